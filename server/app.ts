@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServerConfig } from './config.ts';
+import { clockNow, type LogEvent } from './events.ts';
+import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
+
+export const PROGRESS_INTERVAL_MS = 250;
+/** The lab's own marker for "exited at once on TERM"; it has no Kubernetes meaning. */
+export const IMMEDIATE_EXIT_CODE = 17;
+
+export interface LabState {
+  mode: ServerConfig['mode'];
+  pid: number;
+  active: number;
+  accepted: number;
+  completed: number;
+  rejected: number;
+  draining: boolean;
+  startedAt: string;
+  signalAt: string | null;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body) + '\n';
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: (code: number) => void) {
+  const state: LabState = {
+    mode: config.mode, pid: process.pid, active: 0, accepted: 0, completed: 0, rejected: 0,
+    draining: false, startedAt: clockNow().time, signalAt: null,
+  };
+  let exited = false;
+  let nextRequest = 0;
+
+  function finish(code: number): void {
+    if (exited) return;
+    exited = true;
+    logEvent('exit', { code });
+    exit(code);
+  }
+
+  // Every response still being written, work or not: exit only once all are flushed,
+  // so no done line or 503 is lost in a buffer when the process ends.
+  let openResponses = 0;
+  function exitIfDrained(): void {
+    if (state.draining && state.active === 0 && openResponses === 0 && !exited) {
+      logEvent('drained', { completed: state.completed, rejected: state.rejected });
+      finish(0);
+    }
+  }
+
+  function handleWork(url: URL, res: ServerResponse): void {
+    const ms = parseMs(url.searchParams.get('ms'), WORK_MS_MIN, WORK_MS_MAX);
+    const id = parseRequestId(url.searchParams.get('id'), () => `r${++nextRequest}`);
+    if (!ms.ok) return sendJson(res, 400, { error: ms.message, parameter: ms.parameter });
+    if (!id.ok) return sendJson(res, 400, { error: id.message, parameter: id.parameter });
+    if (state.draining) {
+      state.rejected++;
+      logEvent('rejected', { id: id.value, reason: 'draining' });
+      return sendJson(res, 503, { event: 'rejected', id: id.value, reason: 'draining' }, { connection: 'close' });
+    }
+    runWork(id.value, ms.value, res);
+  }
+
+  function runWork(id: string, ms: number, res: ServerResponse): void {
+    state.accepted++;
+    state.active++;
+    const digest = createHash('sha256');
+    let bytes = 0;
+    const write = (record: object): string => {
+      const line = JSON.stringify(record) + '\n';
+      digest.update(line);
+      bytes += Buffer.byteLength(line);
+      return line;
+    };
+    const startedMono = performance.now();
+    const headers: Record<string, string> = { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store', 'x-request-id': id };
+    if (config.podUid) headers['x-pod-uid'] = config.podUid;
+    res.writeHead(200, headers);
+    res.write(write({ event: 'accepted', id, ms, podUid: config.podUid ?? null, ...clockNow() }));
+    logEvent('accepted', { id, ms });
+
+    const progress = setInterval(() => {
+      res.write(write({ event: 'progress', id, elapsedMs: Math.round(performance.now() - startedMono) }));
+    }, PROGRESS_INTERVAL_MS);
+    const done = setTimeout(() => {
+      clearInterval(progress);
+      res.end(`${JSON.stringify({ event: 'done', id, bytes, digest: digest.digest('hex') })}\n`);
+    }, ms);
+    // Completed only once the done line is handed to the kernel; otherwise the client cut it.
+    res.on('finish', () => {
+      state.active--;
+      state.completed++;
+      logEvent('completed', { id, ms, bytes });
+    });
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      clearInterval(progress);
+      clearTimeout(done);
+      state.active--;
+      logEvent('aborted', { id, elapsedMs: Math.round(performance.now() - startedMono) });
+    });
+  }
+
+  function handleHook(url: URL, res: ServerResponse): void {
+    const ms = parseMs(url.searchParams.get('ms'), 0, WORK_MS_MAX);
+    if (!ms.ok) return sendJson(res, 400, { error: ms.message, parameter: ms.parameter });
+    logEvent('hook-start', { kind: 'httpGet', ms: ms.value });
+    setTimeout(() => {
+      logEvent('hook-end', { kind: 'httpGet', ms: ms.value });
+      sendJson(res, 200, { event: 'hook-end', ms: ms.value });
+    }, ms.value);
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://lab.invalid');
+    if (req.method !== 'GET') return sendJson(res, 405, { error: `method ${req.method} not allowed` }, { allow: 'GET' });
+    switch (url.pathname) {
+      case '/work': return handleWork(url, res);
+      case '/readyz': return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining });
+      case '/healthz': return sendJson(res, 200, { alive: true });
+      case '/state': return sendJson(res, 200, state);
+      case '/hook/prestop': return handleHook(url, res);
+      default: return sendJson(res, 404, { error: `no such path ${url.pathname}` });
+    }
+  }
+
+  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+    openResponses++;
+    res.on('close', () => {
+      openResponses--;
+      exitIfDrained();
+    });
+    route(req, res);
+  });
+
+  function listen(): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        const address = server.address() as AddressInfo;
+        logEvent('listening', { mode: config.mode, host: address.address, port: address.port });
+        resolve(address);
+      });
+    });
+  }
+
+  function terminate(signal: NodeJS.Signals): void {
+    if (exited) return;
+    const repeated = state.signalAt !== null;
+    logEvent('signal', { signal, repeated });
+    if (repeated) return;
+    state.signalAt = clockNow().time;
+    if (config.mode === 'immediate') return finish(IMMEDIATE_EXIT_CODE);
+    // No timer of our own: the grace period is the only limit, which is the point of the lab.
+    state.draining = true;
+    logEvent('draining', { active: state.active });
+    server.close();
+    server.closeIdleConnections();
+    exitIfDrained();
+  }
+
+  return { server, state, listen, terminate };
+}

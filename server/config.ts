@@ -1,0 +1,51 @@
+// The server stays free of npm dependencies so its image is node and these files alone;
+// its inputs are four settings, checked here with messages that name each one.
+import { parseArgs } from 'node:util';
+
+export type LabMode = 'graceful' | 'immediate';
+
+export interface ServerConfig {
+  mode: LabMode;
+  port: number;
+  host: string;
+  podUid?: string;
+  podName?: string;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'LAB_CONFIG_INVALID';
+}
+
+const MODES: readonly LabMode[] = ['graceful', 'immediate'];
+
+export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      mode: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'pod-uid': { type: 'string' },
+      'pod-name': { type: 'string' },
+    },
+  });
+  const mode = values.mode ?? env.LAB_MODE ?? 'graceful';
+  if (!MODES.includes(mode as LabMode)) {
+    throw new ConfigError(`LAB_MODE/--mode: expected graceful or immediate, got ${JSON.stringify(mode)}`);
+  }
+  const portText = values.port ?? env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new ConfigError(`PORT/--port: expected an integer 0-65535, got ${JSON.stringify(portText)}`);
+  }
+  const host = values.host ?? env.HOST ?? '0.0.0.0';
+  if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
+  return {
+    mode: mode as LabMode,
+    port,
+    host,
+    podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
+    podName: values['pod-name'] ?? (env.POD_NAME || undefined),
+  };
+}

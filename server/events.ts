@@ -1,0 +1,38 @@
+// One JSON object per line: the lab's evidence of what happened inside the container.
+// process.stdout is synchronous for files and pipes on Linux, so a line is out before exit;
+// a raw writeSync(1) would throw EAGAIN on a full non-blocking pipe.
+import { performance } from 'node:perf_hooks';
+
+export type LabEventName =
+  | 'listening' | 'accepted' | 'completed' | 'aborted' | 'rejected'
+  | 'signal' | 'draining' | 'drained' | 'hook-start' | 'hook-end' | 'exit';
+
+export interface Clock {
+  time: string; // wall clock, ISO 8601 with milliseconds
+  mono: number; // ms since this process's time origin, monotonic
+}
+
+export function clockNow(): Clock {
+  const mono = performance.now();
+  return { time: new Date(performance.timeOrigin + mono).toISOString(), mono: Math.round(mono * 1000) / 1000 };
+}
+
+export interface EventIdentity {
+  podUid?: string;
+  podName?: string;
+}
+
+export type EventSink = (line: string) => void;
+
+export const stdoutSink: EventSink = (line) => {
+  process.stdout.write(line);
+};
+
+export function createEventLog(identity: EventIdentity, sink: EventSink = stdoutSink) {
+  return function logEvent(event: LabEventName, fields: Record<string, unknown> = {}): void {
+    const record = { event, ...clockNow(), pid: process.pid, ...identity, ...fields };
+    sink(JSON.stringify(record) + '\n');
+  };
+}
+
+export type LogEvent = ReturnType<typeof createEventLog>;
