@@ -1,0 +1,25 @@
+// bench:grade — generate 10,000 observation files, then regrade them from disk.
+// Targets: at least 2,000 files/s on one core, peak RSS under 200 MB.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gradePaths } from '../harness/grade/files.ts';
+import { BASE_SCENARIO, buildObservation } from '../test/support/observations.ts';
+
+const FILES = Number(process.env.BENCH_FILES ?? 10_000);
+const dir = mkdtempSync(join(tmpdir(), 'termlab-bench-grade-'));
+try {
+  for (let i = 0; i < FILES; i++) {
+    const scenario = { ...BASE_SCENARIO, name: `s${i % 50}`, terminationGracePeriodSeconds: 5 + (i % 4) * 5 };
+    writeFileSync(join(dir, `${String(i).padStart(5, '0')}.observation.json`), JSON.stringify(buildObservation(scenario, undefined, `uid-${i}`), null, 2));
+  }
+  const started = performance.now();
+  const run = await gradePaths([dir]);
+  const seconds = (performance.now() - started) / 1000;
+  if (run.results.length !== FILES || run.problems.length) throw new Error(`graded ${run.results.length} of ${FILES}; problems: ${run.problems.slice(0, 3).join('; ')}`);
+  console.log(`files: ${FILES}`);
+  console.log(`files_per_s: ${Math.round(FILES / seconds)}`);
+  console.log(`peak_rss_mb: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,51 @@
+// termlab's entry: parse the subcommand and dispatch. Each command lives in its own folder.
+import type { Command, CommandIO } from './command.ts';
+import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
+import { gradeCommand } from './grade/command.ts';
+import { schemaCommand } from './schema-command.ts';
+import { HARNESS_VERSION } from './version.ts';
+
+const commands: Command[] = [gradeCommand, schemaCommand];
+
+function usage(): string {
+  return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}\n             ${c.usage}`), ''].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const abort = new AbortController();
+  const io: CommandIO = {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    signal: abort.signal,
+    isTTY: Boolean(process.stdout.isTTY),
+  };
+  if (!name || name === '--help' || name === '-h' || name === 'help') { io.out(usage()); return name ? EXIT.ok : EXIT.badInput; }
+  if (name === '--version') { io.out(`${HARNESS_VERSION}\n`); return EXIT.ok; }
+  const command = commands.find((c) => c.name === name);
+  if (!command) { io.err(`termlab: unknown command ${JSON.stringify(name)}\n\n${usage()}`); return EXIT.badInput; }
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts > 1) process.exit(EXIT.interrupted);
+    io.err('\ntermlab: stopping cleanly (Ctrl-C again to quit at once)\n');
+    abort.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (isTermlabError(error)) { io.err(`termlab ${name}: ${error.message}\n`); return exitCodeFor(error.code); }
+    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`termlab ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      return EXIT.badInput;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

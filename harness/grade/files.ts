@@ -1,0 +1,63 @@
+// Finds observation files and grades them one at a time, so memory stays flat for a class's worth.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isTermlabError, TermlabError } from '../errors.ts';
+import { readObservation } from '../observation.ts';
+import { grade } from './grade.ts';
+import { gradePairs, type PairResult } from './pairs.ts';
+import type { PredictionsFile } from './predictions.ts';
+import type { GradeResult } from './types.ts';
+
+export const OBSERVATION_SUFFIX = '.observation.json';
+
+/** Files named on the command line are taken as they are; directories give their *.observation.json. */
+export async function* observationPaths(paths: string[]): AsyncGenerator<string> {
+  for (const path of paths) {
+    let info;
+    try {
+      info = await stat(path);
+    } catch (error) {
+      throw new TermlabError('INPUT_UNREADABLE', `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`, { source: path });
+    }
+    if (!info.isDirectory()) { yield path; continue; }
+    const entries = await readdir(path, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) yield* observationPaths([child]);
+      else if (entry.name.endsWith(OBSERVATION_SUFFIX)) yield child;
+    }
+  }
+}
+
+export interface GradeRun {
+  results: GradeResult[];
+  pairs: PairResult[];
+  /** One line per file that could not be read or parsed. */
+  problems: string[];
+}
+
+export async function gradePaths(paths: string[], options: { predictions?: PredictionsFile; onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void } = {}): Promise<GradeRun> {
+  const results: GradeResult[] = [];
+  const problems: string[] = [];
+  const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
+  // A missing path is one problem; the other paths are still graded.
+  for (const root of paths) {
+    try {
+      for await (const path of observationPaths([root])) {
+        try {
+          const result = grade(await readObservation(path), { source: path, predictions: options.predictions });
+          results.push(result);
+          options.onResult?.(result);
+        } catch (error) {
+          if (!isTermlabError(error)) throw error;
+          noteProblem(error.message);
+        }
+      }
+    } catch (error) {
+      if (!isTermlabError(error)) throw error;
+      noteProblem(error.message);
+    }
+  }
+  return { results, pairs: gradePairs(results), problems };
+}

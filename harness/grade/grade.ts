@@ -1,0 +1,65 @@
+// grade(observation) -> GradeResult: pure, offline, from the file alone.
+import type { Observation } from '../observation.ts';
+import { describePreStop } from '../scenario/schema.ts';
+import { HARNESS_VERSION } from '../version.ts';
+import { evidenceChecks } from './evidence.ts';
+import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
+import { predictionChecks, type PredictionsFile } from './predictions.ts';
+import { predict } from './theory.ts';
+import { timelineBars } from './timeline.ts';
+import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict } from './types.ts';
+
+export interface GradeOptions {
+  source?: string;
+  predictions?: PredictionsFile;
+}
+
+function verdictOf(evidence: Check[], outcome: Check[]): Verdict {
+  if (evidence.some((c) => c.status === 'fail')) return 'evidence-invalid';
+  if (outcome.some((c) => c.status === 'fail')) return 'differs-from-model';
+  if ([...evidence, ...outcome].some((c) => c.status === 'inconclusive')) return 'inconclusive';
+  return 'matches-model';
+}
+
+function explain(verdict: Verdict, checks: Check[]): string {
+  const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
+  if (verdict === 'matches-model' || !firstBad) return 'the run did what the kubelet model predicts';
+  return firstBad.reason;
+}
+
+export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
+  const model = predict(o.scenario, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
+  const evidence = evidenceChecks(o);
+  const outcome = [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)];
+  const verdict = verdictOf(evidence, outcome);
+  const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
+  const predictions = options.predictions ? predictionChecks(options.predictions, o.scenario.name, observed, model) : [];
+  const checks = [...evidence, ...outcome, ...predictions];
+  return {
+    source: options.source ?? '',
+    rubricVersion: RUBRIC_VERSION,
+    graderVersion: HARNESS_VERSION,
+    scenario: o.scenario.name,
+    runId: o.run.runId,
+    observedAt: o.run.observedAt,
+    mode: o.scenario.mode,
+    preStop: describePreStop(o.scenario.preStop),
+    graceSeconds: model.graceSeconds,
+    workMs: o.scenario.workMs,
+    labPair: o.scenario.labPair ?? null,
+    podUid: o.pod?.uid ?? null,
+    outcome: o.request.outcome,
+    exitCode: observed.exitCode,
+    reason: o.finalState?.reason ?? null,
+    verdict,
+    explanation: explain(verdict, checks),
+    prediction: model,
+    checks,
+    timeline: timelineBars(o, model),
+    deleteWall: o.timeline.deleteIssued?.at.wall ?? null,
+  };
+}
+
+export function failedOrInconclusive(result: { checks: Check[] }): boolean {
+  return result.checks.some((c) => c.status !== 'pass');
+}

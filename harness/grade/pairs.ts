@@ -1,0 +1,34 @@
+// The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
+import { fail, inconclusive, pass, type Check, type GradeResult } from './types.ts';
+
+export interface PairResult {
+  pairId: string;
+  checks: Check[];
+}
+
+export function gradePairs(results: GradeResult[]): PairResult[] {
+  const byPair = new Map<string, { short?: GradeResult; restored?: GradeResult }>();
+  for (const r of results) {
+    if (!r.labPair || r.verdict === 'evidence-invalid') continue;
+    const entry = byPair.get(r.labPair.id) ?? {};
+    entry[r.labPair.role] = r;
+    byPair.set(r.labPair.id, entry);
+  }
+  return [...byPair].map(([pairId, { short, restored }]) => {
+    const id = `pair.${pairId}`;
+    if (!short || !restored) {
+      return { pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)] };
+    }
+    const problems: string[] = [];
+    if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
+    if (restored.outcome !== 'completed') problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
+    if (short.workMs !== restored.workMs) problems.push(`the work differs (${short.workMs} vs ${restored.workMs} ms)`);
+    if (!short.podUid || short.podUid === restored.podUid) problems.push('both runs claim the same pod UID: they must be two pods');
+    return {
+      pairId,
+      checks: [problems.length
+        ? fail(id, problems.join('; '))
+        : pass(id, `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`)],
+    };
+  });
+}

@@ -1,0 +1,79 @@
+// The grader's model of the kubelet (../shared/kubelet-termination.md), written apart from
+// the simulator on purpose: the comparison means something only if the two are independent.
+import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
+
+/** kuberuntime_container.go: the remainder after the hook is never below this. */
+export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+/** Timing is used only to attribute, never to grade, and never tighter than a second. */
+export const TOLERANCE_SECONDS = 1;
+/** Kubelets from 1.28 on have been seen to add 1-2 s between the hook's end and the kill. */
+export const KUBELET_EXTRA_DELAY_SECONDS = 2;
+
+export type RequestOutcome = 'completed' | 'cut';
+
+export interface Prediction {
+  /** Effective grace: deletion grace else spec grace, at least 1 s. */
+  graceSeconds: number;
+  /** Seconds after the delete. */
+  hookEndsAt: number | null;
+  termAt: number;
+  /** When SIGKILL comes if the container is still alive; null if it exits at TERM. */
+  killAt: number;
+  /** When the container is expected to exit, seconds after the delete. */
+  exitAt: number;
+  outcome: RequestOutcome;
+  exitCode: number;
+  reason: 'Completed' | 'Error';
+  /** Seconds between the request's end and the kill; small means "too close to call". */
+  marginSeconds: number;
+  steps: string[];
+}
+
+export function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
+  return Math.max(1, deletionGrace ?? specGrace);
+}
+
+export function predict(scenario: Scenario, deletionGrace: number | null = null): Prediction {
+  const steps: string[] = [];
+  const grace = effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
+  steps.push(`grace ${grace}s`);
+  let remaining = grace;
+  let termAt = 0;
+  let hookEndsAt: number | null = null;
+  if (scenario.preStop.kind !== 'none') {
+    const hookWait = Math.min(hookDurationSeconds(scenario.preStop), grace);
+    const elapsedWhole = Math.floor(hookWait);
+    hookEndsAt = hookWait;
+    termAt = hookWait;
+    remaining = grace - elapsedWhole;
+    steps.push(hookWait < hookDurationSeconds(scenario.preStop)
+      ? `preStop cut off at the grace (${grace}s), still running`
+      : `preStop runs ${hookWait}s, ${elapsedWhole}s taken from the grace`);
+  }
+  if (remaining < MINIMUM_GRACE_PERIOD_SECONDS) {
+    steps.push(`remainder ${remaining}s raised to ${MINIMUM_GRACE_PERIOD_SECONDS}s`);
+    remaining = MINIMUM_GRACE_PERIOD_SECONDS;
+  }
+  const killAt = termAt + remaining;
+  steps.push(`SIGTERM at ${termAt}s, SIGKILL at ${killAt}s`);
+
+  const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
+  if (scenario.mode === 'immediate') {
+    const completed = workEndsAt <= termAt;
+    return {
+      graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: termAt,
+      outcome: completed ? 'completed' : 'cut', exitCode: 17, reason: 'Error',
+      marginSeconds: Math.abs(termAt - workEndsAt), steps: [...steps, 'immediate mode exits 17 at TERM'],
+    };
+  }
+  const completed = workEndsAt <= killAt;
+  const exitAt = completed ? Math.max(termAt, workEndsAt) : killAt;
+  return {
+    graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt,
+    outcome: completed ? 'completed' : 'cut',
+    exitCode: completed ? 0 : 137,
+    reason: completed ? 'Completed' : 'Error',
+    marginSeconds: Math.abs(killAt - workEndsAt),
+    steps: [...steps, completed ? `work ends at ${workEndsAt}s, before the kill: exit 0` : `work would end at ${workEndsAt}s, after the kill: 137`],
+  };
+}

@@ -1,0 +1,77 @@
+// One self-contained HTML file: no external assets, an SVG timeline per scenario.
+// Every string from an observation is untrusted and goes through escapeXml.
+import type { PairResult } from '../grade/pairs.ts';
+import type { GradeResult, TimelineBar } from '../grade/types.ts';
+import { escapeXml as e, formatExit, seconds, VERDICT_LABEL } from './format.ts';
+
+const COLORS: Record<TimelineBar['kind'], string> = {
+  request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777',
+};
+const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'terminated'];
+
+function svgTimeline(r: GradeResult): string {
+  if (!r.timeline.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
+  const min = Math.min(0, ...r.timeline.map((b) => b.start));
+  const max = Math.max(r.prediction.killAt + 1, ...r.timeline.map((b) => b.end));
+  const width = 760, left = 110, rowH = 26, height = ROWS.length * rowH + 40;
+  const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - 20);
+  const parts: string[] = [];
+  for (let s = Math.ceil(min); s <= max; s++) {
+    const major = s % 5 === 0;
+    parts.push(`<line x1="${x(s)}" x2="${x(s)}" y1="10" y2="${height - 24}" stroke="${s === 0 ? '#d33' : '#eee'}" stroke-width="${s === 0 ? 1.5 : 1}"/>`);
+    if (major || max - min < 12) parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${s}s</text>`);
+  }
+  parts.push(`<text x="${x(0) + 4}" y="20" class="delete">delete</text>`);
+  ROWS.forEach((kind, row) => {
+    const y = 28 + row * rowH;
+    parts.push(`<text x="8" y="${y + 14}" class="row">${kind}</text>`);
+    for (const bar of r.timeline.filter((b) => b.kind === kind)) {
+      const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
+      if (bar.start === bar.end) {
+        const cx = x(bar.start);
+        parts.push(`<g><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g><text x="${cx + 10}" y="${y + 14}" class="label">${e(bar.label)}</text>`);
+      } else {
+        const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
+        parts.push(`<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`);
+        parts.push(`<text x="${x(bar.start) + 4}" y="${y + 14}" class="label on">${e(bar.label)}</text>`);
+      }
+    }
+  });
+  return `<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="timeline of ${e(r.scenario)}">${parts.join('')}</svg>`;
+}
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:960px;color:#1d1d1f;padding:0 1rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;vertical-align:top}th{background:#f6f7f9}
+.card{border:1px solid #e1e4e8;border-radius:8px;padding:1rem 1.2rem;margin:1.2rem 0}
+.v-matches-model{border-left:6px solid #2da44e}.v-differs-from-model{border-left:6px solid #cf222e}
+.v-inconclusive{border-left:6px solid #d4a72c}.v-evidence-invalid{border-left:6px solid #6e7781}
+.muted{color:#6e7781}.pass{color:#1a7f37}.fail{color:#cf222e}.inconclusive{color:#9a6700}
+svg .tick{font-size:10px;fill:#888;text-anchor:middle}svg .row{font-size:11px;fill:#555}
+svg .label{font-size:10px;fill:#333}svg .label.on{fill:#fff}svg .delete{font-size:10px;fill:#d33}
+code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}`;
+
+export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
+  const rows = results.map((r) => `<tr><td><a href="#s-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${VERDICT_LABEL[r.verdict]}</td></tr>`).join('');
+  const cards = results.map((r) => `
+<section class="card v-${r.verdict}" id="s-${e(r.scenario)}">
+  <h2>${e(r.scenario)} <small class="muted">${VERDICT_LABEL[r.verdict]}</small></h2>
+  <p>${e(r.explanation)}</p>
+  <p class="muted">Model: ${e(r.prediction.steps.join('; '))}</p>
+  ${svgTimeline(r)}
+  <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
+  ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
+  </table><p class="muted">pod ${e(r.podUid ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>
+</section>`).join('');
+  const pairHtml = pairs.flatMap((p) => p.checks.map((c) => `<p><strong>Lab pair ${e(p.pairId)}</strong>: <span class="${c.status}">${c.status}</span> — ${e(c.reason)}</p>`)).join('');
+  const problemHtml = problems.length ? `<h2>Files that could not be graded</h2><ul>${problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>termlab report</title><style>${STYLE}</style></head><body>
+<h1>termlab report</h1><p class="muted">${results.length} observation(s) graded. Time 0 is the delete; bars come from the harness clock, dashed ones from the model or inferred.</p>
+<table><tr><th>scenario</th><th>mode</th><th>preStop</th><th>grace</th><th>work</th><th>outcome</th><th>exit</th><th>verdict</th></tr>${rows}</table>
+${pairHtml}${problemHtml}${cards}
+</body></html>
+`;
+}

@@ -1,0 +1,49 @@
+// Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
+import type { PairResult } from '../grade/pairs.ts';
+import type { GradeResult, TimelineBar } from '../grade/types.ts';
+import { formatExit, seconds, VERDICT_LABEL } from './format.ts';
+
+const cell = (value: unknown) => String(value).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;');
+// Mermaid has no escaping inside a task line: keep labels to a safe alphabet.
+const mermaidText = (value: string) => value.replace(/[^A-Za-z0-9 ._()/-]/g, ' ').trim() || 'item';
+
+function gantt(result: GradeResult): string {
+  if (result.timeline.length === 0) return '_No timeline: the pod was never deleted._';
+  const origin = Math.min(...result.timeline.map((b) => b.start));
+  // Mermaid cannot take millisecond durations: give every bar an explicit start and end (epoch ms).
+  const at = (s: number) => Math.round((s - origin) * 1000);
+  const lines = ['```mermaid', 'gantt', `  title ${mermaidText(result.scenario)} (0 = ${(-origin).toFixed(1)}s before the delete)`, '  dateFormat x', '  axisFormat %M:%S'];
+  const sections: [string, TimelineBar['kind'][]][] = [['request', ['request']], ['kubelet', ['grace', 'hook']], ['container', ['term', 'terminated']]];
+  for (const [name, kinds] of sections) {
+    const bars = result.timeline.filter((b) => kinds.includes(b.kind));
+    if (!bars.length) continue;
+    lines.push(`  section ${name}`);
+    for (const [i, bar] of bars.entries()) {
+      const tag = bar.start === bar.end ? 'milestone, ' : bar.kind === 'request' && result.outcome !== 'completed' ? 'crit, ' : '';
+      lines.push(`  ${mermaidText(bar.label)} :${tag}${bar.kind}${i}, ${at(bar.start)}, ${at(bar.end)}`);
+    }
+  }
+  lines.push('```');
+  return lines.join('\n');
+}
+
+export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
+  const out: string[] = ['# termlab report', ''];
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  out.push([...counts].map(([v, n]) => `${VERDICT_LABEL[v as keyof typeof VERDICT_LABEL]}: ${n}`).join(' · ') || 'No observations graded.', '');
+  out.push('| scenario | mode | preStop | grace | work | outcome | exit | verdict |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of results) {
+    out.push(`| ${cell(r.scenario)} | ${r.mode} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${VERDICT_LABEL[r.verdict]} |`);
+  }
+  for (const pair of pairs) for (const c of pair.checks) out.push('', `**Lab pair ${cell(pair.pairId)}**: ${c.status} — ${cell(c.reason)}`);
+  if (problems.length) out.push('', '## Files that could not be graded', '', ...problems.map((p) => `- ${cell(p)}`));
+  for (const r of results) {
+    out.push('', `## ${cell(r.scenario)} — ${VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.explanation)}`, '');
+    out.push(`Model: ${cell(r.prediction.steps.join('; '))}.`, '', gantt(r), '');
+    out.push('<details><summary>Checks</summary>', '', '| check | status | reason |', '| --- | --- | --- |');
+    for (const c of r.checks) out.push(`| ${c.id} | ${c.status} | ${cell(c.reason)} |`);
+    out.push('', `Pod \`${cell(r.podUid ?? 'unknown')}\`, run \`${cell(r.runId)}\`, ${cell(r.source)}`, '', '</details>');
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,88 @@
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+import { buildObservation, exampleObservations } from '../support/observations.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const offline = { KUBECONFIG: '/nonexistent/kubeconfig', HOME: mkdtempSync(join(tmpdir(), 'termlab-home-')) };
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'termlab-grade-'));
+  for (const [name, o] of Object.entries(exampleObservations())) writeFileSync(join(dir, `${name}.observation.json`), JSON.stringify(o));
+});
+
+describe('termlab grade', () => {
+  it('grades a directory offline, writes every report, and never touches the inputs', async () => {
+    const before = readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')]);
+    const out = mkdtempSync(join(tmpdir(), 'termlab-out-'));
+    const r = await runCli(['grade', dir, '--md', join(out, 'r.md'), '--html', join(out, 'r.html'), '--junit', join(out, 'r.xml')], offline);
+    expect(r.code).toBe(1); // some examples differ from the model on purpose
+    expect(r.stdout).toContain('6 graded, 3 passed every check, 0 unreadable');
+    expect(r.stdout).toContain('lab pair grace: pass');
+    expect(readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')])).toEqual(before);
+    const md = readFileSync(join(out, 'r.md'), 'utf8');
+    expect(md).toContain('| short-grace | graceful | exec sleep 3s | 5s | 10s | cut | 137 (Error) | ✅ matches the model |');
+    expect(md).toMatch(/```mermaid\ngantt[\s\S]*dateFormat x[\s\S]*SIGTERM :milestone, term0, \d+, \d+/);
+    const xml = readFileSync(join(out, 'r.xml'), 'utf8');
+    expect(xml).toContain('<property name="podUid" value="uid-0002"/>');
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(6 * 10 + 1);
+    expect(readFileSync(join(out, 'r.html'), 'utf8')).toMatch(/<svg [^>]*aria-label="timeline of short-grace"/);
+  });
+
+  it('exits 0 when every check passes, and prints JSON on request', async () => {
+    const one = join(dir, 'cut-17-immediate.observation.json');
+    const r = await runCli(['grade', one, '--json'], offline);
+    expect(r.code).toBe(0);
+    const parsed = JSON.parse(r.stdout);
+    expect(parsed.results[0]).toMatchObject({ scenario: 'immediate', verdict: 'matches-model', exitCode: 17 });
+  });
+
+  it.each([
+    ['malformed JSON', '{"schemaVersion": 1,', /not JSON/],
+    ['wrong types', JSON.stringify({ ...buildObservation(), request: { ...buildObservation().request, bytes: 'lots' } }), /request\.bytes: .*number/],
+    ['an unknown schema version', JSON.stringify({ ...buildObservation(), schemaVersion: 99 }), /schemaVersion: this termlab reads version 1, the file says 99/],
+    ['another kind of file', JSON.stringify({ hello: 'world' }), /schemaVersion/],
+  ])('names the problem in %s, exits 2, and still grades the rest', async (_what, text, message) => {
+    const mixed = mkdtempSync(join(tmpdir(), 'termlab-bad-'));
+    writeFileSync(join(mixed, 'a-bad.observation.json'), text);
+    writeFileSync(join(mixed, 'b-good.observation.json'), JSON.stringify(buildObservation()));
+    const r = await runCli(['grade', mixed], offline);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`a-bad\\.observation\\.json: ${message.source}`));
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toContain('short-grace');
+    expect(r.stdout).toContain('1 graded');
+  });
+
+  it('refuses an oversized file with a clear error instead of reading it', async () => {
+    const big = mkdtempSync(join(tmpdir(), 'termlab-big-'));
+    const path = join(big, 'huge.observation.json');
+    writeFileSync(path, Buffer.alloc(17 * 1024 * 1024, 32));
+    const r = await runCli(['grade', path], offline);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/huge\.observation\.json: \d+ bytes is larger than the 16777216-byte limit/);
+  });
+
+  it('rejects a bad predictions file and bad flags with exit 2', async () => {
+    const p = join(dir, '..', 'bad-predictions.yaml');
+    writeFileSync(p, 'predictions: { x: { outcome: 7 } }');
+    expect((await runCli(['grade', dir, '--predictions', p], offline))).toMatchObject({ code: 2, stderr: expect.stringContaining('predictions.x.outcome') });
+    expect((await runCli(['grade', '--bogus'], offline))).toMatchObject({ code: 2, stderr: expect.stringContaining('--bogus') });
+    expect((await runCli(['grade'], offline)).code).toBe(2);
+  });
+
+  it('keeps docs/observation.schema.json in sync with the zod schema', async () => {
+    const r = await runCli(['schema'], offline);
+    expect(r.stdout).toBe(readFileSync(join(repoRoot, 'docs', 'observation.schema.json'), 'utf8'));
+  });
+
+  it('keeps the committed examples valid and graded as named', async () => {
+    const r = await runCli(['grade', join(repoRoot, 'reports', 'examples'), '--json'], offline);
+    const verdicts = Object.fromEntries(JSON.parse(r.stdout).results.map((x: { source: string; verdict: string }) => [x.source.split('/').pop(), x.verdict]));
+    expect(verdicts).toMatchObject({ 'completed-0.observation.json': 'matches-model', 'evidence-invalid.observation.json': 'evidence-invalid', 'oom-137.observation.json': 'differs-from-model' });
+    expect(Object.keys(verdicts)).toHaveLength(6);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { predict } from '../../harness/grade/theory.ts';
+import type { Scenario } from '../../harness/scenario/schema.ts';
+
+const base: Scenario = { name: 's', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 3 }, terminationGracePeriodSeconds: 30, workMs: 10_000, deleteDelayMs: 1_000 };
+
+describe('kubelet model', () => {
+  it.each([
+    ['hook 3s, grace 30s: completes', base, 'completed', 0, 3, 30],
+    ['hook 3s, grace 5s: the hook eats 3s, TERM at 3, KILL at 5', { ...base, terminationGracePeriodSeconds: 5 }, 'cut', 137, 3, 5],
+    ['hook 3s, grace 15s: the grace restored', { ...base, terminationGracePeriodSeconds: 15 }, 'completed', 0, 3, 15],
+    ['immediate mode exits 17 at TERM', { ...base, mode: 'immediate' as const }, 'cut', 17, 3, 30],
+    ['no hook, grace 30s', { ...base, preStop: { kind: 'none' as const } }, 'completed', 0, 0, 30],
+    ['hook 10s longer than grace 5s: TERM at 5, the 2s minimum, KILL at 7', { ...base, preStop: { kind: 'exec-sleep' as const, seconds: 10 }, terminationGracePeriodSeconds: 5 }, 'cut', 137, 5, 7],
+    ['hook 4.9s, grace 5s: whole seconds truncated, remainder 1 raised to 2', { ...base, preStop: { kind: 'httpGet' as const, ms: 4900 }, terminationGracePeriodSeconds: 5 }, 'cut', 137, 4.9, 6.9],
+    ['grace 0 becomes 1, raised to the 2s minimum', { ...base, preStop: { kind: 'none' as const }, terminationGracePeriodSeconds: 0 }, 'cut', 137, 0, 2],
+  ] as const)('%s', (_title, scenario, outcome, exitCode, termAt, killAt) => {
+    const p = predict(scenario);
+    expect(p).toMatchObject({ outcome, exitCode });
+    expect(p.termAt).toBeCloseTo(termAt, 6);
+    expect(p.killAt).toBeCloseTo(killAt, 6);
+  });
+
+  it('uses the deletion grace over the spec grace', () => {
+    // 4s of grace, 3 taken by the hook, the remaining 1 raised to 2: KILL at 5.
+    expect(predict(base, 4)).toMatchObject({ graceSeconds: 4, killAt: 5, outcome: 'cut' });
+  });
+
+  it('exits at TERM when the work finished during the hook', () => {
+    const p = predict({ ...base, preStop: { kind: 'sleep-action', seconds: 10 }, workMs: 3_000 });
+    expect(p).toMatchObject({ outcome: 'completed', exitCode: 0, exitAt: 10 });
+  });
+});
