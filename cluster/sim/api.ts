@@ -1,0 +1,163 @@
+// The API server: the subset of the real Kubernetes API the lab needs, in its wire format.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, VERSION } from './discovery.ts';
+import { FaultRequestSchema } from './faults.ts';
+import { serveLog } from './logs.ts';
+import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import type { SimParts } from './parts.ts';
+import { ApiError, badRequest, notFound, sendError, sendJson, statusObject } from './status.ts';
+import type { KubeObject, Resource } from './store.ts';
+import { apiTime } from './time.ts';
+import { toTable } from './table.ts';
+
+const MAX_BODY = 3 * 1024 * 1024;
+const LIST_KIND: Record<Resource, string> = { pods: 'PodList', events: 'EventList', namespaces: 'NamespaceList', nodes: 'NodeList' };
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'the request body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the body is not JSON: ${(error as Error).message}`);
+  }
+}
+
+const wantsTable = (req: IncomingMessage) => /as=Table/.test(req.headers.accept ?? '');
+const intParam = (url: URL, name: string) => {
+  const raw = url.searchParams.get(name);
+  if (raw === null || raw === '') return null;
+  if (!/^-?\d+$/.test(raw)) throw badRequest(`${name}: expected an integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+};
+
+export function createApiServer(parts: SimParts) {
+  const { store, registry, kubelet, watches, faults, truth, portForward } = parts;
+
+  function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
+    const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
+    const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
+    const matches = (o: KubeObject) => labels(o.metadata.labels) && fields(o);
+    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+      return watches.serve(req, res, {
+        resource, namespace, matches, resourceVersion: url.searchParams.get('resourceVersion'),
+        timeoutSeconds: intParam(url, 'timeoutSeconds'), allowBookmarks: url.searchParams.get('allowWatchBookmarks') === 'true',
+      });
+    }
+    const items = store.list(resource, namespace, matches);
+    if (wantsTable(req)) return sendJson(res, 200, toTable(resource, items, store.currentVersion));
+    sendJson(res, 200, { kind: LIST_KIND[resource], apiVersion: 'v1', metadata: { resourceVersion: store.currentVersion }, items });
+  }
+
+  function one(req: IncomingMessage, res: ServerResponse, resource: Resource, object: KubeObject): void {
+    if (wantsTable(req)) return sendJson(res, 200, toTable(resource, [object], store.currentVersion));
+    sendJson(res, 200, object);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    let m: RegExpExecArray | null;
+
+    if (method === 'GET') {
+      if (path === '/version') return sendJson(res, 200, VERSION);
+      if (path === '/api') return sendJson(res, 200, apiVersions(req.headers.host ?? '127.0.0.1'));
+      if (path === '/api/v1') return sendJson(res, 200, CORE_V1_RESOURCES);
+      if (path === '/apis') return sendJson(res, 200, API_GROUPS);
+      if (path === '/healthz' || path === '/readyz' || path === '/livez') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); return; }
+      if (path === '/termlab-sim/truth') return sendJson(res, 200, truth.all());
+      if ((m = /^\/termlab-sim\/truth\/([^/]+)$/.exec(path))) return sendJson(res, 200, truth.get(m[1]!) ?? statusObject(404, 'NotFound', 'no record'));
+    }
+    if (method === 'POST' && path === '/termlab-sim/faults') {
+      const parsed = FaultRequestSchema.safeParse(await readBody(req));
+      if (!parsed.success) throw badRequest(`fault: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+      return sendJson(res, 200, { applied: parts.applyFault(parsed.data) });
+    }
+
+    if (path === '/api/v1/namespaces') {
+      if (method === 'GET') return listOrWatch(req, res, url, 'namespaces', null);
+      if (method === 'POST') {
+        const body = (await readBody(req)) as any;
+        const name = body?.metadata?.name;
+        if (!name || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new ApiError(422, 'Invalid', 'metadata.name: a lowercase RFC 1123 label is required');
+        const created = store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: body.metadata.labels, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: apiTime() }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+        return sendJson(res, 201, created);
+      }
+    }
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'namespaces', store.mustGet('namespaces', undefined, m[1]!));
+    if (path === '/api/v1/nodes' && method === 'GET') return listOrWatch(req, res, url, 'nodes', null);
+    if ((m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'nodes', store.mustGet('nodes', undefined, m[1]!));
+
+    if ((m = /^\/api\/v1(?:\/namespaces\/([^/]+))?\/(pods|events)$/.exec(path))) {
+      const namespace = m[1] ?? null;
+      const resource = m[2] as Resource;
+      if (method === 'GET') return listOrWatch(req, res, url, resource, namespace);
+      if (method === 'POST' && resource === 'pods' && namespace) return sendJson(res, 201, registry.create(namespace, await readBody(req)));
+    }
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/events\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'events', store.mustGet('events', m[1]!, m[2]!));
+
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)(?:\/(status|log))?$/.exec(path))) {
+      const [, namespace, name, sub] = m as unknown as [string, string, string, string | undefined];
+      if (sub === 'log' && method === 'GET') return podLog(res, url, namespace, name);
+      if (sub === 'status' && method === 'GET') return one(req, res, 'pods', store.mustGet('pods', namespace, name));
+      if (!sub && method === 'GET') return one(req, res, 'pods', store.mustGet('pods', namespace, name));
+      if (!sub && method === 'DELETE') {
+        const body = ((await readBody(req)) ?? {}) as any;
+        const grace = intParam(url, 'gracePeriodSeconds') ?? body.gracePeriodSeconds;
+        return sendJson(res, 200, registry.delete(namespace, name, { gracePeriodSeconds: grace ?? undefined, preconditions: body.preconditions }));
+      }
+      if (!sub && method === 'PATCH') return sendJson(res, 200, registry.patch(namespace, name, req.headers['content-type'] ?? '', await readBody(req)));
+    }
+    throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${method} ${path})`);
+  }
+
+  function podLog(res: ServerResponse, url: URL, namespace: string, name: string): void {
+    const pod = store.get('pods', namespace, name);
+    if (!pod) throw notFound('pods', name);
+    const containerName = url.searchParams.get('container') ?? undefined;
+    if (containerName && !(pod.spec.containers as any[]).some((c) => c.name === containerName)) {
+      throw badRequest(`container ${containerName} is not valid for pod ${name}`);
+    }
+    const container = kubelet.containerLog(pod.metadata.uid, containerName);
+    if (!container) {
+      const first = containerName ?? pod.spec.containers[0].name;
+      throw badRequest(`container "${first}" in pod "${name}" is waiting to start: ContainerCreating`);
+    }
+    serveLog(res, container, {
+      follow: url.searchParams.get('follow') === 'true', timestamps: url.searchParams.get('timestamps') === 'true',
+      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'),
+    });
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (res.headersSent) { res.destroy(); return; }
+      if (error instanceof ApiError) return sendError(res, error);
+      sendError(res, new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
+    });
+  });
+
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
+    const pod = m ? store.get('pods', m[1], m[2]!) : undefined;
+    const podIP = pod ? kubelet.podIP(pod.metadata.uid) : undefined;
+    const port = Number(url.searchParams.get('ports'));
+    if (!pod || !podIP || !Number.isInteger(port) || port < 1 || port > 65535) {
+      const message = !pod ? 'pod not found' : !podIP ? 'pod is not running' : 'ports: one port number is required';
+      socket.end(`HTTP/1.1 ${!pod ? 404 : 400} Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
+      return;
+    }
+    portForward.handleUpgrade(req, socket, head, podIP, port);
+  });
+
+  return server;
+}

@@ -1,0 +1,129 @@
+// The kubelet's kill sequence, after pkg/kubelet/kuberuntime/kuberuntime_container.go (1.34),
+// step by step and with its names. Written apart from harness/grade/theory.ts on purpose.
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import type { ContainerProcess, ImageEntry } from './runtime.ts';
+import type { TruthRecord } from './truth.ts';
+import { wallNow } from './time.ts';
+
+export const minimumGracePeriodInSeconds = 2;
+
+export interface KillContext {
+  containerName: string;
+  container: ContainerProcess;
+  lifecycle: any;
+  podIP: string;
+  ports: { name?: string; containerPort: number }[];
+  env: Record<string, string>;
+  image: ImageEntry;
+  truth: TruthRecord;
+  ignoreSigterm: boolean;
+  recordEvent(type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+/**
+ * killContainer:
+ * 1. Event Killing: "Stopping container <name>".
+ * 2. If the container has a preStop hook and gracePeriod > 0:
+ *    gracePeriod = gracePeriod - executePreStopHook(...)   (whole seconds elapsed)
+ * 3. If gracePeriod < minimumGracePeriodInSeconds, it becomes minimumGracePeriodInSeconds
+ *    (the one-off 2 s extension when a hook outlasts the grace).
+ * 4. StopContainer(gracePeriod): the stop signal, then SIGKILL once gracePeriod seconds pass.
+ */
+export async function killContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
+  ctx.recordEvent('Normal', 'Killing', `Stopping container ${ctx.containerName}`);
+  ctx.truth.killingAt ??= wallNow();
+  if (ctx.lifecycle?.preStop && gracePeriod > 0) {
+    gracePeriod = gracePeriod - await executePreStopHook(ctx, gracePeriod);
+  }
+  if (gracePeriod < minimumGracePeriodInSeconds) {
+    gracePeriod = minimumGracePeriodInSeconds;
+  }
+  ctx.truth.stopGracePeriodSeconds = gracePeriod;
+  await stopContainer(ctx, gracePeriod);
+}
+
+/**
+ * executePreStopHook:
+ * 1. start := now; run the hook in its own goroutine.
+ * 2. Wait for it, or for gracePeriod seconds, whichever is first. The hook is not cancelled.
+ * 3. A failed hook gives a Warning event FailedPreStopHook; termination goes on.
+ * 4. Return int64(now - start).Seconds(): whole seconds, truncated.
+ */
+export async function executePreStopHook(ctx: KillContext, gracePeriod: number): Promise<number> {
+  const start = wallNow();
+  ctx.truth.hookStartAt = start;
+  const done = runHandler(ctx, ctx.lifecycle.preStop).then(
+    () => { ctx.truth.hookEndAt = wallNow(); },
+    (error: Error) => {
+      ctx.truth.hookEndAt = wallNow();
+      ctx.recordEvent('Warning', 'FailedPreStopHook', `PreStopHook failed: ${error.message}`);
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    done.then(() => false),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), gracePeriod * 1000); }),
+  ]);
+  clearTimeout(timer);
+  ctx.truth.hookTimedOut = timedOut;
+  const elapsed = Math.trunc((wallNow() - start) / 1000);
+  ctx.truth.hookElapsedSeconds = elapsed;
+  return elapsed;
+}
+
+/** StopContainer: SIGTERM (the image's STOPSIGNAL), wait gracePeriod seconds, then SIGKILL. */
+async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
+  if (ctx.container.hasEnded) return;
+  if (ctx.ignoreSigterm) ctx.truth.termSuppressed = true;
+  else ctx.container.signal('SIGTERM');
+  ctx.truth.termSentAt = wallNow();
+  let timer: NodeJS.Timeout | undefined;
+  const exitedInTime = await Promise.race([
+    ctx.container.exited.then(() => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), gracePeriod * 1000); }),
+  ]);
+  clearTimeout(timer);
+  if (!exitedInTime) {
+    ctx.truth.killSentAt = wallNow();
+    ctx.container.signal('SIGKILL');
+    await ctx.container.exited;
+  }
+}
+
+/** pkg/kubelet/lifecycle/handlers.go: exec, httpGet and sleep; tcpSocket is not supported. */
+function runHandler(ctx: KillContext, handler: any): Promise<void> {
+  if (handler.exec) return runExec(ctx, handler.exec.command ?? []);
+  if (handler.httpGet) return runHttpGet(ctx, handler.httpGet);
+  if (handler.sleep) return new Promise((resolve) => setTimeout(resolve, Number(handler.sleep.seconds ?? 0) * 1000));
+  if (handler.tcpSocket) return Promise.reject(new Error('tcpSocket is not supported for lifecycle hooks'));
+  return Promise.reject(new Error('the hook has no handler'));
+}
+
+function runExec(ctx: KillContext, command: string[]): Promise<void> {
+  const local = command[0] === undefined ? undefined : ctx.image.paths[command[0]];
+  if (!local) return Promise.reject(new Error(`exec: ${JSON.stringify(command[0] ?? '')}: no such file in the image`));
+  return new Promise((resolve, reject) => {
+    // Inside a container /proc/1/fd/1 is PID 1's stdout; here that is the container process's pipe.
+    const env = { ...ctx.env, LAB_HOOK_LOG: `/proc/${ctx.container.pid}/fd/1` };
+    const child = spawn(local[0]!, [...local.slice(1), ...command.slice(1)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer) => { if (output.length < 4096) output += chunk.toString(); };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    child.on('error', reject);
+    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`command '${command.join(' ')}' exited with ${code ?? signal}: ${output.trim()}`))));
+  });
+}
+
+function runHttpGet(ctx: KillContext, get: any): Promise<void> {
+  const port = typeof get.port === 'number' ? get.port : ctx.ports.find((p) => p.name === get.port)?.containerPort ?? Number(get.port);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: get.host || ctx.podIP, port, path: get.path ?? '/', method: 'GET', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => ((res.statusCode ?? 0) < 400 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

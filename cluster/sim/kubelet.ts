@@ -1,0 +1,294 @@
+// The process kubelet: runs each pod's containers as local processes, reports their status in the
+// kubelet's order, and terminates them by the real kubelet's rules (kill.ts).
+import { randomBytes } from 'node:crypto';
+import { Faults } from './faults.ts';
+import { killContainer } from './kill.ts';
+import { startReadinessProber } from './prober.ts';
+import { ContainerProcess, imageRepository, type ImageEntry, type ImageMap } from './runtime.ts';
+import type { KubeObject, Store } from './store.ts';
+import { apiTime, wallNow } from './time.ts';
+import type { GroundTruth } from './truth.ts';
+
+export const NODE_NAME = 'termlab-sim-node';
+
+interface PodWorker {
+  uid: string;
+  namespace: string;
+  name: string;
+  podIP: string;
+  containers: Map<string, { process: ContainerProcess; image: ImageEntry; env: Record<string, string>; spec: any }>;
+  stopProbers: (() => void)[];
+  deadline?: NodeJS.Timeout;
+  terminating: Promise<void> | null;
+  finished: boolean;
+}
+
+export class Kubelet {
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly usedIPs = new Set<string>();
+  private eventCounter = 0;
+
+  private readonly store: Store;
+  private readonly images: ImageMap;
+  private readonly truth: GroundTruth;
+  private readonly faults: Faults;
+
+  constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults) {
+    this.store = store;
+    this.images = images;
+    this.truth = truth;
+    this.faults = faults;
+  }
+
+  /** The pod's containers have all exited (or never ran): its object may go once finalizers allow. */
+  isDone(uid: string): boolean {
+    const worker = this.workers.get(uid);
+    return !worker || worker.finished;
+  }
+
+  recordEvent(pod: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
+    const now = apiTime();
+    this.store.create('events', {
+      apiVersion: 'v1', kind: 'Event',
+      metadata: { name: `${pod.metadata.name}.${(++this.eventCounter).toString(16).padStart(8, '0')}${randomBytes(2).toString('hex')}`, namespace: pod.metadata.namespace, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid, ...(fieldPath ? { fieldPath } : {}) },
+      reason, message, type, count: 1, firstTimestamp: now, lastTimestamp: now,
+      source: { component: 'kubelet', host: NODE_NAME }, reportingComponent: 'kubelet', reportingInstance: NODE_NAME,
+    });
+  }
+
+  /** Reads the pod afresh and writes a status change; a pod already gone is left alone. */
+  private mutate(worker: PodWorker, change: (pod: KubeObject) => void): KubeObject | undefined {
+    const pod = this.store.get('pods', worker.namespace, worker.name);
+    if (!pod || pod.metadata.uid !== worker.uid) return undefined;
+    change(pod);
+    return this.store.update('pods', pod);
+  }
+
+  private allocateIP(): string {
+    for (let i = 2; i < 254 * 250; i++) {
+      const ip = `127.0.${Math.floor(i / 254)}.${(i % 254) + 1}`;
+      if (!this.usedIPs.has(ip)) { this.usedIPs.add(ip); return ip; }
+    }
+    throw new Error('no pod addresses left');
+  }
+
+  podAdded(created: KubeObject): void {
+    const pod = structuredClone(created);
+    pod.spec.nodeName = NODE_NAME;
+    pod.status = { ...pod.status, phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: apiTime() }], qosClass: 'BestEffort' };
+    const scheduled = this.store.update('pods', pod);
+    this.recordEvent(scheduled, 'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${NODE_NAME}`);
+    const unknown = (pod.spec.containers as any[]).filter((c) => !this.images[imageRepository(c.image)]);
+    if (unknown.length) return this.imageNotFound(scheduled, unknown);
+    this.startPod(scheduled);
+  }
+
+  private imageNotFound(pod: KubeObject, unknown: any[]): void {
+    for (const c of unknown) {
+      this.recordEvent(pod, 'Warning', 'Failed', `Failed to pull image "${c.image}": the simulated cluster has no program for this image (known: ${Object.keys(this.images).join(', ')})`, `spec.containers{${c.name}}`);
+      this.recordEvent(pod, 'Warning', 'Failed', 'Error: ErrImagePull', `spec.containers{${c.name}}`);
+    }
+    pod.status.containerStatuses = (pod.spec.containers as any[]).map((c) => ({
+      name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false,
+      state: { waiting: unknown.includes(c)
+        ? { reason: 'ErrImagePull', message: `image "${c.image}" is not known to the simulated cluster` }
+        : { reason: 'ContainerCreating' } },
+    }));
+    this.store.update('pods', pod);
+  }
+
+  private startPod(pod: KubeObject): void {
+    const worker: PodWorker = {
+      uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name,
+      podIP: this.allocateIP(), containers: new Map(), stopProbers: [], terminating: null, finished: false,
+    };
+    this.workers.set(worker.uid, worker);
+    const startedAt = apiTime();
+    for (const spec of pod.spec.containers as any[]) {
+      const image = this.images[imageRepository(spec.image)]!;
+      const env = this.containerEnv(pod, worker, spec, image);
+      const argv = spec.command?.length
+        ? [...(image.paths[spec.command[0]] ?? [spec.command[0]]), ...spec.command.slice(1), ...(spec.args ?? [])]
+        : [...image.entrypoint, ...(spec.args ?? [])];
+      const process = new ContainerProcess(argv, env);
+      worker.containers.set(spec.name, { process, image, env, spec });
+      this.recordEvent(pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
+      this.recordEvent(pod, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
+      this.recordEvent(pod, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);
+      void process.exited.then((exit) => this.containerExited(worker, spec.name, exit.exitCode));
+    }
+    const running = this.mutate(worker, (p) => {
+      p.status.phase = 'Running';
+      p.status.podIP = worker.podIP;
+      p.status.podIPs = [{ ip: worker.podIP }];
+      p.status.hostIP = '127.0.0.1';
+      p.status.hostIPs = [{ ip: '127.0.0.1' }];
+      p.status.startTime = startedAt;
+      p.status.conditions = [
+        { type: 'PodReadyToStartContainers', status: 'True', lastTransitionTime: startedAt },
+        { type: 'Initialized', status: 'True', lastTransitionTime: startedAt },
+        { type: 'Ready', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotReady' },
+        { type: 'ContainersReady', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotReady' },
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: startedAt },
+      ];
+      p.status.containerStatuses = (p.spec.containers as any[]).map((c) => ({
+        name: c.name, image: c.image, imageID: `sim://${c.image}`, containerID: `sim://${worker.uid}-${c.name}`,
+        ready: false, restartCount: 0, started: true, state: { running: { startedAt } },
+      }));
+    });
+    if (!running) return;
+    for (const spec of pod.spec.containers as any[]) {
+      const setReady = (ready: boolean) => this.setContainerReady(worker, spec.name, ready);
+      if (spec.readinessProbe?.httpGet) {
+        worker.stopProbers.push(startReadinessProber({ podIP: worker.podIP, probe: spec.readinessProbe, ports: spec.ports ?? [], onChange: setReady }));
+      } else {
+        setReady(true);
+      }
+    }
+    const deadline = pod.spec.activeDeadlineSeconds;
+    if (typeof deadline === 'number') {
+      worker.deadline = setTimeout(() => this.deadlineExceeded(worker), deadline * 1000);
+    }
+  }
+
+  private containerEnv(pod: KubeObject, worker: PodWorker, spec: any, image: ImageEntry): Record<string, string> {
+    const fields: Record<string, string> = {
+      'metadata.name': pod.metadata.name, 'metadata.namespace': pod.metadata.namespace!, 'metadata.uid': pod.metadata.uid,
+      'status.podIP': worker.podIP, 'status.hostIP': '127.0.0.1', 'spec.nodeName': NODE_NAME,
+    };
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', HOSTNAME: pod.metadata.name, ...image.env };
+    for (const e of (spec.env ?? []) as any[]) {
+      if (e.value !== undefined) env[e.name] = String(e.value);
+      else if (e.valueFrom?.fieldRef) env[e.name] = fields[e.valueFrom.fieldRef.fieldPath] ?? '';
+    }
+    // Each pod has its own address: the sim's stand-in for a network namespace.
+    env.HOST = worker.podIP;
+    return env;
+  }
+
+  private setContainerReady(worker: PodWorker, name: string, ready: boolean): void {
+    if (worker.finished) return;
+    this.mutate(worker, (p) => {
+      const status = (p.status.containerStatuses as any[]).find((c) => c.name === name);
+      if (!status || status.state.terminated) return;
+      status.ready = ready;
+      const allReady = (p.status.containerStatuses as any[]).every((c) => c.ready);
+      for (const condition of p.status.conditions as any[]) {
+        if (condition.type === 'Ready' || condition.type === 'ContainersReady') {
+          condition.status = allReady ? 'True' : 'False';
+          condition.lastTransitionTime = apiTime();
+          if (allReady) delete condition.reason; else condition.reason = 'ContainersNotReady';
+        }
+      }
+    });
+  }
+
+  private containerExited(worker: PodWorker, name: string, exitCode: number): void {
+    const record = this.truth.for({ metadata: { uid: worker.uid, name: worker.name, namespace: worker.namespace } });
+    record.exitedAt = wallNow();
+    record.exitCode = exitCode;
+    const allExited = [...worker.containers.values()].every((c) => c.process.hasEnded);
+    if (allExited) {
+      worker.finished = true;
+      for (const stop of worker.stopProbers) stop();
+      clearTimeout(worker.deadline);
+      this.usedIPs.delete(worker.podIP);
+    }
+    // Ready false, the container terminated and, once all have, the phase: one status write.
+    const updated = this.mutate(worker, (p) => {
+      const status = (p.status.containerStatuses as any[]).find((c) => c.name === name);
+      if (status) {
+        status.ready = false;
+        status.started = false;
+        status.state = { terminated: {
+          exitCode, reason: exitCode === 0 ? 'Completed' : 'Error',
+          startedAt: status.state.running?.startedAt ?? p.status.startTime, finishedAt: apiTime(), containerID: status.containerID,
+        } };
+      }
+      for (const condition of p.status.conditions as any[]) {
+        if (condition.type === 'Ready' || condition.type === 'ContainersReady') {
+          condition.status = 'False'; condition.reason = 'PodCompleted'; condition.lastTransitionTime = apiTime();
+        }
+      }
+      if (allExited && p.status.reason !== 'DeadlineExceeded') {
+        p.status.phase = (p.status.containerStatuses as any[]).every((c) => c.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+      } else if (allExited) {
+        p.status.phase = 'Failed';
+      }
+    });
+    if (allExited && updated) this.finishDeletion(updated);
+  }
+
+  /** status_manager: once the containers are gone the kubelet deletes the object with grace 0. */
+  finishDeletion(pod: KubeObject): void {
+    if (!pod.metadata.deletionTimestamp || !this.isDone(pod.metadata.uid)) return;
+    if (pod.metadata.finalizers?.length) {
+      if (pod.metadata.deletionGracePeriodSeconds !== 0) {
+        pod.metadata.deletionGracePeriodSeconds = 0;
+        this.store.update('pods', pod);
+      }
+      return;
+    }
+    this.store.remove('pods', pod);
+    this.workers.delete(pod.metadata.uid);
+  }
+
+  /** pod_workers.go calculateEffectiveGracePeriod: the deletion's grace, else the spec's; never below 1 s. */
+  static calculateEffectiveGracePeriod(pod: KubeObject): number {
+    const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    return Math.max(1, grace);
+  }
+
+  /** The API server set deletionTimestamp: kill every container of the pod. */
+  podDeleting(pod: KubeObject): void {
+    const worker = this.workers.get(pod.metadata.uid);
+    const record = this.truth.for(pod);
+    record.deleteReceivedAt ??= wallNow();
+    if (!worker) return this.finishDeletion(pod);
+    this.killPod(worker, pod, Kubelet.calculateEffectiveGracePeriod(pod));
+  }
+
+  private killPod(worker: PodWorker, pod: KubeObject, gracePeriod: number): void {
+    if (worker.terminating || worker.finished) return;
+    const truth = this.truth.for(pod);
+    truth.gracePeriodSeconds = gracePeriod;
+    const key = Faults.key(worker.namespace, worker.name);
+    worker.terminating = Promise.all([...worker.containers].map(([name, c]) => killContainer({
+      containerName: name, container: c.process, lifecycle: c.spec.lifecycle, podIP: worker.podIP,
+      ports: c.spec.ports ?? [], env: c.env, image: c.image, truth, ignoreSigterm: this.faults.ignoreSigterm.has(key),
+      recordEvent: (type, reason, message) => this.recordEvent(pod, type, reason, message, `spec.containers{${name}}`),
+    }, gracePeriod))).then(() => undefined);
+  }
+
+  private deadlineExceeded(worker: PodWorker): void {
+    const pod = this.mutate(worker, (p) => {
+      p.status.reason = 'DeadlineExceeded';
+      p.status.message = 'Pod was active on the node longer than the specified deadline';
+    });
+    if (!pod) return;
+    this.recordEvent(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+    this.killPod(worker, pod, Kubelet.calculateEffectiveGracePeriod(pod));
+  }
+
+  containerLog(uid: string, container?: string): ContainerProcess | undefined {
+    const worker = this.workers.get(uid);
+    if (!worker) return undefined;
+    return (container ? worker.containers.get(container) : worker.containers.values().next().value)?.process;
+  }
+
+  podIP(uid: string): string | undefined {
+    return this.workers.get(uid)?.podIP;
+  }
+
+  /** Stops every process this kubelet started, at once. */
+  async shutdown(): Promise<void> {
+    const exits: Promise<unknown>[] = [];
+    for (const worker of this.workers.values()) {
+      clearTimeout(worker.deadline);
+      for (const stop of worker.stopProbers) stop();
+      for (const c of worker.containers.values()) { c.process.signal('SIGKILL'); exits.push(c.process.exited); }
+    }
+    await Promise.all(exits);
+  }
+}

@@ -1,0 +1,19 @@
+import type { FaultRequest, Faults } from './faults.ts';
+import type { Kubelet } from './kubelet.ts';
+import type { PodRegistry } from './pods.ts';
+import type { createPortForwardServer } from './portforward.ts';
+import type { Store } from './store.ts';
+import type { GroundTruth } from './truth.ts';
+import type { WatchServer } from './watch.ts';
+
+/** The pieces of one simulated cluster, wired together in index.ts. */
+export interface SimParts {
+  store: Store;
+  registry: PodRegistry;
+  kubelet: Kubelet;
+  watches: WatchServer;
+  faults: Faults;
+  truth: GroundTruth;
+  portForward: ReturnType<typeof createPortForwardServer>;
+  applyFault(request: FaultRequest): string;
+}

@@ -1,0 +1,102 @@
+// The pod registry: create with defaults, graceful delete (pkg/registry/core/pod/strategy.go
+// CheckGracefulDelete), and patches that may touch only what a user may change.
+import { randomUUID } from 'node:crypto';
+import type { Faults } from './faults.ts';
+import type { Kubelet } from './kubelet.ts';
+import { applyPatch } from './patch.ts';
+import { ApiError, badRequest, conflict, invalid, notFound } from './status.ts';
+import type { KubeObject, Store } from './store.ts';
+import { apiTime, wallNow } from './time.ts';
+
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export class PodRegistry {
+  private readonly store: Store;
+  private readonly kubelet: Kubelet;
+  private readonly faults: Faults;
+
+  constructor(store: Store, kubelet: Kubelet, faults: Faults) {
+    this.store = store;
+    this.kubelet = kubelet;
+    this.faults = faults;
+  }
+
+  create(namespace: string, body: any): KubeObject {
+    if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
+    if (!body || typeof body !== 'object') throw badRequest('the body must be a Pod object');
+    if (body.kind !== undefined && body.kind !== 'Pod') throw badRequest(`expected kind Pod, got ${JSON.stringify(body.kind)}`);
+    const metadata = { ...(body.metadata ?? {}) };
+    if (!metadata.name && metadata.generateName) metadata.name = `${metadata.generateName}${randomUUID().slice(0, 5)}`;
+    const name = String(metadata.name ?? '');
+    if (!NAME.test(name) || name.length > 253) throw invalid('Pod', name, 'metadata.name: a lowercase RFC 1123 subdomain is required');
+    if (metadata.namespace && metadata.namespace !== namespace) throw badRequest(`the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`);
+    const containers = body.spec?.containers;
+    if (!Array.isArray(containers) || containers.length === 0) throw invalid('Pod', name, 'spec.containers: Required value');
+    for (const [i, c] of containers.entries()) {
+      if (!c?.name) throw invalid('Pod', name, `spec.containers[${i}].name: Required value`);
+      if (!c?.image) throw invalid('Pod', name, `spec.containers[${i}].image: Required value`);
+    }
+    const now = apiTime();
+    const pod: KubeObject = {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { ...metadata, name, namespace, uid: randomUUID(), resourceVersion: '', creationTimestamp: now },
+      spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', ...body.spec },
+      status: { phase: 'Pending', qosClass: 'BestEffort' },
+    };
+    delete pod.metadata.deletionTimestamp;
+    delete pod.metadata.deletionGracePeriodSeconds;
+    const created = this.store.create('pods', pod);
+    // The POST answers with the Pending pod; scheduling and the kubelet follow as watch events.
+    setImmediate(() => this.kubelet.podAdded(created));
+    return created;
+  }
+
+  delete(namespace: string, name: string, options: DeleteOptions): KubeObject {
+    const pod = this.store.mustGet('pods', namespace, name);
+    const expectedUid = options.preconditions?.uid;
+    if (expectedUid && expectedUid !== pod.metadata.uid) {
+      throw conflict('pods', name, `Precondition failed: UID in precondition: ${expectedUid}, UID in object meta: ${pod.metadata.uid}`);
+    }
+    if (this.faults.takeDeleteFailure(namespace, name)) {
+      throw new ApiError(500, 'InternalError', `Internal error occurred: injected fault: delete of pods "${name}" failed`);
+    }
+    let grace = options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    if (grace < 0) grace = 1;
+    const phase = pod.status?.phase;
+    if (!pod.spec.nodeName || phase === 'Succeeded' || phase === 'Failed') grace = 0;
+    const now = wallNow();
+    const deletionTimestamp = apiTime(now + grace * 1000);
+    if (pod.metadata.deletionTimestamp) {
+      // A later delete may only shorten the grace.
+      if (Date.parse(deletionTimestamp) >= Date.parse(pod.metadata.deletionTimestamp)) return pod;
+    }
+    pod.metadata.deletionTimestamp = deletionTimestamp;
+    pod.metadata.deletionGracePeriodSeconds = grace;
+    if (grace === 0 && !pod.metadata.finalizers?.length && this.kubelet.isDone(pod.metadata.uid)) {
+      return this.store.remove('pods', pod);
+    }
+    const updated = this.store.update('pods', pod);
+    this.kubelet.podDeleting(updated);
+    return updated;
+  }
+
+  patch(namespace: string, name: string, contentType: string, body: unknown): KubeObject {
+    const pod = this.store.mustGet('pods', namespace, name);
+    const patched = applyPatch(contentType, pod, body);
+    // Only what a user may change on a live pod: labels, annotations, finalizers, the deadline.
+    const next = structuredClone(pod);
+    next.metadata.labels = patched.metadata?.labels ?? undefined;
+    next.metadata.annotations = patched.metadata?.annotations ?? undefined;
+    next.metadata.finalizers = patched.metadata?.finalizers ?? undefined;
+    if (patched.spec?.activeDeadlineSeconds !== pod.spec.activeDeadlineSeconds) next.spec.activeDeadlineSeconds = patched.spec?.activeDeadlineSeconds;
+    const expected = patched.metadata?.resourceVersion !== pod.metadata.resourceVersion ? patched.metadata?.resourceVersion : undefined;
+    const updated = this.store.update('pods', next, expected);
+    if (updated.metadata.deletionTimestamp && !updated.metadata.finalizers?.length) this.kubelet.finishDeletion(updated);
+    return this.store.get('pods', namespace, name) ?? updated;
+  }
+}

@@ -1,0 +1,33 @@
+// Errors as the API gives them: a Status object with the right code and reason.
+import type { ServerResponse } from 'node:http';
+
+export class ApiError extends Error {
+  readonly code: number;
+  readonly reason: string;
+  readonly details: Record<string, unknown>;
+  constructor(code: number, reason: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+  }
+}
+
+export const notFound = (kind: string, name: string) => new ApiError(404, 'NotFound', `${kind} "${name}" not found`, { name, kind });
+export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
+export const invalid = (kind: string, name: string, message: string) => new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${message}`, { name, kind });
+export const conflict = (kind: string, name: string, message: string) => new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${kind} "${name}": ${message}`, { name, kind });
+
+export function statusObject(code: number, reason: string, message: string, details: Record<string, unknown> = {}) {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: code < 400 ? 'Success' : 'Failure', message, reason, details, code };
+}
+
+export function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, error: ApiError): void {
+  sendJson(res, error.code, statusObject(error.code, error.reason, error.message, error.details));
+}
