@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import type { ContainerProcess, ImageEntry } from './runtime.ts';
 import type { TruthRecord } from './truth.ts';
-import { wallNow } from './time.ts';
+import { sleepAtLeast, wallNow } from './time.ts';
 
 export const minimumGracePeriodInSeconds = 2;
 
@@ -63,7 +63,7 @@ export async function executePreStopHook(ctx: KillContext, gracePeriod: number):
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     done.then(() => false),
-    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), gracePeriod * 1000); }),
+    sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => true),
   ]);
   clearTimeout(timer);
   ctx.truth.hookTimedOut = timedOut;
@@ -81,7 +81,7 @@ async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<voi
   let timer: NodeJS.Timeout | undefined;
   const exitedInTime = await Promise.race([
     ctx.container.exited.then(() => true),
-    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), gracePeriod * 1000); }),
+    sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => false),
   ]);
   clearTimeout(timer);
   if (!exitedInTime) {
@@ -95,7 +95,7 @@ async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<voi
 function runHandler(ctx: KillContext, handler: any): Promise<void> {
   if (handler.exec) return runExec(ctx, handler.exec.command ?? []);
   if (handler.httpGet) return runHttpGet(ctx, handler.httpGet);
-  if (handler.sleep) return new Promise((resolve) => setTimeout(resolve, Number(handler.sleep.seconds ?? 0) * 1000));
+  if (handler.sleep) return sleepAtLeast(Number(handler.sleep.seconds ?? 0) * 1000);
   if (handler.tcpSocket) return Promise.reject(new Error('tcpSocket is not supported for lifecycle hooks'));
   return Promise.reject(new Error('the hook has no handler'));
 }

@@ -16,3 +16,20 @@ export function logTimestamp(ms: number): string {
   const nanos = String(Math.round((ms - whole) * 1e6)).padStart(6, '0');
   return new Date(whole).toISOString().replace(/Z$/, `${nanos}Z`);
 }
+
+/**
+ * Resolves once at least `ms` have passed on the monotonic clock. Node's timers run on a coarser
+ * loop clock and can fire a fraction of a millisecond early, which would flip the kubelet's
+ * whole-second truncation; Go's timers never fire early.
+ */
+export function sleepAtLeast(ms: number, onTimer: (timer: NodeJS.Timeout) => void = () => {}): Promise<void> {
+  const until = performance.now() + ms;
+  return new Promise((resolve) => {
+    const tick = () => {
+      const left = until - performance.now();
+      if (left <= 0) resolve();
+      else onTimer(setTimeout(tick, Math.ceil(left)));
+    };
+    tick();
+  });
+}

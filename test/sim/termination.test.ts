@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { openPortForward } from '../../harness/run/portforward.ts';
+import { readLines } from '../support/labServer.ts';
+import { isReady, labPod, startSimClient, terminatedState, watchPod, type SimClient } from '../support/sim.ts';
+
+let c: SimClient;
+beforeAll(async () => { c = await startSimClient(); });
+afterAll(async () => { await c.sim.stop(); });
+
+async function readyPod(name: string, spec: Parameters<typeof labPod>[1] = {}) {
+  const created = await c.core.createNamespacedPod({ namespace: 'default', body: labPod(name, spec) });
+  expect(created.status?.phase).toBe('Pending');
+  const watch = await watchPod(c.kc, 'default', name, created.metadata!.resourceVersion);
+  await watch.waitFor(isReady, `${name} ready`);
+  return { created, watch, uid: created.metadata!.uid! };
+}
+
+async function logText(name: string) {
+  return c.core.readNamespacedPodLog({ name, namespace: 'default' });
+}
+
+describe('simulated kubelet: the life of a lab pod', () => {
+  it.each([
+    ['exec', { exec: { command: ['lab-hook', 'sleep', '1000'] } }, true],
+    ['httpGet', { httpGet: { path: '/hook/prestop?ms=1000', port: 8080 } }, true],
+    ['sleep', { sleep: { seconds: 1 } }, false],
+  ])('runs a %s preStop inside the grace, then TERM, and the pod goes away', async (kind, preStop, logsHook) => {
+    const name = `life-${kind.toLowerCase()}`;
+    const { watch, uid } = await readyPod(name, { lifecycle: { preStop: preStop as never }, grace: 10 });
+    const before = await logText(name);
+    expect(before).toContain('"event":"listening"');
+    const deleted = await c.core.deleteNamespacedPod({ name, namespace: 'default', body: { preconditions: { uid } } });
+    expect(deleted.metadata?.deletionGracePeriodSeconds).toBe(10);
+    expect(Date.parse(String(deleted.metadata?.deletionTimestamp)) - Date.now()).toBeGreaterThan(8_000);
+    const terminated = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+    expect(terminatedState(terminated)).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect(terminated.pod.status?.phase).toBe('Succeeded');
+    const gone = await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
+    expect(terminatedState(gone)?.exitCode).toBe(0);
+    const truth = c.sim.truth(uid)!;
+    expect(truth.hookElapsedSeconds).toBe(1);
+    expect(truth.stopGracePeriodSeconds).toBe(9);
+    expect(truth.termSentAt! - truth.hookStartAt!).toBeGreaterThanOrEqual(1000);
+    const events = await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` });
+    expect(events.items.map((e) => e.reason)).toEqual(['Scheduled', 'Pulled', 'Created', 'Started', 'Killing']);
+    watch.stop();
+    if (logsHook) expect(truth.hookEndAt).toBeDefined();
+    expect(logsHook).toBe(kind !== 'sleep');
+  });
+
+  it('cuts an in-flight port-forwarded request when a hook outlasts the grace: TERM at grace, SIGKILL 2 s later, 137', async () => {
+    const name = 'hook-outlasts-grace';
+    const { watch, uid } = await readyPod(name, { lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', '10000'] } } }, grace: 2, finalizers: ['termlab.io/hold'] });
+    const forward = await openPortForward(c.kc, 'default', name, 8080);
+    const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=30000&id=long`);
+    expect(res.headers['x-pod-uid']).toBe(uid);
+    let accepted = false;
+    const body = readLines(res.body, (line) => { if (line.event === 'accepted') accepted = true; });
+    await expect.poll(() => accepted).toBe(true);
+    await c.core.deleteNamespacedPod({ name, namespace: 'default' });
+    const terminated = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+    expect(terminatedState(terminated)).toMatchObject({ exitCode: 137, reason: 'Error' });
+    expect(terminated.pod.status?.phase).toBe('Failed');
+    const { lines, error } = await body;
+    expect(lines.some((l) => l.event === 'done')).toBe(false);
+    expect(error).not.toBeNull();
+    const truth = c.sim.truth(uid)!;
+    expect(truth).toMatchObject({ hookTimedOut: true, hookElapsedSeconds: 2, stopGracePeriodSeconds: 2 });
+    expect(truth.termSentAt! - truth.hookStartAt!).toBeGreaterThanOrEqual(2000);
+    expect(truth.killSentAt! - truth.termSentAt!).toBeGreaterThanOrEqual(2000);
+    const log = await logText(name);
+    expect(log).toContain('"event":"hook-start"');
+    expect(log).toContain('"signal":"SIGTERM"');
+    await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
+    await forward.close();
+    watch.stop();
+  });
+
+  it('lets a port-forwarded request complete within the grace and exits 0', async () => {
+    const name = 'completes';
+    const { watch } = await readyPod(name, { grace: 10 });
+    const forward = await openPortForward(c.kc, 'default', name, 8080);
+    const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=1500`);
+    const body = readLines(res.body);
+    await c.core.deleteNamespacedPod({ name, namespace: 'default' });
+    const { lines, error } = await body;
+    expect(error).toBeNull();
+    expect(lines.at(-1)).toMatchObject({ event: 'done' });
+    expect(terminatedState(await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated'))?.exitCode).toBe(0);
+    await forward.close();
+    watch.stop();
+  });
+
+  it('holds a finalized pod with its final status until the finalizer is removed', async () => {
+    const name = 'held';
+    const { watch } = await readyPod(name, { finalizers: ['termlab.io/hold'], mode: 'immediate' });
+    await c.core.deleteNamespacedPod({ name, namespace: 'default' });
+    await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+    await watch.waitFor((e) => e.pod.metadata?.deletionGracePeriodSeconds === 0, 'the kubelet delete with grace 0');
+    const held = await c.core.readNamespacedPod({ name, namespace: 'default' });
+    expect(held.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 17, reason: 'Error' });
+    expect(watch.events.some((e) => e.type === 'DELETED')).toBe(false);
+    await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    const gone = await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
+    expect(terminatedState(gone)?.exitCode).toBe(17);
+    watch.stop();
+  });
+
+  it('runs two pods on the same port, each on its own address', async () => {
+    const a = await readyPod('twin-a');
+    const b = await readyPod('twin-b');
+    const ipA = (await c.core.readNamespacedPod({ name: 'twin-a', namespace: 'default' })).status?.podIP;
+    const ipB = (await c.core.readNamespacedPod({ name: 'twin-b', namespace: 'default' })).status?.podIP;
+    expect(ipA).not.toBe(ipB);
+    const fromA = await request(`http://${ipA}:8080/state`);
+    expect(((await fromA.body.json()) as { mode: string }).mode).toBe('graceful');
+    for (const name of ['twin-a', 'twin-b']) await c.core.deleteNamespacedPod({ name, namespace: 'default' });
+    await a.watch.waitFor((e) => e.type === 'DELETED', 'a gone');
+    await b.watch.waitFor((e) => e.type === 'DELETED', 'b gone');
+  });
+});
