@@ -91,7 +91,7 @@ export class Kubelet {
     }
     pod.status.containerStatuses = (pod.spec.containers as any[]).map((c) => ({
       name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false,
-      state: { waiting: unknown.includes(c)
+      state: { waiting: unknown.some((u) => u.name === c.name)
         ? { reason: 'ErrImagePull', message: `image "${c.image}" is not known to the simulated cluster` }
         : { reason: 'ContainerCreating' } },
     }));
