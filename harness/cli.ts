@@ -5,7 +5,17 @@ import { gradeCommand } from './grade/command.ts';
 import { schemaCommand } from './schema-command.ts';
 import { HARNESS_VERSION } from './version.ts';
 
-const commands: Command[] = [gradeCommand, schemaCommand];
+// The one place harness/ reaches into cluster/: the simulated cluster, loaded only when used.
+export const loadSim = () => import('../cluster/sim/index.ts');
+
+const simCommand: Command = {
+  name: 'sim',
+  summary: 'run the simulated cluster in the foreground (Ctrl-C stops it)',
+  usage: 'termlab sim [--port N] [--kubeconfig-out FILE]',
+  run: async (argv, io) => (await loadSim()).simCommand.run(argv, io),
+};
+
+const commands: Command[] = [gradeCommand, schemaCommand, simCommand];
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',

@@ -1,6 +1,6 @@
 // The API server: the subset of the real Kubernetes API the lab needs, in its wire format.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, VERSION } from './discovery.ts';
+import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, OPENAPI_V3_CORE, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
@@ -49,6 +49,10 @@ export function createApiServer(parts: SimParts) {
       return watches.serve(req, res, {
         resource, namespace, matches, resourceVersion: url.searchParams.get('resourceVersion'),
         timeoutSeconds: intParam(url, 'timeoutSeconds'), allowBookmarks: url.searchParams.get('allowWatchBookmarks') === 'true',
+        asTable: wantsTable(req) ? (o, first) => {
+          const table = toTable(resource, [o], store.currentVersion);
+          return first ? table : { ...table, columnDefinitions: [] };
+        } : null,
       });
     }
     const items = store.list(resource, namespace, matches);
@@ -72,6 +76,8 @@ export function createApiServer(parts: SimParts) {
       if (path === '/api') return sendJson(res, 200, apiVersions(req.headers.host ?? '127.0.0.1'));
       if (path === '/api/v1') return sendJson(res, 200, CORE_V1_RESOURCES);
       if (path === '/apis') return sendJson(res, 200, API_GROUPS);
+      if (path === '/openapi/v3') return sendJson(res, 200, OPENAPI_V3_ROOT);
+      if (path === '/openapi/v3/api/v1') return sendJson(res, 200, OPENAPI_V3_CORE);
       if (path === '/healthz' || path === '/readyz' || path === '/livez') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); return; }
       if (path === '/termlab-sim/truth') return sendJson(res, 200, truth.all());
       if ((m = /^\/termlab-sim\/truth\/([^/]+)$/.exec(path))) return sendJson(res, 200, truth.get(m[1]!) ?? statusObject(404, 'NotFound', 'no record'));

@@ -100,3 +100,4 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     },
   };
 }
+export { simCommand } from './command.ts';

@@ -11,6 +11,8 @@ export interface WatchRequest {
   resourceVersion: string | null;
   timeoutSeconds: number | null;
   allowBookmarks: boolean;
+  /** kubectl's `as=Table`: each event's object becomes a one-row Table. */
+  asTable: ((o: KubeObject, first: boolean) => unknown) | null;
 }
 
 const BOOKMARK_INTERVAL_MS = 5_000;
@@ -28,7 +30,12 @@ export class WatchServer {
   serve(req: IncomingMessage, res: ServerResponse, w: WatchRequest): void {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
     res.flushHeaders();
-    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+    let first = true;
+    const write = (type: string, object: unknown) => {
+      const shown = w.asTable && type !== 'ERROR' && type !== 'BOOKMARK' ? w.asTable(object as KubeObject, first) : object;
+      first = false;
+      res.write(`${JSON.stringify({ type, object: shown })}\n`);
+    };
     const from = w.resourceVersion === null || w.resourceVersion === '' || w.resourceVersion === '0' ? null : Number(w.resourceVersion);
     const replay = from === null ? null : Number.isFinite(from) ? this.store.eventsSince(from, w) : null;
     if (this.faults.takeWatchExpiry() || (from !== null && replay === null)) {
