@@ -2,6 +2,7 @@
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
+import { createRunCommand } from './run/command.ts';
 import { schemaCommand } from './schema-command.ts';
 import { HARNESS_VERSION } from './version.ts';
 
@@ -15,7 +16,9 @@ const simCommand: Command = {
   run: async (argv, io) => (await loadSim()).simCommand.run(argv, io),
 };
 
-const commands: Command[] = [gradeCommand, schemaCommand, simCommand];
+const runCommand = createRunCommand(async () => (await loadSim()).startSimCluster());
+
+const commands: Command[] = [runCommand, gradeCommand, schemaCommand, simCommand];
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',

@@ -29,7 +29,8 @@ export function exitCodeFor(code: ErrorCode): number {
   switch (code) {
     case 'CLUSTER_UNREACHABLE': return EXIT.clusterUnreachable;
     case 'INTERRUPTED': return EXIT.interrupted;
-    case 'POD_NOT_READY': return EXIT.checksFailed;
+    case 'POD_NOT_READY':
+    case 'POD_CAP_REACHED': return EXIT.checksFailed;
     default: return EXIT.badInput;
   }
 }

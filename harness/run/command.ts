@@ -1,0 +1,126 @@
+// `termlab run`: every scenario on its own pod, in parallel, then observations, grades and reports.
+import { mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Command } from '../command.ts';
+import { EXIT, TermlabError } from '../errors.ts';
+import { writeReports } from '../grade/command.ts';
+import { failedOrInconclusive, grade } from '../grade/grade.ts';
+import { gradePairs } from '../grade/pairs.ts';
+import { readPredictions } from '../grade/predictions.ts';
+import type { GradeResult } from '../grade/types.ts';
+import { connect, type Cluster } from '../kube.ts';
+import { writeFileAtomic, writeObservation } from '../observation.ts';
+import { checkPodCap } from '../safety/cap.ts';
+import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
+import { loadScenarios, loadTemplate } from '../scenario/load.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { HARNESS_VERSION } from '../version.ts';
+import { RunClock } from './clock.ts';
+import { createProgress } from './progress.ts';
+import { runScenario, type ScenarioContext } from './scenario.ts';
+import { summaryTable } from './summary.ts';
+
+export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
+
+const OPTIONS = {
+  sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
+  scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
+  image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
+  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' },
+} as const;
+
+function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new TermlabError('USAGE', `${flag}: expected a whole number of at least 1, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Runs tasks with at most `limit` at once, in order of the list. */
+async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]!);
+    }
+  }));
+  return results;
+}
+
+async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
+  const temporary = join(reportsRoot, `.latest-${process.pid}`);
+  await rm(temporary, { force: true });
+  await symlink(resolve(runDir), temporary);
+  await rename(temporary, join(reportsRoot, 'latest'));
+}
+
+export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
+  return {
+    name: 'run',
+    summary: 'run the lab: delete pods during a request and record what happens',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N]',
+    async run(argv, io) {
+      const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
+      if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
+      const transport = values.transport ?? 'portforward';
+      if (transport !== 'portforward' && transport !== 'direct') throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
+      const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+      const scenarios = await loadScenarios(values.scenarios, only);
+      const template = await loadTemplate();
+      const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
+      const parallel = positiveInt(values.parallel, '--parallel', 8);
+      const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
+      const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
+
+      const sim = values.sim ? await startSim() : null;
+      try {
+        const cluster: Cluster = await connect(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context });
+        const namespace = values.namespace ?? cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
+        const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
+        if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+        await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
+
+        const runId = newRunId();
+        const reportsRoot = resolve(values.out ? join(values.out, '..') : 'reports');
+        const runDir = resolve(values.out ?? join('reports', runId));
+        await mkdir(runDir, { recursive: true });
+        io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
+        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, over ${transport}\n\n`);
+
+        const progress = createProgress(scenarios.map((s) => s.name), io.out, io.isTTY);
+        const clock = new RunClock();
+        const context: Omit<ScenarioContext, 'onPhase'> = {
+          cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+          template, image: values.image, transport, clock, signal: io.signal, readyTimeoutMs,
+        };
+        const results = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult> => {
+          const observation = await runScenario({ ...context, onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail) }, scenario);
+          const path = join(runDir, `${scenario.name}.observation.json`);
+          try {
+            await writeObservation(path, observation);
+          } catch (error) {
+            // Never lose evidence: keep what was recorded beside it, and say why it is not valid.
+            await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
+            io.err(`termlab run: ${scenario.name}: the observation failed its own schema (${(error as Error).message.split('\n')[0]}); kept as ${path}.rejected\n`);
+          }
+          return grade(observation, { source: path, predictions });
+        });
+        progress.stop();
+
+        const pairs = gradePairs(results);
+        await writeReports({ results, pairs, problems: [] }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
+        if (!values.out) await pointLatest(reportsRoot, runDir);
+        io.out(`\n${summaryTable(results)}`);
+        for (const r of results.filter(failedOrInconclusive)) io.out(`  ${r.scenario}: ${r.explanation}\n`);
+        for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${pair.pairId}: ${c.status} — ${c.reason}\n`);
+        io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
+        if (io.signal.aborted) return EXIT.interrupted;
+        return results.some(failedOrInconclusive) || pairs.some(failedOrInconclusive) ? EXIT.checksFailed : EXIT.ok;
+      } finally {
+        await sim?.stop();
+      }
+    },
+  };
+}

@@ -1,0 +1,12 @@
+// The table printed at the end of a run.
+import type { GradeResult } from '../grade/types.ts';
+import { formatExit, VERDICT_LABEL } from '../report/format.ts';
+
+export function summaryTable(results: GradeResult[]): string {
+  const rows = [['scenario', 'preStop', 'grace', 'outcome', 'exit', 'model says', 'verdict']];
+  for (const r of results) {
+    rows.push([r.scenario, r.preStop, `${r.graceSeconds}s`, r.outcome, formatExit(r.exitCode, r.reason), `${r.prediction.outcome}/${r.prediction.exitCode}`, VERDICT_LABEL[r.verdict]]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...r[i]!].length)));
+  return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i]! - [...cell].length)).join('  ').trimEnd()).join('\n') + '\n';
+}

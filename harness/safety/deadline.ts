@@ -1,0 +1,21 @@
+// The one function that bounds a lab pod's life. The pod's activeDeadlineSeconds, the progress
+// display and the reaper all use it, so "time left" never disagrees between them.
+import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
+
+/** Room for start-up, readiness and the watch to see the end. */
+export const DEADLINE_MARGIN_SECONDS = 60;
+
+/**
+ * work + delay + hook + grace + margin, in whole seconds: even if termlab is killed outright,
+ * the kubelet ends the pod by then.
+ */
+export function podDeadlineSeconds(scenario: Scenario): number {
+  const workAndDelay = Math.ceil((scenario.workMs + scenario.deleteDelayMs) / 1000);
+  const hook = Math.ceil(hookDurationSeconds(scenario.preStop));
+  return workAndDelay + hook + scenario.terminationGracePeriodSeconds + DEADLINE_MARGIN_SECONDS;
+}
+
+/** Seconds left before the pod's deadline, counted from its start (ms since the epoch). */
+export function secondsLeft(scenario: Scenario, startedAtMs: number, nowMs: number = Date.now()): number {
+  return Math.max(0, podDeadlineSeconds(scenario) - (nowMs - startedAtMs) / 1000);
+}
