@@ -1,4 +1,5 @@
 // termlab's entry: parse the subcommand and dispatch. Each command lives in its own folder.
+import { setMaxListeners } from 'node:events';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
@@ -28,6 +29,8 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const abort = new AbortController();
+  // Every scenario, watch and request in a run listens on this one signal.
+  setMaxListeners(1000, abort.signal);
   const io: CommandIO = {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),

@@ -69,6 +69,8 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   let created = false;
   let deleted = false;
   let forward: PortForwardHandle | null = null;
+  let phase: Phase = 'creating';
+  const onPhase = (next: Phase, detail?: string) => { phase = next; ctx.onPhase(next, detail); };
   const cleanupStep = async (action: string, step: () => Promise<unknown>) => {
     try {
       await step();
@@ -79,13 +81,13 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   };
 
   try {
-    ctx.onPhase('creating');
+    onPhase('creating');
     const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image });
     const createdPod = await cluster.core.createNamespacedPod({ namespace, body });
     created = true;
     uid = createdPod.metadata!.uid!;
 
-    ctx.onPhase('waiting for Ready');
+    onPhase('waiting for Ready');
     const readyWatch = new PodWatch(cluster, namespace, name, createdPod.metadata!.resourceVersion!, clock);
     await readyWatch.start();
     const ready = await readyWatch.waitFor((p) => isReady(p) || isStuck(p), ctx.readyTimeoutMs, ctx.signal);
@@ -135,7 +137,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
       base = `http://${captured.status?.podIP}:${port}`;
     }
 
-    ctx.onPhase('request in flight');
+    onPhase('request in flight');
     let markAccepted!: () => void;
     const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
     const requestDone = sendWork(base, scenario.workMs, request, clock, () => markAccepted(), ctx.signal);
@@ -145,7 +147,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     const waited = request.accepted ? clock.now().mono - request.accepted.mono : 0;
     await sleep(Math.max(0, scenario.deleteDelayMs - waited), undefined, { signal: ctx.signal });
 
-    ctx.onPhase('deleting');
+    onPhase('deleting');
     const ack = await deleteWithRetry(ctx, name, uid, recorded);
     deleted = true;
     recorded.deleteAck = {
@@ -154,7 +156,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
       deletionGracePeriodSeconds: ack.pod.metadata!.deletionGracePeriodSeconds ?? scenario.terminationGracePeriodSeconds,
     };
 
-    ctx.onPhase('terminating');
+    onPhase('terminating');
     const limitMs = (scenario.terminationGracePeriodSeconds + hookDurationSeconds(scenario.preStop) + 30) * 1000;
     const terminated = await watch.waitFor(hasTerminated, limitMs, ctx.signal);
     if (!terminated) throw new Error(ctx.signal.aborted ? 'interrupted before the container ended' : `the container was not seen to end within ${limitMs / 1000}s`);
@@ -162,13 +164,15 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     await logs.waitForEnd(5_000);
     recorded.podEvents = await podEvents(ctx, name);
 
-    ctx.onPhase('cleaning up');
+    onPhase('cleaning up');
     await cleanupStep(`remove finalizer ${HOLD_FINALIZER}`, () => removeFinalizer(cluster, namespace, name, HOLD_FINALIZER));
     const gone = await watch.waitFor((_p, type) => type === 'DELETED', 30_000, ctx.signal);
     recorded.cleanup.push({ action: 'wait for DELETED', at: clock.now(), ok: gone !== null, error: gone ? null : 'no DELETED event within 30s' });
     recorded.run.complete = true;
   } catch (error) {
-    recorded.run.incompleteReason = error instanceof TermlabError || error instanceof Error ? (error.name === 'AbortError' ? 'interrupted (Ctrl-C)' : error.message) : String(error);
+    recorded.run.incompleteReason = ctx.signal.aborted
+      ? `interrupted (Ctrl-C) while ${phase}`
+      : error instanceof Error ? error.message : String(error);
     if (!recorded.podEvents.length && created) recorded.podEvents = await podEvents(ctx, name);
   } finally {
     recorded.watch?.stop();
@@ -181,7 +185,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     }
     recorded.run.observedAt = clock.now().wall;
   }
-  ctx.onPhase(recorded.run.complete ? 'done' : 'failed', recorded.run.incompleteReason);
+  onPhase(recorded.run.complete ? 'done' : 'failed', recorded.run.incompleteReason);
   return buildObservation(recorded);
 }
 
