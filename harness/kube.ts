@@ -1,4 +1,7 @@
 // The one thin Kubernetes module the harness calls. It knows clusters only through a kubeconfig.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { TermlabError } from './errors.ts';
 
@@ -29,7 +32,8 @@ export async function connect(options: ConnectOptions): Promise<Cluster> {
   try {
     if (options.kubeconfigText) kc.loadFromString(options.kubeconfigText);
     else if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-    else kc.loadFromDefault();
+    else if (process.env.KUBECONFIG || existsSync(join(homedir(), '.kube', 'config'))) kc.loadFromDefault();
+    else throw new Error('none found: set KUBECONFIG, pass --kubeconfig FILE, or run on the simulated cluster with --sim');
   } catch (error) {
     throw new TermlabError('CLUSTER_UNREACHABLE', `cannot load kubeconfig ${where}: ${(error as Error).message}`, { kubeconfig: where });
   }
