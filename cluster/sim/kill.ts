@@ -74,7 +74,7 @@ export async function executePreStopHook(ctx: KillContext, gracePeriod: number):
 
 /** StopContainer: SIGTERM (the image's STOPSIGNAL), wait gracePeriod seconds, then SIGKILL. */
 async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
-  if (ctx.container.hasEnded) return;
+  if (ctx.container.hasExited) return;
   if (ctx.ignoreSigterm) ctx.truth.termSuppressed = true;
   else ctx.container.signal('SIGTERM');
   ctx.truth.termSentAt = wallNow();

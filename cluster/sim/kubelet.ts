@@ -188,7 +188,7 @@ export class Kubelet {
     const record = this.truth.for({ metadata: { uid: worker.uid, name: worker.name, namespace: worker.namespace } });
     record.exitedAt = wallNow();
     record.exitCode = exitCode;
-    const allExited = [...worker.containers.values()].every((c) => c.process.hasEnded);
+    const allExited = [...worker.containers.values()].every((c) => c.process.hasExited);
     if (allExited) {
       worker.finished = true;
       for (const stop of worker.stopProbers) stop();

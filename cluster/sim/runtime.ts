@@ -56,6 +56,7 @@ export class ContainerProcess {
   readonly exited: Promise<{ exitCode: number; signal: NodeJS.Signals | null; wallMs: number }>;
   private readonly listeners = new Set<(line: LogLine | null) => void>();
   private ended = false;
+  private exitedFlag = false;
 
   constructor(argv: string[], env: Record<string, string>) {
     // stdout is a real FIFO, not Node's socketpair, so an exec hook can open /proc/<pid>/fd/1
@@ -82,15 +83,15 @@ export class ContainerProcess {
     void streamsClosed.then(() => rmSync(dir, { recursive: true, force: true }));
     this.exited = new Promise((resolve) => {
       this.child.on('exit', (code, signal) => {
-        const wallMs = wallNow();
+        this.exitedFlag = true;
         // 128 + N for death by signal N, as the runtime reports it.
-        const exitCode = code ?? 128 + (signal ? constants.signals[signal] : 0);
-        // Hooks may still hold the pipe open through /proc; do not wait on them forever.
+        resolve({ exitCode: code ?? 128 + (signal ? constants.signals[signal] : 0), signal, wallMs: wallNow() });
+        // The log ends when its pipes close; a hook may still hold stdout open through /proc,
+        // so do not wait on it for long.
         void Promise.race([streamsClosed, new Promise((r) => setTimeout(r, 200))]).then(() => {
           if (openStreams > 0) stdout.destroy();
           this.ended = true;
           for (const listener of this.listeners) listener(null);
-          resolve({ exitCode, signal, wallMs });
         });
       });
       this.child.on('error', (error) => {
@@ -99,10 +100,15 @@ export class ContainerProcess {
     });
   }
 
+  get hasExited(): boolean {
+    return this.exitedFlag;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }
 
+  /** The log has ended: the process exited and its output is all in. */
   get hasEnded(): boolean {
     return this.ended;
   }
