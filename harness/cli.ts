@@ -4,6 +4,7 @@ import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
 import { createRunCommand } from './run/command.ts';
+import { reapCommand } from './safety/command.ts';
 import { scenariosCommand } from './scenario/command.ts';
 import { schemaCommand } from './schema-command.ts';
 import { HARNESS_VERSION } from './version.ts';
@@ -20,7 +21,7 @@ const simCommand: Command = {
 
 const runCommand = createRunCommand(async () => (await loadSim()).startSimCluster());
 
-const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, schemaCommand, simCommand];
+const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',

@@ -12,6 +12,10 @@ import type { GradeResult } from '../grade/types.ts';
 import { connect, type Cluster } from '../kube.ts';
 import { writeFileAtomic, writeObservation } from '../observation.ts';
 import { checkPodCap } from '../safety/cap.ts';
+import { podDeadlineSeconds } from '../safety/deadline.ts';
+import { formatReap, reap } from '../safety/reap.ts';
+import { newRunRecord, saveRun } from '../safety/runs.ts';
+import { RUN_LABEL } from '../safety/labels.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { loadScenarios, loadTemplate } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -49,6 +53,16 @@ async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<
   return results;
 }
 
+async function podsGone(cluster: Cluster, namespace: string, runId: string, timeoutMs = 15_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const left = await cluster.core.listNamespacedPod({ namespace, labelSelector: `${RUN_LABEL}=${runId}` });
+    if (left.items.length === 0) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
   await rm(temporary, { force: true });
@@ -80,16 +94,21 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const namespace = values.namespace ?? cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
         const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
         if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
-        await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
-
         const runId = newRunId();
+        const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
+        if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
+        await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
+        const runDeadlineMs = (Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 * Math.ceil(scenarios.length / parallel);
+        const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
+        await saveRun(record);
+
         const reportsRoot = resolve(values.out ? join(values.out, '..') : 'reports');
         const runDir = resolve(values.out ?? join('reports', runId));
         await mkdir(runDir, { recursive: true });
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, over ${transport}\n\n`);
 
-        const progress = createProgress(scenarios.map((s) => s.name), io.out, io.isTTY);
+        const progress = createProgress(scenarios, io.out, io.isTTY);
         const clock = new RunClock();
         const context: Omit<ScenarioContext, 'onPhase'> = {
           cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
@@ -109,7 +128,11 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         });
         progress.stop();
 
-        const pairs = gradePairs(results);
+        // Finished only once its pods are really gone; otherwise the record stays for the reaper.
+        if (await podsGone(cluster, namespace, runId)) await saveRun({ ...record, status: 'finished' });
+
+        // A pair is judged only when both of its halves were part of this run.
+        const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => s.labPair?.id === p.pairId).length >= 2);
         await writeReports({ results, pairs, problems: [] }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
         if (!values.out) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);

@@ -1,4 +1,6 @@
 // Progress: one live line per scenario on a terminal; plain lines on phase changes elsewhere (CI).
+import { secondsLeft } from '../safety/deadline.ts';
+import type { Scenario } from '../scenario/schema.ts';
 import type { Phase } from './scenario.ts';
 
 export interface Progress {
@@ -6,8 +8,10 @@ export interface Progress {
   stop(): void;
 }
 
-export function createProgress(names: string[], write: (text: string) => void, isTTY: boolean): Progress {
+export function createProgress(scenarios: Scenario[], write: (text: string) => void, isTTY: boolean): Progress {
+  const names = scenarios.map((s) => s.name);
   const started = performance.now();
+  const startedWall = Date.now();
   const state = new Map(names.map((n) => [n, { phase: 'creating' as Phase, since: started, detail: '' }]));
   const width = Math.max(...names.map((n) => n.length));
   const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)}s`;
@@ -24,7 +28,10 @@ export function createProgress(names: string[], write: (text: string) => void, i
   const draw = () => {
     const lines = names.map((n) => {
       const s = state.get(n)!;
-      return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${elapsed(started)}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
+      const finished = s.phase === 'done' || s.phase === 'failed';
+      // Time left before the pod's own deadline ends it: the same function the reaper uses.
+      const left = finished ? '' : `  deadline in ${Math.ceil(secondsLeft(scenarios.find((x) => x.name === n)!, startedWall))}s`;
+      return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${elapsed(started)}${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
     });
     write(`${drawn ? `\x1b[${names.length}A` : ''}${lines.join('\n')}\n`);
     drawn = true;

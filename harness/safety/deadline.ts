@@ -15,7 +15,12 @@ export function podDeadlineSeconds(scenario: Scenario): number {
   return workAndDelay + hook + scenario.terminationGracePeriodSeconds + DEADLINE_MARGIN_SECONDS;
 }
 
-/** Seconds left before the pod's deadline, counted from its start (ms since the epoch). */
+/** Seconds left of a deadline (activeDeadlineSeconds) counted from a start (ms since the epoch). */
+export function secondsLeftOf(deadlineSeconds: number, startedAtMs: number, nowMs: number = Date.now()): number {
+  return Math.max(0, deadlineSeconds - (nowMs - startedAtMs) / 1000);
+}
+
+/** Seconds left before a scenario's pod ends by its deadline: what progress and the reaper show. */
 export function secondsLeft(scenario: Scenario, startedAtMs: number, nowMs: number = Date.now()): number {
-  return Math.max(0, podDeadlineSeconds(scenario) - (nowMs - startedAtMs) / 1000);
+  return secondsLeftOf(podDeadlineSeconds(scenario), startedAtMs, nowMs);
 }

@@ -1,0 +1,25 @@
+import { parseArgs } from 'node:util';
+import type { Command } from '../command.ts';
+import { EXIT, TermlabError } from '../errors.ts';
+import { connect } from '../kube.ts';
+import { defaultOwnerId, isLabelValue } from './labels.ts';
+import { formatReap, reap } from './reap.ts';
+
+export const reapCommand: Command = {
+  name: 'reap',
+  summary: "delete this owner's leftover lab pods of runs that are no longer alive",
+  usage: 'termlab reap [--context NAME | --kubeconfig FILE] [--namespace NS] [--owner ID] [--dry-run]',
+  async run(argv, io) {
+    const { values } = parseArgs({ args: argv, strict: true, options: {
+      context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' }, owner: { type: 'string' }, 'dry-run': { type: 'boolean' },
+    } });
+    const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
+    const namespace = values.namespace ?? cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
+    const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
+    if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value`);
+    io.out(`reaping lab pods of owner ${owner} in ${namespace} on context "${cluster.context}"${values['dry-run'] ? ' (dry run)' : ''}\n`);
+    const report = await reap(cluster, namespace, owner, { dryRun: values['dry-run'] });
+    io.out(formatReap(report));
+    return report.entries.some((e) => e.result === 'failed') ? EXIT.checksFailed : EXIT.ok;
+  },
+};

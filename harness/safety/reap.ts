@@ -1,0 +1,109 @@
+// Removes this owner's pods of runs that are no longer alive. Rules learned the hard way:
+// only pods whose owner label is ours are candidates ("not in my records" is never a reason),
+// each is read again just before deletion, and one failure never stops the rest.
+import type * as k8s from '@kubernetes/client-node';
+import { apiErrorText, isNotFound, removeFinalizer, type Cluster } from '../kube.ts';
+import { secondsLeftOf } from './deadline.ts';
+import { HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import { listRuns, liveness, readRun, saveRun } from './runs.ts';
+
+export interface ReapEntry {
+  pod: string;
+  run: string | null;
+  result: 'deleted' | 'skipped' | 'failed' | 'would delete';
+  why: string;
+}
+
+export interface ReapReport {
+  entries: ReapEntry[];
+  notMine: { pod: string; owner: string | null }[];
+}
+
+export interface ReapOptions {
+  dryRun?: boolean;
+  /** Called between the list and the deletions (tests use it to race the reaper). */
+  afterList?: () => Promise<void>;
+  /** Runs never to touch: the caller's own. */
+  exceptRun?: string;
+}
+
+function startedAt(pod: k8s.V1Pod): number {
+  const start = pod.status?.startTime ?? pod.metadata?.creationTimestamp;
+  return start ? new Date(start).getTime() : Date.now();
+}
+
+async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: boolean; why: string }> {
+  const run = pod.metadata?.labels?.[RUN_LABEL] ?? null;
+  if (run && run === options.exceptRun) return { take: false, why: 'belongs to this run' };
+  const record = run ? await readRun(run) : null;
+  if (record) {
+    const { alive, why } = liveness(record);
+    return { take: !alive, why };
+  }
+  // No local record (another machine, or a lost state file): only the pod's own deadline decides.
+  const deadline = pod.spec?.activeDeadlineSeconds;
+  if (deadline === undefined) return { take: false, why: `no record of run ${run ?? '?'} here and no deadline on the pod` };
+  const left = secondsLeftOf(deadline, startedAt(pod));
+  return left > 0
+    ? { take: false, why: `no record of run ${run ?? '?'} here; its deadline is in ${Math.ceil(left)}s` }
+    : { take: true, why: `run ${run ?? '?'} is unknown here and the pod's deadline has passed` };
+}
+
+export async function reap(cluster: Cluster, namespace: string, owner: string, options: ReapOptions = {}): Promise<ReapReport> {
+  const listed = await cluster.core.listNamespacedPod({ namespace });
+  const report: ReapReport = { entries: [], notMine: [] };
+  const candidates: { pod: k8s.V1Pod; why: string }[] = [];
+  for (const pod of listed.items) {
+    const labels = pod.metadata?.labels ?? {};
+    const name = pod.metadata!.name!;
+    if (labels[MANAGED_BY] !== MANAGER || labels[OWNER_LABEL] !== owner) {
+      report.notMine.push({ pod: name, owner: labels[OWNER_LABEL] ?? null });
+      continue;
+    }
+    const { take, why } = await candidacy(pod, options);
+    if (take) candidates.push({ pod, why });
+    else report.entries.push({ pod: name, run: labels[RUN_LABEL] ?? null, result: 'skipped', why });
+  }
+  await options.afterList?.();
+
+  for (const { pod, why } of candidates) {
+    const name = pod.metadata!.name!;
+    const run = pod.metadata?.labels?.[RUN_LABEL] ?? null;
+    const entry = (result: ReapEntry['result'], reason: string) => report.entries.push({ pod: name, run, result, why: reason });
+    try {
+      const now = await cluster.core.readNamespacedPod({ name, namespace });
+      const labels = now.metadata?.labels ?? {};
+      if (now.metadata?.uid !== pod.metadata?.uid) { entry('skipped', 'replaced by a new pod since the list'); continue; }
+      if (labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run) { entry('skipped', 'its owner or run changed since the list'); continue; }
+      if (options.dryRun) { entry('would delete', why); continue; }
+      if (now.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
+      await cluster.core.deleteNamespacedPod({ name, namespace, body: { preconditions: { uid: pod.metadata!.uid! } } });
+      entry('deleted', why);
+    } catch (error) {
+      if (isNotFound(error)) entry('skipped', 'already gone');
+      else entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
+    }
+  }
+  if (!options.dryRun) await markDeadRuns(cluster, namespace, owner);
+  return report;
+}
+
+/** A run recorded as running whose process is gone and whose pods are gone is marked failed. */
+async function markDeadRuns(cluster: Cluster, namespace: string, owner: string): Promise<void> {
+  for (const record of await listRuns()) {
+    if (record.owner !== owner || record.namespace !== namespace || record.status !== 'running' || liveness(record).alive) continue;
+    const left = await cluster.core.listNamespacedPod({ namespace, labelSelector: `${RUN_LABEL}=${record.runId}` });
+    if (left.items.length === 0) await saveRun({ ...record, status: 'failed', note: 'its process ended before it finished; its pods are gone' });
+  }
+}
+
+export function formatReap(report: ReapReport): string {
+  const lines = report.entries.map((e) => `${e.result.padEnd(12)} ${e.pod}${e.run ? ` (${e.run})` : ''}: ${e.why}`);
+  if (report.notMine.length) {
+    const owners = [...new Set(report.notMine.map((n) => n.owner ?? 'unlabelled'))];
+    lines.push(`not mine     ${report.notMine.length} pod(s), left alone (owners: ${owners.join(', ')})`);
+  }
+  const count = (r: ReapEntry['result']) => report.entries.filter((e) => e.result === r).length;
+  lines.push(`${count('deleted')} deleted, ${count('would delete')} would be deleted, ${count('skipped')} skipped, ${count('failed')} failed`);
+  return lines.join('\n') + '\n';
+}

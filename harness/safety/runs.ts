@@ -1,0 +1,70 @@
+// Local records of runs: one small file per run, so concurrent runs never write the same file.
+// A record only ever proves a run alive; its absence never makes anything an orphan.
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from '../observation.ts';
+
+export const RunRecordSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  context: z.string(),
+  namespace: z.string(),
+  pid: z.int(),
+  host: z.string(),
+  startedAt: z.iso.datetime(),
+  deadline: z.iso.datetime(),
+  status: z.enum(['running', 'finished', 'failed']),
+  note: z.string().optional(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export function stateDir(): string {
+  if (process.env.TERMLAB_STATE_DIR) return process.env.TERMLAB_STATE_DIR;
+  return join(process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'termlab');
+}
+
+const recordPath = (runId: string) => join(stateDir(), 'runs', `${runId}.json`);
+
+export async function saveRun(record: RunRecord): Promise<void> {
+  await mkdir(join(stateDir(), 'runs'), { recursive: true });
+  await writeFileAtomic(recordPath(record.runId), JSON.stringify(RunRecordSchema.parse(record), null, 2) + '\n');
+}
+
+export async function readRun(runId: string): Promise<RunRecord | null> {
+  try {
+    return RunRecordSchema.parse(JSON.parse(await readFile(recordPath(runId), 'utf8')));
+  } catch {
+    return null;
+  }
+}
+
+export async function listRuns(): Promise<RunRecord[]> {
+  let names: string[];
+  try { names = await readdir(join(stateDir(), 'runs')); } catch { return []; }
+  const records = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readRun(n.slice(0, -5))));
+  return records.filter((r): r is RunRecord => r !== null);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Alive: recorded as running, on this host, its process still there, and before its deadline. */
+export function liveness(record: RunRecord, now = Date.now()): { alive: boolean; why: string } {
+  if (record.status !== 'running') return { alive: false, why: `run ${record.runId} is ${record.status}` };
+  if (Date.parse(record.deadline) < now) return { alive: false, why: `run ${record.runId} passed its deadline ${record.deadline}` };
+  if (record.host !== hostname()) return { alive: true, why: `run ${record.runId} belongs to host ${record.host}; only its deadline can end it here` };
+  if (!processAlive(record.pid)) return { alive: false, why: `run ${record.runId}'s process ${record.pid} is gone` };
+  return { alive: true, why: `run ${record.runId} is alive (pid ${record.pid})` };
+}
+
+export function newRunRecord(fields: Omit<RunRecord, 'pid' | 'host' | 'status' | 'startedAt'>): RunRecord {
+  return { ...fields, pid: process.pid, host: hostname(), status: 'running', startedAt: new Date().toISOString() };
+}
