@@ -1,13 +1,34 @@
-// Writes reports/examples/*.observation.json from the builder (until recorded runs replace them).
-import { mkdirSync } from 'node:fs';
+// Writes reports/examples/: real recorded runs from the simulated cluster where the runner can
+// produce the outcome, built ones (from observations.ts) where it cannot (OOM, a rejected request).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeObservation } from '../../harness/observation.ts';
+import { ObservationSchema, writeObservation } from '../../harness/observation.ts';
 import { exampleObservations } from './observations.ts';
 import { repoRoot } from './processes.ts';
 
 const dir = join(repoRoot, 'reports', 'examples');
 mkdirSync(dir, { recursive: true });
-for (const [name, observation] of Object.entries(exampleObservations())) {
+const recorded = join(mkdtempSync(join(tmpdir(), 'termlab-examples-')), 'run');
+execFileSync(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
+const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, `${name}.observation.json`), 'utf8')));
+
+const handEdited = read('short-grace');
+// What a student might "fix" by hand: the outcome no longer matches the watch event it cites.
+handEdited.request = { ...handEdited.request, outcome: 'completed', doneSeen: true, errorCode: null };
+handEdited.finalState = { ...handEdited.finalState!, exitCode: 0, reason: 'Completed' };
+
+const built = exampleObservations();
+const examples = {
+  'completed-0': read('restored-grace'),
+  'cut-137-after-grace': read('short-grace'),
+  'cut-17-immediate': read('immediate-exit'),
+  'evidence-invalid': handEdited,
+  'rejected-503': built['rejected-503']!,
+  'oom-137': built['oom-137']!,
+};
+for (const [name, observation] of Object.entries(examples)) {
   await writeObservation(join(dir, `${name}.observation.json`), observation);
   console.log(`wrote ${name}.observation.json`);
 }
