@@ -2,7 +2,15 @@
 // Every string from an observation is untrusted and goes through escapeXml.
 import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
-import { escapeXml as e, formatExit, seconds, VERDICT_LABEL } from './format.ts';
+import type { Verdict } from '../grade/types.ts';
+import { escapeXml as e, formatExit, seconds } from './format.ts';
+
+// Text badges, not emoji: they render the same without an emoji font.
+const BADGE: Record<Verdict, string> = {
+  'matches-model': 'matches the model', 'differs-from-model': 'differs from the model',
+  inconclusive: 'inconclusive', 'evidence-invalid': 'evidence invalid',
+};
+const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
 
 const COLORS: Record<TimelineBar['kind'], string> = {
   request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777',
@@ -13,8 +21,9 @@ function svgTimeline(r: GradeResult): string {
   if (!r.timeline.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
   const min = Math.min(0, ...r.timeline.map((b) => b.start));
   const max = Math.max(r.prediction.killAt + 1, ...r.timeline.map((b) => b.end));
-  const width = 760, left = 110, rowH = 26, height = ROWS.length * rowH + 40;
-  const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - 20);
+  // Room on the right for the label of a marker at the very end.
+  const width = 760, left = 110, right = 90, rowH = 26, height = ROWS.length * rowH + 40;
+  const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
   const parts: string[] = [];
   for (let s = Math.ceil(min); s <= max; s++) {
     const major = s % 5 === 0;
@@ -33,7 +42,7 @@ function svgTimeline(r: GradeResult): string {
       } else {
         const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
         parts.push(`<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`);
-        parts.push(`<text x="${x(bar.start) + 4}" y="${y + 14}" class="label on">${e(bar.label)}</text>`);
+        parts.push(`<text x="${x(bar.start) + 4}" y="${y + 14}" class="label${kind === 'grace' ? '' : ' on'}">${e(bar.label)}</text>`);
       }
     }
   });
@@ -50,13 +59,17 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;verti
 .muted{color:#6e7781}.pass{color:#1a7f37}.fail{color:#cf222e}.inconclusive{color:#9a6700}
 svg .tick{font-size:10px;fill:#888;text-anchor:middle}svg .row{font-size:11px;fill:#555}
 svg .label{font-size:10px;fill:#333}svg .label.on{fill:#fff}svg .delete{font-size:10px;fill:#d33}
-code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}`;
+code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
+.badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.1rem .5rem;border-radius:1rem;vertical-align:middle;white-space:nowrap}
+.b-matches-model{background:#dafbe1;color:#116329}.b-differs-from-model{background:#ffebe9;color:#a40e26}
+.b-inconclusive{background:#fff8c5;color:#7d4e00}.b-evidence-invalid{background:#eaeef2;color:#424a53}`;
 
 export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
-  const rows = results.map((r) => `<tr><td><a href="#s-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${VERDICT_LABEL[r.verdict]}</td></tr>`).join('');
-  const cards = results.map((r) => `
-<section class="card v-${r.verdict}" id="s-${e(r.scenario)}">
-  <h2>${e(r.scenario)} <small class="muted">${VERDICT_LABEL[r.verdict]}</small></h2>
+  // Anchors carry the index: one report may hold the same scenario from several files.
+  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${badge(r.verdict)}</td></tr>`).join('');
+  const cards = results.map((r, i) => `
+<section class="card v-${r.verdict}" id="s${i}-${e(r.scenario)}">
+  <h2>${e(r.scenario)} ${badge(r.verdict)}</h2>
   <p>${e(r.explanation)}</p>
   <p class="muted">Model: ${e(r.prediction.steps.join('; '))}</p>
   ${svgTimeline(r)}
