@@ -16,15 +16,17 @@ const ms = parseMs(msText ?? null, 0, WORK_MS_MAX);
 if (!ms.ok) fail(ms.message);
 
 const target = process.env.LAB_HOOK_LOG || '/proc/1/fd/1';
-let fd: number;
+// The sleep is the hook's job; its log lines are extra evidence. If the container's log cannot
+// be opened (a runtime may not let a non-root user reopen PID 1's stdout), say so and still sleep.
+let fd: number | null = null;
 try {
   fd = openSync(target, 'a');
 } catch (error) {
-  fail(`cannot open the container log ${target}: ${(error as Error).message}`);
+  process.stderr.write(`hook: cannot open the container log ${target}: ${(error as Error).message}; sleeping without logging\n`);
 }
 const logEvent = createEventLog(
   { podUid: process.env.POD_UID || undefined, podName: process.env.POD_NAME || undefined },
-  (line) => { writeSync(fd, line); },
+  (line) => { if (fd !== null) writeSync(fd, line); },
 );
 logEvent('hook-start', { kind: 'exec', ms: ms.value });
 setTimeout(() => {

@@ -78,6 +78,14 @@ describe('exec hook program', () => {
     expect(events[1].mono - events[0].mono).toBeGreaterThanOrEqual(199);
   });
 
+  it('still sleeps, and says why, when the container log cannot be opened', async () => {
+    const hook = spawnTs('server/hook.ts', ['sleep', '150'], { LAB_HOOK_LOG: '/nonexistent/dir/log' });
+    const started = performance.now();
+    expect(await hook.exited).toEqual({ code: 0, signal: null });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150);
+    expect(hook.stderr()).toContain('cannot open the container log /nonexistent/dir/log');
+  });
+
   it('rejects a bad command with exit 2 and a usage line', async () => {
     const hook = spawnTs('server/hook.ts', ['nap', '5'], { LAB_HOOK_LOG: '/dev/null' });
     expect((await hook.exited).code).toBe(2);
