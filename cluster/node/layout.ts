@@ -15,6 +15,8 @@ export const ETCD_VERSION = 'v3.6.16';
 export const POD_CIDR = '10.244.0.0/24';
 export const SERVICE_CIDR = '10.96.0.0/16';
 export const BRIDGE = 'termlab0';
+/** The bridge's own address: the node's IP (a kubelet refuses a loopback one), on this machine only. */
+export const NODE_IP = '10.244.0.1';
 
 export const paths = {
   bin: join(STATE, 'bin'),

@@ -1,0 +1,75 @@
+// Configuration of containerd, the CNI bridge and the kubelet, for a root shell without systemd
+// on cgroup v1 (see docs/ci-node.md for why each setting is there).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { BRIDGE, NODE_IP, POD_CIDR, paths } from './layout.ts';
+
+export const PAUSE_IMAGE = 'docker.io/termlab/pause:0.1.0';
+export const LAB_IMAGE = 'docker.io/termlab/lab-server:0.1.0';
+
+export function writeContainerdConfig(snapshotter: string): void {
+  writeFileSync(paths.containerdConfig, `version = 2
+root = "${paths.containerdRoot}"
+state = "${paths.containerdState}"
+
+[grpc]
+  address = "${paths.containerdSocket}"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "${PAUSE_IMAGE}"
+  # No CAP_SYS_RESOURCE here: without this every sandbox fails on oom_score_adj.
+  restrict_oom_score_adj = true
+  enable_selinux = false
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "${snapshotter}"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        # PID 1 is not systemd: cgroupfs everywhere.
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "${paths.cniConf}"
+`);
+}
+
+export function writeCniConfig(): void {
+  mkdirSync(paths.cniConf, { recursive: true });
+  writeFileSync(join(paths.cniConf, '10-termlab.conflist'), JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'termlab',
+    plugins: [
+      // Pods talk to the host over this bridge only; nothing is masqueraded out.
+      { type: 'bridge', bridge: BRIDGE, isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet: POD_CIDR }]] } },
+    ],
+  }, null, 2));
+}
+
+export function writeKubeletConfig(): void {
+  writeFileSync(paths.kubeletConfig, toYaml({
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+    // The API server reaches the kubelet (logs, port-forward) at the node IP, on the bridge.
+    address: NODE_IP,
+    healthzBindAddress: '127.0.0.1',
+    healthzPort: 10248,
+    // Only the API server on this machine talks to the kubelet.
+    authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+    authorization: { mode: 'AlwaysAllow' },
+    cgroupDriver: 'cgroupfs',
+    // cgroup v1 without every controller: no QoS hierarchy, no node-allocatable enforcement.
+    cgroupsPerQOS: false,
+    enforceNodeAllocatable: [],
+    failCgroupV1: false,
+    failSwapOn: false,
+    containerRuntimeEndpoint: `unix://${paths.containerdSocket}`,
+    // containerd 1.6 cannot pin images: no image GC, or the pause image would be removed.
+    imageGCHighThresholdPercent: 100,
+    imageGCLowThresholdPercent: 99,
+    evictionHard: { 'memory.available': '1Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
+    serializeImagePulls: false,
+    maxPods: 30,
+  }));
+}
