@@ -230,7 +230,7 @@ export class Kubelet {
       }
       return;
     }
-    this.store.remove('pods', pod);
+    if (this.store.get('pods', pod.metadata.namespace, pod.metadata.name)?.metadata.uid === pod.metadata.uid) this.store.remove('pods', pod);
     this.workers.delete(pod.metadata.uid);
   }
 

@@ -77,8 +77,11 @@ export class PodRegistry {
     }
     pod.metadata.deletionTimestamp = deletionTimestamp;
     pod.metadata.deletionGracePeriodSeconds = grace;
-    if (grace === 0 && !pod.metadata.finalizers?.length && this.kubelet.isDone(pod.metadata.uid)) {
-      return this.store.remove('pods', pod);
+    if (grace === 0 && !pod.metadata.finalizers?.length) {
+      // Immediate deletion: the object goes now; the kubelet still stops whatever runs.
+      const removed = this.store.remove('pods', pod);
+      this.kubelet.podDeleting(pod);
+      return removed;
     }
     const updated = this.store.update('pods', pod);
     this.kubelet.podDeleting(updated);

@@ -60,6 +60,10 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
       report.notMine.push({ pod: name, owner: labels[OWNER_LABEL] ?? null });
       continue;
     }
+    if (pod.metadata?.deletionTimestamp && !pod.metadata.finalizers?.includes(HOLD_FINALIZER)) {
+      report.entries.push({ pod: name, run: labels[RUN_LABEL] ?? null, result: 'skipped', why: 'already being deleted' });
+      continue;
+    }
     const { take, why } = await candidacy(pod, options);
     if (take) candidates.push({ pod, why });
     else report.entries.push({ pod: name, run: labels[RUN_LABEL] ?? null, result: 'skipped', why });
