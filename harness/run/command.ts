@@ -102,7 +102,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
         await saveRun(record);
 
-        const reportsRoot = resolve(values.out ? join(values.out, '..') : 'reports');
+        const reportsRoot = resolve('reports');
         const runDir = resolve(values.out ?? join('reports', runId));
         await mkdir(runDir, { recursive: true });
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);

@@ -144,8 +144,8 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     await Promise.race([accepted, requestDone]);
     if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
 
-    const waited = request.accepted ? clock.now().mono - request.accepted.mono : 0;
-    await sleep(Math.max(0, scenario.deleteDelayMs - waited), undefined, { signal: ctx.signal });
+    const sinceAccepted = clock.now().mono - request.accepted.mono;
+    await sleep(Math.max(0, scenario.deleteDelayMs - sinceAccepted), undefined, { signal: ctx.signal });
 
     onPhase('deleting');
     const ack = await deleteWithRetry(ctx, name, uid, recorded);

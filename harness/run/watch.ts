@@ -39,6 +39,8 @@ export class PodWatch {
   private request: AbortController | null = null;
   private stopped = false;
   private reconnects = 0;
+  /** Set by a 410 ERROR event: the next reconnect lists again instead of resuming. */
+  private expired = false;
   private readonly waiters = new Set<() => void>();
   private readonly cluster: Cluster;
   private readonly namespace: string;
@@ -80,8 +82,6 @@ export class PodWatch {
     this.events.push(toWatchEvent(type as WatchEvent['type'], pod, this.clock.now()));
     this.wake();
   }
-
-  private expired = false;
 
   private async onDone(error: unknown): Promise<void> {
     if (this.stopped) return;
