@@ -1,6 +1,7 @@
 // Builds the observation from what one scenario run recorded. Every time keeps its source.
 import type * as k8s from '@kubernetes/client-node';
 import type { HarnessTime, Observation } from '../observation.ts';
+import { apiTimeString } from './clock.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { labEvents, type LogFollower } from './logs.ts';
 import type { RequestRecord } from './request.ts';
@@ -31,10 +32,9 @@ function finalStateOf(watch: PodWatch | null): Observation['finalState'] {
   const pod: k8s.V1Pod = watch.pods[index]!;
   const event = watch.events[index]!;
   const terminated = pod.status!.containerStatuses!.find((c) => c.state?.terminated)!.state!.terminated!;
-  const iso = (d: unknown) => (d ? new Date(d as string).toISOString().replace('.000Z', 'Z') : null);
   return {
     exitCode: terminated.exitCode, reason: terminated.reason ?? null, signal: terminated.signal ?? null,
-    startedAt: iso(terminated.startedAt), finishedAt: iso(terminated.finishedAt), message: terminated.message ?? null,
+    startedAt: apiTimeString(terminated.startedAt), finishedAt: apiTimeString(terminated.finishedAt), message: terminated.message ?? null,
     fromEvent: { type: event.type, resourceVersion: event.resourceVersion },
   };
 }

@@ -9,7 +9,7 @@ import type { HarnessTime, Observation } from '../observation.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { labPort, renderPod } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
-import type { RunClock } from './clock.ts';
+import { apiTimeString, type RunClock } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { buildObservation, type Recorded } from './observe.ts';
 import { openPortForward, type PortForwardHandle } from './portforward.ts';
@@ -152,7 +152,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     deleted = true;
     recorded.deleteAck = {
       at: ack.at,
-      deletionTimestamp: new Date(String(ack.pod.metadata!.deletionTimestamp)).toISOString().replace('.000Z', 'Z'),
+      deletionTimestamp: apiTimeString(ack.pod.metadata!.deletionTimestamp)!,
       deletionGracePeriodSeconds: ack.pod.metadata!.deletionGracePeriodSeconds ?? scenario.terminationGracePeriodSeconds,
     };
 

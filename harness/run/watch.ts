@@ -3,12 +3,11 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Cluster } from '../kube.ts';
 import type { WatchEvent } from '../observation.ts';
-import type { RunClock } from './clock.ts';
+import { apiTimeString, type RunClock } from './clock.ts';
 
 type Lifecycle = { event: 'connected' | 'dropped' | 'resumed' | 'expired-relisted' | 'gave-up'; at: ReturnType<RunClock['now']>; resourceVersion: string | null; detail?: string };
 
 const MAX_RECONNECTS = 10;
-const iso = (value: unknown) => (value instanceof Date ? value.toISOString().replace('.000Z', 'Z') : value ? String(value) : null);
 
 export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
@@ -18,7 +17,7 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
     uid: pod.metadata?.uid ?? null,
     phase: pod.status?.phase ?? null,
     conditions: (pod.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status })),
-    deletionTimestamp: iso(pod.metadata?.deletionTimestamp),
+    deletionTimestamp: apiTimeString(pod.metadata?.deletionTimestamp),
     deletionGracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds ?? null,
     containers: (pod.status?.containerStatuses ?? []).map((c) => {
       const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
