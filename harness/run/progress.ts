@@ -12,7 +12,7 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
   const names = scenarios.map((s) => s.name);
   const started = performance.now();
   const startedWall = Date.now();
-  const state = new Map(names.map((n) => [n, { phase: 'creating' as Phase, since: started, detail: '' }]));
+  const state = new Map(names.map((n) => [n, { phase: 'creating' as Phase, detail: '', endedAt: null as number | null }]));
   const width = Math.max(...names.map((n) => n.length));
   const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)}s`;
   if (!isTTY) {
@@ -28,10 +28,10 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
   const draw = () => {
     const lines = names.map((n) => {
       const s = state.get(n)!;
-      const finished = s.phase === 'done' || s.phase === 'failed';
+      const finished = s.endedAt !== null;
       // Time left before the pod's own deadline ends it: the same function the reaper uses.
       const left = finished ? '' : `  deadline in ${Math.ceil(secondsLeft(scenarios.find((x) => x.name === n)!, startedWall))}s`;
-      return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${elapsed(started)}${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
+      return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${(((s.endedAt ?? performance.now()) - started) / 1000).toFixed(1)}s${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
     });
     write(`${drawn ? `\x1b[${names.length}A` : ''}${lines.join('\n')}\n`);
     drawn = true;
@@ -40,7 +40,8 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
   draw();
   return {
     phase(scenario, phase, detail) {
-      state.set(scenario, { phase, since: performance.now(), detail: detail ?? '' });
+      const ended = phase === 'done' || phase === 'failed' ? performance.now() : null;
+      state.set(scenario, { phase, detail: detail ?? '', endedAt: ended });
     },
     stop() { clearInterval(timer); draw(); },
   };
