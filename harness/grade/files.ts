@@ -43,8 +43,10 @@ export async function gradePaths(paths: string[], options: { predictions?: Predi
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
   // A missing path is one problem; the other paths are still graded.
   for (const root of paths) {
+    let found = 0;
     try {
       for await (const path of observationPaths([root])) {
+        found++;
         try {
           const result = grade(await readObservation(path), { source: path, predictions: options.predictions });
           results.push(result);
@@ -54,6 +56,7 @@ export async function gradePaths(paths: string[], options: { predictions?: Predi
           noteProblem(error.message);
         }
       }
+      if (found === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
     } catch (error) {
       if (!isTermlabError(error)) throw error;
       noteProblem(error.message);

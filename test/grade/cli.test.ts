@@ -57,6 +57,12 @@ describe('termlab grade', () => {
     expect(r.stdout).toContain('1 graded');
   });
 
+  it('says so when a directory holds no observation files (exit 2)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'termlab-empty-'));
+    const r = await runCli(['grade', empty], offline);
+    expect(r).toMatchObject({ code: 2, stderr: expect.stringContaining('no *.observation.json files in it') });
+  });
+
   it('refuses an oversized file with a clear error instead of reading it', async () => {
     const big = mkdtempSync(join(tmpdir(), 'termlab-big-'));
     const path = join(big, 'huge.observation.json');
