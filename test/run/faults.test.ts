@@ -45,6 +45,13 @@ describe('runner resilience', () => {
     expect(result.checks.find((c) => c.id === 'evidence.run-complete')?.reason).toContain('resumed');
   });
 
+  it('sends the request straight to the pod IP with --transport direct', async () => {
+    const o = await runScenario({ ...context('run-t-0006'), transport: 'direct' }, cutScenario);
+    expect(o.run.transport).toBe('direct');
+    expect(o.request.outcome).toBe('cut');
+    expect(grade(o).verdict).toBe('matches-model');
+  });
+
   it('tries a failed delete again and records the failure', async () => {
     sim.fault({ fault: 'fail-next-delete', namespace: 'default', name: podNameFor(cutScenario, 'run-t-0003') });
     const o = await runScenario(context('run-t-0003'), cutScenario);
