@@ -33,6 +33,7 @@ export function createPortForwardServer() {
       if (data.length > 0 && data[0] === 0) upstream.write(data.subarray(1));
     });
     ws.on('close', () => upstream.destroy());
+    ws.on('error', () => upstream.destroy());
   }
 
   return { handleUpgrade, close: () => { for (const client of wss.clients) client.terminate(); wss.close(); } };

@@ -72,6 +72,7 @@ export class ContainerProcess {
       closeSync(writeFd);
     }
     const stdout = new Socket({ fd: readFd, readable: true, writable: false });
+    stdout.on('error', (error) => this.append({ wallMs: wallNow(), stream: 'stderr', text: `runtime: container stdout: ${error.message}` }));
     const streams: [LogLine['stream'], Readable][] = [['stdout', stdout], ['stderr', this.child.stderr!]];
     let openStreams = streams.length;
     const streamsClosed = new Promise<void>((resolve) => {

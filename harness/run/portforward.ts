@@ -19,6 +19,8 @@ export async function openPortForward(kc: KubeConfig, namespace: string, pod: st
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+    // A client that gives up (Ctrl-C, a cut) resets the socket; that is an end, not a crash.
+    socket.on('error', () => socket.destroy());
     const errorChannel = new Writable({ write(chunk, _enc, done) { errors.push(chunk.toString()); done(); } });
     forwarder.portForward(namespace, pod, [port], socket, errorChannel, socket).then((ws) => {
       if (typeof ws === 'function') return;

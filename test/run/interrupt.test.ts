@@ -24,13 +24,15 @@ describe('Ctrl-C during termlab run', () => {
     const out = join(dir, 'run');
     const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
     let interrupted = false;
     child.stdout.on('data', (c: Buffer) => {
       stdout += c;
       if (!interrupted && (stdout.match(/request in flight/g) ?? []).length >= 2) { interrupted = true; child.kill('SIGINT'); }
     });
     const code = await new Promise((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
+    expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(130);
     const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
     expect(files).toHaveLength(2);
     for (const f of files) {
