@@ -51,6 +51,14 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  // A bug must not pass for a verdict: say so plainly, with its own exit code. After Ctrl-C the
+  // run was interrupted whatever failed while it stopped, and the exit code says that.
+  const internalError = (error: unknown) => {
+    io.err(`termlab ${name}: internal error (please report it): ${error instanceof Error ? error.stack : String(error)}\n`);
+    return abort.signal.aborted ? EXIT.interrupted : EXIT.internalError;
+  };
+  process.on('uncaughtException', (error) => process.exit(internalError(error)));
+  process.on('unhandledRejection', (error) => process.exit(internalError(error)));
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -59,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
       io.err(`termlab ${name}: ${error.message}\nusage: ${command.usage}\n`);
       return EXIT.badInput;
     }
-    throw error;
+    return internalError(error);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);

@@ -103,7 +103,12 @@ export class PodWatch {
             this.events.push(toWatchEvent('MODIFIED', pod, this.clock.now()));
           }
           const listedVersion = list.metadata?.resourceVersion ?? this.lastVersion;
-          if (!list.items.length) this.events.push({ ...toWatchEvent('DELETED', this.pods.at(-1) ?? {}, this.clock.now()), resourceVersion: listedVersion });
+          if (!list.items.length) {
+            // Gone while we were not watching: record it as deleted, keeping pods and events aligned.
+            const last = this.pods.at(-1) ?? {};
+            this.pods.push(last);
+            this.events.push({ ...toWatchEvent('DELETED', last, this.clock.now()), resourceVersion: listedVersion });
+          }
           this.lastVersion = listedVersion;
           await this.connect('expired-relisted', `410 Expired; relisted at ${listedVersion}`);
         } else {
