@@ -35,7 +35,11 @@ export const gradeCommand: Command = {
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
     const run = await gradePaths(positionals, {
       predictions,
-      onResult: values.json ? undefined : (r) => io.out(`${VERDICT_LABEL[r.verdict]}  ${r.scenario}  (${r.source})\n    ${r.explanation}\n`),
+      onResult: values.json ? undefined : (r) => {
+        io.out(`${VERDICT_LABEL[r.verdict]}  ${r.scenario}  (${r.source})\n    ${r.explanation}\n`);
+        // The student's own prediction is graded apart from the run: show it apart.
+        for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${c.reason}\n`);
+      },
       onProblem: (p) => io.err(`termlab grade: ${p}\n`),
     });
     await writeReports(run, values);

@@ -76,6 +76,12 @@ describe('termlab grade', () => {
     const p = join(dir, '..', 'bad-predictions.yaml');
     writeFileSync(p, 'predictions: { x: { outcome: 7 } }');
     expect((await runCli(['grade', dir, '--predictions', p], offline))).toMatchObject({ code: 2, stderr: expect.stringContaining('predictions.x.outcome') });
+    const good = join(dir, '..', 'predictions.yaml');
+    writeFileSync(good, 'predictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  immediate: { outcome: completed, exitCode: 0 }\n');
+    const graded = await runCli(['grade', join(dir, 'cut-137-after-grace.observation.json'), join(dir, 'cut-17-immediate.observation.json'), '--predictions', good], offline);
+    expect(graded.code).toBe(1);
+    expect(graded.stdout).toContain('prediction ✓ you predicted cut/137 and that is what happened');
+    expect(graded.stdout).toContain('prediction fail: you predicted completed/0, the cluster did cut/17');
     expect((await runCli(['grade', '--bogus'], offline))).toMatchObject({ code: 2, stderr: expect.stringContaining('--bogus') });
     expect((await runCli(['grade'], offline)).code).toBe(2);
   });
