@@ -39,7 +39,7 @@ const intParam = (url: URL, name: string) => {
 };
 
 export function createApiServer(parts: SimParts) {
-  const { store, registry, kubelet, watches, faults, truth, portForward } = parts;
+  const { store, registry, kubelet, watches, truth, portForward } = parts;
 
   function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
     const labels = parseLabelSelector(url.searchParams.get('labelSelector'));

@@ -75,7 +75,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     }
   };
 
-  const http = createApiServer({ store, registry, kubelet, watches, faults, truth, portForward, applyFault });
+  const http = createApiServer({ store, registry, kubelet, watches, truth, portForward, applyFault });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());

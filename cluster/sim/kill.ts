@@ -2,7 +2,7 @@
 // step by step and with its names. Written apart from harness/grade/theory.ts on purpose.
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import type { ContainerProcess, ImageEntry } from './runtime.ts';
+import { resolvePort, type ContainerPort, type ContainerProcess, type ImageEntry } from './runtime.ts';
 import type { TruthRecord } from './truth.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
 
@@ -13,7 +13,7 @@ export interface KillContext {
   container: ContainerProcess;
   lifecycle: any;
   podIP: string;
-  ports: { name?: string; containerPort: number }[];
+  ports: ContainerPort[];
   env: Record<string, string>;
   image: ImageEntry;
   truth: TruthRecord;
@@ -117,7 +117,7 @@ function runExec(ctx: KillContext, command: string[]): Promise<void> {
 }
 
 function runHttpGet(ctx: KillContext, get: any): Promise<void> {
-  const port = typeof get.port === 'number' ? get.port : ctx.ports.find((p) => p.name === get.port)?.containerPort ?? Number(get.port);
+  const port = resolvePort(get.port, ctx.ports);
   return new Promise((resolve, reject) => {
     const req = request({ host: get.host || ctx.podIP, port, path: get.path ?? '/', method: 'GET', agent: false }, (res) => {
       res.resume();

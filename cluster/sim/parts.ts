@@ -1,4 +1,4 @@
-import type { FaultRequest, Faults } from './faults.ts';
+import type { FaultRequest } from './faults.ts';
 import type { Kubelet } from './kubelet.ts';
 import type { PodRegistry } from './pods.ts';
 import type { createPortForwardServer } from './portforward.ts';
@@ -12,7 +12,6 @@ export interface SimParts {
   registry: PodRegistry;
   kubelet: Kubelet;
   watches: WatchServer;
-  faults: Faults;
   truth: GroundTruth;
   portForward: ReturnType<typeof createPortForwardServer>;
   applyFault(request: FaultRequest): string;

@@ -1,13 +1,14 @@
 // Readiness: an httpGet probe drives the Ready condition. Until the first success the sim probes
 // every 50 ms instead of every periodSeconds, so a pod is Ready as soon as it can serve.
 import { request } from 'node:http';
+import { resolvePort, type ContainerPort } from './runtime.ts';
 
 const FAST_UNTIL_READY_MS = 50;
 
 export interface ProbeTarget {
   podIP: string;
   probe: any;
-  ports: { name?: string; containerPort: number }[];
+  ports: ContainerPort[];
   onChange(ready: boolean): void;
 }
 
@@ -16,7 +17,7 @@ export function startReadinessProber(target: ProbeTarget): () => void {
   const period = Math.max(1, Number(target.probe.periodSeconds ?? 10)) * 1000;
   const failureThreshold = Math.max(1, Number(target.probe.failureThreshold ?? 3));
   const timeoutMs = Math.max(1, Number(target.probe.timeoutSeconds ?? 1)) * 1000;
-  const port = typeof get.port === 'number' ? get.port : target.ports.find((p) => p.name === get.port)?.containerPort ?? Number(get.port);
+  const port = resolvePort(get.port, target.ports);
   let ready = false;
   let failures = 0;
   let stopped = false;

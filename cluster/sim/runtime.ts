@@ -130,3 +130,10 @@ export class ContainerProcess {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
   }
 }
+
+export type ContainerPort = { name?: string; containerPort: number };
+
+/** A probe's or hook's `port`: a number, or the name of one of the container's ports. */
+export function resolvePort(port: number | string, ports: ContainerPort[]): number {
+  return typeof port === 'number' ? port : ports.find((p) => p.name === port)?.containerPort ?? Number(port);
+}
