@@ -45,6 +45,24 @@ export const WatchLifecycleSchema = z.object({
   detail: z.string().optional(),
 });
 
+/**
+ * A pod read with GET, not a watch event: after a watch gap, after a 410 relist, or at the end of a
+ * scenario. Kept apart from the watch events so a re-read state is never disguised as one.
+ */
+export const PodReadSchema = z.object({
+  reason: z.enum(['watch-resumed', 'watch-relisted', 'final']),
+  at: HarnessTimeSchema,
+  /** False when the API answered NotFound: the pod is really gone. */
+  found: z.boolean(),
+  resourceVersion: z.string().nullable(),
+  uid: z.string().nullable(),
+  phase: z.string().nullable(),
+  deletionTimestamp: ApiTimeSchema.nullable(),
+  deletionGracePeriodSeconds: z.int().nullable(),
+  finalizers: z.array(z.string()),
+  containers: z.array(ContainerStateSchema),
+});
+
 export const LogLineSchema = z.object({
   receivedAt: HarnessTimeSchema,
   /** The `timestamps=true` prefix the API adds, verbatim. */
@@ -127,6 +145,7 @@ export const ObservationSchema = z.object({
   evidence: z.object({
     watchEvents: z.array(WatchEventSchema),
     watchLifecycle: z.array(WatchLifecycleSchema),
+    podReads: z.array(PodReadSchema).default([]),
     logLines: z.array(LogLineSchema),
     logEndedEarly: z.boolean(),
     podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),
@@ -137,6 +156,7 @@ export const ObservationSchema = z.object({
 export type Observation = z.infer<typeof ObservationSchema>;
 export type HarnessTime = z.infer<typeof HarnessTimeSchema>;
 export type WatchEvent = z.infer<typeof WatchEventSchema>;
+export type PodRead = z.infer<typeof PodReadSchema>;
 
 /** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
 export function formatIssue(issue: z.core.$ZodIssue): string {

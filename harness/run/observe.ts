@@ -19,6 +19,8 @@ export interface Recorded {
   watch: PodWatch | null;
   logs: LogFollower | null;
   podEvents: Observation['evidence']['podEvents'];
+  /** Pods read with GET after a watch gap or at the end, kept apart from watch events. */
+  podReads: Observation['evidence']['podReads'];
   cleanup: Observation['cleanup'];
   portForwardErrors: string[];
 }
@@ -95,6 +97,7 @@ export function buildObservation(r: Recorded): Observation {
     evidence: {
       watchEvents,
       watchLifecycle: r.watch?.lifecycle ?? [],
+      podReads: r.podReads,
       logLines: lines,
       // Early: the stream broke, or ended while the container was never seen to end.
       logEndedEarly: Boolean(r.logs && (r.logs.error !== null || (r.logs.ended && !finalState))),

@@ -63,7 +63,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
       transport: ctx.transport,
     },
     scenario, pod: null, podReady: null, watchEstablished: null, deleteIssued: null, deleteAck: null, request,
-    watch: null, logs: null, podEvents: [], cleanup: [], portForwardErrors: [],
+    watch: null, logs: null, podEvents: [], podReads: [], cleanup: [], portForwardErrors: [],
   };
   let uid: string | null = null;
   let created = false;

@@ -101,6 +101,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
     evidence: {
       watchEvents,
       watchLifecycle: [{ event: 'connected', at: at(1000), resourceVersion: '104' }],
+      podReads: [],
       logLines, logEndedEarly: false,
       podEvents: [{ reason: 'Killing', message: 'Stopping container lab', type: 'Normal', time: apiTime(deleted) }],
     },
