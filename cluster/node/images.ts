@@ -1,14 +1,15 @@
 // Images without a registry: OCI layouts made with umoci, imported into containerd with ctr.
-// The lab server image is this repository's server/, bundled to plain JavaScript for the host's
-// Node.js runtime, which is copied in with the libraries it links.
+// The lab server image follows the shared recipe (server/image.ts): its sources bundled to plain
+// JavaScript for the host's Node.js runtime, which is copied in with the libraries it links.
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
+import { hookIsShellScript, LAB_IMAGE, pathInImage, type LabImageRecipe } from '../../server/image.ts';
 import { REPO, paths } from './layout.ts';
 import { sh } from './steps.ts';
 
-const TAG = '0.1.0';
+const TAG = LAB_IMAGE.tag;
 
 function ociImage(name: string, fill: (rootfs: string) => void, config: string[]): string {
   const layout = join(paths.images, name);
@@ -46,28 +47,92 @@ function linkedLibraries(binary: string): string[] {
   return sh('ldd', [binary]).split('\n').map((line) => /(\/\S+) \(0x/.exec(line.trim())?.[1]).filter((p): p is string => Boolean(p));
 }
 
-export async function buildLabImage(): Promise<string> {
+/** One program the node's lab image holds: a bundle of a TypeScript source, or a file copied as it is. */
+export interface ImageProgram {
+  source: string;
+  target: string;
+  mode: number;
+  bundle: boolean;
+}
+
+export interface LabImagePlan {
+  programs: ImageProgram[];
+  /** Host programs copied in with the libraries they link (Node.js; /bin/sh for a shell hook). */
+  hostPrograms: { from: string; to: string }[];
+  config: { entrypoint: string[]; user: string; workingDir: string; env: string[]; exposedPorts: string[]; stopSignal: string };
+}
+
+const NODE_IN_IMAGE = '/usr/local/bin/node';
+const SHELL_IN_IMAGE = '/bin/sh';
+
+/** What the node's lab image holds, from the shared recipe (server/image.ts): no contents of its own. */
+export function labImagePlan(recipe: LabImageRecipe = LAB_IMAGE): LabImagePlan {
+  // The host's Node.js may be older than the Dockerfile's (no type stripping), so the sources are bundled to CommonJS.
+  const entryTarget = pathInImage(recipe, recipe.entryPoint).replace(/\.ts$/, '.cjs');
+  const hook: ImageProgram = hookIsShellScript(recipe)
+    ? { source: recipe.hookProgram, target: recipe.hookPath, mode: 0o755, bundle: false }
+    : { source: recipe.hookProgram, target: recipe.hookPath, mode: 0o755, bundle: true };
+  return {
+    programs: [{ source: recipe.entryPoint, target: entryTarget, mode: 0o644, bundle: true }, hook],
+    hostPrograms: [
+      { from: process.execPath, to: NODE_IN_IMAGE },
+      ...(hookIsShellScript(recipe) ? [{ from: SHELL_IN_IMAGE, to: SHELL_IN_IMAGE }] : []),
+    ],
+    config: {
+      entrypoint: [NODE_IN_IMAGE, entryTarget],
+      user: String(recipe.user),
+      workingDir: recipe.appDir,
+      env: Object.entries(recipe.env).map(([name, value]) => `${name}=${value}`),
+      exposedPorts: [`${recipe.port}/tcp`],
+      stopSignal: recipe.stopSignal,
+    },
+  };
+}
+
+export function umociConfigArgs(config: LabImagePlan['config']): string[] {
+  return [
+    ...config.entrypoint.flatMap((part) => ['--config.entrypoint', part]),
+    '--config.user', config.user, '--config.workingdir', config.workingDir,
+    ...config.env.flatMap((pair) => ['--config.env', pair]),
+    ...config.exposedPorts.flatMap((port) => ['--config.exposedports', port]),
+    '--config.stopsignal', config.stopSignal,
+  ];
+}
+
+function isExecutable(program: ImageProgram): boolean {
+  return (program.mode & 0o111) !== 0;
+}
+
+/** esbuild options for one bundled program; the test reads the same options to list a bundle's sources. */
+export function bundleOptions(program: ImageProgram, outfile: string): BuildOptions {
+  return {
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error',
+    entryPoints: [join(REPO, program.source)], outfile,
+    ...(isExecutable(program) ? { banner: { js: `#!${NODE_IN_IMAGE}` } } : {}),
+  };
+}
+
+export async function buildLabImage(plan: LabImagePlan = labImagePlan()): Promise<string> {
   const staging = mkdtempSync(join(tmpdir(), 'termlab-lab-'));
   try {
-    const common = { bundle: true, platform: 'node' as const, format: 'cjs' as const, target: 'node20', logLevel: 'error' as const };
-    await build({ ...common, entryPoints: [join(REPO, 'server/main.ts')], outfile: join(staging, 'main.cjs') });
-    await build({ ...common, entryPoints: [join(REPO, 'server/hook.ts')], outfile: join(staging, 'lab-hook'), banner: { js: '#!/usr/local/bin/node' } });
+    const staged = await Promise.all(plan.programs.map(async (program, index) => {
+      if (!program.bundle) return { program, file: join(REPO, program.source) };
+      const file = join(staging, String(index));
+      await build(bundleOptions(program, file));
+      return { program, file };
+    }));
     return ociImage('lab-server', (rootfs) => {
-      place(rootfs, process.execPath, '/usr/local/bin/node', 0o755);
-      for (const library of linkedLibraries(process.execPath)) place(rootfs, library, library);
-      place(rootfs, join(staging, 'main.cjs'), '/app/server/main.cjs', 0o644);
-      place(rootfs, join(staging, 'lab-hook'), '/usr/local/bin/lab-hook', 0o755);
+      for (const { from, to } of plan.hostPrograms) {
+        place(rootfs, from, to, 0o755);
+        for (const library of linkedLibraries(from)) place(rootfs, library, library);
+      }
+      for (const { program, file } of staged) place(rootfs, file, program.target, program.mode);
       mkdirSync(join(rootfs, 'etc'), { recursive: true });
       writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000:node:/home/node:/sbin/nologin\n');
       writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
       mkdirSync(join(rootfs, 'tmp'), { recursive: true });
       chmodSync(join(rootfs, 'tmp'), 0o1777);
-    }, [
-      '--config.entrypoint', '/usr/local/bin/node', '--config.entrypoint', '/app/server/main.cjs',
-      '--config.user', '1000', '--config.workingdir', '/app',
-      '--config.env', 'LAB_MODE=graceful', '--config.env', 'PORT=8080', '--config.env', 'HOST=0.0.0.0',
-      '--config.exposedports', '8080/tcp', '--config.stopsignal', 'SIGTERM',
-    ]);
+    }, umociConfigArgs(plan.config));
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
