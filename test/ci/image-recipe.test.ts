@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { LAB_IMAGE as NODE_LAB_IMAGE } from '../../cluster/node/configs.ts';
 import { bundleOptions, labImagePlan, umociConfigArgs } from '../../cluster/node/images.ts';
 import { REPO } from '../../cluster/node/layout.ts';
 import { HOOK_PROGRAM } from '../../harness/scenario/render.ts';
@@ -92,6 +93,7 @@ describe('the lab image recipe', () => {
   it('names the image the pod template runs, and the node tags it the same', () => {
     const pod = parse(readFileSync(join(REPO, 'manifests/lab-pod.yaml'), 'utf8'));
     expect(pod.spec.containers[0].image).toBe(imageReference(LAB_IMAGE));
+    expect(NODE_LAB_IMAGE).toBe(`docker.io/${imageReference(LAB_IMAGE)}`);
     const args = umociConfigArgs(labImagePlan().config);
     expect(args.slice(args.indexOf('--config.user'), args.indexOf('--config.user') + 2)).toEqual(['--config.user', String(LAB_IMAGE.user)]);
   });

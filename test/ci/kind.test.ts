@@ -1,0 +1,117 @@
+// kind:up and kind:down as real processes. Docker and kind cannot run on these machines, so the
+// programs they drive are small stand-ins on PATH that record their arguments and answer as the
+// case needs; what is checked is the exact command lines and the one-line messages.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLUSTER_NAME, CONTEXT, KIND_CONFIG, KIND_VERSION, LAB_IMAGE_REFERENCE, REPO, RUN_LINE } from '../../cluster/kind/versions.ts';
+import { EXIT_SETUP_FAILED } from '../../cluster/kind/tools.ts';
+
+let bin: string;
+let calls: string;
+
+beforeEach(() => {
+  bin = mkdtempSync(join(tmpdir(), 'termlab-kind-bin-'));
+  calls = join(bin, 'calls.log');
+  writeFileSync(calls, '');
+});
+afterEach(() => rmSync(bin, { recursive: true, force: true }));
+
+/** A stand-in program: logs its arguments, then runs `body` (POSIX sh builtins only: PATH holds nothing else). */
+function stub(name: string, body = 'exit 0'): void {
+  const file = join(bin, name);
+  writeFileSync(file, `#!/bin/sh\necho "${name} $*" >> "${calls}"\n${body}\n`);
+  chmodSync(file, 0o755);
+}
+
+const dockerWorks = () => stub('docker', 'case "$1" in version) echo 28.2.2 ;; esac');
+const kindWithClusters = (clusters: string) =>
+  stub('kind', `case "$1 $2" in "version ") echo "kind ${KIND_VERSION} go1.24.6 linux/amd64" ;; "get clusters") printf '${clusters}' ;; esac`);
+
+function npmScript(script: 'up' | 'down') {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, `cluster/kind/${script}.ts`)], {
+    cwd: REPO, encoding: 'utf8', env: { ...process.env, PATH: bin },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls: readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean) };
+}
+
+function oneLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('kind:up', () => {
+  it('says in one line that docker is missing', () => {
+    const result = npmScript('up');
+    expect(result.status).toBe(EXIT_SETUP_FAILED);
+    expect(oneLine(result.stderr)).toMatch(/^kind:up: docker not found on PATH: install Docker/);
+  });
+
+  it('says in one line that the docker daemon does not answer', () => {
+    stub('docker', 'echo "Cannot connect to the Docker daemon at unix:///var/run/docker.sock." >&2; exit 1');
+    const result = npmScript('up');
+    expect(result.status).toBe(EXIT_SETUP_FAILED);
+    expect(oneLine(result.stderr)).toBe('kind:up: docker is installed but its daemon does not answer (Cannot connect to the Docker daemon at unix:///var/run/docker.sock.): start Docker');
+  });
+
+  it('says in one line that kind is missing, and which release to install', () => {
+    dockerWorks();
+    const result = npmScript('up');
+    expect(result.status).toBe(EXIT_SETUP_FAILED);
+    expect(oneLine(result.stderr)).toBe(`kind:up: kind not found on PATH: install kind: go install sigs.k8s.io/kind@${KIND_VERSION} (kind.sigs.k8s.io/docs/user/quick-start)`);
+  });
+
+  it('refuses in one line when the cluster already exists, and changes nothing', () => {
+    dockerWorks();
+    kindWithClusters(`other\\n${CLUSTER_NAME}\\n`);
+    const result = npmScript('up');
+    expect(result.status).toBe(EXIT_SETUP_FAILED);
+    expect(oneLine(result.stderr)).toBe(`kind:up: a kind cluster named ${CLUSTER_NAME} already exists: use it (${RUN_LINE}) or remove it first (npm run kind:down)`);
+    expect(result.calls.filter((call) => / (build|create|load|apply) /.test(call))).toEqual([]);
+  });
+
+  it('builds, creates, loads and applies with the documented command lines, then prints the run line', () => {
+    dockerWorks();
+    kindWithClusters('');
+    stub('kubectl');
+    const result = npmScript('up');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.calls.filter((call) => !/ (version|get clusters)/.test(call))).toEqual([
+      `docker build -f server/Dockerfile --target lab -t ${LAB_IMAGE_REFERENCE} .`,
+      `kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --wait 120s`,
+      `kind load docker-image ${LAB_IMAGE_REFERENCE} --name ${CLUSTER_NAME}`,
+      `kubectl --context ${CONTEXT} apply -f manifests/namespace.yaml -f manifests/rbac.yaml`,
+    ]);
+    expect(result.stdout.trim().split('\n').at(-1)?.trim()).toBe('npx termlab run --context kind-termlab --namespace termlab');
+  });
+
+  it('stops at a failed image build, before creating a cluster', () => {
+    stub('docker', 'case "$1" in version) echo 28.2.2 ;; build) exit 1 ;; esac');
+    kindWithClusters('');
+    const result = npmScript('up');
+    expect(result.status).toBe(EXIT_SETUP_FAILED);
+    expect(oneLine(result.stderr)).toMatch(/^kind:up: docker build .* exited 1$/);
+    expect(result.calls.some((call) => call.startsWith('kind create'))).toBe(false);
+  });
+});
+
+describe('kind:down', () => {
+  it('deletes only the lab cluster', () => {
+    kindWithClusters(`${CLUSTER_NAME}\\nother\\n`);
+    const result = npmScript('down');
+    expect(result.status).toBe(0);
+    expect(result.calls).toEqual(['kind get clusters', `kind delete cluster --name ${CLUSTER_NAME}`]);
+  });
+
+  it('is a no-op when there is no such cluster', () => {
+    kindWithClusters('other\\n');
+    const result = npmScript('down');
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(`kind:down: no kind cluster named ${CLUSTER_NAME}; nothing to do`);
+    expect(result.calls).toEqual(['kind get clusters']);
+  });
+});
