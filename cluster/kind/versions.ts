@@ -19,7 +19,7 @@ export const NAMESPACE = 'termlab';
 export const KIND_CONFIG = 'manifests/kind-config.yaml';
 export const CLUSTER_MANIFESTS = ['manifests/namespace.yaml', 'manifests/rbac.yaml'];
 export const LAB_IMAGE_REFERENCE = imageReference(LAB_IMAGE);
-/** Seconds kind waits for the control plane to be Ready. */
+/** How long kind waits for the control plane to be Ready (kind's --wait, kind-action's wait). */
 export const CREATE_WAIT = '120s';
 
 const kindConfigSchema = z.object({

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLUSTER_NAME, CONTEXT, KIND_CONFIG, KIND_VERSION, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage } from '../../cluster/kind/versions.ts';
+import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, KIND_CONFIG, KIND_VERSION, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage } from '../../cluster/kind/versions.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');
 /** .ci/run installs this version here; the test builds it here too when Go is present. */
@@ -107,7 +107,7 @@ describe('the lab workflow, in step with the pins', () => {
   });
 
   it('creates the cluster with the kind release, config and name that kind:up uses', () => {
-    expect(step('helm/kind-action')?.with).toEqual({ version: KIND_VERSION, config: KIND_CONFIG, cluster_name: CLUSTER_NAME, kubectl_version: KUBECTL_VERSION });
+    expect(step('helm/kind-action')?.with).toEqual({ version: KIND_VERSION, config: KIND_CONFIG, cluster_name: CLUSTER_NAME, wait: CREATE_WAIT, kubectl_version: KUBECTL_VERSION });
     expect(workflow.env).toMatchObject({ CLUSTER: CLUSTER_NAME, IMAGE: LAB_IMAGE_REFERENCE });
     expect(`kind-${workflow.env.CLUSTER}`).toBe(CONTEXT);
     // A Kubernetes where the sleep preStop action is GA (1.34 and later), pinned by digest.
