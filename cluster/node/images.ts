@@ -69,9 +69,7 @@ const SHELL_IN_IMAGE = '/bin/sh';
 export function labImagePlan(recipe: LabImageRecipe = LAB_IMAGE): LabImagePlan {
   // The host's Node.js may be older than the Dockerfile's (no type stripping), so the sources are bundled to CommonJS.
   const entryTarget = pathInImage(recipe, recipe.entryPoint).replace(/\.ts$/, '.cjs');
-  const hook: ImageProgram = hookIsShellScript(recipe)
-    ? { source: recipe.hookProgram, target: recipe.hookPath, mode: 0o755, bundle: false }
-    : { source: recipe.hookProgram, target: recipe.hookPath, mode: 0o755, bundle: true };
+  const hook: ImageProgram = { source: recipe.hookProgram, target: recipe.hookPath, mode: 0o755, bundle: !hookIsShellScript(recipe) };
   return {
     programs: [{ source: recipe.entryPoint, target: entryTarget, mode: 0o644, bundle: true }, hook],
     hostPrograms: [
@@ -128,8 +126,9 @@ export async function buildLabImage(plan: LabImagePlan = labImagePlan()): Promis
       }
       for (const { program, file } of staged) place(rootfs, file, program.target, program.mode);
       mkdirSync(join(rootfs, 'etc'), { recursive: true });
-      writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000:node:/home/node:/sbin/nologin\n');
-      writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
+      const user = plan.config.user;
+      writeFileSync(join(rootfs, 'etc/passwd'), `root:x:0:0:root:/root:/sbin/nologin\nnode:x:${user}:${user}:node:/home/node:/sbin/nologin\n`);
+      writeFileSync(join(rootfs, 'etc/group'), `root:x:0:\nnode:x:${user}:\n`);
       mkdirSync(join(rootfs, 'tmp'), { recursive: true });
       chmodSync(join(rootfs, 'tmp'), 0o1777);
     }, umociConfigArgs(plan.config));

@@ -10,7 +10,7 @@ import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, KIND_CONFIG, KIND_VERSION, KUBECTL_
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');
 /** .ci/run installs this version here; the test builds it here too when Go is present. */
-export const ACTIONLINT_VERSION = 'v1.7.12';
+const ACTIONLINT_VERSION = 'v1.7.12';
 const TOOLS_BIN = join(REPO, '.termlab/tools/bin');
 /** A cold build of actionlint from the Go module proxy on a busy 2-core machine. */
 const GO_INSTALL_TIMEOUT_MS = 10 * 60_000;
