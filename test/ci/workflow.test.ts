@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { LAB_STAGE } from '../../server/dockerfile.ts';
 import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, KIND_CONFIG, KIND_VERSION, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage } from '../../cluster/kind/versions.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');
@@ -112,6 +113,12 @@ describe('the lab workflow, in step with the pins', () => {
     expect(`kind-${workflow.env.CLUSTER}`).toBe(CONTEXT);
     // A Kubernetes where the sleep preStop action is GA (1.34 and later), pinned by digest.
     expect(kindNodeImage()).toMatch(/^kindest\/node:v1\.(3[4-9]|[4-9]\d)\.\d+@sha256:[0-9a-f]{64}$/);
+  });
+
+  it('builds the lab stage of the recipe\'s Dockerfile and loads it into the cluster, as kind:up does', () => {
+    const runLines = steps.map((s) => String(s.run ?? ''));
+    expect(runLines).toContain(`docker build -f server/Dockerfile --target ${LAB_STAGE} -t "$IMAGE" .`);
+    expect(runLines).toContain('kind load docker-image "$IMAGE" --name "$CLUSTER"');
   });
 
   it('runs the lab on that context and namespace, then reports even when the lab failed', () => {
