@@ -53,12 +53,16 @@ export function startComponent(name: string, command: string, args: string[], en
   mkdirSync(paths.logs, { recursive: true });
   mkdirSync(paths.pids, { recursive: true });
   const log = join(paths.logs, `${name}.log`);
+  // Never overwrite the record of a live component: cluster:down finds processes only through it.
+  const pidFile = join(paths.pids, `${name}.pid`);
+  const recorded = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0;
+  if (recorded > 0 && alive(recorded)) throw new StepError(`${name} is already running (pid ${recorded}): run npm run cluster:down first`);
   const fd = openSync(log, 'a');
   const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
   closeSync(fd);
   child.unref();
   if (!child.pid) throw new StepError(`${name} did not start`, log);
-  writeFileSync(join(paths.pids, `${name}.pid`), `${child.pid}\n`);
+  writeFileSync(pidFile, `${child.pid}\n`);
   return { pid: child.pid, log };
 }
 
