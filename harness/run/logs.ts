@@ -1,8 +1,6 @@
 // Follows the container log with the API's timestamps; each line keeps when the harness got it.
-import { PassThrough } from 'node:stream';
-import { createInterface } from 'node:readline';
-import * as k8s from '@kubernetes/client-node';
-import type { Cluster } from '../kube.ts';
+// A stream the API cut is made whole afterwards from a full read of the log.
+import { followLog, readLog, type Cluster } from '../kube/index.ts';
 import type { Observation } from '../observation.ts';
 import type { RunClock } from './clock.ts';
 
@@ -10,22 +8,24 @@ type LogLine = Observation['evidence']['logLines'][number];
 
 const MAX_LINE = 64 * 1024;
 
+function splitStamp(raw: string): { apiTime: string | null; text: string } {
+  const space = raw.indexOf(' ');
+  const stamped = space > 0 && /^\d{4}-\d\d-\d\dT/.test(raw);
+  return { apiTime: stamped ? raw.slice(0, space) : null, text: (stamped ? raw.slice(space + 1) : raw).slice(0, MAX_LINE) };
+}
+
 export class LogFollower {
-  readonly lines: LogLine[] = [];
+  lines: LogLine[] = [];
   ended = false;
   error: string | null = null;
-  private controller: AbortController | null = null;
+  private handle: { stop(): void } | null = null;
   private endWaiters: (() => void)[] = [];
 
   async start(cluster: Cluster, namespace: string, pod: string, container: string, clock: RunClock): Promise<void> {
-    const stream = new PassThrough();
-    createInterface({ input: stream }).on('line', (raw) => {
-      const space = raw.indexOf(' ');
-      const stamped = space > 0 && /^\d{4}-\d\d-\d\dT/.test(raw);
-      this.lines.push({ receivedAt: clock.now(), apiTime: stamped ? raw.slice(0, space) : null, text: (stamped ? raw.slice(space + 1) : raw).slice(0, MAX_LINE) });
-    }).on('close', () => this.finish(null));
-    stream.on('error', (error) => this.finish(error.message));
-    this.controller = await new k8s.Log(cluster.kc).log(namespace, pod, container, stream, { follow: true, timestamps: true });
+    this.handle = await followLog(cluster, namespace, pod, container, {
+      line: (raw) => this.lines.push({ receivedAt: clock.now(), ...splitStamp(raw) }),
+      end: (error) => this.finish(error),
+    });
   }
 
   private finish(error: string | null): void {
@@ -44,8 +44,36 @@ export class LogFollower {
     });
   }
 
+  /**
+   * After a cut stream: reads the whole log again and puts in, in log order, the lines the stream
+   * missed (received now). The lines it did deliver keep their own receive times.
+   */
+  async recover(cluster: Cluster, namespace: string, pod: string, container: string, clock: RunClock): Promise<number> {
+    const whole = await readLog(cluster, namespace, pod, container);
+    const received = new Map<string, LogLine[]>();
+    for (const line of this.lines) {
+      const key = `${line.apiTime} ${line.text}`;
+      received.set(key, [...(received.get(key) ?? []), line]);
+    }
+    const at = clock.now();
+    let added = 0;
+    const merged: LogLine[] = [];
+    for (const raw of whole.split('\n')) {
+      if (!raw) continue;
+      const parsed = splitStamp(raw);
+      const same = received.get(`${parsed.apiTime} ${parsed.text}`);
+      if (same?.length) merged.push(same.shift()!);
+      else { merged.push({ receivedAt: at, ...parsed }); added++; }
+    }
+    this.lines = merged;
+    // The log is whole again: the stream's break no longer hides anything.
+    this.error = null;
+    this.ended = true;
+    return added;
+  }
+
   stop(): void {
-    this.controller?.abort();
+    this.handle?.stop();
   }
 }
 

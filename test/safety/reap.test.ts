@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
-import { connect, type Cluster } from '../../harness/kube.ts';
+import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { ownershipLabels } from '../../harness/safety/labels.ts';
 import { reap } from '../../harness/safety/reap.ts';
 import { newRunRecord, readRun, saveRun } from '../../harness/safety/runs.ts';
