@@ -41,7 +41,8 @@ export class ApiHealth {
   readonly patienceMs: number;
   readonly requestTimeoutMs: number;
   private outageStartedAt: number | null = null;
-  private lastReportAt = 0;
+  private reportTimer: NodeJS.Timeout | null = null;
+  private lastFailure = '';
   private readonly listeners = new Set<(report: OutageReport) => void>();
 
   constructor(patienceMs = DEFAULT_API_PATIENCE_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
@@ -58,16 +59,20 @@ export class ApiHealth {
     if (this.outageStartedAt === null) return;
     const seconds = (performance.now() - this.outageStartedAt) / 1000;
     this.outageStartedAt = null;
+    if (this.reportTimer) { clearInterval(this.reportTimer); this.reportTimer = null; }
     for (const listener of this.listeners) listener({ state: 'reachable', seconds });
   }
 
   failed(failure: Failure): void {
-    const now = performance.now();
-    if (this.outageStartedAt === null) { this.outageStartedAt = now; this.lastReportAt = now; return; }
-    if (now - this.lastReportAt >= OUTAGE_REPORT_EVERY_MS) {
-      this.lastReportAt = now;
-      for (const listener of this.listeners) listener({ state: 'unreachable', seconds: (now - this.outageStartedAt) / 1000, detail: failure.text });
-    }
+    this.lastFailure = failure.text;
+    if (this.outageStartedAt !== null) return;
+    const startedAt = performance.now();
+    this.outageStartedAt = startedAt;
+    // Said on a clock of its own: the calls themselves may be waiting out a long backoff.
+    this.reportTimer = setInterval(() => {
+      for (const listener of this.listeners) listener({ state: 'unreachable', seconds: (performance.now() - startedAt) / 1000, detail: this.lastFailure });
+    }, OUTAGE_REPORT_EVERY_MS);
+    this.reportTimer.unref();
   }
 
   /** When a caller that began failing at `since` must give up. */

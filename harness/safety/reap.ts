@@ -81,9 +81,11 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
       if (now.metadata?.uid !== pod.metadata?.uid) { entry('skipped', 'replaced by a new pod since the list'); continue; }
       if (labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run) { entry('skipped', 'its owner or run changed since the list'); continue; }
       if (options.dryRun) { entry('would delete', why); continue; }
-      if (now.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
+      // A pod already being deleted goes as soon as it is released: that counts as deleted.
+      const released = now.metadata?.finalizers?.includes(HOLD_FINALIZER) && (await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER)) === 'removed';
       const deleted = await deletePod(cluster, namespace, name, pod.metadata!.uid!);
-      entry(deleted === 'gone' ? 'skipped' : 'deleted', deleted === 'gone' ? 'already gone' : why);
+      if (deleted === 'gone' && !released) entry('skipped', 'already gone');
+      else entry('deleted', why);
     } catch (error) {
       entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
     }
