@@ -45,9 +45,13 @@ export class ApiHealth {
   private lastFailure = '';
   private readonly listeners = new Set<(report: OutageReport) => void>();
 
-  constructor(patienceMs = DEFAULT_API_PATIENCE_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
+  /** The monotonic clock outages are measured on (tests give their own). */
+  readonly now: () => number;
+
+  constructor(patienceMs = DEFAULT_API_PATIENCE_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, now: () => number = () => performance.now()) {
     this.patienceMs = patienceMs;
     this.requestTimeoutMs = requestTimeoutMs;
+    this.now = now;
   }
 
   onReport(listener: (report: OutageReport) => void): () => void {
@@ -57,7 +61,7 @@ export class ApiHealth {
 
   answered(): void {
     if (this.outageStartedAt === null) return;
-    const seconds = (performance.now() - this.outageStartedAt) / 1000;
+    const seconds = (this.now() - this.outageStartedAt) / 1000;
     this.outageStartedAt = null;
     if (this.reportTimer) { clearInterval(this.reportTimer); this.reportTimer = null; }
     for (const listener of this.listeners) listener({ state: 'reachable', seconds });
@@ -66,11 +70,11 @@ export class ApiHealth {
   failed(failure: Failure): void {
     this.lastFailure = failure.text;
     if (this.outageStartedAt !== null) return;
-    const startedAt = performance.now();
+    const startedAt = this.now();
     this.outageStartedAt = startedAt;
     // Said on a clock of its own: the calls themselves may be waiting out a long backoff.
     this.reportTimer = setInterval(() => {
-      for (const listener of this.listeners) listener({ state: 'unreachable', seconds: (performance.now() - startedAt) / 1000, detail: this.lastFailure });
+      for (const listener of this.listeners) listener({ state: 'unreachable', seconds: (this.now() - startedAt) / 1000, detail: this.lastFailure });
     }, OUTAGE_REPORT_EVERY_MS);
     this.reportTimer.unref();
   }
@@ -98,7 +102,7 @@ export interface RetryOptions {
 }
 
 export function unreachable(target: RetryTarget, what: string, failure: Failure, startedAt: number): TermlabError {
-  const seconds = Math.round((performance.now() - startedAt) / 1000);
+  const seconds = Math.round((target.health.now() - startedAt) / 1000);
   return new TermlabError('API_UNREACHABLE',
     `${what}: the API of context "${target.context}" (${target.server}) did not answer for ${seconds}s, past --api-patience ${target.health.patienceMs / 1000}s (last: ${failure.text})`,
     { context: target.context, server: target.server, status: failure.status });
@@ -133,8 +137,8 @@ export async function withRetry<T>(target: RetryTarget, what: string, call: () =
     }
     target.health.failed(failure);
     options.onTransientFailure?.(failure, attempt);
-    failingSince ??= performance.now();
-    const left = target.health.deadline(failingSince) - performance.now();
+    failingSince ??= target.health.now();
+    const left = target.health.deadline(failingSince) - target.health.now();
     if (options.signal?.aborted) throw interrupted(what);
     if (left <= 0) throw unreachable(target, what, failure, failingSince);
     const waitMs = Math.min(left, Math.max(backoff.next(), (failure.retryAfterSeconds ?? 0) * 1000));

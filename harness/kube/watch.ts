@@ -133,10 +133,10 @@ export class PodWatchStream {
           return;
         }
         health.failed(failure);
-        failingSince ??= performance.now();
-        const left = health.deadline(failingSince) - performance.now();
+        failingSince ??= health.now();
+        const left = health.deadline(failingSince) - health.now();
         if (left <= 0) {
-          this.callbacks.life('gave-up', this.lastVersion, `the API did not answer for ${Math.round((performance.now() - failingSince) / 1000)}s (--api-patience ${health.patienceMs / 1000}s): ${failure.text}`);
+          this.callbacks.life('gave-up', this.lastVersion, `the API did not answer for ${Math.round((health.now() - failingSince) / 1000)}s (--api-patience ${health.patienceMs / 1000}s): ${failure.text}`);
           return;
         }
         waitMs = Math.min(left, Math.max(this.backoff.next(), (failure.retryAfterSeconds ?? 0) * 1000));
