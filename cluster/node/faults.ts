@@ -3,7 +3,7 @@
 // and after 20 s, the kubelet paused (SIGSTOP/SIGCONT) during the hook, and the API kept down past
 // --api-patience (exit 3, then `termlab reap`). Needs `npm run cluster:up` first, as test:cluster.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -96,7 +96,7 @@ async function termlabRun(name: string, extra: string[], fault?: () => Promise<v
   const endedAt = performance.now();
   await injected;
   const verdicts: Record<string, string> = {};
-  for (const file of readdirSync(out).filter((f) => f.endsWith('.observation.json'))) {
+  for (const file of (existsSync(out) ? readdirSync(out) : []).filter((f) => f.endsWith('.observation.json'))) {
     const scenario = file.replace('.observation.json', '');
     const row = stdout.split('\n').find((l) => l.startsWith(`${scenario} `));
     verdicts[scenario] = row?.match(/(matches the model|differs from the model|inconclusive[^\n]*|evidence [a-z]+)/)?.[1] ?? '?';
