@@ -17,6 +17,12 @@ const TRANSPORT = 'direct';
 /** The kubelet starts the hook about 1.6 s after the delete on this node (docs/ci-node.md); pause it inside. */
 const KUBELET_PAUSE_AFTER_TERMINATING_MS = 2_000;
 const KUBELET_PAUSE_MS = 5_000;
+/**
+ * The kill comes this long after the delete: once the kubelet has seen it and started the hook.
+ * Killed before the kubelet's own watch delivered the deletion, the kubelet starts the whole
+ * termination only when the API is back — a cluster effect the runner cannot undo (seen on this node).
+ */
+const API_KILL_AFTER_TERMINATING_MS = 2_500;
 const SHORT_OUTAGE_MS = 3_000;
 const LONG_OUTAGE_MS = 20_000;
 /** For the case past the budget: a short patience and an outage well beyond it. */
@@ -54,6 +60,7 @@ async function apiReady(): Promise<void> {
 }
 
 async function killApiServer(downMs: number): Promise<void> {
+  await sleep(API_KILL_AFTER_TERMINATING_MS);
   const pid = pidOf('kube-apiserver');
   const argv = commandLine(pid);
   process.kill(pid, 'SIGKILL');

@@ -14,10 +14,13 @@ export interface LogStreamCallbacks {
 
 const logPath = (namespace: string, pod: string) => `/api/v1/namespaces/${namespace}/pods/${pod}/log`;
 
-/** Follows a container's log; resolves once the API answered, retrying within the outage budget. */
-export async function followLog(cluster: Cluster, namespace: string, pod: string, container: string, callbacks: LogStreamCallbacks, options?: RetryOptions): Promise<{ stop(): void }> {
+/**
+ * Follows a container's log (from `sinceTime`, an API timestamp, when given); resolves once the
+ * API answered, retrying within the outage budget.
+ */
+export async function followLog(cluster: Cluster, namespace: string, pod: string, container: string, callbacks: LogStreamCallbacks, sinceTime?: string, options?: RetryOptions): Promise<{ stop(): void }> {
   const stream: OpenStream = await withRetry(cluster, `follow the log of ${namespace}/${pod}`,
-    () => openStream(cluster, logPath(namespace, pod), { container, follow: true, timestamps: true }), options);
+    () => openStream(cluster, logPath(namespace, pod), { container, follow: true, timestamps: true, sinceTime }), options);
   let ended = false;
   const end = (error: string | null) => { if (!ended) { ended = true; callbacks.end(error); } };
   // A stream cut by the API (not by the container's end) leaves the response aborted.

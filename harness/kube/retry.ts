@@ -42,6 +42,7 @@ export class ApiHealth {
   readonly requestTimeoutMs: number;
   private outageStartedAt: number | null = null;
   private reportTimer: NodeJS.Timeout | null = null;
+  private readonly backWaiters = new Set<() => void>();
   private lastFailure = '';
   private readonly listeners = new Set<(report: OutageReport) => void>();
 
@@ -59,7 +60,23 @@ export class ApiHealth {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Waits `ms`, or less if another call hears from the API meanwhile: the first to get through
+   * wakes the rest instead of leaving them to sleep out their backoff.
+   */
+  async pause(ms: number, signal?: AbortSignal): Promise<void> {
+    const quit = new AbortController();
+    const back = new Promise<void>((resolve) => this.backWaiters.add(resolve));
+    try {
+      await Promise.race([sleep(ms, undefined, { signal: signal ? AbortSignal.any([signal, quit.signal]) : quit.signal }), back]);
+    } finally {
+      quit.abort();
+    }
+  }
+
   answered(): void {
+    for (const wake of this.backWaiters) wake();
+    this.backWaiters.clear();
     if (this.outageStartedAt === null) return;
     const seconds = (this.now() - this.outageStartedAt) / 1000;
     this.outageStartedAt = null;
@@ -77,6 +94,11 @@ export class ApiHealth {
       for (const listener of this.listeners) listener({ state: 'unreachable', seconds: (this.now() - startedAt) / 1000, detail: this.lastFailure });
     }, OUTAGE_REPORT_EVERY_MS);
     this.reportTimer.unref();
+  }
+
+  /** When the outage began (or `since`, if later calls have not failed yet). */
+  outageSince(since: number): number {
+    return Math.min(since, this.outageStartedAt ?? since);
   }
 
   /** When a caller that began failing at `since` must give up. */
@@ -102,7 +124,7 @@ export interface RetryOptions {
 }
 
 export function unreachable(target: RetryTarget, what: string, failure: Failure, startedAt: number): TermlabError {
-  const seconds = Math.round((target.health.now() - startedAt) / 1000);
+  const seconds = Math.round((target.health.now() - target.health.outageSince(startedAt)) / 1000);
   return new TermlabError('API_UNREACHABLE',
     `${what}: the API of context "${target.context}" (${target.server}) did not answer for ${seconds}s, past --api-patience ${target.health.patienceMs / 1000}s (last: ${failure.text})`,
     { context: target.context, server: target.server, status: failure.status });
@@ -143,9 +165,10 @@ export async function withRetry<T>(target: RetryTarget, what: string, call: () =
     if (left <= 0) throw unreachable(target, what, failure, failingSince);
     const waitMs = Math.min(left, Math.max(backoff.next(), (failure.retryAfterSeconds ?? 0) * 1000));
     try {
-      await sleep(waitMs, undefined, options.signal ? { signal: options.signal } : undefined);
-    } catch {
-      throw interrupted(what);
+      await target.health.pause(waitMs, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw interrupted(what);
+      throw error;
     }
   }
 }

@@ -2,7 +2,6 @@
 // gave-up), as kubernetes-fluent-client's does. A drop reconnects from the last resourceVersion
 // with backoff and jitter inside the outage budget; a 410 lists again and goes on from there.
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type * as k8s from '@kubernetes/client-node';
 import { timeoutOptions, type Cluster } from './connect.ts';
 import { classify } from './failures.ts';
@@ -85,6 +84,8 @@ export class PodWatchStream {
     if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
     const pod = object as k8s.V1Pod;
     this.lastVersion = pod.metadata?.resourceVersion ?? this.lastVersion;
+    // A connection that delivers events is healthy: the next outage starts from the first step.
+    this.backoff.reset();
     this.callbacks.event(type, pod);
   }
 
@@ -93,7 +94,8 @@ export class PodWatchStream {
     // A connection that lived a while is tried again at once (client-go does); a flapping one waits.
     const livedMs = performance.now() - this.connectedAt;
     if (livedMs >= BACKOFF_RESET_AFTER_MS) this.backoff.reset();
-    await this.reconnect('resumed', livedMs >= BACKOFF_INITIAL_MS ? 0 : this.backoff.next());
+    // A 410 is an answer, not a failure: list again at once, as the reflector does.
+    await this.reconnect('resumed', this.expired || livedMs >= BACKOFF_INITIAL_MS ? 0 : this.backoff.next());
   }
 
   private async reconnect(kind: 'connected' | 'resumed', firstWaitMs: number): Promise<void> {
@@ -103,7 +105,7 @@ export class PodWatchStream {
     let tries = 0;
     let waitMs = firstWaitMs;
     for (;;) {
-      if (waitMs > 0) await sleep(waitMs);
+      if (waitMs > 0) await health.pause(waitMs);
       if (this.stopped) return;
       tries++;
       try {

@@ -1,6 +1,6 @@
 // Follows the container log with the API's timestamps; each line keeps when the harness got it.
 // A stream the API cut is made whole afterwards from a full read of the log.
-import { followLog, readLog, type Cluster } from '../kube/index.ts';
+import { apiErrorText, followLog, readLog, type Cluster } from '../kube/index.ts';
 import type { Observation } from '../observation.ts';
 import type { RunClock } from './clock.ts';
 
@@ -18,14 +18,43 @@ export class LogFollower {
   lines: LogLine[] = [];
   ended = false;
   error: string | null = null;
+  /** Times the API cut the stream and it was followed again from the last line. */
+  resumed = 0;
   private handle: { stop(): void } | null = null;
+  private stopped = false;
+  private readonly seen = new Set<string>();
   private endWaiters: (() => void)[] = [];
+  private target: { cluster: Cluster; namespace: string; pod: string; container: string; clock: RunClock } | null = null;
 
   async start(cluster: Cluster, namespace: string, pod: string, container: string, clock: RunClock): Promise<void> {
+    this.target = { cluster, namespace, pod, container, clock };
+    await this.follow(undefined);
+  }
+
+  private async follow(sinceTime: string | undefined): Promise<void> {
+    const { cluster, namespace, pod, container } = this.target!;
     this.handle = await followLog(cluster, namespace, pod, container, {
-      line: (raw) => this.lines.push({ receivedAt: clock.now(), ...splitStamp(raw) }),
-      end: (error) => this.finish(error),
-    });
+      line: (raw) => this.take(splitStamp(raw), this.target!.clock.now()),
+      end: (error) => this.onEnd(error),
+    }, sinceTime);
+    if (this.stopped) this.handle.stop();
+  }
+
+  /** Keeps a line once: a stream followed again from a time repeats the lines of that second. */
+  private take(line: { apiTime: string | null; text: string }, receivedAt: LogLine['receivedAt']): boolean {
+    const key = `${line.apiTime} ${line.text}`;
+    if (line.apiTime !== null && this.seen.has(key)) return false;
+    this.seen.add(key);
+    this.lines.push({ receivedAt, ...line });
+    return true;
+  }
+
+  private onEnd(error: string | null): void {
+    if (error === null || this.stopped) { this.finish(error); return; }
+    // Cut by the API (a restart), not ended by the container: follow again from the last line.
+    this.resumed++;
+    const since = [...this.lines].reverse().find((l) => l.apiTime !== null)?.apiTime ?? undefined;
+    this.follow(since).catch((failure: unknown) => this.finish(`${error}; following again failed: ${apiErrorText(failure)}`));
   }
 
   private finish(error: string | null): void {
@@ -45,34 +74,29 @@ export class LogFollower {
   }
 
   /**
-   * After a cut stream: reads the whole log again and puts in, in log order, the lines the stream
-   * missed (received now). The lines it did deliver keep their own receive times.
+   * Last resort after a stream that could not be followed again: reads the whole log and adds the
+   * lines the stream missed (received now), in log order. A log the kubelet no longer has (its
+   * answer has no timestamped lines) changes nothing, and the stream's error stays on record.
    */
-  async recover(cluster: Cluster, namespace: string, pod: string, container: string, clock: RunClock): Promise<number> {
-    const whole = await readLog(cluster, namespace, pod, container);
-    const received = new Map<string, LogLine[]>();
-    for (const line of this.lines) {
-      const key = `${line.apiTime} ${line.text}`;
-      received.set(key, [...(received.get(key) ?? []), line]);
-    }
+  async recover(): Promise<number> {
+    const { cluster, namespace, pod, container, clock } = this.target!;
+    const whole = (await readLog(cluster, namespace, pod, container)).split('\n').filter(Boolean).map(splitStamp);
+    if (!whole.some((l) => l.apiTime !== null)) return 0;
     const at = clock.now();
     let added = 0;
-    const merged: LogLine[] = [];
-    for (const raw of whole.split('\n')) {
-      if (!raw) continue;
-      const parsed = splitStamp(raw);
-      const same = received.get(`${parsed.apiTime} ${parsed.text}`);
-      if (same?.length) merged.push(same.shift()!);
-      else { merged.push({ receivedAt: at, ...parsed }); added++; }
-    }
-    this.lines = merged;
-    // The log is whole again: the stream's break no longer hides anything.
+    for (const line of whole) if (line.apiTime !== null && this.take(line, at)) added++;
+    const time = (l: LogLine) => (l.apiTime ? Date.parse(l.apiTime) : Number.NaN);
+    // In log order by the API's stamps; a line without one stays after the one before it.
+    this.lines = this.lines.map((line, index) => ({ line, index, t: time(line) }))
+      .sort((a, b) => (Number.isNaN(a.t) || Number.isNaN(b.t) ? a.index - b.index : a.t - b.t || a.index - b.index))
+      .map((x) => x.line);
     this.error = null;
     this.ended = true;
     return added;
   }
 
   stop(): void {
+    this.stopped = true;
     this.handle?.stop();
   }
 }

@@ -204,11 +204,11 @@ async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, watch: P
 }
 
 /** collect: the request's end, the log (made whole if the API cut its stream), the pod's events. */
-async function collectPhase(ctx: ScenarioContext, created: Created, requestDone: Promise<RequestRecord>, logs: LogFollower, container: string): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
+async function collectPhase(ctx: ScenarioContext, created: Created, requestDone: Promise<RequestRecord>, logs: LogFollower): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
   await Promise.race([requestDone, sleep(REQUEST_END_AFTER_TERMINATION_MS)]);
   await logs.waitForEnd(LOG_END_AFTER_TERMINATION_MS);
   if (logs.error !== null || !logs.ended) {
-    try { await logs.recover(ctx.cluster, ctx.namespace, created.name, container, ctx.clock); } catch { /* the stream's own error stays on record */ }
+    try { await logs.recover(); } catch { /* the stream's own error stays on record */ }
   }
   return { podEvents: await podEvents(ctx, created.name) };
 }
@@ -258,7 +258,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     await terminatePhase(phaseContext, scenario, watch);
 
     onPhase('collecting');
-    collected = await collectPhase(phaseContext, created, requestDone, observed.logs, observed.pod.containers[0]?.name ?? 'lab');
+    collected = await collectPhase(phaseContext, created, requestDone, observed.logs);
     run.complete = true;
   } catch (error) {
     run.incompleteReason = ctx.signal.aborted

@@ -51,6 +51,9 @@ describe('the API away while the kubelet carries on', () => {
     expect(lifecycle[2]!.detail).toMatch(/^\d+ tries over \d+\.\ds$/);
     expect(o.evidence.podReads.map((r) => r.reason)).toEqual(expect.arrayContaining(['watch-resumed', 'final']));
     expect(o.evidence.podReads.find((r) => r.reason === 'watch-resumed')?.uid).toBe(o.pod?.uid);
+    // The log stream the outage cut is followed again: the TERM written during the outage is there.
+    expect(o.timeline.termReceived).not.toBeNull();
+    expect(o.evidence.logEndedEarly).toBe(false);
     expect(o.run.complete).toBe(true);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
     expect(await runPods('run-o-0001')).toBe(0);
