@@ -96,7 +96,7 @@ async function termlabRun(name: string, extra: string[], fault?: () => Promise<v
   child.stderr.on('data', (c: Buffer) => { stderr += c; process.stderr.write(c); });
   child.stdout.on('data', (c: Buffer) => {
     stdout += c;
-    process.stdout.write(c.toString().replace(/^/gm, '  | '));
+    process.stdout.write(c.toString().replace(/^(?=.)/gm, '  | '));
     if (fault && !injected && /\bterminating\b/.test(stdout)) injected = fault();
   });
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
   await apiReady();
   const reap = spawnSync(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'reap', '--kubeconfig', kubeconfig, '--context', CONTEXT, '--owner', OWNER],
     { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, encoding: 'utf8' });
-  console.log(reap.stdout.replace(/^/gm, '  | '));
+  process.stdout.write(reap.stdout.replace(/^(?=.)/gm, '  | '));
   check('reap after the outage', reap.status === 0, `exit ${reap.status}`);
   const gone = await podsGoneWithin(performance.now());
   check('reap removed them', gone !== null, gone === null ? 'termlab pods still listed' : `gone ${gone.toFixed(1)}s after reap`);
