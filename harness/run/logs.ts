@@ -74,9 +74,10 @@ export class LogFollower {
   }
 
   /**
-   * Last resort after a stream that could not be followed again: reads the whole log and adds the
-   * lines the stream missed (received now), in log order. A log the kubelet no longer has (its
-   * answer has no timestamped lines) changes nothing, and the stream's error stays on record.
+   * Last resort after a stream that could not be followed again: reads the whole log and appends
+   * the lines the stream missed, received now (the file keeps lines in the order they arrived). A
+   * log the kubelet no longer has (no timestamped lines in the answer) changes nothing, and the
+   * stream's error stays on record.
    */
   async recover(): Promise<number> {
     const { cluster, namespace, pod, container, clock } = this.target!;
@@ -85,11 +86,6 @@ export class LogFollower {
     const at = clock.now();
     let added = 0;
     for (const line of whole) if (line.apiTime !== null && this.take(line, at)) added++;
-    const time = (l: LogLine) => (l.apiTime ? Date.parse(l.apiTime) : Number.NaN);
-    // In log order by the API's stamps; a line without one stays after the one before it.
-    this.lines = this.lines.map((line, index) => ({ line, index, t: time(line) }))
-      .sort((a, b) => (Number.isNaN(a.t) || Number.isNaN(b.t) ? a.index - b.index : a.t - b.t || a.index - b.index))
-      .map((x) => x.line);
     this.error = null;
     this.ended = true;
     return added;

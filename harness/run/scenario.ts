@@ -114,12 +114,11 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
   throw new TermlabError('POD_NOT_READY', `pod ${ctx.namespace}/${name} was not Ready within ${ctx.readyTimeoutMs / 1000}s${waiting ? ` (${waiting.reason}: ${waiting.message ?? ''})` : ''}${warnings.length ? `; events: ${warnings.join('; ')}` : ''}`, { events });
 }
 
-interface Observed { pod: NonNullable<Observation['pod']>; watchEstablished: HarnessTime; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string; forward: PortForwardHandle | null }
+interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
 
 /** observe: the log follow before any request, and the pod as the API holds it now. */
 async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle) => void): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
-  const watchEstablished = clock.now();
   const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
   setLogs(logs);
@@ -127,16 +126,15 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
   // The pod as it is now, not as the template said.
   const captured = await readCaptured(ctx, created);
   const port = labPort(ctx.template);
-  let forward: PortForwardHandle | null = null;
   let base: string;
   if (ctx.transport === 'portforward') {
-    forward = await openPortForward(cluster, namespace, created.name, port);
+    const forward = await openPortForward(cluster, namespace, created.name, port);
     setForward(forward);
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
     base = `http://${captured.pod.status?.podIP}:${port}`;
   }
-  return { pod: captured.record, watchEstablished, logs, node: await nodeInfo(cluster, captured.pod.spec?.nodeName), base, forward };
+  return { pod: captured.record, logs, node: await nodeInfo(cluster, captured.pod.spec?.nodeName), base };
 }
 
 async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ pod: k8s.V1Pod; record: NonNullable<Observation['pod']> }> {
@@ -231,6 +229,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   let created: Created | null = null;
   let observed: Observed | null = null;
   let ready: { podReady: HarnessTime } | null = null;
+  let watchEstablished: HarnessTime | null = null;
   let deletion: Deletion | null = null;
   let collected: { podEvents: Observation['evidence']['podEvents'] } | null = null;
   let phase: Phase = 'creating';
@@ -244,6 +243,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     created = await createPhase(phaseContext, scenario, name, cleaner, () => watch);
     watch = new PodWatch(cluster, ctx.namespace, name, created.uid, created.resourceVersion, clock);
     await watch.start();
+    watchEstablished = clock.now();
     if (watch.gaveUp) throw new TermlabError('API_UNREACHABLE', `the pod watch could not start: ${watch.lifecycle.at(-1)?.detail ?? ''}`);
 
     onPhase('waiting for Ready');
@@ -289,7 +289,8 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     run, scenario, request,
     pod: observed?.pod ?? null,
     podReady: ready?.podReady ?? null,
-    watchEstablished: observed?.watchEstablished ?? null,
+    // The one watch is up from the pod's creation, before Ready and long before any request.
+    watchEstablished: watch === null ? null : watchEstablished,
     deleteIssued: deletion?.deleteIssued ?? null,
     deleteAck: deletion?.deleteAck ?? null,
     watch: finalWatch,

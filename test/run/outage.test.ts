@@ -70,7 +70,7 @@ describe('the API away while the kubelet carries on', () => {
 
   it('a stalled API during terminating: the final read waits it out, the same verdict', async () => {
     const o = await runScenario(context('run-o-0002', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'stall-requests', seconds: 3 }); }), cutScenario);
-    expect(o.evidence.podReads.find((r) => r.reason === 'final')?.containers[0]).toMatchObject({ state: 'terminated', exitCode: 137 });
+    expect(o.evidence.podReads.find((r) => r.reason === 'final')?.containers[0], why(o)).toMatchObject({ state: 'terminated', exitCode: 137 });
     expect(o.run.complete).toBe(true);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
     expect(await runPods('run-o-0002')).toBe(0);
