@@ -97,7 +97,8 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
         await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
-        const runDeadlineMs = (Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 * Math.ceil(scenarios.length / parallel);
+        // Each wave of scenarios may also wait out one API outage.
+        const runDeadlineMs = ((Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
         const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
         await saveRun(record);
 
