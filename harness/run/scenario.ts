@@ -153,14 +153,18 @@ async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ p
 }
 
 /** request: GET /work; resolves once the server accepted it, with the promise of its end. */
-async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord): Promise<{ requestDone: Promise<RequestRecord> }> {
+async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord): Promise<InFlight> {
   let markAccepted!: () => void;
   const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
-  const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), ctx.signal);
+  // Ctrl-C ends it, and so does the collect phase when its answer never ends (a torn-down pod network).
+  const giveUp = new AbortController();
+  const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), AbortSignal.any([ctx.signal, giveUp.signal]));
   await Promise.race([accepted, requestDone]);
   if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
-  return { requestDone };
+  return { requestDone, giveUp: () => giveUp.abort() };
 }
+
+interface InFlight { requestDone: Promise<RequestRecord>; giveUp(): void }
 
 interface Deletion { deleteIssued: HarnessTime; deleteAck: NonNullable<Recorded['deleteAck']>; attempts: Observation['cleanup'] }
 
@@ -202,8 +206,12 @@ async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, watch: P
 }
 
 /** collect: the request's end, the log (made whole if the API cut its stream), the pod's events. */
-async function collectPhase(ctx: ScenarioContext, created: Created, requestDone: Promise<RequestRecord>, logs: LogFollower): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
-  await Promise.race([requestDone, sleep(REQUEST_END_AFTER_TERMINATION_MS)]);
+async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: InFlight, logs: LogFollower): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
+  const timer = new AbortController();
+  const ended = await Promise.race([inFlight.requestDone.then(() => true), sleep(REQUEST_END_AFTER_TERMINATION_MS, false, { signal: timer.signal }).catch(() => false)]);
+  timer.abort();
+  // The container is gone and the answer still has no end: it never will. Recorded as cut, not left in flight.
+  if (!ended) { inFlight.giveUp(); await inFlight.requestDone; }
   await logs.waitForEnd(LOG_END_AFTER_TERMINATION_MS);
   if (logs.error !== null || !logs.ended) {
     try { await logs.recover(); } catch { /* the stream's own error stays on record */ }
@@ -230,6 +238,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   let observed: Observed | null = null;
   let ready: { podReady: HarnessTime } | null = null;
   let watchEstablished: HarnessTime | null = null;
+  let inFlight: InFlight | null = null;
   let deletion: Deletion | null = null;
   let collected: { podEvents: Observation['evidence']['podEvents'] } | null = null;
   let phase: Phase = 'creating';
@@ -251,14 +260,14 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     observed = await observePhase(phaseContext, created, watch, (l) => { logs = l; }, (f) => { forward = f; });
 
     onPhase('request in flight');
-    const { requestDone } = await requestPhase(phaseContext, scenario, observed.base, request);
+    inFlight = await requestPhase(phaseContext, scenario, observed.base, request);
     deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
 
     onPhase('terminating');
     await terminatePhase(phaseContext, scenario, watch);
 
     onPhase('collecting');
-    collected = await collectPhase(phaseContext, created, requestDone, observed.logs);
+    collected = await collectPhase(phaseContext, created, inFlight, observed.logs);
     run.complete = true;
   } catch (error) {
     run.incompleteReason = ctx.signal.aborted
@@ -267,6 +276,8 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     const events = error instanceof TermlabError ? error.context.events : undefined;
     failureEvents = Array.isArray(events) ? events as Observation['evidence']['podEvents'] : created ? await podEvents(ctx, name) : [];
   } finally {
+    // A request still open after a failure would hold the process: it ends with the scenario.
+    (inFlight as InFlight | null)?.giveUp();
     (logs as LogFollower | null)?.stop();
     await (forward as PortForwardHandle | null)?.close();
     onPhase('cleaning up');
