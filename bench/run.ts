@@ -3,7 +3,7 @@
 // times reconstructed within 20 ms (p95).
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { predict } from '../harness/grade/theory.ts';
-import { connect } from '../harness/kube.ts';
+import { connect } from '../harness/kube/index.ts';
 import { RunClock } from '../harness/run/clock.ts';
 import { runScenario } from '../harness/run/scenario.ts';
 import { loadScenarios, loadTemplate } from '../harness/scenario/load.ts';

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
+import { classify } from './kube/index.ts';
 import { createRunCommand } from './run/command.ts';
 import { reapCommand } from './safety/command.ts';
 import { scenariosCommand } from './scenario/command.ts';
@@ -54,6 +55,12 @@ export async function main(argv: string[]): Promise<number> {
   // A bug must not pass for a verdict: say so plainly, with its own exit code. After Ctrl-C the
   // run was interrupted whatever failed while it stopped, and the exit code says that.
   const internalError = (error: unknown) => {
+    // A network or API failure that escaped its call is the cluster's doing, not a bug: one line, exit 3.
+    const failure = classify(error);
+    if (failure.transient || failure.status !== null) {
+      io.err(`termlab ${name}: the cluster's API failed: ${failure.text}\n`);
+      return abort.signal.aborted ? EXIT.interrupted : EXIT.clusterUnreachable;
+    }
     io.err(`termlab ${name}: internal error (please report it): ${error instanceof Error ? error.stack : String(error)}\n`);
     return abort.signal.aborted ? EXIT.interrupted : EXIT.internalError;
   };

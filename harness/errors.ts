@@ -7,6 +7,10 @@ export type ErrorCode =
   | 'SCENARIO_INVALID'
   | 'PREDICTIONS_INVALID'
   | 'CLUSTER_UNREACHABLE'
+  /** The API stayed unreachable (refused, reset, timed out, 429/5xx) past --api-patience. */
+  | 'API_UNREACHABLE'
+  /** The API answered with a refusal that retrying cannot change (a 4xx other than 429, a TLS error). */
+  | 'API_REJECTED'
   | 'POD_NOT_READY'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED';
@@ -25,14 +29,24 @@ export class TermlabError extends Error {
 /** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 70 a bug in termlab, 130 interrupted. */
 export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, internalError: 70, interrupted: 130 } as const;
 
+/** Every code has its exit code: the type checker refuses a code left out. */
+const EXIT_FOR_CODE: Record<ErrorCode, number> = {
+  USAGE: EXIT.badInput,
+  INPUT_UNREADABLE: EXIT.badInput,
+  INPUT_TOO_LARGE: EXIT.badInput,
+  OBSERVATION_INVALID: EXIT.badInput,
+  SCENARIO_INVALID: EXIT.badInput,
+  PREDICTIONS_INVALID: EXIT.badInput,
+  CLUSTER_UNREACHABLE: EXIT.clusterUnreachable,
+  API_UNREACHABLE: EXIT.clusterUnreachable,
+  API_REJECTED: EXIT.clusterUnreachable,
+  POD_NOT_READY: EXIT.checksFailed,
+  POD_CAP_REACHED: EXIT.checksFailed,
+  INTERRUPTED: EXIT.interrupted,
+};
+
 export function exitCodeFor(code: ErrorCode): number {
-  switch (code) {
-    case 'CLUSTER_UNREACHABLE': return EXIT.clusterUnreachable;
-    case 'INTERRUPTED': return EXIT.interrupted;
-    case 'POD_NOT_READY':
-    case 'POD_CAP_REACHED': return EXIT.checksFailed;
-    default: return EXIT.badInput;
-  }
+  return EXIT_FOR_CODE[code];
 }
 
 export function isTermlabError(error: unknown): error is TermlabError {

@@ -1,10 +1,13 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
-import { randomBytes } from 'node:crypto';
-import { open, rename, stat, unlink } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { TermlabError } from './errors.ts';
+import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
+
+// Moved to files.ts; still exported here for callers that import it from the observation module.
+export { writeFileAtomic };
 
 export const OBSERVATION_SCHEMA_VERSION = 1;
 export const OBSERVATION_KIND = 'termlab.observation';
@@ -198,24 +201,6 @@ export async function readObservation(path: string): Promise<Observation> {
     throw new TermlabError('OBSERVATION_INVALID', `${path}: not JSON: ${(error as Error).message}`, { source: path, path: '' });
   }
   return parseObservation(data, path);
-}
-
-/** Writes a file whole or not at all: a temporary file beside it, then a rename. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
 }
 
 export async function writeObservation(path: string, observation: Observation): Promise<void> {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../../harness/command.ts';
-import { writeFileAtomic } from '../../harness/observation.ts';
+import { writeFileAtomic } from '../../harness/files.ts';
 import { startSimCluster } from './index.ts';
 
 export const simCommand: Command = {

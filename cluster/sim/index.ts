@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
 import { createApiServer } from './api.ts';
-import { Faults, type FaultRequest } from './faults.ts';
+import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
 import { PodRegistry } from './pods.ts';
 import { createPortForwardServer } from './portforward.ts';
@@ -65,6 +65,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     },
   });
 
+  let listenerFaults: ListenerFaults | null = null;
   const applyFault = (request: FaultRequest): string => {
     switch (request.fault) {
       case 'drop-watches': return `dropped ${watches.dropAll()} watch connection(s)`;
@@ -72,6 +73,8 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       case 'delay-events': store.eventDelayMs = request.ms; return `watch events delayed by ${request.ms} ms`;
       case 'fail-next-delete': faults.failNextDelete.add(Faults.key(request.namespace, request.name)); return `the next delete of ${request.namespace}/${request.name} fails with 500`;
       case 'ignore-sigterm': faults.ignoreSigterm.add(Faults.key(request.namespace, request.name)); return `${request.namespace}/${request.name} will not get SIGTERM`;
+      case 'refuse-connections': return listenerFaults!.refuse(request.seconds);
+      case 'stall-requests': return listenerFaults!.stall(request.seconds);
     }
   };
 
@@ -80,7 +83,9 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const server = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const port = (http.address() as AddressInfo).port;
+  listenerFaults = new ListenerFaults(http, '127.0.0.1', port);
+  const server = `http://127.0.0.1:${port}`;
   let stopped: Promise<void> | null = null;
   return {
     server,
@@ -90,10 +95,12 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     fault: applyFault,
     stop() {
       stopped ??= (async () => {
+        listenerFaults?.clear();
         watches.closeAll();
         portForward.close();
         await kubelet.shutdown();
         http.closeAllConnections();
+        // The listener may be closed already (a refuse-connections fault): that is stopped too.
         await new Promise<void>((resolve) => http.close(() => resolve()));
       })();
       return stopped;

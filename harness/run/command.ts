@@ -3,19 +3,19 @@ import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
-import { EXIT, TermlabError } from '../errors.ts';
+import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
 import { writeReports } from '../grade/command.ts';
 import { failedOrInconclusive, grade } from '../grade/grade.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
-import { connect, type Cluster } from '../kube.ts';
+import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { writeFileAtomic, writeObservation } from '../observation.ts';
 import { checkPodCap } from '../safety/cap.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { formatReap, reap } from '../safety/reap.ts';
 import { newRunRecord, saveRun } from '../safety/runs.ts';
-import { RUN_LABEL } from '../safety/labels.ts';
+import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { loadScenarios, loadTemplate } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -31,7 +31,7 @@ const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
-  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' },
+  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -53,15 +53,13 @@ async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<
   return results;
 }
 
-async function podsGone(cluster: Cluster, namespace: string, runId: string, timeoutMs = 15_000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const left = await cluster.core.listNamespacedPod({ namespace, labelSelector: `${RUN_LABEL}=${runId}` });
-    if (left.items.length === 0) return true;
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+function wholeSeconds(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new TermlabError('USAGE', `${flag}: expected a whole number of seconds, got ${JSON.stringify(value)}`);
+  return Number(value);
 }
+
+const isApiFailure = (error: unknown): error is TermlabError => isTermlabError(error) && (error.code === 'API_UNREACHABLE' || error.code === 'API_REJECTED');
 
 async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
@@ -74,7 +72,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -87,18 +85,20 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
       const parallel = positiveInt(values.parallel, '--parallel', 8);
       const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
       const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
+      const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
 
       const sim = values.sim ? await startSim() : null;
       try {
-        const cluster: Cluster = await connect(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context });
-        const namespace = values.namespace ?? cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
+        const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
+        const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
         const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
         if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
         const runId = newRunId();
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
         await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
-        const runDeadlineMs = (Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 * Math.ceil(scenarios.length / parallel);
+        // Each wave of scenarios may also wait out one API outage.
+        const runDeadlineMs = ((Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
         const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
         await saveRun(record);
 
@@ -109,10 +109,17 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, over ${transport}\n\n`);
 
         const progress = createProgress(scenarios, io.out, io.isTTY);
+        // One line while the API is away, and one when it is back.
+        const stopOutageReports = cluster.health.onReport((report) => progress.notice(report.state === 'unreachable'
+          ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
+          : `API reachable again after ${report.seconds.toFixed(1)} s`));
         const clock = new RunClock();
+        // Pods created and not yet seen gone: named in the message if the API never comes back.
+        const podsLeft = new Set<string>();
         const context: Omit<ScenarioContext, 'onPhase'> = {
           cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
           template, image: values.image, transport, clock, signal: io.signal, readyTimeoutMs,
+          pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const results = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult> => {
           const observation = await runScenario({ ...context, onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail) }, scenario);
@@ -127,9 +134,16 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
           return grade(observation, { source: path, predictions });
         });
         progress.stop();
+        stopOutageReports();
 
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
-        if (await podsGone(cluster, namespace, runId)) await saveRun({ ...record, status: 'finished' });
+        let apiLost: TermlabError | null = null;
+        try {
+          if (await sweepRun(cluster, namespace, runId)) { podsLeft.clear(); await saveRun({ ...record, status: 'finished' }); }
+        } catch (error) {
+          if (!isApiFailure(error)) throw error;
+          apiLost = error;
+        }
 
         // A pair is judged only when both of its halves were part of this run.
         const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => s.labPair?.id === p.pairId).length >= 2);
@@ -142,6 +156,10 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         }
         for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${pair.pairId}: ${c.status} — ${c.reason}\n`);
         io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
+        if (apiLost) {
+          const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
+          throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
+        }
         if (io.signal.aborted) return EXIT.interrupted;
         return results.some(failedOrInconclusive) || pairs.some(failedOrInconclusive) ? EXIT.checksFailed : EXIT.ok;
       } finally {

@@ -1,47 +1,10 @@
-// A local port that forwards to a pod's port through the API server (client-node PortForward),
-// one WebSocket per connection. Error-channel text is kept: a broken forward is not a server cut.
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { PortForward, type KubeConfig } from '@kubernetes/client-node';
+// Moved to harness/kube/portforward.ts. This form, taking a bare KubeConfig, stays only for the
+// simulated cluster's own tests (test/sim/termination.test.ts) until they import from kube/.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiHealth, openPortForward as openThroughKube, type PortForwardHandle } from '../kube/index.ts';
 
-export interface PortForwardHandle {
-  localPort: number;
-  /** Messages from the error channel or failures to open the stream, in order. */
-  errors: string[];
-  close(): Promise<void>;
-}
+export type { PortForwardHandle };
 
-export async function openPortForward(kc: KubeConfig, namespace: string, pod: string, port: number): Promise<PortForwardHandle> {
-  const forwarder = new PortForward(kc, true);
-  const errors: string[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    // A client that gives up (Ctrl-C, a cut) resets the socket; that is an end, not a crash.
-    socket.on('error', () => socket.destroy());
-    const errorChannel = new Writable({ write(chunk, _enc, done) { errors.push(chunk.toString()); done(); } });
-    forwarder.portForward(namespace, pod, [port], socket, errorChannel, socket).then((ws) => {
-      if (typeof ws === 'function') return;
-      // The stream's end is the connection's end: the pod side closed or the API server dropped it.
-      ws.on('close', () => socket.destroy());
-      socket.on('close', () => ws.close());
-    }, (error: Error) => {
-      errors.push(`port-forward to ${namespace}/${pod}:${port} failed: ${error.message}`);
-      socket.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    localPort: (server.address() as AddressInfo).port,
-    errors,
-    close: () => new Promise((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
-  };
+export function openPortForward(kc: KubeConfig, namespace: string, pod: string, port: number): Promise<PortForwardHandle> {
+  return openThroughKube({ kc, health: new ApiHealth(), context: kc.getCurrentContext(), server: kc.getCurrentCluster()?.server ?? '' }, namespace, pod, port);
 }

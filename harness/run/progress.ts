@@ -5,6 +5,8 @@ import type { Phase } from './scenario.ts';
 
 export interface Progress {
   phase(scenario: string, phase: Phase, detail?: string): void;
+  /** A line about the whole run (the API being away), not one scenario. */
+  notice(text: string): void;
   stop(): void;
 }
 
@@ -20,10 +22,12 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
       phase(scenario, phase, detail) {
         write(`[${elapsed(started)}] ${scenario.padEnd(width)}  ${phase}${detail ? `: ${detail}` : ''}\n`);
       },
+      notice(text) { write(`[${elapsed(started)}] ${text}\n`); },
       stop() {},
     };
   }
-  let drawn = false;
+  let drawnLines = 0;
+  let notice = '';
   const icon = (p: Phase) => (p === 'done' ? '✔' : p === 'failed' ? '✘' : '…');
   const draw = () => {
     const lines = names.map((n) => {
@@ -33,8 +37,9 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
       const left = finished ? '' : `  deadline in ${Math.ceil(secondsLeft(scenarios.find((x) => x.name === n)!, startedWall))}s`;
       return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${(((s.endedAt ?? performance.now()) - started) / 1000).toFixed(1)}s${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
     });
-    write(`${drawn ? `\x1b[${names.length}A` : ''}${lines.join('\n')}\n`);
-    drawn = true;
+    if (notice) lines.push(`\x1b[2K ${notice}`);
+    write(`${drawnLines ? `\x1b[${drawnLines}A` : ''}${lines.join('\n')}\n`);
+    drawnLines = lines.length;
   };
   const timer = setInterval(draw, 250);
   draw();
@@ -43,6 +48,8 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
       const ended = phase === 'done' || phase === 'failed' ? performance.now() : null;
       state.set(scenario, { phase, detail: detail ?? '', endedAt: ended });
     },
+    // The notice line stays once shown (kept as the last word on the API), so the count never shrinks.
+    notice(text) { notice = text; },
     stop() { clearInterval(timer); draw(); },
   };
 }

@@ -1,22 +1,36 @@
-// One scenario, in order: create, wait Ready, watch and log first, capture the live pod, send the
-// request, delete during it, record to the end, clean up. Evidence is collected before cleanup,
-// cleanup runs in reverse order of creation, and "already gone" counts as success.
+// One scenario as explicit phases: create → ready → observe → request → delete → terminate →
+// collect → clean. One watch runs from the pod's creation to its end. Each phase returns its part
+// of the observation; evidence is collected before cleanup, and the cleaner undoes in reverse.
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
-import { apiErrorText, isNotFound, nodeInfo, removeFinalizer, type Cluster } from '../kube.ts';
+import { createPod, deletePod, listEvents, nodeInfo, openPortForward, readPod, removeFinalizer, type Cluster, type PortForwardHandle } from '../kube/index.ts';
 import type { HarnessTime, Observation } from '../observation.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { labPort, renderPod } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
+import { Cleaner } from './cleaner.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { buildObservation, type Recorded } from './observe.ts';
-import { openPortForward, type PortForwardHandle } from './portforward.ts';
-import { newRequestRecord, sendWork } from './request.ts';
-import { PodWatch } from './watch.ts';
+import { newRequestRecord, sendWork, type RequestRecord } from './request.ts';
+import { hasTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
 
-export type Phase = 'creating' | 'waiting for Ready' | 'request in flight' | 'deleting' | 'terminating' | 'cleaning up' | 'done' | 'failed';
+export type Phase = 'creating' | 'waiting for Ready' | 'request in flight' | 'deleting' | 'terminating' | 'collecting' | 'cleaning up' | 'done' | 'failed';
+
+/** Beyond grace + hook, how long the container may take to be seen ended (a slow kubelet). */
+export const TERMINATION_MARGIN_MS = 30_000;
+/** After the container ended: how long the request may take to end, and the log stream to close. */
+export const REQUEST_END_AFTER_TERMINATION_MS = 10_000;
+export const LOG_END_AFTER_TERMINATION_MS = 5_000;
+/** After the finalizer is removed: how long the pod may take to disappear. */
+export const POD_GONE_TIMEOUT_MS = 30_000;
+
+/** The run's own list of pods created and not yet seen gone: what is left if the API never returns. */
+export interface PodTracker {
+  created(name: string): void;
+  gone(name: string): void;
+}
 
 export interface ScenarioContext {
   cluster: Cluster;
@@ -31,12 +45,13 @@ export interface ScenarioContext {
   clock: RunClock;
   signal: AbortSignal;
   readyTimeoutMs: number;
+  pods?: PodTracker;
   onPhase(phase: Phase, detail?: string): void;
 }
 
-const isReady = (p: k8s.V1Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-const isStuck = (p: k8s.V1Pod) => p.status?.containerStatuses?.some((c) => ['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'CrashLoopBackOff', 'CreateContainerConfigError', 'InvalidImageName'].includes(c.state?.waiting?.reason ?? '') || c.state?.terminated) ?? false;
-const hasTerminated = (p: k8s.V1Pod) => p.status?.containerStatuses?.some((c) => c.state?.terminated) ?? false;
+const STUCK_REASONS = ['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'CrashLoopBackOff', 'CreateContainerConfigError', 'InvalidImageName'];
+const isStuck = (p: k8s.V1Pod) => p.status?.containerStatuses?.some((c) => STUCK_REASONS.includes(c.state?.waiting?.reason ?? '') || c.state?.terminated) ?? false;
+const seen = (test: (pod: k8s.V1Pod) => boolean) => (s: Sighting) => s.pod !== null && test(s.pod);
 
 export function podNameFor(scenario: Scenario, runId: string): string {
   return `tl-${scenario.name}-${runId.slice(-4)}`;
@@ -44,163 +59,257 @@ export function podNameFor(scenario: Scenario, runId: string): string {
 
 async function podEvents(ctx: ScenarioContext, name: string): Promise<Observation['evidence']['podEvents']> {
   try {
-    const list = await ctx.cluster.core.listNamespacedEvent({ namespace: ctx.namespace, fieldSelector: `involvedObject.name=${name}` });
+    const list = await listEvents(ctx.cluster, ctx.namespace, `involvedObject.name=${name}`);
     return list.items.map((e) => ({ reason: e.reason ?? '', message: e.message ?? '', type: e.type ?? '', time: (e.lastTimestamp ?? e.eventTime ?? null) && new Date(String(e.lastTimestamp ?? e.eventTime)).toISOString() }));
   } catch {
     return [];
   }
 }
 
+interface Created { name: string; uid: string; resourceVersion: string; deleted: { value: boolean } }
+
+/** create: the pod, and at once how to undo it (registered before anything can fail). */
+async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null): Promise<Created> {
+  const { cluster, namespace } = ctx;
+  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image });
+  const pod = await createPod(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal });
+  const uid = pod.metadata!.uid!;
+  ctx.pods?.created(name);
+  const deleted = { value: false };
+  cleaner.defer('wait for DELETED', async () => {
+    // After Ctrl-C the run does not wait out each pod's grace; the run's last list checks.
+    if (ctx.signal.aborted) return 'skipped';
+    const watch = watchRef();
+    const gone = watch ? await watch.waitFor(isGone, POD_GONE_TIMEOUT_MS) : null;
+    if (!gone) {
+      // The watch missed it or could not say: ask the API.
+      const read = watch ? await watch.read('final') : null;
+      if (!read || read.found) throw new Error(`the pod was not seen gone within ${POD_GONE_TIMEOUT_MS / 1000}s`);
+    }
+    ctx.pods?.gone(name);
+    return 'done';
+  });
+  cleaner.defer('delete pod', async () => {
+    if (deleted.value) return 'skipped';
+    const result = await deletePod(cluster, namespace, name, uid);
+    deleted.value = true;
+    return result === 'gone' ? 'gone' : 'done';
+  });
+  cleaner.defer(`remove finalizer ${HOLD_FINALIZER}`, async () => {
+    const result = await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
+    return result === 'gone' ? 'gone' : 'done';
+  });
+  return { name, uid, resourceVersion: pod.metadata!.resourceVersion!, deleted };
+}
+
+/** ready: on the scenario's one watch; a pod stuck on its image fails at once, with its events. */
+async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): Promise<{ podReady: HarnessTime }> {
+  const sighting = await watch.waitFor(seen((p) => isReady(p) || isStuck(p)), ctx.readyTimeoutMs, ctx.signal);
+  if (sighting?.pod && isReady(sighting.pod)) return { podReady: ctx.clock.now() };
+  if (ctx.signal.aborted) throw new TermlabError('INTERRUPTED', 'interrupted while waiting for the pod to be Ready');
+  if (watch.gaveUp) throw new TermlabError('API_UNREACHABLE', `the watch gave up while waiting for Ready: ${watch.lifecycle.at(-1)?.detail ?? ''}`);
+  const events = await podEvents(ctx, name);
+  const warnings = events.filter((e) => e.type === 'Warning').map((e) => `${e.reason}: ${e.message}`);
+  const waiting = sighting?.pod?.status?.containerStatuses?.[0]?.state?.waiting;
+  throw new TermlabError('POD_NOT_READY', `pod ${ctx.namespace}/${name} was not Ready within ${ctx.readyTimeoutMs / 1000}s${waiting ? ` (${waiting.reason}: ${waiting.message ?? ''})` : ''}${warnings.length ? `; events: ${warnings.join('; ')}` : ''}`, { events });
+}
+
+interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
+
+/** observe: the log follow before any request, and the pod as the API holds it now. */
+async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle) => void): Promise<Observed> {
+  const { cluster, namespace, clock } = ctx;
+  const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
+  const logs = new LogFollower();
+  setLogs(logs);
+  await logs.start(cluster, namespace, created.name, container, clock);
+  // The pod as it is now, not as the template said.
+  const captured = await readCaptured(ctx, created);
+  const port = labPort(ctx.template);
+  let base: string;
+  if (ctx.transport === 'portforward') {
+    const forward = await openPortForward(cluster, namespace, created.name, port);
+    setForward(forward);
+    base = `http://127.0.0.1:${forward.localPort}`;
+  } else {
+    base = `http://${captured.pod.status?.podIP}:${port}`;
+  }
+  return { pod: captured.record, logs, node: await nodeInfo(cluster, captured.pod.spec?.nodeName), base };
+}
+
+async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ pod: k8s.V1Pod; record: NonNullable<Observation['pod']> }> {
+  const pod = await readPod(ctx.cluster, ctx.namespace, created.name, { signal: ctx.signal });
+  const capturedAt = ctx.clock.now();
+  if (!pod || pod.metadata?.uid !== created.uid) throw new Error(`pod ${created.name} was replaced or is gone (uid ${pod?.metadata?.uid ?? 'none'}, created ${created.uid})`);
+  return {
+    pod,
+    record: {
+      name: created.name, namespace: ctx.namespace, uid: created.uid, resourceVersion: pod.metadata!.resourceVersion!,
+      terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? null, capturedAt,
+      // The wire form: lifecycle's model fields carry their JSON names, so a JSON round trip is verbatim.
+      containers: pod.spec!.containers.map((c) => ({ name: c.name, image: c.image ?? '', lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null })),
+    },
+  };
+}
+
+/** request: GET /work; resolves once the server accepted it, with the promise of its end. */
+async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord): Promise<InFlight> {
+  let markAccepted!: () => void;
+  const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
+  // Ctrl-C ends it, and so does the collect phase when its answer never ends (a torn-down pod network).
+  const giveUp = new AbortController();
+  const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), AbortSignal.any([ctx.signal, giveUp.signal]));
+  await Promise.race([accepted, requestDone]);
+  if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
+  return { requestDone, giveUp: () => giveUp.abort() };
+}
+
+interface InFlight { requestDone: Promise<RequestRecord>; giveUp(): void }
+
+interface Deletion { deleteIssued: HarnessTime; deleteAck: NonNullable<Recorded['deleteAck']>; attempts: Observation['cleanup'] }
+
+/** delete: deleteDelayMs after acceptance, with a UID precondition; each failed attempt recorded. */
+async function deletePhase(ctx: ScenarioContext, scenario: Scenario, created: Created, request: RequestRecord, attempts: Observation['cleanup']): Promise<Deletion> {
+  const { clock } = ctx;
+  const sinceAccepted = clock.now().mono - request.accepted!.mono;
+  await sleep(Math.max(0, scenario.deleteDelayMs - sinceAccepted), undefined, { signal: ctx.signal });
+  ctx.onPhase('deleting');
+  let issued = clock.now();
+  const pod = await deletePod(ctx.cluster, ctx.namespace, created.name, created.uid, {
+    signal: ctx.signal,
+    onAttempt: () => { issued = clock.now(); },
+    onTransientFailure: (failure, attempt) => attempts.push({ action: `delete attempt ${attempt}`, at: clock.now(), ok: false, error: failure.text }),
+  });
+  if (pod === 'gone') throw new Error('the pod was gone before it was deleted');
+  created.deleted.value = true;
+  return {
+    deleteIssued: issued,
+    deleteAck: {
+      at: clock.now(),
+      deletionTimestamp: apiTimeString(pod.metadata!.deletionTimestamp)!,
+      deletionGracePeriodSeconds: pod.metadata!.deletionGracePeriodSeconds ?? scenario.terminationGracePeriodSeconds,
+    },
+    attempts,
+  };
+}
+
+/** terminate: until the container is seen ended, by the watch or a read after a gap; then a final read. */
+async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, watch: PodWatch): Promise<void> {
+  const limitMs = (scenario.terminationGracePeriodSeconds + hookDurationSeconds(scenario.preStop)) * 1000 + TERMINATION_MARGIN_MS + ctx.cluster.health.patienceMs;
+  const ended = await watch.waitFor((s) => (s.pod !== null && hasTerminated(s.pod)) || isGone(s), limitMs, ctx.signal);
+  await watch.settle();
+  await watch.read('final');
+  if (ended) return;
+  if (ctx.signal.aborted) throw new Error('interrupted before the container ended');
+  if (watch.gaveUp) throw new TermlabError('API_UNREACHABLE', `the watch gave up before the container ended: ${watch.lifecycle.at(-1)?.detail ?? ''}`);
+  throw new Error(`the container was not seen to end within ${Math.round(limitMs / 1000)}s`);
+}
+
+/** collect: the request's end, the log (made whole if the API cut its stream), the pod's events. */
+async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: InFlight, logs: LogFollower): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
+  const timer = new AbortController();
+  const ended = await Promise.race([inFlight.requestDone.then(() => true), sleep(REQUEST_END_AFTER_TERMINATION_MS, false, { signal: timer.signal }).catch(() => false)]);
+  timer.abort();
+  // The container is gone and the answer still has no end: it never will. Recorded as cut, not left in flight.
+  if (!ended) { inFlight.giveUp(); await inFlight.requestDone; }
+  await logs.waitForEnd(LOG_END_AFTER_TERMINATION_MS);
+  if (logs.error !== null || !logs.ended) {
+    try { await logs.recover(); } catch { /* the stream's own error stays on record */ }
+  }
+  return { podEvents: await podEvents(ctx, created.name) };
+}
+
 /** Runs one scenario and returns its observation; failures are recorded in it, never thrown. */
 export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Promise<Observation> {
-  const { cluster, namespace, clock } = ctx;
+  const { cluster, clock } = ctx;
   const name = podNameFor(scenario, ctx.runId);
   const request = newRequestRecord(`${scenario.name}-${ctx.runId.slice(-4)}`);
-  const recorded: Recorded = {
-    run: {
-      runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
-      cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
-      transport: ctx.transport,
-    },
-    scenario, pod: null, podReady: null, watchEstablished: null, deleteIssued: null, deleteAck: null, request,
-    watch: null, logs: null, podEvents: [], podReads: [], cleanup: [], portForwardErrors: [],
+  const run: Observation['run'] = {
+    runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
+    cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
+    transport: ctx.transport,
   };
-  let uid: string | null = null;
-  let created = false;
-  let deleted = false;
+  const cleaner = new Cleaner(clock);
+  const deleteAttempts: Observation['cleanup'] = [];
+  let watch: PodWatch | null = null;
+  let logs: LogFollower | null = null;
   let forward: PortForwardHandle | null = null;
+  let created: Created | null = null;
+  let observed: Observed | null = null;
+  let ready: { podReady: HarnessTime } | null = null;
+  let watchEstablished: HarnessTime | null = null;
+  let inFlight: InFlight | null = null;
+  let deletion: Deletion | null = null;
+  let collected: { podEvents: Observation['evidence']['podEvents'] } | null = null;
   let phase: Phase = 'creating';
   const onPhase = (next: Phase, detail?: string) => { phase = next; ctx.onPhase(next, detail); };
-  const cleanupStep = async (action: string, step: () => Promise<unknown>) => {
-    try {
-      await step();
-      recorded.cleanup.push({ action, at: clock.now(), ok: true, error: null });
-    } catch (error) {
-      recorded.cleanup.push({ action, at: clock.now(), ok: isNotFound(error), error: isNotFound(error) ? 'already gone' : apiErrorText(error) });
-    }
-  };
+  const phaseContext = { ...ctx, onPhase };
+  let cleanup: Observation['cleanup'] = [];
+  let failureEvents: Observation['evidence']['podEvents'] = [];
 
   try {
     onPhase('creating');
-    const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image });
-    const createdPod = await cluster.core.createNamespacedPod({ namespace, body });
-    created = true;
-    uid = createdPod.metadata!.uid!;
+    created = await createPhase(phaseContext, scenario, name, cleaner, () => watch);
+    watch = new PodWatch(cluster, ctx.namespace, name, created.uid, created.resourceVersion, clock);
+    await watch.start();
+    watchEstablished = clock.now();
+    if (watch.gaveUp) throw new TermlabError('API_UNREACHABLE', `the pod watch could not start: ${watch.lifecycle.at(-1)?.detail ?? ''}`);
 
     onPhase('waiting for Ready');
-    const readyWatch = new PodWatch(cluster, namespace, name, createdPod.metadata!.resourceVersion!, clock);
-    await readyWatch.start();
-    const ready = await readyWatch.waitFor((p) => isReady(p) || isStuck(p), ctx.readyTimeoutMs, ctx.signal);
-    readyWatch.stop();
-    if (!ready || !isReady(ready)) {
-      if (ctx.signal.aborted) throw new TermlabError('INTERRUPTED', 'interrupted while waiting for the pod to be Ready');
-      const events = await podEvents(ctx, name);
-      recorded.podEvents = events;
-      const warnings = events.filter((e) => e.type === 'Warning').map((e) => `${e.reason}: ${e.message}`);
-      const waiting = ready?.status?.containerStatuses?.[0]?.state?.waiting;
-      throw new TermlabError('POD_NOT_READY', `pod ${namespace}/${name} was not Ready within ${ctx.readyTimeoutMs / 1000}s${waiting ? ` (${waiting.reason}: ${waiting.message ?? ''})` : ''}${warnings.length ? `; events: ${warnings.join('; ')}` : ''}`);
-    }
-    recorded.podReady = clock.now();
-
-    // The watch and the log follow start before any request is sent.
-    const live = await cluster.core.readNamespacedPod({ name, namespace });
-    const watch = new PodWatch(cluster, namespace, name, live.metadata!.resourceVersion!, clock);
-    recorded.watch = watch;
-    await watch.start();
-    recorded.watchEstablished = clock.now();
-    const container = live.spec!.containers[0]!;
-    const logs = new LogFollower();
-    recorded.logs = logs;
-    await logs.start(cluster, namespace, name, container.name, clock);
-
-    // The pod as it is now, not as the template said.
-    const captured = await cluster.core.readNamespacedPod({ name, namespace });
-    const capturedAt = clock.now();
-    if (captured.metadata?.uid !== uid) throw new Error(`pod ${name} was replaced (uid ${captured.metadata?.uid}, created ${uid})`);
-    recorded.pod = {
-      name, namespace, uid, resourceVersion: captured.metadata!.resourceVersion!,
-      terminationGracePeriodSeconds: captured.spec?.terminationGracePeriodSeconds ?? null, capturedAt,
-      // The wire form: lifecycle's model fields carry their JSON names, so a JSON round trip is verbatim.
-      containers: captured.spec!.containers.map((c) => ({ name: c.name, image: c.image ?? '', lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null })),
-    };
-    const node = await nodeInfo(cluster, captured.spec?.nodeName);
-    recorded.run.cluster.nodeName = node.nodeName;
-    recorded.run.cluster.containerRuntime = node.runtime;
-
-    const port = labPort(ctx.template);
-    let base: string;
-    if (ctx.transport === 'portforward') {
-      forward = await openPortForward(cluster.kc, namespace, name, port);
-      recorded.portForwardErrors = forward.errors;
-      base = `http://127.0.0.1:${forward.localPort}`;
-    } else {
-      base = `http://${captured.status?.podIP}:${port}`;
-    }
+    ready = await readyPhase(phaseContext, watch, name);
+    observed = await observePhase(phaseContext, created, watch, (l) => { logs = l; }, (f) => { forward = f; });
 
     onPhase('request in flight');
-    let markAccepted!: () => void;
-    const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
-    const requestDone = sendWork(base, scenario.workMs, request, clock, () => markAccepted(), ctx.signal);
-    await Promise.race([accepted, requestDone]);
-    if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
-
-    const sinceAccepted = clock.now().mono - request.accepted.mono;
-    await sleep(Math.max(0, scenario.deleteDelayMs - sinceAccepted), undefined, { signal: ctx.signal });
-
-    onPhase('deleting');
-    const ack = await deleteWithRetry(ctx, name, uid, recorded);
-    deleted = true;
-    recorded.deleteAck = {
-      at: ack.at,
-      deletionTimestamp: apiTimeString(ack.pod.metadata!.deletionTimestamp)!,
-      deletionGracePeriodSeconds: ack.pod.metadata!.deletionGracePeriodSeconds ?? scenario.terminationGracePeriodSeconds,
-    };
+    inFlight = await requestPhase(phaseContext, scenario, observed.base, request);
+    deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
 
     onPhase('terminating');
-    const limitMs = (scenario.terminationGracePeriodSeconds + hookDurationSeconds(scenario.preStop) + 30) * 1000;
-    const terminated = await watch.waitFor(hasTerminated, limitMs, ctx.signal);
-    if (!terminated) throw new Error(ctx.signal.aborted ? 'interrupted before the container ended' : `the container was not seen to end within ${limitMs / 1000}s`);
-    await Promise.race([requestDone, sleep(10_000)]);
-    await logs.waitForEnd(5_000);
-    recorded.podEvents = await podEvents(ctx, name);
+    await terminatePhase(phaseContext, scenario, watch);
 
-    onPhase('cleaning up');
-    await cleanupStep(`remove finalizer ${HOLD_FINALIZER}`, () => removeFinalizer(cluster, namespace, name, HOLD_FINALIZER));
-    const gone = await watch.waitFor((_p, type) => type === 'DELETED', 30_000, ctx.signal);
-    recorded.cleanup.push({ action: 'wait for DELETED', at: clock.now(), ok: gone !== null, error: gone ? null : 'no DELETED event within 30s' });
-    recorded.run.complete = true;
+    onPhase('collecting');
+    collected = await collectPhase(phaseContext, created, inFlight, observed.logs);
+    run.complete = true;
   } catch (error) {
-    recorded.run.incompleteReason = ctx.signal.aborted
+    run.incompleteReason = ctx.signal.aborted
       ? `interrupted (Ctrl-C) while ${phase}`
       : error instanceof Error ? error.message : String(error);
-    if (!recorded.podEvents.length && created) recorded.podEvents = await podEvents(ctx, name);
+    const events = error instanceof TermlabError ? error.context.events : undefined;
+    failureEvents = Array.isArray(events) ? events as Observation['evidence']['podEvents'] : created ? await podEvents(ctx, name) : [];
   } finally {
-    recorded.watch?.stop();
-    recorded.logs?.stop();
-    if (forward) await forward.close();
-    if (created && !recorded.run.complete) {
-      // Reverse order of creation: the finalizer we added, then the pod itself.
-      await cleanupStep(`remove finalizer ${HOLD_FINALIZER}`, () => removeFinalizer(cluster, namespace, name, HOLD_FINALIZER));
-      if (!deleted) await cleanupStep('delete pod', () => cluster.core.deleteNamespacedPod({ name, namespace, body: uid ? { preconditions: { uid } } : undefined }));
+    // A request still open after a failure would hold the process: it ends with the scenario.
+    (inFlight as InFlight | null)?.giveUp();
+    (logs as LogFollower | null)?.stop();
+    await (forward as PortForwardHandle | null)?.close();
+    onPhase('cleaning up');
+    cleanup = await cleaner.run();
+    const ended = watch as PodWatch | null;
+    await ended?.settle();
+    ended?.stop();
+    // Complete means the evidence is whole and the pod is gone.
+    if (run.complete && cleanup.some((c) => !c.ok)) {
+      run.complete = false;
+      run.incompleteReason = `cleanup failed: ${cleanup.filter((c) => !c.ok).map((c) => `${c.action}: ${c.error}`).join('; ')}`;
     }
-    recorded.run.observedAt = clock.now().wall;
+    run.observedAt = clock.now().wall;
   }
-  onPhase(recorded.run.complete ? 'done' : 'failed', recorded.run.incompleteReason);
+  onPhase(run.complete ? 'done' : 'failed', run.incompleteReason);
+  const finalWatch = watch as PodWatch | null;
+  run.cluster.nodeName = observed?.node.nodeName ?? null;
+  run.cluster.containerRuntime = observed?.node.runtime ?? null;
+  const recorded: Recorded = {
+    run, scenario, request,
+    pod: observed?.pod ?? null,
+    podReady: ready?.podReady ?? null,
+    // The one watch is up from the pod's creation, before Ready and long before any request.
+    watchEstablished: watch === null ? null : watchEstablished,
+    deleteIssued: deletion?.deleteIssued ?? null,
+    deleteAck: deletion?.deleteAck ?? null,
+    watch: finalWatch,
+    logs: observed?.logs ?? (logs as LogFollower | null),
+    podEvents: collected?.podEvents ?? failureEvents,
+    podReads: finalWatch?.reads ?? [],
+    cleanup: [...deleteAttempts, ...cleanup],
+    portForwardErrors: (forward as PortForwardHandle | null)?.errors ?? [],
+  };
   return buildObservation(recorded);
-}
-
-/** A failed delete is tried again a few times; each failure is kept in the record. */
-async function deleteWithRetry(ctx: ScenarioContext, name: string, uid: string, recorded: Recorded): Promise<{ at: HarnessTime; pod: k8s.V1Pod }> {
-  for (let attempt = 1; ; attempt++) {
-    const issued = ctx.clock.now();
-    try {
-      const pod = await ctx.cluster.core.deleteNamespacedPod({ name, namespace: ctx.namespace, body: { preconditions: { uid } } });
-      recorded.deleteIssued = issued;
-      return { at: ctx.clock.now(), pod };
-    } catch (error) {
-      recorded.cleanup.push({ action: `delete attempt ${attempt}`, at: ctx.clock.now(), ok: false, error: apiErrorText(error) });
-      if (attempt >= 3 || isNotFound(error)) throw new Error(`delete failed: ${apiErrorText(error)}`);
-      await sleep(200 * attempt, undefined, { signal: ctx.signal });
-    }
-  }
 }

@@ -1,13 +1,23 @@
-// A pod watch that reports its own life: connected, dropped, resumed, expired-relisted, gave-up.
-// Those go into the observation: a gap in the watch is evidence too.
-import * as k8s from '@kubernetes/client-node';
-import type { Cluster } from '../kube.ts';
-import type { WatchEvent } from '../observation.ts';
+// The scenario's one pod watch, from creation to DELETED, as evidence: every event, the watch's
+// own life (a gap is evidence too), and a GET of the pod after every gap, kept apart as a pod read.
+import type * as k8s from '@kubernetes/client-node';
+import { PodWatchStream, readPod, type Cluster, type PodEventType, type WatchLife } from '../kube/index.ts';
+import type { PodRead, WatchEvent } from '../observation.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 
-type Lifecycle = { event: 'connected' | 'dropped' | 'resumed' | 'expired-relisted' | 'gave-up'; at: ReturnType<RunClock['now']>; resourceVersion: string | null; detail?: string };
+type Lifecycle = { event: WatchLife; at: ReturnType<RunClock['now']>; resourceVersion: string | null; detail?: string };
 
-const MAX_RECONNECTS = 10;
+/** One thing seen of the pod: a watch event, or a read (pod null: the API said NotFound). */
+export type Sighting = { via: 'watch'; type: PodEventType; pod: k8s.V1Pod } | { via: 'read'; reason: PodRead['reason']; pod: k8s.V1Pod | null };
+
+const containerStates = (pod: k8s.V1Pod) => (pod.status?.containerStatuses ?? []).map((c) => {
+  const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
+  return {
+    name: c.name, state, ready: c.ready,
+    ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}),
+    ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}),
+  } as WatchEvent['containers'][number];
+});
 
 export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
@@ -19,123 +29,111 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
     conditions: (pod.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status })),
     deletionTimestamp: apiTimeString(pod.metadata?.deletionTimestamp),
     deletionGracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds ?? null,
-    containers: (pod.status?.containerStatuses ?? []).map((c) => {
-      const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
-      return {
-        name: c.name, state, ready: c.ready,
-        ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}),
-        ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}),
-      };
-    }),
+    containers: containerStates(pod),
+  };
+}
+
+export function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
+  return {
+    reason, at, found: pod !== null,
+    resourceVersion: pod?.metadata?.resourceVersion ?? null,
+    uid: pod?.metadata?.uid ?? null,
+    phase: pod?.status?.phase ?? null,
+    deletionTimestamp: apiTimeString(pod?.metadata?.deletionTimestamp),
+    deletionGracePeriodSeconds: pod?.metadata?.deletionGracePeriodSeconds ?? null,
+    finalizers: pod?.metadata?.finalizers ?? [],
+    containers: pod ? containerStates(pod) : [],
   };
 }
 
 export class PodWatch {
+  /** Watch events and the pods they carried, index for index. */
   readonly events: WatchEvent[] = [];
   readonly pods: k8s.V1Pod[] = [];
   readonly lifecycle: Lifecycle[] = [];
-  private lastVersion: string;
-  private request: AbortController | null = null;
-  private stopped = false;
-  private reconnects = 0;
-  /** Set by a 410 ERROR event: the next reconnect lists again instead of resuming. */
-  private expired = false;
+  /** Pods read with GET after a gap or at the end: evidence of their own, never watch events. */
+  readonly reads: PodRead[] = [];
+  private readonly sightings: Sighting[] = [];
   private readonly waiters = new Set<() => void>();
+  private readonly stream: PodWatchStream;
+  private readonly pendingReads = new Set<Promise<unknown>>();
   private readonly cluster: Cluster;
   private readonly namespace: string;
   private readonly name: string;
+  private readonly uid: string;
   private readonly clock: RunClock;
 
-  constructor(cluster: Cluster, namespace: string, name: string, fromVersion: string, clock: RunClock) {
+  constructor(cluster: Cluster, namespace: string, name: string, uid: string, fromVersion: string, clock: RunClock) {
     this.cluster = cluster;
     this.namespace = namespace;
     this.name = name;
-    this.lastVersion = fromVersion;
+    this.uid = uid;
     this.clock = clock;
-  }
-
-  /** Resolves once the API server has answered the watch request. */
-  async start(): Promise<void> {
-    await this.connect('connected');
-  }
-
-  private async connect(event: 'connected' | 'resumed' | 'expired-relisted', detail?: string): Promise<void> {
-    const watch = new k8s.Watch(this.cluster.kc);
-    this.request = await watch.watch(`/api/v1/namespaces/${this.namespace}/pods`,
-      { fieldSelector: `metadata.name=${this.name}`, resourceVersion: this.lastVersion, allowWatchBookmarks: true },
-      (type: string, object: any) => this.onEvent(type, object),
-      (error: unknown) => { void this.onDone(error); });
-    this.lifecycle.push({ event, at: this.clock.now(), resourceVersion: this.lastVersion, ...(detail ? { detail } : {}) });
-    this.wake();
-  }
-
-  private onEvent(type: string, object: any): void {
-    if (type === 'BOOKMARK') { this.lastVersion = object?.metadata?.resourceVersion ?? this.lastVersion; return; }
-    if (type === 'ERROR') {
-      if (object?.code === 410) this.expired = true;
-      return;
-    }
-    const pod = object as k8s.V1Pod;
-    this.lastVersion = pod.metadata?.resourceVersion ?? this.lastVersion;
-    this.pods.push(pod);
-    this.events.push(toWatchEvent(type as WatchEvent['type'], pod, this.clock.now()));
-    this.wake();
-  }
-
-  private async onDone(error: unknown): Promise<void> {
-    if (this.stopped) return;
-    const detail = error ? String((error as Error).message ?? error) : 'the server closed the watch';
-    this.lifecycle.push({ event: 'dropped', at: this.clock.now(), resourceVersion: this.lastVersion, detail });
-    while (!this.stopped) {
-      if (++this.reconnects > MAX_RECONNECTS) {
-        this.lifecycle.push({ event: 'gave-up', at: this.clock.now(), resourceVersion: this.lastVersion, detail: `${MAX_RECONNECTS} reconnects failed` });
+    this.stream = new PodWatchStream(cluster, namespace, name, fromVersion, {
+      event: (type, pod) => {
+        this.pods.push(pod);
+        this.events.push(toWatchEvent(type, pod, this.clock.now()));
+        if (pod.metadata?.uid === this.uid) this.sightings.push({ via: 'watch', type, pod });
         this.wake();
-        return;
-      }
-      try {
-        if (this.expired) {
-          // 410: our version is gone from the server's history. List again and go on from there;
-          // the listed state is recorded, and the gap is marked.
-          this.expired = false;
-          const list = await this.cluster.core.listNamespacedPod({ namespace: this.namespace, fieldSelector: `metadata.name=${this.name}` });
-          for (const pod of list.items) {
-            this.pods.push(pod);
-            this.events.push(toWatchEvent('MODIFIED', pod, this.clock.now()));
-          }
-          const listedVersion = list.metadata?.resourceVersion ?? this.lastVersion;
-          if (!list.items.length) {
-            // Gone while we were not watching: record it as deleted, keeping pods and events aligned.
-            const last = this.pods.at(-1) ?? {};
-            this.pods.push(last);
-            this.events.push({ ...toWatchEvent('DELETED', last, this.clock.now()), resourceVersion: listedVersion });
-          }
-          this.lastVersion = listedVersion;
-          await this.connect('expired-relisted', `410 Expired; relisted at ${listedVersion}`);
-        } else {
-          await this.connect('resumed');
-        }
-        return;
-      } catch (reconnectError) {
-        this.lifecycle.push({ event: 'dropped', at: this.clock.now(), resourceVersion: this.lastVersion, detail: String((reconnectError as Error).message) });
-        await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** this.reconnects)));
-      }
-    }
+      },
+      life: (event, resourceVersion, detail, listed) => {
+        this.lifecycle.push({ event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
+        // What the gap hid: the relist's own answer, or a read of the pod right after resuming.
+        if (listed) this.record('watch-relisted', listed.find((p) => p.metadata?.uid === this.uid) ?? null);
+        else if (event === 'resumed') this.track(this.read('watch-resumed'));
+        this.wake();
+      },
+    });
   }
 
-  private wake(): void {
-    for (const waiter of this.waiters) waiter();
+  /** Resolves once the API server has answered the watch (or the outage budget ran out). */
+  start(): Promise<void> {
+    return this.stream.start();
   }
 
   get gaveUp(): boolean {
     return this.lifecycle.some((l) => l.event === 'gave-up');
   }
 
-  /** Waits for a pod event that matches, the deadline, or the abort signal. */
-  waitFor(match: (pod: k8s.V1Pod, type: string) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<k8s.V1Pod | null> {
+  /** Reads the pod now and records it; a pod of another UID counts as ours gone. Never throws. */
+  async read(reason: PodRead['reason']): Promise<PodRead | null> {
+    try {
+      const pod = await readPod(this.cluster, this.namespace, this.name);
+      return this.record(reason, pod);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Reads started by the watch itself, so the scenario can wait for them before it ends. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.pendingReads]);
+  }
+
+  private track(read: Promise<unknown>): void {
+    this.pendingReads.add(read);
+    void read.finally(() => this.pendingReads.delete(read));
+  }
+
+  private record(reason: PodRead['reason'], pod: k8s.V1Pod | null): PodRead {
+    const read = toPodRead(reason, pod, this.clock.now());
+    this.reads.push(read);
+    const ours = pod && pod.metadata?.uid === this.uid ? pod : null;
+    this.sightings.push({ via: 'read', reason, pod: ours });
+    this.wake();
+    return read;
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters) waiter();
+  }
+
+  /** Waits for a sighting that matches, the deadline, the watch giving up, or the abort signal. */
+  waitFor(match: (s: Sighting) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Sighting | null> {
     return new Promise((resolve) => {
       const check = () => {
-        const index = this.pods.findIndex((p, i) => match(p, this.events[i]?.type ?? 'MODIFIED'));
-        if (index >= 0) { done(); resolve(this.pods[index]!); }
+        const found = this.sightings.find(match);
+        if (found) { done(); resolve(found); }
         else if (this.gaveUp || signal?.aborted) { done(); resolve(null); }
       };
       const timer = setTimeout(() => { done(); resolve(null); }, timeoutMs);
@@ -148,8 +146,12 @@ export class PodWatch {
   }
 
   stop(): void {
-    this.stopped = true;
-    this.request?.abort();
+    this.stream.stop();
     this.wake();
   }
 }
+
+export const isReady = (pod: k8s.V1Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+export const hasTerminated = (pod: k8s.V1Pod) => pod.status?.containerStatuses?.some((c) => c.state?.terminated) ?? false;
+/** The pod is gone: a DELETED event, or a read that found no pod of our UID. */
+export const isGone = (s: Sighting) => (s.via === 'watch' ? s.type === 'DELETED' : s.pod === null);

@@ -1,10 +1,10 @@
 // --max-pods: count this owner's live lab pods before creating more.
 import { TermlabError } from '../errors.ts';
-import type { Cluster } from '../kube.ts';
+import { listPods, type Cluster } from '../kube/index.ts';
 import { ownerSelector } from './labels.ts';
 
 export async function countLivePods(cluster: Cluster, namespace: string, owner: string): Promise<number> {
-  const list = await cluster.core.listNamespacedPod({ namespace, labelSelector: ownerSelector(owner) });
+  const list = await listPods(cluster, namespace, { labelSelector: ownerSelector(owner) });
   return list.items.filter((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? '')).length;
 }
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { EXIT, TermlabError } from '../errors.ts';
-import { connect } from '../kube.ts';
+import { connect } from '../kube/index.ts';
 import { defaultOwnerId, isLabelValue } from './labels.ts';
 import { formatReap, reap } from './reap.ts';
 
@@ -14,7 +14,7 @@ export const reapCommand: Command = {
       context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' }, owner: { type: 'string' }, 'dry-run': { type: 'boolean' },
     } });
     const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
-    const namespace = values.namespace ?? cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
+    const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
     const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
     if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value`);
     io.out(`reaping lab pods of owner ${owner} in ${namespace} on context "${cluster.context}"${values['dry-run'] ? ' (dry run)' : ''}\n`);

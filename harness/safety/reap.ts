@@ -2,7 +2,7 @@
 // only pods whose owner label is ours are candidates ("not in my records" is never a reason),
 // each is read again just before deletion, and one failure never stops the rest.
 import type * as k8s from '@kubernetes/client-node';
-import { apiErrorText, isNotFound, removeFinalizer, type Cluster } from '../kube.ts';
+import { apiErrorText, deletePod, listPods, readPod, removeFinalizer, type Cluster } from '../kube/index.ts';
 import { secondsLeftOf } from './deadline.ts';
 import { HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
 import { listRuns, liveness, readRun, saveRun } from './runs.ts';
@@ -50,7 +50,7 @@ async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: 
 }
 
 export async function reap(cluster: Cluster, namespace: string, owner: string, options: ReapOptions = {}): Promise<ReapReport> {
-  const listed = await cluster.core.listNamespacedPod({ namespace });
+  const listed = await listPods(cluster, namespace);
   const report: ReapReport = { entries: [], notMine: [] };
   const candidates: { pod: k8s.V1Pod; why: string }[] = [];
   for (const pod of listed.items) {
@@ -75,17 +75,19 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
     const run = pod.metadata?.labels?.[RUN_LABEL] ?? null;
     const entry = (result: ReapEntry['result'], reason: string) => report.entries.push({ pod: name, run, result, why: reason });
     try {
-      const now = await cluster.core.readNamespacedPod({ name, namespace });
+      const now = await readPod(cluster, namespace, name);
+      if (!now) { entry('skipped', 'already gone'); continue; }
       const labels = now.metadata?.labels ?? {};
       if (now.metadata?.uid !== pod.metadata?.uid) { entry('skipped', 'replaced by a new pod since the list'); continue; }
       if (labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run) { entry('skipped', 'its owner or run changed since the list'); continue; }
       if (options.dryRun) { entry('would delete', why); continue; }
-      if (now.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
-      await cluster.core.deleteNamespacedPod({ name, namespace, body: { preconditions: { uid: pod.metadata!.uid! } } });
-      entry('deleted', why);
+      // A pod already being deleted goes as soon as it is released: that counts as deleted.
+      const released = now.metadata?.finalizers?.includes(HOLD_FINALIZER) && (await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER)) === 'removed';
+      const deleted = await deletePod(cluster, namespace, name, pod.metadata!.uid!);
+      if (deleted === 'gone' && !released) entry('skipped', 'already gone');
+      else entry('deleted', why);
     } catch (error) {
-      if (isNotFound(error)) entry('skipped', 'already gone');
-      else entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
+      entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
     }
   }
   if (!options.dryRun) await markDeadRuns(cluster, namespace, owner);
@@ -96,7 +98,7 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
 async function markDeadRuns(cluster: Cluster, namespace: string, owner: string): Promise<void> {
   for (const record of await listRuns()) {
     if (record.owner !== owner || record.namespace !== namespace || record.status !== 'running' || liveness(record).alive) continue;
-    const left = await cluster.core.listNamespacedPod({ namespace, labelSelector: `${RUN_LABEL}=${record.runId}` });
+    const left = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${record.runId}` });
     if (left.items.length === 0) await saveRun({ ...record, status: 'failed', note: 'its process ended before it finished; its pods are gone' });
   }
 }

@@ -1,10 +1,10 @@
 // Local records of runs: one small file per run, so concurrent runs never write the same file.
 // A record only ever proves a run alive; its absence never makes anything an orphan.
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../observation.ts';
+import { readJsonFile, writeFileAtomic } from '../files.ts';
 
 export const RunRecordSchema = z.object({
   runId: z.string(),
@@ -33,11 +33,9 @@ export async function saveRun(record: RunRecord): Promise<void> {
 }
 
 export async function readRun(runId: string): Promise<RunRecord | null> {
-  try {
-    return RunRecordSchema.parse(JSON.parse(await readFile(recordPath(runId), 'utf8')));
-  } catch {
-    return null;
-  }
+  // A missing or broken record proves nothing alive: treated as no record.
+  const read = await readJsonFile(recordPath(runId), RunRecordSchema);
+  return read.ok ? read.value : null;
 }
 
 export async function listRuns(): Promise<RunRecord[]> {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { grade } from '../../harness/grade/grade.ts';
-import { connect, type Cluster } from '../../harness/kube.ts';
+import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { podNameFor, runScenario, type Phase, type ScenarioContext } from '../../harness/run/scenario.ts';
 import { loadTemplate } from '../../harness/scenario/load.ts';

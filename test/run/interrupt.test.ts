@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
-import { connect, type Cluster } from '../../harness/kube.ts';
+import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { repoRoot } from '../support/processes.ts';
 
 let sim: SimCluster;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
-import { connect, type Cluster } from '../../harness/kube.ts';
+import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { ownershipLabels } from '../../harness/safety/labels.ts';
 import { reap } from '../../harness/safety/reap.ts';
 import { newRunRecord, readRun, saveRun } from '../../harness/safety/runs.ts';
@@ -60,7 +60,9 @@ describe('termlab reap', () => {
     await deadRun('run-a-0002', 'ann');
     for (const n of ['ann-1', 'ann-2', 'ann-3']) await pod(n, ownershipLabels('ann', 'run-a-0002', 's'));
     sim.fault({ fault: 'fail-next-delete', namespace: 'default', name: 'ann-2' });
-    const first = await reap(cluster, 'default', 'ann');
+    // With no outage budget the 500 is not tried again: the failure stays this reap's.
+    const impatient = await connect({ kubeconfigText: sim.kubeconfig, apiPatienceMs: 0 });
+    const first = await reap(impatient, 'default', 'ann');
     expect(first.entries.map((e) => [e.pod, e.result])).toEqual([['ann-1', 'deleted'], ['ann-2', 'failed'], ['ann-3', 'deleted']]);
     expect(first.entries[1]!.why).toMatch(/500.*tried again next time/);
     expect((await readRun('run-a-0002'))?.status).toBe('running');
@@ -71,6 +73,15 @@ describe('termlab reap', () => {
     await expect.poll(() => names('termlab.io/owner=ann', true), { timeout: 15_000 }).toEqual([]);
     await reap(cluster, 'default', 'ann');
     expect((await readRun('run-a-0002'))?.status).toBe('failed');
+  });
+
+  it('tries a delete that failed with 500 again within the outage budget', async () => {
+    await deadRun('run-a-0003', 'abe');
+    await pod('abe-1', ownershipLabels('abe', 'run-a-0003', 's'));
+    sim.fault({ fault: 'fail-next-delete', namespace: 'default', name: 'abe-1' });
+    const report = await reap(cluster, 'default', 'abe');
+    expect(report.entries.map((e) => [e.pod, e.result])).toEqual([['abe-1', 'deleted']]);
+    await expect.poll(() => names('termlab.io/owner=abe', true), { timeout: 15_000 }).toEqual([]);
   });
 
   it('leaves a pod created after the list, and one replaced since the list', async () => {

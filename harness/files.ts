@@ -1,0 +1,42 @@
+// Generic file helpers any layer may use (harness, cluster/sim, cluster/node): whole-or-nothing
+// writes, and reading a JSON file through a zod schema with one line naming the file and field.
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import type { z } from 'zod';
+
+/** Writes a file whole or not at all: a temporary file beside it, then a rename. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+}
+
+export type JsonFileResult<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/**
+ * Reads a JSON file and parses it with `schema`. A missing, unreadable or invalid file is a
+ * result with one line naming the file (and the field), never a throw: the caller decides.
+ */
+export async function readJsonFile<S extends z.ZodType>(path: string, schema: S): Promise<JsonFileResult<z.infer<S>>> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    return { ok: false, problem: `${path}: ${(error as Error).message.split('\n')[0]}` };
+  }
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  return { ok: false, problem: `${path}: ${issue.path.length ? issue.path.map(String).join('.') : '(top level)'}: ${issue.message}` };
+}

@@ -1,0 +1,83 @@
+// What went wrong with an API call, in one place: transient (worth trying again within the
+// outage budget) or final, with a short text for records and messages.
+import * as k8s from '@kubernetes/client-node';
+import { TermlabError } from '../errors.ts';
+
+/** An HTTP answer other than 2xx from a request made by kube/http.ts. */
+export class HttpStatusError extends Error {
+  readonly status: number;
+  readonly body: string;
+  readonly retryAfterSeconds: number | null;
+  constructor(status: number, body: string, retryAfterSeconds: number | null = null) {
+    super(`HTTP ${status}: ${body.slice(0, 200)}`);
+    this.name = 'HttpStatusError';
+    this.status = status;
+    this.body = body;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Our own per-request time limit ran out: the API accepted the connection but did not answer. */
+export class RequestTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what}: no answer within ${ms / 1000}s`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** Statuses a client retries (client-go: 429 and the server-side 5xx that say "try again"). */
+const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
+/** Socket errors of a restarting or overloaded API server. */
+const TRANSIENT_NETWORK = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN', 'EAI_AGAIN',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CLOSED', 'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+export interface Failure {
+  transient: boolean;
+  /** The HTTP status when the API answered, else null. */
+  status: number | null;
+  text: string;
+  retryAfterSeconds: number | null;
+}
+
+function statusBody(body: unknown): string {
+  if (typeof body === 'string') {
+    try { return statusBody(JSON.parse(body)); } catch { return body.slice(0, 200); }
+  }
+  const message = (body as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message.slice(0, 200) : JSON.stringify(body ?? '').slice(0, 200);
+}
+
+function networkCode(error: unknown): string | null {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+export function classify(error: unknown): Failure {
+  if (error instanceof TermlabError) return { transient: false, status: (error.context.status as number | undefined) ?? null, text: error.message, retryAfterSeconds: null };
+  if (error instanceof k8s.ApiException) {
+    const retryAfter = Number(error.headers?.['retry-after']);
+    return { transient: TRANSIENT_STATUS.has(error.code), status: error.code, text: `HTTP ${error.code}: ${statusBody(error.body)}`, retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null };
+  }
+  if (error instanceof HttpStatusError) return { transient: TRANSIENT_STATUS.has(error.status), status: error.status, text: `HTTP ${error.status}: ${statusBody(error.body)}`, retryAfterSeconds: error.retryAfterSeconds };
+  if (error instanceof RequestTimeoutError) return { transient: true, status: null, text: error.message, retryAfterSeconds: null };
+  const code = networkCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  // node-fetch reports our own timeout signal as an AbortError.
+  if ((error as Error | null)?.name === 'AbortError') return { transient: true, status: null, text: 'the request timed out', retryAfterSeconds: null };
+  if (code && TRANSIENT_NETWORK.has(code)) return { transient: true, status: null, text: code, retryAfterSeconds: null };
+  // A socket that closed mid-answer without a code ("socket hang up", "premature close").
+  if (/socket hang up|premature close|other side closed/i.test(message)) return { transient: true, status: null, text: message, retryAfterSeconds: null };
+  return { transient: false, status: null, text: [message, code].filter(Boolean).join(' '), retryAfterSeconds: null };
+}
+
+/** The text a record or message shows for any failure of an API call. */
+export function apiErrorText(error: unknown): string {
+  return classify(error).text;
+}
+
+export function isNotFound(error: unknown): boolean {
+  return classify(error).status === 404;
+}

@@ -1,0 +1,31 @@
+// The end of a run: its own pods that a scenario's cleaner could not finish (the API was away)
+// are released and deleted now, and the run is finished only once none is left.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deletePod, listPods, removeFinalizer, type Cluster } from '../kube/index.ts';
+import { HOLD_FINALIZER, RUN_LABEL } from './labels.ts';
+
+/** How long a run waits at its end for its pods to be gone, and how often it looks. */
+export const RUN_PODS_GONE_TIMEOUT_MS = 15_000;
+const RUN_PODS_POLL_MS = 250;
+
+/** Names of this run's pods that still exist. API failures come out as TermlabErrors (exit 3). */
+export async function runPodsLeft(cluster: Cluster, namespace: string, runId: string): Promise<string[]> {
+  const list = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${runId}` });
+  return list.items.map((p) => p.metadata!.name!);
+}
+
+/** Releases and deletes what is left of this run, then waits for it to be gone; true when it is. */
+export async function sweepRun(cluster: Cluster, namespace: string, runId: string, timeoutMs = RUN_PODS_GONE_TIMEOUT_MS): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  const list = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${runId}` });
+  for (const pod of list.items) {
+    const name = pod.metadata!.name!;
+    if (pod.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
+    if (!pod.metadata?.deletionTimestamp) await deletePod(cluster, namespace, name, pod.metadata!.uid!);
+  }
+  for (;;) {
+    if ((await runPodsLeft(cluster, namespace, runId)).length === 0) return true;
+    if (performance.now() > until) return false;
+    await sleep(RUN_PODS_POLL_MS);
+  }
+}
