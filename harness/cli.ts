@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
+import { packCommand } from './pack/command.ts';
 import { createRunCommand } from './run/command.ts';
 import { reapCommand } from './safety/command.ts';
 import { scenariosCommand } from './scenario/command.ts';
@@ -22,6 +23,7 @@ const simCommand: Command = {
 const runCommand = createRunCommand(async () => (await loadSim()).startSimCluster());
 
 const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
+commands.push(packCommand);
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',

@@ -6,6 +6,8 @@ export type ErrorCode =
   | 'OBSERVATION_INVALID'
   | 'SCENARIO_INVALID'
   | 'PREDICTIONS_INVALID'
+  | 'ARCHIVE_INVALID'
+  | 'LAB_INVALID'
   | 'CLUSTER_UNREACHABLE'
   | 'POD_NOT_READY'
   | 'POD_CAP_REACHED'
@@ -22,8 +24,8 @@ export class TermlabError extends Error {
   }
 }
 
-/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 70 a bug in termlab, 130 interrupted. */
-export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, internalError: 70, interrupted: 130 } as const;
+/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 70 a bug in termlab, 130 interrupted. */
+export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, needsReview: 4, internalError: 70, interrupted: 130 } as const;
 
 export function exitCodeFor(code: ErrorCode): number {
   switch (code) {
