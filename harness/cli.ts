@@ -4,6 +4,7 @@ import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
 import { packCommand } from './pack/command.ts';
+import { createPredictCommand } from './predict/command.ts';
 import { createRunCommand } from './run/command.ts';
 import { reapCommand } from './safety/command.ts';
 import { scenariosCommand } from './scenario/command.ts';
@@ -24,6 +25,7 @@ const runCommand = createRunCommand(async () => (await loadSim()).startSimCluste
 
 const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
 commands.push(packCommand);
+commands.push(createPredictCommand());
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',
