@@ -17,6 +17,7 @@ import { formatReap, reap } from '../safety/reap.ts';
 import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { RUN_LABEL } from '../safety/labels.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
+import { environmentOf } from '../safety/environment.ts';
 import { loadScenarios, loadTemplate } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
@@ -31,7 +32,7 @@ const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
-  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' },
+  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -74,7 +75,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--env NAME | --lab FILE]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -87,6 +88,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
       const parallel = positiveInt(values.parallel, '--parallel', 8);
       const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
       const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
+      const env = await environmentOf(values);
 
       const sim = values.sim ? await startSim() : null;
       try {
@@ -112,7 +114,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const clock = new RunClock();
         const context: Omit<ScenarioContext, 'onPhase'> = {
           cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-          template, image: values.image, transport, clock, signal: io.signal, readyTimeoutMs,
+          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs,
         };
         const results = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult> => {
           const observation = await runScenario({ ...context, onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail) }, scenario);

@@ -27,6 +27,7 @@ export interface ScenarioContext {
   simulated: boolean;
   template: Record<string, any>;
   image?: string;
+  env?: string;
   transport: 'portforward' | 'direct';
   clock: RunClock;
   signal: AbortSignal;
@@ -82,7 +83,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
 
   try {
     onPhase('creating');
-    const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image });
+    const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image, env: ctx.env });
     const createdPod = await cluster.core.createNamespacedPod({ namespace, body });
     created = true;
     uid = createdPod.metadata!.uid!;
