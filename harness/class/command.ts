@@ -10,6 +10,8 @@ import { finishGradebook, gradebookCsv, needsReview, partialRow, type Gradebook,
 import { readLab, type Lab } from './lab.ts';
 import { gradeSubmission, listSubmissions } from './submission.ts';
 
+const SUBMISSIONS_AT_ONCE = 4;
+
 export interface ClassOptions {
   gradebook?: string;
   gradebookJson?: string;
@@ -20,11 +22,16 @@ export interface ClassOptions {
 export async function gradeClass(paths: string[], lab: Lab | null, options: { predictions?: PredictionsFile; onProblem?: (p: string) => void } = {}): Promise<Gradebook> {
   const { submissions, problems } = await listSubmissions(paths);
   for (const p of problems) options.onProblem?.(p.problem);
-  const partials: PartialRow[] = [];
-  for (const path of submissions) {
-    // Only the row is kept: a class's results are never all in memory at once.
-    partials.push(partialRow(await gradeSubmission(path, { predictions: options.predictions }), lab));
-  }
+  // A few submissions at once, so one's file reads overlap another's grading; only each row is
+  // kept, so a class's results are never all in memory at once.
+  const partials: PartialRow[] = new Array(submissions.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(SUBMISSIONS_AT_ONCE, submissions.length) }, async () => {
+    while (next < submissions.length) {
+      const index = next++;
+      partials[index] = partialRow(await gradeSubmission(submissions[index]!, { predictions: options.predictions }), lab);
+    }
+  }));
   const book = finishGradebook(partials, lab);
   // A path that is no submission still gets a row, so the instructor sees it in the gradebook.
   book.rows.push(...problems.map(({ path, problem }) => ({

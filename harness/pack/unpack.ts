@@ -2,10 +2,10 @@
 // only, each member and the whole bounded. Anything else refuses the whole archive: a submission
 // with a link or a path that climbs out is not one to half-trust.
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Unpack, type ReadEntry } from 'tar';
+import { Parser, type ReadEntry } from 'tar';
 import { TermlabError } from '../errors.ts';
 import { formatIssue, MAX_OBSERVATION_BYTES } from '../observation.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, ManifestSchema, MEMBER_NAME, sha256, type Manifest } from './manifest.ts';
@@ -15,8 +15,8 @@ export const ARCHIVE_LIMITS = {
   archiveBytes: 64 * 1024 * 1024,
   /** One member: no file in a submission is larger than an observation may be. */
   memberBytes: MAX_OBSERVATION_BYTES,
-  /** All members together, uncompressed. */
-  totalBytes: 256 * 1024 * 1024,
+  /** All members together, uncompressed (held in memory while the archive is checked). */
+  totalBytes: 64 * 1024 * 1024,
   members: 1000,
   /** Gzip that expands more than this is a bomb, not a run. */
   decompressionRatio: 200,
@@ -53,33 +53,52 @@ function entryProblem(entry: ReadEntry, seen: { members: number; bytes: number }
   return null;
 }
 
-async function extract(archive: string, dir: string): Promise<void> {
+/**
+ * Reads the members into memory (bounded by the limits above) and writes them, flat, into `dir`.
+ * node-tar only parses here: no path it names is ever handed to the file system.
+ */
+async function extract(archive: string, dir: string): Promise<Map<string, Buffer>> {
   const size = (await stat(archive)).size;
   if (size > ARCHIVE_LIMITS.archiveBytes) throw new TermlabError('INPUT_TOO_LARGE', `${archive}: ${size} bytes is larger than the ${ARCHIVE_LIMITS.archiveBytes}-byte limit for a submission`, { source: archive });
   const seen = { members: 0, bytes: 0 };
+  const members = new Map<string, Buffer[]>();
   let refused: string | null = null;
   await new Promise<void>((resolve, reject) => {
-    const unpack: Unpack = new Unpack({
-      cwd: dir, strict: true, preserveOwner: false, maxDecompressionRatio: ARCHIVE_LIMITS.decompressionRatio,
-      filter: (_path, entry) => {
-        const problem = refused ? 'refused' : entryProblem(entry as ReadEntry, seen);
-        if (problem && !refused) { refused = problem; unpack.abort(refuse(archive, problem)); }
+    const parser: Parser = new Parser({
+      strict: true, maxDecompressionRatio: ARCHIVE_LIMITS.decompressionRatio,
+      filter: (_path, stats) => {
+        if (refused) return false;
+        const entry = stats as ReadEntry;
+        const problem = entryProblem(entry, seen) ?? (members.has(entry.path) ? `member ${JSON.stringify(entry.path)} appears twice` : null);
+        if (problem) { refused = problem; parser.abort(refuse(archive, problem)); }
         return problem === null;
+      },
+      onReadEntry: (entry) => {
+        const chunks: Buffer[] = [];
+        members.set(entry.path, chunks);
+        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
       },
     });
     const input = createReadStream(archive);
     input.on('error', reject);
-    unpack.on('error', (error: Error) => { input.destroy(); reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz (${error.message})`)); });
-    unpack.on('close', () => (refused ? reject(refuse(archive, refused)) : resolve()));
-    input.pipe(unpack);
+    parser.on('error', (error: Error) => { input.destroy(); reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz (${error.message})`)); });
+    parser.on('end', () => (refused ? reject(refuse(archive, refused)) : resolve()));
+    input.pipe(parser);
   });
+  const files = new Map<string, Buffer>();
+  for (const [name, chunks] of members) {
+    const data = Buffer.concat(chunks);
+    // 'wx': a fresh directory, flat names checked above; nothing is ever overwritten.
+    await writeFile(join(dir, name), data, { flag: 'wx' });
+    files.set(name, data);
+  }
+  return files;
 }
 
-async function readManifest(archive: string, dir: string): Promise<Manifest | null> {
-  let text: string;
-  try { text = await readFile(join(dir, MANIFEST_NAME), 'utf8'); } catch { return null; }
+function readManifest(archive: string, text: Buffer | undefined): Manifest | null {
+  if (text === undefined) return null;
   let data: unknown;
-  try { data = JSON.parse(text); } catch (error) { throw refuse(archive, `${MANIFEST_NAME}: not JSON: ${(error as Error).message}`); }
+  try { data = JSON.parse(text.toString('utf8')); } catch (error) { throw refuse(archive, `${MANIFEST_NAME}: not JSON: ${(error as Error).message}`); }
   const parsed = ManifestSchema.safeParse(data);
   if (!parsed.success) throw refuse(archive, `${MANIFEST_NAME}: ${formatIssue(parsed.error.issues[0]!)}`);
   return parsed.data;
@@ -90,11 +109,11 @@ export async function openArchive(archive: string): Promise<OpenedArchive> {
   const dir = await mkdtemp(join(tmpdir(), 'termlab-submission-'));
   const close = () => rm(dir, { recursive: true, force: true });
   try {
-    await extract(archive, dir);
-    const manifest = await readManifest(archive, dir);
+    const files = await extract(archive, dir);
+    const manifest = readManifest(archive, files.get(MANIFEST_NAME));
     const untrusted = new Map<string, string>();
     const problems: string[] = [];
-    const present = (await readdir(dir)).filter((n) => n !== MANIFEST_NAME);
+    const present = [...files.keys()].filter((n) => n !== MANIFEST_NAME).sort();
     if (!manifest) {
       problems.push(`${archive}: evidence invalid: no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`);
       for (const name of present) untrusted.set(name, `the archive has no ${MANIFEST_NAME}`);
@@ -103,7 +122,7 @@ export async function openArchive(archive: string): Promise<OpenedArchive> {
       for (const name of present) {
         const line = listed.get(name);
         if (!line) { untrusted.set(name, `${name} is not in the archive's manifest`); continue; }
-        const hash = sha256(await readFile(join(dir, name)));
+        const hash = sha256(files.get(name)!);
         if (hash !== line.sha256) untrusted.set(name, `${name} does not match its sha256 in the manifest: it was changed after packing`);
       }
       for (const name of listed.keys()) if (!present.includes(name)) problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
