@@ -64,7 +64,8 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     const dir = opened?.dir ?? path;
     const problems: string[] = [...(opened?.problems ?? [])];
     for (const p of problems) options.onProblem?.(p);
-    const own = options.predictions ? {} : await ownPredictions(dir, opened ? `${path}:${PREDICTIONS_NAME}` : join(path, PREDICTIONS_NAME), opened?.untrusted);
+    // The submission's own predictions name its student even when the instructor grades with others.
+    const own = await ownPredictions(dir, opened ? `${path}:${PREDICTIONS_NAME}` : join(path, PREDICTIONS_NAME), opened?.untrusted);
     if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
     const predictions = options.predictions ?? own.file;
     const run = await gradePaths([dir], { predictions });
@@ -76,7 +77,7 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     });
     for (const p of run.problems) { const line = opened ? relabel(p, opened) : p; problems.push(line); options.onProblem?.(line); }
     for (const r of results) options.onResult?.(r);
-    const student = predictions?.student?.trim() || opened?.manifest?.student || name;
+    const student = own.file?.student?.trim() || opened?.manifest?.student || name;
     return { path, student, hasPredictions: predictions !== undefined, results, pairs: gradePairs(results), problems };
   } finally {
     await opened?.close();

@@ -13,8 +13,10 @@ export const packCommand: Command = {
       out: { type: 'string', short: 'o' }, predictions: { type: 'string' }, student: { type: 'string' },
     } });
     const runDir = positionals[0] ?? 'reports/latest';
-    const { archive, manifest } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
-    io.out(`packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${manifest.student === null ? 'an unnamed student (add --student or a predictions file)' : terminalText(manifest.student)}\n${archive}\n`);
+    const { archive, manifest, predictions } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
+    io.out(`packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${manifest.student === null ? 'an unnamed student (add --student or a predictions file)' : terminalText(manifest.student)}\n`);
+    io.out(predictions ? `with the predictions in ${predictions}\n` : 'with no predictions file (none in the run directory or here; --predictions FILE)\n');
+    io.out(`${archive}\n`);
     return EXIT.ok;
   },
 };

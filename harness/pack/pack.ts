@@ -1,5 +1,6 @@
 // `termlab pack`: one run directory -> one .tar.gz a student hands in. The files are copied to a
 // staging directory first, so the archive holds exactly the bytes the manifest hashes.
+import { existsSync, lstatSync } from 'node:fs';
 import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -21,7 +22,7 @@ export interface PackOptions {
   student?: string;
 }
 
-export interface PackResult { archive: string; manifest: Manifest }
+export interface PackResult { archive: string; manifest: Manifest; predictions: string | null }
 
 async function regularFile(path: string): Promise<boolean> {
   try { return (await lstat(path)).isFile(); } catch { return false; }
@@ -44,7 +45,9 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   }
   for (const name of REPORT_NAMES) if (await regularFile(join(runDir, name))) members.push({ name, from: join(runDir, name) });
 
-  const predictionsPath = options.predictions ?? (await regularFile(join(runDir, PREDICTIONS_NAME)) ? join(runDir, PREDICTIONS_NAME) : undefined);
+  // Without --predictions: the run directory's, else the one `termlab predict` wrote here.
+  const predictionsPath = options.predictions
+    ?? [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
   let student = options.student;
   if (predictionsPath) {
     let text: string;
@@ -78,7 +81,7 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       await rm(temporary, { force: true });
       throw new TermlabError('INPUT_UNREADABLE', `${archive}: cannot write the archive: ${(error as Error).message}`, { source: archive });
     }
-    return { archive, manifest };
+    return { archive, manifest, predictions: predictionsPath ?? null };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

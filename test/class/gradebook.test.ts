@@ -62,9 +62,14 @@ describe('termlab grade --gradebook', () => {
   });
 
   it('exits 0 for a class with nothing to review, failing students included', async () => {
-    const r = await runCli(['grade', join(submissions, 'ada.tar.gz'), join(submissions, 'bob.tar.gz'), '--gradebook', join(root, 'clean.csv')], offline);
+    const key = join(root, 'answer-key.yaml');
+    writeFileSync(key, 'student: The Instructor\npredictions:\n  short-grace: { outcome: completed, exitCode: 0 }\n');
+    const r = await runCli(['grade', join(submissions, 'ada.tar.gz'), join(submissions, 'bob.tar.gz'), '--gradebook-json', join(root, 'clean.json'), '--predictions', key], offline);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('2 submission(s); none needs review');
+    // Graded against the instructor's file, still named by their own.
+    const rows = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'clean.json'), 'utf8'))).rows;
+    expect(rows.map((row) => [row.student, row.predictionsRight, row.predictionsTotal])).toEqual([['Ada Lovelace', 0, 2], ['Bob Byte', 0, 2]]);
   });
 
   it('scores with a lab file and lists missing required scenarios', async () => {
