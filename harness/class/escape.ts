@@ -12,8 +12,3 @@ export function csvCell(value: string | number | null): string {
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
-
-/** Text inside a Markdown table cell: no markup, no HTML, no row breaks. */
-export function markdownText(text: string): string {
-  return terminalText(text).replace(/[\\`*_{}[\]()<>#+!|~-]/g, (c) => `\\${c}`);
-}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { create } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
+import { EXIT } from '../../harness/errors.ts';
 import { MANIFEST_NAME, ManifestSchema, sha256 } from '../../harness/pack/manifest.ts';
 import { packRun } from '../../harness/pack/pack.ts';
 import { openArchive } from '../../harness/pack/unpack.ts';
@@ -11,7 +12,6 @@ import { runCli } from '../support/cli.ts';
 import { writeRunDir } from './fixtures.ts';
 
 const offline = { KUBECONFIG: '/nonexistent/kubeconfig' };
-const NEEDS_REVIEW = 4;
 let root: string;
 let submissions: string;
 
@@ -45,7 +45,7 @@ describe('termlab grade --gradebook', () => {
     const csv = join(root, 'gradebook.csv');
     const json = join(root, 'gradebook.json');
     const r = await runCli(['grade', submissions, '--gradebook', csv, '--gradebook-json', json], offline);
-    expect(r.code).toBe(NEEDS_REVIEW);
+    expect(r.code).toBe(EXIT.needsReview);
     const book = GradebookSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
     const bySubmission = Object.fromEntries(book.rows.map((row) => [row.submission.split('/').pop(), row]));
     expect(book.rows).toHaveLength(3);
@@ -65,7 +65,7 @@ describe('termlab grade --gradebook', () => {
     const key = join(root, 'answer-key.yaml');
     writeFileSync(key, 'student: The Instructor\npredictions:\n  short-grace: { outcome: completed, exitCode: 0 }\n');
     const r = await runCli(['grade', join(submissions, 'ada.tar.gz'), join(submissions, 'bob.tar.gz'), '--gradebook-json', join(root, 'clean.json'), '--predictions', key], offline);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toContain('2 submission(s); none needs review');
     // Graded against the instructor's file, still named by their own.
     const rows = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'clean.json'), 'utf8'))).rows;
@@ -74,7 +74,7 @@ describe('termlab grade --gradebook', () => {
 
   it('scores with a lab file and lists missing required scenarios', async () => {
     const r = await runCli(['grade', submissions, '--gradebook-json', join(root, 'lab.json'), '--lab', 'manifests/lab.yaml'], offline);
-    expect(r.code).toBe(NEEDS_REVIEW);
+    expect(r.code).toBe(EXIT.needsReview);
     const ada = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'lab.json'), 'utf8'))).rows.find((row) => row.student === 'Ada Lovelace')!;
     // Two of eight required scenarios, each 2 + 1 + 1 + 1 (its prediction agrees with the model), and the pair's 6.
     expect(ada).toMatchObject({ score: 2 * 5 + 6, maxScore: 8 * 5 + 6 });
@@ -98,7 +98,7 @@ describe('termlab grade --gradebook', () => {
     writeFileSync(join(klass, 'notes.txt'), 'not a submission, and not a directory: ignored');
     const csv = join(root, 'escaped.csv');
     const r = await runCli(['grade', klass, '--gradebook', csv], offline);
-    expect(r.code).toBe(NEEDS_REVIEW);
+    expect(r.code).toBe(EXIT.needsReview);
     const text = readFileSync(csv, 'utf8');
     expect(text).toContain(`"'=HYPERLINK(""http://x"",""click"")",${join(klass, 'mallory')},2,2,`);
     expect(text).toMatch(/broken\.observation\.json: not JSON/);

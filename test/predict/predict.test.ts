@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../harness/errors.ts';
 import { parsePredictions } from '../../harness/grade/predictions.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
@@ -47,7 +48,7 @@ describe('termlab predict', () => {
     ]);
     expect(r.output).toContain('short-grace  (graceful, preStop exec sleep 3s, grace 5s, work 10s, delete after 1s)');
     expect(r.output).not.toMatch(/model|SIGKILL/);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(EXIT.ok);
     expect(parsePredictions(readFileSync(out, 'utf8'), out)).toEqual({
       student: 'Ada Lovelace',
       predictions: { 'short-grace': { outcome: 'cut', exitCode: 137 }, 'restored-grace': { outcome: 'completed', exitCode: 0 } },
@@ -57,14 +58,14 @@ describe('termlab predict', () => {
   it('writes nothing when the student stops half-way (Ctrl-D)', async () => {
     const out = join(dir, 'half.yaml');
     const r = await underPty(['-o', out, '--only', 'short-grace', '--student', 'Bob'], [['the request: completed, cut, rejected? ', '\u0004']]);
-    expect(r.code).toBe(130);
+    expect(r.code).toBe(EXIT.interrupted);
     expect(() => readFileSync(out)).toThrow();
   });
 
   it('writes a commented template with the name, which the grader refuses until filled in', async () => {
     const out = join(dir, 'template.yaml');
     const r = await runCli(['predict', '--template', '-o', out, '--student', 'Ada "the first" Lovelace']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(EXIT.ok);
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('student: "Ada \\"the first\\" Lovelace"');
     expect(text).toMatch(/  hook-outlasts-grace:\n    # graceful, preStop exec sleep 10s, grace 5s, work 10s, delete after 1s\n    outcome: ~\n    exitCode: ~\n/);
@@ -77,8 +78,8 @@ describe('termlab predict', () => {
   it('refuses to overwrite predictions, and to ask questions without a terminal', async () => {
     const out = join(dir, 'existing.yaml');
     writeFileSync(out, 'predictions: {}\n');
-    expect(await runCli(['predict', '--template', '-o', out])).toMatchObject({ code: 2, stderr: expect.stringContaining('already exists') });
-    expect(await runCli(['predict', '-o', join(dir, 'none.yaml')])).toMatchObject({ code: 2, stderr: expect.stringContaining('not at a terminal: use --template') });
-    expect(await runCli(['predict', '--template', '-o', join(dir, 'x.yaml'), '--student', 'a\nb'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--student: one line') });
+    expect(await runCli(['predict', '--template', '-o', out])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('already exists') });
+    expect(await runCli(['predict', '-o', join(dir, 'none.yaml')])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('not at a terminal: use --template') });
+    expect(await runCli(['predict', '--template', '-o', join(dir, 'x.yaml'), '--student', 'a\nb'])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--student: one line') });
   });
 });
