@@ -86,14 +86,30 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
 
 /** `termlab grade PATH...` with archives among the paths: each archive graded as its own submission. */
 export async function gradeWithArchives(paths: string[], options: GradeOptions = {}): Promise<GradeRun> {
-  const plain = paths.filter((p) => !isArchivePath(p));
+  const plain: string[] = [];
+  const archives: string[] = [];
+  for (const path of paths) {
+    if (isArchivePath(path)) { archives.push(path); continue; }
+    // A directory of hand-ins: its archives are graded each on its own, its observations as ever.
+    const found = await archivesUnder(path);
+    archives.push(...found.archives);
+    if (!found.archives.length || found.observations) plain.push(path);
+  }
   const run: GradeRun = plain.length ? await gradePaths(plain, options) : { results: [], pairs: [], problems: [] };
-  for (const archive of paths.filter(isArchivePath)) {
+  for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
     run.results.push(...graded.results);
+    run.pairs.push(...graded.pairs);
     run.problems.push(...graded.problems);
   }
-  return { ...run, pairs: gradePairs(run.results) };
+  // Each archive's pairs were formed within it: a copied archive shares its run id with the original.
+  return run;
+}
+
+async function archivesUnder(path: string): Promise<{ archives: string[]; observations: boolean }> {
+  let names: string[];
+  try { names = await readdir(path, { recursive: true }); } catch { return { archives: [], observations: false }; }
+  return { archives: names.filter(isArchivePath).sort().map((n) => join(path, n)), observations: names.some((n) => n.endsWith('.observation.json')) };
 }
 
 /**

@@ -61,6 +61,13 @@ describe('termlab grade --gradebook', () => {
     expect(r.stdout).toContain("3 submission(s); 2 need the instructor's eye");
   });
 
+  it('grades a directory of archives without a gradebook too, each archive on its own', async () => {
+    const r = await runCli(['grade', submissions], offline);
+    expect(r.code).toBe(EXIT.checksFailed);
+    expect(r.stdout.match(/lab pair grace: \w+/g)).toEqual(['lab pair grace: pass', 'lab pair grace: fail', 'lab pair grace: pass']);
+    expect(r.stdout).toContain('6 graded');
+  });
+
   it('exits 0 for a class with nothing to review, failing students included', async () => {
     const key = join(root, 'answer-key.yaml');
     writeFileSync(key, 'student: The Instructor\npredictions:\n  short-grace: { outcome: completed, exitCode: 0 }\n');
