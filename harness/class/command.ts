@@ -6,7 +6,7 @@ import { EXIT } from '../errors.ts';
 import type { PredictionsFile } from '../grade/predictions.ts';
 import { writeFileAtomic } from '../observation.ts';
 import { terminalText } from './escape.ts';
-import { finishGradebook, gradebookCsv, needsReview, partialRow, type Gradebook, type PartialRow } from './gradebook.ts';
+import { finishGradebook, gradebookCsv, needsReview, partialRow, unusedPointIds, type Gradebook, type PartialRow } from './gradebook.ts';
 import { readLab, type Lab } from './lab.ts';
 import { gradeSubmission, listSubmissions } from './submission.ts';
 
@@ -33,6 +33,7 @@ export async function gradeClass(paths: string[], lab: Lab | null, options: { pr
     }
   }));
   const book = finishGradebook(partials, lab);
+  if (lab && partials.length) for (const id of unusedPointIds(partials, lab)) options.onProblem?.(`lab ${lab.name}: points for check id ${id}, which no submission's grade has (a typo?)`);
   // A path that is no submission still gets a row, so the instructor sees it in the gradebook.
   book.rows.push(...problems.map(({ path, problem }) => ({
     student: '', submission: path, scenariosGraded: 0, matched: 0, differed: 0, evidenceInvalid: 0, inconclusive: 0,

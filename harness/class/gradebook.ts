@@ -40,7 +40,7 @@ export const GradebookSchema = z.object({
 export type Gradebook = z.infer<typeof GradebookSchema>;
 
 /** A row before duplicates are known, and the pod UIDs that find them. */
-export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string> }
+export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string> }
 
 const RANK = { pass: 3, fail: 2, inconclusive: 1, missing: 0 } as const;
 
@@ -86,6 +86,7 @@ export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow 
       missingScenarios: scored?.missing ?? [], score: scored?.score ?? null, maxScore: scored?.maxScore ?? null, problems: grade.problems,
     },
     podUids: new Set(grade.results.map((r) => r.podUid).filter((u): u is string => u !== null)),
+    checkIds: new Set([...grade.results.flatMap((r) => r.checks.map((c) => c.id)), ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id))]),
   };
 }
 
@@ -124,4 +125,10 @@ export function gradebookCsv(book: Gradebook): string {
       r.missingScenarios.join('; '), r.duplicateOf.join('; '), r.problems.join(' | '), r.review.join('; ')].map(csvCell).join(','));
   }
   return lines.join('\r\n') + '\r\n';
+}
+
+/** Lab file point ids no submission's grade ever had: a typo, or a check the grader no longer makes. */
+export function unusedPointIds(partials: PartialRow[], lab: Lab): string[] {
+  const seen = new Set(partials.flatMap((p) => [...p.checkIds]));
+  return Object.keys(lab.points).filter((id) => !seen.has(id));
 }

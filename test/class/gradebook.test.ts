@@ -92,6 +92,8 @@ describe('termlab grade --gradebook', () => {
     const bad = join(root, 'bad-lab.yaml');
     writeFileSync(bad, 'name: x\npoints: { outcome.request: -1 }\n');
     expect(await runCli(['grade', submissions, '--gradebook', join(root, 'x.csv'), '--lab', bad], offline)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad-lab\.yaml: points\.outcome\.request: .*>=0/) });
+    writeFileSync(bad, 'name: typo\npoints: { outcome.requests: 1 }\n');
+    expect((await runCli(['grade', submissions, '--gradebook', join(root, 'x.csv'), '--lab', bad], offline)).stderr).toContain('lab typo: points for check id outcome.requests, which no submission\'s grade has');
     writeFileSync(bad, 'name: x\nrequiredScenario: [a]\n');
     expect((await runCli(['grade', submissions, '--gradebook', join(root, 'x.csv'), '--lab', bad], offline)).stderr).toMatch(/bad-lab\.yaml: .*requiredScenario/);
   });
