@@ -38,10 +38,17 @@ function distrust(result: GradeResult, why: string): GradeResult {
   return { ...result, verdict: 'evidence-invalid', explanation: why, checks: [...result.checks, fail(MANIFEST_CHECK, why)] };
 }
 
-async function ownPredictions(dir: string, shownAs: string, untrusted?: Map<string, string>): Promise<{ file?: PredictionsFile; problem?: string }> {
+async function ownPredictions(path: string, opened: OpenedArchive | null): Promise<{ file?: PredictionsFile; problem?: string }> {
+  const shownAs = opened ? `${path}:${PREDICTIONS_NAME}` : join(path, PREDICTIONS_NAME);
   let text: string;
-  try { text = await readFile(join(dir, PREDICTIONS_NAME), 'utf8'); } catch { return {}; }
-  const why = untrusted?.get(PREDICTIONS_NAME);
+  if (opened) {
+    const data = opened.files.get(PREDICTIONS_NAME);
+    if (!data) return {};
+    text = data.toString('utf8');
+  } else {
+    try { text = await readFile(shownAs, 'utf8'); } catch { return {}; }
+  }
+  const why = opened?.untrusted.get(PREDICTIONS_NAME);
   if (why) return { problem: `${shownAs}: predictions not used: ${why}` };
   try { return { file: parsePredictions(text, shownAs) }; } catch (error) {
     if (!isTermlabError(error)) throw error;
@@ -65,7 +72,7 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     const problems: string[] = [...(opened?.problems ?? [])];
     for (const p of problems) options.onProblem?.(p);
     // The submission's own predictions name its student even when the instructor grades with others.
-    const own = await ownPredictions(dir, opened ? `${path}:${PREDICTIONS_NAME}` : join(path, PREDICTIONS_NAME), opened?.untrusted);
+    const own = await ownPredictions(path, opened);
     if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
     const predictions = options.predictions ?? own.file;
     const run = await gradePaths([dir], { predictions });

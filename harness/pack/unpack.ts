@@ -10,6 +10,8 @@ import { TermlabError } from '../errors.ts';
 import { formatIssue, MAX_OBSERVATION_BYTES } from '../observation.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, ManifestSchema, MEMBER_NAME, sha256, type Manifest } from './manifest.ts';
 
+const OBSERVATION_SUFFIX = '.observation.json';
+
 export const ARCHIVE_LIMITS = {
   /** The compressed archive as handed in. */
   archiveBytes: 64 * 1024 * 1024,
@@ -28,7 +30,10 @@ export function isArchivePath(path: string): boolean {
 
 export interface OpenedArchive {
   archive: string;
+  /** Its observation files, for gradePaths. */
   dir: string;
+  /** Every member, checked or not (see `untrusted`). */
+  files: Map<string, Buffer>;
   manifest: Manifest | null;
   /** Member name -> why it cannot be trusted (hash mismatch, not in the manifest). */
   untrusted: Map<string, string>;
@@ -88,8 +93,8 @@ async function extract(archive: string, dir: string): Promise<Map<string, Buffer
   const files = new Map<string, Buffer>();
   for (const [name, chunks] of members) {
     const data = Buffer.concat(chunks);
-    // 'wx': a fresh directory, flat names checked above; nothing is ever overwritten.
-    await writeFile(join(dir, name), data, { flag: 'wx' });
+    // Only what gradePaths reads goes to disk; 'wx' into a fresh directory, flat names checked above.
+    if (name.endsWith(OBSERVATION_SUFFIX)) await writeFile(join(dir, name), data, { flag: 'wx' });
     files.set(name, data);
   }
   return files;
@@ -128,7 +133,7 @@ export async function openArchive(archive: string): Promise<OpenedArchive> {
       for (const name of listed.keys()) if (!present.includes(name)) problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
       for (const [name, why] of untrusted) problems.push(`${archive}:${name}: evidence invalid: ${why}`);
     }
-    return { archive, dir, manifest, untrusted, problems, close };
+    return { archive, dir, files, manifest, untrusted, problems, close };
   } catch (error) {
     await close();
     throw error;

@@ -18,14 +18,16 @@ let submissions: string;
 /** Eve copies Ada's archive, renames the student everywhere and fixes the manifest's hashes to match. */
 async function copyAsEve(adaArchive: string, to: string): Promise<void> {
   const opened = await openArchive(adaArchive);
+  const staging = mkdtempSync(join(tmpdir(), 'termlab-copy-'));
   try {
-    const predictions = readFileSync(join(opened.dir, 'predictions.yaml'), 'utf8').replace('Ada Lovelace', 'Eve Copier');
-    writeFileSync(join(opened.dir, 'predictions.yaml'), predictions);
-    const manifest = ManifestSchema.parse(JSON.parse(readFileSync(join(opened.dir, MANIFEST_NAME), 'utf8')));
+    for (const [name, data] of opened.files) writeFileSync(join(staging, name), data);
+    const predictions = opened.files.get('predictions.yaml')!.toString('utf8').replace('Ada Lovelace', 'Eve Copier');
+    writeFileSync(join(staging, 'predictions.yaml'), predictions);
+    const manifest = ManifestSchema.parse(JSON.parse(opened.files.get(MANIFEST_NAME)!.toString('utf8')));
     manifest.student = 'Eve Copier';
     manifest.files = manifest.files.map((f) => (f.path === 'predictions.yaml' ? { ...f, sha256: sha256(predictions), bytes: Buffer.byteLength(predictions) } : f));
-    writeFileSync(join(opened.dir, MANIFEST_NAME), JSON.stringify(manifest));
-    await create({ gzip: true, file: to, cwd: opened.dir, portable: true }, [MANIFEST_NAME, ...manifest.files.map((f) => f.path)]);
+    writeFileSync(join(staging, MANIFEST_NAME), JSON.stringify(manifest));
+    await create({ gzip: true, file: to, cwd: staging, portable: true }, [MANIFEST_NAME, ...manifest.files.map((f) => f.path)]);
   } finally { await opened.close(); }
 }
 

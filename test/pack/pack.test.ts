@@ -42,7 +42,7 @@ describe('termlab pack', () => {
     expect([...(await members(out)).keys()].sort()).toEqual([MANIFEST_NAME, 'predictions.yaml', 'report.md', 'restored-grace.observation.json', 'short-grace.observation.json']);
     const opened = await openArchive(out);
     try {
-      const manifest = ManifestSchema.parse(JSON.parse(readFileSync(join(opened.dir, MANIFEST_NAME), 'utf8')));
+      const manifest = ManifestSchema.parse(JSON.parse(opened.files.get(MANIFEST_NAME)!.toString('utf8')));
       expect(manifest).toMatchObject({ student: 'Ada Lovelace', harnessVersion: '0.1.0', runIds: ['run-20261130-ada'] });
       const short = manifest.files.find((f) => f.path === 'short-grace.observation.json')!;
       expect(short.sha256).toBe(sha256(readFileSync(join(runDir, 'short-grace.observation.json'))));
@@ -66,8 +66,8 @@ describe('termlab pack', () => {
     const opened = await openArchive(archive);
     const files: Record<string, string> = {};
     try {
-      for (const f of manifest.files) files[f.path] = readFileSync(join(opened.dir, f.path), 'utf8');
-      files[MANIFEST_NAME] = readFileSync(join(opened.dir, MANIFEST_NAME), 'utf8');
+      for (const f of manifest.files) files[f.path] = opened.files.get(f.path)!.toString('utf8');
+      files[MANIFEST_NAME] = opened.files.get(MANIFEST_NAME)!.toString('utf8');
     } finally { await opened.close(); }
     // "Fix" the cut run so that it completed, keeping the old manifest.
     const edited = JSON.parse(files['short-grace.observation.json']!);
