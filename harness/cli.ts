@@ -4,6 +4,8 @@ import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { gradeCommand } from './grade/command.ts';
 import { classify } from './kube/index.ts';
+import { packCommand } from './pack/command.ts';
+import { createPredictCommand } from './predict/command.ts';
 import { createRunCommand } from './run/command.ts';
 import { reapCommand } from './safety/command.ts';
 import { scenariosCommand } from './scenario/command.ts';
@@ -23,6 +25,8 @@ const simCommand: Command = {
 const runCommand = createRunCommand(async () => (await loadSim()).startSimCluster());
 
 const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
+commands.push(packCommand);
+commands.push(createPredictCommand());
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',

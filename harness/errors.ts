@@ -6,6 +6,8 @@ export type ErrorCode =
   | 'OBSERVATION_INVALID'
   | 'SCENARIO_INVALID'
   | 'PREDICTIONS_INVALID'
+  | 'ARCHIVE_INVALID'
+  | 'LAB_INVALID'
   | 'CLUSTER_UNREACHABLE'
   /** The API stayed unreachable (refused, reset, timed out, 429/5xx) past --api-patience. */
   | 'API_UNREACHABLE'
@@ -26,8 +28,8 @@ export class TermlabError extends Error {
   }
 }
 
-/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 70 a bug in termlab, 130 interrupted. */
-export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, internalError: 70, interrupted: 130 } as const;
+/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 70 a bug in termlab, 130 interrupted. */
+export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, needsReview: 4, internalError: 70, interrupted: 130 } as const;
 
 /** Every code has its exit code: the type checker refuses a code left out. */
 const EXIT_FOR_CODE: Record<ErrorCode, number> = {
@@ -40,6 +42,8 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   CLUSTER_UNREACHABLE: EXIT.clusterUnreachable,
   API_UNREACHABLE: EXIT.clusterUnreachable,
   API_REJECTED: EXIT.clusterUnreachable,
+  ARCHIVE_INVALID: EXIT.badInput,
+  LAB_INVALID: EXIT.badInput,
   POD_NOT_READY: EXIT.checksFailed,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,

@@ -6,7 +6,9 @@ import { renderHtml } from '../report/html.ts';
 import { renderJunit } from '../report/junit.ts';
 import { renderMarkdown } from '../report/markdown.ts';
 import { VERDICT_LABEL } from '../report/format.ts';
-import { gradePaths, type GradeRun } from './files.ts';
+import { runClass } from '../class/command.ts';
+import { gradeWithArchives } from '../class/submission.ts';
+import type { GradeRun } from './files.ts';
 import { failedOrInconclusive } from './grade.ts';
 import { readPredictions } from './predictions.ts';
 
@@ -25,15 +27,19 @@ export function exitCodeOf(run: GradeRun): number {
 export const gradeCommand: Command = {
   name: 'grade',
   summary: 'grade saved observation files offline (no cluster needed)',
-  usage: 'termlab grade PATH... [--predictions FILE] [--json] [--md FILE] [--html FILE] [--junit FILE]',
+  usage: 'termlab grade PATH... [--predictions FILE] [--json] [--md FILE] [--html FILE] [--junit FILE] [--gradebook FILE.csv] [--gradebook-json FILE] [--lab FILE]',
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { predictions: { type: 'string' }, json: { type: 'boolean' }, md: { type: 'string' }, html: { type: 'string' }, junit: { type: 'string' } },
+      options: { predictions: { type: 'string' }, json: { type: 'boolean' }, md: { type: 'string' }, html: { type: 'string' }, junit: { type: 'string' },
+        gradebook: { type: 'string' }, 'gradebook-json': { type: 'string' }, lab: { type: 'string' } },
     });
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
-    const run = await gradePaths(positionals, {
+    if (values.gradebook || values['gradebook-json'] || values.lab) {
+      return runClass(positionals, { gradebook: values.gradebook, gradebookJson: values['gradebook-json'], lab: values.lab, predictions }, io);
+    }
+    const run = await gradeWithArchives(positionals, {
       predictions,
       onResult: values.json ? undefined : (r) => {
         io.out(`${VERDICT_LABEL[r.verdict]}  ${r.scenario}  (${r.source})\n    ${r.explanation}\n`);

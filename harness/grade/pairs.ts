@@ -1,4 +1,5 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
+import { dirname } from 'node:path';
 import { fail, inconclusive, pass, type Check, type GradeResult } from './types.ts';
 
 export interface PairResult {
@@ -6,15 +7,22 @@ export interface PairResult {
   checks: Check[];
 }
 
+/** One run of one submission: the run id alone is not enough, a copied run shares it. */
+function runKey(r: GradeResult): string {
+  return `${dirname(r.source)}\0${r.runId}`;
+}
+
 export function gradePairs(results: GradeResult[]): PairResult[] {
-  const byPair = new Map<string, { short?: GradeResult; restored?: GradeResult }>();
+  // Pairs are formed only within one run of one submission, never across students or runs.
+  const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult }>();
   for (const r of results) {
     if (!r.labPair || r.verdict === 'evidence-invalid') continue;
-    const entry = byPair.get(r.labPair.id) ?? {};
+    const key = `${runKey(r)}\0${r.labPair.id}`;
+    const entry = byPair.get(key) ?? { pairId: r.labPair.id };
     entry[r.labPair.role] = r;
-    byPair.set(r.labPair.id, entry);
+    byPair.set(key, entry);
   }
-  return [...byPair].map(([pairId, { short, restored }]) => {
+  return [...byPair.values()].map(({ pairId, short, restored }) => {
     const id = `pair.${pairId}`;
     if (!short || !restored) {
       return { pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)] };

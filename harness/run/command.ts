@@ -17,6 +17,7 @@ import { formatReap, reap } from '../safety/reap.ts';
 import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
+import { environmentOf } from '../safety/environment.ts';
 import { loadScenarios, loadTemplate } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
@@ -31,7 +32,7 @@ const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
-  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' },
+  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -72,7 +73,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -86,6 +87,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
       const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
       const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
       const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
+      const env = await environmentOf(values);
 
       const sim = values.sim ? await startSim() : null;
       try {
@@ -118,7 +120,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const podsLeft = new Set<string>();
         const context: Omit<ScenarioContext, 'onPhase'> = {
           cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-          template, image: values.image, transport, clock, signal: io.signal, readyTimeoutMs,
+          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs,
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const results = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult> => {

@@ -41,6 +41,7 @@ export interface ScenarioContext {
   simulated: boolean;
   template: Record<string, any>;
   image?: string;
+  env?: string;
   transport: 'portforward' | 'direct';
   clock: RunClock;
   signal: AbortSignal;
@@ -71,7 +72,7 @@ interface Created { name: string; uid: string; resourceVersion: string; deleted:
 /** create: the pod, and at once how to undo it (registered before anything can fail). */
 async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null): Promise<Created> {
   const { cluster, namespace } = ctx;
-  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image });
+  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image, env: ctx.env });
   const pod = await createPod(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal });
   const uid = pod.metadata!.uid!;
   ctx.pods?.created(name);

@@ -8,6 +8,8 @@ export const OWNER_LABEL = 'termlab.io/owner';
 export const RUN_LABEL = 'termlab.io/run';
 export const SCENARIO_LABEL = 'termlab.io/scenario';
 export const HOLD_FINALIZER = 'termlab.io/hold';
+/** Which class (or test setup) a pod belongs to: the class-wide reaper takes only its own env's pods. */
+export const ENV_LABEL = 'termlab.io/env';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -35,4 +37,8 @@ export function ownershipLabels(owner: string, runId: string, scenario?: string)
 
 export function ownerSelector(owner: string): string {
   return `${MANAGED_BY}=${MANAGER},${OWNER_LABEL}=${owner}`;
+}
+
+export function environmentSelector(env: string): string {
+  return `${MANAGED_BY}=${MANAGER},${ENV_LABEL}=${env}`;
 }

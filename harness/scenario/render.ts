@@ -1,7 +1,7 @@
 // One pod from the template and one scenario. Only the fields the scenario is about change.
 import type { V1Pod } from '@kubernetes/client-node';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
-import { HOLD_FINALIZER, ownershipLabels } from '../safety/labels.ts';
+import { ENV_LABEL, HOLD_FINALIZER, ownershipLabels } from '../safety/labels.ts';
 import type { PreStop, Scenario } from './schema.ts';
 
 /** The exec hook program's path inside the lab-server image (server/Dockerfile). */
@@ -21,6 +21,8 @@ export interface RenderOptions {
   owner: string;
   runId: string;
   image?: string;
+  /** The termlab.io/env label (`--env` or the lab file): the class-wide reaper's scope. */
+  env?: string;
 }
 
 export function renderPod(template: Record<string, any>, scenario: Scenario, options: RenderOptions): V1Pod {
@@ -28,7 +30,7 @@ export function renderPod(template: Record<string, any>, scenario: Scenario, opt
   pod.metadata = {
     ...pod.metadata,
     name: options.podName,
-    labels: { ...pod.metadata?.labels, ...ownershipLabels(options.owner, options.runId, scenario.name) },
+    labels: { ...pod.metadata?.labels, ...ownershipLabels(options.owner, options.runId, scenario.name), ...(options.env ? { [ENV_LABEL]: options.env } : {}) },
     // Keeps the object, with its final container state, until termlab has read it.
     finalizers: [...(pod.metadata?.finalizers ?? []), HOLD_FINALIZER],
   };

@@ -8,8 +8,8 @@ const home = mkdtempSync(join(tmpdir(), 'termlab-home-'));
 const noCluster = { HOME: home, KUBECONFIG: '' };
 
 describe('termlab run and scenarios: bad input and unreachable clusters', () => {
-  it('lists the default scenarios with the model prediction', async () => {
-    const r = await runCli(['scenarios', '--json']);
+  it('lists the default scenarios with the model prediction (--reveal)', async () => {
+    const r = await runCli(['scenarios', '--reveal', '--json']);
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number } }[];
     expect(Object.fromEntries(rows.map((x) => [x.scenario.name, `${x.prediction.outcome}/${x.prediction.exitCode}`]))).toEqual({

@@ -1,0 +1,51 @@
+// bench:class — a generated class of 300 packed submissions × 8 observations, graded into a
+// gradebook (archives opened, manifests checked, pairs, duplicates, lab scores, CSV written).
+// Targets: under 3 s and under 300 MB on one core.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gradeClass } from '../harness/class/command.ts';
+import { gradebookCsv } from '../harness/class/gradebook.ts';
+import { DEFAULT_LAB, readLab } from '../harness/class/lab.ts';
+import { writeFileAtomic } from '../harness/observation.ts';
+import { packRun } from '../harness/pack/pack.ts';
+import { loadScenarios } from '../harness/scenario/load.ts';
+import { buildObservation } from '../test/support/observations.ts';
+
+const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 300);
+const root = mkdtempSync(join(tmpdir(), 'termlab-bench-class-'));
+try {
+  const scenarios = await loadScenarios();
+  const classDir = join(root, 'submissions');
+  mkdirSync(classDir);
+  for (let i = 0; i < SUBMISSIONS; i++) {
+    const runDir = join(root, 'runs', `student-${i}`);
+    mkdirSync(runDir, { recursive: true });
+    for (const scenario of scenarios) {
+      const o = buildObservation(scenario, undefined, `uid-${i}-${scenario.name}`);
+      o.run.runId = `run-20261130-${String(i).padStart(4, '0')}`;
+      writeFileSync(join(runDir, `${scenario.name}.observation.json`), JSON.stringify(o, null, 2));
+    }
+    writeFileSync(join(runDir, 'predictions.yaml'), `student: "Student ${i}"\npredictions:\n${scenarios.map((s) => `  ${s.name}: { outcome: cut, exitCode: 137 }`).join('\n')}\n`);
+    await packRun(runDir, { out: join(classDir, `student-${i}.tar.gz`) });
+  }
+  const lab = await readLab(DEFAULT_LAB);
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const book = await gradeClass([classDir], lab);
+  await writeFileAtomic(join(root, 'gradebook.csv'), gradebookCsv(book));
+  const seconds = (performance.now() - started) / 1000;
+  // CPU time of this process alone: on a shared, loaded machine the wall time also holds others' work.
+  const cpu = process.cpuUsage(cpuBefore);
+  const graded = book.rows.reduce((sum, r) => sum + r.scenariosGraded, 0);
+  if (book.rows.length !== SUBMISSIONS || graded !== SUBMISSIONS * scenarios.length || book.rows.some((r) => r.review.length)) {
+    throw new Error(`expected ${SUBMISSIONS} clean rows of ${scenarios.length}; got ${book.rows.length} rows, ${graded} graded, ${book.rows.filter((r) => r.review.length).length} to review`);
+  }
+  console.log(`submissions: ${SUBMISSIONS}`);
+  console.log(`observations: ${graded}`);
+  console.log(`class_seconds: ${seconds.toFixed(2)}`);
+  console.log(`class_cpu_seconds: ${((cpu.user + cpu.system) / 1e6).toFixed(2)}`);
+  console.log(`peak_rss_mb: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)}`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

@@ -1,0 +1,134 @@
+// A whole class: one row per submission. Rows keep counts, not results, so memory stays flat
+// however large the class; pod UIDs are kept to find two submissions of one run.
+import { z } from 'zod';
+import type { PairResult } from '../grade/pairs.ts';
+import type { GradeResult } from '../grade/types.ts';
+import { csvCell } from './escape.ts';
+import { counts, type Lab } from './lab.ts';
+import type { SubmissionGrade } from './submission.ts';
+
+export const PairStatusSchema = z.enum(['pass', 'fail', 'inconclusive', 'missing']);
+export const GradebookRowSchema = z.object({
+  student: z.string(),
+  submission: z.string(),
+  scenariosGraded: z.int(),
+  matched: z.int(),
+  differed: z.int(),
+  evidenceInvalid: z.int(),
+  inconclusive: z.int(),
+  pairs: z.record(z.string(), PairStatusSchema),
+  /** Predictions that agree with the kubelet model, of the scenarios graded; null without a predictions file. */
+  predictionsRight: z.int().nullable(),
+  predictionsTotal: z.int().nullable(),
+  missingScenarios: z.array(z.string()),
+  score: z.number().nullable(),
+  maxScore: z.number().nullable(),
+  /** Other submissions sharing a pod UID with this one: no two honest runs can. */
+  duplicateOf: z.array(z.string()),
+  problems: z.array(z.string()),
+  /** Why the instructor should look at this row; empty when nothing needs it. */
+  review: z.array(z.string()),
+});
+export type GradebookRow = z.infer<typeof GradebookRowSchema>;
+export const GradebookSchema = z.object({
+  kind: z.literal('termlab.gradebook'),
+  version: z.literal(1),
+  lab: z.string().nullable(),
+  pairIds: z.array(z.string()),
+  rows: z.array(GradebookRowSchema),
+});
+export type Gradebook = z.infer<typeof GradebookSchema>;
+
+/** A row before duplicates are known, and the pod UIDs that find them. */
+export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string> }
+
+const RANK = { pass: 3, fail: 2, inconclusive: 1, missing: 0 } as const;
+
+/** A pair handed in several times (several runs) counts by its best run. */
+function pairStatuses(pairs: PairResult[], pairIds: string[]): Record<string, z.infer<typeof PairStatusSchema>> {
+  const out: Record<string, z.infer<typeof PairStatusSchema>> = {};
+  for (const id of pairIds) out[id] = 'missing';
+  for (const pair of pairs) {
+    const status = pair.checks.some((c) => c.status === 'fail') ? 'fail' : pair.checks.every((c) => c.status === 'pass') ? 'pass' : 'inconclusive';
+    if (RANK[status] > RANK[out[pair.pairId] ?? 'missing']) out[pair.pairId] = status;
+  }
+  return out;
+}
+
+function scenarioScore(result: GradeResult, lab: Lab): number {
+  if (result.verdict === 'evidence-invalid') return 0;
+  return result.checks.filter((c) => c.status === 'pass' && counts(lab, c.id)).reduce((sum, c) => sum + lab.points[c.id]!, 0);
+}
+
+function score(grade: SubmissionGrade, lab: Lab, pairs: GradebookRow['pairs']): { score: number; maxScore: number; missing: string[] } {
+  const best = new Map<string, number>();
+  for (const r of grade.results) best.set(r.scenario, Math.max(best.get(r.scenario) ?? 0, scenarioScore(r, lab)));
+  const scored = lab.requiredScenarios.length ? lab.requiredScenarios : [...best.keys()];
+  const perScenario = Object.keys(lab.points).filter((id) => !id.startsWith('pair.') && counts(lab, id)).reduce((sum, id) => sum + lab.points[id]!, 0);
+  const pairPoints = (id: string) => lab.points[`pair.${id}`] ?? 0;
+  return {
+    score: scored.reduce((sum, s) => sum + (best.get(s) ?? 0), 0) + lab.pairs.filter((id) => pairs[id] === 'pass').reduce((sum, id) => sum + pairPoints(id), 0),
+    maxScore: scored.length * perScenario + lab.pairs.reduce((sum, id) => sum + pairPoints(id), 0),
+    missing: lab.requiredScenarios.filter((s) => !best.has(s)),
+  };
+}
+
+export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow {
+  const verdicts = (v: GradeResult['verdict']) => grade.results.filter((r) => r.verdict === v).length;
+  const pairs = pairStatuses(grade.pairs, lab?.pairs ?? []);
+  const scored = lab ? score(grade, lab, pairs) : null;
+  const predicted = grade.hasPredictions ? grade.results.filter((r) => r.checks.some((c) => c.id === 'prediction.vs-model' && c.status === 'pass')).length : null;
+  return {
+    row: {
+      student: grade.student, submission: grade.path, scenariosGraded: grade.results.length,
+      matched: verdicts('matches-model'), differed: verdicts('differs-from-model'), evidenceInvalid: verdicts('evidence-invalid'), inconclusive: verdicts('inconclusive'),
+      pairs, predictionsRight: predicted, predictionsTotal: grade.hasPredictions ? grade.results.length : null,
+      missingScenarios: scored?.missing ?? [], score: scored?.score ?? null, maxScore: scored?.maxScore ?? null, problems: grade.problems,
+    },
+    podUids: new Set(grade.results.map((r) => r.podUid).filter((u): u is string => u !== null)),
+    checkIds: new Set([...grade.results.flatMap((r) => r.checks.map((c) => c.id)), ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id))]),
+  };
+}
+
+/** Joins the rows: a pod UID in two submissions marks both, since either may be the copy. */
+export function finishGradebook(partials: PartialRow[], lab: Lab | null): Gradebook {
+  // Without a lab file, every pair id seen anywhere in the class is a column.
+  const pairIds = lab ? lab.pairs : [...new Set(partials.flatMap((p) => Object.keys(p.row.pairs)))].sort();
+  const holders = new Map<string, Set<number>>();
+  partials.forEach((p, i) => { for (const uid of p.podUids) { const set = holders.get(uid) ?? new Set(); set.add(i); holders.set(uid, set); } });
+  const rows = partials.map((p, i) => {
+    const others = new Set<number>();
+    for (const uid of p.podUids) for (const j of holders.get(uid)!) if (j !== i) others.add(j);
+    const duplicateOf = [...others].sort((a, b) => a - b).map((j) => partials[j]!.row.submission);
+    const review = [
+      ...(duplicateOf.length ? [`shares pod UIDs with ${duplicateOf.join(', ')}`] : []),
+      ...(p.row.evidenceInvalid ? [`${p.row.evidenceInvalid} observation(s) with invalid evidence`] : []),
+      ...(p.row.problems.length ? [`${p.row.problems.length} file problem(s)`] : []),
+    ];
+    const pairs = { ...Object.fromEntries(pairIds.map((id) => [id, 'missing' as const])), ...p.row.pairs };
+    return { ...p.row, pairs, duplicateOf, review };
+  });
+  return { kind: 'termlab.gradebook', version: 1, lab: lab?.name ?? null, pairIds, rows };
+}
+
+export function needsReview(book: Gradebook): boolean {
+  return book.rows.some((r) => r.review.length > 0);
+}
+
+export function gradebookCsv(book: Gradebook): string {
+  const header = ['student', 'submission', 'scenarios_graded', 'matched', 'differed', 'evidence_invalid', 'inconclusive',
+    ...book.pairIds.map((id) => `pair_${id}`), 'predictions_right', 'predictions_total', 'score', 'max_score', 'missing_scenarios', 'duplicate_of', 'problems', 'review'];
+  const lines = [header.map(csvCell).join(',')];
+  for (const r of book.rows) {
+    lines.push([r.student, r.submission, r.scenariosGraded, r.matched, r.differed, r.evidenceInvalid, r.inconclusive,
+      ...book.pairIds.map((id) => r.pairs[id] ?? 'missing'), r.predictionsRight, r.predictionsTotal, r.score, r.maxScore,
+      r.missingScenarios.join('; '), r.duplicateOf.join('; '), r.problems.join(' | '), r.review.join('; ')].map(csvCell).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}
+
+/** Lab file point ids no submission's grade ever had: a typo, or a check the grader no longer makes. */
+export function unusedPointIds(partials: PartialRow[], lab: Lab): string[] {
+  const seen = new Set(partials.flatMap((p) => [...p.checkIds]));
+  return Object.keys(lab.points).filter((id) => !seen.has(id));
+}

@@ -1,0 +1,22 @@
+import { parseArgs } from 'node:util';
+import type { Command } from '../command.ts';
+import { EXIT } from '../errors.ts';
+import { terminalText } from '../class/escape.ts';
+import { packRun } from './pack.ts';
+
+export const packCommand: Command = {
+  name: 'pack',
+  summary: 'pack a run into one .tar.gz to hand in (observations, predictions, reports, a sha256 manifest)',
+  usage: 'termlab pack [RUN_DIR] [-o FILE] [--predictions FILE] [--student NAME]',
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {
+      out: { type: 'string', short: 'o' }, predictions: { type: 'string' }, student: { type: 'string' },
+    } });
+    const runDir = positionals[0] ?? 'reports/latest';
+    const { archive, manifest, predictions } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
+    io.out(`packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${manifest.student === null ? 'an unnamed student (add --student or a predictions file)' : terminalText(manifest.student)}\n`);
+    io.out(predictions ? `with the predictions in ${predictions}\n` : 'with no predictions file (none in the run directory or here; --predictions FILE)\n');
+    io.out(`${archive}\n`);
+    return EXIT.ok;
+  },
+};

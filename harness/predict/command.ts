@@ -1,0 +1,88 @@
+// `termlab predict`: the student commits to an outcome and exit code per scenario before seeing
+// what the model or the cluster says. Interactive at a terminal; `--template` writes a file to fill in.
+import { access } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import type { Command, CommandIO } from '../command.ts';
+import { EXIT, TermlabError } from '../errors.ts';
+import { writeFileAtomic } from '../observation.ts';
+import { StudentSchema } from '../pack/manifest.ts';
+import { loadScenarios } from '../scenario/load.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { describeSetup } from '../scenario/setup.ts';
+import { filledText, OUTCOMES, templateText, type Outcome } from './file.ts';
+
+export const DEFAULT_PREDICTIONS_FILE = 'predictions.yaml';
+const MAX_EXIT_CODE = 255;
+
+function checkedStudent(name: string): string {
+  const parsed = StudentSchema.safeParse(name);
+  if (!parsed.success) throw new TermlabError('USAGE', `--student: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+async function ask(scenarios: Scenario[], student: string | undefined, io: CommandIO, input: NodeJS.ReadableStream): Promise<string> {
+  const rl = createInterface({ input, output: process.stdout, terminal: true });
+  // EOF (Ctrl-D) ends the questions as Ctrl-C does: nothing is written.
+  const closed = new Promise<never>((_resolve, reject) => rl.once('close', () => reject(new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written'))));
+  closed.catch(() => {});
+  const question = (text: string) => Promise.race([rl.question(text, { signal: io.signal }), closed]).catch((error) => {
+    if (error instanceof TermlabError) throw error;
+    throw new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written');
+  });
+  try {
+    let name = student;
+    while (name === undefined) {
+      const parsed = StudentSchema.safeParse(await question('your name: '));
+      if (parsed.success) name = parsed.data; else io.out(`  ${parsed.error.issues[0]!.message}\n`);
+    }
+    io.out(`\nFor each scenario, predict what happens to the request in flight and the container's exit code.\n`);
+    const answers: Record<string, { outcome: Outcome; exitCode: number }> = {};
+    for (const s of scenarios) {
+      io.out(`\n${s.name}  (${describeSetup(s)})\n`);
+      let outcome: Outcome | undefined;
+      while (!outcome) {
+        const said = (await question(`  the request: ${OUTCOMES.join(', ')}? `)).trim().toLowerCase();
+        outcome = OUTCOMES.find((o) => o === said);
+        if (!outcome) io.out(`  please answer ${OUTCOMES.join(', ')}\n`);
+      }
+      let exitCode: number | undefined;
+      while (exitCode === undefined) {
+        const said = (await question(`  the exit code (0-${MAX_EXIT_CODE})? `)).trim();
+        if (/^\d{1,3}$/.test(said) && Number(said) <= MAX_EXIT_CODE) exitCode = Number(said);
+        else io.out(`  please answer a whole number from 0 to ${MAX_EXIT_CODE}\n`);
+      }
+      answers[s.name] = { outcome, exitCode };
+    }
+    return filledText(name, answers, scenarios);
+  } finally {
+    rl.close();
+  }
+}
+
+export function createPredictCommand(input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Command {
+  return {
+    name: 'predict',
+    summary: 'write your predictions before the run: at a terminal, or --template to fill in',
+    usage: `termlab predict [--student NAME] [-o FILE] [--template] [--force] [--scenarios FILE] [--only a,b]`,
+    async run(argv, io) {
+      const { values } = parseArgs({ args: argv, strict: true, options: {
+        student: { type: 'string' }, out: { type: 'string', short: 'o' }, template: { type: 'boolean' }, force: { type: 'boolean' },
+        scenarios: { type: 'string' }, only: { type: 'string' },
+      } });
+      const out = values.out ?? DEFAULT_PREDICTIONS_FILE;
+      const student = values.student === undefined ? undefined : checkedStudent(values.student);
+      if (!values.force && await access(out).then(() => true, () => false)) {
+        throw new TermlabError('USAGE', `${out} already exists: predictions are made once, before the run (--force replaces it)`);
+      }
+      if (!values.template && !(input.isTTY && io.isTTY)) {
+        throw new TermlabError('USAGE', 'not at a terminal: use --template to write a file to fill in, or run termlab predict in a terminal');
+      }
+      const scenarios = await loadScenarios(values.scenarios, values.only?.split(',').map((s) => s.trim()).filter(Boolean));
+      const text = values.template ? templateText(scenarios, student) : await ask(scenarios, student, io, input);
+      await writeFileAtomic(out, text);
+      io.out(`\nwrote ${out}${values.template ? ': fill in each ~, then' : '; next:'} termlab run --predictions ${out}\n`);
+      return EXIT.ok;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../harness/errors.ts';
+import { parsePredictions } from '../../harness/grade/predictions.ts';
+import { runCli } from '../support/cli.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'termlab-predict-'));
+
+/**
+ * Runs `termlab predict` on a real pseudo-terminal (util-linux `script`) and answers each prompt
+ * as it appears: the next answer is sent only once the output shows the prompt it answers.
+ */
+function underPty(args: string[], dialogue: [prompt: string, answer: string][]): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, '--import', 'tsx', 'harness/cli.ts', 'predict', ...args].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'dumb' } });
+  let output = '';
+  let searchFrom = 0;
+  let next = 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    while (next < dialogue.length) {
+      const [prompt, answer] = dialogue[next]!;
+      const at = output.indexOf(prompt, searchFrom);
+      if (at < 0) break;
+      searchFrom = at + prompt.length;
+      next++;
+      child.stdin.write(`${answer}\r`);
+    }
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
+
+describe('termlab predict', () => {
+  it('asks at a terminal, re-asks a bad answer, and writes a file the grader reads', async () => {
+    const out = join(dir, 'mine.yaml');
+    const r = await underPty(['-o', out, '--only', 'short-grace,restored-grace'], [
+      ['your name: ', 'Ada Lovelace'],
+      ['the request: completed, cut, rejected? ', 'maybe'],
+      ['please answer completed, cut, rejected', 'cut'],
+      ['the exit code (0-255)? ', '999'],
+      ['please answer a whole number from 0 to 255', '137'],
+      ['the request: completed, cut, rejected? ', 'completed'],
+      ['the exit code (0-255)? ', '0'],
+    ]);
+    expect(r.output).toContain('short-grace  (graceful, preStop exec sleep 3s, grace 5s, work 10s, delete after 1s)');
+    expect(r.output).not.toMatch(/model|SIGKILL/);
+    expect(r.code).toBe(EXIT.ok);
+    expect(parsePredictions(readFileSync(out, 'utf8'), out)).toEqual({
+      student: 'Ada Lovelace',
+      predictions: { 'short-grace': { outcome: 'cut', exitCode: 137 }, 'restored-grace': { outcome: 'completed', exitCode: 0 } },
+    });
+  });
+
+  it('writes nothing when the student stops half-way (Ctrl-D)', async () => {
+    const out = join(dir, 'half.yaml');
+    const r = await underPty(['-o', out, '--only', 'short-grace', '--student', 'Bob'], [['the request: completed, cut, rejected? ', '\u0004']]);
+    expect(r.code).toBe(EXIT.interrupted);
+    expect(() => readFileSync(out)).toThrow();
+  });
+
+  it('writes a commented template with the name, which the grader refuses until filled in', async () => {
+    const out = join(dir, 'template.yaml');
+    const r = await runCli(['predict', '--template', '-o', out, '--student', 'Ada "the first" Lovelace']);
+    expect(r.code).toBe(EXIT.ok);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('student: "Ada \\"the first\\" Lovelace"');
+    expect(text).toMatch(/  hook-outlasts-grace:\n    # graceful, preStop exec sleep 10s, grace 5s, work 10s, delete after 1s\n    outcome: ~\n    exitCode: ~\n/);
+    expect(text).not.toMatch(/137|SIGKILL|model/);
+    expect(() => parsePredictions(text, out)).toThrow(/predictions\.hook-fits-grace\.outcome/);
+    const filled = text.replace(/outcome: ~/g, 'outcome: cut').replace(/exitCode: ~/g, 'exitCode: 137');
+    expect(Object.keys(parsePredictions(filled, out).predictions)).toHaveLength(8);
+  });
+
+  it('refuses to overwrite predictions, and to ask questions without a terminal', async () => {
+    const out = join(dir, 'existing.yaml');
+    writeFileSync(out, 'predictions: {}\n');
+    expect(await runCli(['predict', '--template', '-o', out])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('already exists') });
+    expect(await runCli(['predict', '-o', join(dir, 'none.yaml')])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('not at a terminal: use --template') });
+    expect(await runCli(['predict', '--template', '-o', join(dir, 'x.yaml'), '--student', 'a\nb'])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--student: one line') });
+  });
+});
