@@ -2,10 +2,13 @@
 // that the cited source is the one the rule picks (the first TERM line, the first end seen).
 import type { Observation } from '../observation.ts';
 import { describeCitation, describeLine, labContainer, labLines, resolveState, stateSources, type LabLine } from './sources.ts';
+import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS } from './theory.ts';
 import { fail, pass, type Check } from './types.ts';
 
 /** The whole seconds of API times: each end of a difference may be off by up to this. */
 const API_PRECISION_SECONDS = 1;
+/** How late the kubelet may report an end it saw (its 1 s relist plus the delay newer kubelets add). */
+const STATUS_DELAY_SECONDS = KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
 
 type LoggedPoint = { source: 'container-log'; at: { time: string; mono: number }; from: { kind: 'log'; line: number } };
 type HookPoint = Observation['timeline']['hookStart'];
@@ -85,9 +88,13 @@ function apiTimes(o: Observation): Check {
   const api = apiSecondsToEnd(o)!;
   const seen = (o.timeline.containerTerminated.at.mono - o.timeline.deleteIssued.at.mono) / 1000;
   // The container cannot have ended after the watch saw it end.
-  if (api > seen + API_PRECISION_SECONDS) {
-    return fail(id, `finishedAt puts the end ${api.toFixed(1)}s after the delete (API times), but the watch saw it end ${seen.toFixed(1)}s after it (harness clock)`);
-  }
+  const both = `finishedAt puts the end ${api.toFixed(1)}s after the delete (API times), but the watch saw it end ${seen.toFixed(1)}s after it (harness clock)`;
+  // The container cannot have ended after the watch saw it end, nor long before the kubelet said so.
+  if (api > seen + API_PRECISION_SECONDS || api < seen - API_PRECISION_SECONDS - STATUS_DELAY_SECONDS) return fail(id, both);
+  const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
+  // The container ran before the request was accepted: startedAt is before the delete by at least that delay.
+  const acceptedAt = deletedAt - (o.timeline.requestAccepted ? o.timeline.deleteIssued.at.mono - o.timeline.requestAccepted.at.mono : 0);
+  if (final.startedAt && Date.parse(final.startedAt) > acceptedAt + API_PRECISION_SECONDS * 1000) return fail(id, `startedAt (${final.startedAt}) is after the request was accepted (${new Date(acceptedAt).toISOString()}, from the deletionTimestamp and the harness clock)`);
   return pass(id, `the API's times (end ${api.toFixed(1)}s after the delete) agree with the harness clock (${seen.toFixed(1)}s)`);
 }
 

@@ -5,10 +5,12 @@ import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/
 import { citationChecks } from './citations.ts';
 import { finalStateChecks } from './final-state.ts';
 import { requestChecks } from './request-evidence.ts';
-import { describeCitation, describeLine, labLines, stateSources } from './sources.ts';
+import { describeCitation, describeLine, labLines, stateSources, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
+/** A process's wall clock may be stepped a little (NTP) against its monotonic clock; never by seconds. */
+const CONTAINER_CLOCK_DRIFT_MS = 500;
 /** setTimeout may fire a millisecond early, and the harness clock rounds to microseconds. */
 const TIMER_SLACK_MS = 2;
 
@@ -33,6 +35,8 @@ function singlePodUid(o: Observation): Check {
     if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(String(logged))}, not ${uid}`);
   }
   const lab = labLines(o);
+  const named = lab.find((l) => l.fields.podName !== undefined && l.fields.podName !== o.pod!.name);
+  if (named) return fail(id, `${describeLine(named)} names pod ${oneLine(String(named.fields.podName))}, but the live pod is ${o.pod.name}`);
   // The server stamps every line with its pod when it knows it: a line without is not its own.
   const stamped = lab.filter((l) => l.fields.podUid !== undefined);
   const unstamped = lab.find((l) => l.fields.podUid === undefined);
@@ -88,7 +92,12 @@ function liveLifecycle(o: Observation): Check {
   for (const l of labLines(o).filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
     if (o.scenario.preStop.kind === 'sleep-action' || o.scenario.preStop.kind === 'none') return fail(id, `${describeLine(l)} shows a hook in the container, but the scenario's hook (${describePreStop(o.scenario.preStop)}) leaves none`);
     if (l.fields.ms !== wantMs) return fail(id, `${describeLine(l)} says the hook was asked for ${oneLine(String(l.fields.ms))} ms, the scenario for ${wantMs} ms`);
+    const kind = o.scenario.preStop.kind === 'exec-sleep' ? 'exec' : 'httpGet';
+    if (l.fields.kind !== kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${kind}`);
   }
+  const listening = labLines(o).find((l) => l.event === 'listening');
+  if (!listening && !o.evidence.logEndedEarly && o.run.complete) return fail(id, 'the container log has no line of the server starting, so nothing says how it ran');
+  if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
   return pass(id, `grace and hook (${describePreStop(hook)}) were read from the live pod before the delete and match the scenario and the hook's log`);
 }
 
@@ -165,7 +174,10 @@ function clockMonotonic(o: Observation): Check {
   ];
   if (t.requestEnded && t.requestSent && t.requestEnded.at.mono < t.requestSent.at.mono) return fail(id, 'the request ended before it was sent');
   if (t.requestEnded && t.requestAccepted && t.requestEnded.at.mono < t.requestAccepted.at.mono) return fail(id, 'the request ended before it was accepted');
-  if (t.podReady && t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
+  if (t.podReady && t.watchEstablished && t.podReady.at.mono > t.watchEstablished.at.mono) return fail(id, 'the pod was Ready after the termination watch was established, but the runner waits for Ready first');
+  if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
+  const containerClock = containerClockProblem(o);
+  if (containerClock) return fail(id, containerClock);
   let previous: [string, number] | null = null;
   for (const [name, mono] of ordered) {
     if (mono === undefined) continue;
@@ -181,6 +193,20 @@ function clockMonotonic(o: Observation): Check {
     if (back > 0) return fail(id, `the harness clock runs backwards in the ${what} (entry ${back})`);
   }
   return pass(id, 'the harness clock only moves forward');
+}
+
+/** Each process in the container has one clock: wall = origin + mono, and mono only grows. */
+function containerClockProblem(o: Observation): string | null {
+  const byProcess = new Map<unknown, LabLine[]>();
+  for (const l of labLines(o)) byProcess.set(l.fields.pid, [...(byProcess.get(l.fields.pid) ?? []), l]);
+  for (const lines of byProcess.values()) {
+    const origin = Date.parse(lines[0]!.time) - lines[0]!.mono;
+    for (const [i, l] of lines.entries()) {
+      if (i > 0 && l.mono < lines[i - 1]!.mono) return `the container's clock runs backwards: ${describeLine(l)} is before ${describeLine(lines[i - 1]!)}`;
+      if (Math.abs(Date.parse(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return `${describeLine(l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`;
+    }
+  }
+  return null;
 }
 
 export function evidenceChecks(o: Observation, fileVersion: number): Check[] {

@@ -1,7 +1,7 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
 import type { Observation } from '../observation.ts';
-import { describeCitation, describeEvent, labContainer, resolveState, stateSources } from './sources.ts';
+import { describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** A file whose watch shows one resourceVersion twice with different content has been edited. */
@@ -27,6 +27,13 @@ function watchConsistent(o: Observation): Check {
   let ended: { source: ReturnType<typeof stateSources>[number]; exitCode?: number; reason?: string } | null = null;
   for (const source of stateSources(o)) {
     const shown = source.containers.find((c) => c.name === container);
+    const phase = source.citation.kind === 'watch' ? o.evidence.watchEvents.find((e) => e.resourceVersion === source.citation.resourceVersion)?.phase : o.evidence.podReads[(source.citation as { index: number }).index]?.phase;
+    const terminated = shown?.state === 'terminated';
+    // The kubelet's own final delete (grace 0) comes only once the containers are gone.
+    if (source.deletionGracePeriodSeconds === 0 && !terminated) return fail(id, `${describeCitation(source.citation)} shows grace 0 while the container still runs`);
+    if ((phase === 'Succeeded' || phase === 'Failed') && !(terminated && (phase === 'Succeeded') === (shown!.exitCode === 0))) {
+      return fail(id, `${describeCitation(source.citation)} shows phase ${phase} with the container ${shown ? `${shown.state}${shown.exitCode !== undefined ? ` ${shown.exitCode}` : ''}` : 'missing'}`);
+    }
     if (!shown) continue;
     if (shown.state === 'terminated') {
       if (ended && (ended.exitCode !== shown.exitCode || ended.reason !== shown.reason)) {
@@ -74,6 +81,23 @@ function terminationObserved(o: Observation): Check {
   return pass(id, `the container was seen terminated (exit ${final.exitCode}) in ${where}, and every other source agrees`);
 }
 
+/** The lab server logs its own exit code; the kubelet's must be the same. */
+function serverExit(o: Observation): Check {
+  const id = 'evidence.server-exit';
+  const exits = labLines(o).filter((l) => l.event === 'exit');
+  const final = o.finalState;
+  if (exits.length > 1) return fail(id, `the server logged its exit twice (${describeLine(exits[0]!)}, ${describeLine(exits[1]!)})`);
+  const exit = exits[0];
+  if (!final) return pass(id, 'no final state to compare with the server\'s exit line');
+  if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
+  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
+  if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logComplete) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
+  return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
+}
+
+/** The lab server's own exit on TERM in immediate mode (server/app.ts). */
+const LAB_EXIT_CODE = 17;
+
 export function finalStateChecks(o: Observation): Check[] {
-  return [terminationObserved(o), watchConsistent(o)];
+  return [terminationObserved(o), watchConsistent(o), serverExit(o)];
 }

@@ -16,10 +16,10 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
     case 'rejected':
       return fail(id, `the request was rejected (HTTP ${o.request.status}) instead of being accepted: it reached a server that was already draining`);
   }
-  if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
   if (tooCloseToCall(p)) {
     return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${p.marginSeconds.toFixed(1)}s of the ${killWord(p)}: too close to call`);
   }
+  if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
   return fail(id, seen === 'completed'
     ? `the request completed, but the model says it is cut at ${p.killAt}s after the delete: check the grace and the hook`
     : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
@@ -29,7 +29,7 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
  * The one tolerance rule for outcome and exit code: when the work ends within the tolerance of
  * the kill (or of TERM in immediate mode), which side it lands on is timing, and timing never grades.
  * Exactly at the kill the model says "completed" (the work's end is not after the kill), but
- * either observed result is inconclusive.
+ * either observed result, agreeing or not, is inconclusive: a match there would be luck.
  */
 export function tooCloseToCall(p: Prediction): boolean {
   return p.marginSeconds < TOLERANCE_SECONDS;
@@ -50,9 +50,9 @@ export function exitState(o: Observation, p: Prediction): Check {
   if (final.reason === 'OOMKilled') return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
   if (final.reason === 'ContainerStatusUnknown') return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
   if (final.reason !== null && final.reason !== reasonFor(final.exitCode)) return fail(id, `${shown}: the runtime reports exit ${final.exitCode} as ${reasonFor(final.exitCode)}, so this state is not one a kill or an exit gives`);
-  if (final.exitCode === p.exitCode) return pass(id, `${shown}, as the model predicts`);
   const expected = `the model predicts ${p.exitCode} (${p.reason})`;
   if (tooCloseToCall(p)) return inconclusive(id, `${shown}; ${expected}, but the work ends within ${p.marginSeconds.toFixed(1)}s of the ${killWord(p)}: too close to call`);
+  if (final.exitCode === p.exitCode) return pass(id, `${shown}, as the model predicts`);
   return fail(id, `${shown}, but ${expected}`);
 }
 

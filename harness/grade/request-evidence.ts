@@ -39,6 +39,8 @@ function requestRecord(o: Observation, fileVersion: number): Check {
   const rejected = lines.get('rejected')?.[0];
   if ((r.outcome === 'completed' || r.outcome === 'cut') && r.status !== 200) return fail(id, `the request is recorded as ${r.outcome} with HTTP status ${r.status}`);
   if (r.outcome === 'rejected' && r.status !== 503) return fail(id, `the request is recorded as rejected with HTTP status ${r.status}, not 503`);
+  if (t.requestAccepted && !accepted && logComplete) return fail(id, `the harness saw request ${o.request.id} accepted, but the server never logged accepting it`);
+  if (completed && completed.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(completed)} says ${String(completed.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
   if (accepted && accepted.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(accepted)} says the server was asked for ${String(accepted.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
   if (r.bytes > maxBodyBytes(o.scenario.workMs)) return fail(id, `the client read ${r.bytes} bytes, more than ${maxBodyBytes(o.scenario.workMs)} that ${o.scenario.workMs} ms of work can write`);
   if (fileVersion >= 2 && r.done && r.doneSeen !== (r.done.bytes === r.bytes && r.done.sha256 === r.sha256)) {

@@ -39,16 +39,17 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
     text: JSON.stringify({ event, time: wall(mono), mono: mono + 500, pid: 7, podUid: uid, ...extra }),
   });
   const hookMs = hookDurationSeconds(scenario.preStop) * 1000;
+  const hookKind = scenario.preStop.kind === 'httpGet' ? 'httpGet' : 'exec';
   const bytes = 1234;
-  const logLines = [logLine(800, 'listening')];
+  const logLines = [logLine(800, 'listening', { mode: scenario.mode, host: '127.0.0.3', port: 8080 })];
   if (outcome === 'rejected') logLines.push(logLine(1205, 'rejected', { id: 'req-1', reason: 'draining' }));
   else logLines.push(logLine(accepted - 2, 'accepted', { id: 'req-1', ms: scenario.workMs }));
   const hookStart = scenario.preStop.kind === 'none' ? null : deleted + 60;
   const hookEnd = model.hookEndsAt === null ? null : deleted + model.hookEndsAt * 1000 + 60;
   const hookLogs = scenario.preStop.kind === 'exec-sleep' || scenario.preStop.kind === 'httpGet';
-  if (hookStart !== null && hookLogs) logLines.push(logLine(hookStart, 'hook-start', { kind: 'exec', ms: hookMs }));
+  if (hookStart !== null && hookLogs) logLines.push(logLine(hookStart, 'hook-start', { kind: hookKind, ms: hookMs }));
   const hookEndLogged = hookEnd !== null && hookLogs && model.hookEndsAt! < model.graceSeconds;
-  if (hookEndLogged) logLines.push(logLine(hookEnd!, 'hook-end', { kind: 'exec', ms: hookMs }));
+  if (hookEndLogged) logLines.push(logLine(hookEnd!, 'hook-end', { kind: hookKind, ms: hookMs }));
   const termMono = deleted + model.termAt * 1000 + 70;
   logLines.push(logLine(termMono, 'signal', { signal: 'SIGTERM', repeated: false }));
   if (outcome === 'completed') logLines.push(logLine(requestEnd - 3, 'completed', { id: 'req-1', ms: scenario.workMs, bytes }));
