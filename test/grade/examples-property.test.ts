@@ -1,0 +1,69 @@
+// Property: change any one field of a committed example that matches the model, and the result is
+// never "matches the model" unless docs/grading.md calls a change of that field harmless.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { grade } from '../../harness/grade/grade.ts';
+import { isTermlabError } from '../../harness/errors.ts';
+import { parseObservationFile } from '../../harness/observation-read.ts';
+import { mutations } from '../support/mutations.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const examplesDir = join(repoRoot, 'reports', 'examples');
+
+/** `N` is any index, `*` anything (including more fields); the rest is literal. */
+const fieldPattern = (pattern: string) => new RegExp(`^${pattern.split('.')
+  .map((part) => (part === 'N' ? '\\d+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('\\.')}$`);
+
+/** The field patterns of the "Changes that do not change a verdict" table, as regular expressions. */
+function harmlessPatterns(): RegExp[] {
+  const doc = readFileSync(join(repoRoot, 'docs', 'grading.md'), 'utf8');
+  const section = doc.split('## Changes that do not change a verdict')[1]!.split('\n## ')[0]!;
+  const patterns: RegExp[] = [];
+  for (const row of section.split('\n').filter((l) => l.startsWith('| `'))) {
+    const firstCell = row.split(' | ')[0]!;
+    for (const [, pattern] of firstCell.matchAll(/`([^`]+)`/g)) patterns.push(fieldPattern(pattern!));
+  }
+  return patterns;
+}
+
+const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.observation.json')).map((file) => {
+  const data = JSON.parse(readFileSync(join(examplesDir, file), 'utf8')) as unknown;
+  return { file, data, verdict: grade(parseObservationFile(data, file).observation).verdict };
+});
+const matching = examples.filter((e) => e.verdict === 'matches-model');
+
+describe('any one field changed', () => {
+  const harmless = harmlessPatterns();
+
+  it('reads the documented harmless fields, and they are not everything', () => {
+    expect(harmless.length).toBeGreaterThan(20);
+    for (const graded of ['request.outcome', 'finalState.exitCode', 'scenario.workMs', 'timeline.deleteIssued.at.mono', 'evidence.logLines.3.text.time']) {
+      expect(harmless.some((p) => p.test(graded)), graded).toBe(false);
+    }
+    expect(harmless.some((p) => p.test('timeline.deleteIssued.at.wall'))).toBe(true);
+  });
+
+  it('has recorded examples that match the model to start from', () => {
+    expect(matching.map((e) => e.file).sort()).toEqual(['completed-0.observation.json', 'cut-137-after-grace.observation.json', 'cut-17-immediate.observation.json']);
+  });
+
+  it.each(matching.map((e) => [e.file, e] as const))('%s: never "matches the model" after an undocumented change', (_file, example) => {
+    const undocumentedPasses: string[] = [];
+    let tried = 0;
+    for (const mutation of mutations(example.data)) {
+      if (harmless.some((p) => p.test(mutation.path))) continue;
+      tried++;
+      let verdict: string;
+      try {
+        verdict = grade(parseObservationFile(mutation.data, example.file).observation).verdict;
+      } catch (error) {
+        if (!isTermlabError(error)) throw error;
+        verdict = 'problem';
+      }
+      if (verdict === 'matches-model') undocumentedPasses.push(mutation.path);
+    }
+    expect(tried).toBeGreaterThan(100);
+    expect(undocumentedPasses).toEqual([]);
+  });
+});
