@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { TermlabError } from '../errors.ts';
 import { VERDICT_LABEL } from '../report/format.ts';
-import { escapeTerminal as t } from '../report/terminal.ts';
+import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { exitCodeOf, gradePaths } from './files.ts';
 import { failedOrInconclusive } from './grade.ts';
@@ -36,7 +36,7 @@ export const gradeCommand: Command = {
       onProblem: (p) => io.err(`termlab grade: ${t(p)}\n`),
     });
     await writeReports(run, values);
-    if (values.json) io.out(JSON.stringify({ results: run.results, pairs: run.pairs, problems: run.problems }, null, 2) + '\n');
+    if (values.json) io.out(terminalJson({ results: run.results, pairs: run.pairs, problems: run.problems }) + '\n');
     else {
       for (const pair of run.pairs) for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
       io.out(`${run.results.length} graded, ${run.results.filter((r) => !failedOrInconclusive(r)).length} passed every check, ${run.problems.length} unreadable\n`);

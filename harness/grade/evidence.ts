@@ -77,6 +77,7 @@ function liveLifecycle(o: Observation): Check {
   if (o.pod.terminationGracePeriodSeconds !== o.scenario.terminationGracePeriodSeconds) {
     return fail(id, `the live pod's grace is ${o.pod.terminationGracePeriodSeconds}s but the scenario asked for ${o.scenario.terminationGracePeriodSeconds}s`);
   }
+  if (!o.pod.containers.length) return fail(id, 'the live pod was captured with no containers');
   const hooks = o.pod.containers.map((c) => liveHook(c.lifecycle));
   const hasPreStop = hooks.some((h) => typeof h === 'string' || h.kind !== 'none');
   if (hasPreStop !== (o.scenario.preStop.kind !== 'none')) {

@@ -149,11 +149,11 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
         if (!values.out) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);
-        for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${r.explanation}\n`);
+        for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
         for (const r of results) {
-          for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${c.reason}\n`);
+          for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`);
         }
-        for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${pair.pairId}: ${c.status} — ${c.reason}\n`);
+        for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
         io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
         if (io.signal.aborted) return EXIT.interrupted;
         return exitCodeOf({ results, pairs, problems });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { isTermlabError } from '../../harness/errors.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
-import { mutations } from '../support/mutations.ts';
+import { mutations, removals } from '../support/mutations.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const examplesDir = join(repoRoot, 'reports', 'examples');
@@ -65,5 +65,18 @@ describe('any one field changed', () => {
     }
     expect(tried).toBeGreaterThan(100);
     expect(undocumentedPasses).toEqual([]);
+  });
+
+  it.each(examples.map((e) => [e.file, e] as const))('%s: a field nulled or an entry removed is a problem or a verdict, never a crash', (_file, example) => {
+    let graded = 0;
+    for (const mutation of removals(example.data)) {
+      try {
+        grade(parseObservationFile(mutation.data, example.file).observation);
+        graded++;
+      } catch (error) {
+        if (!isTermlabError(error)) throw new Error(`${mutation.path}: ${(error as Error).stack}`);
+      }
+    }
+    expect(graded).toBeGreaterThan(10);
   });
 });

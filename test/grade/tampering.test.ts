@@ -2,11 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isTermlabError } from '../../harness/errors.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { gradePairs } from '../../harness/grade/pairs.ts';
 import { predict } from '../../harness/grade/theory.ts';
 import type { Observation } from '../../harness/observation.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
+import { removals } from '../support/mutations.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 import { repoRoot } from '../support/processes.ts';
 
@@ -213,5 +215,25 @@ describe('the lab pair', () => {
     const restored = grade(example('completed-0'));
     const [pair] = gradePairs([short, { ...restored, graceSeconds: short.graceSeconds }]);
     expect(pair!.checks[0]).toMatchObject({ status: 'fail', reason: expect.stringContaining('not longer than the short one') });
+  });
+});
+
+describe('every hook kind, built the way a kubelet following the rules would record it', () => {
+  const kinds = [
+    { kind: 'none' as const },
+    { kind: 'sleep-action' as const, seconds: 3 },
+    { kind: 'httpGet' as const, ms: 2_000 },
+    { kind: 'exec-sleep' as const, seconds: 10 },
+  ];
+  it.each(kinds.map((preStop) => [preStop.kind, preStop] as const))('%s matches the model, and no field nulled or removed crashes the grader', (_kind, preStop) => {
+    const o = buildObservation({ ...BASE_SCENARIO, preStop, terminationGracePeriodSeconds: 30 });
+    expect(grade(o)).toMatchObject({ verdict: 'matches-model' });
+    for (const mutation of removals(o)) {
+      try {
+        grade(parseObservationFile(mutation.data, 'built').observation);
+      } catch (error) {
+        if (!isTermlabError(error)) throw new Error(`${mutation.path}: ${(error as Error).stack}`);
+      }
+    }
   });
 });

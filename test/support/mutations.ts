@@ -48,3 +48,21 @@ export function* mutations(data: unknown): Generator<Mutation> {
     for (const next of changed(value)) yield { path: path.join('.'), data: setAt(data, path, next) };
   }
 }
+
+function* nodes(value: unknown, path: string[]): Generator<{ path: string[]; value: unknown }> {
+  yield { path, value };
+  if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) yield* nodes(child, [...path, key]);
+  }
+}
+
+/** Every field set to null, and every array element removed: what a damaged or trimmed file looks like. */
+export function* removals(data: unknown): Generator<Mutation> {
+  for (const { path, value } of nodes(data, [])) {
+    if (!path.length) continue;
+    yield { path: `${path.join('.')}=null`, data: setAt(data, path, null) };
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) yield { path: `${path.join('.')}.${i} removed`, data: setAt(data, path, value.filter((_, j) => j !== i)) };
+    }
+  }
+}
