@@ -92,5 +92,6 @@ function requestReachedPod(o: Observation): Check {
 }
 
 export function requestChecks(o: Observation, fileVersion: number): Check[] {
-  return [requestRecord(o, fileVersion), requestReachedPod(o)];
+  // Which pod answered comes first: a request that reached another pod explains everything after it.
+  return [requestReachedPod(o), requestRecord(o, fileVersion)];
 }
