@@ -5,6 +5,7 @@ import { HARNESS_VERSION } from '../version.ts';
 import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
+import { forgetSources } from './sources.ts';
 import { predict } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict } from './types.ts';
@@ -30,6 +31,7 @@ function explain(verdict: Verdict, checks: Check[]): string {
 }
 
 export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
+  forgetSources(o);
   const fileVersion = options.fileVersion ?? OBSERVATION_SCHEMA_VERSION;
   // The model takes the grace from the delete response and the delay the harness really waited;
   // the evidence checks hold both against every other source.

@@ -11,8 +11,20 @@ export interface LabLine {
   fields: Record<string, unknown>;
 }
 
+// Checks ask for the same parsed lines and sources many times: each is worked out once per grading
+// of an observation (grade() forgets them first, so an object edited between gradings is seen anew).
+const labLinesOf = new WeakMap<Observation, LabLine[]>();
+const stateSourcesOf = new WeakMap<Observation, StateSource[]>();
+
+export function forgetSources(o: Observation): void {
+  labLinesOf.delete(o);
+  stateSourcesOf.delete(o);
+}
+
 /** Every log line that is one of the lab server's (or hook's) JSON events. */
 export function labLines(o: Observation): LabLine[] {
+  const cached = labLinesOf.get(o);
+  if (cached) return cached;
   const lines: LabLine[] = [];
   o.evidence.logLines.forEach((l, line) => {
     if (!l.text.startsWith('{')) return;
@@ -24,6 +36,7 @@ export function labLines(o: Observation): LabLine[] {
       lines.push({ line, event: fields.event, time: fields.time, mono: fields.mono, fields });
     }
   });
+  labLinesOf.set(o, lines);
   return lines;
 }
 
@@ -49,6 +62,8 @@ export interface StateSource {
 
 /** Watch events and found pod reads of this pod, in the order the harness received them. */
 export function stateSources(o: Observation): StateSource[] {
+  const cached = stateSourcesOf.get(o);
+  if (cached) return cached;
   const uid = o.pod?.uid ?? null;
   const fromWatch = o.evidence.watchEvents
     .filter((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR')
@@ -57,7 +72,9 @@ export function stateSources(o: Observation): StateSource[] {
     .map((r, index) => ({ r, index }))
     .filter(({ r }) => r.found && r.uid === uid)
     .map(({ r, index }): StateSource => ({ citation: { kind: 'read', index, resourceVersion: r.resourceVersion }, receivedAt: r.at.mono, containers: r.containers, deletionTimestamp: r.deletionTimestamp, deletionGracePeriodSeconds: r.deletionGracePeriodSeconds }));
-  return [...fromWatch, ...fromReads].sort((a, b) => a.receivedAt - b.receivedAt);
+  const sources = [...fromWatch, ...fromReads].sort((a, b) => a.receivedAt - b.receivedAt);
+  stateSourcesOf.set(o, sources);
+  return sources;
 }
 
 /** What a citation points at, or a sentence saying why it points at nothing acceptable. */
