@@ -95,8 +95,28 @@ function firstBadUtf8(bytes: Buffer): number {
   return low;
 }
 
+/** An observation nests about ten levels; anything far deeper is not one, and would only exhaust the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in a JSON text, counted outside strings, without recursion. */
+function jsonDepth(text: string): number {
+  let depth = 0, deepest = 0, inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
 /** Parses JSON, naming the place of a syntax error by line and column, on one line. */
 export function parseJsonText(text: string, source: string): unknown {
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) throw new TermlabError('OBSERVATION_INVALID', `${source}: (top level): nested ${depth} levels deep, more than the ${MAX_JSON_DEPTH} an observation can hold`, { source, path: '' });
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -94,9 +94,14 @@ function apiTimes(o: Observation): Check {
   const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
   // The container ran before the request was accepted: startedAt is before the delete by at least that delay.
   const acceptedAt = deletedAt - (o.timeline.requestAccepted ? o.timeline.deleteIssued.at.mono - o.timeline.requestAccepted.at.mono : 0);
-  if (final.startedAt && Date.parse(final.startedAt) > acceptedAt + API_PRECISION_SECONDS * 1000) return fail(id, `startedAt (${final.startedAt}) is after the request was accepted (${new Date(acceptedAt).toISOString()}, from the deletionTimestamp and the harness clock)`);
+  if (final.startedAt && Date.parse(final.startedAt) > acceptedAt + API_PRECISION_SECONDS * 1000) return fail(id, `startedAt (${final.startedAt}) is after the request was accepted (${isoTime(acceptedAt)}, from the deletionTimestamp and the harness clock)`);
   return pass(id, `the API's times (end ${api.toFixed(1)}s after the delete) agree with the harness clock (${seen.toFixed(1)}s)`);
 }
+
+/** A time for a message; a file's extreme times give an out-of-range Date, which must not throw. */
+const isoTime = (ms: number) => (Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? new Date(ms).toISOString() : `${ms} ms since 1970`);
+/** The largest time a JavaScript Date holds (ECMA-262 21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
 
 /** Seconds from the delete to finishedAt, from the API's whole-second times alone. */
 export function apiSecondsToEnd(o: Observation): number | null {

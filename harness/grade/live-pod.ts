@@ -17,7 +17,7 @@ function liveHook(lifecycle: Record<string, unknown> | null): PreStop | string {
   const path = preStop.httpGet?.path;
   const ms = typeof path === 'string' ? /^\/hook\/prestop\?ms=(\d+)$/.exec(path)?.[1] : undefined;
   if (ms !== undefined) return { kind: 'httpGet', ms: Number(ms) };
-  return `a preStop hook the lab does not render (${oneLine(JSON.stringify(preStop), 80)})`;
+  return `a preStop hook the lab does not render (${oneLine(Object.keys(preStop).join(', '), 80) || 'empty'})`;
 }
 
 function liveLifecycle(o: Observation): Check {

@@ -4,9 +4,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
+import { renderHtml } from '../../harness/report/html.ts';
+import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { isTermlabError } from '../../harness/errors.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
-import { mutations, removals } from '../support/mutations.ts';
+import { extremes, mutations, removals } from '../support/mutations.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const examplesDir = join(repoRoot, 'reports', 'examples');
@@ -67,11 +69,13 @@ describe('any one field changed', () => {
     expect(undocumentedPasses).toEqual([]);
   });
 
-  it.each(examples.map((e) => [e.file, e] as const))('%s: a field nulled or an entry removed is a problem or a verdict, never a crash', (_file, example) => {
+  it.each(examples.map((e) => [e.file, e] as const))('%s: a field nulled, an entry removed or a value at its edge is a problem or a verdict, never a crash', (_file, example) => {
     let graded = 0;
-    for (const mutation of removals(example.data)) {
+    for (const mutation of [...removals(example.data), ...extremes(example.data)]) {
       try {
-        grade(parseObservationFile(mutation.data, example.file).observation);
+        const result = grade(parseObservationFile(mutation.data, example.file).observation);
+        renderHtml([result]);
+        renderMarkdown([result]);
         graded++;
       } catch (error) {
         if (!isTermlabError(error)) throw new Error(`${mutation.path}: ${(error as Error).stack}`);

@@ -66,3 +66,12 @@ export function* removals(data: unknown): Generator<Mutation> {
     }
   }
 }
+
+/** Every number and time pushed to the edge of what its schema accepts. */
+export function* extremes(data: unknown): Generator<Mutation> {
+  for (const { path, value } of leaves(data, [])) {
+    const values = typeof value === 'number' ? [Number.MAX_SAFE_INTEGER, 1e300, 0]
+      : typeof value === 'string' && ISO.test(value) ? ['9999-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z'] : [];
+    for (const next of values) yield { path: `${path.join('.')}=${next}`, data: setAt(data, path, next) };
+  }
+}
