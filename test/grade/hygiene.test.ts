@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
+import { parseJsonText } from '../../harness/observation-read.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { runCli } from '../support/cli.ts';
@@ -34,6 +35,12 @@ describe('termlab grade: inputs', () => {
     writeFileSync(join(dir, 'bad.observation.json'), text);
     const r = await runCli(['grade', dir], offline);
     expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad\.observation\.json: not valid UTF-8 \(byte \d+\)\n$/) });
+  });
+
+  it('refuses JSON nested deeper than an observation can be, before it exhausts the stack', () => {
+    const deep = `{"schemaVersion": 2, "pod": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expect(() => parseJsonText(deep, 'deep.observation.json')).toThrow(/^deep\.observation\.json: \(top level\): nested 100001 levels deep/);
+    expect(parseJsonText('{"a": "[[[[{{{{"}', 'strings.json')).toEqual({ a: '[[[[{{{{' });
   });
 
   it('grades a version 1 file, with a note', async () => {
