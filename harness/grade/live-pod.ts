@@ -3,7 +3,7 @@
 import { oneLine, type Observation } from '../observation.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
 import { describeCitation, describeLine, labLines, stateSources } from './sources.ts';
-import { fail, pass, type Check } from './types.ts';
+import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** The hook the live pod carries, in the scenario's own terms, or a sentence saying why it is none the lab renders. */
 function liveHook(lifecycle: Record<string, unknown> | null): PreStop | string {
@@ -48,7 +48,8 @@ function liveLifecycle(o: Observation): Check {
     if (l.fields.kind !== kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${kind}`);
   }
   const listening = labLines(o).find((l) => l.event === 'listening');
-  if (!listening && !o.evidence.logEndedEarly && o.run.complete) return fail(id, 'the container log has no line of the server starting, so nothing says how it ran');
+  // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.
+  if (!listening && !o.evidence.logEndedEarly && o.run.complete) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
   if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
   return pass(id, `grace and hook (${describePreStop(hook)}) were read from the live pod before the delete and match the scenario and the hook's log`);
 }
@@ -61,6 +62,8 @@ function deleteGrace(o: Observation): Check {
   // termlab's delete sends no grace of its own: the API takes the pod's.
   const spec = o.pod?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds;
   const expected = Math.max(0, spec);
+  // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
+  if (ack.deletionGracePeriodSeconds === 0 && expected !== 0) return inconclusive(id, `the delete response says grace 0s, not the spec's ${spec}s: the API does that for a pod that had already finished, so the run tested nothing`);
   if (ack.deletionGracePeriodSeconds !== expected) {
     return fail(id, `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but the live pod's spec says ${spec}s and termlab sends no grace of its own`);
   }

@@ -28,6 +28,8 @@ export interface Recorded {
 const at = (time: HarnessTime | null) => (time ? { at: time } : null);
 
 type Timeline = Observation['timeline'];
+/** The API always fills a terminated state's exit code; a state without one is recorded as this, which no model predicts. */
+const UNKNOWN_EXIT_CODE = -1;
 type FinalState = NonNullable<Observation['finalState']>;
 
 /** The lab container: the first in the pod's spec (the template has one). */
@@ -51,7 +53,7 @@ function finalStateOf(r: Recorded, container: string | null): { state: FinalStat
     const from = { kind: 'watch' as const, type: event.type, resourceVersion: event.resourceVersion };
     return {
       state: {
-        exitCode: shown.exitCode ?? terminated?.exitCode ?? -1, reason: shown.reason ?? null, signal: terminated?.signal ?? null,
+        exitCode: shown.exitCode ?? terminated?.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, signal: terminated?.signal ?? null,
         startedAt: apiTimeString(terminated?.startedAt), finishedAt: apiTimeString(terminated?.finishedAt), message: terminated?.message ?? null,
         container, from,
       },
@@ -65,7 +67,7 @@ function finalStateOf(r: Recorded, container: string | null): { state: FinalStat
     if (!read.found || read.uid !== uid || !shown) continue;
     const from = { kind: 'read' as const, index: i, resourceVersion: read.resourceVersion };
     return {
-      state: { exitCode: shown.exitCode ?? -1, reason: shown.reason ?? null, signal: null, startedAt: null, finishedAt: null, message: null, container, from },
+      state: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, signal: null, startedAt: null, finishedAt: null, message: null, container, from },
       seen: { at: read.at, from },
     };
   }

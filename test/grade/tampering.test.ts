@@ -154,6 +154,18 @@ describe('tampering: the model\'s inputs', () => {
   });
 });
 
+describe('a failed run is not a forged file', () => {
+  it('a server that never started, and a delete the API answered with grace 0 (the pod had finished), are inconclusive', () => {
+    const o = example('cut-137-after-grace');
+    setLogField(o, 'listening', 'event', 'note');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('never ran') });
+    const finished = example('cut-137-after-grace');
+    finished.timeline.deleteAcknowledged!.deletionGracePeriodSeconds = 0;
+    expect(check(finished, 'evidence.delete-grace')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('already finished') });
+    expect(grade(finished).verdict).not.toBe('matches-model');
+  });
+});
+
 describe('tampering: times without evidence behind them', () => {
   it('a TERM on the timeline with no log line behind it', () => {
     const o = example('cut-137-after-grace');
