@@ -29,11 +29,16 @@ function harmlessPatterns(): RegExp[] {
   return patterns;
 }
 
-const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.observation.json')).map((file) => {
-  const data = JSON.parse(readFileSync(join(examplesDir, file), 'utf8')) as unknown;
+/** The real node's own recording of the default matrix (Kubernetes 1.34, `termlab run` on cluster/node). */
+const nodeDir = join(repoRoot, 'test', 'grade', 'fixtures', 'node');
+
+const load = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.observation.json')).map((file) => {
+  const data = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
   return { file, data, verdict: grade(parseObservationFile(data, file).observation).verdict };
 });
+const examples = load(examplesDir);
 const matching = examples.filter((e) => e.verdict === 'matches-model');
+const recordedOnNode = load(nodeDir);
 
 describe('any one field changed', () => {
   const harmless = harmlessPatterns();
@@ -50,7 +55,12 @@ describe('any one field changed', () => {
     expect(matching.map((e) => e.file).sort()).toEqual(['completed-0.observation.json', 'cut-137-after-grace.observation.json', 'cut-17-immediate.observation.json']);
   });
 
-  it.each(matching.map((e) => [e.file, e] as const))('%s: never "matches the model" after an undocumented change', (_file, example) => {
+  it('has the real node\'s recordings of the whole matrix, every one matching the model', () => {
+    expect(recordedOnNode).toHaveLength(8);
+    expect(recordedOnNode.filter((e) => e.verdict !== 'matches-model').map((e) => e.file)).toEqual([]);
+  });
+
+  it.each([...matching.map((e) => [e.file, e] as const), ...recordedOnNode.map((e) => [`node/${e.file}`, e] as const)])('%s: never "matches the model" after an undocumented change', (_file, example) => {
     const undocumentedPasses: string[] = [];
     let tried = 0;
     for (const mutation of mutations(example.data)) {
