@@ -38,8 +38,14 @@ export async function main(argv: string[]): Promise<number> {
   const abort = new AbortController();
   // Every scenario, watch and request in a run listens on this one signal.
   setMaxListeners(1000, abort.signal);
+  // A closed stdout (`| head`) is the reader leaving, not a failure: stop writing to it, quietly.
+  let stdoutClosed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stdoutClosed = true;
+  });
   const io: CommandIO = {
-    out: (text) => process.stdout.write(text),
+    out: (text) => { if (!stdoutClosed) process.stdout.write(text); },
     err: (text) => process.stderr.write(text),
     signal: abort.signal,
     isTTY: Boolean(process.stdout.isTTY),

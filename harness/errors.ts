@@ -3,6 +3,7 @@ export type ErrorCode =
   | 'USAGE'
   | 'INPUT_UNREADABLE'
   | 'INPUT_TOO_LARGE'
+  | 'OUTPUT_UNWRITABLE'
   | 'OBSERVATION_INVALID'
   | 'SCENARIO_INVALID'
   | 'PREDICTIONS_INVALID'
@@ -44,6 +45,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   API_REJECTED: EXIT.clusterUnreachable,
   ARCHIVE_INVALID: EXIT.badInput,
   LAB_INVALID: EXIT.badInput,
+  OUTPUT_UNWRITABLE: EXIT.badInput,
   POD_NOT_READY: EXIT.checksFailed,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,

@@ -1,17 +1,19 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
-import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { TermlabError } from './errors.ts';
 import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
-// Moved to files.ts; still exported here for callers that import it from the observation module.
+// Lives in files.ts; still exported here for callers that import it from the observation module.
 export { writeFileAtomic };
 
-export const OBSERVATION_SCHEMA_VERSION = 1;
+export const OBSERVATION_SCHEMA_VERSION = 2;
+/** Older versions this termlab still reads (and grades with a note). */
+export const READABLE_OLD_VERSIONS = [1] as const;
 export const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
+/** A read that takes longer than this is not a file on a disk: give up on it. */
+export const READ_TIME_LIMIT_MS = 10_000;
 
 const isoTime = z.iso.datetime({ offset: true });
 /** The harness's monotonic clock: ms since the run started, plus the wall time it maps to. */
@@ -66,6 +68,15 @@ export const PodReadSchema = z.object({
   containers: z.array(ContainerStateSchema),
 });
 
+/** Where a claim came from: a watch event, a pod read (index in evidence.podReads), a log line (index in evidence.logLines), or a harness point. */
+export const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
+export const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
+export const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
+export const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
+const StateCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, ReadCitationSchema]);
+const InferenceCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, LogCitationSchema, HarnessCitationSchema]);
+export type StateCitation = z.infer<typeof StateCitationSchema>;
+
 export const LogLineSchema = z.object({
   receivedAt: HarnessTimeSchema,
   /** The `timestamps=true` prefix the API adds, verbatim. */
@@ -74,8 +85,9 @@ export const LogLineSchema = z.object({
 });
 
 const HarnessPoint = z.object({ at: HarnessTimeSchema });
-const LoggedPoint = z.object({ source: z.literal('container-log'), at: ContainerLogTimeSchema });
-const InferredPoint = z.object({ source: z.literal('inferred'), at: HarnessTimeSchema, basis: z.string() });
+const LoggedPoint = z.object({ source: z.literal('container-log'), at: ContainerLogTimeSchema, from: LogCitationSchema });
+const InferredPoint = z.object({ source: z.literal('inferred'), at: HarnessTimeSchema, basis: z.string(), from: InferenceCitationSchema });
+const SeenPoint = HarnessPoint.extend({ from: StateCitationSchema });
 
 export const TimelineSchema = z.object({
   watchEstablished: HarnessPoint.nullable(),
@@ -91,11 +103,13 @@ export const TimelineSchema = z.object({
   hookEnd: z.discriminatedUnion('source', [LoggedPoint, InferredPoint]).nullable(),
   termReceived: LoggedPoint.extend({ signal: z.string() }).nullable(),
   requestEnded: HarnessPoint.nullable(),
-  containerTerminated: HarnessPoint.extend({ resourceVersion: z.string() }).nullable(),
-  podDeleted: HarnessPoint.extend({ resourceVersion: z.string() }).nullable(),
+  containerTerminated: SeenPoint.nullable(),
+  podDeleted: SeenPoint.nullable(),
 });
 
 export const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
 
 export const ObservationSchema = z.object({
   schemaVersion: z.literal(OBSERVATION_SCHEMA_VERSION),
@@ -132,7 +146,13 @@ export const ObservationSchema = z.object({
     id: z.string(),
     status: z.int().nullable(),
     bytes: z.int().min(0),
+    /** sha256 of the body the client read, done line excluded. */
+    sha256: sha256Hex.nullable(),
+    /** What the server's done line said, verbatim; null when none came. */
+    done: z.object({ bytes: z.int().min(0), sha256: sha256Hex }).nullable(),
     doneSeen: z.boolean(),
+    /** The pod UID the server answered with (its x-pod-uid header). */
+    podUid: z.string().nullable(),
     errorCode: z.string().nullable(),
     outcome: RequestOutcomeSchema,
   }),
@@ -143,7 +163,10 @@ export const ObservationSchema = z.object({
     startedAt: ApiTimeSchema.nullable(),
     finishedAt: ApiTimeSchema.nullable(),
     message: z.string().nullable(),
-    fromEvent: z.object({ type: z.string(), resourceVersion: z.string() }),
+    /** The container the state belongs to. */
+    container: z.string(),
+    /** A watch event, or a pod read when the watch missed the end. */
+    from: StateCitationSchema,
   }).nullable(),
   evidence: z.object({
     watchEvents: z.array(WatchEventSchema),
@@ -161,46 +184,16 @@ export type HarnessTime = z.infer<typeof HarnessTimeSchema>;
 export type WatchEvent = z.infer<typeof WatchEventSchema>;
 export type PodRead = z.infer<typeof PodReadSchema>;
 
+/** Text from a file is shown on one line, control characters escaped, never more than a line's worth. */
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
 /** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
 export function formatIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-  return `${path}: ${issue.message}`;
-}
-
-export function parseObservation(data: unknown, source: string): Observation {
-  const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (data && typeof data === 'object' && version !== undefined && version !== OBSERVATION_SCHEMA_VERSION) {
-    throw new TermlabError('OBSERVATION_INVALID', `${source}: schemaVersion: this termlab reads version ${OBSERVATION_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`, { source, path: 'schemaVersion' });
-  }
-  const result = ObservationSchema.safeParse(data);
-  if (!result.success) {
-    const first = result.error.issues[0]!;
-    const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : '';
-    throw new TermlabError('OBSERVATION_INVALID', `${source}: ${formatIssue(first)}${more}`, { source, path: first.path.join('.'), issues: result.error.issues.length });
-  }
-  return result.data;
-}
-
-export async function readObservation(path: string): Promise<Observation> {
-  let text: string;
-  try {
-    const info = await stat(path);
-    if (info.size > MAX_OBSERVATION_BYTES) {
-      throw new TermlabError('INPUT_TOO_LARGE', `${path}: ${info.size} bytes is larger than the ${MAX_OBSERVATION_BYTES}-byte limit for an observation`, { source: path });
-    }
-    const handle = await open(path, 'r');
-    try { text = await handle.readFile('utf8'); } finally { await handle.close(); }
-  } catch (error) {
-    if (error instanceof TermlabError) throw error;
-    throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path }, { cause: error });
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new TermlabError('OBSERVATION_INVALID', `${path}: not JSON: ${(error as Error).message}`, { source: path, path: '' });
-  }
-  return parseObservation(data, path);
+  return oneLine(`${path}: ${issue.message}`);
 }
 
 export async function writeObservation(path: string, observation: Observation): Promise<void> {

@@ -19,6 +19,8 @@ export interface GradeOptions {
   predictions?: PredictionsFile;
   onResult?: (r: GradeResult) => void;
   onProblem?: (p: string) => void;
+  /** Ctrl-C stops a read that hangs. */
+  signal?: AbortSignal;
 }
 
 export interface SubmissionGrade extends GradeRun {

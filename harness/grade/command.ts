@@ -1,27 +1,23 @@
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
-import { EXIT, TermlabError } from '../errors.ts';
-import { writeFileAtomic } from '../observation.ts';
-import { renderHtml } from '../report/html.ts';
-import { renderJunit } from '../report/junit.ts';
-import { renderMarkdown } from '../report/markdown.ts';
-import { VERDICT_LABEL } from '../report/format.ts';
+import { TermlabError } from '../errors.ts';
 import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
-import type { GradeRun } from './files.ts';
+import { VERDICT_LABEL } from '../report/format.ts';
+import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
+import { writeReports } from '../report/write.ts';
+import { exitCodeOf } from './files.ts';
 import { failedOrInconclusive } from './grade.ts';
 import { readPredictions } from './predictions.ts';
+import type { GradeResult } from './types.ts';
 
-export async function writeReports(run: GradeRun, targets: { md?: string; html?: string; junit?: string }): Promise<void> {
-  if (targets.md) await writeFileAtomic(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
-  if (targets.html) await writeFileAtomic(targets.html, renderHtml(run.results, run.pairs, run.problems));
-  if (targets.junit) await writeFileAtomic(targets.junit, renderJunit(run.results, run.pairs));
-}
-
-export function exitCodeOf(run: GradeRun): number {
-  if (run.problems.length) return EXIT.badInput;
-  const anyBad = run.results.some(failedOrInconclusive) || run.pairs.some(failedOrInconclusive);
-  return anyBad ? EXIT.checksFailed : EXIT.ok;
+/** One result as the terminal shows it; every string from the file is escaped. */
+export function formatResult(r: GradeResult): string {
+  const lines = [`${VERDICT_LABEL[r.verdict]}  ${t(r.scenario)}  (${t(r.source)})`, `    ${t(r.explanation)}`];
+  for (const note of r.notes) lines.push(`    note: ${t(note)}`);
+  // The student's own prediction is graded apart from the run: show it apart.
+  for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) lines.push(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${t(c.reason)}`);
+  return lines.join('\n') + '\n';
 }
 
 export const gradeCommand: Command = {
@@ -41,17 +37,14 @@ export const gradeCommand: Command = {
     }
     const run = await gradeWithArchives(positionals, {
       predictions,
-      onResult: values.json ? undefined : (r) => {
-        io.out(`${VERDICT_LABEL[r.verdict]}  ${r.scenario}  (${r.source})\n    ${r.explanation}\n`);
-        // The student's own prediction is graded apart from the run: show it apart.
-        for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${c.reason}\n`);
-      },
-      onProblem: (p) => io.err(`termlab grade: ${p}\n`),
+      signal: io.signal,
+      onResult: values.json ? undefined : (r) => io.out(formatResult(r)),
+      onProblem: (p) => io.err(`termlab grade: ${t(p)}\n`),
     });
     await writeReports(run, values);
-    if (values.json) io.out(JSON.stringify({ results: run.results, pairs: run.pairs, problems: run.problems }, null, 2) + '\n');
+    if (values.json) io.out(terminalJson({ results: run.results, pairs: run.pairs, problems: run.problems }) + '\n');
     else {
-      for (const pair of run.pairs) for (const c of pair.checks) io.out(`lab pair ${pair.pairId}: ${c.status} — ${c.reason}\n`);
+      for (const pair of run.pairs) for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
       io.out(`${run.results.length} graded, ${run.results.filter((r) => !failedOrInconclusive(r)).length} passed every check, ${run.problems.length} unreadable\n`);
     }
     return exitCodeOf(run);

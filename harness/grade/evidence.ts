@@ -1,7 +1,18 @@
 // Evidence checks: is this file a faithful record of one pod's termination? A file that fails
 // any of them is "evidence invalid", whatever its outcome says (hand-edited files land here).
-import type { Observation } from '../observation.ts';
+import { oneLine, type Observation } from '../observation.ts';
+import { citationChecks } from './citations.ts';
+import { finalStateChecks } from './final-state.ts';
+import { livePodChecks } from './live-pod.ts';
+import { requestChecks } from './request-evidence.ts';
+import { describeLine, labLines, type LabLine } from './sources.ts';
+import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+
+/** The lab server and hook derive each line's wall time from their monotonic clock (server/events.ts), so the two differ only by rounding. */
+const CONTAINER_CLOCK_DRIFT_MS = 2;
+/** setTimeout may fire a millisecond early, and the harness clock rounds to microseconds. */
+const TIMER_SLACK_MS = 2;
 
 function watchBeforeRequest(o: Observation): Check {
   const id = 'evidence.watch-before-request';
@@ -19,36 +30,28 @@ function singlePodUid(o: Observation): Check {
   const uid = o.pod.uid;
   const strangeEvent = o.evidence.watchEvents.find((e) => e.uid !== null && e.uid !== uid);
   if (strangeEvent) return fail(id, `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`);
-  for (const line of o.evidence.logLines) {
+  for (const [index, line] of o.evidence.logLines.entries()) {
     const logged = podUidOfLogLine(line.text);
-    if (logged && logged !== uid) return fail(id, `a container log line names pod ${logged}, not ${uid}`);
+    if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(String(logged))}, not ${uid}`);
   }
+  const lab = labLines(o);
+  const named = lab.find((l) => l.fields.podName !== undefined && l.fields.podName !== o.pod!.name);
+  if (named) return fail(id, `${describeLine(named)} names pod ${oneLine(String(named.fields.podName))}, but the live pod is ${o.pod.name}`);
+  // The server stamps every line with its pod when it knows it: a line without is not its own.
+  const stamped = lab.filter((l) => l.fields.podUid !== undefined);
+  const unstamped = lab.find((l) => l.fields.podUid === undefined);
+  if (stamped.length && unstamped) return fail(id, `${describeLine(unstamped)} carries no pod UID while ${describeLine(stamped[0]!)} does`);
   return pass(id, `every event and log line belongs to pod ${uid}`);
 }
 
-function podUidOfLogLine(text: string): string | null {
-  if (!text.startsWith('{')) return null;
+/** The podUid field of a JSON log line, whatever else the line holds. */
+function podUidOfLogLine(text: string): unknown {
+  if (!text.startsWith('{')) return undefined;
   try {
-    const value = (JSON.parse(text) as { podUid?: unknown }).podUid;
-    return typeof value === 'string' ? value : null;
+    return (JSON.parse(text) as { podUid?: unknown } | null)?.podUid;
   } catch {
-    return null;
+    return undefined;
   }
-}
-
-function liveLifecycle(o: Observation): Check {
-  const id = 'evidence.live-lifecycle';
-  if (!o.pod) return fail(id, 'the live pod was not read before the delete');
-  const deleted = o.timeline.deleteIssued;
-  if (deleted && o.pod.capturedAt.mono > deleted.at.mono) return fail(id, 'the pod was read after the delete was issued, not before');
-  if (o.pod.terminationGracePeriodSeconds !== o.scenario.terminationGracePeriodSeconds) {
-    return fail(id, `the live pod's grace is ${o.pod.terminationGracePeriodSeconds}s but the scenario asked for ${o.scenario.terminationGracePeriodSeconds}s`);
-  }
-  const hasPreStop = o.pod.containers.some((c) => c.lifecycle && 'preStop' in c.lifecycle);
-  if (hasPreStop !== (o.scenario.preStop.kind !== 'none')) {
-    return fail(id, hasPreStop ? 'the live pod has a preStop hook the scenario does not' : 'the scenario has a preStop hook the live pod lacks');
-  }
-  return pass(id, 'grace and lifecycle were read from the live pod before the delete and match the scenario');
 }
 
 function acceptedBeforeDelete(o: Observation): Check {
@@ -66,17 +69,20 @@ function acceptedBeforeDelete(o: Observation): Check {
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');
 }
 
-function terminationObserved(o: Observation): Check {
-  const id = 'evidence.terminated-observed';
-  const final = o.finalState;
-  if (!final) return fail(id, 'no terminated container state was observed');
-  const source = o.evidence.watchEvents.find((e) => e.resourceVersion === final.fromEvent.resourceVersion && e.type === final.fromEvent.type);
-  if (!source) return fail(id, `the final state cites watch event ${final.fromEvent.type}@${final.fromEvent.resourceVersion}, which is not in the evidence`);
-  const terminated = source.containers.find((c) => c.state === 'terminated');
-  if (!terminated || terminated.exitCode !== final.exitCode) {
-    return fail(id, `watch event ${final.fromEvent.resourceVersion} does not show a container terminated with exit code ${final.exitCode}`);
-  }
-  return pass(id, `the container was seen terminated (exit ${final.exitCode}) in watch event ${source.type}@${source.resourceVersion}`);
+/** The harness waits deleteDelayMs after the acceptance; the model takes the delay it really waited. */
+export function observedDeleteDelayMs(o: Observation): number | null {
+  const { requestAccepted, deleteIssued } = o.timeline;
+  return requestAccepted && deleteIssued ? deleteIssued.at.mono - requestAccepted.at.mono : null;
+}
+
+function deleteDelay(o: Observation): Check {
+  const id = 'evidence.delete-delay';
+  const observed = observedDeleteDelayMs(o);
+  if (observed === null) return inconclusive(id, 'no acceptance and delete to measure the delay between');
+  const asked = o.scenario.deleteDelayMs;
+  if (observed < asked - TIMER_SLACK_MS) return fail(id, `the harness clock puts the delete ${Math.round(observed)} ms after the acceptance, but the scenario says the harness waited ${asked} ms`);
+  if (observed > asked + TOLERANCE_SECONDS * 1000) return inconclusive(id, `the delete came ${Math.round(observed)} ms after the acceptance, not the ${asked} ms the scenario asked: the run did not follow its scenario`);
+  return pass(id, `the delete came ${Math.round(observed)} ms after the acceptance (the scenario asked for ${asked} ms)`);
 }
 
 function clockMonotonic(o: Observation): Check {
@@ -89,6 +95,12 @@ function clockMonotonic(o: Observation): Check {
     ['delete issued', t.deleteIssued?.at.mono],
     ['delete acknowledged', t.deleteAcknowledged?.at.mono],
   ];
+  if (t.requestEnded && t.requestSent && t.requestEnded.at.mono < t.requestSent.at.mono) return fail(id, 'the request ended before it was sent');
+  if (t.requestEnded && t.requestAccepted && t.requestEnded.at.mono < t.requestAccepted.at.mono) return fail(id, 'the request ended before it was accepted');
+  if (t.podReady && t.watchEstablished && t.podReady.at.mono > t.watchEstablished.at.mono) return fail(id, 'the pod was Ready after the termination watch was established, but the runner waits for Ready first');
+  if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
+  const containerClock = containerClockProblem(o);
+  if (containerClock) return fail(id, containerClock);
   let previous: [string, number] | null = null;
   for (const [name, mono] of ordered) {
     if (mono === undefined) continue;
@@ -98,6 +110,7 @@ function clockMonotonic(o: Observation): Check {
   for (const [what, times] of [
     ['watch events', o.evidence.watchEvents.map((e) => e.receivedAt.mono)],
     ['log lines', o.evidence.logLines.map((l) => l.receivedAt.mono)],
+    ['pod reads', o.evidence.podReads.map((r) => r.at.mono)],
   ] as const) {
     const back = times.findIndex((m, i) => i > 0 && m < times[i - 1]!);
     if (back > 0) return fail(id, `the harness clock runs backwards in the ${what} (entry ${back})`);
@@ -105,6 +118,23 @@ function clockMonotonic(o: Observation): Check {
   return pass(id, 'the harness clock only moves forward');
 }
 
-export function evidenceChecks(o: Observation): Check[] {
-  return [watchBeforeRequest(o), singlePodUid(o), liveLifecycle(o), acceptedBeforeDelete(o), terminationObserved(o), clockMonotonic(o)];
+/** Each process in the container has one clock: wall = origin + mono, and mono only grows. */
+function containerClockProblem(o: Observation): string | null {
+  const byProcess = new Map<unknown, LabLine[]>();
+  for (const l of labLines(o)) byProcess.set(l.fields.pid, [...(byProcess.get(l.fields.pid) ?? []), l]);
+  for (const lines of byProcess.values()) {
+    const origin = Date.parse(lines[0]!.time) - lines[0]!.mono;
+    for (const [i, l] of lines.entries()) {
+      if (i > 0 && l.mono < lines[i - 1]!.mono) return `the container's clock runs backwards: ${describeLine(l)} is before ${describeLine(lines[i - 1]!)}`;
+      if (Math.abs(Date.parse(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return `${describeLine(l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`;
+    }
+  }
+  return null;
+}
+
+export function evidenceChecks(o: Observation, fileVersion: number): Check[] {
+  return [
+    watchBeforeRequest(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
+    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o),
+  ];
 }

@@ -1,9 +1,10 @@
 // Finds observation files and grades them one at a time, so memory stays flat for a class's worth.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isTermlabError, TermlabError } from '../errors.ts';
-import { readObservation } from '../observation.ts';
-import { grade } from './grade.ts';
+import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
+import { oneLine } from '../observation.ts';
+import { readObservationFile } from '../observation-read.ts';
+import { failedOrInconclusive, grade } from './grade.ts';
 import { gradePairs, type PairResult } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import type { GradeResult } from './types.ts';
@@ -17,10 +18,16 @@ export async function* observationPaths(paths: string[]): AsyncGenerator<string>
     try {
       info = await stat(path);
     } catch (error) {
-      throw new TermlabError('INPUT_UNREADABLE', `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`, { source: path });
+      throw new TermlabError('INPUT_UNREADABLE', `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : oneLine((error as Error).message)}`, { source: path });
     }
+    // Anything but a directory is opened as a file, which refuses FIFOs, devices and sockets.
     if (!info.isDirectory()) { yield path; continue; }
-    const entries = await readdir(path, { withFileTypes: true });
+    let entries;
+    try {
+      entries = await readdir(path, { withFileTypes: true });
+    } catch (error) {
+      throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot list: ${oneLine((error as Error).message)}`, { source: path });
+    }
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
       const child = join(path, entry.name);
@@ -37,7 +44,26 @@ export interface GradeRun {
   problems: string[];
 }
 
-export async function gradePaths(paths: string[], options: { predictions?: PredictionsFile; onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void } = {}): Promise<GradeRun> {
+export interface GradeFileOptions {
+  predictions?: PredictionsFile;
+  /** Ctrl-C: a read in progress stops. */
+  signal?: AbortSignal;
+}
+
+/** The one grading path: `termlab grade` and `termlab run` both grade a file as read back from disk. */
+export async function gradeFile(path: string, options: GradeFileOptions = {}): Promise<GradeResult> {
+  const { observation, fileVersion } = await readObservationFile(path, options.signal);
+  return grade(observation, { source: path, predictions: options.predictions, fileVersion });
+}
+
+/** 2 when some input could not be graded, 1 when a check failed or was inconclusive, else 0. */
+export function exitCodeOf(run: GradeRun): number {
+  if (run.problems.length) return EXIT.badInput;
+  const anyBad = run.results.some(failedOrInconclusive) || run.pairs.some(failedOrInconclusive);
+  return anyBad ? EXIT.checksFailed : EXIT.ok;
+}
+
+export async function gradePaths(paths: string[], options: GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void } = {}): Promise<GradeRun> {
   const results: GradeResult[] = [];
   const problems: string[] = [];
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
@@ -48,11 +74,11 @@ export async function gradePaths(paths: string[], options: { predictions?: Predi
       for await (const path of observationPaths([root])) {
         found++;
         try {
-          const result = grade(await readObservation(path), { source: path, predictions: options.predictions });
+          const result = await gradeFile(path, options);
           results.push(result);
           options.onResult?.(result);
         } catch (error) {
-          if (!isTermlabError(error)) throw error;
+          if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
           noteProblem(error.message);
         }
       }

@@ -1,10 +1,11 @@
 // grade(observation) -> GradeResult: pure, offline, from the file alone.
-import type { Observation } from '../observation.ts';
+import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts';
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
-import { evidenceChecks } from './evidence.ts';
+import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
+import { forgetSources } from './sources.ts';
 import { predict } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict } from './types.ts';
@@ -12,6 +13,8 @@ import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict } from './ty
 export interface GradeOptions {
   source?: string;
   predictions?: PredictionsFile;
+  /** The schema version the file was written in (older ones are upgraded on reading). */
+  fileVersion?: number;
 }
 
 function verdictOf(evidence: Check[], outcome: Check[]): Verdict {
@@ -28,8 +31,12 @@ function explain(verdict: Verdict, checks: Check[]): string {
 }
 
 export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
-  const model = predict(o.scenario, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
-  const evidence = evidenceChecks(o);
+  forgetSources(o);
+  const fileVersion = options.fileVersion ?? OBSERVATION_SCHEMA_VERSION;
+  // The model takes the grace from the delete response and the delay the harness really waited;
+  // the evidence checks hold both against every other source.
+  const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
+  const evidence = evidenceChecks(o, fileVersion);
   const outcome = [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)];
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
@@ -53,6 +60,9 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
+    notes: fileVersion < OBSERVATION_SCHEMA_VERSION
+      ? [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; its citations were found by the grader and it has no record of the pod UID the server answered with`]
+      : [],
     prediction: model,
     checks,
     timeline: timelineBars(o, model),

@@ -1,6 +1,7 @@
 // Outcome checks: the same accepted request's fate and the exit state, against the model.
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
 import type { Observation } from '../observation.ts';
+import { apiSecondsToEnd } from './citations.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -15,36 +16,54 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
     case 'rejected':
       return fail(id, `the request was rejected (HTTP ${o.request.status}) instead of being accepted: it reached a server that was already draining`);
   }
-  if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
-  if (p.marginSeconds < TOLERANCE_SECONDS) {
-    return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${p.marginSeconds.toFixed(1)}s of the kill: too close to call`);
+  if (tooCloseToCall(p)) {
+    return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${p.marginSeconds.toFixed(1)}s of the ${killWord(p)}: too close to call`);
   }
+  if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
   return fail(id, seen === 'completed'
     ? `the request completed, but the model says it is cut at ${p.killAt}s after the delete: check the grace and the hook`
     : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
 }
 
+/**
+ * The one tolerance rule for outcome and exit code: when the work ends within the tolerance of
+ * the kill (or of TERM in immediate mode), which side it lands on is timing, and timing never grades.
+ * Exactly at the kill the model says "completed" (the work's end is not after the kill), but
+ * either observed result, agreeing or not, is inconclusive: a match there would be luck.
+ */
+export function tooCloseToCall(p: Prediction): boolean {
+  return p.marginSeconds < TOLERANCE_SECONDS;
+}
+const killWord = (p: Prediction) => (p.exitCode === IMMEDIATE_EXIT_CODE ? 'TERM' : 'kill');
+
+/** The lab server's own exit code for "left at once on TERM" (server/app.ts). */
+const IMMEDIATE_EXIT_CODE = 17;
+const SIGKILL_EXIT_CODE = 137;
+/** containerd's reason for each end (container_status.go). */
+const reasonFor = (exitCode: number) => (exitCode === 0 ? 'Completed' : 'Error');
+
 export function exitState(o: Observation, p: Prediction): Check {
   const id = 'outcome.exit-code';
   const final = o.finalState;
   if (!final) return inconclusive(id, 'no final container state to compare');
-  if (final.reason === 'OOMKilled') return fail(id, `exit ${final.exitCode} with reason OOMKilled: the memory limit killed the container, not the grace period`);
-  if (final.exitCode === p.exitCode) return pass(id, `exit code ${final.exitCode} (${final.reason ?? 'no reason'}), as the model predicts`);
-  return fail(id, `exit code ${final.exitCode} (${final.reason ?? 'no reason'}), but the model predicts ${p.exitCode} (${p.reason})`);
+  const shown = `exit code ${final.exitCode} (${final.reason ?? 'no reason'})`;
+  if (final.reason === 'OOMKilled') return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
+  if (final.reason === 'ContainerStatusUnknown') return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
+  if (final.reason !== null && final.reason !== reasonFor(final.exitCode)) return fail(id, `${shown}: the runtime reports exit ${final.exitCode} as ${reasonFor(final.exitCode)}, so this state is not one a kill or an exit gives`);
+  const expected = `the model predicts ${p.exitCode} (${p.reason})`;
+  if (tooCloseToCall(p)) return inconclusive(id, `${shown}; ${expected}, but the work ends within ${p.marginSeconds.toFixed(1)}s of the ${killWord(p)}: too close to call`);
+  if (final.exitCode === p.exitCode) return pass(id, `${shown}, as the model predicts`);
+  return fail(id, `${shown}, but ${expected}`);
 }
 
-/** Seconds from the delete to the container's end, from the API's own whole-second times when it can. */
-export function secondsToTermination(o: Observation): { seconds: number; basis: string } | null {
-  const ack = o.timeline.deleteAcknowledged;
-  const finishedAt = o.finalState?.finishedAt;
-  if (ack && finishedAt) {
-    // deletionTimestamp = delete time + grace, so finishedAt - (deletionTimestamp - grace) is the API's view.
-    const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
-    return { seconds: (Date.parse(finishedAt) - deletedAt) / 1000, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)' };
-  }
+/** Seconds from the delete to the container's end, by each clock that measured it. */
+export function secondsToTermination(o: Observation): { seconds: number; basis: string }[] {
+  const spans: { seconds: number; basis: string }[] = [];
+  const api = apiSecondsToEnd(o);
+  if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)' });
   const issued = o.timeline.deleteIssued, terminated = o.timeline.containerTerminated;
-  if (issued && terminated) return { seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)' };
-  return null;
+  if (issued && terminated) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)' });
+  return spans;
 }
 
 export function attributeExitCode(o: Observation, p: Prediction): Check {
@@ -56,13 +75,13 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
   switch (final.exitCode) {
     case 0:
       return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
-    case 17:
+    case IMMEDIATE_EXIT_CODE:
       return termSeen
         ? pass(id, 'exit 17 is the lab server leaving at once on TERM (immediate mode)')
         : inconclusive(id, 'exit 17 but no TERM line in the container log: cannot tie it to the signal');
     case 143:
       return pass(id, 'exit 143 is death by SIGTERM with no handler');
-    case 137:
+    case SIGKILL_EXIT_CODE:
       return attribute137(o, p, termSeen, hookSeen);
     default:
       return inconclusive(id, `exit code ${final.exitCode} is not one the lab server produces on shutdown`);
@@ -71,20 +90,27 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
 
 function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen: boolean): Check {
   const id = 'attribution.exit-code';
-  if (o.finalState?.reason === 'OOMKilled') return fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
+  const reason = o.finalState?.reason ?? null;
+  if (reason === 'OOMKilled') return fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
   const missing: string[] = [];
+  if (reason === 'ContainerStatusUnknown') missing.push('reason ContainerStatusUnknown: the kubelet lost the container');
   if (!termSeen && !hookSeen) missing.push('no TERM or hook was seen in the container log');
-  const timing = secondsToTermination(o);
-  if (!timing) missing.push('no times to place the kill');
-  else {
-    const low = p.killAt - TOLERANCE_SECONDS;
-    const high = p.killAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
-    if (timing.seconds < low || timing.seconds > high) {
-      missing.push(`it ended ${timing.seconds.toFixed(1)}s after the delete by ${timing.basis}; the grace runs out at ${p.killAt}s (window ${low}–${high}s)`);
+  if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing')) missing.push('the pod\'s events have no Killing event');
+  const { requestEnded, deleteIssued } = o.timeline;
+  if (o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
+  const spans = secondsToTermination(o);
+  if (!spans.length) missing.push('no times to place the kill');
+  const low = p.killAt - TOLERANCE_SECONDS;
+  const high = p.killAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+  // Every clock that measured the end must put it in the window: one edited time cannot carry it.
+  for (const span of spans) {
+    if (span.seconds < low || span.seconds > high) {
+      missing.push(`it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the grace runs out at ${p.killAt}s (window ${low}–${high}s)`);
     }
   }
   if (missing.length) return inconclusive(id, `137 not explained by the grace period: ${missing.join('; ')}`);
-  return pass(id, `killed after the grace period ran out: TERM at ${p.termAt}s, SIGKILL at ${p.killAt}s after the delete, ended ${timing!.seconds.toFixed(1)}s after it (${timing!.basis})`);
+  const ends = spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ');
+  return pass(id, `killed after the grace period ran out: TERM at ${p.termAt}s, SIGKILL at ${p.killAt}s after the delete, ended ${ends}`);
 }
 
 export function runComplete(o: Observation): Check {

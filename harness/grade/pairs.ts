@@ -30,6 +30,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     const problems: string[] = [];
     if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
     if (restored.outcome !== 'completed') problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
+    if (restored.graceSeconds <= short.graceSeconds) problems.push(`the restored grace (${restored.graceSeconds}s) is not longer than the short one (${short.graceSeconds}s)`);
     if (short.workMs !== restored.workMs) problems.push(`the work differs (${short.workMs} vs ${restored.workMs} ms)`);
     if (!short.podUid || short.podUid === restored.podUid) problems.push('both runs claim the same pod UID: they must be two pods');
     return {

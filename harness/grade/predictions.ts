@@ -1,9 +1,12 @@
 // A student's predictions, graded against what was observed and against the model.
-import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
-import { formatIssue } from '../observation.ts';
+import { formatIssue, oneLine } from '../observation.ts';
+import { readRegularTextFile } from '../observation-read.ts';
+
+/** A predictions file is a few lines of YAML. */
+const MAX_PREDICTIONS_BYTES = 1024 * 1024;
 import type { Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -22,7 +25,7 @@ export function parsePredictions(text: string, source: string): PredictionsFile 
   try {
     data = parseYaml(text);
   } catch (error) {
-    throw new TermlabError('PREDICTIONS_INVALID', `${source}: not YAML: ${(error as Error).message}`, { source });
+    throw new TermlabError('PREDICTIONS_INVALID', `${source}: not YAML: ${oneLine((error as Error).message.split('\n')[0]!)}`, { source });
   }
   const result = PredictionsFileSchema.safeParse(data);
   if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${formatIssue(result.error.issues[0]!)}`, { source });
@@ -30,13 +33,7 @@ export function parsePredictions(text: string, source: string): PredictionsFile 
 }
 
 export async function readPredictions(path: string): Promise<PredictionsFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path });
-  }
-  return parsePredictions(text, path);
+  return parsePredictions(await readRegularTextFile(path, { maxBytes: MAX_PREDICTIONS_BYTES, what: 'a predictions file' }), path);
 }
 
 export function predictionChecks(

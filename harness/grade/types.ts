@@ -1,6 +1,6 @@
 import type { Prediction } from './theory.ts';
 
-export const RUBRIC_VERSION = 'termlab-rubric/1';
+export const RUBRIC_VERSION = 'termlab-rubric/2';
 
 export type CheckStatus = 'pass' | 'fail' | 'inconclusive';
 export interface Check {
@@ -40,6 +40,8 @@ export interface GradeResult {
   reason: string | null;
   verdict: Verdict;
   explanation: string;
+  /** Things a reader should know that are not checks: an old schema version read. */
+  notes: string[];
   prediction: Prediction;
   checks: Check[];
   timeline: TimelineBar[];

@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { create } from 'tar';
 import { TermlabError } from '../errors.ts';
 import { parsePredictions } from '../grade/predictions.ts';
-import { readObservation } from '../observation.ts';
+import { readObservation } from '../observation-read.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_KIND, MANIFEST_NAME, MANIFEST_VERSION, MEMBER_NAME, PREDICTIONS_NAME, sha256, StudentSchema, type Manifest } from './manifest.ts';
 

@@ -17,24 +17,42 @@ const COLORS: Record<TimelineBar['kind'], string> = {
 };
 const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'terminated'];
 
+const MAX_TICKS = 60;
+
+/** Whole seconds between ticks: 1, 2, 5, 10, 20, 50… so that at most MAX_TICKS fit the span. */
+export function tickStep(span: number): number {
+  let step = 1;
+  for (let decade = 1; ; decade *= 10) {
+    for (const m of [1, 2, 5]) {
+      step = m * decade;
+      if (span / step <= MAX_TICKS || !Number.isFinite(span)) return step;
+    }
+  }
+}
+const formatTick = (s: number) => (Math.abs(s) >= 1e6 ? s.toExponential(1) : String(s));
+
 function svgTimeline(r: GradeResult): string {
-  if (!r.timeline.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
-  const min = Math.min(0, ...r.timeline.map((b) => b.start));
-  const max = Math.max(r.prediction.killAt + 1, ...r.timeline.map((b) => b.end));
+  const bars = r.timeline.filter((b) => Number.isFinite(b.start) && Number.isFinite(b.end));
+  if (!bars.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
+  const min = Math.min(0, ...bars.map((b) => b.start));
+  const max = Math.max(r.prediction.killAt + 1, ...bars.map((b) => b.end));
   // Room on the right for the label of a marker at the very end.
   const width = 760, left = 110, right = 90, rowH = 26, height = ROWS.length * rowH + 40;
   const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
   const parts: string[] = [];
-  for (let s = Math.ceil(min); s <= max; s++) {
-    const major = s % 5 === 0;
+  // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.
+  const step = tickStep(max - min);
+  for (let i = Math.ceil(min / step); i * step <= max; i++) {
+    const s = i * step;
+    const major = step > 1 || s % 5 === 0;
     parts.push(`<line x1="${x(s)}" x2="${x(s)}" y1="10" y2="${height - 24}" stroke="${s === 0 ? '#d33' : '#eee'}" stroke-width="${s === 0 ? 1.5 : 1}"/>`);
-    if (major || max - min < 12) parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${s}s</text>`);
+    if (major || max - min < 12) parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${formatTick(s)}s</text>`);
   }
   parts.push(`<text x="${x(0) + 4}" y="20" class="delete">delete</text>`);
   ROWS.forEach((kind, row) => {
     const y = 28 + row * rowH;
     parts.push(`<text x="8" y="${y + 14}" class="row">${kind}</text>`);
-    for (const bar of r.timeline.filter((b) => b.kind === kind)) {
+    for (const bar of bars.filter((b) => b.kind === kind)) {
       const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
       if (bar.start === bar.end) {
         const cx = x(bar.start);
@@ -70,7 +88,7 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
   const cards = results.map((r, i) => `
 <section class="card v-${r.verdict}" id="s${i}-${e(r.scenario)}">
   <h2>${e(r.scenario)} ${badge(r.verdict)}</h2>
-  <p>${e(r.explanation)}</p>
+  <p>${e(r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
   <p class="muted">Model: ${e(r.prediction.steps.join('; '))}</p>
   ${svgTimeline(r)}
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>

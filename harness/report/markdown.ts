@@ -3,7 +3,18 @@ import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
 import { formatExit, seconds, VERDICT_LABEL } from './format.ts';
 
-const cell = (value: unknown) => String(value).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;');
+// Table cells: no line breaks or control characters, pipes and backslashes escaped, no raw HTML,
+// and Markdown's own punctuation escaped so a string from a file cannot become a link or emphasis.
+const cell = (value: unknown) => String(value)
+  .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+  .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+  .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** A code span that holds any string (inside one, Markdown and HTML are inert): fenced by more backticks than the string has in a row. */
+const code = (value: unknown) => {
+  const text = String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\|/g, '\\|');
+  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  return `${fence} ${text} ${fence}`;
+};
 // Mermaid has no escaping inside a task line: keep labels to a safe alphabet.
 const mermaidText = (value: string) => value.replace(/[^A-Za-z0-9 ._()/-]/g, ' ').trim() || 'item';
 
@@ -34,16 +45,17 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
   out.push([...counts].map(([v, n]) => `${VERDICT_LABEL[v as keyof typeof VERDICT_LABEL]}: ${n}`).join(' · ') || 'No observations graded.', '');
   out.push('| scenario | mode | preStop | grace | work | outcome | exit | verdict |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
-    out.push(`| ${cell(r.scenario)} | ${r.mode} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${VERDICT_LABEL[r.verdict]} |`);
+    out.push(`| ${cell(r.scenario)} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${VERDICT_LABEL[r.verdict]} |`);
   }
   for (const pair of pairs) for (const c of pair.checks) out.push('', `**Lab pair ${cell(pair.pairId)}**: ${c.status} — ${cell(c.reason)}`);
   if (problems.length) out.push('', '## Files that could not be graded', '', ...problems.map((p) => `- ${cell(p)}`));
   for (const r of results) {
     out.push('', `## ${cell(r.scenario)} — ${VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.explanation)}`, '');
+    for (const note of r.notes) out.push(`_Note: ${cell(note)}_`, '');
     out.push(`Model: ${cell(r.prediction.steps.join('; '))}.`, '', gantt(r), '');
     out.push('<details><summary>Checks</summary>', '', '| check | status | reason |', '| --- | --- | --- |');
-    for (const c of r.checks) out.push(`| ${c.id} | ${c.status} | ${cell(c.reason)} |`);
-    out.push('', `Pod \`${cell(r.podUid ?? 'unknown')}\`, run \`${cell(r.runId)}\`, ${cell(r.source)}`, '', '</details>');
+    for (const c of r.checks) out.push(`| ${code(c.id)} | ${c.status} | ${cell(c.reason)} |`);
+    out.push('', `Pod ${cell(r.podUid ?? 'unknown')}, run ${cell(r.runId)}, ${cell(r.source)}`, '', '</details>');
   }
   return out.join('\n') + '\n';
 }

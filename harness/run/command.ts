@@ -4,13 +4,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
-import { writeReports } from '../grade/command.ts';
-import { failedOrInconclusive, grade } from '../grade/grade.ts';
+import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { writeFileAtomic, writeObservation } from '../observation.ts';
+import { escapeTerminal } from '../report/terminal.ts';
+import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { formatReap, reap } from '../safety/reap.ts';
@@ -123,20 +124,32 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
           template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs,
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
-        const results = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult> => {
+        const problems: string[] = [];
+        const graded = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult | null> => {
           const observation = await runScenario({ ...context, onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail) }, scenario);
           const path = join(runDir, `${scenario.name}.observation.json`);
           try {
             await writeObservation(path, observation);
           } catch (error) {
-            // Never lose evidence: keep what was recorded beside it, and say why it is not valid.
+            // Never lose evidence: keep what was recorded beside it. A file that fails its own
+            // schema is a problem, not a verdict.
             await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
-            io.err(`termlab run: ${scenario.name}: the observation failed its own schema (${(error as Error).message.split('\n')[0]}); kept as ${path}.rejected\n`);
+            problems.push(`${path}: the observation failed its own schema (${escapeTerminal((error as Error).message.split('\n')[0])}); kept as ${path}.rejected`);
+            return null;
           }
-          return grade(observation, { source: path, predictions });
+          // The one grading path: the file as written, read back, exactly as `termlab grade` reads it.
+          try {
+            return await gradeFile(path, { predictions });
+          } catch (error) {
+            if (!isTermlabError(error)) throw error;
+            problems.push(error.message);
+            return null;
+          }
         });
+        const results = graded.filter((r): r is GradeResult => r !== null);
         progress.stop();
         stopOutageReports();
+        for (const problem of problems) io.err(`termlab run: ${problem}\n`);
 
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
         let apiLost: TermlabError | null = null;
@@ -149,21 +162,21 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
 
         // A pair is judged only when both of its halves were part of this run.
         const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => s.labPair?.id === p.pairId).length >= 2);
-        await writeReports({ results, pairs, problems: [] }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
+        await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
         if (!values.out) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);
-        for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${r.explanation}\n`);
+        for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
         for (const r of results) {
-          for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${c.reason}\n`);
+          for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`);
         }
-        for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${pair.pairId}: ${c.status} — ${c.reason}\n`);
+        for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
         io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
         if (apiLost) {
           const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
           throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
         }
         if (io.signal.aborted) return EXIT.interrupted;
-        return results.some(failedOrInconclusive) || pairs.some(failedOrInconclusive) ? EXIT.checksFailed : EXIT.ok;
+        return exitCodeOf({ results, pairs, problems });
       } finally {
         await sim?.stop();
       }

@@ -1,6 +1,6 @@
 // Builds the observation from what one scenario run recorded. Every time keeps its source.
 import type * as k8s from '@kubernetes/client-node';
-import type { HarnessTime, Observation } from '../observation.ts';
+import { OBSERVATION_SCHEMA_VERSION, type HarnessTime, type Observation } from '../observation.ts';
 import { apiTimeString } from './clock.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { labEvents, type LogFollower } from './logs.ts';
@@ -27,53 +27,100 @@ export interface Recorded {
 
 const at = (time: HarnessTime | null) => (time ? { at: time } : null);
 
-function finalStateOf(watch: PodWatch | null): Observation['finalState'] {
-  if (!watch) return null;
-  const index = watch.pods.findIndex((p) => p.status?.containerStatuses?.some((c) => c.state?.terminated));
-  if (index < 0) return null;
-  const pod: k8s.V1Pod = watch.pods[index]!;
-  const event = watch.events[index]!;
-  const terminated = pod.status!.containerStatuses!.find((c) => c.state?.terminated)!.state!.terminated!;
-  return {
-    exitCode: terminated.exitCode, reason: terminated.reason ?? null, signal: terminated.signal ?? null,
-    startedAt: apiTimeString(terminated.startedAt), finishedAt: apiTimeString(terminated.finishedAt), message: terminated.message ?? null,
-    fromEvent: { type: event.type, resourceVersion: event.resourceVersion },
-  };
+type Timeline = Observation['timeline'];
+/** The API always fills a terminated state's exit code; a state without one is recorded as this, which no model predicts. */
+const UNKNOWN_EXIT_CODE = -1;
+type FinalState = NonNullable<Observation['finalState']>;
+
+/** The lab container: the first in the pod's spec (the template has one). */
+function labContainerName(r: Recorded): string | null {
+  return r.pod?.containers[0]?.name ?? r.watch?.events.find((e) => e.containers.length)?.containers[0]?.name ?? null;
+}
+
+/**
+ * The final state: from the first watch event that shows the lab container terminated, else from
+ * the last pod read of this pod (same UID) that shows it, cited as a read, never as a watch event.
+ */
+function finalStateOf(r: Recorded, container: string | null): { state: FinalState; seen: NonNullable<Timeline['containerTerminated']> } | null {
+  if (!container) return null;
+  const watch = r.watch;
+  const index = watch ? watch.events.findIndex((e) => e.containers.some((c) => c.name === container && c.state === 'terminated')) : -1;
+  if (watch && index >= 0) {
+    const event = watch.events[index]!;
+    const status = watch.pods[index]?.status?.containerStatuses?.find((c: k8s.V1ContainerStatus) => c.name === container);
+    const terminated = status?.state?.terminated;
+    const shown = event.containers.find((c) => c.name === container)!;
+    const from = { kind: 'watch' as const, type: event.type, resourceVersion: event.resourceVersion };
+    return {
+      state: {
+        exitCode: shown.exitCode ?? terminated?.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, signal: terminated?.signal ?? null,
+        startedAt: apiTimeString(terminated?.startedAt), finishedAt: apiTimeString(terminated?.finishedAt), message: terminated?.message ?? null,
+        container, from,
+      },
+      seen: { at: event.receivedAt, from },
+    };
+  }
+  const uid = r.pod?.uid;
+  for (let i = r.podReads.length - 1; i >= 0; i--) {
+    const read = r.podReads[i]!;
+    const shown = read.containers.find((c) => c.name === container && c.state === 'terminated');
+    if (!read.found || read.uid !== uid || !shown) continue;
+    const from = { kind: 'read' as const, index: i, resourceVersion: read.resourceVersion };
+    return {
+      state: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, signal: null, startedAt: null, finishedAt: null, message: null, container, from },
+      seen: { at: read.at, from },
+    };
+  }
+  return null;
+}
+
+/** The lab server's events with the index of the log line each came from. */
+function citedLabEvents(lines: Observation['evidence']['logLines']) {
+  const events: { line: number; event: string; time: string; mono: number; [key: string]: unknown }[] = [];
+  lines.forEach((line, index) => {
+    for (const event of labEvents([line])) events.push({ ...event, line: index });
+  });
+  return events;
 }
 
 export function buildObservation(r: Recorded): Observation {
   const lines = r.logs?.lines ?? [];
-  const events = labEvents(lines);
-  const lineOf = (e: { time: string; mono: number }) => lines.find((l) => l.text.includes(`"time":"${e.time}"`) && l.text.includes(`"mono":${e.mono}`));
+  const events = citedLabEvents(lines);
+  const logged = (e: { time: string; mono: number; line: number }) => ({ source: 'container-log' as const, at: { time: e.time, mono: e.mono }, from: { kind: 'log' as const, line: e.line } });
   const hookStart = events.find((e) => e.event === 'hook-start');
   const hookEnd = events.find((e) => e.event === 'hook-end');
   const term = events.find((e) => e.event === 'signal');
   const watchEvents = r.watch?.events ?? [];
-  const finalState = finalStateOf(r.watch);
-  const terminatedIndex = watchEvents.findIndex((e) => e.containers.some((c) => c.state === 'terminated'));
+  const final = finalStateOf(r, labContainerName(r));
+  const finalState = final?.state ?? null;
   const deletedEvent = watchEvents.find((e) => e.type === 'DELETED');
+  const goneRead = r.podReads.findIndex((p) => !p.found);
+  const podDeleted: Timeline['podDeleted'] = deletedEvent
+    ? { at: deletedEvent.receivedAt, from: { kind: 'watch', type: 'DELETED', resourceVersion: deletedEvent.resourceVersion } }
+    : goneRead >= 0 ? { at: r.podReads[goneRead]!.at, from: { kind: 'read', index: goneRead, resourceVersion: r.podReads[goneRead]!.resourceVersion } } : null;
   const deletionSeen = watchEvents.find((e) => e.deletionTimestamp !== null);
 
   // The sleep action runs in the kubelet and leaves no trace in the container: infer its span.
-  let inferredHook: { start: Observation['timeline']['hookStart']; end: Observation['timeline']['hookEnd'] } = { start: null, end: null };
+  let inferredHook: { start: Timeline['hookStart']; end: Timeline['hookEnd'] } = { start: null, end: null };
   if (r.scenario.preStop.kind === 'sleep-action' && r.deleteIssued) {
-    const termLine = term ? lineOf(term) : undefined;
     inferredHook = {
-      start: { source: 'inferred', at: deletionSeen?.receivedAt ?? r.deleteIssued, basis: 'the sleep action leaves no trace; taken as the deletion seen by the watch' },
-      end: termLine ? { source: 'inferred', at: termLine.receivedAt, basis: 'the TERM line arriving: the kubelet signals right after the hook' } : null,
+      start: deletionSeen
+        ? { source: 'inferred', at: deletionSeen.receivedAt, basis: 'the sleep action leaves no trace; taken as the deletion seen by the watch', from: { kind: 'watch', type: deletionSeen.type, resourceVersion: deletionSeen.resourceVersion } }
+        : { source: 'inferred', at: r.deleteIssued, basis: 'the sleep action leaves no trace; taken as the delete issued', from: { kind: 'harness', point: 'deleteIssued' } },
+      end: term ? { source: 'inferred', at: lines[term.line]!.receivedAt, basis: 'the TERM line arriving: the kubelet signals right after the hook', from: { kind: 'log', line: term.line } } : null,
     };
   }
 
   let outcome = r.request.outcome;
   let errorCode = r.request.errorCode;
   // A cut with no TERM and no container end near it is the forward breaking, not the server.
-  if (outcome === 'cut' && !term && terminatedIndex < 0 && r.portForwardErrors.length) {
+  if (outcome === 'cut' && !term && !final && r.portForwardErrors.length) {
     outcome = 'transport-failed';
     errorCode = `PORTFORWARD: ${r.portForwardErrors[0]!.slice(0, 200)}`;
   }
 
   return {
-    schemaVersion: 1,
+    schemaVersion: OBSERVATION_SCHEMA_VERSION,
     kind: 'termlab.observation',
     run: r.run,
     scenario: r.scenario,
@@ -85,14 +132,17 @@ export function buildObservation(r: Recorded): Observation {
       requestAccepted: at(r.request.accepted),
       deleteIssued: at(r.deleteIssued),
       deleteAcknowledged: r.deleteAck,
-      hookStart: hookStart ? { source: 'container-log', at: { time: hookStart.time, mono: hookStart.mono } } : inferredHook.start,
-      hookEnd: hookEnd ? { source: 'container-log', at: { time: hookEnd.time, mono: hookEnd.mono } } : inferredHook.end,
-      termReceived: term ? { source: 'container-log', at: { time: term.time, mono: term.mono }, signal: String(term.signal ?? 'unknown') } : null,
+      hookStart: hookStart ? logged(hookStart) : inferredHook.start,
+      hookEnd: hookEnd ? logged(hookEnd) : inferredHook.end,
+      termReceived: term ? { ...logged(term), signal: String(term.signal ?? 'unknown') } : null,
       requestEnded: at(r.request.ended),
-      containerTerminated: terminatedIndex >= 0 ? { at: watchEvents[terminatedIndex]!.receivedAt, resourceVersion: watchEvents[terminatedIndex]!.resourceVersion } : null,
-      podDeleted: deletedEvent ? { at: deletedEvent.receivedAt, resourceVersion: deletedEvent.resourceVersion } : null,
+      containerTerminated: final?.seen ?? null,
+      podDeleted,
     },
-    request: { id: r.request.id, status: r.request.status, bytes: r.request.bytes, doneSeen: r.request.doneSeen, errorCode, outcome },
+    request: {
+      id: r.request.id, status: r.request.status, bytes: r.request.bytes, sha256: r.request.sha256, done: r.request.done,
+      doneSeen: r.request.doneSeen, podUid: r.request.podUid, errorCode, outcome,
+    },
     finalState,
     evidence: {
       watchEvents,

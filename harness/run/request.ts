@@ -5,6 +5,9 @@ import { Agent, request, errors as undiciErrors } from 'undici';
 import type { HarnessTime, Observation } from '../observation.ts';
 import type { RunClock } from './clock.ts';
 
+/** The lab server names the pod it runs in with this response header (server/app.ts). */
+export const POD_UID_HEADER = 'x-pod-uid';
+
 export interface RequestRecord {
   id: string;
   sent: HarnessTime | null;
@@ -12,13 +15,19 @@ export interface RequestRecord {
   ended: HarnessTime | null;
   status: number | null;
   bytes: number;
+  /** sha256 (hex) of the body read, done line excluded; set when the body ends. */
+  sha256: string | null;
+  /** What the done line said, verbatim. */
+  done: { bytes: number; sha256: string } | null;
   doneSeen: boolean;
+  /** The pod UID the server answered with (x-pod-uid). */
+  podUid: string | null;
   errorCode: string | null;
   outcome: Observation['request']['outcome'];
 }
 
 export function newRequestRecord(id: string): RequestRecord {
-  return { id, sent: null, accepted: null, ended: null, status: null, bytes: 0, doneSeen: false, errorCode: null, outcome: 'not-sent' };
+  return { id, sent: null, accepted: null, ended: null, status: null, bytes: 0, sha256: null, done: null, doneSeen: false, podUid: null, errorCode: null, outcome: 'not-sent' };
 }
 
 /** Sends the request; calls onAccepted once the accepted line is in; resolves when the body ends. */
@@ -31,6 +40,8 @@ export async function sendWork(baseUrl: string, workMs: number, record: RequestR
     record.sent = clock.now();
     const res = await request(`${baseUrl}/work?ms=${workMs}&id=${encodeURIComponent(record.id)}`, { dispatcher, signal });
     record.status = res.statusCode;
+    const podUid = res.headers[POD_UID_HEADER];
+    record.podUid = typeof podUid === 'string' ? podUid : null;
     if (res.statusCode !== 200) {
       await res.body.dump();
       record.outcome = res.statusCode === 503 ? 'rejected' : 'transport-failed';
@@ -45,6 +56,9 @@ export async function sendWork(baseUrl: string, workMs: number, record: RequestR
         buffered = buffered.slice(newline + 1);
         const event = parseEvent(line);
         if (event?.event === 'done') {
+          if (Number.isInteger(event.bytes) && event.bytes! >= 0 && typeof event.digest === 'string' && /^[0-9a-f]{64}$/.test(event.digest)) {
+            record.done = { bytes: event.bytes!, sha256: event.digest };
+          }
           // A done line counts only if it vouches for exactly the bytes before it.
           record.doneSeen = event.bytes === record.bytes && event.digest === digest.copy().digest('hex');
         } else {
@@ -64,6 +78,7 @@ export async function sendWork(baseUrl: string, workMs: number, record: RequestR
     record.outcome = record.accepted ? 'cut' : 'transport-failed';
   } finally {
     record.ended = clock.now();
+    if (record.status === 200) record.sha256 = digest.digest('hex');
     await dispatcher.destroy().catch(() => {});
   }
   return record;

@@ -17,7 +17,7 @@ describe('grader', () => {
 
   it('puts rubric and grader versions in every result', () => {
     const r = grade(buildObservation());
-    expect(r.rubricVersion).toBe('termlab-rubric/1');
+    expect(r.rubricVersion).toBe('termlab-rubric/2');
     expect(r.graderVersion).toMatch(/^\d+\.\d+\.\d+/);
   });
 
@@ -53,7 +53,7 @@ describe('grader', () => {
     });
     it('fails a final state that no watch event shows', () => {
       const o = buildObservation();
-      o.finalState!.fromEvent.resourceVersion = '999';
+      o.finalState!.from = { kind: 'watch', type: 'MODIFIED', resourceVersion: '999' };
       expect(statusOf(o, 'evidence.terminated-observed')?.reason).toContain('999');
       o.finalState = null;
       expect(statusOf(o, 'evidence.terminated-observed')?.status).toBe('fail');

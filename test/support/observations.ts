@@ -2,7 +2,10 @@
 // writes, with times laid out the way a kubelet following the rules would produce them.
 import type { Observation, WatchEvent } from '../../harness/observation.ts';
 import { predict } from '../../harness/grade/theory.ts';
-import type { Scenario } from '../../harness/scenario/schema.ts';
+import { preStopHandler } from '../../harness/scenario/render.ts';
+import { hookDurationSeconds, type Scenario } from '../../harness/scenario/schema.ts';
+
+const SHA = (fill: string) => fill.repeat(64).slice(0, 64);
 
 export const BASE_SCENARIO: Scenario = {
   name: 'short-grace', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 3 },
@@ -35,16 +38,25 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
     receivedAt: at(mono + 3), apiTime: `${wall(mono)}`,
     text: JSON.stringify({ event, time: wall(mono), mono: mono + 500, pid: 7, podUid: uid, ...extra }),
   });
-  const logLines = [logLine(800, 'listening'), logLine(accepted - 2, 'accepted', { id: 'req-1' })];
+  const hookMs = hookDurationSeconds(scenario.preStop) * 1000;
+  const hookKind = scenario.preStop.kind === 'httpGet' ? 'httpGet' : 'exec';
+  const bytes = 1234;
+  const logLines = [logLine(800, 'listening', { mode: scenario.mode, host: '127.0.0.3', port: 8080 })];
+  if (outcome === 'rejected') logLines.push(logLine(1205, 'rejected', { id: 'req-1', reason: 'draining' }));
+  else logLines.push(logLine(accepted - 2, 'accepted', { id: 'req-1', ms: scenario.workMs }));
   const hookStart = scenario.preStop.kind === 'none' ? null : deleted + 60;
   const hookEnd = model.hookEndsAt === null ? null : deleted + model.hookEndsAt * 1000 + 60;
-  if (hookStart !== null && scenario.preStop.kind === 'exec-sleep') logLines.push(logLine(hookStart, 'hook-start'));
-  if (hookEnd !== null && scenario.preStop.kind === 'exec-sleep' && model.hookEndsAt! < model.graceSeconds) logLines.push(logLine(hookEnd, 'hook-end'));
+  const hookLogs = scenario.preStop.kind === 'exec-sleep' || scenario.preStop.kind === 'httpGet';
+  if (hookStart !== null && hookLogs) logLines.push(logLine(hookStart, 'hook-start', { kind: hookKind, ms: hookMs }));
+  const hookEndLogged = hookEnd !== null && hookLogs && model.hookEndsAt! < model.graceSeconds;
+  if (hookEndLogged) logLines.push(logLine(hookEnd!, 'hook-end', { kind: hookKind, ms: hookMs }));
   const termMono = deleted + model.termAt * 1000 + 70;
-  logLines.push(logLine(termMono, 'signal', { signal: 'SIGTERM' }));
-  if (outcome === 'completed') logLines.push(logLine(requestEnd - 3, 'completed', { id: 'req-1' }));
+  logLines.push(logLine(termMono, 'signal', { signal: 'SIGTERM', repeated: false }));
+  if (outcome === 'completed') logLines.push(logLine(requestEnd - 3, 'completed', { id: 'req-1', ms: scenario.workMs, bytes }));
   if (exitCode === 0 || exitCode === 17) logLines.push(logLine(exitMono - 10, 'exit', { code: exitCode }));
   logLines.sort((a, b) => a.receivedAt.mono - b.receivedAt.mono);
+  const lineOf = (event: string) => logLines.findIndex((l) => JSON.parse(l.text).event === event);
+  const logged = (mono: number, event: string) => ({ source: 'container-log' as const, at: { time: wall(mono), mono: mono + 500 }, from: { kind: 'log' as const, line: lineOf(event) } });
 
   const deletionTimestamp = apiTime(deleted + scenario.terminationGracePeriodSeconds * 1000);
   const container = (state: 'running' | 'terminated', ready: boolean) =>
@@ -63,9 +75,10 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
     event('MODIFIED', 106, terminatedMono, finalPhase, false, 'terminated', true),
     event('DELETED', 108, terminatedMono + 30, finalPhase, false, 'terminated', true),
   ];
-  const lifecycle = scenario.preStop.kind === 'none' ? null : { preStop: { exec: { command: ['lab-hook', 'sleep', '3000'] } } };
+  const handler = preStopHandler(scenario.preStop, 'http');
+  const lifecycle = handler ? { preStop: handler } : null;
   return {
-    schemaVersion: 1, kind: 'termlab.observation',
+    schemaVersion: 2, kind: 'termlab.observation',
     run: {
       runId: 'run-20261130-100000-abcd', ownerId: 'student-a', harnessVersion: '0.1.0', observedAt: wall(terminatedMono + 30), complete: true,
       cluster: { context: 'termlab-sim', server: 'https://127.0.0.1:6443', serverVersion: 'v1.34.0-termlab-sim', nodeName: 'sim-node', containerRuntime: 'termlab-sim://0.1.0', simulated: true },
@@ -81,22 +94,26 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
       watchEstablished: { at: at(1000) }, podReady: { at: at(900) }, requestSent: { at: at(1200) },
       requestAccepted: outcome === 'rejected' ? null : { at: at(accepted) }, deleteIssued: { at: at(deleted) },
       deleteAcknowledged: { at: at(deleted + 10), deletionTimestamp, deletionGracePeriodSeconds: scenario.terminationGracePeriodSeconds },
-      hookStart: hookStart === null ? null : scenario.preStop.kind === 'exec-sleep'
-        ? { source: 'container-log', at: { time: wall(hookStart), mono: hookStart + 500 } }
-        : { source: 'inferred', at: at(deleted + 12), basis: 'deletion seen by the watch; this hook kind leaves no trace' },
-      hookEnd: hookEnd === null ? null : { source: 'inferred', at: at(hookEnd), basis: 'TERM received' },
-      termReceived: { source: 'container-log', at: { time: wall(termMono), mono: termMono + 500 }, signal: 'SIGTERM' },
+      hookStart: hookStart === null ? null : hookLogs
+        ? logged(hookStart, 'hook-start')
+        : { source: 'inferred', at: at(deleted + 12), basis: 'deletion seen by the watch; this hook kind leaves no trace', from: { kind: 'watch', type: 'MODIFIED', resourceVersion: '105' } },
+      hookEnd: hookEnd === null ? null : hookLogs
+        ? (hookEndLogged ? logged(hookEnd, 'hook-end') : null)
+        : { source: 'inferred', at: at(termMono + 3), basis: 'TERM received', from: { kind: 'log', line: lineOf('signal') } },
+      termReceived: { ...logged(termMono, 'signal'), signal: 'SIGTERM' },
       requestEnded: { at: at(requestEnd) },
-      containerTerminated: { at: at(terminatedMono), resourceVersion: '106' },
-      podDeleted: { at: at(terminatedMono + 30), resourceVersion: '108' },
+      containerTerminated: { at: at(terminatedMono), from: { kind: 'watch', type: 'MODIFIED', resourceVersion: '106' } },
+      podDeleted: { at: at(terminatedMono + 30), from: { kind: 'watch', type: 'DELETED', resourceVersion: '108' } },
     },
     request: {
-      id: 'req-1', status: outcome === 'rejected' ? 503 : 200, bytes: 1234, doneSeen: outcome === 'completed',
+      id: 'req-1', status: outcome === 'rejected' ? 503 : 200, bytes: outcome === 'rejected' ? 0 : bytes,
+      sha256: outcome === 'rejected' ? null : SHA('ab'), done: outcome === 'completed' ? { bytes, sha256: SHA('ab') } : null,
+      doneSeen: outcome === 'completed', podUid: outcome === 'rejected' ? null : uid,
       errorCode: outcome === 'cut' ? 'UND_ERR_SOCKET' : null, outcome,
     },
     finalState: {
       exitCode, reason, signal: null, startedAt: apiTime(700), finishedAt: apiTime(exitMono), message: null,
-      fromEvent: { type: 'MODIFIED', resourceVersion: '106' },
+      container: 'lab', from: { kind: 'watch', type: 'MODIFIED', resourceVersion: '106' },
     },
     evidence: {
       watchEvents,
@@ -117,7 +134,7 @@ export function exampleObservations(): Record<string, Observation> {
   const oom: Scenario = { ...BASE_SCENARIO, name: 'oom-killed', terminationGracePeriodSeconds: 30 };
   const invalid = buildObservation({ ...BASE_SCENARIO, name: 'hand-edited' }, undefined, 'uid-0006');
   // A "fixed" outcome typed in by hand: the result no longer matches the watch event it cites.
-  invalid.request = { ...invalid.request, outcome: 'completed', doneSeen: true, errorCode: null };
+  invalid.request = { ...invalid.request, outcome: 'completed', doneSeen: true, done: { bytes: invalid.request.bytes, sha256: invalid.request.sha256! }, errorCode: null };
   invalid.finalState = { ...invalid.finalState!, exitCode: 0, reason: 'Completed' };
   return {
     'completed-0': buildObservation(restored, undefined, 'uid-0001'),

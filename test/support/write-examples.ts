@@ -15,8 +15,8 @@ execFileSync(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--s
 const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, `${name}.observation.json`), 'utf8')));
 
 const handEdited = read('short-grace');
-// What a student might "fix" by hand: the outcome no longer matches the watch event it cites.
-handEdited.request = { ...handEdited.request, outcome: 'completed', doneSeen: true, errorCode: null };
+// What a student might "fix" by hand: the outcome no longer matches the watch events or the server's log.
+handEdited.request = { ...handEdited.request, outcome: 'completed', doneSeen: true, done: { bytes: handEdited.request.bytes, sha256: handEdited.request.sha256! }, errorCode: null };
 handEdited.finalState = { ...handEdited.finalState!, exitCode: 0, reason: 'Completed' };
 
 const built = exampleObservations();

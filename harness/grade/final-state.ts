@@ -1,0 +1,103 @@
+// The final container state, checked against every watch event and pod read that shows the lab
+// container, not only the one it cites: one container, one end, seen after the deletion.
+import type { Observation } from '../observation.ts';
+import { describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
+import { fail, inconclusive, pass, type Check } from './types.ts';
+
+/** A file whose watch shows one resourceVersion twice with different content has been edited. */
+function watchConsistent(o: Observation): Check {
+  const id = 'evidence.watch-consistent';
+  const seen = new Map<string, string>();
+  for (const e of o.evidence.watchEvents) {
+    const { receivedAt: _received, ...content } = e;
+    const text = JSON.stringify(content);
+    const key = e.resourceVersion;
+    const earlier = seen.get(key);
+    if (earlier !== undefined && earlier !== text && e.type !== 'ERROR') return fail(id, `two watch events carry resourceVersion ${key} with different content`);
+    seen.set(key, text);
+  }
+  const names = new Set(o.pod?.containers.map((c) => c.name) ?? []);
+  if (names.size) {
+    for (const source of stateSources(o)) {
+      const stranger = source.containers.find((c) => !names.has(c.name));
+      if (stranger) return fail(id, `${describeCitation(source.citation)} shows a container "${stranger.name}" the live pod does not have`);
+    }
+  }
+  const container = labContainer(o);
+  let ended: { source: ReturnType<typeof stateSources>[number]; exitCode?: number; reason?: string } | null = null;
+  for (const source of stateSources(o)) {
+    const shown = source.containers.find((c) => c.name === container);
+    const phase = source.citation.kind === 'watch' ? o.evidence.watchEvents.find((e) => e.resourceVersion === source.citation.resourceVersion)?.phase : o.evidence.podReads[(source.citation as { index: number }).index]?.phase;
+    const terminated = shown?.state === 'terminated';
+    // The kubelet's own final delete (grace 0) comes only once the containers are gone.
+    if (source.deletionGracePeriodSeconds === 0 && !terminated) return fail(id, `${describeCitation(source.citation)} shows grace 0 while the container still runs`);
+    if ((phase === 'Succeeded' || phase === 'Failed') && !(terminated && (phase === 'Succeeded') === (shown!.exitCode === 0))) {
+      return fail(id, `${describeCitation(source.citation)} shows phase ${phase} with the container ${shown ? `${shown.state}${shown.exitCode !== undefined ? ` ${shown.exitCode}` : ''}` : 'missing'}`);
+    }
+    if (!shown) continue;
+    if (shown.state === 'terminated') {
+      if (ended && (ended.exitCode !== shown.exitCode || ended.reason !== shown.reason)) {
+        return fail(id, `${describeCitation(ended.source.citation)} shows exit ${ended.exitCode} (${ended.reason ?? 'no reason'}) but ${describeCitation(source.citation)} shows ${shown.exitCode} (${shown.reason ?? 'no reason'}): a container ends once`);
+      }
+      ended ??= { source, exitCode: shown.exitCode, reason: shown.reason };
+    } else if (ended) {
+      return fail(id, `${describeCitation(source.citation)} shows the container ${shown.state} after ${describeCitation(ended.source.citation)} showed it terminated`);
+    }
+  }
+  const deleted = o.evidence.watchEvents.findIndex((e) => e.type === 'DELETED');
+  if (deleted >= 0 && o.evidence.watchEvents.slice(deleted + 1).some((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR')) {
+    return fail(id, `${describeEvent(o.evidence.watchEvents[deleted]!)} is followed by more events of the same pod`);
+  }
+  return pass(id, 'every watch event and pod read tells one story: one container, ended once');
+}
+
+function terminationObserved(o: Observation): Check {
+  const id = 'evidence.terminated-observed';
+  const final = o.finalState;
+  const container = labContainer(o);
+  const ends = stateSources(o).filter((s) => s.containers.some((c) => c.name === container && c.state === 'terminated'));
+  if (!final) {
+    if (ends.length) return fail(id, `the file records no final state, but ${describeCitation(ends[0]!.citation)} shows the container terminated`);
+    const gone = o.evidence.watchEvents.some((e) => e.type === 'DELETED') || o.evidence.podReads.some((r) => !r.found);
+    return inconclusive(id, gone
+      ? 'evidence lost: the pod is gone and no terminated container state was ever seen'
+      : 'no terminated container state was observed');
+  }
+  if (container !== null && final.container !== container) return fail(id, `the final state is of container "${final.container}", but the lab container is "${container}"`);
+  const cited = resolveState(o, final.from);
+  if (typeof cited === 'string') return fail(id, `the final state cites ${cited}`);
+  const shown = cited.containers.find((c) => c.name === final.container);
+  if (!shown || shown.state !== 'terminated' || shown.exitCode !== final.exitCode || (shown.reason ?? null) !== final.reason) {
+    return fail(id, `the final state says exit ${final.exitCode} (${final.reason ?? 'no reason'}), but ${describeCitation(final.from)} shows ${shown ? `${shown.state}${shown.exitCode !== undefined ? ` ${shown.exitCode}` : ''} (${shown.reason ?? 'no reason'})` : 'no such container'}`);
+  }
+  // A read stands in for the watch only when the watch never showed the end.
+  const watchEnd = ends.find((s) => s.citation.kind === 'watch');
+  if (final.from.kind === 'read' && watchEnd) return fail(id, `the final state cites ${describeCitation(final.from)}, but ${describeCitation(watchEnd.citation)} showed the end first`);
+  const issued = o.timeline.deleteIssued;
+  if (issued && !stateSources(o).some((s) => s.deletionTimestamp !== null)) {
+    return fail(id, 'the container is claimed terminated after a delete, but no watch event or pod read shows the pod being deleted');
+  }
+  const where = final.from.kind === 'read' ? `${describeCitation(final.from)} (the watch missed the end)` : describeCitation(final.from);
+  return pass(id, `the container was seen terminated (exit ${final.exitCode}) in ${where}, and every other source agrees`);
+}
+
+/** The lab server logs its own exit code; the kubelet's must be the same. */
+function serverExit(o: Observation): Check {
+  const id = 'evidence.server-exit';
+  const exits = labLines(o).filter((l) => l.event === 'exit');
+  const final = o.finalState;
+  if (exits.length > 1) return fail(id, `the server logged its exit twice (${describeLine(exits[0]!)}, ${describeLine(exits[1]!)})`);
+  const exit = exits[0];
+  if (!final) return pass(id, 'no final state to compare with the server\'s exit line');
+  if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
+  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
+  if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logComplete) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
+  return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
+}
+
+/** The lab server's own exit on TERM in immediate mode (server/app.ts). */
+const LAB_EXIT_CODE = 17;
+
+export function finalStateChecks(o: Observation): Check[] {
+  return [terminationObserved(o), watchConsistent(o), serverExit(o)];
+}

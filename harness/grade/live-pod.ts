@@ -1,0 +1,91 @@
+// The live pod and the delete: what the scenario asked for against what the pod carried (grace,
+// hook), what the hook and server logged, and the grace the API gave the delete.
+import { oneLine, type Observation } from '../observation.ts';
+import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
+import { describeCitation, describeLine, labLines, stateSources } from './sources.ts';
+import { fail, inconclusive, pass, type Check } from './types.ts';
+
+/** The hook the live pod carries, in the scenario's own terms, or a sentence saying why it is none the lab renders. */
+function liveHook(lifecycle: Record<string, unknown> | null): PreStop | string {
+  const preStop = lifecycle?.preStop as Record<string, any> | undefined;
+  if (!preStop) return { kind: 'none' };
+  const command = preStop.exec?.command;
+  if (Array.isArray(command) && command.length === 3 && command[1] === 'sleep' && /^\d+$/.test(String(command[2]))) {
+    return { kind: 'exec-sleep', seconds: Number(command[2]) / 1000 };
+  }
+  if (preStop.sleep && Number.isInteger(preStop.sleep.seconds)) return { kind: 'sleep-action', seconds: preStop.sleep.seconds };
+  const path = preStop.httpGet?.path;
+  const ms = typeof path === 'string' ? /^\/hook\/prestop\?ms=(\d+)$/.exec(path)?.[1] : undefined;
+  if (ms !== undefined) return { kind: 'httpGet', ms: Number(ms) };
+  return `a preStop hook the lab does not render (${oneLine(Object.keys(preStop).join(', '), 80) || 'empty'})`;
+}
+
+function liveLifecycle(o: Observation): Check {
+  const id = 'evidence.live-lifecycle';
+  if (!o.pod) return fail(id, 'the live pod was not read before the delete');
+  const deleted = o.timeline.deleteIssued;
+  if (deleted && o.pod.capturedAt.mono > deleted.at.mono) return fail(id, 'the pod was read after the delete was issued, not before');
+  if (o.pod.terminationGracePeriodSeconds !== o.scenario.terminationGracePeriodSeconds) {
+    return fail(id, `the live pod's grace is ${o.pod.terminationGracePeriodSeconds}s but the scenario asked for ${o.scenario.terminationGracePeriodSeconds}s`);
+  }
+  if (!o.pod.containers.length) return fail(id, 'the live pod was captured with no containers');
+  const hooks = o.pod.containers.map((c) => liveHook(c.lifecycle));
+  const hasPreStop = hooks.some((h) => typeof h === 'string' || h.kind !== 'none');
+  if (hasPreStop !== (o.scenario.preStop.kind !== 'none')) {
+    return fail(id, hasPreStop ? 'the live pod has a preStop hook the scenario does not' : 'the scenario has a preStop hook the live pod lacks');
+  }
+  const hook = hooks[0]!;
+  if (typeof hook === 'string') return fail(id, `the live pod has ${hook}`);
+  if (describePreStop(hook) !== describePreStop(o.scenario.preStop)) {
+    return fail(id, `the live pod's hook is ${describePreStop(hook)} but the scenario says ${describePreStop(o.scenario.preStop)}`);
+  }
+  // The hook's own log lines say how long it was asked to run.
+  const wantMs = hookDurationSeconds(o.scenario.preStop) * 1000;
+  for (const l of labLines(o).filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
+    if (o.scenario.preStop.kind === 'sleep-action' || o.scenario.preStop.kind === 'none') return fail(id, `${describeLine(l)} shows a hook in the container, but the scenario's hook (${describePreStop(o.scenario.preStop)}) leaves none`);
+    if (l.fields.ms !== wantMs) return fail(id, `${describeLine(l)} says the hook was asked for ${oneLine(String(l.fields.ms))} ms, the scenario for ${wantMs} ms`);
+    const kind = o.scenario.preStop.kind === 'exec-sleep' ? 'exec' : 'httpGet';
+    if (l.fields.kind !== kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${kind}`);
+  }
+  const listening = labLines(o).find((l) => l.event === 'listening');
+  // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.
+  if (!listening && !o.evidence.logEndedEarly && o.run.complete) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
+  if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
+  return pass(id, `grace and hook (${describePreStop(hook)}) were read from the live pod before the delete and match the scenario and the hook's log`);
+}
+
+/** The grace the model uses comes from the delete response; every other source must agree with it. */
+function deleteGrace(o: Observation): Check {
+  const id = 'evidence.delete-grace';
+  const ack = o.timeline.deleteAcknowledged;
+  if (!ack) return o.timeline.deleteIssued ? fail(id, 'the delete was issued but its response is not in the file') : pass(id, 'no delete was issued');
+  // termlab's delete sends no grace of its own: the API takes the pod's.
+  const spec = o.pod?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds;
+  const expected = Math.max(0, spec);
+  // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
+  if (ack.deletionGracePeriodSeconds === 0 && expected !== 0) return inconclusive(id, `the delete response says grace 0s, not the spec's ${spec}s: the API does that for a pod that had already finished, so the run tested nothing`);
+  if (ack.deletionGracePeriodSeconds !== expected) {
+    return fail(id, `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but the live pod's spec says ${spec}s and termlab sends no grace of its own`);
+  }
+  let sawDeletion = false;
+  for (const source of stateSources(o)) {
+    const grace = source.deletionGracePeriodSeconds;
+    if (source.deletionTimestamp !== null) sawDeletion = true;
+    // 0 is the kubelet's own final delete once the containers are gone.
+    if (grace !== null && grace !== ack.deletionGracePeriodSeconds && grace !== 0) {
+      return fail(id, `${describeCitation(source.citation)} says grace ${grace}s, the delete response ${ack.deletionGracePeriodSeconds}s`);
+    }
+    if (source.deletionTimestamp !== null && source.receivedAt < (o.timeline.deleteIssued?.at.mono ?? 0)) {
+      return fail(id, `${describeCitation(source.citation)} shows the deletion before the harness issued the delete`);
+    }
+  }
+  const deletionTimestamps = new Set(stateSources(o).map((s) => s.deletionTimestamp).filter((t) => t !== null));
+  if (deletionTimestamps.size && !deletionTimestamps.has(ack.deletionTimestamp)) {
+    return fail(id, `the delete response's deletionTimestamp ${ack.deletionTimestamp} is in no watch event or pod read`);
+  }
+  return pass(id, `grace ${ack.deletionGracePeriodSeconds}s: the delete response, the live pod${sawDeletion ? ' and the watch' : ''} agree`);
+}
+
+export function livePodChecks(o: Observation): Check[] {
+  return [liveLifecycle(o), deleteGrace(o)];
+}

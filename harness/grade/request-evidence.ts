@@ -1,0 +1,97 @@
+// The request, cross-examined: the client's record (status, bytes, sha256, done line, times), the
+// server's own log lines for the same request id, and the pod UID the server answered with.
+import type { Observation } from '../observation.ts';
+import { describeLine, labLines, type LabLine } from './sources.ts';
+import { fail, inconclusive, pass, type Check } from './types.ts';
+
+/** The lab server writes a progress line this often while it works (server/app.ts). */
+const PROGRESS_INTERVAL_MS = 250;
+/** Room for a progress line: event, the request id (at most 64 characters) and elapsed ms. */
+const PROGRESS_LINE_MAX_BYTES = 64 + 64 + 16;
+/** The accepted line: event, id, ms, pod UID, wall and monotonic times. */
+const ACCEPTED_LINE_MAX_BYTES = 400;
+/** The harness sees the body end a little after the server's timer; never before it. */
+const CLOCK_SLACK_MS = 5;
+
+/** The most bytes a body of this much work can hold before its done line. */
+export function maxBodyBytes(workMs: number): number {
+  return ACCEPTED_LINE_MAX_BYTES + (Math.floor(workMs / PROGRESS_INTERVAL_MS) + 1) * PROGRESS_LINE_MAX_BYTES;
+}
+
+function requestLines(o: Observation): Map<string, LabLine[]> {
+  const byEvent = new Map<string, LabLine[]>();
+  for (const l of labLines(o)) {
+    if (l.fields.id !== o.request.id) continue;
+    byEvent.set(l.event, [...(byEvent.get(l.event) ?? []), l]);
+  }
+  return byEvent;
+}
+
+function requestRecord(o: Observation, fileVersion: number): Check {
+  const id = 'evidence.request-record';
+  const r = o.request;
+  const t = o.timeline;
+  const lines = requestLines(o);
+  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
+  const accepted = lines.get('accepted')?.[0];
+  const completed = lines.get('completed')?.[0];
+  const aborted = lines.get('aborted')?.[0];
+  const rejected = lines.get('rejected')?.[0];
+  if ((r.outcome === 'completed' || r.outcome === 'cut') && r.status !== 200) return fail(id, `the request is recorded as ${r.outcome} with HTTP status ${r.status}`);
+  if (r.outcome === 'rejected' && r.status !== 503) return fail(id, `the request is recorded as rejected with HTTP status ${r.status}, not 503`);
+  if (t.requestAccepted && !accepted && logComplete) return fail(id, `the harness saw request ${o.request.id} accepted, but the server never logged accepting it`);
+  if (completed && completed.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(completed)} says ${String(completed.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
+  if (accepted && accepted.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(accepted)} says the server was asked for ${String(accepted.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
+  if (r.bytes > maxBodyBytes(o.scenario.workMs)) return fail(id, `the client read ${r.bytes} bytes, more than ${maxBodyBytes(o.scenario.workMs)} that ${o.scenario.workMs} ms of work can write`);
+  if (fileVersion >= 2 && r.done && r.doneSeen !== (r.done.bytes === r.bytes && r.done.sha256 === r.sha256)) {
+    return fail(id, `doneSeen is ${r.doneSeen}, but the done line says ${r.done.bytes} bytes / ${r.done.sha256.slice(0, 12)}… and the client read ${r.bytes} / ${(r.sha256 ?? 'none').slice(0, 12)}…`);
+  }
+  if (fileVersion >= 2 && !r.done && r.doneSeen) return fail(id, 'doneSeen is true, but the client recorded no done line');
+  if ((r.outcome === 'completed' || r.outcome === 'cut') && (!t.requestEnded || !t.requestAccepted)) return fail(id, `the request is recorded as ${r.outcome}, but its acceptance or end is not on the timeline`);
+  switch (r.outcome) {
+    case 'completed': {
+      if (!r.doneSeen) return fail(id, 'the request is recorded as completed, but no done line vouching for its bytes was seen');
+      if (completed && completed.fields.bytes !== r.bytes) return fail(id, `the client read ${r.bytes} bytes, ${describeLine(completed)} says the server wrote ${String(completed.fields.bytes)}`);
+      if (!completed && logComplete) return fail(id, 'the request is recorded as completed, but the server never logged completing it');
+      if (aborted) return fail(id, `the request is recorded as completed, but ${describeLine(aborted)} says the server saw it aborted`);
+      if (accepted && completed && completed.mono - accepted.mono < o.scenario.workMs - CLOCK_SLACK_MS) return fail(id, `${describeLine(completed)} comes ${Math.round(completed.mono - accepted.mono)} ms after ${describeLine(accepted)}, less than the ${o.scenario.workMs} ms of work`);
+      // The server starts its work before the harness sees the acceptance, by at most the time since the send.
+      const took = t.requestEnded!.at.mono - t.requestAccepted!.at.mono;
+      const acceptLag = t.requestSent ? t.requestAccepted!.at.mono - t.requestSent.at.mono : 0;
+      if (!t.requestSent) return fail(id, 'the request is recorded as completed, but it was never sent');
+      if (took < o.scenario.workMs - CLOCK_SLACK_MS - acceptLag) return fail(id, `the request completed ${Math.round(took)} ms after its acceptance on the harness clock, less than its ${o.scenario.workMs} ms of work`);
+      break;
+    }
+    case 'cut':
+      if (r.doneSeen) return fail(id, 'the request is recorded as cut, but a done line vouching for its bytes was seen');
+      if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono) return fail(id, 'the request is recorded as cut, but it ended before the delete was issued: nothing cut it');
+      if (completed) return inconclusive(id, `${describeLine(completed)} says the server finished the request, but the client saw no done line: lost on the way`);
+      break;
+    case 'rejected':
+      if (!rejected && logComplete) return fail(id, 'the request is recorded as rejected, but the server never logged rejecting it');
+      if (accepted) return fail(id, `the request is recorded as rejected, but ${describeLine(accepted)} says the server accepted it`);
+      break;
+  }
+  return pass(id, `the client's record of the request (${r.outcome}, ${r.bytes} bytes) agrees with the server's log and the timeline`);
+}
+
+function requestReachedPod(o: Observation): Check {
+  const id = 'evidence.request-reached-pod';
+  const uid = o.pod?.uid;
+  if (!uid) return inconclusive(id, 'the live pod was never captured: no UID to compare with');
+  if (o.request.status === null) return inconclusive(id, `the server never answered (${o.request.outcome}): nothing says which pod got the request`);
+  const lines = requestLines(o);
+  const logged = lines.get('accepted')?.[0] ?? lines.get('rejected')?.[0];
+  if (o.request.podUid !== null) {
+    if (o.request.podUid !== uid) return fail(id, `the server answered as pod ${o.request.podUid}, but the live pod is ${uid}`);
+    return pass(id, `the server answered as pod ${uid}${logged ? ` and ${describeLine(logged)} shows the request` : ''}`);
+  }
+  // Version 1 files, and 503s, carry no header: the server's own log line for this request decides.
+  if (logged && logged.fields.podUid === uid) return pass(id, `${describeLine(logged)} shows pod ${uid} handling request ${o.request.id}`);
+  return inconclusive(id, 'neither the answer nor the container log says which pod handled the request');
+}
+
+export function requestChecks(o: Observation, fileVersion: number): Check[] {
+  // Which pod answered comes first: a request that reached another pod explains everything after it.
+  return [requestReachedPod(o), requestRecord(o, fileVersion)];
+}

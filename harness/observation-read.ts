@@ -1,0 +1,140 @@
+// Reading observation files: only regular files, within a size and a time limit, strict UTF-8,
+// JSON, then the zod schema of their version. One line per problem, naming the file and the field.
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { z } from 'zod';
+import { TermlabError } from './errors.ts';
+import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, oneLine, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
+import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
+
+export interface ParsedObservation {
+  observation: Observation;
+  /** The version the file was written in; older ones are upgraded in memory, never rewritten. */
+  fileVersion: number;
+}
+
+function invalid(source: string, path: string, message: string): TermlabError {
+  return new TermlabError('OBSERVATION_INVALID', `${source}: ${oneLine(path || '(top level)')}: ${oneLine(message)}`, { source, path });
+}
+
+export function parseObservationFile(data: unknown, source: string): ParsedObservation {
+  const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (data && typeof data === 'object' && version === 1) {
+    const result = ObservationV1Schema.safeParse(data);
+    if (!result.success) throw schemaProblem(result.error, source);
+    return { observation: upgradeV1(result.data), fileVersion: 1 };
+  }
+  if (data && typeof data === 'object' && version !== undefined && version !== OBSERVATION_SCHEMA_VERSION) {
+    throw invalid(source, 'schemaVersion', `this termlab reads versions ${[...READABLE_OLD_VERSIONS, OBSERVATION_SCHEMA_VERSION].join(' and ')}, the file says ${JSON.stringify(version)}`);
+  }
+  const result = ObservationSchema.safeParse(data);
+  if (!result.success) throw schemaProblem(result.error, source);
+  return { observation: result.data, fileVersion: OBSERVATION_SCHEMA_VERSION };
+}
+
+function schemaProblem(error: z.ZodError, source: string): TermlabError {
+  const first = error.issues[0]!;
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
+  const problem = invalid(source, first.path.map(String).join('.'), `${first.message}${more}`);
+  problem.context.issues = error.issues.length;
+  return problem;
+}
+
+export function parseObservation(data: unknown, source: string): Observation {
+  return parseObservationFile(data, source).observation;
+}
+
+/**
+ * Reads a regular file as strict UTF-8, within a size and a time limit. FIFOs, devices and sockets
+ * are refused before a byte is read: the open itself does not wait for a writer (O_NONBLOCK).
+ */
+export async function readRegularTextFile(path: string, options: { maxBytes: number; what: string; signal?: AbortSignal }): Promise<string> {
+  const unreadable = (why: string, cause?: unknown) => new TermlabError('INPUT_UNREADABLE', `${path}: ${oneLine(why)}`, { source: path }, { cause });
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw unreadable(code === 'ENOENT' ? 'no such file' : `cannot open: ${(error as Error).message}`, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw unreadable(`not a regular file (a ${info.isDirectory() ? 'directory' : info.isFIFO() ? 'FIFO' : info.isSocket() ? 'socket' : 'device'}): refused`);
+    if (info.size > options.maxBytes) {
+      throw new TermlabError('INPUT_TOO_LARGE', `${path}: ${info.size} bytes is larger than the ${options.maxBytes}-byte limit for ${options.what}`, { source: path });
+    }
+    const timeLimit = AbortSignal.timeout(READ_TIME_LIMIT_MS);
+    const signal = options.signal ? AbortSignal.any([timeLimit, options.signal]) : timeLimit;
+    let bytes: Buffer;
+    try {
+      bytes = await handle.readFile({ signal });
+    } catch (error) {
+      if (timeLimit.aborted) throw unreadable(`the read took longer than ${READ_TIME_LIMIT_MS / 1000}s: refused`, error);
+      if (options.signal?.aborted) throw new TermlabError('INTERRUPTED', `${path}: interrupted while reading`, { source: path });
+      throw unreadable(`cannot read: ${(error as Error).message}`, error);
+    }
+    if (bytes.length > options.maxBytes) throw new TermlabError('INPUT_TOO_LARGE', `${path}: larger than the ${options.maxBytes}-byte limit for ${options.what}`, { source: path });
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new TermlabError(options.what === 'an observation' ? 'OBSERVATION_INVALID' : 'INPUT_UNREADABLE', `${path}: not valid UTF-8 (byte ${firstBadUtf8(bytes)})`, { source: path });
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function firstBadUtf8(bytes: Buffer): number {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let low = 0, high = bytes.length;
+  // The longest prefix that decodes (allowing a cut sequence at its end) ends near the bad byte.
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    try { decoder.decode(bytes.subarray(0, mid), { stream: true }); low = mid; } catch { high = mid - 1; }
+  }
+  return low;
+}
+
+/** An observation nests about ten levels; anything far deeper is not one, and would only exhaust the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in a JSON text, counted outside strings, without recursion. */
+function jsonDepth(text: string): number {
+  let depth = 0, deepest = 0, inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/** Parses JSON, naming the place of a syntax error by line and column, on one line. */
+export function parseJsonText(text: string, source: string): unknown {
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) throw new TermlabError('OBSERVATION_INVALID', `${source}: (top level): nested ${depth} levels deep, more than the ${MAX_JSON_DEPTH} an observation can hold`, { source, path: '' });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const position = Number(/position (\d+)/.exec((error as Error).message)?.[1] ?? NaN);
+    const where = Number.isFinite(position) ? (() => {
+      const before = text.slice(0, position).split('\n');
+      return ` at line ${before.length}, column ${before.at(-1)!.length + 1}`;
+    })() : '';
+    throw new TermlabError('OBSERVATION_INVALID', `${source}: (top level): not JSON${where || ` (${text.trim() ? 'a syntax error' : 'the file is empty'})`}`, { source, path: '' });
+  }
+}
+
+export async function readObservationFile(path: string, signal?: AbortSignal): Promise<ParsedObservation> {
+  const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
+  return parseObservationFile(parseJsonText(text, path), path);
+}
+
+export async function readObservation(path: string): Promise<Observation> {
+  return (await readObservationFile(path)).observation;
+}
+

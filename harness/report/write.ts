@@ -1,0 +1,25 @@
+// Writing the reports of a graded set, shared by `termlab grade` and `termlab run`.
+import { TermlabError } from '../errors.ts';
+import type { GradeRun } from '../grade/files.ts';
+import { oneLine, writeFileAtomic } from '../observation.ts';
+import { renderHtml } from './html.ts';
+import { renderJunit } from './junit.ts';
+import { renderMarkdown } from './markdown.ts';
+
+export interface ReportTargets { md?: string; html?: string; junit?: string }
+
+async function writeReport(path: string, text: string): Promise<void> {
+  try {
+    await writeFileAtomic(path, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : oneLine((error as Error).message);
+    throw new TermlabError('OUTPUT_UNWRITABLE', `${path}: cannot write the report: ${why}`, { path }, { cause: error });
+  }
+}
+
+export async function writeReports(run: GradeRun, targets: ReportTargets): Promise<void> {
+  if (targets.md) await writeReport(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
+  if (targets.html) await writeReport(targets.html, renderHtml(run.results, run.pairs, run.problems));
+  if (targets.junit) await writeReport(targets.junit, renderJunit(run.results, run.pairs));
+}

@@ -1,0 +1,102 @@
+// Input and output hygiene of `termlab grade`, as a user meets it: real processes, files, pipes.
+import { spawn, execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { grade } from '../../harness/grade/grade.ts';
+import { parseJsonText } from '../../harness/observation-read.ts';
+import { renderHtml } from '../../harness/report/html.ts';
+import { renderMarkdown } from '../../harness/report/markdown.ts';
+import { runCli } from '../support/cli.ts';
+import { buildObservation } from '../support/observations.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const offline = { KUBECONFIG: '/nonexistent/kubeconfig', HOME: mkdtempSync(join(tmpdir(), 'termlab-home-')) };
+const examples = join(repoRoot, 'reports', 'examples');
+const fresh = (prefix: string) => mkdtempSync(join(tmpdir(), `termlab-${prefix}-`));
+
+describe('termlab grade: inputs', () => {
+  it('refuses a FIFO named like an observation, without waiting for a writer', async () => {
+    const dir = fresh('fifo');
+    execFileSync('mkfifo', [join(dir, 'x.observation.json')]);
+    copyFileSync(join(examples, 'cut-17-immediate.observation.json'), join(dir, 'y.observation.json'));
+    const r = await runCli(['grade', dir], offline);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/x\.observation\.json: not a regular file \(a FIFO\): refused$/)]);
+    expect(r.stdout).toContain('1 graded');
+  });
+
+  it('refuses invalid UTF-8 instead of replacing it', async () => {
+    const dir = fresh('utf8');
+    const text = Buffer.from(JSON.stringify(buildObservation()).replace('"uid-0001"', '"uid-00\u00ff1"'), 'utf8');
+    const at = text.indexOf(Buffer.from('\u00ff', 'utf8'));
+    text[at] = 0xff; // a lone 0xff byte: never valid UTF-8
+    writeFileSync(join(dir, 'bad.observation.json'), text);
+    const r = await runCli(['grade', dir], offline);
+    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad\.observation\.json: not valid UTF-8 \(byte \d+\)\n$/) });
+  });
+
+  it('refuses JSON nested deeper than an observation can be, before it exhausts the stack', () => {
+    const deep = `{"schemaVersion": 2, "pod": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expect(() => parseJsonText(deep, 'deep.observation.json')).toThrow(/^deep\.observation\.json: \(top level\): nested 100001 levels deep/);
+    expect(parseJsonText('{"a": "[[[[{{{{"}', 'strings.json')).toEqual({ a: '[[[[{{{{' });
+  });
+
+  it('grades a version 1 file, with a note', async () => {
+    const r = await runCli(['grade', join(repoRoot, 'test', 'grade', 'fixtures', 'v1-cut-137-after-grace.observation.json')], offline);
+    expect(r.code).toBe(1); // its lab pair lacks the restored half
+    expect(r.stdout).toContain('✅ matches the model');
+    expect(r.stdout).toContain('lab pair grace: inconclusive');
+    expect(r.stdout).toMatch(/note: schema version 1: read and graded as version 2/);
+  });
+
+  it('shows control characters from a file escaped, on one line', async () => {
+    const dir = fresh('ctl');
+    const o = buildObservation();
+    o.request.podUid = 'evil\u001b]8;;http://x\u0007link\u001b]8;;\u0007\rOVERWRITE';
+    writeFileSync(join(dir, 'ctl.observation.json'), JSON.stringify(o));
+    const r = await runCli(['grade', dir], offline);
+    expect(r.stdout).not.toMatch(/[\u001b\u0007\r]/);
+    expect(r.stdout).toContain('evil\\u001b]8;;http://x\\u0007link');
+  });
+});
+
+describe('termlab grade: outputs', () => {
+  it('ends quietly when stdout is closed early (| head -1)', async () => {
+    const child = spawn('bash', ['-c', `"${process.execPath}" --import tsx harness/cli.ts grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c; });
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/EPIPE|internal error|at /);
+    expect(stderr).toMatch(/exit=1\n$/); // the examples include failures on purpose
+  });
+
+  it('an unwritable report path is exit 2 with one line', async () => {
+    const r = await runCli(['grade', examples, '--md', '/nonexistent-dir/r.md'], offline);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['termlab grade: /nonexistent-dir/r.md: cannot write the report: its folder does not exist']);
+  });
+
+  it('renders a report in time bounded by its size, whatever the times in the file', () => {
+    const o = buildObservation();
+    o.timeline.requestAccepted = { at: { mono: 0, wall: '2026-11-30T10:00:00.000Z' } };
+    o.timeline.requestEnded = { at: { mono: 1e15, wall: '2026-11-30T10:00:00.000Z' } };
+    const r = grade(o);
+    const html = renderHtml([r]);
+    expect((html.match(/class="tick"/g) ?? []).length).toBeLessThanOrEqual(61);
+    expect(html.length).toBeLessThan(100_000);
+    expect(renderMarkdown([r]).length).toBeLessThan(100_000);
+  });
+
+  it('escapes file strings in Markdown tables and code spans', () => {
+    const o = buildObservation();
+    o.run.runId = 'x | [link](http://evil) `code` <b>';
+    const md = renderMarkdown([grade(o, { source: 'a_b*c.observation.json' })]);
+    expect(md).toContain('x \\| \\[link\\](http://evil) \\`code\\` &lt;b&gt;');
+    expect(md).not.toContain('<b>');
+    expect(readFileSync(join(repoRoot, 'docs', 'grading.md'), 'utf8')).toContain('`evidence.request-reached-pod`');
+  });
+});

@@ -1,0 +1,251 @@
+// Hand-edited files, one case per class the issue lists: none may grade as "matches the model".
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isTermlabError } from '../../harness/errors.ts';
+import { grade } from '../../harness/grade/grade.ts';
+import { gradePairs } from '../../harness/grade/pairs.ts';
+import { predict } from '../../harness/grade/theory.ts';
+import type { Observation } from '../../harness/observation.ts';
+import { parseObservationFile } from '../../harness/observation-read.ts';
+import { removals } from '../support/mutations.ts';
+import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const example = (name: string): Observation =>
+  parseObservationFile(JSON.parse(readFileSync(join(repoRoot, 'reports', 'examples', `${name}.observation.json`), 'utf8')), name).observation;
+const check = (o: Observation, id: string) => grade(o).checks.find((c) => c.id === id)!;
+const lineIndex = (o: Observation, event: string) => o.evidence.logLines.findIndex((l) => l.text.includes(`"event":"${event}"`));
+const setLogField = (o: Observation, event: string, field: string, value: unknown) => {
+  const i = lineIndex(o, event);
+  o.evidence.logLines[i]!.text = JSON.stringify({ ...JSON.parse(o.evidence.logLines[i]!.text), [field]: value });
+};
+/** The short-grace cut "fixed" to completed/0 in the fields a student would edit. */
+function claimCompleted(o: Observation): Observation {
+  o.request = { ...o.request, outcome: 'completed', doneSeen: true, done: { bytes: o.request.bytes, sha256: o.request.sha256! }, errorCode: null };
+  o.finalState = { ...o.finalState!, exitCode: 0, reason: 'Completed' };
+  return o;
+}
+
+describe('the committed examples grade as they say', () => {
+  it.each([['completed-0'], ['cut-137-after-grace'], ['cut-17-immediate']])('%s matches the model', (name) => {
+    expect(grade(example(name)).verdict).toBe('matches-model');
+  });
+});
+
+describe('tampering: the final state against every watch event', () => {
+  it('an edited final state while the cited and later events still say 137', () => {
+    const o = claimCompleted(example('cut-137-after-grace'));
+    expect(grade(o)).toMatchObject({ verdict: 'evidence-invalid', explanation: expect.stringMatching(/final state says exit 0.*shows terminated 137/) });
+  });
+  it('a forged copy of the cited event placed first', () => {
+    const o = claimCompleted(example('cut-137-after-grace'));
+    const cited = o.evidence.watchEvents.find((e) => e.resourceVersion === (o.finalState!.from as { resourceVersion: string }).resourceVersion)!;
+    o.evidence.watchEvents.unshift({ ...structuredClone(cited), containers: cited.containers.map((c) => ({ ...c, exitCode: 0, reason: 'Completed' })) });
+    expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`resourceVersion ${cited.resourceVersion}`) });
+    expect(grade(o).verdict).toBe('evidence-invalid');
+  });
+  it('a forged event with its own resourceVersion that later events contradict', () => {
+    const o = claimCompleted(example('cut-137-after-grace'));
+    const firstEnd = o.evidence.watchEvents.findIndex((e) => e.containers.some((c) => c.state === 'terminated'));
+    const forged = { ...structuredClone(o.evidence.watchEvents[firstEnd]!), resourceVersion: '1', phase: 'Succeeded', containers: [{ name: 'lab', state: 'terminated' as const, ready: false, exitCode: 0, reason: 'Completed' }] };
+    o.evidence.watchEvents.splice(firstEnd, 0, forged);
+    o.finalState!.from = { kind: 'watch', type: forged.type, resourceVersion: '1' };
+    expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'fail', reason: expect.stringContaining('a container ends once') });
+  });
+  it('an extra container with exit 0', () => {
+    const o = claimCompleted(example('cut-137-after-grace'));
+    for (const e of o.evidence.watchEvents) e.containers.push({ name: 'helper', state: 'terminated', ready: false, exitCode: 0, reason: 'Completed' });
+    o.finalState!.container = 'helper';
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.watch-consistent').reason).toContain('"helper"');
+  });
+  it('the kill events deleted altogether', () => {
+    const o = claimCompleted(example('cut-137-after-grace'));
+    o.evidence.watchEvents = o.evidence.watchEvents.filter((e) => !e.containers.some((c) => c.state === 'terminated'));
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    o.finalState = null;
+    o.timeline.containerTerminated = null;
+    expect(grade(o).verdict).not.toBe('matches-model');
+  });
+  it('the reason edited while every watch event still says OOMKilled', () => {
+    const o = buildObservation(BASE_SCENARIO, { outcome: 'cut', exitCode: 137, reason: 'OOMKilled', exitAt: 5 });
+    o.finalState!.reason = 'Error';
+    expect(check(o, 'evidence.terminated-observed')).toMatchObject({ status: 'fail', reason: expect.stringContaining('OOMKilled') });
+  });
+  it('137 with ContainerStatusUnknown is never credited to the grace', () => {
+    const o = buildObservation(BASE_SCENARIO, { reason: 'ContainerStatusUnknown' });
+    expect(grade(o).verdict).toBe('inconclusive');
+    expect(check(o, 'attribution.exit-code')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('lost the container') });
+  });
+  it('a final state from a pod read of another pod', () => {
+    const o = example('cut-137-after-grace');
+    o.evidence.podReads.push({ reason: 'final', at: o.timeline.podDeleted!.at, found: true, resourceVersion: '999', uid: 'someone-else', phase: 'Succeeded', deletionTimestamp: null, deletionGracePeriodSeconds: null, finalizers: [], containers: [{ name: 'lab', state: 'terminated', exitCode: 0, reason: 'Completed' }] });
+    o.finalState = { ...o.finalState!, exitCode: 0, reason: 'Completed', from: { kind: 'read', index: o.evidence.podReads.length - 1, resourceVersion: '999' } };
+    expect(check(o, 'evidence.terminated-observed')).toMatchObject({ status: 'fail', reason: expect.stringContaining('someone-else') });
+  });
+});
+
+describe('tampering: the request against the server and the client', () => {
+  it('"completed" with doneSeen false', () => {
+    const o = buildObservation({ ...BASE_SCENARIO, terminationGracePeriodSeconds: 15 });
+    o.request.doneSeen = false;
+    expect(check(o, 'evidence.request-record').status).toBe('fail');
+  });
+  it('a byte count the work asked for cannot write', () => {
+    const o = buildObservation({ ...BASE_SCENARIO, terminationGracePeriodSeconds: 15 });
+    o.request.bytes = 5_000_000;
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: expect.stringContaining('more than') });
+  });
+  it('a byte count that differs from the server\'s own', () => {
+    const o = example('completed-0');
+    o.request.bytes -= 1;
+    o.request.done!.bytes -= 1;
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: expect.stringContaining('the server wrote') });
+  });
+  it('a duration too short for the work', () => {
+    const o = example('completed-0');
+    o.scenario.workMs = 12_000;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+  });
+  it('no completion line from the server in the log', () => {
+    const o = example('completed-0');
+    o.evidence.logLines = o.evidence.logLines.filter((l) => !l.text.includes('"event":"completed"'));
+    expect(check(o, 'evidence.request-record').reason).toContain('never logged completing it');
+  });
+  it('a request that ended before the delete, or before it was sent', () => {
+    const o = example('cut-137-after-grace');
+    o.timeline.requestEnded = { at: { ...o.timeline.deleteIssued!.at, mono: o.timeline.deleteIssued!.at.mono - 1 } };
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    o.timeline.requestEnded = { at: { ...o.timeline.requestSent!.at, mono: o.timeline.requestSent!.at.mono - 1 } };
+    expect(check(o, 'evidence.clock-monotonic').reason).toContain('ended before it was sent');
+  });
+  it('a request answered by another pod', () => {
+    const o = example('cut-137-after-grace');
+    o.request.podUid = 'a-neighbour';
+    expect(check(o, 'evidence.request-reached-pod')).toMatchObject({ status: 'fail', reason: expect.stringContaining('a-neighbour') });
+  });
+});
+
+describe('tampering: the model\'s inputs', () => {
+  it('the grace edited in the delete response only', () => {
+    const o = example('cut-137-after-grace');
+    o.timeline.deleteAcknowledged!.deletionGracePeriodSeconds = 30;
+    expect(check(o, 'evidence.delete-grace')).toMatchObject({ status: 'fail', reason: expect.stringContaining('30s') });
+  });
+  it('workMs edited in the scenario', () => {
+    const o = example('cut-137-after-grace');
+    o.scenario.workMs = 3_000;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.request-record').reason).toContain('asked for 10000 ms');
+  });
+  it('deleteDelayMs edited in the scenario', () => {
+    const longer = example('cut-137-after-grace');
+    longer.scenario.deleteDelayMs = 9_000;
+    expect(grade(longer).verdict).toBe('evidence-invalid');
+    const shorter = example('cut-137-after-grace');
+    shorter.scenario.deleteDelayMs = 0;
+    expect(grade(shorter).verdict).toBe('inconclusive');
+  });
+  it('a 30 s hook in the live pod, 3 s in the scenario', () => {
+    const o = example('cut-137-after-grace');
+    (o.pod!.containers[0]!.lifecycle as { preStop: { exec: { command: string[] } } }).preStop.exec.command[2] = '30000';
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'fail', reason: expect.stringContaining('exec sleep 30s') });
+  });
+});
+
+describe('a failed run is not a forged file', () => {
+  it('a server that never started, and a delete the API answered with grace 0 (the pod had finished), are inconclusive', () => {
+    const o = example('cut-137-after-grace');
+    setLogField(o, 'listening', 'event', 'note');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('never ran') });
+    const finished = example('cut-137-after-grace');
+    finished.timeline.deleteAcknowledged!.deletionGracePeriodSeconds = 0;
+    expect(check(finished, 'evidence.delete-grace')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('already finished') });
+    expect(grade(finished).verdict).not.toBe('matches-model');
+  });
+});
+
+describe('tampering: times without evidence behind them', () => {
+  it('a TERM on the timeline with no log line behind it', () => {
+    const o = example('cut-137-after-grace');
+    setLogField(o, 'signal', 'event', 'note'); // the line stays, so no other citation moves
+    expect(check(o, 'evidence.timeline-cited')).toMatchObject({ status: 'fail', reason: expect.stringContaining('no log line behind it') });
+  });
+  it('a TERM time moved on the timeline only', () => {
+    const o = example('cut-137-after-grace');
+    o.timeline.termReceived!.at.time = new Date(Date.parse(o.timeline.termReceived!.at.time) + 1500).toISOString();
+    expect(check(o, 'evidence.timeline-cited').status).toBe('fail');
+  });
+  it('a log line\'s time moved alone', () => {
+    const o = example('completed-0');
+    setLogField(o, 'completed', 'time', new Date(Date.parse(JSON.parse(o.evidence.logLines[lineIndex(o, 'completed')]!.text).time) + 5000).toISOString());
+    expect(check(o, 'evidence.clock-monotonic').reason).toContain('wall time and monotonic time disagree');
+  });
+  it('finishedAt moved into the model\'s window against the harness clock', () => {
+    const o = buildObservation(BASE_SCENARIO, { exitAt: 0.4 });
+    expect(grade(o).verdict).toBe('inconclusive');
+    const deletedAt = Date.parse(o.timeline.deleteAcknowledged!.deletionTimestamp) - 5_000;
+    o.finalState!.finishedAt = new Date(deletedAt + 5_000).toISOString().replace('.000Z', 'Z');
+    expect(check(o, 'evidence.api-times')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/API times.*harness clock/) });
+  });
+  it('the server\'s exit line contradicting the final state', () => {
+    const o = example('completed-0');
+    setLogField(o, 'exit', 'code', 3);
+    expect(check(o, 'evidence.server-exit').status).toBe('fail');
+  });
+});
+
+describe('one tolerance rule for outcome and exit code', () => {
+  const closeCall = { ...BASE_SCENARIO, workMs: 5_800 }; // work ends 4.8 s after the delete, kill at 5 s
+  it('within the tolerance of the kill, outcome and exit code are inconclusive, never "differs"', () => {
+    expect(predict(closeCall).marginSeconds).toBeLessThan(1);
+    const o = buildObservation(closeCall, { outcome: 'cut', exitCode: 137, exitAt: 5 });
+    const r = grade(o);
+    expect(r.checks.find((c) => c.id === 'outcome.request')!.status).toBe('inconclusive');
+    expect(r.checks.find((c) => c.id === 'outcome.exit-code')!.status).toBe('inconclusive');
+    expect(r.verdict).toBe('inconclusive');
+  });
+  it('pins the boundary: work ending exactly at the kill is predicted completed, and either result is inconclusive', () => {
+    const exact = { ...BASE_SCENARIO, workMs: 6_000 }; // 1 s delay + 5 s: ends at the kill
+    const p = predict(exact);
+    // workEndsAt <= killAt: the work is done by the instant of the kill, so the model says completed.
+    expect(p).toMatchObject({ outcome: 'completed', exitCode: 0, marginSeconds: 0 });
+    for (const actual of [{ outcome: 'cut' as const, exitCode: 137, exitAt: 5 }, { outcome: 'completed' as const, exitCode: 0, exitAt: 5 }]) {
+      expect(grade(buildObservation(exact, actual)).verdict).toBe('inconclusive');
+    }
+  });
+  it('outside the tolerance, a different exit code still differs', () => {
+    const o = buildObservation({ ...BASE_SCENARIO, terminationGracePeriodSeconds: 30 }, { outcome: 'cut', exitCode: 137, exitAt: 30 });
+    expect(grade(o).checks.find((c) => c.id === 'outcome.exit-code')!.status).toBe('fail');
+  });
+});
+
+describe('the lab pair', () => {
+  it('refuses a "restored" run whose grace is not longer than the short one', () => {
+    const short = grade(example('cut-137-after-grace'));
+    const restored = grade(example('completed-0'));
+    const [pair] = gradePairs([short, { ...restored, graceSeconds: short.graceSeconds }]);
+    expect(pair!.checks[0]).toMatchObject({ status: 'fail', reason: expect.stringContaining('not longer than the short one') });
+  });
+});
+
+describe('every hook kind, built the way a kubelet following the rules would record it', () => {
+  const kinds = [
+    { kind: 'none' as const },
+    { kind: 'sleep-action' as const, seconds: 3 },
+    { kind: 'httpGet' as const, ms: 2_000 },
+    { kind: 'exec-sleep' as const, seconds: 10 },
+  ];
+  it.each(kinds.map((preStop) => [preStop.kind, preStop] as const))('%s matches the model, and no field nulled or removed crashes the grader', (_kind, preStop) => {
+    const o = buildObservation({ ...BASE_SCENARIO, preStop, terminationGracePeriodSeconds: 30 });
+    expect(grade(o)).toMatchObject({ verdict: 'matches-model' });
+    for (const mutation of removals(o)) {
+      try {
+        grade(parseObservationFile(mutation.data, 'built').observation);
+      } catch (error) {
+        if (!isTermlabError(error)) throw new Error(`${mutation.path}: ${(error as Error).stack}`);
+      }
+    }
+  });
+});
