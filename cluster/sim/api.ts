@@ -1,5 +1,6 @@
 // The API server: the subset of the real Kubernetes API the lab needs, in its wire format.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
 import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, OPENAPI_V3_CORE, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
@@ -9,6 +10,7 @@ import { ApiError, badRequest, notFound, sendError, sendJson, statusObject } fro
 import type { KubeObject, Resource } from './store.ts';
 import { apiTime } from './time.ts';
 import { toTable } from './table.ts';
+import type { ServingCertificate } from './tls.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
 const LIST_KIND: Record<Resource, string> = { pods: 'PodList', events: 'EventList', namespaces: 'NamespaceList', nodes: 'NodeList' };
@@ -38,7 +40,7 @@ const intParam = (url: URL, name: string) => {
   return Number(raw);
 };
 
-export function createApiServer(parts: SimParts) {
+export function createApiServer(parts: SimParts, tls: ServingCertificate) {
   const { store, registry, kubelet, watches, truth, portForward } = parts;
 
   function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
@@ -143,7 +145,8 @@ export function createApiServer(parts: SimParts) {
     });
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    if (parts.refuseUnauthorized(req, res)) return;
     route(req, res).catch((error: unknown) => {
       if (res.headersSent) { res.destroy(); return; }
       if (error instanceof ApiError) return sendError(res, error);
@@ -152,6 +155,7 @@ export function createApiServer(parts: SimParts) {
   });
 
   server.on('upgrade', (req, socket, head) => {
+    if (parts.refuseUnauthorized(req, socket)) return;
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
     const pod = m ? store.get('pods', m[1], m[2]!) : undefined;

@@ -1,3 +1,4 @@
+import type { createTokenGate } from './auth.ts';
 import type { FaultRequest } from './faults.ts';
 import type { Kubelet } from './kubelet.ts';
 import type { PodRegistry } from './pods.ts';
@@ -15,4 +16,6 @@ export interface SimParts {
   truth: GroundTruth;
   portForward: ReturnType<typeof createPortForwardServer>;
   applyFault(request: FaultRequest): string;
+  /** Called first for every request and upgrade: true when it refused it (401). */
+  refuseUnauthorized: ReturnType<typeof createTokenGate>;
 }
