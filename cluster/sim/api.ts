@@ -1,12 +1,14 @@
 // The API server: the subset of the real Kubernetes API the lab needs, in its wire format.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, OPENAPI_V3_CORE, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { SimParts } from './parts.ts';
-import { ApiError, badRequest, notFound, sendError, sendJson, statusObject } from './status.ts';
+import { parseExecOptions } from './remotecommand.ts';
+import { ApiError, badRequest, notFound, refuseUpgrade, sendError, sendJson, statusObject } from './status.ts';
 import type { KubeObject, Resource } from './store.ts';
 import { apiTime } from './time.ts';
 import { toTable } from './table.ts';
@@ -41,7 +43,7 @@ const intParam = (url: URL, name: string) => {
 };
 
 export function createApiServer(parts: SimParts, tls: ServingCertificate) {
-  const { store, registry, kubelet, watches, truth, portForward } = parts;
+  const { store, registry, kubelet, watches, truth, portForward, remoteCommand } = parts;
 
   function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
     const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
@@ -156,18 +158,34 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
 
   server.on('upgrade', (req, socket, head) => {
     if (parts.refuseUnauthorized(req, socket)) return;
-    const url = new URL(req.url ?? '/', 'http://sim.invalid');
-    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
-    const pod = m ? store.get('pods', m[1], m[2]!) : undefined;
-    const podIP = pod ? kubelet.podIP(pod.metadata.uid) : undefined;
-    const port = Number(url.searchParams.get('ports'));
-    if (!pod || !podIP || !Number.isInteger(port) || port < 1 || port > 65535) {
-      const message = !pod ? 'pod not found' : !podIP ? 'pod is not running' : 'ports: one port number is required';
-      socket.end(`HTTP/1.1 ${!pod ? 404 : 400} Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
-      return;
+    try {
+      upgrade(req, socket, head);
+    } catch (error) {
+      refuseUpgrade(socket, error instanceof ApiError ? error : new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
     }
-    portForward.handleUpgrade(req, socket, head, podIP, port);
   });
+
+  /** pods/exec and pods/portforward: the streaming subresources, over WebSocket. */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|portforward)$/.exec(url.pathname);
+    if (!m) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (upgrade ${url.pathname})`);
+    const [, namespace, name, subresource] = m as unknown as [string, string, string, string];
+    const pod = store.get('pods', namespace, name);
+    if (!pod) throw notFound('pods', name);
+    if (subresource === 'exec') {
+      const options = parseExecOptions(url);
+      const containerName = options.container ?? pod.spec.containers[0].name;
+      if (!(pod.spec.containers as any[]).some((c) => c.name === containerName)) throw badRequest(`container ${containerName} is not valid for pod ${name}`);
+      const container = kubelet.runningContainer(pod.metadata.uid, containerName);
+      if (!container) throw badRequest(`container not found ("${containerName}")`);
+      return remoteCommand.handleUpgrade(req, socket, head, container, options);
+    }
+    if (kubelet.isDone(pod.metadata.uid)) throw badRequest(`pod ${name} is not running`);
+    portForward.handleUpgrade(req, socket, head, url, {
+      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port),
+    });
+  }
 
   return server;
 }

@@ -11,6 +11,7 @@ import { Faults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
 import { PodRegistry } from './pods.ts';
 import { createPortForwardServer } from './portforward.ts';
+import { createRemoteCommandServer } from './remotecommand.ts';
 import { DEFAULT_IMAGES, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
 import { selfSignedCertificate } from './tls.ts';
@@ -82,6 +83,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const registry = new PodRegistry(store, kubelet, faults);
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();
+  const remoteCommand = createRemoteCommandServer();
   const now = apiTime();
   for (const name of ['default', 'kube-system', 'kube-public']) {
     store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
@@ -109,7 +111,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
 
   const token = newToken();
   const tls = await selfSignedCertificate();
-  const http = createApiServer({ store, registry, kubelet, watches, truth, portForward, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
+  const http = createApiServer({ store, registry, kubelet, watches, truth, portForward, remoteCommand, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -126,6 +128,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       stopped ??= (async () => {
         watches.closeAll();
         portForward.close();
+        remoteCommand.close();
         await kubelet.shutdown();
         http.closeAllConnections();
         await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -1,0 +1,105 @@
+// pods/exec on the simulated cluster, driven by client-node's Exec (a client written apart from
+// kubectl; the kubectl suite drives the real binary): streams, exit status, the container's context.
+import * as k8s from '@kubernetes/client-node';
+// Not re-exported from the package index: the client's own channel numbers, to check ours against.
+import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  closedChannel, decodeFrame, decodeTerminalSize, encodeFrame,
+  StreamClose, StreamErr, StreamResize, StreamStdErr, StreamStdIn, StreamStdOut,
+} from '../../cluster/sim/channel.ts';
+import { repoRoot } from '../support/processes.ts';
+import { isReady, labPod, startSimClient, terminatedState, watchPod, type SimClient } from '../support/sim.ts';
+
+let c: SimClient;
+let uid: string;
+beforeAll(async () => {
+  c = await startSimClient();
+  const created = await c.core.createNamespacedPod({ namespace: 'default', body: labPod('shell') });
+  uid = created.metadata!.uid!;
+  const watch = await watchPod(c.kc, 'default', 'shell');
+  await watch.waitFor(isReady, 'shell Ready');
+  watch.stop();
+});
+afterAll(async () => { await c?.sim.stop(); });
+
+interface ExecResult { stdout: string; stderr: string; status: k8s.V1Status }
+
+function exec(pod: string, command: string[], stdin: string | null = null): Promise<ExecResult> {
+  const stdout = new PassThrough(), stderr = new PassThrough();
+  let out = '', err = '';
+  stdout.on('data', (chunk: Buffer) => { out += chunk; });
+  stderr.on('data', (chunk: Buffer) => { err += chunk; });
+  return new Promise((resolve, reject) => {
+    new k8s.Exec(c.kc).exec('default', pod, 'lab', command, stdout, stderr, stdin === null ? null : Readable.from([stdin]), false,
+      (status) => resolve({ stdout: out, stderr: err, status })).catch(reject);
+  });
+}
+
+describe('exec in a simulated container', () => {
+  it('streams stdin, stdout and stderr and reports a non-zero exit code as the API server does', async () => {
+    const result = await exec('shell', ['sh', '-c', 'cat; echo to-stderr >&2; exit 3'], 'from stdin\n');
+    expect(result.stdout).toBe('from stdin\n');
+    expect(result.stderr).toBe('to-stderr\n');
+    expect(result.status).toEqual({
+      metadata: {}, status: 'Failure', reason: 'NonZeroExitCode',
+      message: 'command terminated with non-zero exit code: error executing command [sh -c cat; echo to-stderr >&2; exit 3], exit code 3',
+      details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+    });
+  });
+
+  it('reports Success for exit 0', async () => {
+    expect(await exec('shell', ['true'])).toEqual({ stdout: '', stderr: '', status: { metadata: {}, status: 'Success' } });
+  });
+
+  it("runs in the container's working directory with its environment and address", async () => {
+    const pod = await c.core.readNamespacedPod({ name: 'shell', namespace: 'default' });
+    const result = await exec('shell', ['sh', '-c', 'pwd; printf "%s %s %s\\n" "$POD_UID" "$HOST" "$LAB_MODE"']);
+    expect(result.stdout).toBe(`${repoRoot.replace(/\/$/, '')}\n${uid} ${pod.status!.podIP} graceful\n`);
+  });
+
+  it('refuses a command the image does not have with the runtime error', async () => {
+    const result = await exec('shell', ['no-such-tool']);
+    expect(result.status).toMatchObject({ status: 'Failure', reason: 'InternalError', code: 500 });
+    expect(result.status.message).toContain('exec: "no-such-tool": executable file not found in $PATH');
+  });
+
+  it('ends an exec when its container is killed, as a real node does', async () => {
+    await c.core.createNamespacedPod({ namespace: 'default', body: labPod('short-lived', { grace: 1 }) });
+    const watch = await watchPod(c.kc, 'default', 'short-lived');
+    await watch.waitFor(isReady, 'short-lived Ready');
+    const running = exec('short-lived', ['sleep', '600']);
+    await c.core.deleteNamespacedPod({ name: 'short-lived', namespace: 'default' });
+    const ended = await running;
+    await watch.waitFor((e) => terminatedState(e) !== undefined, 'the container terminated');
+    watch.stop();
+    expect(ended.status).toMatchObject({ reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '137' }] } });
+  });
+});
+
+describe('the channel framing (remotecommand v4/v5)', () => {
+  it("uses the channel numbers client-node's WebSocketHandler uses", () => {
+    expect([StreamStdIn, StreamStdOut, StreamStdErr, StreamErr, StreamResize, StreamClose]).toEqual([
+      WebSocketHandler.StdinStream, WebSocketHandler.StdoutStream, WebSocketHandler.StderrStream,
+      WebSocketHandler.StatusStream, WebSocketHandler.ResizeStream, WebSocketHandler.CloseStream,
+    ]);
+  });
+
+  it('frames a payload behind its channel byte and reads it back', () => {
+    expect([...encodeFrame(StreamStdOut, 'hi')]).toEqual([1, 0x68, 0x69]);
+    expect(decodeFrame(Buffer.from([2, 0x6f, 0x6b]))).toEqual({ channel: 2, payload: Buffer.from('ok') });
+    expect(decodeFrame(Buffer.alloc(0))).toBeNull();
+  });
+
+  it("reads v5's close signal for stdin as client-go sends it ([255, 0])", () => {
+    expect(closedChannel(decodeFrame(Buffer.from([StreamClose, StreamStdIn]))!)).toBe(StreamStdIn);
+    expect(closedChannel(decodeFrame(Buffer.from([StreamStdIn, 0]))!)).toBeNull();
+  });
+
+  it('reads a terminal size and rejects a malformed one', () => {
+    expect(decodeTerminalSize(Buffer.from('{"Width":120,"Height":40}'))).toEqual({ width: 120, height: 40 });
+    expect(decodeTerminalSize(Buffer.from('{"Width":0,"Height":40}'))).toBeNull();
+    expect(decodeTerminalSize(Buffer.from('not json'))).toBeNull();
+  });
+});
