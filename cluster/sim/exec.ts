@@ -50,6 +50,8 @@ export interface SpawnInContainerOptions {
   env?: Record<string, string>;
   /** Run under a pseudo-terminal (`script` allocates one), as the runtime does for `exec -t`. */
   tty?: boolean;
+  /** The terminal's size from the start, as the runtime sets it before the command runs. */
+  terminalSize?: { width: number; height: number } | null;
   /** Its own process group, so everything it starts can be stopped with it. */
   detached?: boolean;
 }
@@ -61,5 +63,6 @@ export function spawnInContainer(container: ContainerContext, command: string[],
   const spawnOptions = { cwd: REPO_ROOT, env, stdio: options.stdio, detached: options.detached ?? false };
   if (!options.tty) return spawn(argv[0]!, argv.slice(1), spawnOptions);
   // util-linux script: -q quiet, -f flush each write, -e return the command's exit code.
-  return spawn('script', ['-qfec', argv.map(shellQuote).join(' '), '/dev/null'], { ...spawnOptions, env: { TERM: 'xterm', ...env } });
+  const size = options.terminalSize ? `stty rows ${options.terminalSize.height} cols ${options.terminalSize.width}; ` : '';
+  return spawn('script', ['-qfec', `${size}exec ${argv.map(shellQuote).join(' ')}`, '/dev/null'], { ...spawnOptions, env: { TERM: 'xterm', ...env } });
 }

@@ -3,12 +3,13 @@
 //   each frame, channels 0 (data) and 1 (error) per port, and the port as 2 bytes little-endian in
 //   the first frame of each channel;
 // - SPDY/3.1+portforward.k8s.io, kubectl's tunnel (KEP-4006): SPDY carried in binary WebSocket
-//   messages, with an error and a data stream per forwarded connection (portforward-spdy.ts).
+//   messages, with an error and a data stream per forwarded connection (portforward-tunnel.ts).
 // Pods are reached only through the kubelet's portTarget.
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { PORT_FORWARD_PROTOCOL, serveTunnel, TUNNELING_PREFIX } from './portforward-tunnel.ts';
 import { badRequest } from './status.ts';
 
 const CHANNEL_PROTOCOLS = ['v4.channel.k8s.io', 'channel.k8s.io'];
@@ -30,6 +31,13 @@ export function createPortForwardServer() {
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, pod: PortForwardPod): void {
     const offered = offeredProtocols(req);
+    if (offered.includes(TUNNELING_PREFIX + PORT_FORWARD_PROTOCOL)) {
+      negotiated.set(req, TUNNELING_PREFIX + PORT_FORWARD_PROTOCOL);
+      // ws would refuse the '/' in kubectl's protocol name; the answer still names it exactly.
+      req.headers['sec-websocket-protocol'] = PORT_FORWARD_PROTOCOL;
+      wss.handleUpgrade(req, socket, head, (ws) => serveTunnel(ws, pod));
+      return;
+    }
     const port = Number(url.searchParams.get('ports'));
     if (!Number.isInteger(port) || port < 1 || port > MAX_PORT) throw badRequest('ports: one port number is required');
     const protocol = CHANNEL_PROTOCOLS.find((p) => offered.includes(p));

@@ -19,6 +19,8 @@ import { badRequest } from './status.ts';
 
 const WEBSOCKET_NORMAL_CLOSURE = 1000;
 const HTTP_INTERNAL_ERROR = 500;
+/** How long a terminal session waits for the client's first size before starting at the default one. */
+const FIRST_RESIZE_WAIT_MS = 1000;
 
 export interface ExecOptions {
   command: string[];
@@ -84,37 +86,56 @@ function serveExec(ws: WebSocket, container: RunningContainer, options: ExecOpti
   // The kubelet's first write tells the client the streams are up.
   send(options.stdout ? StreamStdOut : options.stderr ? StreamStdErr : StreamErr);
 
-  let child: ChildProcess;
-  try {
-    child = spawnInContainer(container, options.command, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], tty: options.tty, detached: true });
-  } catch (error) {
-    return finish(execStatus.internalError((error as Error).message));
-  }
-  const terminal = options.tty ? new TerminalSize(child) : null;
-  child.stdout!.on('data', (chunk: Buffer) => {
-    if (options.stdout) send(StreamStdOut, chunk);
-    terminal?.applyPending();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => { if (options.stderr) send(StreamStdErr, chunk); });
-  child.stdin?.on('error', () => {});
-  child.on('error', (error) => finish(execStatus.internalError(error.message)));
-  child.on('close', (code, signal) => {
-    const exitCode = code ?? 128 + (signal ? constants.signals[signal] : 0);
-    finish(exitCode === 0 ? execStatus.success() : execStatus.nonZeroExit(options.command, exitCode));
-  });
+  let child: ChildProcess | null = null;
+  let terminal: TerminalSize | null = null;
+  const start = (terminalSize: { width: number; height: number } | null) => {
+    if (child || finished || ws.readyState !== ws.OPEN) return;
+    try {
+      child = spawnInContainer(container, options.command, {
+        stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], tty: options.tty, terminalSize, detached: true,
+      });
+    } catch (error) {
+      return finish(execStatus.internalError((error as Error).message));
+    }
+    const started = child;
+    terminal = options.tty ? new TerminalSize(started) : null;
+    started.stdout!.on('data', (chunk: Buffer) => {
+      if (options.stdout) send(StreamStdOut, chunk);
+      terminal?.applyPending();
+    });
+    started.stderr!.on('data', (chunk: Buffer) => { if (options.stderr) send(StreamStdErr, chunk); });
+    started.stdin?.on('error', () => {});
+    started.on('error', (error) => finish(execStatus.internalError(error.message)));
+    started.on('close', (code, signal) => {
+      const exitCode = code ?? 128 + (signal ? constants.signals[signal] : 0);
+      finish(exitCode === 0 ? execStatus.success() : execStatus.nonZeroExit(options.command, exitCode));
+    });
+  };
+  // A terminal client sends its size first, and the runtime sizes the pty before the command runs;
+  // a client that sends no size gets the default one.
+  const waitForSize = options.tty ? setTimeout(() => start(null), FIRST_RESIZE_WAIT_MS) : undefined;
+  if (!options.tty) start(null);
 
   const v5 = ws.protocol === StreamProtocolV5Name;
   ws.on('message', (data: Buffer) => {
     const frame = decodeFrame(data);
     if (!frame) return;
-    if (frame.channel === StreamStdIn) child.stdin?.write(frame.payload);
+    if (!child) {
+      clearTimeout(waitForSize);
+      const isResize = frame.channel === StreamResize;
+      start(isResize ? decodeTerminalSize(frame.payload) : null);
+      if (isResize) return;
+    }
+    if (frame.channel === StreamStdIn) child?.stdin?.write(frame.payload);
     else if (frame.channel === StreamResize) terminal?.resize(frame.payload);
-    else if (v5 && closedChannel(frame) === StreamStdIn) child.stdin?.end();
+    else if (v5 && closedChannel(frame) === StreamStdIn) child?.stdin?.end();
   });
   // A process in a container dies with it; one whose client went away is stopped too.
   const stop = () => {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    clearTimeout(waitForSize);
+    const running = child;
+    if (running?.pid !== undefined && running.exitCode === null && running.signalCode === null) {
+      try { process.kill(-running.pid, 'SIGKILL'); } catch { /* already gone */ }
     }
   };
   ws.on('close', stop);

@@ -1,13 +1,25 @@
 // The real kubectl against the simulated cluster. .ci/run installs kubectl; elsewhere this skips.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 if (!hasKubectl) console.warn('kubectl not found: skipping the kubectl suite (CI installs it)');
+// exec speaks WebSocket (v5.channel.k8s.io) from kubectl 1.30 and port-forward tunnels SPDY over
+// WebSocket from 1.31; older clients speak plain SPDY, which the sim does not serve.
+const WEBSOCKET_KUBECTL_MINOR = 31;
+const kubectlMinor = hasKubectl
+  ? Number(JSON.parse(spawnSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' }).stdout).clientVersion.minor.replace(/\D+$/, ''))
+  : 0;
+const speaksWebSockets = kubectlMinor >= WEBSOCKET_KUBECTL_MINOR;
+/** A wait still open this long fails with what was seen so far, before the test's own timeout hides it. */
+const DIAGNOSE_AFTER_MS = 30_000;
+if (hasKubectl && !speaksWebSockets) console.warn(`kubectl 1.${kubectlMinor} predates WebSocket exec and port-forward: skipping those tests`);
 
 let sim: SimCluster;
 let env: NodeJS.ProcessEnv;
@@ -44,14 +56,57 @@ function underTerminal(command: string) {
   child.stdout.on('data', (c: Buffer) => { out += c; for (const wake of waiters) wake(); });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => { for (const wake of waiters) wake(); resolve(code); }));
   const waitFor = (pattern: RegExp) => new Promise<string>((resolve, reject) => {
+    const diagnose = setTimeout(() => reject(new Error(`no ${pattern} yet: ${JSON.stringify(out)}`)), DIAGNOSE_AFTER_MS);
     const check = () => {
-      if (pattern.test(out)) { waiters.delete(check); resolve(out); }
+      if (pattern.test(out)) { clearTimeout(diagnose); waiters.delete(check); resolve(out); }
       else if (child.exitCode !== null) { waiters.delete(check); reject(new Error(`ended without ${pattern}: ${JSON.stringify(out)}`)); }
     };
     waiters.add(check);
     check();
   });
   return { type: (text: string) => child.stdin.write(text), waitFor, exited, output: () => out };
+}
+
+/** kubectl port-forward to a local port it picks; resolves with that port once it forwards. */
+function portForward(pod: string, remotePort: number) {
+  const child = spawn('kubectl', ['port-forward', `pod/${pod}`, `:${remotePort}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  child.stderr.on('data', (c: Buffer) => { err += c; });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const localPort = new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c;
+      const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then(() => reject(new Error(`kubectl port-forward ended: ${out}${err}`)));
+  });
+  return { localPort, exited, stderr: () => err, stop: () => child.kill('SIGTERM') };
+}
+
+/** A GET whose body streams; resolves its lines as they come and how the response ended. */
+function streamingGet(port: number, path: string) {
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  let hasEnded = false;
+  const ended = new Promise<'complete' | 'cut'>((resolve) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      createInterface({ input: res }).on('line', (line) => { lines.push(line); for (const wake of waiters) wake(); });
+      res.on('close', () => resolve(res.complete ? 'complete' : 'cut'));
+    });
+    req.on('error', () => resolve('cut'));
+  });
+  void ended.then(() => { hasEnded = true; for (const wake of waiters) wake(); });
+  const waitForLine = (pattern: RegExp) => new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const line = lines.find((l) => pattern.test(l));
+      if (line) { waiters.delete(check); resolve(line); }
+      else if (hasEnded) { waiters.delete(check); reject(new Error(`the response ended without ${pattern}: ${lines.join('\n')}`)); }
+    };
+    waiters.add(check);
+    check();
+  });
+  return { lines, ended, waitForLine };
 }
 
 /** Starts a long-running kubectl and resolves once its output matches. */
@@ -112,7 +167,7 @@ spec:
     expect(missing.err).toContain('pods "from-kubectl" not found');
   });
 
-  it('exec runs a command with stdin and returns its exit code', async () => {
+  it.runIf(speaksWebSockets)('exec runs a command with stdin and returns its exit code', async () => {
     await runLabPod('poke');
     const result = await kubectlWithInput(['exec', '-i', 'poke', '--', 'sh', '-c', 'cat; echo to-stderr >&2; exit 3'], 'from stdin\n');
     expect(result).toEqual({ code: 3, out: 'from stdin\n', err: 'to-stderr\ncommand terminated with exit code 3\n' });
@@ -122,12 +177,44 @@ spec:
     expect(missing.err).toContain('executable file not found in $PATH');
   });
 
-  it('exec -it gives a shell prompt under a terminal, follows its size and returns its exit code', async () => {
+  it.runIf(speaksWebSockets)('exec -it gives a shell prompt under a terminal, follows its size and returns its exit code', async () => {
     const shell = underTerminal('stty cols 100 rows 30; kubectl exec -it poke -- sh');
     await shell.waitFor(/[#$] $/);
     shell.type('echo $((6*7)); stty size\n');
     await shell.waitFor(/\r\n42\r\n30 100\r\n/);
     shell.type('exit 5\n');
     expect(await shell.exited).toBe(5);
+  });
+
+  it.runIf(speaksWebSockets)('port-forward carries a streaming request until the kubelet kills the container', async () => {
+    await runLabPod('streamer');
+    const forward = portForward('streamer', 8080);
+    const request = streamingGet(await forward.localPort, '/work?ms=60000');
+    await request.waitForLine(/"event":"progress"/).catch((error: Error) => { throw new Error(`${error.message}; kubectl: ${forward.stderr()}`); });
+        const uid = (await kubectl(['get', 'pod', 'streamer', '-o', 'jsonpath={.metadata.uid}'])).out;
+    expect(await kubectl(['delete', 'pod', 'streamer', '--grace-period=1', '--wait=false'])).toMatchObject({ code: 0 });
+    // The graceful server holds the request past its TERM; the kill at the end of the grace cuts it.
+    expect(await request.ended).toBe('cut');
+    expect(request.lines.some((l) => l.includes('"event":"done"'))).toBe(false);
+    const truth = sim.truth(uid);
+    expect(truth?.termSentAt).toBeDefined();
+    expect(truth?.killSentAt).toBeDefined();
+    expect(truth?.exitCode).toBe(137);
+    forward.stop();
+    await forward.exited;
+  });
+
+  it.runIf(speaksWebSockets)('port-forward to a port nobody listens on reports the refusal as the API server does', async () => {
+    await runLabPod('refuser');
+    const uid = (await kubectl(['get', 'pod', 'refuser', '-o', 'jsonpath={.metadata.uid}'])).out;
+    const forward = portForward('refuser', 9999);
+    const request = streamingGet(await forward.localPort, '/');
+    expect(await request.ended).toBe('cut');
+    // kubectl gives up the whole forward after an error on the error stream.
+    expect(await forward.exited).toBe(1);
+    expect(forward.stderr()).toContain(`an error occurred forwarding`);
+    expect(forward.stderr()).toContain(`-> 9999: error forwarding port 9999 to pod ${uid}, uid : failed to connect to localhost:9999 inside the pod: `);
+    expect(forward.stderr()).toMatch(/connect: connection refused/);
+    expect(forward.stderr()).toContain('error: lost connection to pod');
   });
 });
