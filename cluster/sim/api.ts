@@ -171,6 +171,9 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|portforward)$/.exec(url.pathname);
     if (!m) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (upgrade ${url.pathname})`);
     const [, namespace, name, subresource] = m as unknown as [string, string, string, string];
+    if (req.headers.upgrade?.toLowerCase() !== 'websocket') {
+      throw badRequest(`the simulated cluster serves ${subresource} over WebSocket only, not ${req.headers.upgrade ?? 'a plain request'}: use kubectl 1.31 or later`);
+    }
     const pod = store.get('pods', namespace, name);
     if (!pod) throw notFound('pods', name);
     if (subresource === 'exec') {

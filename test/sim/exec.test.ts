@@ -3,6 +3,7 @@
 import * as k8s from '@kubernetes/client-node';
 // Not re-exported from the package index: the client's own channel numbers, to check ours against.
 import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
+import { request } from 'node:https';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,7 +11,7 @@ import {
   StreamClose, StreamErr, StreamResize, StreamStdErr, StreamStdIn, StreamStdOut,
 } from '../../cluster/sim/channel.ts';
 import { repoRoot } from '../support/processes.ts';
-import { isReady, labPod, startSimClient, terminatedState, watchPod, type SimClient } from '../support/sim.ts';
+import { isReady, labPod, simCA, simToken, startSimClient, terminatedState, watchPod, type SimClient } from '../support/sim.ts';
 
 let c: SimClient;
 let uid: string;
@@ -75,6 +76,27 @@ describe('exec in a simulated container', () => {
     await watch.waitFor((e) => terminatedState(e) !== undefined, 'the container terminated');
     watch.stop();
     expect(ended.status).toMatchObject({ reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '137' }] } });
+  });
+});
+
+describe('clients that predate WebSocket streaming', () => {
+  it('get a 400 Status naming what to use when they ask for SPDY', async () => {
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${c.sim.server}/api/v1/namespaces/default/pods/shell/exec?command=ls&stdout=true`, {
+        method: 'POST', ca: simCA(c.sim),
+        headers: { authorization: `Bearer ${simToken(c.sim)}`, connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => { body += chunk; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
+      });
+      req.on('upgrade', () => reject(new Error('upgraded to SPDY')));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer).toMatchObject({ status: 400, body: { kind: 'Status', code: 400, reason: 'BadRequest' } });
+    expect(answer.body.message).toContain('serves exec over WebSocket only, not SPDY/3.1: use kubectl 1.31 or later');
   });
 });
 

@@ -1,12 +1,13 @@
 // The real kubectl against the simulated cluster. .ci/run installs kubectl; elsewhere this skips.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
+import { repoRoot } from '../support/processes.ts';
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 if (!hasKubectl) console.warn('kubectl not found: skipping the kubectl suite (CI installs it)');
@@ -216,5 +217,29 @@ spec:
     expect(forward.stderr()).toContain(`-> 9999: error forwarding port 9999 to pod ${uid}, uid : failed to connect to localhost:9999 inside the pod: `);
     expect(forward.stderr()).toMatch(/connect: connection refused/);
     expect(forward.stderr()).toContain('error: lost connection to pod');
+  });
+});
+
+describe.skipIf(!hasKubectl)('termlab sim', () => {
+  it('writes a kubeconfig only its owner can read and prints kubectl lines that work with it', async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'termlab-sim-cli-')), 'private');
+    const kubeconfig = join(folder, 'kubeconfig');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'sim', '--kubeconfig-out', kubeconfig], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => { out += c; if (out.includes('Ctrl-C to stop.')) resolve(); });
+      void exited.then(() => reject(new Error(`termlab sim ended: ${out}`)));
+    });
+    expect(out).toContain(`  export KUBECONFIG=${kubeconfig}\n`);
+    for (const line of ['kubectl get pods -w', 'kubectl port-forward pod/poke 18080:8080', 'kubectl exec poke -- ls', 'kubectl exec -it poke -- sh']) {
+      expect(out).toContain(`  ${line}`);
+    }
+    expect({ file: statSync(kubeconfig).mode & 0o777, folder: statSync(folder).mode & 0o777 }).toEqual({ file: 0o600, folder: 0o700 });
+    const nodes = spawnSync('kubectl', ['get', 'nodes'], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: folder }, encoding: 'utf8' });
+    expect(nodes.stdout).toMatch(/termlab-sim-node\s+Ready/);
+    child.kill('SIGINT');
+    await exited;
+    expect(out).toContain('simulated cluster stopped');
   });
 });
