@@ -205,6 +205,13 @@ export class SpdyFrameWriter {
     return payload;
   }
 
+  /** A client's SYN_STREAM (the sim only answers streams; tests open them). */
+  synStream(streamId: number, headers: SpdyHeaders, fin = false): Buffer {
+    const ids = this.words(streamId, 0);
+    const priorityAndSlot = Buffer.alloc(2);
+    return this.control(ControlFrameType.SynStream, fin ? FLAG_FIN : 0, Buffer.concat([ids, priorityAndSlot, this.deflater.next(encodeHeaderBlock(headers))]));
+  }
+
   synReply(streamId: number, headers: SpdyHeaders = {}, fin = false): Buffer {
     return this.control(ControlFrameType.SynReply, fin ? FLAG_FIN : 0, Buffer.concat([this.words(streamId), this.deflater.next(encodeHeaderBlock(headers))]));
   }

@@ -55,9 +55,11 @@ describe('exec in a simulated container', () => {
   });
 
   it("runs in the container's working directory with its environment and address", async () => {
-    const pod = await c.core.readNamespacedPod({ name: 'shell', namespace: 'default' });
+    // The address the container's own server listens on, from its log: exec must see the same one.
+    const log = await c.core.readNamespacedPodLog({ name: 'shell', namespace: 'default' });
+    const listening = JSON.parse(log.split('\n').find((line) => line.includes('"event":"listening"'))!) as { host: string };
     const result = await exec('shell', ['sh', '-c', 'pwd; printf "%s %s %s\\n" "$POD_UID" "$HOST" "$LAB_MODE"']);
-    expect(result.stdout).toBe(`${repoRoot.replace(/\/$/, '')}\n${uid} ${pod.status!.podIP} graceful\n`);
+    expect(result.stdout).toBe(`${repoRoot.replace(/\/$/, '')}\n${uid} ${listening.host} graceful\n`);
   });
 
   it('refuses a command the image does not have with the runtime error', async () => {
