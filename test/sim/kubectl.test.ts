@@ -191,7 +191,9 @@ spec:
     await runLabPod('streamer');
     const forward = portForward('streamer', 8080);
     const request = streamingGet(await forward.localPort, '/work?ms=60000');
-    await request.waitForLine(/"event":"progress"/).catch((error: Error) => { throw new Error(`${error.message}; kubectl: ${forward.stderr()}`); });
+    await request.waitForLine(/"event":"progress"/).catch(async (error: Error) => {
+      throw new Error(`${error.message}; kubectl: ${forward.stderr()}; the pod's log: ${(await kubectl(['logs', 'streamer'])).out}`);
+    });
         const uid = (await kubectl(['get', 'pod', 'streamer', '-o', 'jsonpath={.metadata.uid}'])).out;
     expect(await kubectl(['delete', 'pod', 'streamer', '--grace-period=1', '--wait=false'])).toMatchObject({ code: 0 });
     // The graceful server holds the request past its TERM; the kill at the end of the grace cuts it.
