@@ -21,6 +21,8 @@ const WEBSOCKET_NORMAL_CLOSURE = 1000;
 const HTTP_INTERNAL_ERROR = 500;
 /** How long a terminal session waits for the client's first size before starting at the default one. */
 const FIRST_RESIZE_WAIT_MS = 1000;
+/** Death by signal N is reported as exit code 128 + N, as by the runtime. */
+const SIGNAL_EXIT_BASE = 128;
 
 export interface ExecOptions {
   command: string[];
@@ -107,7 +109,7 @@ function serveExec(ws: WebSocket, container: RunningContainer, options: ExecOpti
     started.stdin?.on('error', () => {});
     started.on('error', (error) => finish(execStatus.internalError(error.message)));
     started.on('close', (code, signal) => {
-      const exitCode = code ?? 128 + (signal ? constants.signals[signal] : 0);
+      const exitCode = code ?? SIGNAL_EXIT_BASE + (signal ? constants.signals[signal] : 0);
       finish(exitCode === 0 ? execStatus.success() : execStatus.nonZeroExit(options.command, exitCode));
     });
   };
