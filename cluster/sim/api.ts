@@ -1,14 +1,18 @@
 // The API server: the subset of the real Kubernetes API the lab needs, in its wire format.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, OPENAPI_V3_CORE, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { SimParts } from './parts.ts';
-import { ApiError, badRequest, notFound, sendError, sendJson, statusObject } from './status.ts';
+import { parseExecOptions } from './remotecommand.ts';
+import { ApiError, badRequest, notFound, refuseUpgrade, sendError, sendJson, statusObject } from './status.ts';
 import type { KubeObject, Resource } from './store.ts';
 import { apiTime } from './time.ts';
 import { toTable } from './table.ts';
+import type { ServingCertificate } from './tls.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
 const LIST_KIND: Record<Resource, string> = { pods: 'PodList', events: 'EventList', namespaces: 'NamespaceList', nodes: 'NodeList' };
@@ -38,8 +42,8 @@ const intParam = (url: URL, name: string) => {
   return Number(raw);
 };
 
-export function createApiServer(parts: SimParts) {
-  const { store, registry, kubelet, watches, truth, portForward } = parts;
+export function createApiServer(parts: SimParts, tls: ServingCertificate) {
+  const { store, registry, kubelet, watches, truth, portForward, remoteCommand } = parts;
 
   function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
     const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
@@ -143,7 +147,8 @@ export function createApiServer(parts: SimParts) {
     });
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    if (parts.refuseUnauthorized(req, res)) return;
     route(req, res).catch((error: unknown) => {
       if (res.headersSent) { res.destroy(); return; }
       if (error instanceof ApiError) return sendError(res, error);
@@ -152,18 +157,38 @@ export function createApiServer(parts: SimParts) {
   });
 
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://sim.invalid');
-    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
-    const pod = m ? store.get('pods', m[1], m[2]!) : undefined;
-    const podIP = pod ? kubelet.podIP(pod.metadata.uid) : undefined;
-    const port = Number(url.searchParams.get('ports'));
-    if (!pod || !podIP || !Number.isInteger(port) || port < 1 || port > 65535) {
-      const message = !pod ? 'pod not found' : !podIP ? 'pod is not running' : 'ports: one port number is required';
-      socket.end(`HTTP/1.1 ${!pod ? 404 : 400} Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
-      return;
+    if (parts.refuseUnauthorized(req, socket)) return;
+    try {
+      upgrade(req, socket, head);
+    } catch (error) {
+      refuseUpgrade(socket, error instanceof ApiError ? error : new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
     }
-    portForward.handleUpgrade(req, socket, head, podIP, port);
   });
+
+  /** pods/exec and pods/portforward: the streaming subresources, over WebSocket. */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|portforward)$/.exec(url.pathname);
+    if (!m) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (upgrade ${url.pathname})`);
+    const [, namespace, name, subresource] = m as unknown as [string, string, string, string];
+    if (req.headers.upgrade?.toLowerCase() !== 'websocket') {
+      throw badRequest(`the simulated cluster serves ${subresource} over WebSocket only, not ${req.headers.upgrade ?? 'a plain request'}: use kubectl 1.31 or later`);
+    }
+    const pod = store.get('pods', namespace, name);
+    if (!pod) throw notFound('pods', name);
+    if (subresource === 'exec') {
+      const options = parseExecOptions(url);
+      const containerName = options.container ?? pod.spec.containers[0].name;
+      if (!(pod.spec.containers as any[]).some((c) => c.name === containerName)) throw badRequest(`container ${containerName} is not valid for pod ${name}`);
+      const container = kubelet.runningContainer(pod.metadata.uid, containerName);
+      if (!container) throw badRequest(`container not found ("${containerName}")`);
+      return remoteCommand.handleUpgrade(req, socket, head, container, options);
+    }
+    if (kubelet.isDone(pod.metadata.uid)) throw badRequest(`pod ${name} is not running`);
+    portForward.handleUpgrade(req, socket, head, url, {
+      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port),
+    });
+  }
 
   return server;
 }

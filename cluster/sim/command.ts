@@ -1,10 +1,24 @@
 // `termlab sim`: the simulated cluster in the foreground until Ctrl-C.
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../../harness/command.ts';
-import { writeFileAtomic } from '../../harness/files.ts';
-import { startSimCluster } from './index.ts';
+import { startSimCluster, writeKubeconfigFile } from './index.ts';
+
+const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
+
+/** The kubectl lines that work against the simulated cluster, for a student to paste. */
+export function kubectlHints(kubeconfig: string): string {
+  return [
+    `  export KUBECONFIG=${kubeconfig}`,
+    '  kubectl run poke --image=termlab/lab-server:0.1.0 --restart=Never --port=8080',
+    '  kubectl get pods -w',
+    '  kubectl port-forward pod/poke 18080:8080     # then: curl \'localhost:18080/work?ms=5000\'',
+    '  kubectl exec poke -- ls',
+    '  kubectl exec -it poke -- sh',
+    '  kubectl logs -f poke',
+    '  kubectl delete pod poke --grace-period=5',
+  ].join('\n');
+}
 
 export const simCommand: Command = {
   name: 'sim',
@@ -15,10 +29,16 @@ export const simCommand: Command = {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`--port: expected 0-65535, got ${values.port}`);
     const sim = await startSimCluster({ port });
-    const out = resolve(values['kubeconfig-out'] ?? '.termlab/sim.kubeconfig');
-    mkdirSync(dirname(out), { recursive: true });
-    await writeFileAtomic(out, sim.kubeconfig);
-    io.out(`simulated cluster listening on ${sim.server}\nkubeconfig: ${out} (context ${sim.context})\n  export KUBECONFIG=${out}\nCtrl-C to stop.\n`);
+    const out = resolve(values['kubeconfig-out'] ?? DEFAULT_KUBECONFIG);
+    try {
+      // Our own folder is tightened to 0700; a folder the user named is left as it is.
+      await writeKubeconfigFile(out, sim.kubeconfig, values['kubeconfig-out'] === undefined);
+    } catch (error) {
+      await sim.stop();
+      throw error;
+    }
+    io.out(`simulated cluster listening on ${sim.server}; it admits only the token in its kubeconfig\n`
+      + `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\nCtrl-C to stop.\n`);
     await new Promise<void>((done) => {
       if (io.signal.aborted) done();
       io.signal.addEventListener('abort', () => done(), { once: true });

@@ -1,14 +1,20 @@
 // startSimCluster(): a simulated cluster in this process, on 127.0.0.1, reachable only through the
 // kubeconfig it hands back. The harness never knows it is talking to a simulator.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { createApiServer } from './api.ts';
+import { createTokenGate, newToken } from './auth.ts';
 import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
 import { PodRegistry } from './pods.ts';
 import { createPortForwardServer } from './portforward.ts';
+import { createRemoteCommandServer } from './remotecommand.ts';
 import { DEFAULT_IMAGES, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
+import { selfSignedCertificate } from './tls.ts';
 import { apiTime } from './time.ts';
 import { GroundTruth, type TruthRecord } from './truth.ts';
 import { VERSION } from './discovery.ts';
@@ -24,22 +30,49 @@ export interface SimOptions {
 export interface SimCluster {
   server: string;
   context: string;
-  /** A kubeconfig document (YAML) whose current context is termlab-sim. */
+  /** A kubeconfig document (YAML) whose current context is termlab-sim; it holds the only token this sim accepts. */
   kubeconfig: string;
   truth(uid: string): TruthRecord | undefined;
   fault(request: FaultRequest): string;
   stop(): Promise<void>;
 }
 
-export function renderKubeconfig(server: string): string {
+export function renderKubeconfig(server: string, token: string, ca: string): string {
   return toYaml({
     apiVersion: 'v1', kind: 'Config', preferences: {},
-    // client-node accepts plain HTTP only with this flag set; the sim listens on loopback only.
-    clusters: [{ name: SIM_CONTEXT, cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: SIM_CONTEXT, user: { token: 'termlab-sim' } }],
+    clusters: [{ name: SIM_CONTEXT, cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } }],
+    users: [{ name: SIM_CONTEXT, user: { token } }],
     contexts: [{ name: SIM_CONTEXT, context: { cluster: SIM_CONTEXT, user: SIM_CONTEXT, namespace: 'default' } }],
     'current-context': SIM_CONTEXT,
   });
+}
+
+const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FOLDER_MODE = 0o700;
+
+/**
+ * Writes a kubeconfig readable by its owner only: the file is created 0600 (never wider, not even
+ * for a moment) and renamed into place; a missing folder is created 0700, and `ownFolder` says the
+ * folder is ours to tighten to 0700 even when it exists.
+ */
+export async function writeKubeconfigFile(path: string, text: string, ownFolder: boolean): Promise<void> {
+  const folder = dirname(path);
+  await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER_MODE });
+  if (ownFolder) await chmod(folder, PRIVATE_FOLDER_MODE);
+  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
 }
 
 export async function startSimCluster(options: SimOptions = {}): Promise<SimCluster> {
@@ -50,6 +83,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const registry = new PodRegistry(store, kubelet, faults);
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();
+  const remoteCommand = createRemoteCommandServer();
   const now = apiTime();
   for (const name of ['default', 'kube-system', 'kube-public']) {
     store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
@@ -78,19 +112,21 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     }
   };
 
-  const http = createApiServer({ store, registry, kubelet, watches, truth, portForward, applyFault });
+  const token = newToken();
+  const tls = await selfSignedCertificate();
+  const http = createApiServer({ store, registry, kubelet, watches, truth, portForward, remoteCommand, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
   listenerFaults = new ListenerFaults(http, '127.0.0.1', port);
-  const server = `http://127.0.0.1:${port}`;
+  const server = `https://127.0.0.1:${port}`;
   let stopped: Promise<void> | null = null;
   return {
     server,
     context: SIM_CONTEXT,
-    kubeconfig: renderKubeconfig(server),
+    kubeconfig: renderKubeconfig(server, token, tls.cert),
     truth: (uid) => truth.get(uid),
     fault: applyFault,
     stop() {
@@ -98,6 +134,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
         listenerFaults?.clear();
         watches.closeAll();
         portForward.close();
+        remoteCommand.close();
         await kubelet.shutdown();
         http.closeAllConnections();
         // The listener may be closed already (a refuse-connections fault): that is stopped too.

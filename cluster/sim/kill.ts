@@ -1,7 +1,7 @@
 // The kubelet's kill sequence, after pkg/kubelet/kuberuntime/kuberuntime_container.go (1.34),
 // step by step and with its names. Written apart from harness/grade/theory.ts on purpose.
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { spawnInContainer } from './exec.ts';
 import { resolvePort, type ContainerPort, type ContainerProcess, type ImageEntry } from './runtime.ts';
 import type { TruthRecord } from './truth.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
@@ -101,12 +101,10 @@ function runHandler(ctx: KillContext, handler: any): Promise<void> {
 }
 
 function runExec(ctx: KillContext, command: string[]): Promise<void> {
-  const local = command[0] === undefined ? undefined : ctx.image.paths[command[0]];
-  if (!local) return Promise.reject(new Error(`exec: ${JSON.stringify(command[0] ?? '')}: no such file in the image`));
   return new Promise((resolve, reject) => {
     // Inside a container /proc/1/fd/1 is PID 1's stdout; here that is the container process's pipe.
     const env = { ...ctx.env, LAB_HOOK_LOG: `/proc/${ctx.container.pid}/fd/1` };
-    const child = spawn(local[0]!, [...local.slice(1), ...command.slice(1)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnInContainer(ctx, command, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const collect = (chunk: Buffer) => { if (output.length < 4096) output += chunk.toString(); };
     child.stdout!.on('data', collect);

@@ -281,6 +281,17 @@ export class Kubelet {
     return this.workers.get(uid)?.podIP;
   }
 
+  /** Where a pod's container port is reached from the node; the only way in for port-forward and exec. */
+  portTarget(uid: string, containerPort: number): { host: string; port: number } | undefined {
+    const podIP = this.podIP(uid); return podIP ? { host: podIP, port: containerPort } : undefined;
+  }
+
+  /** A running container, for exec: its process, image and environment; undefined once it has exited. */
+  runningContainer(uid: string, name: string): { process: ContainerProcess; image: ImageEntry; env: Record<string, string> } | undefined {
+    const container = this.workers.get(uid)?.containers.get(name);
+    return container && !container.process.hasExited ? container : undefined;
+  }
+
   /** Stops every process this kubelet started, at once. */
   async shutdown(): Promise<void> {
     const exits: Promise<unknown>[] = [];

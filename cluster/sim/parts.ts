@@ -1,7 +1,9 @@
+import type { createTokenGate } from './auth.ts';
 import type { FaultRequest } from './faults.ts';
 import type { Kubelet } from './kubelet.ts';
 import type { PodRegistry } from './pods.ts';
 import type { createPortForwardServer } from './portforward.ts';
+import type { createRemoteCommandServer } from './remotecommand.ts';
 import type { Store } from './store.ts';
 import type { GroundTruth } from './truth.ts';
 import type { WatchServer } from './watch.ts';
@@ -14,5 +16,8 @@ export interface SimParts {
   watches: WatchServer;
   truth: GroundTruth;
   portForward: ReturnType<typeof createPortForwardServer>;
+  remoteCommand: ReturnType<typeof createRemoteCommandServer>;
   applyFault(request: FaultRequest): string;
+  /** Called first for every request and upgrade: true when it refused it (401). */
+  refuseUnauthorized: ReturnType<typeof createTokenGate>;
 }

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { wallNow } from './time.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = [process.execPath, '--import', 'tsx'];
 
 export interface ImageEntry {

@@ -1,5 +1,6 @@
 // Errors as the API gives them: a Status object with the right code and reason.
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 export class ApiError extends Error {
   readonly code: number;
@@ -30,4 +31,10 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
 
 export function sendError(res: ServerResponse, error: ApiError): void {
   sendJson(res, error.code, statusObject(error.code, error.reason, error.message, error.details));
+}
+
+/** An upgrade (exec, port-forward) refused before the WebSocket handshake: the Status as the HTTP answer. */
+export function refuseUpgrade(socket: Duplex, error: ApiError): void {
+  const body = JSON.stringify(statusObject(error.code, error.reason, error.message, error.details));
+  socket.end(`HTTP/1.1 ${error.code} ${STATUS_CODES[error.code] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }

@@ -62,3 +62,21 @@ export async function watchPod(kc: k8s.KubeConfig, namespace: string, name: stri
 
 export const isReady = (e: WatchedPod) => e.pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 export const terminatedState = (e: WatchedPod) => e.pod.status?.containerStatuses?.[0]?.state?.terminated;
+
+/** The bearer token a sim's kubeconfig carries: the only way an in-process caller gets it. */
+export function simToken(sim: SimCluster): string {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(sim.kubeconfig);
+  const token = kc.getCurrentUser()?.token;
+  if (!token) throw new Error('the sim kubeconfig has no token');
+  return token;
+}
+
+/** The sim's own certificate, which its kubeconfig tells clients to trust. */
+export function simCA(sim: SimCluster): string {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(sim.kubeconfig);
+  const data = kc.getCurrentCluster()?.caData;
+  if (!data) throw new Error('the sim kubeconfig has no certificate-authority-data');
+  return Buffer.from(data, 'base64').toString('utf8');
+}
