@@ -97,7 +97,8 @@ function clockMonotonic(o: Observation): Check {
   ];
   if (t.requestEnded && t.requestSent && t.requestEnded.at.mono < t.requestSent.at.mono) return fail(id, 'the request ended before it was sent');
   if (t.requestEnded && t.requestAccepted && t.requestEnded.at.mono < t.requestAccepted.at.mono) return fail(id, 'the request ended before it was accepted');
-  if (t.podReady && t.watchEstablished && t.podReady.at.mono > t.watchEstablished.at.mono) return fail(id, 'the pod was Ready after the termination watch was established, but the runner waits for Ready first');
+  // The runner sends the request only once the pod is Ready (the one watch may start earlier, at creation).
+  if (t.podReady && t.requestSent && t.podReady.at.mono > t.requestSent.at.mono) return fail(id, 'the request was sent before the pod was Ready, but the runner waits for Ready first');
   if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
   const containerClock = containerClockProblem(o);
   if (containerClock) return fail(id, containerClock);
