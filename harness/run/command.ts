@@ -9,7 +9,8 @@ import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
-import { writeFileAtomic, writeObservation } from '../observation.ts';
+import { z } from 'zod';
+import { formatIssue, writeFileAtomic, writeObservation } from '../observation.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -134,7 +135,8 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
             // Never lose evidence: keep what was recorded beside it. A file that fails its own
             // schema is a problem, not a verdict.
             await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
-            problems.push(`${path}: the observation failed its own schema (${escapeTerminal((error as Error).message.split('\n')[0])}); kept as ${path}.rejected`);
+            const first = error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
+            problems.push(`${path}: the observation failed its own schema (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
             return null;
           }
           // The one grading path: the file as written, read back, exactly as `termlab grade` reads it.

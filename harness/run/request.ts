@@ -90,6 +90,8 @@ function parseEvent(line: string): { event?: string; bytes?: number; digest?: st
 
 function errorCode(error: unknown): string {
   if (error instanceof undiciErrors.UndiciError) return error.code;
-  const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  return e.code ?? e.cause?.code ?? e.name ?? 'UNKNOWN';
+  const e = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+  // A DOMException (an abort) carries a legacy numeric code: only a string code names the failure.
+  const named = [e.code, e.cause?.code, e.name].find((value): value is string => typeof value === 'string' && value !== '');
+  return named ?? 'UNKNOWN';
 }

@@ -91,7 +91,7 @@ describe('termlab run against an API that goes away', () => {
     const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'patient', '--api-patience', '2'], () => sim.fault({ fault: 'refuse-connections', seconds: 8 }), state);
     expect(r.code, r.stdout + r.stderr).toBe(3);
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
+    expect(lines, r.stderr).toHaveLength(1);
     expect(lines[0]).toMatch(/the API of context "termlab-sim" .* stayed unreachable past --api-patience 2s; pods left in default: tl-short-grace-\w{4}; run run-\S+ stays unfinished/);
     // The API comes back; the pod is still held by its finalizer until reap.
     await expect.poll(() => listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=patient' }).then((l) => l.items.map((p) => p.metadata?.finalizers ?? [])), { timeout: 20_000 }).toEqual([['termlab.io/hold']]);
