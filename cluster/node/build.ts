@@ -2,7 +2,7 @@
 // Go's own module and build caches make a rebuild after a change incremental.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ETCD_VERSION, KUBE_VERSION, MODULE_DIR, paths } from './layout.ts';
 import { sh } from './steps.ts';
 
@@ -17,7 +17,7 @@ function buildIfChanged(output: string, inputs: string[], extra: string, run: ()
   const stamp = `${output}.inputs`;
   const wanted = fingerprint(inputs, extra);
   if (existsSync(output) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return 'up to date';
-  mkdirSync(paths.bin, { recursive: true });
+  mkdirSync(dirname(output), { recursive: true });
   run();
   writeFileSync(stamp, wanted);
   return 'built';
@@ -35,6 +35,14 @@ export function buildKube(): string {
   const flags = versionFlags();
   return buildIfChanged(paths.kube, ['go.mod', 'go.sum', 'cmd/kube/main.go'], flags, () => {
     sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', paths.kube, './cmd/kube'], { cwd: MODULE_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  });
+}
+
+/** kubectl of the node's own version, for machines whose kubectl predates WebSocket exec and port-forward. */
+export function buildKubectl(output: string): string {
+  const flags = versionFlags();
+  return buildIfChanged(output, ['go.mod', 'go.sum'], flags, () => {
+    sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, 'k8s.io/kubernetes/cmd/kubectl'], { cwd: MODULE_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
   });
 }
 
