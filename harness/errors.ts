@@ -9,7 +9,8 @@ export type ErrorCode =
   | 'CLUSTER_UNREACHABLE'
   | 'POD_NOT_READY'
   | 'POD_CAP_REACHED'
-  | 'INTERRUPTED';
+  | 'INTERRUPTED'
+  | 'PLATFORM_UNSUPPORTED';
 
 export class TermlabError extends Error {
   readonly code: ErrorCode;

@@ -155,14 +155,15 @@ export function createApiServer(parts: SimParts) {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
     const pod = m ? store.get('pods', m[1], m[2]!) : undefined;
-    const podIP = pod ? kubelet.podIP(pod.metadata.uid) : undefined;
     const port = Number(url.searchParams.get('ports'));
-    if (!pod || !podIP || !Number.isInteger(port) || port < 1 || port > 65535) {
-      const message = !pod ? 'pod not found' : !podIP ? 'pod is not running' : 'ports: one port number is required';
+    const validPort = Number.isInteger(port) && port >= 1 && port <= 65535;
+    const target = pod && validPort ? kubelet.portTarget(pod.metadata.uid, port) : undefined;
+    if (!pod || !target) {
+      const message = !pod ? 'pod not found' : !validPort ? 'ports: one port number is required' : `pod is not running or has no container port ${port}`;
       socket.end(`HTTP/1.1 ${!pod ? 404 : 400} Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
       return;
     }
-    portForward.handleUpgrade(req, socket, head, podIP, port);
+    portForward.handleUpgrade(req, socket, head, target, port);
   });
 
   return server;

@@ -2,6 +2,7 @@
 // kubeconfig it hands back. The harness never knows it is talking to a simulator.
 import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
+import { TermlabError } from '../../harness/errors.ts';
 import { createApiServer } from './api.ts';
 import { Faults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
@@ -31,6 +32,16 @@ export interface SimCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * The simulated kubelet sends real POSIX signals to real processes (the subject of the lab);
+ * native Windows has neither, so the sim refuses it in one line (exit 2) and names WSL2.
+ */
+export function assertPosixHost(platform: NodeJS.Platform = process.platform): void {
+  if (platform === 'win32') {
+    throw new TermlabError('PLATFORM_UNSUPPORTED', 'the simulated cluster needs WSL2 on Windows: it sends POSIX signals (SIGTERM, SIGKILL) to real processes; run termlab inside WSL2, or against a real cluster with --context');
+  }
+}
+
 export function renderKubeconfig(server: string): string {
   return toYaml({
     apiVersion: 'v1', kind: 'Config', preferences: {},
@@ -43,6 +54,7 @@ export function renderKubeconfig(server: string): string {
 }
 
 export async function startSimCluster(options: SimOptions = {}): Promise<SimCluster> {
+  assertPosixHost();
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();

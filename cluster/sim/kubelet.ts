@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { Faults } from './faults.ts';
 import { killContainer } from './kill.ts';
 import { startReadinessProber } from './prober.ts';
-import { ContainerProcess, imageRepository, type ImageEntry, type ImageMap } from './runtime.ts';
+import { freeHostPort, NODE_IP } from './ports.ts';
+import { ContainerProcess, imageRepository, resolvePort, type ContainerPort, type ImageEntry, type ImageMap } from './runtime.ts';
 import type { KubeObject, Store } from './store.ts';
 import { apiTime, wallNow } from './time.ts';
 import type { GroundTruth } from './truth.ts';
@@ -15,7 +16,8 @@ interface PodWorker {
   uid: string;
   namespace: string;
   name: string;
-  podIP: string;
+  /** containerPort -> the host port on NODE_IP it is published at. */
+  hostPorts: Map<number, number>;
   containers: Map<string, { process: ContainerProcess; image: ImageEntry; env: Record<string, string>; spec: any }>;
   stopProbers: (() => void)[];
   deadline?: NodeJS.Timeout;
@@ -25,7 +27,6 @@ interface PodWorker {
 
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
-  private readonly usedIPs = new Set<string>();
   private eventCounter = 0;
 
   private readonly store: Store;
@@ -65,23 +66,33 @@ export class Kubelet {
     return this.store.update('pods', pod);
   }
 
-  private allocateIP(): string {
-    for (let i = 2; i < 254 * 250; i++) {
-      const ip = `127.0.${Math.floor(i / 254)}.${(i % 254) + 1}`;
-      if (!this.usedIPs.has(ip)) { this.usedIPs.add(ip); return ip; }
-    }
-    throw new Error('no pod addresses left');
+  podAdded(created: KubeObject): void {
+    void this.schedule(created).catch((error: Error) => {
+      this.recordEvent(created, 'Warning', 'FailedScheduling', `the simulated node cannot publish the pod's ports: ${error.message}`);
+    });
   }
 
-  podAdded(created: KubeObject): void {
-    const pod = structuredClone(created);
+  /** Binds the pod to the node with every TCP container port published at a free host port. */
+  private async schedule(created: KubeObject): Promise<void> {
+    const hostPorts = new Map<number, number>();
+    for (const port of podPorts(created)) {
+      hostPorts.set(port.containerPort, port.hostPort ?? await freeHostPort());
+    }
+    // A port the program listens on without declaring it (Kubernetes does not require it) is published too.
+    for (const spec of created.spec.containers as any[]) {
+      const listening = this.listenPort(spec);
+      if (listening !== undefined && !hostPorts.has(listening)) hostPorts.set(listening, await freeHostPort());
+    }
+    const pod = this.store.get('pods', created.metadata.namespace, created.metadata.name);
+    if (!pod || pod.metadata.uid !== created.metadata.uid || pod.metadata.deletionTimestamp) return;
     pod.spec.nodeName = NODE_NAME;
+    for (const port of podPorts(pod)) port.hostPort = hostPorts.get(port.containerPort);
     pod.status = { ...pod.status, phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: apiTime() }], qosClass: 'BestEffort' };
     const scheduled = this.store.update('pods', pod);
     this.recordEvent(scheduled, 'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${NODE_NAME}`);
     const unknown = (pod.spec.containers as any[]).filter((c) => !this.images[imageRepository(c.image)]);
     if (unknown.length) return this.imageNotFound(scheduled, unknown);
-    this.startPod(scheduled);
+    this.startPod(scheduled, hostPorts);
   }
 
   private imageNotFound(pod: KubeObject, unknown: any[]): void {
@@ -98,10 +109,10 @@ export class Kubelet {
     this.store.update('pods', pod);
   }
 
-  private startPod(pod: KubeObject): void {
+  private startPod(pod: KubeObject, hostPorts: Map<number, number>): void {
     const worker: PodWorker = {
       uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name,
-      podIP: this.allocateIP(), containers: new Map(), stopProbers: [], terminating: null, finished: false,
+      hostPorts, containers: new Map(), stopProbers: [], terminating: null, finished: false,
     };
     this.workers.set(worker.uid, worker);
     const startedAt = apiTime();
@@ -120,10 +131,11 @@ export class Kubelet {
     }
     const running = this.mutate(worker, (p) => {
       p.status.phase = 'Running';
-      p.status.podIP = worker.podIP;
-      p.status.podIPs = [{ ip: worker.podIP }];
-      p.status.hostIP = '127.0.0.1';
-      p.status.hostIPs = [{ ip: '127.0.0.1' }];
+      // No pod network: the pod's address is the node's, as for hostNetwork pods.
+      p.status.podIP = NODE_IP;
+      p.status.podIPs = [{ ip: NODE_IP }];
+      p.status.hostIP = NODE_IP;
+      p.status.hostIPs = [{ ip: NODE_IP }];
       p.status.startTime = startedAt;
       p.status.conditions = [
         { type: 'PodReadyToStartContainers', status: 'True', lastTransitionTime: startedAt },
@@ -141,7 +153,8 @@ export class Kubelet {
     for (const spec of pod.spec.containers as any[]) {
       const setReady = (ready: boolean) => this.setContainerReady(worker, spec.name, ready);
       if (spec.readinessProbe?.httpGet) {
-        worker.stopProbers.push(startReadinessProber({ podIP: worker.podIP, probe: spec.readinessProbe, ports: spec.ports ?? [], onChange: setReady }));
+        const target = this.portTarget(worker.uid, resolvePort(spec.readinessProbe.httpGet.port, spec.ports ?? []));
+        worker.stopProbers.push(startReadinessProber({ target, probe: spec.readinessProbe, onChange: setReady }));
       } else {
         setReady(true);
       }
@@ -155,16 +168,27 @@ export class Kubelet {
   private containerEnv(pod: KubeObject, worker: PodWorker, spec: any, image: ImageEntry): Record<string, string> {
     const fields: Record<string, string> = {
       'metadata.name': pod.metadata.name, 'metadata.namespace': pod.metadata.namespace!, 'metadata.uid': pod.metadata.uid,
-      'status.podIP': worker.podIP, 'status.hostIP': '127.0.0.1', 'spec.nodeName': NODE_NAME,
+      'status.podIP': NODE_IP, 'status.hostIP': NODE_IP, 'spec.nodeName': NODE_NAME,
     };
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', HOSTNAME: pod.metadata.name, ...image.env };
     for (const e of (spec.env ?? []) as any[]) {
       if (e.value !== undefined) env[e.name] = String(e.value);
       else if (e.valueFrom?.fieldRef) env[e.name] = fields[e.valueFrom.fieldRef.fieldPath] ?? '';
     }
-    // Each pod has its own address: the sim's stand-in for a network namespace.
-    env.HOST = worker.podIP;
+    // No network namespace: the program listens on the node's address at its published port.
+    env.HOST = NODE_IP;
+    const listening = this.listenPort(spec);
+    if (image.portEnv && listening !== undefined) env[image.portEnv] = String(worker.hostPorts.get(listening));
     return env;
+  }
+
+  /** The container port the program serves: its port variable as the pod or the image sets it. */
+  private listenPort(spec: any): number | undefined {
+    const image = this.images[imageRepository(spec.image)];
+    if (!image?.portEnv) return undefined;
+    const fromPod = (spec.env as any[] | undefined)?.find((e) => e.name === image.portEnv && e.value !== undefined)?.value;
+    const port = Number(fromPod ?? image.env[image.portEnv]);
+    return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
   }
 
   private setContainerReady(worker: PodWorker, name: string, ready: boolean): void {
@@ -193,7 +217,6 @@ export class Kubelet {
       worker.finished = true;
       for (const stop of worker.stopProbers) stop();
       clearTimeout(worker.deadline);
-      this.usedIPs.delete(worker.podIP);
     }
     // Ready false, the container terminated and, once all have, the phase: one status write.
     const updated = this.mutate(worker, (p) => {
@@ -255,8 +278,8 @@ export class Kubelet {
     truth.gracePeriodSeconds = gracePeriod;
     const key = Faults.key(worker.namespace, worker.name);
     worker.terminating = Promise.all([...worker.containers].map(([name, c]) => killContainer({
-      containerName: name, container: c.process, lifecycle: c.spec.lifecycle, podIP: worker.podIP,
-      ports: c.spec.ports ?? [], env: c.env, image: c.image, truth, ignoreSigterm: this.faults.ignoreSigterm.has(key),
+      containerName: name, container: c.process, lifecycle: c.spec.lifecycle,
+      portTarget: (port) => this.portTarget(worker.uid, resolvePort(port, c.spec.ports ?? [])), env: c.env, image: c.image, truth, ignoreSigterm: this.faults.ignoreSigterm.has(key),
       recordEvent: (type, reason, message) => this.recordEvent(pod, type, reason, message, `spec.containers{${name}}`),
     }, gracePeriod))).then(() => undefined);
   }
@@ -277,8 +300,11 @@ export class Kubelet {
     return (container ? worker.containers.get(container) : worker.containers.values().next().value)?.process;
   }
 
-  podIP(uid: string): string | undefined {
-    return this.workers.get(uid)?.podIP;
+  /** Where a pod's container port is reached on this machine: probes, hooks and port-forwards all go here. */
+  portTarget(uid: string, containerPort: number): { host: string; port: number } | undefined {
+    const worker = this.workers.get(uid);
+    const port = worker?.hostPorts.get(containerPort);
+    return worker && !worker.finished && port !== undefined ? { host: NODE_IP, port } : undefined;
   }
 
   /** Stops every process this kubelet started, at once. */
@@ -291,4 +317,8 @@ export class Kubelet {
     }
     await Promise.all(exits);
   }
+}
+
+function podPorts(pod: KubeObject): (ContainerPort & { hostPort?: number; protocol?: string })[] {
+  return (pod.spec.containers as any[]).flatMap((c) => (c.ports ?? []) as any[]).filter((p) => (p.protocol ?? 'TCP') === 'TCP' && Number.isInteger(p.containerPort));
 }

@@ -14,16 +14,17 @@ export function createPortForwardServer() {
     handleProtocols: (offered) => PROTOCOLS.find((p) => offered.has(p)) ?? false,
   });
 
-  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, podIP: string, port: number): void {
-    wss.handleUpgrade(req, socket, head, (ws) => forward(ws, podIP, port));
+  /** `port` is the pod's container port (named in the frames); `target` is where the kubelet publishes it. */
+  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: { host: string; port: number }, port: number): void {
+    wss.handleUpgrade(req, socket, head, (ws) => forward(ws, target, port));
   }
 
-  function forward(ws: WebSocket, podIP: string, port: number): void {
+  function forward(ws: WebSocket, target: { host: string; port: number }, port: number): void {
     const portBytes = Buffer.alloc(2);
     portBytes.writeUInt16LE(port);
     ws.send(Buffer.concat([Buffer.from([0]), portBytes]));
     ws.send(Buffer.concat([Buffer.from([1]), portBytes]));
-    const upstream = connect({ host: podIP, port });
+    const upstream = connect({ host: target.host, port: target.port });
     upstream.on('data', (chunk) => ws.send(Buffer.concat([Buffer.from([0]), chunk])));
     upstream.on('error', (error) => {
       if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod: ${error.message}`)]));

@@ -1,14 +1,13 @@
 // Readiness: an httpGet probe drives the Ready condition. Until the first success the sim probes
 // every 50 ms instead of every periodSeconds, so a pod is Ready as soon as it can serve.
 import { request } from 'node:http';
-import { resolvePort, type ContainerPort } from './runtime.ts';
 
 const FAST_UNTIL_READY_MS = 50;
 
 export interface ProbeTarget {
-  podIP: string;
+  /** Where the probed port is reached (the kubelet's portTarget); none means the probe fails. */
+  target: { host: string; port: number } | undefined;
   probe: any;
-  ports: ContainerPort[];
   onChange(ready: boolean): void;
 }
 
@@ -17,14 +16,15 @@ export function startReadinessProber(target: ProbeTarget): () => void {
   const period = Math.max(1, Number(target.probe.periodSeconds ?? 10)) * 1000;
   const failureThreshold = Math.max(1, Number(target.probe.failureThreshold ?? 3));
   const timeoutMs = Math.max(1, Number(target.probe.timeoutSeconds ?? 1)) * 1000;
-  const port = resolvePort(get.port, target.ports);
+  const endpoint = target.target;
   let ready = false;
   let failures = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
   const probeOnce = () => new Promise<boolean>((resolve) => {
-    const req = request({ host: target.podIP, port, path: get.path ?? '/', agent: false, timeout: timeoutMs }, (res) => {
+    if (!endpoint) return resolve(false);
+    const req = request({ host: endpoint.host, port: endpoint.port, path: get.path ?? '/', agent: false, timeout: timeoutMs }, (res) => {
       res.resume();
       resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
     });

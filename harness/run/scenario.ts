@@ -134,7 +134,10 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
       recorded.portForwardErrors = forward.errors;
       base = `http://127.0.0.1:${forward.localPort}`;
     } else {
-      base = `http://${captured.status?.podIP}:${port}`;
+      // A port published on the node (hostPort, as the simulated cluster does for every port) is
+      // reached at the node's address; otherwise the pod's own address.
+      const hostPort = captured.spec?.containers.flatMap((c) => c.ports ?? []).find((p) => p.containerPort === port)?.hostPort;
+      base = hostPort ? `http://${captured.status?.hostIP}:${hostPort}` : `http://${captured.status?.podIP}:${port}`;
     }
 
     onPhase('request in flight');
