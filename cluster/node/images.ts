@@ -9,6 +9,8 @@ import { REPO, paths } from './layout.ts';
 import { sh } from './steps.ts';
 
 const TAG = '0.1.0';
+/** What server/lab-hook.sh runs, and where the image has it. */
+const HOOK_TOOLS = [['sh', '/bin/sh'], ['date', '/bin/date'], ['sleep', '/bin/sleep']] as const;
 
 function ociImage(name: string, fill: (rootfs: string) => void, config: string[]): string {
   const layout = join(paths.images, name);
@@ -51,12 +53,16 @@ export async function buildLabImage(): Promise<string> {
   try {
     const common = { bundle: true, platform: 'node' as const, format: 'cjs' as const, target: 'node20', logLevel: 'error' as const };
     await build({ ...common, entryPoints: [join(REPO, 'server/main.ts')], outfile: join(staging, 'main.cjs') });
-    await build({ ...common, entryPoints: [join(REPO, 'server/hook.ts')], outfile: join(staging, 'lab-hook'), banner: { js: '#!/usr/local/bin/node' } });
     return ociImage('lab-server', (rootfs) => {
       place(rootfs, process.execPath, '/usr/local/bin/node', 0o755);
       for (const library of linkedLibraries(process.execPath)) place(rootfs, library, library);
       place(rootfs, join(staging, 'main.cjs'), '/app/server/main.cjs', 0o644);
-      place(rootfs, join(staging, 'lab-hook'), '/usr/local/bin/lab-hook', 0o755);
+      // The exec hook is a POSIX shell script (start-up in milliseconds): the host's sh, date and sleep come with it.
+      place(rootfs, join(REPO, 'server/lab-hook.sh'), '/usr/local/bin/lab-hook', 0o755);
+      for (const [tool, path] of HOOK_TOOLS) {
+        place(rootfs, sh('sh', ['-c', `command -v ${tool}`]).trim(), path, 0o755);
+        for (const library of linkedLibraries(join(rootfs, path))) place(rootfs, library, library);
+      }
       mkdirSync(join(rootfs, 'etc'), { recursive: true });
       writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000:node:/home/node:/sbin/nologin\n');
       writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');

@@ -24,7 +24,7 @@ export interface ImageEntry {
 /** Image repository (tag ignored) -> local programs. */
 export type ImageMap = Record<string, ImageEntry>;
 
-const labHook = [...TSX, `${REPO_ROOT}server/hook.ts`];
+const labHook = ['/bin/sh', `${REPO_ROOT}server/lab-hook.sh`];
 export const DEFAULT_IMAGES: ImageMap = {
   'termlab/lab-server': {
     entrypoint: [...TSX, `${REPO_ROOT}server/main.ts`],
