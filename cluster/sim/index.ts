@@ -6,6 +6,7 @@ import { TermlabError } from '../../harness/errors.ts';
 import { createApiServer } from './api.ts';
 import { Faults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
+import { REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { PodRegistry } from './pods.ts';
 import { createPortForwardServer } from './portforward.ts';
 import { DEFAULT_IMAGES, type ImageMap } from './runtime.ts';
@@ -20,6 +21,8 @@ export const SIM_CONTEXT = 'termlab-sim';
 export interface SimOptions {
   port?: number;
   images?: ImageMap;
+  /** The kubelet's relist timing (pleg.ts); the real node's by default. */
+  kubelet?: Partial<KubeletTiming>;
 }
 
 export interface SimCluster {
@@ -58,7 +61,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();
-  const kubelet = new Kubelet(store, options.images ?? DEFAULT_IMAGES, truth, faults);
+  const kubelet = new Kubelet(store, options.images ?? DEFAULT_IMAGES, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
   const registry = new PodRegistry(store, kubelet, faults);
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();

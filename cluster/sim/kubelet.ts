@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Faults } from './faults.ts';
 import { killContainer } from './kill.ts';
 import { startReadinessProber } from './prober.ts';
+import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { freeHostPort, NODE_IP } from './ports.ts';
 import { ContainerProcess, imageRepository, resolvePort, type ContainerPort, type ImageEntry, type ImageMap } from './runtime.ts';
 import type { KubeObject, Store } from './store.ts';
@@ -22,6 +23,8 @@ interface PodWorker {
   stopProbers: (() => void)[];
   deadline?: NodeJS.Timeout;
   terminating: Promise<void> | null;
+  /** A DELETE or the deadline has been seen; the kill waits for the pod worker's relists. */
+  killScheduled: boolean;
   finished: boolean;
 }
 
@@ -34,7 +37,10 @@ export class Kubelet {
   private readonly truth: GroundTruth;
   private readonly faults: Faults;
 
-  constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults) {
+  private readonly pleg: Pleg;
+
+  constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING) {
+    this.pleg = new Pleg(timing);
     this.store = store;
     this.images = images;
     this.truth = truth;
@@ -112,7 +118,7 @@ export class Kubelet {
   private startPod(pod: KubeObject, hostPorts: Map<number, number>): void {
     const worker: PodWorker = {
       uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name,
-      hostPorts, containers: new Map(), stopProbers: [], terminating: null, finished: false,
+      hostPorts, containers: new Map(), stopProbers: [], terminating: null, killScheduled: false, finished: false,
     };
     this.workers.set(worker.uid, worker);
     const startedAt = apiTime();
@@ -127,7 +133,7 @@ export class Kubelet {
       this.recordEvent(pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
       this.recordEvent(pod, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
       this.recordEvent(pod, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);
-      void process.exited.then((exit) => this.containerExited(worker, spec.name, exit.exitCode));
+      void process.exited.then((exit) => this.containerExited(worker, spec.name, exit.exitCode, exit.wallMs));
     }
     const running = this.mutate(worker, (p) => {
       p.status.phase = 'Running';
@@ -161,7 +167,7 @@ export class Kubelet {
     }
     const deadline = pod.spec.activeDeadlineSeconds;
     if (typeof deadline === 'number') {
-      worker.deadline = setTimeout(() => this.deadlineExceeded(worker), deadline * 1000);
+      worker.deadline = setTimeout(() => void this.deadlineExceeded(worker), deadline * 1000);
     }
   }
 
@@ -208,10 +214,13 @@ export class Kubelet {
     });
   }
 
-  private containerExited(worker: PodWorker, name: string, exitCode: number): void {
+  private async containerExited(worker: PodWorker, name: string, exitCode: number, exitedAt: number): Promise<void> {
     const record = this.truth.for({ metadata: { uid: worker.uid, name: worker.name, namespace: worker.namespace } });
-    record.exitedAt = wallNow();
+    record.exitedAt = exitedAt;
     record.exitCode = exitCode;
+    // The PLEG learns of the exit when its next relist ends; only then is the status written.
+    await this.pleg.newerThan(exitedAt);
+    record.exitSeenAt = wallNow();
     const allExited = [...worker.containers.values()].every((c) => c.process.hasExited);
     if (allExited) {
       worker.finished = true;
@@ -240,7 +249,11 @@ export class Kubelet {
         p.status.phase = 'Failed';
       }
     });
-    if (allExited && updated) this.finishDeletion(updated);
+    if (!allExited || !updated) return;
+    // SyncTerminatedPod waits for a relist of its own before the status manager may delete the object.
+    await this.pleg.syncs(1);
+    const latest = this.store.get('pods', worker.namespace, worker.name);
+    if (latest?.metadata.uid === worker.uid) this.finishDeletion(latest);
   }
 
   /** status_manager: once the containers are gone the kubelet deletes the object with grace 0. */
@@ -268,12 +281,20 @@ export class Kubelet {
     const worker = this.workers.get(pod.metadata.uid);
     const record = this.truth.for(pod);
     record.deleteReceivedAt ??= wallNow();
-    if (!worker) return this.finishDeletion(pod);
-    this.killPod(worker, pod, Kubelet.calculateEffectiveGracePeriod(pod));
+    if (!worker || worker.finished) return this.finishDeletion(pod);
+    if (worker.killScheduled) return;
+    worker.killScheduled = true;
+    // The pod worker's syncs each wait for a relist (pleg.ts); the grace is read when the kill begins,
+    // so a second DELETE that shortened it meanwhile counts.
+    void this.pleg.syncs(this.pleg.relistsBeforeKill).then(() => {
+      const current = this.store.get('pods', worker.namespace, worker.name);
+      const latest = current?.metadata.uid === worker.uid ? current : pod;
+      this.killPod(worker, latest, Kubelet.calculateEffectiveGracePeriod(latest));
+    });
   }
 
   private killPod(worker: PodWorker, pod: KubeObject, gracePeriod: number): void {
-    if (worker.terminating || worker.finished) return;
+    if (worker.terminating || worker.finished || [...worker.containers.values()].every((c) => c.process.hasExited)) return;
     const truth = this.truth.for(pod);
     truth.gracePeriodSeconds = gracePeriod;
     const key = Faults.key(worker.namespace, worker.name);
@@ -284,14 +305,19 @@ export class Kubelet {
     }, gracePeriod))).then(() => undefined);
   }
 
-  private deadlineExceeded(worker: PodWorker): void {
+  /** The sync loop's 1 s tick asks the active-deadline handler; the sync that fails the pod and the terminating one each wait for a relist. */
+  private async deadlineExceeded(worker: PodWorker): Promise<void> {
+    await this.pleg.syncs(1);
+    if (worker.finished || worker.killScheduled) return;
+    worker.killScheduled = true;
     const pod = this.mutate(worker, (p) => {
       p.status.reason = 'DeadlineExceeded';
       p.status.message = 'Pod was active on the node longer than the specified deadline';
     });
     if (!pod) return;
     this.recordEvent(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
-    this.killPod(worker, pod, Kubelet.calculateEffectiveGracePeriod(pod));
+    await this.pleg.syncs(1);
+    this.killPod(worker, this.store.get('pods', worker.namespace, worker.name) ?? pod, Kubelet.calculateEffectiveGracePeriod(pod));
   }
 
   containerLog(uid: string, container?: string): ContainerProcess | undefined {
@@ -309,6 +335,7 @@ export class Kubelet {
 
   /** Stops every process this kubelet started, at once. */
   async shutdown(): Promise<void> {
+    this.pleg.stop();
     const exits: Promise<unknown>[] = [];
     for (const worker of this.workers.values()) {
       clearTimeout(worker.deadline);

@@ -1,7 +1,7 @@
 // Outcome checks: the same accepted request's fate and the exit state, against the model.
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
 import type { Observation } from '../observation.ts';
-import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
+import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 export function requestOutcome(o: Observation, p: Prediction): Check {
@@ -78,7 +78,7 @@ function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen
   if (!timing) missing.push('no times to place the kill');
   else {
     const low = p.killAt - TOLERANCE_SECONDS;
-    const high = p.killAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+    const high = p.killAt + KUBELET_REACTION_SECONDS + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
     if (timing.seconds < low || timing.seconds > high) {
       missing.push(`it ended ${timing.seconds.toFixed(1)}s after the delete by ${timing.basis}; the grace runs out at ${p.killAt}s (window ${low}–${high}s)`);
     }
