@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Faults } from './faults.ts';
 import { killContainer } from './kill.ts';
 import { startReadinessProber } from './prober.ts';
+import { memoryBytes, OomKiller } from './memory.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { freeHostPort, NODE_IP } from './ports.ts';
 import { ContainerProcess, imageRepository, resolvePort, type ContainerPort, type ImageEntry, type ImageMap } from './runtime.ts';
@@ -19,7 +20,7 @@ interface PodWorker {
   name: string;
   /** containerPort -> the host port on NODE_IP it is published at. */
   hostPorts: Map<number, number>;
-  containers: Map<string, { process: ContainerProcess; image: ImageEntry; env: Record<string, string>; spec: any }>;
+  containers: Map<string, { process: ContainerProcess; image: ImageEntry; env: Record<string, string>; spec: any; oomKilled: boolean }>;
   stopProbers: (() => void)[];
   deadline?: NodeJS.Timeout;
   terminating: Promise<void> | null;
@@ -38,6 +39,7 @@ export class Kubelet {
   private readonly faults: Faults;
 
   private readonly pleg: Pleg;
+  private readonly oomKiller = new OomKiller();
 
   constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING) {
     this.pleg = new Pleg(timing);
@@ -129,7 +131,14 @@ export class Kubelet {
         ? [...(image.paths[spec.command[0]] ?? [spec.command[0]]), ...spec.command.slice(1), ...(spec.args ?? [])]
         : [...image.entrypoint, ...(spec.args ?? [])];
       const process = new ContainerProcess(argv, env);
-      worker.containers.set(spec.name, { process, image, env, spec });
+      const container = { process, image, env, spec, oomKilled: false };
+      worker.containers.set(spec.name, container);
+      const limitBytes = memoryBytes(spec.resources?.limits?.memory);
+      const pid = process.pid;
+      if (limitBytes !== undefined && pid !== undefined) {
+        this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; process.signal('SIGKILL'); } });
+        void process.exited.then(() => this.oomKiller.forget(pid));
+      }
       this.recordEvent(pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
       this.recordEvent(pod, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
       this.recordEvent(pod, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);
@@ -234,7 +243,7 @@ export class Kubelet {
         status.ready = false;
         status.started = false;
         status.state = { terminated: {
-          exitCode, reason: exitCode === 0 ? 'Completed' : 'Error',
+          exitCode, reason: worker.containers.get(name)?.oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
           startedAt: status.state.running?.startedAt ?? p.status.startTime, finishedAt: apiTime(), containerID: status.containerID,
         } };
       }
@@ -336,6 +345,7 @@ export class Kubelet {
   /** Stops every process this kubelet started, at once. */
   async shutdown(): Promise<void> {
     this.pleg.stop();
+    this.oomKiller.stop();
     const exits: Promise<unknown>[] = [];
     for (const worker of this.workers.values()) {
       clearTimeout(worker.deadline);

@@ -197,7 +197,7 @@ async function deleteWithRetry(ctx: ScenarioContext, name: string, uid: string, 
   for (let attempt = 1; ; attempt++) {
     const issued = ctx.clock.now();
     try {
-      const pod = await ctx.cluster.core.deleteNamespacedPod({ name, namespace: ctx.namespace, body: { preconditions: { uid } } });
+      const pod = await ctx.cluster.core.deleteNamespacedPod({ name, namespace: ctx.namespace, body: { preconditions: { uid }, gracePeriodSeconds: recorded.scenario.deleteGracePeriodSeconds } });
       recorded.deleteIssued = issued;
       return { at: ctx.clock.now(), pod };
     } catch (error) {
