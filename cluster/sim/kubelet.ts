@@ -169,7 +169,10 @@ export class Kubelet {
       const setReady = (ready: boolean) => this.setContainerReady(worker, spec.name, ready);
       if (spec.readinessProbe?.httpGet) {
         const target = this.portTarget(worker.uid, resolvePort(spec.readinessProbe.httpGet.port, spec.ports ?? []));
-        worker.stopProbers.push(startReadinessProber({ target, probe: spec.readinessProbe, onChange: setReady }));
+        worker.stopProbers.push(startReadinessProber({
+          target, probe: spec.readinessProbe, onChange: setReady,
+          onFailure: (output) => this.recordEvent(pod, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, `spec.containers{${spec.name}}`),
+        }));
       } else {
         setReady(true);
       }
@@ -227,8 +230,9 @@ export class Kubelet {
     const record = this.truth.for({ metadata: { uid: worker.uid, name: worker.name, namespace: worker.namespace } });
     record.exitedAt = exitedAt;
     record.exitCode = exitCode;
-    // The PLEG learns of the exit when its next relist ends; only then is the status written.
-    await this.pleg.newerThan(exitedAt);
+    // An exit during the kill sequence is read straight from the runtime once StopContainer returns
+    // (SyncTerminatingPod: GetPodStatus, then SetPodStatus); any other exit waits for the PLEG's next relist.
+    if (!worker.terminating) await this.pleg.newerThan(exitedAt);
     record.exitSeenAt = wallNow();
     const allExited = [...worker.containers.values()].every((c) => c.process.hasExited);
     if (allExited) {

@@ -9,6 +9,8 @@ export interface ProbeTarget {
   target: { host: string; port: number } | undefined;
   probe: any;
   onChange(ready: boolean): void;
+  /** prober.go: every failed probe is a Warning event Unhealthy ("Readiness probe failed: ..."). */
+  onFailure(output: string): void;
 }
 
 export function startReadinessProber(target: ProbeTarget): () => void {
@@ -22,20 +24,25 @@ export function startReadinessProber(target: ProbeTarget): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const probeOnce = () => new Promise<boolean>((resolve) => {
-    if (!endpoint) return resolve(false);
+  const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
+  const probeOnce = () => new Promise<{ ok: boolean; output: string }>((resolve) => {
+    if (!endpoint) return resolve({ ok: false, output: `Get "${url}": the container has no port ${get.port}` });
     const req = request({ host: endpoint.host, port: endpoint.port, path: get.path ?? '/', agent: false, timeout: timeoutMs }, (res) => {
       res.resume();
-      resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+      const status = res.statusCode ?? 0;
+      resolve(status >= 200 && status < 400 ? { ok: true, output: '' } : { ok: false, output: `HTTP probe failed with statuscode: ${status}` });
     });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, output: `Get "${url}": ${error.code === 'ECONNREFUSED' ? 'dial tcp: connect: connection refused' : error.message}` }));
     req.end();
   });
 
   const tick = async () => {
-    const ok = await probeOnce();
+    const { ok, output } = await probeOnce();
     if (stopped) return;
+    // Failures while the sim's program is still starting (probed every 50 ms) are the sim's own; a
+    // real kubelet's first probe comes a period after the container started. After that, each counts.
+    if (!ok && (ready || failures > 0)) target.onFailure(output);
     if (ok) {
       failures = 0;
       if (!ready) { ready = true; target.onChange(true); }

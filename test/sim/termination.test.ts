@@ -43,7 +43,8 @@ describe('simulated kubelet: the life of a lab pod', () => {
     expect(truth.stopGracePeriodSeconds).toBe(9);
     expect(truth.termSentAt! - truth.hookStartAt!).toBeGreaterThanOrEqual(1000);
     const events = await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` });
-    expect(events.items.map((e) => e.reason)).toEqual(['Scheduled', 'Pulled', 'Created', 'Started', 'Killing']);
+    // A readiness probe may fail between TERM and the exit (Unhealthy), as on a real node: a race, so left out.
+    expect(events.items.map((e) => e.reason).filter((r) => r !== 'Unhealthy')).toEqual(['Scheduled', 'Pulled', 'Created', 'Started', 'Killing']);
     watch.stop();
     if (logsHook) expect(truth.hookEndAt).toBeDefined();
     expect(logsHook).toBe(kind !== 'sleep');
