@@ -106,11 +106,11 @@ const readSide = (name: string): SideFile | null => {
   const path = join(OUT, `${name}.json`);
   return existsSync(path) ? SideFileSchema.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
 };
-const [simFile, nodeFile] = [readSide('sim'), readSide('node')];
-if (!simFile || !nodeFile) {
-  console.log(`fidelity: ${simFile ? 'node' : 'sim'}.json not recorded yet; no comparison`);
-  process.exit(values.check ? EXIT_USAGE : 0);
-}
+const notRecorded = (name: 'sim' | 'node'): SideFile => ({ side: name, cluster: 'not recorded', recordedAt: 'never', runs: [] });
+const [simRecorded, nodeRecorded] = [readSide('sim'), readSide('node')];
+if (!simRecorded && !nodeRecorded) { console.error('fidelity: neither side is recorded yet'); process.exit(EXIT_USAGE); }
+// With one side missing the report still shows the other, and every scenario as not compared.
+const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
 const comparisons = compareSides(simFile, nodeFile);
 const lag = (file: SideFile) => {
   const s = stats(file.runs.map((r) => r.hookLaunchLagMs).filter((v): v is number => v !== null));
