@@ -106,7 +106,14 @@ function runExec(ctx: KillContext, command: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     // Inside a container the hook appends to /proc/1/fd/1, PID 1's stdout; here, to the container's log file.
     const env = { ...ctx.env, LAB_HOOK_LOG: ctx.container.stdoutPath };
-    const child = spawn(local[0]!, [...local.slice(1), ...command.slice(1)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so that it and whatever it started can be killed together.
+    const child = spawn(local[0]!, [...local.slice(1), ...command.slice(1)], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // An exec runs inside the container: when the container dies, so does the hook, and the exec fails.
+    void ctx.container.exited.then(() => {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+    });
     let output = '';
     const collect = (chunk: Buffer) => { if (output.length < 4096) output += chunk.toString(); };
     child.stdout!.on('data', collect);

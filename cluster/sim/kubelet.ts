@@ -139,6 +139,10 @@ export class Kubelet {
         this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; process.signal('SIGKILL'); } });
         void process.exited.then(() => this.oomKiller.forget(pid));
       }
+      if (spec === pod.spec.containers[0] && (pod.spec.dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
+        // The sim has no cluster DNS, like the project's real node: dns.go GetPodDNS says so.
+        this.recordEvent(pod, 'Warning', 'MissingClusterDNS', `pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
+      }
       this.recordEvent(pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
       this.recordEvent(pod, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
       this.recordEvent(pod, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);

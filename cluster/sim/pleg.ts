@@ -6,7 +6,7 @@
 //   podCache.GetNewerThan(uid, lastSyncTime), a cache entry newer than the worker's previous sync
 //   ("TODO: this adds ~1s of latency on all transitions from sync to terminating to terminated").
 // So the kubelet acts on a DELETE, an exit or a deadline only when a relist ends; a DELETE that
-// finds a sync in flight (which it cancels, but which still waits its relist) waits for a second.
+// finds a sync in flight (which it cancels, but which still waits its relist) can wait for a second.
 import { wallNow } from './time.ts';
 
 export interface KubeletTiming {
@@ -19,7 +19,7 @@ export interface KubeletTiming {
 }
 
 /** Defaults from the real node (docs/simulated-cluster.md, "The kubelet's reaction time"). */
-export const REAL_NODE_TIMING: KubeletTiming = { relistPeriodMs: 1000, relistDurationMs: 0, relistsBeforeKill: 2 };
+export const REAL_NODE_TIMING: KubeletTiming = { relistPeriodMs: 1000, relistDurationMs: 500, relistsBeforeKill: 1 };
 /** A kubelet that acts at once: no relist waits (for tests of the kill sequence alone). */
 export const IMMEDIATE_TIMING: KubeletTiming = { relistPeriodMs: 0, relistDurationMs: 0, relistsBeforeKill: 0 };
 

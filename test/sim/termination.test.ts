@@ -44,7 +44,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
     expect(truth.termSentAt! - truth.hookStartAt!).toBeGreaterThanOrEqual(1000);
     const events = await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` });
     // A readiness probe may fail between TERM and the exit (Unhealthy), as on a real node: a race, so left out.
-    expect(events.items.map((e) => e.reason).filter((r) => r !== 'Unhealthy')).toEqual(['Scheduled', 'Pulled', 'Created', 'Started', 'Killing']);
+    expect(events.items.map((e) => e.reason).filter((r) => r !== 'Unhealthy')).toEqual(['Scheduled', 'MissingClusterDNS', 'Pulled', 'Created', 'Started', 'Killing']);
     watch.stop();
     if (logsHook) expect(truth.hookEndAt).toBeDefined();
     expect(logsHook).toBe(kind !== 'sleep');
@@ -73,6 +73,8 @@ describe('simulated kubelet: the life of a lab pod', () => {
     const log = await logText(name);
     expect(log).toContain('"event":"hook-start"');
     expect(log).toContain('"signal":"SIGTERM"');
+    // The hook ran inside the container: it dies with it, and the exec fails, as on a real node.
+    await expect.poll(async () => (await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` })).items.map((e) => e.reason)).toContain('FailedPreStopHook');
     await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
     await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
     await forward.close();
