@@ -27,6 +27,8 @@ interface PodWorker {
   /** A DELETE or the deadline has been seen; the kill waits for the pod worker's relists. */
   killScheduled: boolean;
   finished: boolean;
+  /** The status manager has issued its own delete (grace 0): only then may the object go. */
+  finalDeleteIssued: boolean;
 }
 
 export class Kubelet {
@@ -47,12 +49,6 @@ export class Kubelet {
     this.images = images;
     this.truth = truth;
     this.faults = faults;
-  }
-
-  /** The pod's containers have all exited (or never ran): its object may go once finalizers allow. */
-  isDone(uid: string): boolean {
-    const worker = this.workers.get(uid);
-    return !worker || worker.finished;
   }
 
   recordEvent(pod: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
@@ -120,7 +116,7 @@ export class Kubelet {
   private startPod(pod: KubeObject, hostPorts: Map<number, number>): void {
     const worker: PodWorker = {
       uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name,
-      hostPorts, containers: new Map(), stopProbers: [], terminating: null, killScheduled: false, finished: false,
+      hostPorts, containers: new Map(), stopProbers: [], terminating: null, killScheduled: false, finished: false, finalDeleteIssued: false,
     };
     this.workers.set(worker.uid, worker);
     const startedAt = apiTime();
@@ -269,13 +265,16 @@ export class Kubelet {
     if (!allExited || !updated) return;
     // SyncTerminatedPod waits for a relist of its own before the status manager may delete the object.
     await this.pleg.syncs(1);
+    worker.finalDeleteIssued = true;
     const latest = this.store.get('pods', worker.namespace, worker.name);
     if (latest?.metadata.uid === worker.uid) this.finishDeletion(latest);
   }
 
   /** status_manager: once the containers are gone the kubelet deletes the object with grace 0. */
   finishDeletion(pod: KubeObject): void {
-    if (!pod.metadata.deletionTimestamp || !this.isDone(pod.metadata.uid)) return;
+    const worker = this.workers.get(pod.metadata.uid);
+    // Removing the last finalizer does not delete a pod the kubelet has not finished with yet.
+    if (!pod.metadata.deletionTimestamp || (worker && !worker.finalDeleteIssued)) return;
     if (pod.metadata.finalizers?.length) {
       if (pod.metadata.deletionGracePeriodSeconds !== 0) {
         pod.metadata.deletionGracePeriodSeconds = 0;

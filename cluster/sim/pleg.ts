@@ -19,7 +19,7 @@ export interface KubeletTiming {
 }
 
 /** Defaults from the real node (docs/simulated-cluster.md, "The kubelet's reaction time"). */
-export const REAL_NODE_TIMING: KubeletTiming = { relistPeriodMs: 1000, relistDurationMs: 500, relistsBeforeKill: 1 };
+export const REAL_NODE_TIMING: KubeletTiming = { relistPeriodMs: 1000, relistDurationMs: 250, relistsBeforeKill: 1 };
 /** A kubelet that acts at once: no relist waits (for tests of the kill sequence alone). */
 export const IMMEDIATE_TIMING: KubeletTiming = { relistPeriodMs: 0, relistDurationMs: 0, relistsBeforeKill: 0 };
 
