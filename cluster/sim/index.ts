@@ -9,7 +9,7 @@ import { Kubelet, NODE_NAME } from './kubelet.ts';
 import { REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { PodRegistry } from './pods.ts';
 import { createPortForwardServer } from './portforward.ts';
-import { DEFAULT_IMAGES, type ImageMap } from './runtime.ts';
+import { defaultImages, labServerBundle, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
 import { apiTime } from './time.ts';
 import { GroundTruth, type TruthRecord } from './truth.ts';
@@ -61,7 +61,8 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();
-  const kubelet = new Kubelet(store, options.images ?? DEFAULT_IMAGES, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
+  const images = options.images ?? defaultImages(await labServerBundle());
+  const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
   const registry = new PodRegistry(store, kubelet, faults);
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();
