@@ -326,11 +326,15 @@ export class Kubelet {
     await this.pleg.syncs(1);
     if (worker.finished || worker.killScheduled) return;
     worker.killScheduled = true;
+    // generateAPIPodStatus: past its deadline the pod is Failed at once, and a terminal pod is no
+    // longer probed (prober/worker.go), so a draining server gives no Unhealthy events.
     const pod = this.mutate(worker, (p) => {
+      p.status.phase = 'Failed';
       p.status.reason = 'DeadlineExceeded';
       p.status.message = 'Pod was active on the node longer than the specified deadline';
     });
     if (!pod) return;
+    for (const stop of worker.stopProbers) stop();
     this.recordEvent(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
     await this.pleg.syncs(1);
     this.killPod(worker, this.store.get('pods', worker.namespace, worker.name) ?? pod, Kubelet.calculateEffectiveGracePeriod(pod));
