@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'API_REJECTED'
   | 'POD_NOT_READY'
   | 'POD_CAP_REACHED'
-  | 'INTERRUPTED';
+  | 'INTERRUPTED'
+  | 'PLATFORM_UNSUPPORTED';
 
 export class TermlabError extends Error {
   readonly code: ErrorCode;
@@ -46,6 +47,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   ARCHIVE_INVALID: EXIT.badInput,
   LAB_INVALID: EXIT.badInput,
   OUTPUT_UNWRITABLE: EXIT.badInput,
+  PLATFORM_UNSUPPORTED: EXIT.badInput,
   POD_NOT_READY: EXIT.checksFailed,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,

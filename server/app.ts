@@ -6,6 +6,7 @@ import { clockNow, type LogEvent } from './events.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
+const MIB = 1024 * 1024;
 /** The lab's own marker for "exited at once on TERM"; it has no Kubernetes meaning. */
 export const IMMEDIATE_EXIT_CODE = 17;
 
@@ -154,13 +155,29 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     logEvent('signal', { signal, repeated });
     if (repeated) return;
     state.signalAt = clockNow().time;
+    if (config.termAllocateMiB > 0) allocate(config.termAllocateMiB);
     if (config.mode === 'immediate') return finish(IMMEDIATE_EXIT_CODE);
+    // Logs the signal and carries on as if nothing happened: only SIGKILL ends it.
+    if (config.mode === 'ignore-term') return;
     // No timer of our own: the grace period is the only limit, which is the point of the lab.
     state.draining = true;
     logEvent('draining', { active: state.active });
     server.close();
     server.closeIdleConnections();
     exitIfDrained();
+  }
+
+  // Touched 1 MiB at a time, off the JS heap, so the memory limit (the kernel's OOM killer), not
+  // V8's heap limit, is what stops it; one chunk per tick keeps the server answering meanwhile.
+  const held: Buffer[] = [];
+  function allocate(mib: number): void {
+    logEvent('allocating', { mib });
+    const step = () => {
+      if (held.length >= mib || exited) return;
+      held.push(Buffer.alloc(MIB, 1));
+      setImmediate(step);
+    };
+    step();
   }
 
   return { server, state, listen, terminate };

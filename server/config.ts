@@ -2,7 +2,7 @@
 // its inputs are four settings, checked here with messages that name each one.
 import { parseArgs } from 'node:util';
 
-export type LabMode = 'graceful' | 'immediate';
+export type LabMode = 'graceful' | 'immediate' | 'ignore-term';
 
 export interface ServerConfig {
   mode: LabMode;
@@ -10,13 +10,16 @@ export interface ServerConfig {
   host: string;
   podUid?: string;
   podName?: string;
+  /** MiB to allocate (and touch) on the termination signal: a shutdown that runs out of memory. */
+  termAllocateMiB: number;
 }
 
 export class ConfigError extends Error {
   readonly code = 'LAB_CONFIG_INVALID';
 }
 
-const MODES: readonly LabMode[] = ['graceful', 'immediate'];
+const MODES: readonly LabMode[] = ['graceful', 'immediate', 'ignore-term'];
+const ALLOCATE_MIB_MAX = 65536;
 
 export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig {
   const { values } = parseArgs({
@@ -32,7 +35,7 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   });
   const mode = values.mode ?? env.LAB_MODE ?? 'graceful';
   if (!MODES.includes(mode as LabMode)) {
-    throw new ConfigError(`LAB_MODE/--mode: expected graceful or immediate, got ${JSON.stringify(mode)}`);
+    throw new ConfigError(`LAB_MODE/--mode: expected graceful, immediate or ignore-term, got ${JSON.stringify(mode)}`);
   }
   const portText = values.port ?? env.PORT ?? '8080';
   const port = Number(portText);
@@ -41,11 +44,17 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   }
   const host = values.host ?? env.HOST ?? '0.0.0.0';
   if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
+  const allocateText = env.LAB_TERM_ALLOCATE_MIB || '0';
+  const termAllocateMiB = Number(allocateText);
+  if (!/^\d+$/.test(allocateText) || termAllocateMiB > ALLOCATE_MIB_MAX) {
+    throw new ConfigError(`LAB_TERM_ALLOCATE_MIB: expected an integer 0-${ALLOCATE_MIB_MAX}, got ${JSON.stringify(allocateText)}`);
+  }
   return {
     mode: mode as LabMode,
     port,
     host,
     podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
     podName: values['pod-name'] ?? (env.POD_NAME || undefined),
+    termAllocateMiB,
   };
 }

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 
 export type LabEventName =
   | 'listening' | 'accepted' | 'completed' | 'aborted' | 'rejected'
-  | 'signal' | 'draining' | 'drained' | 'hook-start' | 'hook-end' | 'exit';
+  | 'signal' | 'draining' | 'drained' | 'hook-start' | 'hook-end' | 'exit' | 'allocating';
 
 export interface Clock {
   time: string; // wall clock, ISO 8601 with milliseconds

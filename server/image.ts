@@ -33,7 +33,7 @@ export const LAB_IMAGE: LabImageRecipe = {
   appDir: '/app',
   sources: ['server/main.ts', 'server/app.ts', 'server/config.ts', 'server/events.ts', 'server/work.ts'],
   entryPoint: 'server/main.ts',
-  hookProgram: 'server/hook.ts',
+  hookProgram: 'server/lab-hook.sh',
   hookPath: '/usr/local/bin/lab-hook',
   user: 1000,
   stopSignal: 'SIGTERM',

@@ -63,7 +63,8 @@ export interface LabImagePlan {
 }
 
 const NODE_IN_IMAGE = '/usr/local/bin/node';
-const SHELL_IN_IMAGE = '/bin/sh';
+/** What server/lab-hook.sh runs: a shell, date and sleep (the Dockerfile's base image has them in busybox). */
+const SHELL_HOOK_TOOLS = ['/bin/sh', '/bin/date', '/bin/sleep'];
 
 /** What the node's lab image holds, from the shared recipe (server/image.ts): no contents of its own. */
 export function labImagePlan(recipe: LabImageRecipe = LAB_IMAGE): LabImagePlan {
@@ -74,7 +75,7 @@ export function labImagePlan(recipe: LabImageRecipe = LAB_IMAGE): LabImagePlan {
     programs: [{ source: recipe.entryPoint, target: entryTarget, mode: 0o644, bundle: true }, hook],
     hostPrograms: [
       { from: process.execPath, to: NODE_IN_IMAGE },
-      ...(hookIsShellScript(recipe) ? [{ from: SHELL_IN_IMAGE, to: SHELL_IN_IMAGE }] : []),
+      ...(hookIsShellScript(recipe) ? SHELL_HOOK_TOOLS.map((tool) => ({ from: tool, to: tool })) : []),
     ],
     config: {
       entrypoint: [NODE_IN_IMAGE, entryTarget],

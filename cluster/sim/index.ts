@@ -5,14 +5,16 @@ import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { stringify as toYaml } from 'yaml';
+import { TermlabError } from '../../harness/errors.ts';
 import { createApiServer } from './api.ts';
 import { createTokenGate, newToken } from './auth.ts';
 import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
+import { REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { PodRegistry } from './pods.ts';
 import { createPortForwardServer } from './portforward.ts';
 import { createRemoteCommandServer } from './remotecommand.ts';
-import { DEFAULT_IMAGES, type ImageMap } from './runtime.ts';
+import { defaultImages, labServerBundle, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
 import { selfSignedCertificate } from './tls.ts';
 import { apiTime } from './time.ts';
@@ -25,6 +27,8 @@ export const SIM_CONTEXT = 'termlab-sim';
 export interface SimOptions {
   port?: number;
   images?: ImageMap;
+  /** The kubelet's relist timing (pleg.ts); the real node's by default. */
+  kubelet?: Partial<KubeletTiming>;
 }
 
 export interface SimCluster {
@@ -35,6 +39,16 @@ export interface SimCluster {
   truth(uid: string): TruthRecord | undefined;
   fault(request: FaultRequest): string;
   stop(): Promise<void>;
+}
+
+/**
+ * The simulated kubelet sends real POSIX signals to real processes (the subject of the lab);
+ * native Windows has neither, so the sim refuses it in one line (exit 2) and names WSL2.
+ */
+export function assertPosixHost(platform: NodeJS.Platform = process.platform): void {
+  if (platform === 'win32') {
+    throw new TermlabError('PLATFORM_UNSUPPORTED', 'the simulated cluster needs WSL2 on Windows: it sends POSIX signals (SIGTERM, SIGKILL) to real processes; run termlab inside WSL2, or against a real cluster with --context');
+  }
 }
 
 export function renderKubeconfig(server: string, token: string, ca: string): string {
@@ -76,10 +90,12 @@ export async function writeKubeconfigFile(path: string, text: string, ownFolder:
 }
 
 export async function startSimCluster(options: SimOptions = {}): Promise<SimCluster> {
+  assertPosixHost();
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();
-  const kubelet = new Kubelet(store, options.images ?? DEFAULT_IMAGES, truth, faults);
+  const images = options.images ?? defaultImages(await labServerBundle());
+  const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
   const registry = new PodRegistry(store, kubelet, faults);
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();

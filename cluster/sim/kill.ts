@@ -2,7 +2,7 @@
 // step by step and with its names. Written apart from harness/grade/theory.ts on purpose.
 import { request } from 'node:http';
 import { spawnInContainer } from './exec.ts';
-import { resolvePort, type ContainerPort, type ContainerProcess, type ImageEntry } from './runtime.ts';
+import type { ContainerProcess, ImageEntry } from './runtime.ts';
 import type { TruthRecord } from './truth.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
 
@@ -12,8 +12,8 @@ export interface KillContext {
   containerName: string;
   container: ContainerProcess;
   lifecycle: any;
-  podIP: string;
-  ports: ContainerPort[];
+  /** The kubelet's portTarget for a port number or name of this container. */
+  portTarget(port: number | string): { host: string; port: number } | undefined;
   env: Record<string, string>;
   image: ImageEntry;
   truth: TruthRecord;
@@ -102,9 +102,17 @@ function runHandler(ctx: KillContext, handler: any): Promise<void> {
 
 function runExec(ctx: KillContext, command: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    // Inside a container /proc/1/fd/1 is PID 1's stdout; here that is the container process's pipe.
-    const env = { ...ctx.env, LAB_HOOK_LOG: `/proc/${ctx.container.pid}/fd/1` };
-    const child = spawnInContainer(ctx, command, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Inside a container the hook appends to /proc/1/fd/1, PID 1's stdout; here, to the container's log file.
+    const env = { ...ctx.env, LAB_HOOK_LOG: ctx.container.stdoutPath };
+    // The one way into a container (kubectl exec uses it too); its own process group, so that it
+    // and whatever it started can be killed together.
+    const child = spawnInContainer(ctx, command, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // An exec runs inside the container: when the container dies, so does the hook, and the exec fails.
+    void ctx.container.exited.then(() => {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+    });
     let output = '';
     const collect = (chunk: Buffer) => { if (output.length < 4096) output += chunk.toString(); };
     child.stdout!.on('data', collect);
@@ -115,9 +123,11 @@ function runExec(ctx: KillContext, command: string[]): Promise<void> {
 }
 
 function runHttpGet(ctx: KillContext, get: any): Promise<void> {
-  const port = resolvePort(get.port, ctx.ports);
+  // A hook naming a host of its own goes there; otherwise to the pod's port, wherever the node publishes it.
+  const target = get.host ? { host: String(get.host), port: Number(get.port) } : ctx.portTarget(get.port);
+  if (!target) return Promise.reject(new Error(`Get "http://pod:${get.port}${get.path ?? '/'}": the container has no port ${get.port}`));
   return new Promise((resolve, reject) => {
-    const req = request({ host: get.host || ctx.podIP, port, path: get.path ?? '/', method: 'GET', agent: false }, (res) => {
+    const req = request({ host: target.host, port: target.port, path: get.path ?? '/', method: 'GET', agent: false }, (res) => {
       res.resume();
       res.on('end', () => ((res.statusCode ?? 0) < 400 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
     });

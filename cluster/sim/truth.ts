@@ -16,6 +16,8 @@ export interface TruthRecord {
   termSuppressed?: boolean;
   killSentAt?: number;
   exitedAt?: number;
+  /** When the PLEG's relist saw the exit and the status was written. */
+  exitSeenAt?: number;
   exitCode?: number;
 }
 

@@ -32,6 +32,7 @@ export class WatchServer {
     res.flushHeaders();
     let first = true;
     const write = (type: string, object: unknown) => {
+      if (res.writableEnded) return; // closed by stop() while the store still delivers
       const shown = w.asTable && type !== 'ERROR' && type !== 'BOOKMARK' ? w.asTable(object as KubeObject, first) : object;
       first = false;
       res.write(`${JSON.stringify({ type, object: shown })}\n`);

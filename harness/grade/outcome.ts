@@ -2,7 +2,7 @@
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
 import type { Observation } from '../observation.ts';
 import { apiSecondsToEnd } from './citations.ts';
-import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
+import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 export function requestOutcome(o: Observation, p: Prediction): Check {
@@ -101,7 +101,8 @@ function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen
   const spans = secondsToTermination(o);
   if (!spans.length) missing.push('no times to place the kill');
   const low = p.killAt - TOLERANCE_SECONDS;
-  const high = p.killAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+  // The kubelet acts a moment after the delete (its reaction time), so the kill can come that much later.
+  const high = p.killAt + KUBELET_REACTION_SECONDS + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
   // Every clock that measured the end must put it in the window: one edited time cannot carry it.
   for (const span of spans) {
     if (span.seconds < low || span.seconds > high) {

@@ -33,9 +33,10 @@ export async function readPod(cluster: Cluster, namespace: string, name: string,
 }
 
 /** Deletes with a UID precondition; the answer is the pod with its deletionTimestamp, or 'gone'. */
-export async function deletePod(cluster: Cluster, namespace: string, name: string, uid: string | null, options?: RetryOptions): Promise<k8s.V1Pod | 'gone'> {
+export async function deletePod(cluster: Cluster, namespace: string, name: string, uid: string | null, options?: RetryOptions & { gracePeriodSeconds?: number }): Promise<k8s.V1Pod | 'gone'> {
   try {
-    const body = uid ? { preconditions: { uid } } : undefined;
+    // `kubectl delete --grace-period`: a grace for this delete only; the API may only shorten it later.
+    const body = { ...(uid ? { preconditions: { uid } } : {}), ...(options?.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}) };
     return await withRetry(cluster, `delete pod ${namespace}/${name}`, () => cluster.core.deleteNamespacedPod({ name, namespace, body }, limit(cluster)) as Promise<k8s.V1Pod>, options);
   } catch (error) {
     if (isNotFound(error)) return 'gone';

@@ -133,7 +133,10 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
     setForward(forward);
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
-    base = `http://${captured.pod.status?.podIP}:${port}`;
+    // A port published on the node (hostPort, as the simulated cluster does for every port) is
+    // reached at the node's address; otherwise at the pod's own address.
+    const hostPort = captured.pod.spec?.containers.flatMap((c) => c.ports ?? []).find((p) => p.containerPort === port)?.hostPort;
+    base = hostPort ? `http://${captured.pod.status?.hostIP}:${hostPort}` : `http://${captured.pod.status?.podIP}:${port}`;
   }
   return { pod: captured.record, logs, node: await nodeInfo(cluster, captured.pod.spec?.nodeName), base };
 }
@@ -177,6 +180,7 @@ async function deletePhase(ctx: ScenarioContext, scenario: Scenario, created: Cr
   ctx.onPhase('deleting');
   let issued = clock.now();
   const pod = await deletePod(ctx.cluster, ctx.namespace, created.name, created.uid, {
+    gracePeriodSeconds: scenario.deleteGracePeriodSeconds,
     signal: ctx.signal,
     onAttempt: () => { issued = clock.now(); },
     onTransientFailure: (failure, attempt) => attempts.push({ action: `delete attempt ${attempt}`, at: clock.now(), ok: false, error: failure.text }),

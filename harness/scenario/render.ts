@@ -11,8 +11,9 @@ export function preStopHandler(preStop: PreStop, port: number | string): Record<
   switch (preStop.kind) {
     case 'none': return null;
     case 'exec-sleep': return { exec: { command: [HOOK_PROGRAM, 'sleep', String(Math.round(preStop.seconds * 1000))] } };
+    case 'exec-fail': return { exec: { command: [HOOK_PROGRAM, 'fail'] } };
     case 'sleep-action': return { sleep: { seconds: preStop.seconds } };
-    case 'httpGet': return { httpGet: { path: `/hook/prestop?ms=${preStop.ms}`, port } };
+    case 'httpGet': return { httpGet: { path: `/hook/prestop?ms=${preStop.ms}`, port: preStop.port ?? port } };
   }
 }
 
@@ -36,10 +37,15 @@ export function renderPod(template: Record<string, any>, scenario: Scenario, opt
   };
   delete pod.metadata.generateName;
   pod.spec.terminationGracePeriodSeconds = scenario.terminationGracePeriodSeconds;
-  pod.spec.activeDeadlineSeconds = podDeadlineSeconds(scenario);
+  pod.spec.activeDeadlineSeconds = Math.min(podDeadlineSeconds(scenario), scenario.activeDeadlineSeconds ?? Infinity);
   const container = pod.spec.containers[0];
   if (options.image) container.image = options.image;
   container.env = [...(container.env ?? []).filter((e: any) => e.name !== 'LAB_MODE'), { name: 'LAB_MODE', value: scenario.mode }];
+  if (scenario.termAllocateMiB) container.env.push({ name: 'LAB_TERM_ALLOCATE_MIB', value: String(scenario.termAllocateMiB) });
+  if (scenario.memoryLimitMiB) {
+    const limit = `${scenario.memoryLimitMiB}Mi`;
+    container.resources = { ...container.resources, limits: { ...container.resources?.limits, memory: limit }, requests: { ...container.resources?.requests, memory: limit } };
+  }
   const hook = preStopHandler(scenario.preStop, container.ports?.[0]?.name ?? container.ports?.[0]?.containerPort);
   const lifecycle = { ...container.lifecycle };
   if (hook) lifecycle.preStop = hook; else delete lifecycle.preStop;

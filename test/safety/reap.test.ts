@@ -117,7 +117,9 @@ describe('termlab reap', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'no-prestop,immediate-exit', '--owner', 'eve', '--out', join(dir, 'killed')],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
     let out = '';
-    await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => { out += c; if ((out.match(/request in flight/g) ?? []).length >= 2) resolve(); }));
+    // Both pods exist and neither has been deleted yet (that comes only after Ready and a request):
+    // waiting for both requests instead let a fast scenario finish first on a loaded machine.
+    await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => { out += c; if ((out.match(/waiting for Ready/g) ?? []).length >= 2) resolve(); }));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('close', resolve));
     expect(await names('termlab.io/owner=eve')).toHaveLength(2);

@@ -1,10 +1,6 @@
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { getJson, readLines, startLabServer, type LabProcess } from '../support/labServer.ts';
-import { spawnTs } from '../support/processes.ts';
 
 let lab: LabProcess;
 beforeAll(async () => { lab = await startLabServer('graceful', { POD_NAME: 'pod-a', POD_UID: 'uid-a' }); });
@@ -64,31 +60,5 @@ describe('lab server endpoints', () => {
       if (i > 0) expect(e.mono).toBeGreaterThanOrEqual(lab.events[i - 1]!.mono);
     }
     expect(lab.events[0]!.event).toBe('listening');
-  });
-});
-
-describe('exec hook program', () => {
-  it('writes hook-start and hook-end into the container log file', async () => {
-    const log = join(mkdtempSync(join(tmpdir(), 'termlab-hook-')), 'container.log');
-    const hook = spawnTs('server/hook.ts', ['sleep', '200'], { LAB_HOOK_LOG: log, POD_UID: 'uid-h' });
-    expect(await hook.exited).toEqual({ code: 0, signal: null });
-    const events = readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => e.event)).toEqual(['hook-start', 'hook-end']);
-    expect(events[0]).toMatchObject({ kind: 'exec', ms: 200, podUid: 'uid-h' });
-    expect(events[1].mono - events[0].mono).toBeGreaterThanOrEqual(199);
-  });
-
-  it('still sleeps, and says why, when the container log cannot be opened', async () => {
-    const hook = spawnTs('server/hook.ts', ['sleep', '150'], { LAB_HOOK_LOG: '/nonexistent/dir/log' });
-    const started = performance.now();
-    expect(await hook.exited).toEqual({ code: 0, signal: null });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(150);
-    expect(hook.stderr()).toContain('cannot open the container log /nonexistent/dir/log');
-  });
-
-  it('rejects a bad command with exit 2 and a usage line', async () => {
-    const hook = spawnTs('server/hook.ts', ['nap', '5'], { LAB_HOOK_LOG: '/dev/null' });
-    expect((await hook.exited).code).toBe(2);
-    expect(hook.stderr()).toContain('usage: hook sleep <ms>');
   });
 });

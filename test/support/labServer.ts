@@ -6,7 +6,7 @@ export interface LabProcess extends EventedProcess {
   base: string;
 }
 
-export async function startLabServer(mode: 'graceful' | 'immediate', env: NodeJS.ProcessEnv = {}): Promise<LabProcess> {
+export async function startLabServer(mode: 'graceful' | 'immediate' | 'ignore-term', env: NodeJS.ProcessEnv = {}): Promise<LabProcess> {
   const proc = spawnTs('server/main.ts', ['--port', '0', '--host', '127.0.0.1'], { LAB_MODE: mode, ...env });
   const listening = await proc.waitForEvent((e) => e.event === 'listening', 'listening');
   const port = listening.port as number;

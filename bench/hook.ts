@@ -1,0 +1,45 @@
+// bench:hook — the exec hook's own start-up on the simulated cluster: from the moment the sim's
+// kubelet launches the hook (ground truth) to the hook-start time the hook writes in the log.
+// Target: exec_hook_start_lag_p95_ms ≤ 20. (The real node's figure comes from `npm run fidelity`.)
+import * as k8s from '@kubernetes/client-node';
+import { startSimCluster } from '../cluster/sim/index.ts';
+import { labPod } from '../test/support/sim.ts';
+
+const SAMPLES = 30;
+const AT_ONCE = 5;
+const sim = await startSimCluster();
+const kc = new k8s.KubeConfig();
+kc.loadFromString(sim.kubeconfig);
+const core = kc.makeApiClient(k8s.CoreV1Api);
+
+async function sample(i: number): Promise<number> {
+  const name = `hook-${i}`;
+  // The finalizer keeps the pod, and so its log, once the container has exited.
+  const body = labPod(name, { grace: 2, finalizers: ['termlab.io/hold'], lifecycle: { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', '0'] } } } });
+  const { metadata } = await core.createNamespacedPod({ namespace: 'default', body });
+  for (;;) {
+    const pod = await core.readNamespacedPod({ name, namespace: 'default' });
+    if (pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await core.deleteNamespacedPod({ name, namespace: 'default' });
+  for (;;) {
+    const log = await core.readNamespacedPodLog({ name, namespace: 'default' });
+    const start = log.split('\n').find((l) => l.includes('"event":"hook-start"'));
+    const launched = sim.truth(metadata!.uid!)?.hookStartAt;
+    if (start && launched) return Date.parse(JSON.parse(start).time) - launched;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const lags: number[] = [];
+for (let i = 0; i < SAMPLES; i += AT_ONCE) {
+  lags.push(...await Promise.all(Array.from({ length: Math.min(AT_ONCE, SAMPLES - i) }, (_, k) => sample(i + k))));
+}
+await sim.stop();
+const sorted = [...lags].sort((a, b) => a - b);
+const p = (q: number) => sorted[Math.max(0, Math.ceil(sorted.length * q) - 1)]!;
+console.log(`exec_hook_samples: ${sorted.length}`);
+console.log(`exec_hook_start_lag_p50_ms: ${p(0.5).toFixed(1)}`);
+console.log(`exec_hook_start_lag_p95_ms: ${p(0.95).toFixed(1)}`);
+console.log(`exec_hook_start_lag_max_ms: ${sorted.at(-1)!.toFixed(1)}`);

@@ -1,0 +1,47 @@
+// fidelity.md: per scenario, both sides and their difference.
+import { MEDIAN_TOLERANCE_SECONDS, type ScenarioComparison, type SideResult } from './compare.ts';
+import { OFFSET_LABELS, OFFSETS, type SideFile } from './summary.ts';
+
+const seconds = (v: number) => `${v.toFixed(2)}s`;
+
+function offsetCell(side: SideResult | null, name: keyof SideResult['offsets']): string {
+  const s = side?.offsets[name];
+  return s ? `${seconds(s.median)} (${seconds(s.min)}–${seconds(s.max)}, n=${s.n})` : '–';
+}
+
+function difference(c: ScenarioComparison, name: keyof SideResult['offsets']): string {
+  const [a, b] = [c.sim?.offsets[name], c.node?.offsets[name]];
+  return a && b ? `${a.median - b.median >= 0 ? '+' : ''}${(a.median - b.median).toFixed(2)}s` : '';
+}
+
+export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile, node: SideFile, hookLag: { sim: string; node: string }): string {
+  const agreeing = comparisons.filter((c) => !c.disagreements.length).length;
+  const lines = [
+    '# Fidelity: the simulated cluster against the real node',
+    '',
+    `Written by \`npm run fidelity\`. ${[sim, node].map((f) => `${f.side === 'sim' ? 'Simulated side' : 'Real side'}: ${f.runs.length ? `${f.cluster}, recorded ${f.recordedAt}` : 'not recorded'}`).join('. ')}.`,
+    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. Offsets are seconds after the harness issued the delete: median (min–max, n). The sides disagree when outcome, exit code, reason or event reasons differ, or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms.`,
+    '',
+    `**${agreeing} of ${comparisons.length} scenarios agree.** Exec hook start-up (kubelet launch → the hook's first line): sim ${hookLag.sim}; real node ${hookLag.node}.`,
+    '',
+    '| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | Δ hook start | Δ TERM | Δ ended | Δ DELETED |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...comparisons.map((c) => `| ${c.scenario} | ${c.disagreements.length ? 'no' : 'yes'} | ${brief(c.sim)} | ${brief(c.node)} | ${OFFSETS.map((n) => difference(c, n) || '–').join(' | ')} |`),
+  ];
+  for (const c of comparisons) {
+    lines.push('', `## ${c.scenario}`, '');
+    if (c.disagreements.length) lines.push(`Disagreements: ${c.disagreements.join('; ')}.`, '');
+    lines.push('| | simulated | real node | difference |', '| --- | --- | --- | --- |');
+    for (const field of ['outcome', 'exitCode', 'reason', 'phase', 'eventReasons'] as const) {
+      lines.push(`| ${field} | ${String(c.sim?.[field] ?? '–')} | ${String(c.node?.[field] ?? '–')} | ${c.sim?.[field] === c.node?.[field] ? 'same' : 'differs'} |`);
+    }
+    for (const name of OFFSETS) lines.push(`| ${OFFSET_LABELS[name]} | ${offsetCell(c.sim, name)} | ${offsetCell(c.node, name)} | ${difference(c, name)} |`);
+    const incomplete = [...(c.sim?.incomplete ?? []).map((x) => `sim ${x}`), ...(c.node?.incomplete ?? []).map((x) => `node ${x}`)];
+    if (incomplete.length) lines.push('', `Incomplete runs: ${incomplete.join('; ')}.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function brief(side: SideResult | null): string {
+  return side ? `${side.outcome} / ${side.exitCode ?? '–'} / ${side.reason ?? '–'}` : '–';
+}

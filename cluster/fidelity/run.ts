@@ -1,0 +1,129 @@
+// npm run fidelity: the same matrix (the default scenarios plus manifests/fidelity-edge.yaml) on the
+// simulated cluster and on the real node, three repetitions each; writes reports/fidelity/<side>.json
+// and, once both sides are there, reports/fidelity/fidelity.md. --check exits 1 when they disagree.
+//   npm run fidelity                        both sides (the real node must be up), then the report
+//   npm run fidelity -- --side sim|node     one side; the report is rewritten if the other side's file exists
+//   npm run fidelity -- --check             compare the recorded sides only
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startSimCluster } from '../sim/index.ts';
+import { connect, type Cluster } from '../../harness/kube/index.ts';
+import { writeFileAtomic, type Observation } from '../../harness/observation.ts';
+import { RunClock } from '../../harness/run/clock.ts';
+import { runScenario } from '../../harness/run/scenario.ts';
+import { loadScenarios, loadTemplate, DEFAULT_SCENARIOS } from '../../harness/scenario/load.ts';
+import type { Scenario } from '../../harness/scenario/schema.ts';
+import { newRunId } from '../../harness/safety/labels.ts';
+import { paths } from '../node/layout.ts';
+import { compareSides, stats } from './compare.ts';
+import { kubeletHookLaunches } from './kubelet-log.ts';
+import { renderFidelity } from './report.ts';
+import { SideFileSchema, summarize, type RunSummary, type SideFile } from './summary.ts';
+
+const EDGE_SCENARIOS = resolve('manifests/fidelity-edge.yaml');
+const OUT = resolve('reports/fidelity');
+const OOM_EXAMPLE = resolve('reports/examples/oom-137.observation.json');
+const REPETITIONS = 3;
+const PARALLEL = 5;
+const READY_TIMEOUT_MS = 120_000;
+const EXIT_DISAGREE = 1;
+const EXIT_USAGE = 2;
+
+const { values } = parseArgs({ options: {
+  side: { type: 'string', default: 'both' }, only: { type: 'string' }, check: { type: 'boolean' },
+  repetitions: { type: 'string', default: String(REPETITIONS) }, parallel: { type: 'string', default: String(PARALLEL) },
+  kubeconfig: { type: 'string', default: '.termlab/node/kubeconfig' }, context: { type: 'string', default: 'termlab-node' },
+} });
+const side = values.side;
+if (!['sim', 'node', 'both'].includes(side)) { console.error(`fidelity: --side: expected sim, node or both, got ${side}`); process.exit(EXIT_USAGE); }
+const repetitions = Number(values.repetitions);
+const parallel = Number(values.parallel);
+
+async function loadMatrix(): Promise<Scenario[]> {
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const all = [...await loadScenarios(DEFAULT_SCENARIOS), ...await loadScenarios(EDGE_SCENARIOS)];
+  return only?.length ? all.filter((s) => only.includes(s.name)) : all;
+}
+
+/** Runs every scenario `repetitions` times, at most `parallel` at once. */
+async function runSide(cluster: Cluster, simulated: boolean, scenarios: Scenario[], hookLaunch: (o: Observation) => number | null | Promise<number | null>): Promise<{ runs: RunSummary[]; observations: Observation[] }> {
+  const template = await loadTemplate();
+  const clock = new RunClock();
+  const namespace = cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
+  const jobs = Array.from({ length: repetitions }, (_, rep) => ({ rep: rep + 1, runId: newRunId() })).flatMap((r) => scenarios.map((scenario) => ({ ...r, scenario })));
+  const runs: RunSummary[] = [];
+  const observations: Observation[] = [];
+  const worker = async () => {
+    for (let job = jobs.shift(); job; job = jobs.shift()) {
+      const o = await runScenario({
+        cluster, namespace, runId: job.runId, owner: 'fidelity', harnessVersion: 'fidelity', simulated, template, transport: 'portforward',
+        clock, signal: new AbortController().signal, readyTimeoutMs: READY_TIMEOUT_MS, onPhase: () => {},
+      }, job.scenario);
+      observations.push(o);
+      runs.push(summarize(o, job.rep, await hookLaunch(o)));
+      const r = runs.at(-1)!;
+      console.log(`  ${simulated ? 'sim ' : 'node'} #${job.rep} ${job.scenario.name}: ${r.outcome}, exit ${r.exitCode}, ${r.reason}${r.complete ? '' : ` (incomplete: ${r.incompleteReason})`}`);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  runs.sort((a, b) => a.scenario.localeCompare(b.scenario) || a.repetition - b.repetition);
+  return { runs, observations };
+}
+
+async function writeSide(file: SideFile, observations: Observation[]): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  await writeFileAtomic(join(OUT, `${file.side}.json`), JSON.stringify(file, null, 2) + '\n');
+  const dir = resolve('.termlab/fidelity', file.side);
+  mkdirSync(dir, { recursive: true });
+  for (const o of observations) await writeFileAtomic(join(dir, `${o.pod?.name ?? o.scenario.name}.observation.json`), JSON.stringify(o, null, 2) + '\n');
+}
+
+const scenarios = await loadMatrix();
+if (!values.check && (side === 'sim' || side === 'both')) {
+  console.log(`simulated cluster: ${scenarios.length} scenarios x ${repetitions}`);
+  const sim = await startSimCluster();
+  try {
+    const cluster = await connect({ kubeconfigText: sim.kubeconfig });
+    const { runs, observations } = await runSide(cluster, true, scenarios, (o) => (o.pod ? sim.truth(o.pod.uid)?.hookStartAt ?? null : null));
+    await writeSide({ side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs }, observations);
+  } finally {
+    await sim.stop();
+  }
+}
+if (!values.check && (side === 'node' || side === 'both')) {
+  if (!existsSync(values.kubeconfig)) { console.error(`fidelity: ${values.kubeconfig}: no kubeconfig; start the real node first (npm run cluster:up)`); process.exit(EXIT_USAGE); }
+  console.log(`real node: ${scenarios.length} scenarios x ${repetitions}`);
+  const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
+  const kubeletLog = join(paths.logs, 'kubelet.log');
+  const { runs, observations } = await runSide(cluster, false, scenarios, async (o) => (o.pod ? kubeletHookLaunches(kubeletLog).get(o.pod.uid) ?? null : null));
+  await writeSide({ side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs }, observations);
+  const oom = observations.find((o) => o.run.complete && o.finalState?.reason === 'OOMKilled');
+  if (oom) await writeFileAtomic(OOM_EXAMPLE, JSON.stringify(oom, null, 2) + '\n');
+}
+
+const readSide = (name: string): SideFile | null => {
+  const path = join(OUT, `${name}.json`);
+  return existsSync(path) ? SideFileSchema.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
+};
+const notRecorded = (name: 'sim' | 'node'): SideFile => ({ side: name, cluster: 'not recorded', recordedAt: 'never', runs: [] });
+const [simRecorded, nodeRecorded] = [readSide('sim'), readSide('node')];
+if (!simRecorded && !nodeRecorded) { console.error('fidelity: neither side is recorded yet'); process.exit(EXIT_USAGE); }
+// With one side missing the report still shows the other, and every scenario as not compared.
+const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
+const comparisons = compareSides(simFile, nodeFile);
+const lag = (file: SideFile) => {
+  const s = stats(file.runs.map((r) => r.hookLaunchLagMs).filter((v): v is number => v !== null));
+  const p95 = (() => { const v = file.runs.map((r) => r.hookLaunchLagMs).filter((x): x is number => x !== null).sort((a, b) => a - b); return v[Math.max(0, Math.ceil(v.length * 0.95) - 1)]; })();
+  return { text: s ? `p95 ${p95!.toFixed(0)} ms, median ${s.median.toFixed(0)} ms (n=${s.n})` : 'not measured', p95 };
+};
+const [simLag, nodeLag] = [lag(simFile), lag(nodeFile)];
+await writeFileAtomic(join(OUT, 'fidelity.md'), renderFidelity(comparisons, simFile, nodeFile, { sim: simLag.text, node: nodeLag.text }));
+const disagreeing = comparisons.filter((c) => c.disagreements.length);
+console.log(`fidelity_scenarios: ${comparisons.length}`);
+console.log(`fidelity_agreeing: ${comparisons.length - disagreeing.length}`);
+console.log(`exec_hook_start_lag_p95_ms_sim: ${simLag.p95?.toFixed(1) ?? 'NaN'}`);
+console.log(`exec_hook_start_lag_p95_ms_node: ${nodeLag.p95?.toFixed(1) ?? 'NaN'}`);
+for (const c of disagreeing) console.log(`  ${c.scenario}: ${c.disagreements.join('; ')}`);
+console.log(`report: ${join(OUT, 'fidelity.md')}`);
+if (values.check && disagreeing.length) process.exit(EXIT_DISAGREE);

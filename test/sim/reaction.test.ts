@@ -1,0 +1,67 @@
+// The kubelet's reaction time, by its mechanism (cluster/sim/pleg.ts): a DELETE is acted on only
+// when the pod worker's syncs have each seen a relist end.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as k8s from '@kubernetes/client-node';
+import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
+import { request } from 'undici';
+import { openPortForward } from '../../harness/run/portforward.ts';
+import { readLines } from '../support/labServer.ts';
+import { isReady, labPod, terminatedState, watchPod } from '../support/sim.ts';
+
+const RELIST_PERIOD_MS = 400;
+let sim: SimCluster;
+let core: k8s.CoreV1Api;
+let kc: k8s.KubeConfig;
+beforeAll(async () => {
+  sim = await startSimCluster({ kubelet: { relistPeriodMs: RELIST_PERIOD_MS, relistDurationMs: 0, relistsBeforeKill: 2 } });
+  kc = new k8s.KubeConfig();
+  kc.loadFromString(sim.kubeconfig);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+});
+afterAll(async () => { await sim.stop(); });
+
+describe('kubelet reaction time', () => {
+  it('kills only after two relists have ended past the DELETE', async () => {
+    const created = await core.createNamespacedPod({ namespace: 'default', body: labPod('reacts', { grace: 5 }) });
+    const watch = await watchPod(kc, 'default', 'reacts', created.metadata!.resourceVersion);
+    await watch.waitFor(isReady, 'ready');
+    await core.deleteNamespacedPod({ name: 'reacts', namespace: 'default' });
+    await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+    watch.stop();
+    const truth = sim.truth(created.metadata!.uid!)!;
+    // Two relists that each start after the previous point end at least one whole period apart.
+    expect(truth.killingAt! - truth.deleteReceivedAt!).toBeGreaterThanOrEqual(RELIST_PERIOD_MS);
+    expect(truth.termSentAt!).toBeGreaterThanOrEqual(truth.killingAt!);
+  });
+
+  it('writes an exit of its own only once a relist has seen it', async () => {
+    const body = labPod('exits', { command: ['sleep', '0.2'], readinessProbe: undefined, ports: [] });
+    const created = await core.createNamespacedPod({ namespace: 'default', body });
+    const watch = await watchPod(kc, 'default', 'exits', created.metadata!.resourceVersion);
+    const terminated = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+    watch.stop();
+    expect(terminatedState(terminated)).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    const truth = sim.truth(created.metadata!.uid!)!;
+    expect(truth.exitSeenAt!).toBeGreaterThan(truth.exitedAt!);
+    expect(truth.killingAt).toBeUndefined();
+  });
+
+  it('records Unhealthy for each readiness probe that fails while the server drains, as the prober does', async () => {
+    const created = await core.createNamespacedPod({ namespace: 'default', body: labPod('drains', { grace: 20 }) });
+    const watch = await watchPod(kc, 'default', 'drains', created.metadata!.resourceVersion);
+    await watch.waitFor(isReady, 'ready');
+    const forward = await openPortForward(kc, 'default', 'drains', 8080);
+    const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=4000`);
+    const body = readLines(res.body);
+    await core.deleteNamespacedPod({ name: 'drains', namespace: 'default' });
+    await watch.waitFor((e) => e.pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False') ?? false, 'not ready while draining');
+    expect((await body).error).toBeNull();
+    await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+    watch.stop();
+    await forward.close();
+    const events = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=drains' });
+    const unhealthy = events.items.filter((e) => e.reason === 'Unhealthy');
+    expect(unhealthy.length).toBeGreaterThan(0);
+    expect(unhealthy[0]).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Readiness probe failed: /) });
+  });
+});
