@@ -31,7 +31,8 @@ beforeAll(async () => {
 afterAll(async () => { await sim.stop(); });
 
 // Cut by SIGKILL with whole seconds of margin either side, as in faults.test.ts.
-const cutScenario: Scenario = { name: 'cut', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 6000, deleteDelayMs: 500 };
+// The work ends well past the kill and the kubelet's reaction window after it (theory.ts), so the model's call is clear.
+const cutScenario: Scenario = { name: 'cut', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 9000, deleteDelayMs: 500 };
 
 function context(runId: string, onPhase: (phase: Phase) => void): ScenarioContext {
   return { cluster, namespace: 'default', runId, owner: 'outage', harnessVersion: 'test', simulated: true, template, transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 20_000, onPhase };
