@@ -121,7 +121,9 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
       finish(pair);
     };
     const target = pod.target(pair.port);
-    if (!target) return fail(`pod ${pod.name} is not running`);
+    // The API server let the upgrade through only for a running pod: a port the kubelet did not
+    // publish is one nobody in the pod listens on, refused as a real pod's would be.
+    if (!target) return fail(`failed to connect to localhost:${pair.port} inside the pod: dial tcp4 127.0.0.1:${pair.port}: connect: connection refused`);
     const upstream = connect(target);
     pair.upstream = upstream;
     let connected = false;

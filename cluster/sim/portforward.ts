@@ -55,7 +55,8 @@ function forwardChannels(ws: WebSocket, pod: PortForwardPod, port: number): void
   ws.send(Buffer.concat([Buffer.from([1]), portBytes]));
   const target = pod.target(port);
   if (!target) {
-    ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod ${pod.name}: the pod is not running`)]));
+    // Only a running pod gets here (api.ts): an unpublished port is one nobody listens on.
+    ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod ${pod.uid}, uid : failed to connect to localhost:${port} inside the pod: dial tcp4 127.0.0.1:${port}: connect: connection refused`)]));
     ws.close();
     return;
   }

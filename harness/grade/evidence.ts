@@ -92,6 +92,9 @@ function deleteDelay(o: Observation): Check {
   return pass(id, `the delete came ${Math.round(observed)} ms after the acceptance (the scenario asked for ${asked} ms)`);
 }
 
+/** The runner notes the watch established right after the watch records its connection. */
+const WATCH_ESTABLISHED_SLACK_MS = 1000;
+
 function clockMonotonic(o: Observation): Check {
   const id = 'evidence.clock-monotonic';
   const t = o.timeline;
@@ -106,6 +109,13 @@ function clockMonotonic(o: Observation): Check {
   if (t.requestEnded && t.requestAccepted && t.requestEnded.at.mono < t.requestAccepted.at.mono) return fail(id, 'the request ended before it was accepted');
   // The runner sends the request only once the pod is Ready (the one watch may start earlier, at creation).
   if (t.podReady && t.requestSent && t.podReady.at.mono > t.requestSent.at.mono) return fail(id, 'the request was sent before the pod was Ready, but the runner waits for Ready first');
+  // The watch is established when its own life says it connected, and the timeline says so just after.
+  const connected = o.evidence.watchLifecycle.find((w) => w.event === 'connected');
+  if (t.watchEstablished) {
+    if (!connected) return fail(id, 'the timeline has the watch established, but the watch\'s own lifecycle never connected');
+    const after = t.watchEstablished.at.mono - connected.at.mono;
+    if (after < 0 || after > WATCH_ESTABLISHED_SLACK_MS) return fail(id, `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`);
+  }
   if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
   const containerClock = containerClockProblem(o);
   if (containerClock) return fail(id, containerClock);

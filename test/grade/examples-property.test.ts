@@ -55,9 +55,13 @@ describe('any one field changed', () => {
     expect(matching.map((e) => e.file).sort()).toEqual(['completed-0.observation.json', 'cut-137-after-grace.observation.json', 'cut-17-immediate.observation.json']);
   });
 
-  it('has the real node\'s recordings of the whole matrix, every one matching the model', () => {
+  it('has the real node\'s recordings of the whole matrix, every one matching the model or too close to call', () => {
     expect(recordedOnNode).toHaveLength(8);
-    expect(recordedOnNode.filter((e) => e.verdict !== 'matches-model').map((e) => e.file)).toEqual([]);
+    // Recorded with 10 s of work, which ends inside the kubelet's reaction window after the kill
+    // (theory.ts KUBELET_REACTION_SECONDS): the model no longer calls it; the matrix now asks for 12 s.
+    const tooClose = ['hook-outlasts-grace.observation.json'];
+    expect(recordedOnNode.filter((e) => e.verdict !== 'matches-model').map((e) => e.file)).toEqual(tooClose);
+    for (const e of recordedOnNode.filter((x) => tooClose.includes(x.file))) expect(e.verdict).toBe('inconclusive');
   });
 
   it.each([...matching.map((e) => [e.file, e] as const), ...recordedOnNode.map((e) => [`node/${e.file}`, e] as const)])('%s: never "matches the model" after an undocumented change', (_file, example) => {
