@@ -99,7 +99,7 @@ function firstBadUtf8(bytes: Buffer): number {
 export const MAX_JSON_DEPTH = 64;
 
 /** The deepest nesting of arrays and objects in a JSON text, counted outside strings, without recursion. */
-function jsonDepth(text: string): number {
+export function jsonDepth(text: string): number {
   let depth = 0, deepest = 0, inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

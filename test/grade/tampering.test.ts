@@ -196,6 +196,29 @@ describe('tampering: times without evidence behind them', () => {
   });
 });
 
+describe('tampering: log-line fields of the wrong type', () => {
+  it.each([
+    ['accepted', 'podUid', { toString: 1 }],
+    ['listening', 'podName', { toString: null }],
+    ['exit', 'code', { toString: 0 }],
+    ['completed', 'bytes', [1]],
+  ])('a %s line whose %s is an object or array is evidence invalid naming the line, without crashing', (event, field, value) => {
+    const o = example('completed-0');
+    setLogField(o, event, field, value);
+    const r = grade(o);
+    expect(r.verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.lab-lines')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`log line ${lineIndex(o, event)} (${event})`) });
+  });
+  it('a log line nested 20000 levels deep is evidence invalid, not a stack overflow', () => {
+    const o = example('completed-0');
+    setLogField(o, 'accepted', 'ms', 0);
+    const i = lineIndex(o, 'accepted');
+    o.evidence.logLines[i]!.text = o.evidence.logLines[i]!.text.replace('"ms":0', `"ms":${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.lab-lines')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/^log line \d+ is nested more than 64 levels/) });
+  });
+});
+
 describe('one tolerance rule for outcome and exit code', () => {
   const closeCall = { ...BASE_SCENARIO, workMs: 5_800 }; // work ends 4.8 s after the delete, kill at 5 s
   it('within the tolerance of the kill, outcome and exit code are inconclusive, never "differs"', () => {
