@@ -1,12 +1,15 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
 import type { Observation } from '../observation.ts';
-import { describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
+import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** A file whose watch shows one resourceVersion twice with different content has been edited. */
 function watchConsistent(o: Observation): Check {
   const id = 'evidence.watch-consistent';
+  // An ERROR event is a Status (a 410, a server error), a BOOKMARK only a resourceVersion: neither is a pod.
+  const posing = o.evidence.watchEvents.find((e) => !carriesPod(e) && (e.uid !== null || e.phase !== null || e.containers.length > 0));
+  if (posing) return fail(id, `${describeEvent(posing)} carries a pod's ${posing.uid !== null ? 'UID' : posing.phase !== null ? 'phase' : 'containers'}, but an ${posing.type} event is a Status, never a pod`);
   const seen = new Map<string, string>();
   for (const e of o.evidence.watchEvents) {
     const { receivedAt: _received, ...content } = e;

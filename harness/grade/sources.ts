@@ -142,7 +142,7 @@ export function stateSources(o: Observation): StateSource[] {
   if (cached) return cached;
   const uid = o.pod?.uid ?? null;
   const fromWatch = o.evidence.watchEvents
-    .filter((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR')
+    .filter(carriesPod)
     .map((e): StateSource => ({ citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion }, receivedAt: e.receivedAt.mono, containers: e.containers, deletionTimestamp: e.deletionTimestamp, deletionGracePeriodSeconds: e.deletionGracePeriodSeconds }));
   const fromReads = o.evidence.podReads
     .map((r, index) => ({ r, index }))
@@ -153,9 +153,13 @@ export function stateSources(o: Observation): StateSource[] {
   return sources;
 }
 
+/** ERROR and BOOKMARK watch events carry a Status or a bare resourceVersion, never a pod's state. */
+export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
+
 /** What a citation points at, or a sentence saying why it points at nothing acceptable. */
 export function resolveState(o: Observation, c: StateCitation): { at: number; containers: ShownState[]; event?: WatchEvent; read?: PodRead } | string {
   if (c.kind === 'watch') {
+    if (!carriesPod(c)) return `${describeEvent(c)}, which is a Status, not a pod: it shows no container state`;
     const matches = o.evidence.watchEvents.filter((e) => e.type === c.type && e.resourceVersion === c.resourceVersion);
     if (!matches.length) return `${describeEvent(c)} is not in the evidence`;
     const event = matches[0]!;

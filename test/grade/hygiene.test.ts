@@ -31,7 +31,7 @@ describe('termlab grade: inputs', () => {
     const dir = fresh('archive-fifo');
     execFileSync('mkfifo', [join(dir, 'x.tar.gz')]);
     symlinkSync('/dev/zero', join(dir, 'z.tgz'));
-    for (const [name, kind] of [['x.tar.gz', 'a FIFO'], ['z.tgz', 'a device']]) {
+    for (const [name, kind] of [['x.tar.gz', 'a FIFO'], ['z.tgz', 'a device']] as const) {
       const started = Date.now();
       const r = await runCli(['grade', join(dir, name)], offline);
       expect(Date.now() - started).toBeLessThan(8_000);
