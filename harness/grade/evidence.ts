@@ -6,7 +6,7 @@ import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
 import { requestChecks } from './request-evidence.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
-import { describeLine, labLines, malformedLabLines, parseLogLineJson, type LabLine } from './sources.ts';
+import { carriesPod, describeEvent, describeLine, labLines, malformedLabLines, parseLogLineJson, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -29,6 +29,8 @@ function singlePodUid(o: Observation): Check {
   const id = 'evidence.single-pod-uid';
   if (!o.pod) return fail(id, 'the live pod was never captured, so its UID is unknown');
   const uid = o.pod.uid;
+  const nameless = o.evidence.watchEvents.find((e) => carriesPod(e) && e.uid === null);
+  if (nameless) return fail(id, `${describeEvent(nameless)} has no UID, but every pod the API sends carries one`);
   const strangeEvent = o.evidence.watchEvents.find((e) => e.uid !== null && e.uid !== uid);
   if (strangeEvent) return fail(id, `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`);
   for (const [index, line] of o.evidence.logLines.entries()) {

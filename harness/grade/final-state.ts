@@ -9,7 +9,7 @@ function watchConsistent(o: Observation): Check {
   const id = 'evidence.watch-consistent';
   // An ERROR event is a Status (a 410, a server error), a BOOKMARK only a resourceVersion: neither is a pod.
   const posing = o.evidence.watchEvents.find((e) => !carriesPod(e) && (e.uid !== null || e.phase !== null || e.containers.length > 0));
-  if (posing) return fail(id, `${describeEvent(posing)} carries a pod's ${posing.uid !== null ? 'UID' : posing.phase !== null ? 'phase' : 'containers'}, but an ${posing.type} event is a Status, never a pod`);
+  if (posing) return fail(id, `${describeEvent(posing)} carries a pod's ${posing.uid !== null ? 'UID' : posing.phase !== null ? 'phase' : 'containers'}, but ${posing.type === 'ERROR' ? 'an' : 'a'} ${posing.type} event is a Status, never a pod`);
   const seen = new Map<string, string>();
   for (const e of o.evidence.watchEvents) {
     const { receivedAt: _received, ...content } = e;
@@ -80,6 +80,12 @@ function terminationObserved(o: Observation): Check {
   if (issued && !stateSources(o).some((s) => s.deletionTimestamp !== null)) {
     return fail(id, 'the container is claimed terminated after a delete, but no watch event or pod read shows the pod being deleted');
   }
+  // A kubelet always gives a terminated container a reason and a finishedAt: one missing cannot be judged.
+  const reasonless = stateSources(o).find((s) => s.containers.some((c) => c.name === final.container && c.state === 'terminated' && c.reason === undefined));
+  if (reasonless) return inconclusive(id, `${describeCitation(reasonless.citation)} shows the container terminated with no reason, which the API always fills: the file is missing the field \`reason\``);
+  if (final.reason === null) return inconclusive(id, `the final state says exit ${final.exitCode} with no reason, which the API always fills: the file is missing the field \`finalState.reason\``);
+  // (A final state taken from a pod read has none: the runner records no times from a read.)
+  if (final.finishedAt === null && final.from.kind === 'watch') return inconclusive(id, `the final state has no finishedAt, though ${describeCitation(final.from)} shows the container terminated and the API always fills it: the file is missing the field \`finalState.finishedAt\``);
   const where = final.from.kind === 'read' ? `${describeCitation(final.from)} (the watch missed the end)` : describeCitation(final.from);
   return pass(id, `the container was seen terminated (exit ${final.exitCode}) in ${where}, and every other source agrees`);
 }

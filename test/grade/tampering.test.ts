@@ -196,6 +196,42 @@ describe('tampering: times without evidence behind them', () => {
   });
 });
 
+describe('tampering: fields a real API always fills, nulled to dodge a check', () => {
+  it('a pod watch event with uid null is evidence invalid', () => {
+    const o = example('cut-137-after-grace');
+    o.evidence.watchEvents[0]!.uid = null;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.single-pod-uid')).toMatchObject({ status: 'fail', reason: expect.stringContaining('has no UID') });
+  });
+  it('an OOMKilled reason removed everywhere is inconclusive, naming reason', () => {
+    const o = example('cut-137-after-grace');
+    for (const e of o.evidence.watchEvents) for (const c of e.containers) if (c.state === 'terminated') delete c.reason;
+    for (const r of o.evidence.podReads) for (const c of r.containers) if (c.state === 'terminated') delete c.reason;
+    o.finalState!.reason = null;
+    expect(grade(o).verdict).toBe('inconclusive');
+    expect(check(o, 'evidence.terminated-observed')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('`reason`') });
+  });
+  it('an OOMKilled in one event is never laundered by a null reason elsewhere', () => {
+    const o = example('cut-137-after-grace');
+    const ends = o.evidence.watchEvents.filter((e) => e.containers.some((c) => c.state === 'terminated'));
+    for (const e of ends) for (const c of e.containers) delete c.reason;
+    ends.at(-1)!.containers[0]!.reason = 'OOMKilled';
+    o.finalState!.reason = null;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+  });
+  it('a final state with only its reason nulled is not "matches"', () => {
+    const o = example('cut-137-after-grace');
+    o.finalState!.reason = null;
+    expect(grade(o).verdict).not.toBe('matches-model');
+  });
+  it('finishedAt nulled while a terminated state was seen is inconclusive, naming finishedAt', () => {
+    const o = example('cut-137-after-grace');
+    o.finalState!.finishedAt = null;
+    expect(grade(o).verdict).toBe('inconclusive');
+    expect(check(o, 'evidence.terminated-observed')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('finalState.finishedAt') });
+  });
+});
+
 describe('tampering: log-line fields of the wrong type', () => {
   it.each([
     ['accepted', 'podUid', { toString: 1 }],
