@@ -101,6 +101,10 @@ function serverExit(o: Observation): Check {
   if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
   const logComplete = !o.evidence.logEndedEarly && o.run.complete;
   if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logComplete) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
+  // In graceful mode the server exits 0 only after a TERM, which it logs first.
+  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logComplete && !labLines(o).some((l) => l.event === 'signal')) {
+    return inconclusive(id, 'the final state says exit 0, which in graceful mode the server gives only after a TERM, but its complete log has no signal line');
+  }
   return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
 }
 

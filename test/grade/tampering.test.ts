@@ -232,6 +232,32 @@ describe('tampering: fields a real API always fills, nulled to dodge a check', (
   });
 });
 
+describe('tampering: the server\'s own story', () => {
+  const renameEvent = (o: Observation, event: string) => setLogField(o, event, 'event', `gone-${event}`);
+  it('a graceful exit 0 with a complete log but no signal line is not "matches"', () => {
+    const o = example('completed-0');
+    renameEvent(o, 'signal');
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'evidence.server-exit')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('no signal line') });
+  });
+  it('an exec hook with a complete log but no hook lines is not "matches"', () => {
+    const o = example('completed-0');
+    renameEvent(o, 'hook-start');
+    renameEvent(o, 'hook-end');
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('no hook-start line') });
+  });
+  it('hook lines further apart than the hook\'s declared length are evidence invalid, naming both', () => {
+    const o = example('completed-0');
+    const i = lineIndex(o, 'hook-end');
+    const line = JSON.parse(o.evidence.logLines[i]!.text) as { time: string; mono: number };
+    setLogField(o, 'hook-end', 'time', new Date(Date.parse(line.time) + 3_000).toISOString());
+    setLogField(o, 'hook-end', 'mono', line.mono + 3_000);
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/\(hook-start\) and log line \d+ \(hook-end\) are 60\d\d ms apart, but the hook's length is 3000 ms/) });
+  });
+});
+
 describe('tampering: log-line fields of the wrong type', () => {
   it.each([
     ['accepted', 'podUid', { toString: 1 }],
