@@ -258,6 +258,24 @@ describe('tampering: the server\'s own story', () => {
   });
 });
 
+describe('tampering: the request\'s and the exit\'s times', () => {
+  it('a completed request that ends long after the container was seen terminated is evidence invalid', () => {
+    const o = example('completed-0');
+    o.timeline.requestEnded!.at.mono = o.timeline.containerTerminated!.at.mono + 5_000;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: expect.stringContaining('after the container was seen terminated') });
+  });
+  it('an exit 0 outside the model\'s window for its exit is not "matches"', () => {
+    const scenario = { ...BASE_SCENARIO, terminationGracePeriodSeconds: 30 };
+    const p = predict(scenario);
+    expect(p.exitCode).toBe(0);
+    expect(grade(buildObservation(scenario, { outcome: 'completed', exitCode: 0, exitAt: p.exitAt })).verdict).toBe('matches-model');
+    const o = buildObservation(scenario, { outcome: 'completed', exitCode: 0, exitAt: p.exitAt + 8 });
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'attribution.exit-code')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('exit 0 not where the model puts it') });
+  });
+});
+
 describe('tampering: log-line fields of the wrong type', () => {
   it.each([
     ['accepted', 'podUid', { toString: 1 }],
