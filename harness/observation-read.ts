@@ -49,6 +49,20 @@ export function parseObservation(data: unknown, source: string): Observation {
  * are refused before a byte is read: the open itself does not wait for a writer (O_NONBLOCK).
  */
 export async function readRegularTextFile(path: string, options: { maxBytes: number; what: string; signal?: AbortSignal }): Promise<string> {
+  const bytes = await readRegularFile(path, options);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new TermlabError(options.what === 'an observation' ? 'OBSERVATION_INVALID' : 'INPUT_UNREADABLE', `${path}: not valid UTF-8 (byte ${firstBadUtf8(bytes)})`, { source: path });
+  }
+}
+
+/**
+ * Reads a regular file's bytes within a size and a time limit (and stops when `signal` aborts).
+ * FIFOs, devices and sockets (also behind a symlink) are refused before a byte is read: the open
+ * itself does not wait for a writer (O_NONBLOCK).
+ */
+export async function readRegularFile(path: string, options: { maxBytes: number; what: string; signal?: AbortSignal }): Promise<Buffer> {
   const unreadable = (why: string, cause?: unknown) => new TermlabError('INPUT_UNREADABLE', `${path}: ${oneLine(why)}`, { source: path }, { cause });
   let handle;
   try {
@@ -74,11 +88,7 @@ export async function readRegularTextFile(path: string, options: { maxBytes: num
       throw unreadable(`cannot read: ${(error as Error).message}`, error);
     }
     if (bytes.length > options.maxBytes) throw new TermlabError('INPUT_TOO_LARGE', `${path}: larger than the ${options.maxBytes}-byte limit for ${options.what}`, { source: path });
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      throw new TermlabError(options.what === 'an observation' ? 'OBSERVATION_INVALID' : 'INPUT_UNREADABLE', `${path}: not valid UTF-8 (byte ${firstBadUtf8(bytes)})`, { source: path });
-    }
+    return bytes;
   } finally {
     await handle.close();
   }
@@ -99,7 +109,7 @@ function firstBadUtf8(bytes: Buffer): number {
 export const MAX_JSON_DEPTH = 64;
 
 /** The deepest nesting of arrays and objects in a JSON text, counted outside strings, without recursion. */
-function jsonDepth(text: string): number {
+export function jsonDepth(text: string): number {
   let depth = 0, deepest = 0, inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -19,7 +19,7 @@ export interface ClassOptions {
   predictions?: PredictionsFile;
 }
 
-export async function gradeClass(paths: string[], lab: Lab | null, options: { predictions?: PredictionsFile; onProblem?: (p: string) => void } = {}): Promise<Gradebook> {
+export async function gradeClass(paths: string[], lab: Lab | null, options: { predictions?: PredictionsFile; onProblem?: (p: string) => void; signal?: AbortSignal } = {}): Promise<Gradebook> {
   const { submissions, problems } = await listSubmissions(paths);
   for (const p of problems) options.onProblem?.(p.problem);
   // A few submissions at once, so one's file reads overlap another's grading; only each row is
@@ -29,7 +29,7 @@ export async function gradeClass(paths: string[], lab: Lab | null, options: { pr
   await Promise.all(Array.from({ length: Math.min(SUBMISSIONS_AT_ONCE, submissions.length) }, async () => {
     while (next < submissions.length) {
       const index = next++;
-      partials[index] = partialRow(await gradeSubmission(submissions[index]!, { predictions: options.predictions }), lab);
+      partials[index] = partialRow(await gradeSubmission(submissions[index]!, { predictions: options.predictions, signal: options.signal }), lab);
     }
   }));
   const book = finishGradebook(partials, lab);
@@ -53,7 +53,7 @@ function summaryLine(row: Gradebook['rows'][number], pairIds: string[]): string 
 
 export async function runClass(paths: string[], options: ClassOptions, io: CommandIO): Promise<number> {
   const lab = options.lab ? await readLab(options.lab) : null;
-  const book = await gradeClass(paths, lab, { predictions: options.predictions, onProblem: (p) => io.err(`termlab grade: ${terminalText(p)}\n`) });
+  const book = await gradeClass(paths, lab, { predictions: options.predictions, signal: io.signal, onProblem: (p) => io.err(`termlab grade: ${terminalText(p)}\n`) });
   if (options.gradebook) await writeFileAtomic(options.gradebook, gradebookCsv(book));
   if (options.gradebookJson) await writeFileAtomic(options.gradebookJson, JSON.stringify(book, null, 2) + '\n');
   for (const row of book.rows) io.out(summaryLine(row, book.pairIds));

@@ -63,7 +63,7 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
   const name = basename(path).replace(/\.(tar\.gz|tgz)$/, '');
   let opened: OpenedArchive | null = null;
   try {
-    if (isArchivePath(path)) opened = await openArchive(path);
+    if (isArchivePath(path)) opened = await openArchive(path, options.signal);
   } catch (error) {
     if (!isTermlabError(error)) throw error;
     options.onProblem?.(error.message);

@@ -1,7 +1,7 @@
 // Every derived time cites where it came from; the grader follows each citation and also checks
 // that the cited source is the one the rule picks (the first TERM line, the first end seen).
 import type { Observation } from '../observation.ts';
-import { describeCitation, describeLine, labContainer, labLines, resolveState, stateSources, type LabLine } from './sources.ts';
+import { carriesPod, describeCitation, describeLine, labContainer, labLines, resolveState, stateSources, type LabLine } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS } from './theory.ts';
 import { fail, pass, type Check } from './types.ts';
 
@@ -27,7 +27,7 @@ function inferredPoint(o: Observation, name: string, point: Extract<NonNullable<
   let mono: number | undefined;
   if (from.kind === 'log') mono = o.evidence.logLines[from.line]?.receivedAt.mono;
   else if (from.kind === 'harness') mono = o.timeline.deleteIssued?.at.mono;
-  else mono = o.evidence.watchEvents.find((e) => e.type === from.type && e.resourceVersion === from.resourceVersion)?.receivedAt.mono;
+  else mono = o.evidence.watchEvents.find((e) => carriesPod(e) && e.type === from.type && e.resourceVersion === from.resourceVersion)?.receivedAt.mono;
   if (mono === undefined) return `the timeline's inferred ${name} cites ${from.kind === 'log' ? `log line ${from.line}` : from.kind === 'harness' ? 'the delete, which was never issued' : `watch event ${from.type}@${from.resourceVersion}`}, which is not in the evidence`;
   if (mono !== point.at.mono) return `the timeline's inferred ${name} is at ${point.at.mono} ms but its source was received at ${mono} ms`;
   return null;

@@ -5,7 +5,8 @@ import { citationChecks } from './citations.ts';
 import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
 import { requestChecks } from './request-evidence.ts';
-import { describeLine, labLines, type LabLine } from './sources.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
+import { carriesPod, describeEvent, describeLine, labLines, malformedLabLines, parseLogLineJson, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -28,15 +29,17 @@ function singlePodUid(o: Observation): Check {
   const id = 'evidence.single-pod-uid';
   if (!o.pod) return fail(id, 'the live pod was never captured, so its UID is unknown');
   const uid = o.pod.uid;
+  const nameless = o.evidence.watchEvents.find((e) => carriesPod(e) && e.uid === null);
+  if (nameless) return fail(id, `${describeEvent(nameless)} has no UID, but every pod the API sends carries one`);
   const strangeEvent = o.evidence.watchEvents.find((e) => e.uid !== null && e.uid !== uid);
   if (strangeEvent) return fail(id, `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`);
   for (const [index, line] of o.evidence.logLines.entries()) {
     const logged = podUidOfLogLine(line.text);
-    if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(String(logged))}, not ${uid}`);
+    if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(typeof logged === 'string' ? logged : JSON.stringify(logged) ?? String(logged))}, not ${uid}`);
   }
   const lab = labLines(o);
   const named = lab.find((l) => l.fields.podName !== undefined && l.fields.podName !== o.pod!.name);
-  if (named) return fail(id, `${describeLine(named)} names pod ${oneLine(String(named.fields.podName))}, but the live pod is ${o.pod.name}`);
+  if (named) return fail(id, `${describeLine(named)} names pod ${oneLine(named.fields.podName!)}, but the live pod is ${o.pod.name}`);
   // The server stamps every line with its pod when it knows it: a line without is not its own.
   const stamped = lab.filter((l) => l.fields.podUid !== undefined);
   const unstamped = lab.find((l) => l.fields.podUid === undefined);
@@ -46,12 +49,18 @@ function singlePodUid(o: Observation): Check {
 
 /** The podUid field of a JSON log line, whatever else the line holds. */
 function podUidOfLogLine(text: string): unknown {
-  if (!text.startsWith('{')) return undefined;
-  try {
-    return (JSON.parse(text) as { podUid?: unknown } | null)?.podUid;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseLogLineJson(text);
+  return parsed && typeof parsed === 'object' ? (parsed as { podUid?: unknown }).podUid : undefined;
+}
+
+/** Every line naming one of the server's events has the fields that event has, of the types the server writes. */
+function labLinesTyped(o: Observation): Check {
+  const id = 'evidence.lab-lines';
+  const bad = malformedLabLines(o)[0];
+  if (bad) return fail(id, `${describeLine(bad)} is not a line the server writes: ${oneLine(bad.problem)}`);
+  const deep = o.evidence.logLines.findIndex((l) => l.text.startsWith('{') && jsonDepth(l.text) > MAX_JSON_DEPTH);
+  if (deep >= 0) return fail(id, `log line ${deep} is nested more than ${MAX_JSON_DEPTH} levels deep: no lab line is`);
+  return pass(id, 'every lab event line has the fields the server writes');
 }
 
 function acceptedBeforeDelete(o: Observation): Check {
@@ -152,7 +161,7 @@ function containerClockProblem(o: Observation): string | null {
 
 export function evidenceChecks(o: Observation, fileVersion: number): Check[] {
   return [
-    watchBeforeRequest(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
+    watchBeforeRequest(o), labLinesTyped(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
     ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o),
   ];
 }

@@ -1,12 +1,15 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
 import type { Observation } from '../observation.ts';
-import { describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
+import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** A file whose watch shows one resourceVersion twice with different content has been edited. */
 function watchConsistent(o: Observation): Check {
   const id = 'evidence.watch-consistent';
+  // An ERROR event is a Status (a 410, a server error), a BOOKMARK only a resourceVersion: neither is a pod.
+  const posing = o.evidence.watchEvents.find((e) => !carriesPod(e) && (e.uid !== null || e.phase !== null || e.containers.length > 0));
+  if (posing) return fail(id, `${describeEvent(posing)} carries a pod's ${posing.uid !== null ? 'UID' : posing.phase !== null ? 'phase' : 'containers'}, but ${posing.type === 'ERROR' ? 'an' : 'a'} ${posing.type} event is a Status, never a pod`);
   const seen = new Map<string, string>();
   for (const e of o.evidence.watchEvents) {
     const { receivedAt: _received, ...content } = e;
@@ -77,6 +80,12 @@ function terminationObserved(o: Observation): Check {
   if (issued && !stateSources(o).some((s) => s.deletionTimestamp !== null)) {
     return fail(id, 'the container is claimed terminated after a delete, but no watch event or pod read shows the pod being deleted');
   }
+  // A kubelet always gives a terminated container a reason and a finishedAt: one missing cannot be judged.
+  const reasonless = stateSources(o).find((s) => s.containers.some((c) => c.name === final.container && c.state === 'terminated' && c.reason === undefined));
+  if (reasonless) return inconclusive(id, `${describeCitation(reasonless.citation)} shows the container terminated with no reason, which the API always fills: the file is missing the field \`reason\``);
+  if (final.reason === null) return inconclusive(id, `the final state says exit ${final.exitCode} with no reason, which the API always fills: the file is missing the field \`finalState.reason\``);
+  // (A final state taken from a pod read has none: the runner records no times from a read.)
+  if (final.finishedAt === null && final.from.kind === 'watch') return inconclusive(id, `the final state has no finishedAt, though ${describeCitation(final.from)} shows the container terminated and the API always fills it: the file is missing the field \`finalState.finishedAt\``);
   const where = final.from.kind === 'read' ? `${describeCitation(final.from)} (the watch missed the end)` : describeCitation(final.from);
   return pass(id, `the container was seen terminated (exit ${final.exitCode}) in ${where}, and every other source agrees`);
 }
@@ -92,6 +101,10 @@ function serverExit(o: Observation): Check {
   if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
   const logComplete = !o.evidence.logEndedEarly && o.run.complete;
   if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logComplete) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
+  // In graceful mode the server exits 0 only after a TERM, which it logs first.
+  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logComplete && !labLines(o).some((l) => l.event === 'signal')) {
+    return inconclusive(id, 'the final state says exit 0, which in graceful mode the server gives only after a TERM, but its complete log has no signal line');
+  }
   return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
 }
 

@@ -3,6 +3,7 @@
 import { oneLine, type Observation } from '../observation.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
 import { describeCitation, describeLine, labLines, stateSources } from './sources.ts';
+import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** The hook the live pod carries, in the scenario's own terms, or a sentence saying why it is none the lab renders. */
@@ -47,10 +48,23 @@ function liveLifecycle(o: Observation): Check {
     const kind = o.scenario.preStop.kind === 'exec-sleep' ? 'exec' : 'httpGet';
     if (l.fields.kind !== kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${kind}`);
   }
+  // The hook's own lines are stamped by its own clock: their distance is the length it really ran.
+  const hookStart = labLines(o).find((l) => l.event === 'hook-start');
+  const hookEnd = labLines(o).find((l) => l.event === 'hook-end');
+  if (hookStart && hookEnd) {
+    const ranMs = Date.parse(hookEnd.time) - Date.parse(hookStart.time);
+    if (Math.abs(ranMs - wantMs) > TOLERANCE_SECONDS * 1000) {
+      return fail(id, `${describeLine(hookStart)} and ${describeLine(hookEnd)} are ${Math.round(ranMs)} ms apart, but the hook's length is ${wantMs} ms (scenario, live pod and the lines' own ms)`);
+    }
+  }
   const listening = labLines(o).find((l) => l.event === 'listening');
   // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.
   if (!listening && !o.evidence.logEndedEarly && o.run.complete) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
   if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
+  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
+  if (o.scenario.preStop.kind === 'exec-sleep' && logComplete && !hookStart) {
+    return inconclusive(id, `the scenario's preStop is the lab's exec hook, which logs hook-start and hook-end, but the complete container log has no hook-start line: nothing shows the hook ran`);
+  }
   return pass(id, `grace and hook (${describePreStop(hook)}) were read from the live pod before the delete and match the scenario and the hook's log`);
 }
 

@@ -74,7 +74,7 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
   const hookSeen = o.timeline.hookStart !== null;
   switch (final.exitCode) {
     case 0:
-      return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
+      return attribute0(o, p, termSeen);
     case IMMEDIATE_EXIT_CODE:
       return termSeen
         ? pass(id, 'exit 17 is the lab server leaving at once on TERM (immediate mode)')
@@ -86,6 +86,18 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
     default:
       return inconclusive(id, `exit code ${final.exitCode} is not one the lab server produces on shutdown`);
   }
+}
+
+/** An exit 0 is the server leaving once its work is done: every clock must put it where the model's exitAt is, as a 137's must sit at the kill. */
+function attribute0(o: Observation, p: Prediction, termSeen: boolean): Check {
+  const id = 'attribution.exit-code';
+  const low = p.exitAt - TOLERANCE_SECONDS;
+  const high = p.exitAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+  const outside = secondsToTermination(o).filter((s) => s.seconds < low || s.seconds > high);
+  if (outside.length) {
+    return inconclusive(id, `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis}`).join('; ')}; the model's exit is at ${p.exitAt}s (window ${low}–${high}s)`);
+  }
+  return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
 }
 
 function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen: boolean): Check {

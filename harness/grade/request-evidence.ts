@@ -2,6 +2,7 @@
 // server's own log lines for the same request id, and the pod UID the server answered with.
 import type { Observation } from '../observation.ts';
 import { describeLine, labLines, type LabLine } from './sources.ts';
+import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** The lab server writes a progress line this often while it works (server/app.ts). */
@@ -55,6 +56,10 @@ function requestRecord(o: Observation, fileVersion: number): Check {
       if (!completed && logComplete) return fail(id, 'the request is recorded as completed, but the server never logged completing it');
       if (aborted) return fail(id, `the request is recorded as completed, but ${describeLine(aborted)} says the server saw it aborted`);
       if (accepted && completed && completed.mono - accepted.mono < o.scenario.workMs - CLOCK_SLACK_MS) return fail(id, `${describeLine(completed)} comes ${Math.round(completed.mono - accepted.mono)} ms after ${describeLine(accepted)}, less than the ${o.scenario.workMs} ms of work`);
+      // The server exits only once its last response is flushed: the client cannot see the end long after the container's.
+      if (t.containerTerminated && t.requestEnded!.at.mono > t.containerTerminated.at.mono + TOLERANCE_SECONDS * 1000) {
+        return fail(id, `the request ended ${((t.requestEnded!.at.mono - t.containerTerminated.at.mono) / 1000).toFixed(1)}s after the container was seen terminated (harness clock), but the server exits only after its last response is flushed`);
+      }
       // The server starts its work before the harness sees the acceptance, by at most the time since the send.
       const took = t.requestEnded!.at.mono - t.requestAccepted!.at.mono;
       const acceptLag = t.requestSent ? t.requestAccepted!.at.mono - t.requestSent.at.mono : 0;

@@ -1,6 +1,50 @@
 // The evidence an observation holds, looked up the same way by every check: the lab server's own
 // log lines (with the index each came from), the watch events, and the pod reads of this pod.
+import { z } from 'zod';
 import type { Observation, PodRead, StateCitation, WatchEvent } from '../observation.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
+
+/**
+ * The lab server's (and hook's) log-line events, each kind with its fields typed (server/events.ts,
+ * server/app.ts, server/hook.ts). A line parsed here is parsed once; every check reads the result.
+ */
+const common = {
+  time: z.string(),
+  mono: z.number(),
+  pid: z.number().optional(),
+  podUid: z.string().nullable().optional(),
+  podName: z.string().optional(),
+};
+const LAB_EVENTS = {
+  listening: z.object({ ...common, mode: z.string().optional(), host: z.string().optional(), port: z.number().optional() }),
+  accepted: z.object({ ...common, id: z.string(), ms: z.number() }),
+  completed: z.object({ ...common, id: z.string(), ms: z.number(), bytes: z.number() }),
+  aborted: z.object({ ...common, id: z.string(), elapsedMs: z.number().optional() }),
+  rejected: z.object({ ...common, id: z.string(), reason: z.string().optional() }),
+  signal: z.object({ ...common, signal: z.string(), repeated: z.boolean().optional() }),
+  draining: z.object({ ...common, active: z.number().optional() }),
+  drained: z.object({ ...common, completed: z.number().optional(), rejected: z.number().optional() }),
+  'hook-start': z.object({ ...common, kind: z.string(), ms: z.number() }),
+  'hook-end': z.object({ ...common, kind: z.string(), ms: z.number() }),
+  exit: z.object({ ...common, code: z.number() }),
+} as const;
+type LabEventName = keyof typeof LAB_EVENTS;
+/** An event name the server does not write: still a line with its clock and identity. */
+const OTHER_EVENT = z.object(common);
+
+/** Every field a lab event may carry, typed; which are present depends on the event. */
+export interface LabFields {
+  pid?: number;
+  podUid?: string | null;
+  podName?: string;
+  mode?: string;
+  id?: string;
+  ms?: number;
+  bytes?: number;
+  signal?: string;
+  kind?: string;
+  code?: number;
+}
 
 export interface LabLine {
   /** Index in evidence.logLines. */
@@ -8,12 +52,26 @@ export interface LabLine {
   event: string;
   time: string;
   mono: number;
-  fields: Record<string, unknown>;
+  fields: LabFields;
+}
+
+/** A log line that names a lab event but whose fields do not have the types the server writes. */
+export interface MalformedLabLine {
+  line: number;
+  event: string;
+  problem: string;
+}
+
+/** A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line (parsing it would only exhaust the stack). */
+export function parseLogLineJson(text: string): unknown {
+  if (!text.startsWith('{')) return undefined;
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
+  try { return JSON.parse(text); } catch { return undefined; }
 }
 
 // Checks ask for the same parsed lines and sources many times: each is worked out once per grading
 // of an observation (grade() forgets them first, so an object edited between gradings is seen anew).
-const labLinesOf = new WeakMap<Observation, LabLine[]>();
+const labLinesOf = new WeakMap<Observation, { lines: LabLine[]; malformed: MalformedLabLine[] }>();
 const stateSourcesOf = new WeakMap<Observation, StateSource[]>();
 
 export function forgetSources(o: Observation): void {
@@ -21,23 +79,41 @@ export function forgetSources(o: Observation): void {
   stateSourcesOf.delete(o);
 }
 
-/** Every log line that is one of the lab server's (or hook's) JSON events. */
-export function labLines(o: Observation): LabLine[] {
+function parseLabLines(o: Observation): { lines: LabLine[]; malformed: MalformedLabLine[] } {
   const cached = labLinesOf.get(o);
   if (cached) return cached;
   const lines: LabLine[] = [];
+  const malformed: MalformedLabLine[] = [];
   o.evidence.logLines.forEach((l, line) => {
-    if (!l.text.startsWith('{')) return;
-    let parsed: unknown;
-    try { parsed = JSON.parse(l.text); } catch { return; }
-    if (!parsed || typeof parsed !== 'object') return;
-    const fields = parsed as Record<string, unknown>;
-    if (typeof fields.event === 'string' && typeof fields.time === 'string' && typeof fields.mono === 'number') {
-      lines.push({ line, event: fields.event, time: fields.time, mono: fields.mono, fields });
+    const parsed = parseLogLineJson(l.text);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return;
+    const event = (parsed as { event?: unknown }).event;
+    if (typeof event !== 'string') return;
+    const schema = Object.hasOwn(LAB_EVENTS, event) ? LAB_EVENTS[event as LabEventName] : OTHER_EVENT;
+    const result = schema.safeParse(parsed);
+    if (!result.success) {
+      // A line without the clock fields is not one of the server's events (the server stamps every one).
+      if (result.error.issues.some((i) => i.path[0] === 'time' || i.path[0] === 'mono') && !Object.hasOwn(LAB_EVENTS, event)) return;
+      const issue = result.error.issues[0]!;
+      malformed.push({ line, event, problem: `field ${issue.path.map(String).join('.') || '(line)'}: ${issue.message}` });
+      return;
     }
+    const { time, mono, ...fields } = result.data as LabFields & { time: string; mono: number };
+    lines.push({ line, event, time, mono, fields });
   });
-  labLinesOf.set(o, lines);
-  return lines;
+  const both = { lines, malformed };
+  labLinesOf.set(o, both);
+  return both;
+}
+
+/** Every log line that is one of the lab server's (or hook's) JSON events, its fields typed. */
+export function labLines(o: Observation): LabLine[] {
+  return parseLabLines(o).lines;
+}
+
+/** Log lines that name a lab event with fields of the wrong type: the server never writes them. */
+export function malformedLabLines(o: Observation): MalformedLabLine[] {
+  return parseLabLines(o).malformed;
 }
 
 export const describeLine = (l: { line: number; event?: string }) => `log line ${l.line}${l.event ? ` (${l.event})` : ''}`;
@@ -66,7 +142,7 @@ export function stateSources(o: Observation): StateSource[] {
   if (cached) return cached;
   const uid = o.pod?.uid ?? null;
   const fromWatch = o.evidence.watchEvents
-    .filter((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR')
+    .filter(carriesPod)
     .map((e): StateSource => ({ citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion }, receivedAt: e.receivedAt.mono, containers: e.containers, deletionTimestamp: e.deletionTimestamp, deletionGracePeriodSeconds: e.deletionGracePeriodSeconds }));
   const fromReads = o.evidence.podReads
     .map((r, index) => ({ r, index }))
@@ -77,9 +153,13 @@ export function stateSources(o: Observation): StateSource[] {
   return sources;
 }
 
+/** ERROR and BOOKMARK watch events carry a Status or a bare resourceVersion, never a pod's state. */
+export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
+
 /** What a citation points at, or a sentence saying why it points at nothing acceptable. */
 export function resolveState(o: Observation, c: StateCitation): { at: number; containers: ShownState[]; event?: WatchEvent; read?: PodRead } | string {
   if (c.kind === 'watch') {
+    if (!carriesPod(c)) return `${describeEvent(c)}, which is a Status, not a pod: it shows no container state`;
     const matches = o.evidence.watchEvents.filter((e) => e.type === c.type && e.resourceVersion === c.resourceVersion);
     if (!matches.length) return `${describeEvent(c)} is not in the evidence`;
     const event = matches[0]!;

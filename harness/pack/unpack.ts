@@ -1,13 +1,13 @@
 // Opening a hand-in archive to grade it: extracted into a fresh temporary directory, flat plain files
 // only, each member and the whole bounded. Anything else refuses the whole archive: a submission
 // with a link or a path that climbs out is not one to half-trust.
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { TermlabError } from '../errors.ts';
 import { formatIssue, MAX_OBSERVATION_BYTES } from '../observation.ts';
+import { readRegularFile } from '../observation-read.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, ManifestSchema, MEMBER_NAME, sha256, type Manifest } from './manifest.ts';
 
 const OBSERVATION_SUFFIX = '.observation.json';
@@ -62,9 +62,9 @@ function entryProblem(entry: ReadEntry, seen: { members: number; bytes: number }
  * Reads the members into memory (bounded by the limits above) and writes them, flat, into `dir`.
  * node-tar only parses here: no path it names is ever handed to the file system.
  */
-async function extract(archive: string, dir: string): Promise<Map<string, Buffer>> {
-  const size = (await stat(archive)).size;
-  if (size > ARCHIVE_LIMITS.archiveBytes) throw new TermlabError('INPUT_TOO_LARGE', `${archive}: ${size} bytes is larger than the ${ARCHIVE_LIMITS.archiveBytes}-byte limit for a submission`, { source: archive });
+async function extract(archive: string, dir: string, signal?: AbortSignal): Promise<Map<string, Buffer>> {
+  // Only a regular file, read whole within the size and time limits (a FIFO or device is refused unread).
+  const bytes = await readRegularFile(archive, { maxBytes: ARCHIVE_LIMITS.archiveBytes, what: 'a submission', signal });
   const seen = { members: 0, bytes: 0 };
   const members = new Map<string, Buffer[]>();
   let refused: string | null = null;
@@ -84,11 +84,9 @@ async function extract(archive: string, dir: string): Promise<Map<string, Buffer
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
       },
     });
-    const input = createReadStream(archive);
-    input.on('error', reject);
-    parser.on('error', (error: Error) => { input.destroy(); reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz (${error.message})`)); });
+    parser.on('error', (error: Error) => { reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz (${error.message})`)); });
     parser.on('end', () => (refused ? reject(refuse(archive, refused)) : resolve()));
-    input.pipe(parser);
+    parser.end(bytes);
   });
   const files = new Map<string, Buffer>();
   for (const [name, chunks] of members) {
@@ -110,11 +108,11 @@ function readManifest(archive: string, text: Buffer | undefined): Manifest | nul
 }
 
 /** Extracts and checks an archive against its manifest; the caller grades `dir` and then closes it. */
-export async function openArchive(archive: string): Promise<OpenedArchive> {
+export async function openArchive(archive: string, signal?: AbortSignal): Promise<OpenedArchive> {
   const dir = await mkdtemp(join(tmpdir(), 'termlab-submission-'));
   const close = () => rm(dir, { recursive: true, force: true });
   try {
-    const files = await extract(archive, dir);
+    const files = await extract(archive, dir, signal);
     const manifest = readManifest(archive, files.get(MANIFEST_NAME));
     const untrusted = new Map<string, string>();
     const problems: string[] = [];

@@ -1,6 +1,6 @@
 // Input and output hygiene of `termlab grade`, as a user meets it: real processes, files, pipes.
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,19 @@ describe('termlab grade: inputs', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/x\.observation\.json: not a regular file \(a FIFO\): refused$/)]);
     expect(r.stdout).toContain('1 graded');
+  });
+
+  it('refuses a FIFO or a link to /dev/zero named like an archive, without waiting or reading forever', async () => {
+    const dir = fresh('archive-fifo');
+    execFileSync('mkfifo', [join(dir, 'x.tar.gz')]);
+    symlinkSync('/dev/zero', join(dir, 'z.tgz'));
+    for (const [name, kind] of [['x.tar.gz', 'a FIFO'], ['z.tgz', 'a device']] as const) {
+      const started = Date.now();
+      const r = await runCli(['grade', join(dir, name)], offline);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${name}: not a regular file (${kind}): refused`);
+    }
   });
 
   it('refuses invalid UTF-8 instead of replacing it', async () => {

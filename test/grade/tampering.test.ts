@@ -196,6 +196,109 @@ describe('tampering: times without evidence behind them', () => {
   });
 });
 
+describe('tampering: fields a real API always fills, nulled to dodge a check', () => {
+  it('a pod watch event with uid null is evidence invalid', () => {
+    const o = example('cut-137-after-grace');
+    o.evidence.watchEvents[0]!.uid = null;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.single-pod-uid')).toMatchObject({ status: 'fail', reason: expect.stringContaining('has no UID') });
+  });
+  it('an OOMKilled reason removed everywhere is inconclusive, naming reason', () => {
+    const o = example('cut-137-after-grace');
+    for (const e of o.evidence.watchEvents) for (const c of e.containers) if (c.state === 'terminated') delete c.reason;
+    for (const r of o.evidence.podReads) for (const c of r.containers) if (c.state === 'terminated') delete c.reason;
+    o.finalState!.reason = null;
+    expect(grade(o).verdict).toBe('inconclusive');
+    expect(check(o, 'evidence.terminated-observed')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('`reason`') });
+  });
+  it('an OOMKilled in one event is never laundered by a null reason elsewhere', () => {
+    const o = example('cut-137-after-grace');
+    const ends = o.evidence.watchEvents.filter((e) => e.containers.some((c) => c.state === 'terminated'));
+    for (const e of ends) for (const c of e.containers) delete c.reason;
+    ends.at(-1)!.containers[0]!.reason = 'OOMKilled';
+    o.finalState!.reason = null;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+  });
+  it('a final state with only its reason nulled is not "matches"', () => {
+    const o = example('cut-137-after-grace');
+    o.finalState!.reason = null;
+    expect(grade(o).verdict).not.toBe('matches-model');
+  });
+  it('finishedAt nulled while a terminated state was seen is inconclusive, naming finishedAt', () => {
+    const o = example('cut-137-after-grace');
+    o.finalState!.finishedAt = null;
+    expect(grade(o).verdict).toBe('inconclusive');
+    expect(check(o, 'evidence.terminated-observed')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('finalState.finishedAt') });
+  });
+});
+
+describe('tampering: the server\'s own story', () => {
+  const renameEvent = (o: Observation, event: string) => setLogField(o, event, 'event', `gone-${event}`);
+  it('a graceful exit 0 with a complete log but no signal line is not "matches"', () => {
+    const o = example('completed-0');
+    renameEvent(o, 'signal');
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'evidence.server-exit')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('no signal line') });
+  });
+  it('an exec hook with a complete log but no hook lines is not "matches"', () => {
+    const o = example('completed-0');
+    renameEvent(o, 'hook-start');
+    renameEvent(o, 'hook-end');
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('no hook-start line') });
+  });
+  it('hook lines further apart than the hook\'s declared length are evidence invalid, naming both', () => {
+    const o = example('completed-0');
+    const i = lineIndex(o, 'hook-end');
+    const line = JSON.parse(o.evidence.logLines[i]!.text) as { time: string; mono: number };
+    setLogField(o, 'hook-end', 'time', new Date(Date.parse(line.time) + 3_000).toISOString());
+    setLogField(o, 'hook-end', 'mono', line.mono + 3_000);
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/\(hook-start\) and log line \d+ \(hook-end\) are 60\d\d ms apart, but the hook's length is 3000 ms/) });
+  });
+});
+
+describe('tampering: the request\'s and the exit\'s times', () => {
+  it('a completed request that ends long after the container was seen terminated is evidence invalid', () => {
+    const o = example('completed-0');
+    o.timeline.requestEnded!.at.mono = o.timeline.containerTerminated!.at.mono + 5_000;
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: expect.stringContaining('after the container was seen terminated') });
+  });
+  it('an exit 0 outside the model\'s window for its exit is not "matches"', () => {
+    const scenario = { ...BASE_SCENARIO, terminationGracePeriodSeconds: 30 };
+    const p = predict(scenario);
+    expect(p.exitCode).toBe(0);
+    expect(grade(buildObservation(scenario, { outcome: 'completed', exitCode: 0, exitAt: p.exitAt })).verdict).toBe('matches-model');
+    const o = buildObservation(scenario, { outcome: 'completed', exitCode: 0, exitAt: p.exitAt + 8 });
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'attribution.exit-code')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('exit 0 not where the model puts it') });
+  });
+});
+
+describe('tampering: log-line fields of the wrong type', () => {
+  it.each([
+    ['accepted', 'podUid', { toString: 1 }],
+    ['listening', 'podName', { toString: null }],
+    ['exit', 'code', { toString: 0 }],
+    ['completed', 'bytes', [1]],
+  ])('a %s line whose %s is an object or array is evidence invalid naming the line, without crashing', (event, field, value) => {
+    const o = example('completed-0');
+    setLogField(o, event, field, value);
+    const r = grade(o);
+    expect(r.verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.lab-lines')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`log line ${lineIndex(o, event)} (${event})`) });
+  });
+  it('a log line nested 20000 levels deep is evidence invalid, not a stack overflow', () => {
+    const o = example('completed-0');
+    setLogField(o, 'accepted', 'ms', 0);
+    const i = lineIndex(o, 'accepted');
+    o.evidence.logLines[i]!.text = o.evidence.logLines[i]!.text.replace('"ms":0', `"ms":${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    expect(grade(o).verdict).toBe('evidence-invalid');
+    expect(check(o, 'evidence.lab-lines')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/^log line \d+ is nested more than 64 levels/) });
+  });
+});
+
 describe('one tolerance rule for outcome and exit code', () => {
   const closeCall = { ...BASE_SCENARIO, workMs: 5_800 }; // work ends 4.8 s after the delete, kill at 5 s
   it('within the tolerance of the kill, outcome and exit code are inconclusive, never "differs"', () => {
