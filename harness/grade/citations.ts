@@ -1,7 +1,7 @@
 // Every derived time cites where it came from; the grader follows each citation and also checks
 // that the cited source is the one the rule picks (the first TERM line, the first end seen).
 import type { Observation } from '../observation.ts';
-import { carriesPod, describeCitation, describeLine, labContainer, labLines, resolveState, stateSources, type LabLine } from './sources.ts';
+import { carriesPod, describeCitation, describeLine, labContainer, labLines, resolveState, stateSources, type LabLine, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS } from './theory.ts';
 import { fail, pass, type Check } from './types.ts';
 
@@ -90,7 +90,9 @@ function apiTimes(o: Observation): Check {
   // The container cannot have ended after the watch saw it end.
   const both = `finishedAt puts the end ${api.toFixed(1)}s after the delete (API times), but the watch saw it end ${seen.toFixed(1)}s after it (harness clock)`;
   // The container cannot have ended after the watch saw it end, nor long before the kubelet said so.
-  if (api > seen + API_PRECISION_SECONDS || api < seen - API_PRECISION_SECONDS - STATUS_DELAY_SECONDS) return fail(id, both);
+  // After a watch gap the harness saw the end only once the API was back: then it bounds from above alone.
+  const seenLate = watchHadGap(o, o.timeline.containerTerminated.at.mono);
+  if (api > seen + API_PRECISION_SECONDS || (!seenLate && api < seen - API_PRECISION_SECONDS - STATUS_DELAY_SECONDS)) return fail(id, both);
   const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
   // The container ran before the request was accepted: startedAt is before the delete by at least that delay.
   const acceptedAt = deletedAt - (o.timeline.requestAccepted ? o.timeline.deleteIssued.at.mono - o.timeline.requestAccepted.at.mono : 0);

@@ -1,7 +1,7 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
 import type { Observation } from '../observation.ts';
-import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources } from './sources.ts';
+import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources, logComplete } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** A file whose watch shows one resourceVersion twice with different content has been edited. */
@@ -99,10 +99,10 @@ function serverExit(o: Observation): Check {
   const exit = exits[0];
   if (!final) return pass(id, 'no final state to compare with the server\'s exit line');
   if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
-  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
-  if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logComplete) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
+  const logIsWhole = logComplete(o);
+  if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logIsWhole) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
   // In graceful mode the server exits 0 only after a TERM, which it logs first.
-  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logComplete && !labLines(o).some((l) => l.event === 'signal')) {
+  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logIsWhole && !labLines(o).some((l) => l.event === 'signal')) {
     return inconclusive(id, 'the final state says exit 0, which in graceful mode the server gives only after a TERM, but its complete log has no signal line');
   }
   return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);

@@ -2,7 +2,7 @@
 // hook), what the hook and server logged, and the grace the API gave the delete.
 import { oneLine, type Observation } from '../observation.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
-import { describeCitation, describeLine, labLines, stateSources } from './sources.ts';
+import { describeCitation, describeLine, labLines, stateSources, logComplete } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -59,10 +59,10 @@ function liveLifecycle(o: Observation): Check {
   }
   const listening = labLines(o).find((l) => l.event === 'listening');
   // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.
-  if (!listening && !o.evidence.logEndedEarly && o.run.complete) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
+  if (!listening && logComplete(o)) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
   if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
-  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
-  if (o.scenario.preStop.kind === 'exec-sleep' && logComplete && !hookStart) {
+  const logIsWhole = logComplete(o);
+  if (o.scenario.preStop.kind === 'exec-sleep' && logIsWhole && !hookStart) {
     return inconclusive(id, `the scenario's preStop is the lab's exec hook, which logs hook-start and hook-end, but the complete container log has no hook-start line: nothing shows the hook ran`);
   }
   return pass(id, `grace and hook (${describePreStop(hook)}) were read from the live pod before the delete and match the scenario and the hook's log`);

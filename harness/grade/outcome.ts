@@ -2,6 +2,7 @@
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
 import type { Observation } from '../observation.ts';
 import { apiSecondsToEnd } from './citations.ts';
+import { watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -62,7 +63,9 @@ export function secondsToTermination(o: Observation): { seconds: number; basis: 
   const api = apiSecondsToEnd(o);
   if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)' });
   const issued = o.timeline.deleteIssued, terminated = o.timeline.containerTerminated;
-  if (issued && terminated) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)' });
+  // After a watch gap the harness saw the end only when the API came back: that time places nothing
+  // (api-times has already checked that it is not before the API's own end).
+  if (issued && terminated && !watchHadGap(o, terminated.at.mono)) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)' });
   return spans;
 }
 

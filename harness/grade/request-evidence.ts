@@ -1,7 +1,7 @@
 // The request, cross-examined: the client's record (status, bytes, sha256, done line, times), the
 // server's own log lines for the same request id, and the pod UID the server answered with.
 import type { Observation } from '../observation.ts';
-import { describeLine, labLines, type LabLine } from './sources.ts';
+import { describeLine, labLines, type LabLine, logComplete } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -33,14 +33,14 @@ function requestRecord(o: Observation, fileVersion: number): Check {
   const r = o.request;
   const t = o.timeline;
   const lines = requestLines(o);
-  const logComplete = !o.evidence.logEndedEarly && o.run.complete;
+  const logIsWhole = logComplete(o);
   const accepted = lines.get('accepted')?.[0];
   const completed = lines.get('completed')?.[0];
   const aborted = lines.get('aborted')?.[0];
   const rejected = lines.get('rejected')?.[0];
   if ((r.outcome === 'completed' || r.outcome === 'cut') && r.status !== 200) return fail(id, `the request is recorded as ${r.outcome} with HTTP status ${r.status}`);
   if (r.outcome === 'rejected' && r.status !== 503) return fail(id, `the request is recorded as rejected with HTTP status ${r.status}, not 503`);
-  if (t.requestAccepted && !accepted && logComplete) return fail(id, `the harness saw request ${o.request.id} accepted, but the server never logged accepting it`);
+  if (t.requestAccepted && !accepted && logIsWhole) return fail(id, `the harness saw request ${o.request.id} accepted, but the server never logged accepting it`);
   if (completed && completed.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(completed)} says ${String(completed.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
   if (accepted && accepted.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(accepted)} says the server was asked for ${String(accepted.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
   if (r.bytes > maxBodyBytes(o.scenario.workMs)) return fail(id, `the client read ${r.bytes} bytes, more than ${maxBodyBytes(o.scenario.workMs)} that ${o.scenario.workMs} ms of work can write`);
@@ -53,7 +53,7 @@ function requestRecord(o: Observation, fileVersion: number): Check {
     case 'completed': {
       if (!r.doneSeen) return fail(id, 'the request is recorded as completed, but no done line vouching for its bytes was seen');
       if (completed && completed.fields.bytes !== r.bytes) return fail(id, `the client read ${r.bytes} bytes, ${describeLine(completed)} says the server wrote ${String(completed.fields.bytes)}`);
-      if (!completed && logComplete) return fail(id, 'the request is recorded as completed, but the server never logged completing it');
+      if (!completed && logIsWhole) return fail(id, 'the request is recorded as completed, but the server never logged completing it');
       if (aborted) return fail(id, `the request is recorded as completed, but ${describeLine(aborted)} says the server saw it aborted`);
       if (accepted && completed && completed.mono - accepted.mono < o.scenario.workMs - CLOCK_SLACK_MS) return fail(id, `${describeLine(completed)} comes ${Math.round(completed.mono - accepted.mono)} ms after ${describeLine(accepted)}, less than the ${o.scenario.workMs} ms of work`);
       // The server exits only once its last response is flushed: the client cannot see the end long after the container's.
@@ -73,7 +73,7 @@ function requestRecord(o: Observation, fileVersion: number): Check {
       if (completed) return inconclusive(id, `${describeLine(completed)} says the server finished the request, but the client saw no done line: lost on the way`);
       break;
     case 'rejected':
-      if (!rejected && logComplete) return fail(id, 'the request is recorded as rejected, but the server never logged rejecting it');
+      if (!rejected && logIsWhole) return fail(id, 'the request is recorded as rejected, but the server never logged rejecting it');
       if (accepted) return fail(id, `the request is recorded as rejected, but ${describeLine(accepted)} says the server accepted it`);
       break;
   }

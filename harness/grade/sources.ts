@@ -116,6 +116,16 @@ export function malformedLabLines(o: Observation): MalformedLabLine[] {
   return parseLabLines(o).malformed;
 }
 
+/** The pod watch dropped at some point (an API outage): the log stream was cut then too. */
+export function watchHadGap(o: Observation, beforeMono = Infinity): boolean {
+  return o.evidence.watchLifecycle.some((w) => (w.event === 'dropped' || w.event === 'expired-relisted') && w.at.mono <= beforeMono);
+}
+
+/** The container log can be taken as whole: the run finished, the stream did not end early, and no API outage cut it. */
+export function logComplete(o: Observation): boolean {
+  return !o.evidence.logEndedEarly && o.run.complete && !watchHadGap(o);
+}
+
 export const describeLine = (l: { line: number; event?: string }) => `log line ${l.line}${l.event ? ` (${l.event})` : ''}`;
 export const describeEvent = (e: { type: string; resourceVersion: string }) => `watch event ${e.type}@${e.resourceVersion}`;
 export const describeCitation = (c: StateCitation) => c.kind === 'watch' ? describeEvent(c) : `pod read ${c.index} (resourceVersion ${c.resourceVersion ?? 'none'})`;
