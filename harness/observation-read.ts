@@ -1,7 +1,7 @@
 // Reading observation files: only regular files, within a size and a time limit, strict UTF-8,
 // JSON, then the zod schema of their version. One line per problem, naming the file and the field.
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
 import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, oneLine, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
@@ -64,7 +64,7 @@ export async function readRegularTextFile(path: string, options: { maxBytes: num
  */
 export async function readRegularFile(path: string, options: { maxBytes: number; what: string; signal?: AbortSignal }): Promise<Buffer> {
   const unreadable = (why: string, cause?: unknown) => new TermlabError('INPUT_UNREADABLE', `${path}: ${oneLine(why)}`, { source: path }, { cause });
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {

@@ -1,10 +1,10 @@
 // Entry of the lab server. In an image node runs this file as PID 1, so the signals reach it.
 import { createLabServer } from './app.ts';
-import { ConfigError, parseServerConfig } from './config.ts';
+import { ConfigError, parseServerConfig, type ServerConfig } from './config.ts';
 import { createEventLog } from './events.ts';
 
 function start(): void {
-  let config;
+  let config: ServerConfig;
   try {
     config = parseServerConfig(process.argv.slice(2), process.env);
   } catch (error) {

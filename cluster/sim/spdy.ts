@@ -201,7 +201,7 @@ export class SpdyFrameWriter {
 
   private words(...values: number[]): Buffer {
     const payload = Buffer.alloc(4 * values.length);
-    values.forEach((value, i) => payload.writeUInt32BE(value >>> 0, 4 * i));
+    for (const [i, value] of values.entries()) payload.writeUInt32BE(value >>> 0, 4 * i);
     return payload;
   }
 

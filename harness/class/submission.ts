@@ -1,6 +1,7 @@
 // One submission: an archive from `termlab pack` or a directory of observations. Archives are
 // extracted to a temporary directory and graded there by the one grading path (gradePaths);
 // what the manifest does not vouch for is marked evidence invalid.
+import type { Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isTermlabError } from '../errors.ts';
@@ -129,7 +130,7 @@ export async function listSubmissions(paths: string[]): Promise<{ submissions: s
   const submissions: string[] = [];
   const problems: { path: string; problem: string }[] = [];
   for (const path of paths) {
-    let info;
+    let info: Stats;
     try { info = await stat(path); } catch { problems.push({ path, problem: `${path}: no such file or directory` }); continue; }
     if (!info.isDirectory()) {
       if (isArchivePath(path)) submissions.push(path);

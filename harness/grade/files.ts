@@ -1,4 +1,5 @@
 // Finds observation files and grades them one at a time, so memory stays flat for a class's worth.
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
@@ -14,7 +15,7 @@ export const OBSERVATION_SUFFIX = '.observation.json';
 /** Files named on the command line are taken as they are; directories give their *.observation.json. */
 export async function* observationPaths(paths: string[]): AsyncGenerator<string> {
   for (const path of paths) {
-    let info;
+    let info: Stats;
     try {
       info = await stat(path);
     } catch (error) {
@@ -22,7 +23,7 @@ export async function* observationPaths(paths: string[]): AsyncGenerator<string>
     }
     // Anything but a directory is opened as a file, which refuses FIFOs, devices and sockets.
     if (!info.isDirectory()) { yield path; continue; }
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(path, { withFileTypes: true });
     } catch (error) {

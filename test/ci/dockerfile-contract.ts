@@ -1,7 +1,7 @@
 // What an image promises a pod, read from a Dockerfile's lab stage with a real Dockerfile parser
 // (dockerfile-ast, the parser of the Docker language server) or from the CI node's build plan.
 // Both sides reduce to the same shape, so the recipe test can compare them field by field.
-import { Copy, DockerfileParser, Entrypoint, Env, From, type Instruction } from 'dockerfile-ast';
+import { Copy, DockerfileParser, type Entrypoint, type Env, From, type Instruction } from 'dockerfile-ast';
 import type { LabImagePlan } from '../../cluster/node/images.ts';
 
 export interface ImageContract {
