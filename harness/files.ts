@@ -4,10 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import type { z } from 'zod';
 
-/** Writes a file whole or not at all: a temporary file beside it, then a rename. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+/**
+ * Writes a file whole or not at all: a temporary file beside it, then a rename. `mode` is the
+ * file's mode from its creation on (a private file is never wider, not even for a moment).
+ */
+export async function writeFileAtomic(path: string, text: string, mode?: number): Promise<void> {
   const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx');
+  const handle = await open(temporary, 'wx', mode);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -1,11 +1,11 @@
 // startSimCluster(): a simulated cluster in this process, on 127.0.0.1, reachable only through the
 // kubeconfig it hands back. The harness never knows it is talking to a simulator.
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { TermlabError } from '../../harness/errors.ts';
+import { writeFileAtomic } from '../../harness/files.ts';
 import { createApiServer } from './api.ts';
 import { createTokenGate, newToken } from './auth.ts';
 import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
@@ -73,20 +73,7 @@ export async function writeKubeconfigFile(path: string, text: string, ownFolder:
   const folder = dirname(path);
   await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   if (ownFolder) await chmod(folder, PRIVATE_FOLDER_MODE);
-  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  await writeFileAtomic(path, text, PRIVATE_FILE_MODE);
 }
 
 export async function startSimCluster(options: SimOptions = {}): Promise<SimCluster> {
