@@ -68,7 +68,7 @@ describe('termlab predict', () => {
     expect(r.code).toBe(EXIT.ok);
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('student: "Ada \\"the first\\" Lovelace"');
-    expect(text).toMatch(/ {2}hook-outlasts-grace:\n {4}# graceful, preStop exec sleep 10s, grace 5s, work 10s, delete after 1s\n {4}outcome: ~\n {4}exitCode: ~\n/);
+    expect(text).toMatch(/ {2}hook-outlasts-grace:\n {4}# graceful, preStop exec sleep 10s, grace 5s, work 12s, delete after 1s\n {4}outcome: ~\n {4}exitCode: ~\n/);
     expect(text).not.toMatch(/137|SIGKILL|model/);
     expect(() => parsePredictions(text, out)).toThrow(/predictions\.hook-fits-grace\.outcome/);
     const filled = text.replace(/outcome: ~/g, 'outcome: cut').replace(/exitCode: ~/g, 'exitCode: 137');

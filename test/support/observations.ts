@@ -32,7 +32,9 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
   const reason = actual?.reason ?? (exitCode === 0 ? 'Completed' : 'Error');
   const accepted = 1250;
   const deleted = accepted + scenario.deleteDelayMs;
-  const exitMono = deleted + (actual?.exitAt ?? model.exitAt) * 1000 + 40;
+  // A run that completed where the model says cut ends when its work does: the server exits after it.
+  const defaultExitAt = outcome === 'completed' && model.outcome !== 'completed' ? (scenario.workMs - scenario.deleteDelayMs) / 1000 + 0.1 : model.exitAt;
+  const exitMono = deleted + (actual?.exitAt ?? defaultExitAt) * 1000 + 40;
   const requestEnd = outcome === 'completed' ? accepted + scenario.workMs : outcome === 'rejected' ? 1210 : exitMono + 5;
   const logLine = (mono: number, event: string, extra: object = {}) => ({
     receivedAt: at(mono + 3), apiTime: `${wall(mono)}`,
