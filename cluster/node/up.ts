@@ -13,6 +13,9 @@ import { BRIDGE, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE
 import { ensureCredentials, kubeconfig } from './pki.ts';
 import { sh, startComponent, step, StepError, timings, waitUntil } from './steps.ts';
 
+// klog level: 2 by default; 3 logs "Running preStop hook" and 4 each pod worker step (npm run fidelity reads them).
+const KUBELET_VERBOSITY = /^[0-9]$/.test(process.env.TERMLAB_NODE_KUBELET_V ?? '') ? process.env.TERMLAB_NODE_KUBELET_V : '2';
+
 const API = 'https://127.0.0.1:6443';
 const PACKAGES: Record<string, string> = {
   containerd: 'containerd', runc: 'runc', ctr: 'containerd', umoci: 'umoci', openssl: 'openssl', iptables: 'iptables', ldd: 'libc-bin',
@@ -132,7 +135,7 @@ async function main(): Promise<void> {
   await step('start kubelet', async () => {
     const kubelet = startComponent('kubelet', paths.kube, [
       'kubelet', `--config=${paths.kubeletConfig}`, `--kubeconfig=${join(STATE, 'kubelet.kubeconfig')}`,
-      `--hostname-override=${NODE_NAME}`, `--node-ip=${NODE_IP}`, `--root-dir=${paths.kubeletRoot}`, '--v=2',
+      `--hostname-override=${NODE_NAME}`, `--node-ip=${NODE_IP}`, `--root-dir=${paths.kubeletRoot}`, `--v=${KUBELET_VERBOSITY}`,
     ]);
     await waitUntil('kubelet /healthz', () => ok('http://127.0.0.1:10248/healthz'), 120_000, kubelet);
   });
