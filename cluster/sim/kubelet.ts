@@ -3,16 +3,30 @@
 import { randomBytes } from 'node:crypto';
 import { Faults } from './faults.ts';
 import { killContainer } from './kill.ts';
-import { startReadinessProber } from './prober.ts';
+import { startReadinessProber, type ReadinessProber } from './prober.ts';
 import { memoryBytes, OomKiller } from './memory.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
+import { PodWorkerLoop, type WorkType } from './pod-worker.ts';
 import { freeHostPort, NODE_IP } from './ports.ts';
 import { ContainerProcess, imageRepository, resolvePort, type ContainerPort, type ImageEntry, type ImageMap } from './runtime.ts';
 import type { KubeObject, Store } from './store.ts';
-import { apiTime, wallNow } from './time.ts';
+import { apiTime, sleepAtLeast, wallNow } from './time.ts';
 import type { GroundTruth } from './truth.ts';
 
 export const NODE_NAME = 'termlab-sim-node';
+
+interface ContainerRecord {
+  process: ContainerProcess;
+  image: ImageEntry;
+  env: Record<string, string>;
+  spec: any;
+  oomKilled: boolean;
+  /** Its state.running.startedAt. */
+  startedAt: string;
+  exitCode?: number;
+  /** The PLEG (or killPod's return) has seen the exit; the next status carries it. */
+  exitSeen: boolean;
+}
 
 interface PodWorker {
   uid: string;
@@ -20,12 +34,19 @@ interface PodWorker {
   name: string;
   /** containerPort -> the host port on NODE_IP it is published at. */
   hostPorts: Map<number, number>;
-  containers: Map<string, { process: ContainerProcess; image: ImageEntry; env: Record<string, string>; spec: any; oomKilled: boolean }>;
-  stopProbers: (() => void)[];
-  deadline?: NodeJS.Timeout;
-  terminating: Promise<void> | null;
-  /** A DELETE or the deadline has been seen; the kill waits for the pod worker's relists. */
-  killScheduled: boolean;
+  containers: Map<string, ContainerRecord>;
+  loop: PodWorkerLoop;
+  probers: ReadinessProber[];
+  /** status.startTime plus activeDeadlineSeconds, wall ms. */
+  deadlineAt?: number;
+  /** The first sync has created the sandbox and started the containers. */
+  started: boolean;
+  /** The PLEG has seen the containers start (ContainerStarted), so status shows them running. */
+  startSeen: boolean;
+  runningPublished: boolean;
+  /** killPod in progress: exits are read straight from the runtime when it returns. */
+  killing: Promise<void> | null;
+  /** Every container has exited and its status is written. */
   finished: boolean;
   /** The status manager has issued its own delete (grace 0): only then may the object go. */
   finalDeleteIssued: boolean;
@@ -41,10 +62,16 @@ export class Kubelet {
   private readonly faults: Faults;
 
   private readonly pleg: Pleg;
+  private readonly timing: KubeletTiming;
+  private readonly syncTicker: NodeJS.Timeout;
   private readonly oomKiller = new OomKiller();
 
   constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING) {
     this.pleg = new Pleg(timing);
+    this.timing = timing;
+    // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
+    this.syncTicker = setInterval(() => this.syncTick(), timing.syncTickMs);
+    this.syncTicker.unref();
     this.store = store;
     this.images = images;
     this.truth = truth;
@@ -115,74 +142,124 @@ export class Kubelet {
 
   private startPod(pod: KubeObject, hostPorts: Map<number, number>): void {
     const worker: PodWorker = {
-      uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name,
-      hostPorts, containers: new Map(), stopProbers: [], terminating: null, killScheduled: false, finished: false, finalDeleteIssued: false,
+      uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name, hostPorts, containers: new Map(),
+      loop: undefined as unknown as PodWorkerLoop, probers: [], started: false, startSeen: false, runningPublished: false,
+      killing: null, finished: false, finalDeleteIssued: false,
     };
+    worker.loop = new PodWorkerLoop(this.pleg, (work) => this.syncWork(worker, work));
     this.workers.set(worker.uid, worker);
-    const startedAt = apiTime();
-    for (const spec of pod.spec.containers as any[]) {
-      const image = this.images[imageRepository(spec.image)]!;
-      const env = this.containerEnv(pod, worker, spec, image);
-      const argv = spec.command?.length
-        ? [...(image.paths[spec.command[0]] ?? [spec.command[0]]), ...spec.command.slice(1), ...(spec.args ?? [])]
-        : [...image.entrypoint, ...(spec.args ?? [])];
-      const process = new ContainerProcess(argv, env);
-      const container = { process, image, env, spec, oomKilled: false };
-      worker.containers.set(spec.name, container);
-      const limitBytes = memoryBytes(spec.resources?.limits?.memory);
-      const pid = process.pid;
-      if (limitBytes !== undefined && pid !== undefined) {
-        this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; process.signal('SIGKILL'); } });
-        void process.exited.then(() => this.oomKiller.forget(pid));
-      }
-      if (spec === pod.spec.containers[0] && (pod.spec.dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
-        // The sim has no cluster DNS, like the project's real node: dns.go GetPodDNS says so.
-        this.recordEvent(pod, 'Warning', 'MissingClusterDNS', `pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
-      }
-      this.recordEvent(pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
-      this.recordEvent(pod, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
-      this.recordEvent(pod, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);
-      void process.exited.then((exit) => this.containerExited(worker, spec.name, exit.exitCode, exit.wallMs));
+    worker.loop.update('sync');
+  }
+
+  private syncWork(worker: PodWorker, work: WorkType): Promise<WorkType | undefined> | WorkType | undefined {
+    if (work === 'sync') return this.syncPod(worker);
+    if (work === 'terminating') return this.syncTerminatingPod(worker);
+    this.syncTerminatedPod(worker);
+    return undefined;
+  }
+
+  /** SyncPod: the first one writes Pending, creates the sandbox and starts the containers; later ones write what the PLEG and the deadline say. */
+  private async syncPod(worker: PodWorker): Promise<WorkType | undefined> {
+    if (!worker.started) {
+      await this.createContainers(worker);
+      return undefined;
     }
-    const running = this.mutate(worker, (p) => {
-      p.status.phase = 'Running';
-      // No pod network: the pod's address is the node's, as for hostNetwork pods.
-      p.status.podIP = NODE_IP;
-      p.status.podIPs = [{ ip: NODE_IP }];
+    if (worker.startSeen && !worker.runningPublished) this.publishRunning(worker);
+    if (this.publishExits(worker)) return 'terminating';
+    if (worker.deadlineAt !== undefined && wallNow() >= worker.deadlineAt) return this.deadlineExceeded(worker);
+    return undefined;
+  }
+
+  private async createContainers(worker: PodWorker): Promise<void> {
+    worker.started = true;
+    const startedAt = apiTime();
+    const pending = this.mutate(worker, (p) => {
+      p.status.startTime = startedAt;
       p.status.hostIP = NODE_IP;
       p.status.hostIPs = [{ ip: NODE_IP }];
-      p.status.startTime = startedAt;
       p.status.conditions = [
-        { type: 'PodReadyToStartContainers', status: 'True', lastTransitionTime: startedAt },
+        { type: 'PodReadyToStartContainers', status: 'False', lastTransitionTime: startedAt },
         { type: 'Initialized', status: 'True', lastTransitionTime: startedAt },
         { type: 'Ready', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotReady' },
         { type: 'ContainersReady', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotReady' },
         { type: 'PodScheduled', status: 'True', lastTransitionTime: startedAt },
       ];
       p.status.containerStatuses = (p.spec.containers as any[]).map((c) => ({
+        name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: { reason: 'ContainerCreating' } },
+      }));
+    });
+    if (!pending) return;
+    const deadline = pending.spec.activeDeadlineSeconds;
+    if (typeof deadline === 'number') worker.deadlineAt = wallNow() + deadline * 1000;
+    if ((pending.spec.dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
+      // The sim has no cluster DNS, like the project's real node: dns.go GetPodDNS says so.
+      this.recordEvent(pending, 'Warning', 'MissingClusterDNS', `pod: "${pending.metadata.name}_${pending.metadata.namespace}(${pending.metadata.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
+    }
+    await sleepAtLeast(this.timing.runtime.runPodSandboxMs);
+    for (const spec of pending.spec.containers as any[]) {
+      this.recordEvent(pending, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
+      await sleepAtLeast(this.timing.runtime.startContainerMs);
+      this.spawnContainer(worker, pending, spec);
+      this.recordEvent(pending, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
+      this.recordEvent(pending, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);
+    }
+    for (const spec of pending.spec.containers as any[]) {
+      if (!spec.readinessProbe?.httpGet) continue;
+      const target = this.portTarget(worker.uid, resolvePort(spec.readinessProbe.httpGet.port, spec.ports ?? []));
+      worker.probers.push(startReadinessProber({
+        target, probe: spec.readinessProbe,
+        onChange: (ready) => this.setContainerReady(worker, spec.name, ready),
+        onFailure: (output) => this.recordEvent(pending, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, `spec.containers{${spec.name}}`),
+      }));
+    }
+    // GenericPLEG: the next relist sees the containers running and hands the pod worker a ContainerStarted event.
+    void this.pleg.newerThan(wallNow()).then(() => {
+      worker.startSeen = true;
+      worker.loop.update('sync');
+    });
+  }
+
+  private spawnContainer(worker: PodWorker, pod: KubeObject, spec: any): void {
+    const image = this.images[imageRepository(spec.image)]!;
+    const env = this.containerEnv(pod, worker, spec, image);
+    const argv = spec.command?.length
+      ? [...(image.paths[spec.command[0]] ?? [spec.command[0]]), ...spec.command.slice(1), ...(spec.args ?? [])]
+      : [...image.entrypoint, ...(spec.args ?? [])];
+    const process = new ContainerProcess(argv, env);
+    const container: ContainerRecord = { process, image, env, spec, oomKilled: false, startedAt: apiTime(), exitSeen: false };
+    worker.containers.set(spec.name, container);
+    const limitBytes = memoryBytes(spec.resources?.limits?.memory);
+    const pid = process.pid;
+    if (limitBytes !== undefined && pid !== undefined) {
+      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; process.signal('SIGKILL'); } });
+      void process.exited.then(() => this.oomKiller.forget(pid));
+    }
+    void process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs));
+  }
+
+  /** The sync after ContainerStarted: Running, the containers' start, and the prober's first (manual) run. */
+  private publishRunning(worker: PodWorker): void {
+    worker.runningPublished = true;
+    const running = this.mutate(worker, (p) => {
+      const now = apiTime();
+      p.status.phase = 'Running';
+      // No pod network: the pod's address is the node's, as for hostNetwork pods.
+      p.status.podIP = NODE_IP;
+      p.status.podIPs = [{ ip: NODE_IP }];
+      for (const condition of p.status.conditions as any[]) {
+        if (condition.type === 'PodReadyToStartContainers') { condition.status = 'True'; condition.lastTransitionTime = now; }
+      }
+      p.status.containerStatuses = (p.spec.containers as any[]).map((c) => ({
         name: c.name, image: c.image, imageID: `sim://${c.image}`, containerID: `sim://${worker.uid}-${c.name}`,
-        ready: false, restartCount: 0, started: true, state: { running: { startedAt } },
+        ready: false, restartCount: 0, started: true, state: { running: { startedAt: worker.containers.get(c.name)?.startedAt ?? now } },
       }));
     });
     if (!running) return;
-    for (const spec of pod.spec.containers as any[]) {
-      const setReady = (ready: boolean) => this.setContainerReady(worker, spec.name, ready);
-      if (spec.readinessProbe?.httpGet) {
-        const target = this.portTarget(worker.uid, resolvePort(spec.readinessProbe.httpGet.port, spec.ports ?? []));
-        worker.stopProbers.push(startReadinessProber({
-          target, probe: spec.readinessProbe, onChange: setReady,
-          onFailure: (output) => this.recordEvent(pod, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, `spec.containers{${spec.name}}`),
-        }));
-      } else {
-        setReady(true);
-      }
+    for (const spec of running.spec.containers as any[]) {
+      if (!spec.readinessProbe?.httpGet) this.setContainerReady(worker, spec.name, true);
     }
-    const deadline = pod.spec.activeDeadlineSeconds;
-    if (typeof deadline === 'number') {
-      worker.deadline = setTimeout(() => void this.deadlineExceeded(worker), deadline * 1000);
-    }
+    for (const prober of worker.probers) prober.containerStarted();
   }
-
   private containerEnv(pod: KubeObject, worker: PodWorker, spec: any, image: ImageEntry): Record<string, string> {
     const fields: Record<string, string> = {
       'metadata.name': pod.metadata.name, 'metadata.namespace': pod.metadata.namespace!, 'metadata.uid': pod.metadata.uid,
@@ -209,6 +286,7 @@ export class Kubelet {
     return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
   }
 
+  /** status_manager SetContainerReadiness writes at once; the probe result also syncs the pod ("SyncLoop (probe)"). */
   private setContainerReady(worker: PodWorker, name: string, ready: boolean): void {
     if (worker.finished) return;
     this.mutate(worker, (p) => {
@@ -224,31 +302,39 @@ export class Kubelet {
         }
       }
     });
+    worker.loop.update('sync');
   }
 
-  private async containerExited(worker: PodWorker, name: string, exitCode: number, exitedAt: number): Promise<void> {
+  private containerExited(worker: PodWorker, container: ContainerRecord, exitCode: number, exitedAt: number): void {
     const record = this.truth.for({ metadata: { uid: worker.uid, name: worker.name, namespace: worker.namespace } });
     record.exitedAt = exitedAt;
     record.exitCode = exitCode;
-    // An exit during the kill sequence is read straight from the runtime once StopContainer returns
-    // (SyncTerminatingPod: GetPodStatus, then SetPodStatus); any other exit waits for the PLEG's next relist.
-    if (!worker.terminating) await this.pleg.newerThan(exitedAt);
-    record.exitSeenAt = wallNow();
-    const allExited = [...worker.containers.values()].every((c) => c.process.hasExited);
-    if (allExited) {
-      worker.finished = true;
-      for (const stop of worker.stopProbers) stop();
-      clearTimeout(worker.deadline);
-    }
-    // Ready false, the container terminated and, once all have, the phase: one status write.
+    container.exitCode = exitCode;
+    // During killPod the exit is read from the runtime when it returns (SyncTerminatingPod); any other
+    // exit reaches the pod worker as the PLEG's ContainerDied event at the end of the next relist.
+    if (worker.killing) return;
+    void this.pleg.newerThan(exitedAt).then(() => {
+      record.exitSeenAt = wallNow();
+      container.exitSeen = true;
+      worker.loop.update('sync');
+    });
+  }
+
+  /** Writes every exit seen so far in one status write; true once all containers have exited ("Pod is terminal"). */
+  private publishExits(worker: PodWorker): boolean {
+    const seen = [...worker.containers].filter(([, c]) => c.exitSeen);
+    if (!seen.length) return false;
+    const allExited = [...worker.containers.values()].every((c) => c.exitSeen);
     const updated = this.mutate(worker, (p) => {
-      const status = (p.status.containerStatuses as any[]).find((c) => c.name === name);
-      if (status) {
+      for (const [name, c] of seen) {
+        const status = (p.status.containerStatuses as any[]).find((cs) => cs.name === name);
+        if (!status || status.state.terminated) continue;
+        const exitCode = c.exitCode ?? 0;
         status.ready = false;
         status.started = false;
         status.state = { terminated: {
-          exitCode, reason: worker.containers.get(name)?.oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
-          startedAt: status.state.running?.startedAt ?? p.status.startTime, finishedAt: apiTime(), containerID: status.containerID,
+          exitCode, reason: c.oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
+          startedAt: status.state.running?.startedAt ?? c.startedAt, finishedAt: apiTime(), containerID: status.containerID ?? `sim://${worker.uid}-${name}`,
         } };
       }
       for (const condition of p.status.conditions as any[]) {
@@ -257,15 +343,42 @@ export class Kubelet {
         }
       }
       if (allExited && p.status.reason !== 'DeadlineExceeded') {
-        p.status.phase = (p.status.containerStatuses as any[]).every((c) => c.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+        p.status.phase = (p.status.containerStatuses as any[]).every((cs) => cs.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
       } else if (allExited) {
         p.status.phase = 'Failed';
       }
     });
-    if (!allExited || !updated) return;
-    // SyncTerminatedPod waits for a relist of its own before the status manager may delete the object.
-    await this.pleg.syncs(1);
+    if (allExited) {
+      worker.finished = true;
+      for (const prober of worker.probers) prober.stop();
+    }
+    return allExited && updated !== undefined;
+  }
+
+  /** SyncTerminatingPod: killPod with the grace as it is now; its return writes the containers' end. */
+  private async syncTerminatingPod(worker: PodWorker): Promise<WorkType> {
+    const running = [...worker.containers.values()].filter((c) => !c.process.hasExited);
+    if (running.length) {
+      const current = this.store.get('pods', worker.namespace, worker.name);
+      const pod = current?.metadata.uid === worker.uid ? current : undefined;
+      if (pod) {
+        await this.killPod(worker, pod, Kubelet.calculateEffectiveGracePeriod(pod));
+        await sleepAtLeast(this.timing.runtime.killPodReturnMs);
+      }
+    }
+    const record = this.truth.for({ metadata: { uid: worker.uid, name: worker.name, namespace: worker.namespace } });
+    for (const c of worker.containers.values()) {
+      if (c.process.hasExited && !c.exitSeen) { c.exitSeen = true; record.exitSeenAt ??= wallNow(); }
+    }
+    this.publishExits(worker);
+    return 'terminated';
+  }
+
+  /** SyncTerminatedPod, then the status manager: once the containers are gone it deletes the object with grace 0. */
+  private syncTerminatedPod(worker: PodWorker): void {
+    worker.finished = true;
     worker.finalDeleteIssued = true;
+    for (const prober of worker.probers) prober.stop();
     const latest = this.store.get('pods', worker.namespace, worker.name);
     if (latest?.metadata.uid === worker.uid) this.finishDeletion(latest);
   }
@@ -283,6 +396,7 @@ export class Kubelet {
       return;
     }
     if (this.store.get('pods', pod.metadata.namespace, pod.metadata.name)?.metadata.uid === pod.metadata.uid) this.store.remove('pods', pod);
+    worker?.loop.stop();
     this.workers.delete(pod.metadata.uid);
   }
 
@@ -292,52 +406,46 @@ export class Kubelet {
     return Math.max(1, grace);
   }
 
-  /** The API server set deletionTimestamp: kill every container of the pod. */
+  /** SyncLoop DELETE: the API server set deletionTimestamp; the pod worker is asked to terminate. */
   podDeleting(pod: KubeObject): void {
     const worker = this.workers.get(pod.metadata.uid);
     const record = this.truth.for(pod);
     record.deleteReceivedAt ??= wallNow();
-    if (!worker || worker.finished) return this.finishDeletion(pod);
-    if (worker.killScheduled) return;
-    worker.killScheduled = true;
-    // The pod worker's syncs each wait for a relist (pleg.ts); the grace is read when the kill begins,
-    // so a second DELETE that shortened it meanwhile counts.
-    void this.pleg.syncs(this.pleg.relistsBeforeKill).then(() => {
-      const current = this.store.get('pods', worker.namespace, worker.name);
-      const latest = current?.metadata.uid === worker.uid ? current : pod;
-      this.killPod(worker, latest, Kubelet.calculateEffectiveGracePeriod(latest));
-    });
+    if (!worker || worker.finalDeleteIssued) return this.finishDeletion(pod);
+    // The grace is read when SyncTerminatingPod begins, so a second DELETE that shortened it meanwhile counts.
+    worker.loop.update('terminating');
   }
 
-  private killPod(worker: PodWorker, pod: KubeObject, gracePeriod: number): void {
-    if (worker.terminating || worker.finished || [...worker.containers.values()].every((c) => c.process.hasExited)) return;
+  private killPod(worker: PodWorker, pod: KubeObject, gracePeriod: number): Promise<void> {
     const truth = this.truth.for(pod);
     truth.gracePeriodSeconds = gracePeriod;
     const key = Faults.key(worker.namespace, worker.name);
-    worker.terminating = Promise.all([...worker.containers].map(([name, c]) => killContainer({
+    worker.killing = Promise.all([...worker.containers].filter(([, c]) => !c.process.hasExited).map(([name, c]) => killContainer({
       containerName: name, container: c.process, lifecycle: c.spec.lifecycle,
       portTarget: (port) => this.portTarget(worker.uid, resolvePort(port, c.spec.ports ?? [])), env: c.env, image: c.image, truth, ignoreSigterm: this.faults.ignoreSigterm.has(key),
       recordEvent: (type, reason, message) => this.recordEvent(pod, type, reason, message, `spec.containers{${name}}`),
     }, gracePeriod))).then(() => undefined);
+    return worker.killing;
   }
 
-  /** The sync loop's 1 s tick asks the active-deadline handler; the sync that fails the pod and the terminating one each wait for a relist. */
-  private async deadlineExceeded(worker: PodWorker): Promise<void> {
-    await this.pleg.syncs(1);
-    if (worker.finished || worker.killScheduled) return;
-    worker.killScheduled = true;
-    // generateAPIPodStatus: past its deadline the pod is Failed at once, and a terminal pod is no
-    // longer probed (prober/worker.go), so a draining server gives no Unhealthy events.
+  private syncTick(): void {
+    const now = wallNow();
+    for (const worker of this.workers.values()) {
+      if (worker.deadlineAt !== undefined && now >= worker.deadlineAt && !worker.loop.terminationRequested) worker.loop.update('sync');
+    }
+  }
+
+  /** generateAPIPodStatus past the deadline: Failed at once, and a terminal pod is no longer probed (prober/worker.go). */
+  private deadlineExceeded(worker: PodWorker): WorkType | undefined {
     const pod = this.mutate(worker, (p) => {
       p.status.phase = 'Failed';
       p.status.reason = 'DeadlineExceeded';
       p.status.message = 'Pod was active on the node longer than the specified deadline';
     });
-    if (!pod) return;
-    for (const stop of worker.stopProbers) stop();
+    if (!pod) return undefined;
+    for (const prober of worker.probers) prober.stop();
     this.recordEvent(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
-    await this.pleg.syncs(1);
-    this.killPod(worker, this.store.get('pods', worker.namespace, worker.name) ?? pod, Kubelet.calculateEffectiveGracePeriod(pod));
+    return 'terminating';
   }
 
   containerLog(uid: string, container?: string): ContainerProcess | undefined {
@@ -368,11 +476,12 @@ export class Kubelet {
   /** Stops every process this kubelet started, at once. */
   async shutdown(): Promise<void> {
     this.pleg.stop();
+    clearInterval(this.syncTicker);
     this.oomKiller.stop();
     const exits: Promise<unknown>[] = [];
     for (const worker of this.workers.values()) {
-      clearTimeout(worker.deadline);
-      for (const stop of worker.stopProbers) stop();
+      worker.loop.stop();
+      for (const prober of worker.probers) prober.stop();
       for (const c of worker.containers.values()) { c.process.signal('SIGKILL'); exits.push(c.process.exited); }
     }
     await Promise.all(exits);

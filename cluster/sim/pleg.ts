@@ -5,8 +5,7 @@
 // - pkg/kubelet/pod_workers.go podWorkerLoop: every sync first waits for
 //   podCache.GetNewerThan(uid, lastSyncTime), a cache entry newer than the worker's previous sync
 //   ("TODO: this adds ~1s of latency on all transitions from sync to terminating to terminated").
-// So the kubelet acts on a DELETE, an exit or a deadline only when a relist ends; a DELETE that
-// finds a sync in flight (which it cancels, but which still waits its relist) can wait for a second.
+// pod-worker.ts keeps each pod's lastSyncTime and waits here; this file is the relist and the cache's clock.
 import { wallNow } from './time.ts';
 
 export interface KubeletTiming {
@@ -14,18 +13,36 @@ export interface KubeletTiming {
   relistPeriodMs: number;
   /** How long one relist takes (listing sandboxes and containers, inspecting changed pods). */
   relistDurationMs: number;
-  /** Relists that end between the API's DELETE and the Killing event (the first sync's and the terminating sync's). */
-  relistsBeforeKill: number;
+  /** syncLoop's syncTicker (kubelet.go): how often pods that asked for it (an exceeded deadline) are synced. */
+  syncTickMs: number;
+  /** The container runtime's own time (containerd + CNI on the real node), spent inside the kubelet's syncs. */
+  runtime: RuntimeTiming;
 }
 
-/** Defaults from the real node (docs/simulated-cluster.md, "The kubelet's reaction time"). */
-export const REAL_NODE_TIMING: KubeletTiming = { relistPeriodMs: 1000, relistDurationMs: 250, relistsBeforeKill: 1 };
-/** A kubelet that acts at once: no relist waits (for tests of the kill sequence alone). */
-export const IMMEDIATE_TIMING: KubeletTiming = { relistPeriodMs: 0, relistDurationMs: 0, relistsBeforeKill: 0 };
+export interface RuntimeTiming {
+  /** RunPodSandbox: the pause container and its network. */
+  runPodSandboxMs: number;
+  /** CreateContainer and StartContainer. */
+  startContainerMs: number;
+  /** From the container's exit to killPod's return: StopContainer's exit handling, StopPodSandbox, GetPodStatus. */
+  killPodReturnMs: number;
+}
+
+/** Measured on the real node (docs/simulated-cluster.md, "The kubelet's reaction time"). */
+export const REAL_NODE_TIMING: KubeletTiming = {
+  relistPeriodMs: 1000, relistDurationMs: 4, syncTickMs: 1000,
+  runtime: { runPodSandboxMs: 190, startContainerMs: 90, killPodReturnMs: 170 },
+};
+/** A kubelet that acts at once: no relist waits, no runtime time (for tests of the kill sequence alone). */
+export const IMMEDIATE_TIMING: KubeletTiming = {
+  relistPeriodMs: 0, relistDurationMs: 0, syncTickMs: 1000, runtime: { runPodSandboxMs: 0, startContainerMs: 0, killPodReturnMs: 0 },
+};
 
 export class Pleg {
   private readonly timing: KubeletTiming;
   private waiters: { startedAfter: number; resolve: () => void }[] = [];
+  /** cache.UpdateTime's timestamp: when the last completed relist started. */
+  private cacheTimestamp = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -44,6 +61,7 @@ export class Pleg {
     const startedAt = wallNow();
     const finish = () => {
       // cache.UpdateTime(startedAt): wakes every GetNewerThan older than this relist's start.
+      this.cacheTimestamp = startedAt;
       const ready = this.waiters.filter((w) => w.startedAfter < startedAt);
       this.waiters = this.waiters.filter((w) => w.startedAfter >= startedAt);
       for (const w of ready) w.resolve();
@@ -53,23 +71,10 @@ export class Pleg {
     else finish();
   }
 
-  /** podCache.GetNewerThan: resolves when a relist that started after `after` has ended. */
+  /** podCache.GetNewerThan: at once if the cache is already newer than `after`, else when a relist that started after it ends. */
   newerThan(after: number): Promise<void> {
-    if (this.timing.relistPeriodMs <= 0) return Promise.resolve();
+    if (this.timing.relistPeriodMs <= 0 || this.cacheTimestamp > after) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ startedAfter: after, resolve }));
-  }
-
-  /** `count` syncs in a row, each waiting for a relist newer than the previous one's end. */
-  async syncs(count: number, from: number = wallNow()): Promise<void> {
-    let lastSyncTime = from;
-    for (let i = 0; i < count; i++) {
-      await this.newerThan(lastSyncTime);
-      lastSyncTime = wallNow();
-    }
-  }
-
-  get relistsBeforeKill(): number {
-    return this.timing.relistsBeforeKill;
   }
 
   stop(): void {

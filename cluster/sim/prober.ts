@@ -1,28 +1,41 @@
-// Readiness: an httpGet probe drives the Ready condition. Until the first success the sim probes
-// every 50 ms instead of every periodSeconds, so a pod is Ready as soon as it can serve.
+// Readiness as pkg/kubelet/prober/worker.go runs it (1.34): the worker starts with the pod's first
+// sync and probes on a ticker of periodSeconds; a container it has not yet seen running is not probed.
+// When the sync after the PLEG's ContainerStarted event generates the pod's status, the prober
+// manager's UpdatePodStatus finds the readiness unknown, sets the initial result (not ready) and
+// triggers a manual run at once ("Triggered Probe by manual run"). A result that changes is handed
+// to the sync loop ("SyncLoop (probe)"), which syncs the pod.
 import { request } from 'node:http';
-
-const FAST_UNTIL_READY_MS = 50;
 
 export interface ProbeTarget {
   /** Where the probed port is reached (the kubelet's portTarget); none means the probe fails. */
   target: { host: string; port: number } | undefined;
   probe: any;
+  /** The results manager changed: the first (initial) result, then every flip. */
   onChange(ready: boolean): void;
   /** prober.go: every failed probe is a Warning event Unhealthy ("Readiness probe failed: ..."). */
   onFailure(output: string): void;
 }
 
-export function startReadinessProber(target: ProbeTarget): () => void {
+export interface ReadinessProber {
+  /** UpdatePodStatus saw the container running with no result yet: initial result, then a manual run. */
+  containerStarted(): void;
+  stop(): void;
+}
+
+export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   const get = target.probe.httpGet;
   const period = Math.max(1, Number(target.probe.periodSeconds ?? 10)) * 1000;
   const failureThreshold = Math.max(1, Number(target.probe.failureThreshold ?? 3));
+  const successThreshold = Math.max(1, Number(target.probe.successThreshold ?? 1));
+  const initialDelayMs = Math.max(0, Number(target.probe.initialDelaySeconds ?? 0)) * 1000;
   const timeoutMs = Math.max(1, Number(target.probe.timeoutSeconds ?? 1)) * 1000;
   const endpoint = target.target;
-  let ready = false;
-  let failures = 0;
+  let startedAt: number | null = null;
+  let result: boolean | null = null;
+  let lastResult: boolean | null = null;
+  let resultRun = 0;
+  let probing = false;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
 
   const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
   const probeOnce = () => new Promise<{ ok: boolean; output: string }>((resolve) => {
@@ -37,21 +50,34 @@ export function startReadinessProber(target: ProbeTarget): () => void {
     req.end();
   });
 
-  const tick = async () => {
-    const { ok, output } = await probeOnce();
-    if (stopped) return;
-    // Failures while the sim's program is still starting (probed every 50 ms) are the sim's own; a
-    // real kubelet's first probe comes a period after the container started. After that, each counts.
-    if (!ok && (ready || failures > 0)) target.onFailure(output);
-    if (ok) {
-      failures = 0;
-      if (!ready) { ready = true; target.onChange(true); }
-    } else if (ready && ++failures >= failureThreshold) {
-      ready = false;
-      target.onChange(false);
-    }
-    timer = setTimeout(tick, ready || failures > 0 ? period : FAST_UNTIL_READY_MS);
+  const set = (ready: boolean) => {
+    if (result === ready) return;
+    result = ready;
+    target.onChange(ready);
   };
-  timer = setTimeout(tick, Math.max(0, Number(target.probe.initialDelaySeconds ?? 0)) * 1000);
-  return () => { stopped = true; clearTimeout(timer); };
+
+  // worker.doProbe: not before the container runs or its initial delay passes; thresholds count runs of one result.
+  const doProbe = async () => {
+    if (stopped || probing || startedAt === null || performance.now() - startedAt < initialDelayMs) return;
+    probing = true;
+    const { ok, output } = await probeOnce();
+    probing = false;
+    if (stopped) return;
+    if (!ok) target.onFailure(output);
+    if (lastResult === ok) resultRun++;
+    else { lastResult = ok; resultRun = 1; }
+    if ((ok && resultRun < successThreshold) || (!ok && resultRun < failureThreshold)) return;
+    set(ok);
+  };
+
+  const ticker = setInterval(() => void doProbe(), period);
+  return {
+    containerStarted() {
+      if (stopped || startedAt !== null) return;
+      startedAt = performance.now();
+      set(false);
+      void doProbe();
+    },
+    stop() { stopped = true; clearInterval(ticker); },
+  };
 }

@@ -160,8 +160,9 @@ spec:
   it('creates, watches, follows the log of, and deletes a pod; lists events and nodes', async () => {
     expect(await kubectl(['create', '-f', join(dir, 'pod.yaml')])).toMatchObject({ code: 0, out: 'pod/from-kubectl created\n' });
     const watch = kubectlUntil(['get', 'pods', '-w'], /from-kubectl\s+0\/1\s+Completed/);
-    const logs = kubectlUntil(['logs', '-f', 'from-kubectl'], /"event":"exit"/);
     await kubectlUntil(['get', 'pods', '-w'], /from-kubectl\s+1\/1\s+Running/).seen;
+    // Only a started container has a log to follow (before, kubectl is told it is waiting to start).
+    const logs = kubectlUntil(['logs', '-f', 'from-kubectl'], /"event":"exit"/);
     expect((await kubectl(['get', 'nodes'])).out).toMatch(/termlab-sim-node\s+Ready/);
     const deleted = await kubectl(['delete', 'pod', 'from-kubectl', '--grace-period=3']);
     // kubectl 1.34 names the namespace; earlier ones do not.

@@ -1,0 +1,61 @@
+// The kubelet's pod worker (pkg/kubelet/pod_workers.go podWorkerLoop, 1.34), reduced to its timing:
+// one loop per pod runs one update at a time, and before each waits in
+// podCache.GetNewerThan(uid, lastSyncTime) for the cache to be newer than the end of its previous
+// sync. An update that arrives meanwhile becomes the one pending update; a termination supersedes a
+// pending sync, and a sync in flight is cancelled ("Cancelling current pod sync") but still waits
+// for its relist and runs, so a DELETE that finds one waits for two relists (the real node's log
+// at --v=4 shows exactly this).
+import type { Pleg } from './pleg.ts';
+import { wallNow } from './time.ts';
+
+/** SyncPod, SyncTerminatingPod, SyncTerminatedPod. */
+export type WorkType = 'sync' | 'terminating' | 'terminated';
+const STAGE: Record<WorkType, number> = { sync: 0, terminating: 1, terminated: 2 };
+
+/** Runs one update; returns the work the pod moves on to, if any ("Pod is terminal", "terminated all containers"). */
+export type SyncHandler = (work: WorkType) => Promise<WorkType | undefined> | WorkType | undefined;
+
+export class PodWorkerLoop {
+  private readonly pleg: Pleg;
+  private readonly handle: SyncHandler;
+  private lastSyncTime = Number.NEGATIVE_INFINITY;
+  private pending: WorkType | null = null;
+  private stage: WorkType = 'sync';
+  private running = false;
+  private stopped = false;
+
+  constructor(pleg: Pleg, handle: SyncHandler) {
+    this.pleg = pleg;
+    this.handle = handle;
+  }
+
+  /** UpdatePod: work of an earlier stage than the pod has reached is dropped. */
+  update(work: WorkType): void {
+    if (this.stopped || STAGE[work] < STAGE[this.stage]) return;
+    this.stage = work;
+    if (!this.pending || STAGE[work] >= STAGE[this.pending]) this.pending = work;
+    if (!this.running) void this.loop();
+  }
+
+  get terminationRequested(): boolean {
+    return STAGE[this.stage] >= STAGE.terminating;
+  }
+
+  private async loop(): Promise<void> {
+    this.running = true;
+    while (this.pending && !this.stopped) {
+      const work = this.pending;
+      this.pending = null;
+      await this.pleg.newerThan(this.lastSyncTime);
+      if (this.stopped) break;
+      const next = await this.handle(work);
+      this.lastSyncTime = wallNow();
+      if (next) this.update(next);
+    }
+    this.running = false;
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
