@@ -111,8 +111,8 @@ describe('Services on the simulated cluster', () => {
     const answers: { podUid?: string; status?: number; error?: string }[] = [];
     const viewDropsVictim = () => {
       const changes = sim.proxyTruth(ns, 'drain')!.changes;
-      const lastWithVictim = changes.findLastIndex((c) => c.readyPodUids.includes(victim));
-      return changes[lastWithVictim + 1];
+      const withVictim = changes.map((c, i) => (c.readyPodUids.includes(victim) ? i : -1)).filter((i) => i >= 0);
+      return changes[(withVictim.at(-1) ?? -1) + 1];
     };
     while (!viewDropsVictim()) answers.push(await get(nodePort, '/work?ms=1'));
     for (let i = 0; i < 10; i++) answers.push(await get(nodePort, '/work?ms=1'));

@@ -1,0 +1,112 @@
+// The real kubectl against the simulated cluster's Deployments, ReplicaSets, Services and EndpointSlices.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
+
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+if (!hasKubectl) console.warn('kubectl not found: skipping the kubectl apps suite (CI installs it)');
+
+let sim: SimCluster;
+let env: NodeJS.ProcessEnv;
+let dir: string;
+
+function kubectl(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.on('data', (c: Buffer) => { out += c; });
+    child.stderr.on('data', (c: Buffer) => { err += c; });
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+  });
+}
+
+const MANIFEST = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app: web }
+  strategy:
+    rollingUpdate: { maxSurge: 1, maxUnavailable: 0 }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      terminationGracePeriodSeconds: 5
+      containers:
+        - name: lab
+          image: termlab/lab-server:0.1.0
+          ports: [{ name: http, containerPort: 8080 }]
+          env: [{ name: LAB_MODE, value: immediate }]
+          readinessProbe:
+            httpGet: { path: /readyz, port: http }
+            periodSeconds: 1
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  selector: { app: web }
+  ports: [{ name: http, port: 80, targetPort: http }]
+`;
+
+describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments and Services', () => {
+  beforeAll(async () => {
+    sim = await startSimCluster();
+    dir = mkdtempSync(join(tmpdir(), 'termlab-kubectl-apps-'));
+    writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
+    writeFileSync(join(dir, 'web.yaml'), MANIFEST);
+    env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
+  });
+  afterAll(async () => { await sim?.stop(); });
+
+  it('creates, lists, rolls out, scales and deletes a Deployment behind a Service', async () => {
+    const created = await kubectl(['create', '-f', join(dir, 'web.yaml')]);
+    expect(created.err).toBe('');
+    expect(created.out).toContain('deployment.apps/web created');
+    expect(created.out).toContain('service/web created');
+    const status = await kubectl(['rollout', 'status', 'deployment/web', '--timeout=60s']);
+    expect(status.out).toContain('deployment "web" successfully rolled out');
+    expect(status.code).toBe(0);
+
+    const deploy = await kubectl(['get', 'deploy', 'web']);
+    expect(deploy.out).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\n/);
+    expect(deploy.out).toMatch(/\nweb\s+2\/2\s+2\s+2\s+\d+s\n/);
+    const rs = await kubectl(['get', 'rs']);
+    expect(rs.out).toMatch(/\nweb-[a-z0-9]+\s+2\s+2\s+2\s+\d+s\n/);
+    const svc = await kubectl(['get', 'svc', 'web']);
+    expect(svc.out).toMatch(/\nweb\s+NodePort\s+10\.96\.\d+\.\d+\s+<none>\s+80:3\d{4}\/TCP\s+\d+s\n/);
+    const slices = await kubectl(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web']);
+    expect(slices.out).toMatch(/\nweb-[a-z0-9]{5}\s+IPv4\s+8080\s+127\.0\.0\.1,127\.0\.0\.1\s+\d+s\n/);
+
+    // A new image tag (a strategic merge patch on the template) rolls out a second ReplicaSet.
+    const set = await kubectl(['set', 'image', 'deployment/web', 'lab=termlab/lab-server:0.2.0']);
+    expect(set.out).toContain('deployment.apps/web image updated');
+    const second = await kubectl(['rollout', 'status', 'deployment/web', '--timeout=60s']);
+    expect(second.out).toContain('deployment "web" successfully rolled out');
+    const history = await kubectl(['get', 'rs', '-o', 'jsonpath={range .items[*]}{.metadata.annotations.deployment\\.kubernetes\\.io/revision}={.spec.replicas}={.spec.template.spec.containers[0].image}{"\\n"}{end}']);
+    expect(history.out.trim().split('\n').sort()).toEqual(['1=0=termlab/lab-server:0.1.0', '2=2=termlab/lab-server:0.2.0']);
+
+    const scaled = await kubectl(['scale', 'deployment/web', '--replicas=1']);
+    expect(scaled.out).toContain('deployment.apps/web scaled');
+    const third = await kubectl(['rollout', 'status', 'deployment/web', '--timeout=60s']);
+    expect(third.code).toBe(0);
+    expect((await kubectl(['get', 'deploy', 'web'])).out).toMatch(/\nweb\s+1\/1\s+1\s+1\s+/);
+
+    const deleted = await kubectl(['delete', 'deployment', 'web']);
+    expect(deleted.out).toContain('deployment.apps "web" deleted');
+    // The garbage collector takes the ReplicaSets and their pods.
+    const waited = await kubectl(['wait', '--for=delete', 'pods', '-l', 'app=web', '--timeout=60s']);
+    expect(waited.code).toBe(0);
+    expect((await kubectl(['get', 'rs', '-o', 'name'])).out).toBe('');
+    expect((await kubectl(['delete', 'svc', 'web'])).out).toContain('service "web" deleted');
+  });
+});
