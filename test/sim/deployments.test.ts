@@ -132,7 +132,7 @@ describe('Deployments on the simulated cluster', () => {
     pods.stop(); sets.stop(); deployments.stop();
   });
 
-  it('cascades a Background delete through the garbage collector, and an Orphan delete leaves the ReplicaSet without its owner', async () => {
+  it('cascades a Background delete (a deletecollection by label) through the garbage collector, and an Orphan delete leaves the ReplicaSet without its owner', async () => {
     await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment('bg', { replicas: 1, mode: 'immediate' }) });
     await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment('orphan', { replicas: 1, mode: 'immediate' }) });
     const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`);
@@ -140,7 +140,10 @@ describe('Deployments on the simulated cluster', () => {
     await deployments.waitFor((e) => e.object.metadata?.name === 'orphan' && available(1)(e), 'orphan available');
     const pods = await watchAll<k8s.V1Pod>(kc, `/api/v1/namespaces/${ns}/pods`, { labelSelector: 'app.kubernetes.io/name in (bg,orphan)' });
     const sets = await watchAll<k8s.V1ReplicaSet>(kc, `/apis/apps/v1/namespaces/${ns}/replicasets`, { labelSelector: 'app.kubernetes.io/name in (bg,orphan)' });
-    await apps.deleteNamespacedDeployment({ name: 'bg', namespace: ns });
+    // deletecollection by label, Background by default.
+    const listed = await apps.deleteCollectionNamespacedDeployment({ namespace: ns, labelSelector: 'app.kubernetes.io/name=bg' });
+    expect(listed.status ?? 'listed').toBeDefined();
+    await deployments.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.name === 'bg', 'bg Deployment DELETED');
     await sets.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.labels?.['app.kubernetes.io/name'] === 'bg', 'bg ReplicaSet DELETED');
     await pods.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.labels?.['app.kubernetes.io/name'] === 'bg', 'bg pod DELETED');
 

@@ -101,6 +101,13 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments
     expect(third.code).toBe(0);
     expect((await kubectl(['get', 'deploy', 'web'])).out).toMatch(/\nweb\s+1\/1\s+1\s+1\s+/);
 
+    // kubectl apply: a strategic merge patch computed from the manifest.
+    writeFileSync(join(dir, 'web.yaml'), MANIFEST.replace('replicas: 2', 'replicas: 3'));
+    const applied = await kubectl(['apply', '-f', join(dir, 'web.yaml')]);
+    expect(applied.out).toContain('deployment.apps/web configured');
+    expect((await kubectl(['rollout', 'status', 'deployment/web', '--timeout=60s'])).code).toBe(0);
+    expect((await kubectl(['get', 'deploy', 'web'])).out).toMatch(/\nweb\s+3\/3\s+3\s+3\s+/);
+
     const deleted = await kubectl(['delete', 'deployment', 'web']);
     expect(deleted.out).toContain('deployment.apps "web" deleted');
     // The garbage collector takes the ReplicaSets and their pods.
