@@ -83,8 +83,8 @@ describe('Deployments on the simulated cluster', () => {
     await deployments.waitFor((e) => (e.object.metadata?.generation ?? 0) === 2 && available(replicas)(e), 'the second rollout');
     // Every old pod gone too.
     await pods.waitFor((_, all) => podStates(all).at(-1)!.live === replicas && all.filter((e) => e.type === 'DELETED').length >= replicas, 'old pods deleted');
-    const surge = typeof maxSurge === 'number' ? maxSurge : Math.ceil((replicas * Number.parseInt(maxSurge)) / 100);
-    const unavailable = typeof maxUnavailable === 'number' ? maxUnavailable : Math.floor((replicas * Number.parseInt(maxUnavailable)) / 100);
+    const surge = typeof maxSurge === 'number' ? maxSurge : Math.ceil((replicas * Number.parseInt(maxSurge, 10)) / 100);
+    const unavailable = typeof maxUnavailable === 'number' ? maxUnavailable : Math.floor((replicas * Number.parseInt(maxUnavailable, 10)) / 100);
     // Pods: never more than replicas + maxSurge alive, never fewer than replicas - maxUnavailable ready and alive.
     const states = podStates(pods.events).slice(start);
     expect(Math.max(...states.map((s) => s.live))).toBeLessThanOrEqual(replicas + surge);
