@@ -112,6 +112,28 @@ describe('Deployments on the simulated cluster', () => {
     await apps.deleteNamespacedDeployment({ name, namespace: ns });
   });
 
+  it('rolls out a Recreate Deployment only once no old pod runs', async () => {
+    const body = labDeployment('recreate', { replicas: 2, mode: 'immediate' });
+    body.spec!.strategy = { type: 'Recreate' };
+    const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=recreate' });
+    await apps.createNamespacedDeployment({ namespace: ns, body });
+    await deployments.waitFor(available(2), 'the first rollout');
+    const pods = await watchAll<k8s.V1Pod>(kc, `/api/v1/namespaces/${ns}/pods`, { labelSelector: 'app.kubernetes.io/name=recreate' });
+    await pods.waitFor((_, all) => all.length >= 2, 'the current pods');
+    const oldUids = new Set(pods.events.map((e) => e.object.metadata!.uid!));
+    await apps.patchNamespacedDeployment({ name: 'recreate', namespace: ns, body: { spec: { template: { metadata: { annotations: { rev: '2' } } } } } }, strategic);
+    await deployments.waitFor((e) => (e.object.metadata?.generation ?? 0) === 2 && available(2)(e), 'the second rollout');
+    const firstNew = pods.events.findIndex((e) => !oldUids.has(e.object.metadata!.uid!));
+    expect(firstNew).toBeGreaterThan(0);
+    const before = pods.events.slice(0, firstNew);
+    for (const uid of oldUids) {
+      const ended = before.some((e) => e.object.metadata!.uid === uid && (e.type === 'DELETED' || ['Failed', 'Succeeded'].includes(e.object.status?.phase ?? '')));
+      expect(ended, `old pod ${uid} ended before the first new pod`).toBe(true);
+    }
+    pods.stop(); deployments.stop();
+    await apps.deleteNamespacedDeployment({ name: 'recreate', namespace: ns });
+  });
+
   it('cascades a Foreground delete: pods, then the ReplicaSet, then the Deployment', async () => {
     await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment('fg', { replicas: 2, mode: 'immediate' }) });
     const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=fg' });
