@@ -116,4 +116,27 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments
     expect((await kubectl(['get', 'rs', '-o', 'name'])).out).toBe('');
     expect((await kubectl(['delete', 'svc', 'web'])).out).toContain('service "web" deleted');
   });
+
+  it('exposes a Deployment, serves the nodePort, restarts a rollout; refuses protobuf with a 415 that says what to do', async () => {
+    const typed = await kubectl(['create', 'deployment', 'typed', '--image=termlab/lab-server:0.1.0']);
+    expect(typed.code).not.toBe(0);
+    expect(typed.err).toContain('accepts JSON bodies only');
+    writeFileSync(join(dir, 'hint.yaml'), MANIFEST.split('---')[0]!.replaceAll('web', 'hint'));
+    expect((await kubectl(['create', '-f', join(dir, 'hint.yaml')])).out).toContain('deployment.apps/hint created');
+    expect((await kubectl(['expose', 'deployment', 'hint', '--type=NodePort', '--port=80', '--target-port=8080'])).out).toContain('service/hint exposed');
+    expect((await kubectl(['rollout', 'status', 'deployment/hint', '--timeout=60s'])).code).toBe(0);
+    const nodePort = Number((await kubectl(['get', 'svc', 'hint', '-o', 'jsonpath={.spec.ports[0].nodePort}'])).out);
+    const pods = (await kubectl(['get', 'pods', '-l', 'app=hint', '-o', 'jsonpath={.items[*].metadata.uid}'])).out.split(' ');
+    // The proxy takes the endpoints after its sync delay: wait for its view, then a request reaches a pod.
+    await expect.poll(() => sim.proxyTruth('default', 'hint')?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 }).toBe(2);
+    const answer = await fetch(`http://127.0.0.1:${nodePort}/work?ms=1`);
+    await answer.text();
+    expect(answer.status).toBe(200);
+    expect(pods).toContain(sim.proxyTruth('default', 'hint')!.connections.at(-1)!.podUid);
+    const restarted = await kubectl(['rollout', 'restart', 'deployment/hint']);
+    expect(restarted.out).toContain('deployment.apps/hint restarted');
+    expect((await kubectl(['rollout', 'status', 'deployment/hint', '--timeout=60s'])).out).toContain('successfully rolled out');
+    expect((await kubectl(['get', 'rs', '-l', 'app=hint', '-o', 'name'])).out.trim().split('\n')).toHaveLength(2);
+    await kubectl(['delete', 'deployment,svc', 'hint']);
+  });
 });
