@@ -134,6 +134,26 @@ describe('Deployments on the simulated cluster', () => {
     await apps.deleteNamespacedDeployment({ name: 'recreate', namespace: ns });
   });
 
+  it('scales a stuck rollout proportionally (the example in the Deployment docs: 8 old + 5 new, scaled to 15, become 11 + 7)', async () => {
+    const name = 'proportional';
+    const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: `metadata.name=${name}` });
+    await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment(name, { replicas: 10, maxSurge: 3, maxUnavailable: 2, mode: 'immediate' }) });
+    await deployments.waitFor(available(10), 'ten available');
+    const sets = await watchAll<k8s.V1ReplicaSet>(kc, `/apis/apps/v1/namespaces/${ns}/replicasets`, { labelSelector: `app.kubernetes.io/name=${name}` });
+    // An image the node cannot pull: the new pods never become available and the rollout stalls.
+    await apps.patchNamespacedDeployment({ name, namespace: ns, body: { spec: { template: { spec: { containers: [{ name: 'lab', image: 'example.org/missing:1' }] } } } } }, strategic);
+    const sizes = () => {
+      const latest = new Map<string, k8s.V1ReplicaSet>();
+      for (const e of sets.events) latest.set(e.object.metadata!.name!, e.object);
+      return [...latest.values()].map((rs) => [rs.spec!.template!.spec!.containers[0]!.image, rs.spec!.replicas]).sort();
+    };
+    await sets.waitFor(() => JSON.stringify(sizes()) === JSON.stringify([['example.org/missing:1', 5], ['termlab/lab-server:0.1.0', 8]]), 'the stalled rollout: 5 new, 8 old');
+    await apps.patchNamespacedDeploymentScale({ name, namespace: ns, body: { spec: { replicas: 15 } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    await sets.waitFor(() => JSON.stringify(sizes()) === JSON.stringify([['example.org/missing:1', 7], ['termlab/lab-server:0.1.0', 11]]), 'proportional scaling: 7 new, 11 old');
+    sets.stop(); deployments.stop();
+    await apps.deleteNamespacedDeployment({ name, namespace: ns });
+  });
+
   it('cascades a Foreground delete: pods, then the ReplicaSet, then the Deployment', async () => {
     await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment('fg', { replicas: 2, mode: 'immediate' }) });
     const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=fg' });
