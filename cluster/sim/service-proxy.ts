@@ -98,6 +98,8 @@ export class ServiceProxy implements NodePortBinder {
       const server = createServer((socket) => this.accept(port, socket));
       server.once('error', () => resolve(false));
       server.listen({ port, host: NODE_IP, exclusive: true }, () => {
+        // Past the bind, a listener error (none is expected) must not take the sim down.
+        server.on('error', (error) => console.error(`service proxy: 127.0.0.1:${port}: ${error.message}`));
         this.listeners.set(port, server);
         resolve(true);
       });
