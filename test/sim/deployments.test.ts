@@ -59,7 +59,7 @@ describe('Deployments on the simulated cluster', () => {
     }
     const events = (await core.listNamespacedEvent({ namespace: ns })).items;
     expect(events.filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.name === rs[0]!.metadata!.name)).toHaveLength(3);
-    expect(events.some((e) => e.reason === 'ScalingReplicaSet' && e.involvedObject.name === 'up' && e.message === `Scaled up replica set ${rs[0]!.metadata!.name} to 3 from 0`)).toBe(true);
+    expect(events.some((e) => e.reason === 'ScalingReplicaSet' && e.involvedObject.name === 'up' && e.message === `Scaled up replica set ${rs[0]!.metadata!.name} to 3`)).toBe(true);
     await apps.deleteNamespacedDeployment({ name: 'up', namespace: ns });
   });
 
