@@ -154,6 +154,21 @@ describe('Deployments on the simulated cluster', () => {
     await apps.deleteNamespacedDeployment({ name, namespace: ns });
   });
 
+  it('marks a rollout that makes no progress within progressDeadlineSeconds as ProgressDeadlineExceeded', async () => {
+    const body = labDeployment('stuck', { replicas: 1 });
+    body.spec!.progressDeadlineSeconds = 1;
+    body.spec!.template.spec!.containers[0]!.image = 'example.org/missing:1';
+    const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=stuck' });
+    await apps.createNamespacedDeployment({ namespace: ns, body });
+    const exceeded = await deployments.waitFor((e) => e.object.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded') ?? false, 'ProgressDeadlineExceeded');
+    const progressing = exceeded.object.status!.conditions!.find((c) => c.type === 'Progressing')!;
+    expect(progressing.status).toBe('False');
+    expect(progressing.message).toMatch(/^ReplicaSet "stuck-[a-z0-9]+" has timed out progressing\.$/);
+    expect(exceeded.object.status!.conditions!.find((c) => c.type === 'Available')!.status).toBe('False');
+    deployments.stop();
+    await apps.deleteNamespacedDeployment({ name: 'stuck', namespace: ns });
+  });
+
   it('cascades a Foreground delete: pods, then the ReplicaSet, then the Deployment', async () => {
     await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment('fg', { replicas: 2, mode: 'immediate' }) });
     const deployments = await watchAll<k8s.V1Deployment>(kc, `/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=fg' });
