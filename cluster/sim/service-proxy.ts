@@ -95,7 +95,8 @@ export class ServiceProxy implements NodePortBinder {
 
   bind(port: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const server = createServer((socket) => this.accept(port, socket));
+      // No Nagle on either leg: small writes would otherwise wait for delayed ACKs (~40 ms), which iptables' NAT never adds.
+      const server = createServer({ noDelay: true }, (socket) => this.accept(port, socket));
       server.once('error', () => resolve(false));
       server.listen({ port, host: NODE_IP, exclusive: true }, () => {
         // Past the bind, a listener error (none is expected) must not take the sim down.
@@ -188,7 +189,7 @@ export class ServiceProxy implements NodePortBinder {
       return;
     }
     client.pause();
-    const upstream = connect({ host: target.host, port: target.port });
+    const upstream = connect({ host: target.host, port: target.port, noDelay: true });
     this.sockets.add(upstream);
     let connected = false;
     upstream.once('connect', () => {
