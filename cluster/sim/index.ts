@@ -36,7 +36,7 @@ export interface SimOptions {
   images?: ImageMap;
   /** The kubelet's relist timing (pleg.ts); the real node's by default. */
   kubelet?: Partial<KubeletTiming>;
-  /** The service proxy: `syncDelayMs` between an EndpointSlice change and the proxy acting on it. */
+  /** The service proxy: kube-proxy's bounded-frequency syncs (minSyncPeriodMs, syncDurationMs), or a fixed syncDelayMs. */
   proxy?: ProxyOptions;
 }
 

@@ -1,7 +1,12 @@
 // The service proxy, standing in for kube-proxy in iptables mode: it listens on 127.0.0.1:<nodePort>
 // for every NodePort Service and pins each TCP connection at accept to one endpoint, chosen at random
 // (the iptables "statistic mode random" rules) from its own view of the EndpointSlices. The view
-// takes each EndpointSlice change `syncDelayMs` late, as kube-proxy's rules do. An established
+// changes as kube-proxy's rules do: by default in syncs run as its BoundedFrequencyRunner runs them
+// (pkg/proxy/runner/bounded_frequency_runner.go, pkg/proxy/iptables/proxier.go): a change starts a
+// sync at once unless one ended less than minSyncPeriod ago, then it waits for the rest of that
+// period; each sync takes every Service's slices as they are when it starts and its rules are in
+// place syncDurationMs later; changes meanwhile wait for the next sync. `syncDelayMs` instead applies
+// each change a fixed time late (an experiment: "what if the proxies took 2 s"). An established
 // connection keeps its endpoint when the endpoint goes: kube-proxy clears conntrack entries only for
 // UDP (pkg/proxy/conntrack/cleanup.go CleanStaleEntries: "we are only interested in UDP services").
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -12,17 +17,18 @@ import { sleepAtLeast, wallNow } from './time.ts';
 import type { NodePortBinder } from './services.ts';
 import { NODE_IP } from './ports.ts';
 
-/**
- * The default delay between an EndpointSlice change and the proxy acting on it. kube-proxy's iptables
- * sync is rate-limited by --iptables-min-sync-period (1 s by default since 1.28,
- * pkg/proxy/apis/config/v1alpha1/defaults.go), so a change waits between ~0 and 1 s; the sim takes the middle.
- */
-export const DEFAULT_PROXY_SYNC_DELAY_MS = 500;
+/** --iptables-min-sync-period: 1 s by default (pkg/proxy/apis/config/v1alpha1/defaults.go). */
+export const DEFAULT_MIN_SYNC_PERIOD_MS = 1000;
+/** From a sync's start to its rules in place (iptables-restore): 20-40 ms on the real node (docs/ci-node.md, npm run measure:proxy). */
+export const DEFAULT_SYNC_DURATION_MS = 30;
 /** Truth kept per Service: enough for minutes of a 200 requests/s load. */
 const MAX_CONNECTION_RECORDS = 200_000;
 
 export interface ProxyOptions {
+  /** A fixed delay for every change instead of kube-proxy's bounded-frequency syncs. */
   syncDelayMs?: number;
+  minSyncPeriodMs?: number;
+  syncDurationMs?: number;
 }
 
 export interface ViewEndpoint {
@@ -51,7 +57,8 @@ export interface ProxyViewChange {
 export interface ProxyTruth {
   namespace: string;
   service: string;
-  syncDelayMs: number;
+  /** The fixed delay, or null for kube-proxy's bounded-frequency syncs. */
+  syncDelayMs: number | null;
   connections: ProxyConnection[];
   changes: ProxyViewChange[];
 }
@@ -69,7 +76,15 @@ interface ServiceState {
 }
 
 export class ServiceProxy implements NodePortBinder {
-  readonly syncDelayMs: number;
+  readonly syncDelayMs: number | null;
+  private readonly minSyncPeriodMs: number;
+  private readonly syncDurationMs: number;
+  /** Services whose slices changed since the last sync started. */
+  private readonly dirty = new Set<string>();
+  private syncTimer: NodeJS.Timeout | undefined;
+  private syncScheduled = false;
+  private syncing = false;
+  private lastSyncEnd = Number.NEGATIVE_INFINITY;
   private readonly store: Store;
   private readonly portTarget: (podUid: string, containerPort: number) => { host: string; port: number } | undefined;
   private readonly listeners = new Map<number, Server>();
@@ -84,7 +99,9 @@ export class ServiceProxy implements NodePortBinder {
   constructor(store: Store, portTarget: ServiceProxy['portTarget'], options: ProxyOptions = {}) {
     this.store = store;
     this.portTarget = portTarget;
-    this.syncDelayMs = options.syncDelayMs ?? DEFAULT_PROXY_SYNC_DELAY_MS;
+    this.syncDelayMs = options.syncDelayMs ?? null;
+    this.minSyncPeriodMs = options.minSyncPeriodMs ?? DEFAULT_MIN_SYNC_PERIOD_MS;
+    this.syncDurationMs = options.syncDurationMs ?? DEFAULT_SYNC_DURATION_MS;
     this.unsubscribe.push(inform(store, 'services', (e) => this.serviceChanged(e.type, e.object)));
     this.unsubscribe.push(inform(store, 'endpointslices', (e) => {
       if (e.object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
@@ -133,30 +150,69 @@ export class ServiceProxy implements NodePortBinder {
     return s;
   }
 
-  /** The slices as they are now, applied to the view syncDelayMs later. */
-  private slicesChanged(key: string): void {
+  /** The Service's endpoints as its slices say now. */
+  private snapshot(key: string): ViewEndpoint[] {
     const [namespace, service] = key.split('/') as [string, string];
-    const snapshot: ViewEndpoint[] = [];
+    const endpoints: ViewEndpoint[] = [];
     for (const slice of this.store.list('endpointslices', namespace, (s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === service && s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY)) {
       const ports = Object.fromEntries(((slice.ports ?? []) as any[]).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => [p.name ?? '', p.port]));
       for (const ep of (slice.endpoints ?? []) as any[]) {
         if (!ep.targetRef?.uid) continue;
-        snapshot.push({ podUid: ep.targetRef.uid, ready: ep.conditions?.ready ?? false, serving: ep.conditions?.serving ?? false, terminating: ep.conditions?.terminating ?? false, ports });
+        endpoints.push({ podUid: ep.targetRef.uid, ready: ep.conditions?.ready ?? false, serving: ep.conditions?.serving ?? false, terminating: ep.conditions?.terminating ?? false, ports });
       }
     }
+    return endpoints;
+  }
+
+  private apply(key: string, snapshot: ViewEndpoint[]): void {
+    const s = this.state(key);
+    const before = JSON.stringify(s.view);
+    s.view = snapshot;
+    if (before === JSON.stringify(snapshot)) return;
+    s.truth.changes.push({
+      at: wallNow(),
+      readyPodUids: snapshot.filter((e) => e.ready).map((e) => e.podUid),
+      servingTerminatingPodUids: snapshot.filter((e) => e.serving && e.terminating).map((e) => e.podUid),
+    });
+  }
+
+  private slicesChanged(key: string): void {
+    if (this.syncDelayMs === null) {
+      this.dirty.add(key);
+      this.scheduleSync();
+      return;
+    }
+    const snapshot = this.snapshot(key);
     const seq = ++this.seq;
     void sleepAtLeast(this.syncDelayMs).then(() => {
       const s = this.state(key);
       if (this.stopped || seq < s.appliedSeq) return;
       s.appliedSeq = seq;
-      const before = JSON.stringify(s.view);
-      s.view = snapshot;
-      if (before === JSON.stringify(snapshot)) return;
-      s.truth.changes.push({
-        at: wallNow(),
-        readyPodUids: snapshot.filter((e) => e.ready).map((e) => e.podUid),
-        servingTerminatingPodUids: snapshot.filter((e) => e.serving && e.terminating).map((e) => e.podUid),
-      });
+      this.apply(key, snapshot);
+    });
+  }
+
+  /** BoundedFrequencyRunner.Run: at once, or when minSyncPeriod has passed since the last sync ended. */
+  private scheduleSync(): void {
+    if (this.stopped || this.syncing || this.syncScheduled) return;
+    this.syncScheduled = true;
+    const wait = Math.max(0, this.lastSyncEnd + this.minSyncPeriodMs - wallNow());
+    // sleepAtLeast: a Node timer may fire a fraction of a millisecond early.
+    void sleepAtLeast(wait, (timer) => { this.syncTimer = timer; timer.unref(); }).then(() => { if (!this.stopped) this.sync(); });
+  }
+
+  /** syncProxyRules: every changed Service as it is now, in place once the sync's own time has passed. */
+  private sync(): void {
+    this.syncScheduled = false;
+    this.syncing = true;
+    const snapshots = [...this.dirty].map((key) => [key, this.snapshot(key)] as const);
+    this.dirty.clear();
+    void sleepAtLeast(this.syncDurationMs).then(() => {
+      if (this.stopped) return;
+      for (const [key, snapshot] of snapshots) this.apply(key, snapshot);
+      this.lastSyncEnd = wallNow();
+      this.syncing = false;
+      if (this.dirty.size) this.scheduleSync();
     });
   }
 
@@ -222,6 +278,7 @@ export class ServiceProxy implements NodePortBinder {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.syncTimer);
     for (const u of this.unsubscribe) u();
     for (const socket of this.sockets) socket.destroy();
     await Promise.all([...this.listeners.values()].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
