@@ -317,7 +317,7 @@ async function steady(port: number, watch: SliceWatch): Promise<EndpointView[]> 
   return ready;
 }
 
-interface DeleteRound { switch: Switch; sliceAfterDelete: number; failures: number; spacing: number; keepAliveAfterSwitch: number; keepAliveLastAfterEvent: number | null }
+interface DeleteRound { switch: Switch; sliceAfterDelete: number; deleteToSwitch: number; failures: number; spacing: number; keepAliveAfterSwitch: number; keepAliveLastAfterEvent: number | null }
 
 /**
  * One pod deleted after a quiet spell (no slice change, no kube-proxy sync for QUIET_MS), with keep-alive
@@ -363,10 +363,10 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
     return `${what} at +${Math.round(off.start - deleteAt)} ms after the delete`;
   });
   const result: DeleteRound = {
-    switch: sw, sliceAfterDelete: eventAt - deleteAt, failures: prober.probes.filter((p) => p.status !== 200).length, spacing: spacing(prober.probes),
+    switch: sw, sliceAfterDelete: eventAt - deleteAt, deleteToSwitch: switchAt - deleteAt, failures: prober.probes.filter((p) => p.status !== 200).length, spacing: spacing(prober.probes),
     keepAliveAfterSwitch: kaToVictim.filter((p) => p.start > switchAt).length, keepAliveLastAfterEvent: kaToVictim.length ? (kaToVictim.at(-1)?.start ?? eventAt) - eventAt : null,
   };
-  console.log(`delete round ${index}: ${describe(sw)}; slice event ${result.sliceAfterDelete.toFixed(0)} ms after the delete; `
+  console.log(`delete round ${index}: ${describe(sw)}; slice event ${result.sliceAfterDelete.toFixed(0)} ms and switch ${result.deleteToSwitch.toFixed(0)} ms after the delete; `
     + `${prober.probes.length} new connections, ${failuresOf(prober.probes, eventAt)} relative to the event; keep-alive: ${records.length} pinned, ${result.keepAliveAfterSwitch} requests `
     + `reached the pod after the switch, the last ${result.keepAliveLastAfterEvent?.toFixed(0) ?? '-'} ms after the event; ${keepAliveEnd.join('; ') || 'none pinned'}`);
   return result;
@@ -414,6 +414,8 @@ async function main(): Promise<void> {
     const fmt = (v: number) => v.toFixed(1);
     // A deletion after a quiet spell: the figure for one endpoint change on its own.
     printFigures('proxy_sync_delay', deletes.map((r) => r.switch.delay));
+    // The same from the delete request (this process's own clock only: no watch in between).
+    printFigures('delete_to_switch', deletes.map((r) => r.deleteToSwitch));
     // Old pods replaced in a rolling update: changes follow one another within kube-proxy's minSyncPeriod.
     printFigures('rollout_proxy_sync_delay', rolls.flatMap((r) => r.switches.map((s) => s.delay)));
     console.log(`switch_bracket_ms_median: ${fmt(quantile([...deletes.map((r) => r.switch.bracket), ...rolls.flatMap((r) => r.switches.map((x) => x.bracket))], 0.5))}`);
