@@ -8,7 +8,7 @@
 // that reached the pod − arrival here of the EndpointSlice event that marked it not ready; one clock (this
 // host's). Two situations: a pod deleted after a quiet spell (with keep-alive connections pinned to it, to
 // see whether they follow the rules), and the old pods of a rolling update, whose changes come in a burst.
-import { readFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +34,8 @@ const QUIET_MS = 2_000;
 /** New connections start at most this often: the resolution of the figures. */
 const PROBE_INTERVAL_MS = 5;
 const READY_TIMEOUT_MS = 120_000;
+/** MEASURE_PROXY_DUMP=<file>: every probe of every round as JSON lines, for a closer look. */
+const DUMP = process.env.MEASURE_PROXY_DUMP;
 
 const rounds = Number(process.argv[2] ?? process.env.MEASURE_PROXY_ROUNDS ?? 10);
 if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) {
@@ -253,10 +255,12 @@ function quantile(values: number[], q: number): number {
 }
 
 /**
- * When new connections stopped reaching a pod: between the start of the last one that did and the start of the
- * next probe (a stall of this process widens that bracket); `delay` is its middle, relative to the slice event.
+ * When new connections stopped reaching a pod: the start of the last one that did, relative to the slice event.
+ * The pod gets each new connection with chance 1/n, so this is early by a few probe spacings on average
+ * (geometric; with 3 pods and 5 ms spacing: 10 ms on average, 60 ms now and then). `gap` is how long this
+ * process went without a probe after it (a stall of its own).
  */
-interface Switch { uid: string; eventAt: number; delay: number; bracket: number; sinceLastSync: number | null; syncDoneAfterEvent: number | null; syncTook: string | null }
+interface Switch { uid: string; eventAt: number; delay: number; gap: number; sinceLastSync: number | null; syncDoneAfterEvent: number | null; syncTook: string | null }
 
 /** Measures one pod's switch from the probes, its slice event and kube-proxy's log. */
 function switchOf(probes: Probe[], uid: string, eventAt: number): Switch {
@@ -269,13 +273,13 @@ function switchOf(probes: Probe[], uid: string, eventAt: number): Switch {
   const before = syncs.filter((s) => s.at < eventAt).at(-1);
   const after = syncs.find((s) => s.at >= eventAt);
   return {
-    uid, eventAt, delay: (last.start + next.start) / 2 - eventAt, bracket: next.start - last.start, sinceLastSync: before ? eventAt - before.at : null,
+    uid, eventAt, delay: last.start - eventAt, gap: next.start - last.start, sinceLastSync: before ? eventAt - before.at : null,
     syncDoneAfterEvent: after ? after.at - eventAt : null, syncTook: after?.elapsed ?? null,
   };
 }
 
 function describe(s: Switch): string {
-  return `delay ${s.delay.toFixed(1)} ± ${(s.bracket / 2).toFixed(1)} ms (kube-proxy's previous sync ended ${s.sinceLastSync?.toFixed(0) ?? '?'} ms before the event, `
+  return `delay ${s.delay.toFixed(1)} ms${s.gap > 3 * PROBE_INTERVAL_MS ? ` (no probe for ${s.gap.toFixed(0)} ms after it)` : ''} (kube-proxy's previous sync ended ${s.sinceLastSync?.toFixed(0) ?? '?'} ms before the event, `
     + `the next ended ${s.syncDoneAfterEvent?.toFixed(0) ?? '?'} ms after it, taking ${s.syncTook ?? '?'})`;
 }
 
@@ -354,6 +358,7 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
   for (const a of agents) a.destroy();
 
   const sw = switchOf(prober.probes, victim.uid, eventAt);
+  dump({ round: `delete ${index}`, victim: victim.uid, deleteAt, eventAt, probes: prober.probes, keepAlive: records.map((r) => r.probes) });
   const switchAt = sw.eventAt + sw.delay;
   const kaToVictim = records.flatMap((r) => r.probes).filter((p) => p.podUid === victim.uid);
   const keepAliveEnd = records.map((r) => {
@@ -385,9 +390,14 @@ async function rolloutRound(index: number, port: number, watch: SliceWatch): Pro
   await sleep(Math.max(0, Math.max(...events) + WINDOW_AFTER_EVENT_MS - now()));
   await prober.stop();
   const switches = old.map((pod, i) => switchOf(prober.probes, pod.uid, events[i] ?? changedAt));
+  dump({ round: `rollout ${index}`, old: old.map((p) => p.uid), changedAt, events, probes: prober.probes });
   const failures = prober.probes.filter((p) => p.status !== 200).length;
   console.log(`rollout ${index}: ${switches.map(describe).join('; ')}; ${prober.probes.length} new connections, ${failuresOf(prober.probes, changedAt)} relative to the template change`);
   return { switches, failures, spacing: spacing(prober.probes) };
+}
+
+function dump(record: object): void {
+  if (DUMP) appendFileSync(DUMP, `${JSON.stringify(record)}\n`);
 }
 
 function printFigures(prefix: string, delays: number[]): void {
@@ -418,7 +428,6 @@ async function main(): Promise<void> {
     printFigures('delete_to_switch', deletes.map((r) => r.deleteToSwitch));
     // Old pods replaced in a rolling update: changes follow one another within kube-proxy's minSyncPeriod.
     printFigures('rollout_proxy_sync_delay', rolls.flatMap((r) => r.switches.map((s) => s.delay)));
-    console.log(`switch_bracket_ms_median: ${fmt(quantile([...deletes.map((r) => r.switch.bracket), ...rolls.flatMap((r) => r.switches.map((x) => x.bracket))], 0.5))}`);
     console.log(`probe_spacing_ms_median: ${fmt(quantile([...deletes.map((r) => r.spacing), ...rolls.map((r) => r.spacing)], 0.5))}`);
     console.log(`endpointslice_event_after_delete_ms_median: ${fmt(quantile(deletes.map((r) => r.sliceAfterDelete), 0.5))}`);
     const logged = [...deletes.map((r) => r.switch), ...rolls.flatMap((r) => r.switches)].map((s) => s.syncDoneAfterEvent).filter((v): v is number => v !== null);
