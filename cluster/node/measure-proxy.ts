@@ -2,7 +2,7 @@
 // a pod is terminating do new connections through a Service stop reaching it (kube-proxy, iptables mode)?
 // The simulated cluster's service proxy takes its default propagation delay (proxySyncDelayMs) from this.
 //
-// Method (docs/real-node.md): a Deployment of the lab server (3 replicas, preStop `lab-hook sleep`, so a
+// Method (docs/ci-node.md, "Endpoint propagation delay"): a Deployment of the lab server (3 replicas, preStop `lab-hook sleep`, so a
 // terminating pod keeps serving) behind a NodePort Service; the host opens one new connection after another
 // to <node IP>:<nodePort>, each answer naming its pod (x-pod-uid). delay = start of the last new connection
 // that reached the pod − arrival here of the EndpointSlice event that marked it not ready; one clock (this
@@ -412,6 +412,8 @@ async function main(): Promise<void> {
   const watch = new SliceWatch();
   let exitCode = 0;
   try {
+    // A run killed earlier may have left its Deployment and Service (same name and labels).
+    await cleanUp();
     const port = await create();
     const rollouts = Math.ceil(rounds / REPLICAS);
     console.log(`Deployment and NodePort Service ${NAMESPACE}/${NAME}: ${REPLICAS} replicas, probing http://${NODE_IP}:${port}; ${rounds} deletions, ${rollouts} rollouts`);
