@@ -15,6 +15,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { CONTEXT, NODE_IP, REPO, paths } from './layout.ts';
+import { proxySyncs as syncsIn } from './proxy-log.ts';
+
+const proxySyncs = () => syncsIn(join(paths.logs, 'kube-proxy.log'));
 
 const NAMESPACE = 'default';
 const NAME = 'termlab-measure-proxy';
@@ -230,22 +233,6 @@ async function pinKeepAlive(port: number, victim: string): Promise<{ agents: Age
     if (first.podUid === victim && first.localPort) { agents.push(agent); records.push({ probes: [first], pinnedPort: first.localPort }); } else agent.destroy();
   }
   return { agents, records };
-}
-
-/** klog's header: I1130 13:31:25.303808 (local time; the year is not written). */
-function klogTime(line: string): number | null {
-  const m = /^[IWE](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6})/.exec(line);
-  if (!m) return null;
-  const year = new Date().getFullYear();
-  return new Date(year, Number(m[1]) - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])).getTime() + Number(m[6]) / 1000;
-}
-
-/** kube-proxy's "SyncProxyRules complete" lines (klog --v=2): when each sync of the rules ended, and how long it took. */
-function proxySyncs(): { at: number; elapsed: string }[] {
-  const log = join(paths.logs, 'kube-proxy.log');
-  if (!existsSync(log)) return [];
-  return readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"SyncProxyRules complete"'))
-    .map((l) => ({ at: klogTime(l) ?? 0, elapsed: /elapsed="([^"]+)"/.exec(l)?.[1] ?? '?' }));
 }
 
 function quantile(values: number[], q: number): number {
