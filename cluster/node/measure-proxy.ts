@@ -308,7 +308,7 @@ async function steady(port: number, watch: SliceWatch): Promise<EndpointView[]> 
   return ready;
 }
 
-interface DeleteRound { switch: Switch; sliceAfterDelete: number; deleteToSwitch: number; failures: number; spacing: number; keepAliveAfterSwitch: number; keepAliveLastAfterEvent: number | null }
+interface DeleteRound { switch: Switch; sliceAfterDelete: number; deleteToSwitch: number; deleteToSyncDone: number | null; failures: number; spacing: number; keepAliveAfterSwitch: number; keepAliveLastAfterEvent: number | null }
 
 /**
  * One pod deleted after a quiet spell (no slice change, no kube-proxy sync for QUIET_MS), with keep-alive
@@ -347,6 +347,8 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
   const sw = switchOf(prober.probes, victim.uid, eventAt);
   dump({ round: `delete ${index}`, victim: victim.uid, deleteAt, eventAt, probes: prober.probes, keepAlive: records.map((r) => r.probes) });
   const switchAt = sw.eventAt + sw.delay;
+  // After a quiet spell the first sync to end after the delete is the one that applied it.
+  const syncDone = proxySyncs().find((x) => x.at > deleteAt);
   const kaToVictim = records.flatMap((r) => r.probes).filter((p) => p.podUid === victim.uid);
   const keepAliveEnd = records.map((r) => {
     const off = r.probes.find((p) => p.podUid !== victim.uid || p.status !== 200 || p.error || p.localPort !== r.pinnedPort);
@@ -355,10 +357,10 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
     return `${what} at +${Math.round(off.start - deleteAt)} ms after the delete`;
   });
   const result: DeleteRound = {
-    switch: sw, sliceAfterDelete: eventAt - deleteAt, deleteToSwitch: switchAt - deleteAt, failures: prober.probes.filter((p) => p.status !== 200).length, spacing: spacing(prober.probes),
+    switch: sw, sliceAfterDelete: eventAt - deleteAt, deleteToSwitch: switchAt - deleteAt, deleteToSyncDone: syncDone ? syncDone.at - deleteAt : null, failures: prober.probes.filter((p) => p.status !== 200).length, spacing: spacing(prober.probes),
     keepAliveAfterSwitch: kaToVictim.filter((p) => p.start > switchAt).length, keepAliveLastAfterEvent: kaToVictim.length ? (kaToVictim.at(-1)?.start ?? eventAt) - eventAt : null,
   };
-  console.log(`delete round ${index}: ${describe(sw)}; slice event ${result.sliceAfterDelete.toFixed(0)} ms and switch ${result.deleteToSwitch.toFixed(0)} ms after the delete; `
+  console.log(`delete round ${index}: ${describe(sw)}; slice event ${result.sliceAfterDelete.toFixed(0)} ms, switch ${result.deleteToSwitch.toFixed(0)} ms, kube-proxy's sync done ${result.deleteToSyncDone?.toFixed(0) ?? '?'} ms after the delete; `
     + `${prober.probes.length} new connections, ${failuresOf(prober.probes, eventAt)} relative to the event; keep-alive: ${records.length} pinned, ${result.keepAliveAfterSwitch} requests `
     + `reached the pod after the switch, the last ${result.keepAliveLastAfterEvent?.toFixed(0) ?? '-'} ms after the event; ${keepAliveEnd.join('; ') || 'none pinned'}`);
   return result;
@@ -415,6 +417,9 @@ async function main(): Promise<void> {
     printFigures('proxy_sync_delay', deletes.map((r) => r.switch.delay));
     // The same from the delete request (this process's own clock only: no watch in between).
     printFigures('delete_to_switch', deletes.map((r) => r.deleteToSwitch));
+    // The end of the sync that applied it, from kube-proxy's log: no probe, no watch (an upper bound of the switch).
+    const syncDone = deletes.map((r) => r.deleteToSyncDone).filter((v): v is number => v !== null);
+    if (syncDone.length) printFigures('delete_to_kube_proxy_sync_done', syncDone);
     // Old pods replaced in a rolling update: changes follow one another within kube-proxy's minSyncPeriod.
     printFigures('rollout_proxy_sync_delay', rolls.flatMap((r) => r.switches.map((s) => s.delay)));
     console.log(`probe_spacing_ms_median: ${fmt(quantile([...deletes.map((r) => r.spacing), ...rolls.map((r) => r.spacing)], 0.5))}`);
