@@ -1,9 +1,9 @@
-// Configuration of containerd, the CNI bridge and the kubelet, for a root shell without systemd
+// Configuration of containerd, the CNI bridge, the kubelet and kube-proxy, for a root shell without systemd
 // on cgroup v1 (see docs/ci-node.md for why each setting is there).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { BRIDGE, NODE_IP, POD_CIDR, paths } from './layout.ts';
+import { BRIDGE, NODE_IP, NODE_NAME, POD_CIDR, SERVICE_CIDR, paths } from './layout.ts';
 
 export const PAUSE_IMAGE = 'docker.io/termlab/pause:0.1.0';
 export const LAB_IMAGE = 'docker.io/termlab/lab-server:0.1.0';
@@ -41,8 +41,12 @@ export function writeCniConfig(): void {
     cniVersion: '1.0.0',
     name: 'termlab',
     plugins: [
-      // Pods talk to the host over this bridge only; nothing is masqueraded out.
-      { type: 'bridge', bridge: BRIDGE, isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet: POD_CIDR }]] } },
+      // Pods talk to the host over this bridge only; nothing is masqueraded out. Their one route beyond
+      // the bridge is the Services' range, through the node (kube-proxy's rules), so ClusterIPs work in pods.
+      {
+        type: 'bridge', bridge: BRIDGE, isGateway: true, ipMasq: false, hairpinMode: true,
+        ipam: { type: 'host-local', ranges: [[{ subnet: POD_CIDR }]], routes: [{ dst: SERVICE_CIDR }] },
+      },
     ],
   }, null, 2));
 }
@@ -71,5 +75,34 @@ export function writeKubeletConfig(): void {
     evictionHard: { 'memory.available': '1Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
     serializeImagePulls: false,
     maxPods: 30,
+  }));
+}
+
+/**
+ * kube-proxy in iptables mode, as most clusters run it; every setting that would change the machine
+ * beyond its own KUBE-* chains is turned off, so cluster:down (`kube-proxy --cleanup`) leaves it as found.
+ */
+export function writeKubeProxyConfig(kubeconfigFile: string): void {
+  writeFileSync(paths.kubeProxyConfig, toYaml({
+    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+    kind: 'KubeProxyConfiguration',
+    clientConnection: { kubeconfig: kubeconfigFile },
+    hostnameOverride: NODE_NAME,
+    mode: 'iptables',
+    // The pods' range (the CNI bridge's): traffic from outside it to a Service is masqueraded.
+    clusterCIDR: POD_CIDR,
+    detectLocalMode: 'ClusterCIDR',
+    // NodePorts answer on the node IP only, not on the host's other interfaces.
+    nodePortAddresses: [`${NODE_IP}/32`],
+    // Upstream's defaults (minSyncPeriod 1s): the propagation delay measured here is a real cluster's.
+    // No NodePorts on 127.0.0.1: that needs route_localnet=1, a machine-wide sysctl.
+    iptables: { syncPeriod: '30s', minSyncPeriod: '1s', localhostNodePorts: false, masqueradeAll: false },
+    // 0 = leave as is. The nf_conntrack sysctls are writable here, but machine-wide and not restored by
+    // --cleanup; the defaults would lower nf_conntrack_max (262144 to 131072) and shorten the established timeout.
+    conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+    // Lowering it needs CAP_SYS_RESOURCE, which root here lacks (see the containerd config).
+    oomScoreAdj: 0,
+    healthzBindAddress: '127.0.0.1:10256',
+    metricsBindAddress: '127.0.0.1:10249',
   }));
 }

@@ -7,8 +7,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BRIDGE, RUN, STATE, paths } from './layout.ts';
 import { alive } from './steps.ts';
 
+/** kube-proxy's own undo: `--cleanup` removes the KUBE-* chains and rules it made (iptables, ipvs, nftables). */
+function proxyRules(): void {
+  if (!existsSync(paths.kube)) return;
+  const result = spawnSync(paths.kube, ['kube-proxy', '--cleanup', '--v=0'], { encoding: 'utf8' });
+  if (result.status === 0) console.log('removed kube-proxy\'s rules');
+  else console.error(`kube-proxy --cleanup exited ${result.status}: ${String(result.stderr || result.error?.message).trim().split('\n').slice(-5).join('\n')}`);
+}
+
 // Reverse order of start.
-const COMPONENTS = ['kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
+const COMPONENTS = ['kube-proxy', 'kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
 
 function commandLine(pid: number): string {
   try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { return ''; }
@@ -60,9 +68,13 @@ function unmountOurs(): void {
 
 async function main(): Promise<void> {
   if (!existsSync(STATE) && !existsSync(RUN)) { console.log('nothing to stop'); return; }
+  // Only when this node started kube-proxy (its PID record stays until the end of cluster:down).
+  const proxyStarted = existsSync(join(paths.pids, 'kube-proxy.pid'));
+  await stop('kube-proxy');
+  if (proxyStarted) proxyRules();
   await stop('kubelet');
   containerdTasks();
-  for (const name of COMPONENTS.slice(1)) await stop(name);
+  for (const name of COMPONENTS.slice(2)) await stop(name);
   shims();
   unmountOurs();
   if (spawnSync('ip', ['link', 'show', BRIDGE]).status === 0) spawnSync('ip', ['link', 'delete', BRIDGE]);

@@ -32,6 +32,7 @@ export const paths = {
   cniConf: join(STATE, 'cni', 'net.d'),
   kubeletRoot: join(STATE, 'kubelet'),
   kubeletConfig: join(STATE, 'kubelet-config.yaml'),
+  kubeProxyConfig: join(STATE, 'kube-proxy-config.yaml'),
   images: join(STATE, 'images'),
   logs: join(STATE, 'logs'),
   pids: join(RUN, 'pids'),

@@ -14,7 +14,7 @@ export interface Credentials {
   saKey: string;
   saPub: string;
   tokensFile: string;
-  tokens: Record<'admin' | 'kubelet' | 'controllerManager' | 'scheduler', string>;
+  tokens: Record<'admin' | 'kubelet' | 'controllerManager' | 'scheduler' | 'kubeProxy', string>;
 }
 
 const file = (name: string) => join(paths.pki, name);
@@ -24,7 +24,7 @@ export function ensureCredentials(): Credentials {
   const c: Credentials = {
     ca: file('ca.crt'), serverCert: file('apiserver.crt'), serverKey: file('apiserver.key'),
     saKey: file('sa.key'), saPub: file('sa.pub'), tokensFile: file('tokens.csv'),
-    tokens: { admin: '', kubelet: '', controllerManager: '', scheduler: '' },
+    tokens: { admin: '', kubelet: '', controllerManager: '', scheduler: '', kubeProxy: '' },
   };
   if (!existsSync(c.ca)) {
     sh('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', c.ca, '-days', '30', '-subj', '/CN=termlab-node-ca']);
@@ -44,6 +44,8 @@ export function ensureCredentials(): Credentials {
     kubelet: [`system:node:${NODE_NAME}`, 'system:nodes'],
     controllerManager: ['system:kube-controller-manager', ''],
     scheduler: ['system:kube-scheduler', ''],
+    // Bound to the ClusterRole system:node-proxier by the API server's bootstrap RBAC policy.
+    kubeProxy: ['system:kube-proxy', ''],
   } as const;
   const lines: string[] = [];
   for (const [key, [user, group]] of Object.entries(users)) {

@@ -1,5 +1,5 @@
 // npm run cluster:up — a real single-node Kubernetes on this machine: etcd, the API server,
-// controller manager, scheduler, containerd and the kubelet, with the lab images loaded.
+// controller manager, scheduler, containerd, the kubelet and kube-proxy, with the lab images loaded.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildEtcd, buildKube, buildPause } from './build.ts';
-import { LAB_IMAGE, PAUSE_IMAGE, writeCniConfig, writeContainerdConfig, writeKubeletConfig } from './configs.ts';
+import { LAB_IMAGE, PAUSE_IMAGE, writeCniConfig, writeContainerdConfig, writeKubeletConfig, writeKubeProxyConfig } from './configs.ts';
 import { buildLabImage, buildPauseImage, importImage } from './images.ts';
 import { BRIDGE, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
 import { ensureCredentials, kubeconfig } from './pki.ts';
@@ -60,17 +60,19 @@ async function main(): Promise<void> {
     sh('apt-get', ['update', '-qq']);
     sh('apt-get', ['install', '-y', '-qq', ...missing], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   });
-  await step('build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet (one binary)', () => console.log(`  ${buildKube()}`));
+  await step('build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)', () => console.log(`  ${buildKube()}`));
   await step('build etcd', () => console.log(`  ${buildEtcd()}`));
   await step('build pause', () => console.log(`  ${buildPause()}`));
   const creds = await step('certificates, service-account key, tokens', () => ensureCredentials());
-  await step('configuration: containerd, CNI bridge, kubelet', () => {
+  await step('configuration: containerd, CNI bridge, kubelet, kube-proxy', () => {
     writeContainerdConfig(process.env.TERMLAB_NODE_SNAPSHOTTER ?? 'overlayfs');
     writeCniConfig();
     writeKubeletConfig();
+    writeKubeProxyConfig(join(STATE, 'kube-proxy.kubeconfig'));
     const configs = {
       admin: [creds.tokens.admin, 'termlab-admin'], kubelet: [creds.tokens.kubelet, NODE_NAME],
       'controller-manager': [creds.tokens.controllerManager, 'controller-manager'], scheduler: [creds.tokens.scheduler, 'scheduler'],
+      'kube-proxy': [creds.tokens.kubeProxy, 'system:kube-proxy'],
     } as const;
     for (const [name, [token, user]] of Object.entries(configs)) writeFileSync(join(STATE, `${name}.kubeconfig`), kubeconfig(API, creds.ca, token, user), { mode: 0o600 });
     mkdirSync(dirname(paths.kubeconfig), { recursive: true });
@@ -148,6 +150,12 @@ async function main(): Promise<void> {
       return ready && !(node.spec?.taints ?? []).some((t: { key: string }) => t.key === 'node.kubernetes.io/not-ready');
     }, 180_000, { pid: Number(readFileSync(join(paths.pids, 'kubelet.pid'), 'utf8')), log: join(paths.logs, 'kubelet.log') });
     await waitUntil('default ServiceAccount', () => ok(`${API}/api/v1/namespaces/default/serviceaccounts/default`, opts), 60_000);
+  });
+  await step('start kube-proxy (iptables)', async () => {
+    // After the node is registered: kube-proxy reads its node IP from the Node object.
+    const proxy = startComponent('kube-proxy', paths.kube, ['kube-proxy', `--config=${paths.kubeProxyConfig}`, '--v=2']);
+    // /healthz answers 200 once the first full sync of the rules is done.
+    await waitUntil('kube-proxy /healthz', () => ok('http://127.0.0.1:10256/healthz'), 60_000, proxy);
   });
   const total = (performance.now() - started) / 1000;
   console.log(`\nnode ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT})`);

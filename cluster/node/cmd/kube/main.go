@@ -1,5 +1,5 @@
-// Command kube is one binary for the four Kubernetes components termlab's CI node runs,
-// chosen by the first argument (or by the name it is called as). One link instead of four
+// Command kube is one binary for the five Kubernetes components termlab's CI node runs,
+// chosen by the first argument (or by the name it is called as). One link instead of five
 // keeps a cold build inside CI's time.
 package main
 
@@ -17,6 +17,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
 	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
@@ -26,6 +27,7 @@ var components = map[string]func() *cobra.Command{
 	"kube-controller-manager": controllermanager.NewControllerManagerCommand,
 	"kube-scheduler":          func() *cobra.Command { return scheduler.NewSchedulerCommand() },
 	"kubelet":                 func() *cobra.Command { return kubelet.NewKubeletCommand(context.Background()) },
+	"kube-proxy":              proxy.NewProxyCommand,
 }
 
 func main() {
@@ -36,7 +38,7 @@ func main() {
 	}
 	newCommand, ok := components[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "usage: kube {kube-apiserver|kube-controller-manager|kube-scheduler|kubelet} [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: kube {kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy} [flags]\n")
 		os.Exit(2)
 	}
 	command := newCommand()
