@@ -10,7 +10,7 @@ import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
-import { formatIssue, writeFileAtomic, writeObservation } from '../observation.ts';
+import { formatIssue, type Observation, writeFileAtomic, writeObservation } from '../observation.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -20,8 +20,11 @@ import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
-import { loadScenarios, loadTemplate } from '../scenario/load.ts';
+import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
+import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';
+import { RolloutObservationSchema, type RolloutObservation } from '../observation-rollout.ts';
+import { runRollout } from './rollout.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { RunClock } from './clock.ts';
 import { createProgress } from './progress.ts';
@@ -82,10 +85,13 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
       const transport = values.transport ?? 'portforward';
       if (transport !== 'portforward' && transport !== 'direct') throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
       const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-      const scenarios = await loadScenarios(values.scenarios, only);
+      const set = await loadScenarioSet(values.scenarios, only);
+      const scenarios: (Scenario | RolloutScenario)[] = set.scenarios;
+      const deadlineOf = (s: Scenario | RolloutScenario) => ('kind' in s ? rolloutDeadlineSeconds(s) : podDeadlineSeconds(s));
       const template = await loadTemplate();
       const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
-      const parallel = positiveInt(values.parallel, '--parallel', 8);
+      // Rollouts run one at a time by default: their timing under load is the lesson.
+      const parallel = positiveInt(values.parallel, '--parallel', set.kind === 'rollout' ? 1 : 8);
       const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
       const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
       const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
@@ -100,9 +106,9 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const runId = newRunId();
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
-        await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
+        await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? Math.min(maxPods, Math.max(...set.scenarios.map((r) => r.replicas + 2))) : Math.min(parallel, scenarios.length), maxPods);
         // Each wave of scenarios may also wait out one API outage.
-        const runDeadlineMs = ((Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
+        const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
         const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
         await saveRun(record);
 
@@ -112,7 +118,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, over ${transport}\n\n`);
 
-        const progress = createProgress(scenarios, io.out, io.isTTY);
+        const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: deadlineOf(s) })), io.out, io.isTTY);
         // One line while the API is away, and one when it is back.
         const stopOutageReports = cluster.health.onReport((report) => progress.notice(report.state === 'unreachable'
           ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
@@ -126,11 +132,13 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];
-        const graded = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult | null> => {
-          const observation = await runScenario({ ...context, onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail) }, scenario);
+        const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult | null> => {
+          const scenarioContext = { ...context, onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail) };
+          const observation: Observation | RolloutObservation = 'kind' in scenario ? await runRollout(scenarioContext, scenario) : await runScenario(scenarioContext, scenario);
           const path = join(runDir, `${scenario.name}.observation.json`);
           try {
-            await writeObservation(path, observation);
+            if ('kind' in scenario) await writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(observation), null, 2) + '\n');
+            else await writeObservation(path, observation as Observation);
           } catch (error) {
             // Never lose evidence: keep what was recorded beside it. A file that fails its own
             // schema is a problem, not a verdict.
@@ -163,7 +171,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         }
 
         // A pair is judged only when both of its halves were part of this run.
-        const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => s.labPair?.id === p.pairId).length >= 2);
+        const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
         await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
         if (!values.out) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);
