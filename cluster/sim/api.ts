@@ -2,9 +2,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, OPENAPI_V3_CORE, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
+import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
+import { routeObjects } from './objects-api.ts';
+import { apiVersionOf, listKindOf } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { SimParts } from './parts.ts';
 import { parseExecOptions } from './remotecommand.ts';
@@ -15,7 +17,6 @@ import { toTable } from './table.ts';
 import type { ServingCertificate } from './tls.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
-const LIST_KIND: Record<Resource, string> = { pods: 'PodList', events: 'EventList', namespaces: 'NamespaceList', nodes: 'NodeList' };
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -61,7 +62,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     const items = store.list(resource, namespace, matches);
     if (wantsTable(req)) return sendJson(res, 200, toTable(resource, items, store.currentVersion));
-    sendJson(res, 200, { kind: LIST_KIND[resource], apiVersion: 'v1', metadata: { resourceVersion: store.currentVersion }, items });
+    sendJson(res, 200, { kind: listKindOf(resource), apiVersion: apiVersionOf(resource), metadata: { resourceVersion: store.currentVersion }, items });
   }
 
   function one(req: IncomingMessage, res: ServerResponse, resource: Resource, object: KubeObject): void {
@@ -81,7 +82,10 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       if (path === '/api/v1') return sendJson(res, 200, CORE_V1_RESOURCES);
       if (path === '/apis') return sendJson(res, 200, API_GROUPS);
       if (path === '/openapi/v3') return sendJson(res, 200, OPENAPI_V3_ROOT);
-      if (path === '/openapi/v3/api/v1') return sendJson(res, 200, OPENAPI_V3_CORE);
+      if ((m = /^\/openapi\/v3\/(api\/v1|apis\/[a-z0-9.-]+\/v1)$/.exec(path))) return sendJson(res, 200, openApiV3(m[1]!));
+      if ((m = /^\/apis\/([a-z0-9.-]+)\/v1$/.exec(path)) && GROUP_RESOURCES[m[1]!]) return sendJson(res, 200, GROUP_RESOURCES[m[1]!]);
+      if (path === '/termlab-sim/proxy') return sendJson(res, 200, parts.proxy.allTruth());
+      if ((m = /^\/termlab-sim\/proxy\/([^/]+)\/([^/]+)$/.exec(path))) return sendJson(res, 200, parts.proxy.truth(m[1]!, m[2]!) ?? statusObject(404, 'NotFound', 'no such service in the proxy'));
       if (path === '/healthz' || path === '/readyz' || path === '/livez') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); return; }
       if (path === '/termlab-sim/truth') return sendJson(res, 200, truth.all());
       if ((m = /^\/termlab-sim\/truth\/([^/]+)$/.exec(path))) return sendJson(res, 200, truth.get(m[1]!) ?? statusObject(404, 'NotFound', 'no record'));
@@ -126,6 +130,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       }
       if (!sub && method === 'PATCH') return sendJson(res, 200, registry.patch(namespace, name, req.headers['content-type'] ?? '', await readBody(req)));
     }
+    if (await routeObjects({ store, objects: parts.objects, readBody, listOrWatch, one }, req, res, url, path, method)) return;
     throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${method} ${path})`);
   }
 

@@ -11,7 +11,14 @@ import { createTokenGate, newToken } from './auth.ts';
 import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
 import { Kubelet, NODE_NAME } from './kubelet.ts';
 import { REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
+import { DeploymentController } from './deployment-controller.ts';
+import { EndpointSliceController } from './endpointslice-controller.ts';
+import { GarbageCollector } from './garbage-collector.ts';
+import { ObjectRegistry } from './objects.ts';
 import { PodRegistry } from './pods.ts';
+import { ReplicaSetController } from './replicaset-controller.ts';
+import { type ProxyOptions, type ProxyTruth, ServiceProxy } from './service-proxy.ts';
+import { ServiceAllocator } from './services.ts';
 import { createPortForwardServer } from './portforward.ts';
 import { createRemoteCommandServer } from './remotecommand.ts';
 import { defaultImages, labServerBundle, type ImageMap } from './runtime.ts';
@@ -29,6 +36,8 @@ export interface SimOptions {
   images?: ImageMap;
   /** The kubelet's relist timing (pleg.ts); the real node's by default. */
   kubelet?: Partial<KubeletTiming>;
+  /** The service proxy: `syncDelayMs` between an EndpointSlice change and the proxy acting on it. */
+  proxy?: ProxyOptions;
 }
 
 export interface SimCluster {
@@ -37,6 +46,8 @@ export interface SimCluster {
   /** A kubeconfig document (YAML) whose current context is termlab-sim; it holds the only token this sim accepts. */
   kubeconfig: string;
   truth(uid: string): TruthRecord | undefined;
+  /** What the service proxy did for a Service: every connection and every change of its view. */
+  proxyTruth(namespace: string, service: string): ProxyTruth | undefined;
   fault(request: FaultRequest): string;
   stop(): Promise<void>;
 }
@@ -84,6 +95,12 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const images = options.images ?? defaultImages(await labServerBundle());
   const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
   const registry = new PodRegistry(store, kubelet, faults);
+  const proxy = new ServiceProxy(store, (uid, port) => kubelet.portTarget(uid, port), options.proxy);
+  const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));
+  const controllers = [
+    new ReplicaSetController(store, registry), new DeploymentController(store, objects),
+    new EndpointSliceController(store, objects), new GarbageCollector(store, objects, registry),
+  ];
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();
   const remoteCommand = createRemoteCommandServer();
@@ -117,7 +134,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
 
   const token = newToken();
   const tls = await selfSignedCertificate();
-  const http = createApiServer({ store, registry, kubelet, watches, truth, portForward, remoteCommand, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
+  const http = createApiServer({ store, registry, objects, proxy, kubelet, watches, truth, portForward, remoteCommand, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -131,10 +148,13 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     context: SIM_CONTEXT,
     kubeconfig: renderKubeconfig(server, token, tls.cert),
     truth: (uid) => truth.get(uid),
+    proxyTruth: (namespace, service) => proxy.truth(namespace, service),
     fault: applyFault,
     stop() {
       stopped ??= (async () => {
         listenerFaults?.clear();
+        for (const c of controllers) c.stop();
+        await proxy.stop();
         watches.closeAll();
         portForward.close();
         remoteCommand.close();

@@ -1,9 +1,11 @@
 import type { createTokenGate } from './auth.ts';
 import type { FaultRequest } from './faults.ts';
 import type { Kubelet } from './kubelet.ts';
+import type { ObjectRegistry } from './objects.ts';
 import type { PodRegistry } from './pods.ts';
 import type { createPortForwardServer } from './portforward.ts';
 import type { createRemoteCommandServer } from './remotecommand.ts';
+import type { ServiceProxy } from './service-proxy.ts';
 import type { Store } from './store.ts';
 import type { GroundTruth } from './truth.ts';
 import type { WatchServer } from './watch.ts';
@@ -12,6 +14,9 @@ import type { WatchServer } from './watch.ts';
 export interface SimParts {
   store: Store;
   registry: PodRegistry;
+  /** Deployments, ReplicaSets, Services (EndpointSlices are the controller's). */
+  objects: ObjectRegistry;
+  proxy: ServiceProxy;
   kubelet: Kubelet;
   watches: WatchServer;
   truth: GroundTruth;

@@ -1,4 +1,4 @@
-// The three patch types the API takes, enough for labels, annotations and finalizers.
+// The three patch types the API takes: JSON patch, merge patch and strategic merge patch.
 import { badRequest, ApiError } from './status.ts';
 
 type Json = any;
@@ -14,20 +14,63 @@ export function mergePatch(target: Json, patch: Json): Json {
   return result;
 }
 
-/** Strategic merge as it applies to metadata: `finalizers` is a set (patchStrategy merge). */
-export function strategicMergePatch(target: Json, patch: Json): Json {
-  const { $deleteFromPrimitiveList: _ignored, ...rest } = patch ?? {};
-  const metadataPatch = patch?.metadata ?? {};
-  const removeFinalizers: string[] = metadataPatch['$deleteFromPrimitiveList/finalizers'] ?? [];
-  const addFinalizers: string[] | undefined = metadataPatch.finalizers;
-  const cleanMetadata = Object.fromEntries(Object.entries(metadataPatch).filter(([k]) => !k.startsWith('$') && k !== 'finalizers'));
-  const merged = mergePatch(target, { ...rest, ...(patch?.metadata ? { metadata: cleanMetadata } : {}) });
-  if (addFinalizers !== undefined || removeFinalizers.length) {
-    const current: string[] = merged.metadata?.finalizers ?? [];
-    const union = addFinalizers === null ? [] : [...new Set([...current, ...(addFinalizers ?? [])])];
-    merged.metadata.finalizers = union.filter((f) => !removeFinalizers.includes(f));
+// Lists merged by a key in a strategic merge patch (the patchMergeKey tags of k8s.io/api); other lists are replaced.
+const MERGE_KEYS: Record<string, string> = {
+  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', env: 'name', volumes: 'name',
+  volumeMounts: 'mountPath', imagePullSecrets: 'name', conditions: 'type', ownerReferences: 'uid', hostAliases: 'ip',
+};
+/** Primitive lists merged as sets (patchStrategy merge). */
+const PRIMITIVE_SETS = new Set(['finalizers']);
+
+function mergeKeyFor(field: string, parent: string | undefined): string | undefined {
+  // Container ports merge by containerPort; a Service's ports by port.
+  if (field === 'ports') return parent === 'spec' ? 'port' : 'containerPort';
+  return MERGE_KEYS[field];
+}
+
+function mergeList(field: string, parent: string | undefined, current: Json, patch: Json[]): Json {
+  if (PRIMITIVE_SETS.has(field)) return [...new Set([...(Array.isArray(current) ? current : []), ...patch])];
+  const key = mergeKeyFor(field, parent);
+  if (!key) return patch.filter((item) => !(item && typeof item === 'object' && item.$patch));
+  const result: Json[] = Array.isArray(current) ? [...current] : [];
+  for (const item of patch) {
+    const at = result.findIndex((e) => e?.[key] === item?.[key]);
+    if (item?.$patch === 'delete') { if (at >= 0) result.splice(at, 1); continue; }
+    if (item?.$patch === 'replace') { const { $patch: _r, ...rest } = item; if (at >= 0) result[at] = rest; else result.push(rest); continue; }
+    if (at >= 0) result[at] = strategicMerge(result[at], item, field);
+    else result.push(strategicMerge(undefined, item, field));
   }
-  return merged;
+  return result;
+}
+
+/** Strategic merge patch (apimachinery strategicpatch): maps merge, lists with a merge key merge by it, directives honoured. */
+function strategicMerge(target: Json, patch: Json, parent?: string): Json {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  if (patch.$patch === 'replace') { const { $patch: _r, ...rest } = patch; return rest; }
+  if (patch.$patch === 'delete') return undefined;
+  let result: Json = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  const retain: string[] | undefined = patch.$retainKeys;
+  for (const [key, value] of Object.entries(patch)) {
+    if (key.startsWith('$setElementOrder/') || key === '$retainKeys' || key === '$patch') continue;
+    if (key.startsWith('$deleteFromPrimitiveList/')) {
+      const field = key.slice('$deleteFromPrimitiveList/'.length);
+      if (Array.isArray(result[field])) result[field] = result[field].filter((v: Json) => !(value as Json[]).includes(v));
+      continue;
+    }
+    if (value === null) delete result[key];
+    else if (Array.isArray(value)) result[key] = mergeList(key, parent, result[key], value);
+    else {
+      const merged = strategicMerge(result[key], value, key);
+      if (merged === undefined) delete result[key]; else result[key] = merged;
+    }
+  }
+  if (retain) result = Object.fromEntries(Object.entries(result).filter(([k]) => retain.includes(k)));
+  return result;
+}
+
+export function strategicMergePatch(target: Json, patch: Json): Json {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('a strategic merge patch must be a JSON object');
+  return strategicMerge(target, patch);
 }
 
 function pointer(path: string): string[] {

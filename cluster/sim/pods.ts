@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Faults } from './faults.ts';
 import type { Kubelet } from './kubelet.ts';
+import { generateName } from './names.ts';
 import { applyPatch } from './patch.ts';
 import { ApiError, badRequest, conflict, invalid, notFound } from './status.ts';
 import type { KubeObject, Store } from './store.ts';
@@ -31,7 +32,7 @@ export class PodRegistry {
     if (!body || typeof body !== 'object') throw badRequest('the body must be a Pod object');
     if (body.kind !== undefined && body.kind !== 'Pod') throw badRequest(`expected kind Pod, got ${JSON.stringify(body.kind)}`);
     const metadata = { ...(body.metadata ?? {}) };
-    if (!metadata.name && metadata.generateName) metadata.name = `${metadata.generateName}${randomUUID().slice(0, 5)}`;
+    if (!metadata.name && metadata.generateName) metadata.name = generateName(metadata.generateName);
     const name = String(metadata.name ?? '');
     if (!NAME.test(name) || name.length > 253) throw invalid('Pod', name, 'metadata.name: a lowercase RFC 1123 subdomain is required');
     if (metadata.namespace && metadata.namespace !== namespace) throw badRequest(`the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`);
@@ -91,11 +92,12 @@ export class PodRegistry {
   patch(namespace: string, name: string, contentType: string, body: unknown): KubeObject {
     const pod = this.store.mustGet('pods', namespace, name);
     const patched = applyPatch(contentType, pod, body);
-    // Only what a user may change on a live pod: labels, annotations, finalizers, the deadline.
+    // Only what a user may change on a live pod: labels, annotations, finalizers, owners, the deadline.
     const next = structuredClone(pod);
     next.metadata.labels = patched.metadata?.labels ?? undefined;
     next.metadata.annotations = patched.metadata?.annotations ?? undefined;
     next.metadata.finalizers = patched.metadata?.finalizers ?? undefined;
+    next.metadata.ownerReferences = patched.metadata?.ownerReferences ?? undefined;
     if (patched.spec?.activeDeadlineSeconds !== pod.spec.activeDeadlineSeconds) next.spec.activeDeadlineSeconds = patched.spec?.activeDeadlineSeconds;
     const expected = patched.metadata?.resourceVersion !== pod.metadata.resourceVersion ? patched.metadata?.resourceVersion : undefined;
     const updated = this.store.update('pods', next, expected);

@@ -25,7 +25,7 @@ export interface KubeObject {
   [key: string]: any;
 }
 
-export type Resource = 'pods' | 'events' | 'namespaces' | 'nodes';
+export type Resource = 'pods' | 'events' | 'namespaces' | 'nodes' | 'deployments' | 'replicasets' | 'services' | 'endpointslices';
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoredEvent {

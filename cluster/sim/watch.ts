@@ -1,6 +1,7 @@
 // Watches over HTTP: newline-delimited events, resumable from a resourceVersion, 410 when too old.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Faults } from './faults.ts';
+import { apiVersionOf, RESOURCES } from './resources.ts';
 import { statusObject } from './status.ts';
 import type { KubeObject, Resource, Store, StoredEvent, Watcher } from './store.ts';
 
@@ -53,7 +54,7 @@ export class WatchServer {
     const timers: NodeJS.Timeout[] = [];
     if (w.timeoutSeconds) timers.push(setTimeout(() => res.end(), w.timeoutSeconds * 1000));
     if (w.allowBookmarks) {
-      timers.push(setInterval(() => write('BOOKMARK', { kind: w.resource === 'pods' ? 'Pod' : 'Event', apiVersion: 'v1', metadata: { resourceVersion: this.store.currentVersion } }), BOOKMARK_INTERVAL_MS));
+      timers.push(setInterval(() => write('BOOKMARK', { kind: RESOURCES[w.resource].kind, apiVersion: apiVersionOf(w.resource), metadata: { resourceVersion: this.store.currentVersion } }), BOOKMARK_INTERVAL_MS));
     }
     const close = () => {
       this.store.watchers.delete(watcher);

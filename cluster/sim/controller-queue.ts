@@ -1,0 +1,103 @@
+// The controllers' plumbing: an informer (every change of a resource, from the store) feeding a
+// rate-limited work queue of namespace/name keys, one sync at a time, as client-go's workqueue.
+import type { KubeObject, Resource, Store, StoredEvent } from './store.ts';
+
+const RETRY_BASE_MS = 5;
+const RETRY_MAX_MS = 1000;
+
+export class WorkQueue {
+  private readonly pending = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly failures = new Map<string, number>();
+  private scheduled = false;
+  private stopped = false;
+  private readonly name: string;
+  private readonly sync: (key: string) => void;
+
+  constructor(name: string, sync: (key: string) => void) {
+    this.name = name;
+    this.sync = sync;
+  }
+
+  add(key: string): void {
+    if (this.stopped) return;
+    this.pending.add(key);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  addAfter(key: string, ms: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => { this.timers.delete(timer); this.add(key); }, ms);
+    this.timers.add(timer);
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    const keys = [...this.pending];
+    this.pending.clear();
+    for (const key of keys) {
+      if (this.stopped) return;
+      try {
+        this.sync(key);
+        this.failures.delete(key);
+      } catch (error) {
+        // A failed sync is retried with exponential backoff (workqueue.DefaultControllerRateLimiter).
+        const n = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, n);
+        if (n === 1 || n % 10 === 0) console.error(`${this.name}: sync ${key} failed (${n}): ${(error as Error).message}`);
+        this.addAfter(key, Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** n));
+      }
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}
+
+export const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+export function splitKey(key: string): [string, string] {
+  const at = key.indexOf('/');
+  return [key.slice(0, at), key.slice(at + 1)];
+}
+
+/** Calls `handler` with every change of `resource`; returns the unsubscribe. */
+export function inform(store: Store, resource: Resource, handler: (event: StoredEvent) => void): () => void {
+  const watcher = { resource, namespace: null, matches: () => true, send: handler };
+  store.watchers.add(watcher);
+  return () => store.watchers.delete(watcher);
+}
+
+/** The controller ownerReference of an object, if any (metav1.GetControllerOf). */
+export function controllerOf(o: KubeObject): { apiVersion: string; kind: string; name: string; uid: string } | undefined {
+  return ((o.metadata.ownerReferences ?? []) as any[]).find((r) => r.controller === true);
+}
+
+export function controllerRef(owner: KubeObject) {
+  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+}
+
+export const isPodReady = (pod: KubeObject): boolean =>
+  ((pod.status?.conditions ?? []) as any[]).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** controller.IsPodActive: not Succeeded or Failed, and not being deleted. */
+export const isPodActive = (pod: KubeObject): boolean =>
+  pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !pod.metadata.deletionTimestamp;
+
+/** podutil.IsPodAvailable: Ready for at least minReadySeconds. */
+export function isPodAvailable(pod: KubeObject, minReadySeconds: number, now: number): boolean {
+  if (!isPodReady(pod)) return false;
+  if (!minReadySeconds) return true;
+  const ready = ((pod.status?.conditions ?? []) as any[]).find((c) => c.type === 'Ready');
+  return Boolean(ready?.lastTransitionTime) && Date.parse(ready.lastTransitionTime) + minReadySeconds * 1000 < now;
+}
+
+/** Writes an object only when it changed: controllers must not feed their own informers forever. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

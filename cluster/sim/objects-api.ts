@@ -1,0 +1,83 @@
+// Routes for Services, Deployments, ReplicaSets and EndpointSlices: list, watch, get, create,
+// replace, patch, delete, and the status and scale subresources.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ObjectRegistry } from './objects.ts';
+import { applyPatch } from './patch.ts';
+import { RESOURCES } from './resources.ts';
+import { ApiError, badRequest, sendJson } from './status.ts';
+import type { KubeObject, Resource, Store } from './store.ts';
+
+export interface ObjectRoutes {
+  store: Store;
+  objects: ObjectRegistry;
+  readBody(req: IncomingMessage): Promise<unknown>;
+  listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void;
+  one(req: IncomingMessage, res: ServerResponse, resource: Resource, object: KubeObject): void;
+}
+
+const COLLECTION = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z]+)$/;
+const ITEM = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)\/namespaces\/([^/]+)\/([a-z]+)\/([^/]+)(?:\/(status|scale))?$/;
+const SERVED: Resource[] = ['services', 'deployments', 'replicasets', 'endpointslices'];
+
+function resourceOf(group: string | undefined, name: string): Resource | null {
+  const resource = SERVED.find((r) => r === name);
+  return resource && RESOURCES[resource].group === (group ?? '') ? resource : null;
+}
+
+/** autoscaling/v1 Scale for a Deployment or ReplicaSet (kubectl scale). */
+function scaleOf(object: KubeObject) {
+  const selector = Object.entries(object.spec.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+  const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
+  return {
+    kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
+    spec: { replicas: object.spec.replicas }, status: { replicas: object.status?.replicas ?? 0, selector },
+  };
+}
+
+/** True when the request was one of these routes (answered or thrown). */
+export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: ServerResponse, url: URL, path: string, method: string): Promise<boolean> {
+  let m = COLLECTION.exec(path);
+  if (m) {
+    const resource = resourceOf(m[1], m[3]!);
+    if (!resource) return false;
+    const namespace = m[2] ?? null;
+    if (method === 'GET') { r.listOrWatch(req, res, url, resource, namespace); return true; }
+    if (method === 'POST' && namespace) { sendJson(res, 201, await r.objects.create(resource, namespace, await r.readBody(req))); return true; }
+    throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${path})`);
+  }
+  m = ITEM.exec(path);
+  if (!m) return false;
+  const resource = resourceOf(m[1], m[3]!);
+  if (!resource) return false;
+  const [namespace, name, sub] = [m[2]!, m[4]!, m[5]];
+  if (sub === 'scale' && resource !== 'deployments' && resource !== 'replicasets') return false;
+  const contentType = req.headers['content-type'] ?? '';
+  if (sub === 'scale') {
+    if (method === 'GET') { sendJson(res, 200, scaleOf(r.store.mustGet(resource, namespace, name))); return true; }
+    if (method === 'PUT' || method === 'PATCH') {
+      const current = r.store.mustGet(resource, namespace, name);
+      const body = (await r.readBody(req)) as any;
+      const scale = method === 'PUT' ? body : applyPatch(contentType, scaleOf(current), body);
+      const replicas = scale?.spec?.replicas;
+      if (!Number.isInteger(replicas) || replicas < 0) throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
+      const updated = await r.objects.patch(resource, namespace, name, 'application/merge-patch+json', { spec: { replicas } });
+      sendJson(res, 200, scaleOf(updated));
+      return true;
+    }
+  }
+  if (method === 'GET') { r.one(req, res, resource, r.store.mustGet(resource, namespace, name)); return true; }
+  if (method === 'PUT') { sendJson(res, 200, await r.objects.replace(resource, namespace, name, await r.readBody(req), sub)); return true; }
+  if (method === 'PATCH') { sendJson(res, 200, await r.objects.patch(resource, namespace, name, contentType, await r.readBody(req), sub)); return true; }
+  if (method === 'DELETE' && !sub) {
+    const body = ((await r.readBody(req)) ?? {}) as any;
+    if (typeof body !== 'object') throw badRequest('the body must be DeleteOptions');
+    const fromQuery = url.searchParams.get('propagationPolicy');
+    const orphan = url.searchParams.get('orphanDependents');
+    const { code, body: answer } = r.objects.delete(resource, namespace, name, {
+      ...body, ...(fromQuery ? { propagationPolicy: fromQuery } : {}), ...(orphan !== null ? { orphanDependents: orphan === 'true' } : {}),
+    });
+    sendJson(res, code, answer);
+    return true;
+  }
+  throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${path})`);
+}

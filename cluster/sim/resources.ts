@@ -1,0 +1,28 @@
+// The kinds the sim serves, with their group and version: one table for routes, discovery, lists and watches.
+import type { Resource } from './store.ts';
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+}
+
+export const RESOURCES: Record<Resource, ResourceInfo> = {
+  pods: { group: '', version: 'v1', kind: 'Pod', namespaced: true, shortNames: ['po'] },
+  events: { group: '', version: 'v1', kind: 'Event', namespaced: true, shortNames: ['ev'] },
+  namespaces: { group: '', version: 'v1', kind: 'Namespace', namespaced: false, shortNames: ['ns'] },
+  nodes: { group: '', version: 'v1', kind: 'Node', namespaced: false, shortNames: ['no'] },
+  services: { group: '', version: 'v1', kind: 'Service', namespaced: true, shortNames: ['svc'] },
+  deployments: { group: 'apps', version: 'v1', kind: 'Deployment', namespaced: true, shortNames: ['deploy'] },
+  replicasets: { group: 'apps', version: 'v1', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'] },
+  endpointslices: { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', namespaced: true },
+};
+
+export const apiVersionOf = (resource: Resource): string => {
+  const { group, version } = RESOURCES[resource];
+  return group ? `${group}/${version}` : version;
+};
+
+export const listKindOf = (resource: Resource): string => `${RESOURCES[resource].kind}List`;

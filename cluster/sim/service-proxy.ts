@@ -1,0 +1,227 @@
+// The service proxy, standing in for kube-proxy in iptables mode: it listens on 127.0.0.1:<nodePort>
+// for every NodePort Service and pins each TCP connection at accept to one endpoint, chosen at random
+// (the iptables "statistic mode random" rules) from its own view of the EndpointSlices. The view
+// takes each EndpointSlice change `syncDelayMs` late, as kube-proxy's rules do. An established
+// connection keeps its endpoint when the endpoint goes: kube-proxy clears conntrack entries only for
+// UDP (pkg/proxy/conntrack/cleanup.go CleanStaleEntries: "we are only interested in UDP services").
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { inform } from './controller-queue.ts';
+import { MANAGED_BY, MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpointslice-controller.ts';
+import type { KubeObject, Store } from './store.ts';
+import { sleepAtLeast, wallNow } from './time.ts';
+import type { NodePortBinder } from './services.ts';
+import { NODE_IP } from './ports.ts';
+
+/**
+ * The default delay between an EndpointSlice change and the proxy acting on it. kube-proxy's iptables
+ * sync is rate-limited by --iptables-min-sync-period (1 s by default since 1.28,
+ * pkg/proxy/apis/config/v1alpha1/defaults.go), so a change waits between ~0 and 1 s; the sim takes the middle.
+ */
+export const DEFAULT_PROXY_SYNC_DELAY_MS = 500;
+/** Truth kept per Service: enough for minutes of a 200 requests/s load. */
+const MAX_CONNECTION_RECORDS = 200_000;
+
+export interface ProxyOptions {
+  syncDelayMs?: number;
+}
+
+export interface ViewEndpoint {
+  podUid: string;
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+  /** Endpoint port by Service port name. */
+  ports: Record<string, number>;
+}
+
+export interface ProxyConnection {
+  at: number;
+  podUid: string | null;
+  result: 'routed' | 'refused' | 'reset';
+  nodePort: number;
+  clientPort: number;
+}
+
+export interface ProxyViewChange {
+  at: number;
+  readyPodUids: string[];
+  servingTerminatingPodUids: string[];
+}
+
+export interface ProxyTruth {
+  namespace: string;
+  service: string;
+  syncDelayMs: number;
+  connections: ProxyConnection[];
+  changes: ProxyViewChange[];
+}
+
+/** pkg/proxy/topology.go CategorizeEndpoints (cluster traffic policy): ready ones; else serving-terminating ones. */
+export function categorizeEndpoints(endpoints: ViewEndpoint[]): ViewEndpoint[] {
+  const ready = endpoints.filter((e) => e.ready);
+  return ready.length ? ready : endpoints.filter((e) => e.serving && e.terminating);
+}
+
+interface ServiceState {
+  truth: ProxyTruth;
+  view: ViewEndpoint[];
+  appliedSeq: number;
+}
+
+export class ServiceProxy implements NodePortBinder {
+  readonly syncDelayMs: number;
+  private readonly store: Store;
+  private readonly portTarget: (podUid: string, containerPort: number) => { host: string; port: number } | undefined;
+  private readonly listeners = new Map<number, Server>();
+  /** nodePort -> the Service and the name of its port. */
+  private readonly routes = new Map<number, { key: string; portName: string }>();
+  private readonly services = new Map<string, ServiceState>();
+  private readonly sockets = new Set<Socket>();
+  private readonly unsubscribe: (() => void)[] = [];
+  private seq = 0;
+  private stopped = false;
+
+  constructor(store: Store, portTarget: ServiceProxy['portTarget'], options: ProxyOptions = {}) {
+    this.store = store;
+    this.portTarget = portTarget;
+    this.syncDelayMs = options.syncDelayMs ?? DEFAULT_PROXY_SYNC_DELAY_MS;
+    this.unsubscribe.push(inform(store, 'services', (e) => this.serviceChanged(e.type, e.object)));
+    this.unsubscribe.push(inform(store, 'endpointslices', (e) => {
+      if (e.object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
+      const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
+      if (service) this.slicesChanged(`${e.object.metadata.namespace}/${service}`);
+    }));
+  }
+
+  bind(port: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const server = createServer((socket) => this.accept(port, socket));
+      server.once('error', () => resolve(false));
+      server.listen({ port, host: NODE_IP, exclusive: true }, () => {
+        this.listeners.set(port, server);
+        resolve(true);
+      });
+    });
+  }
+
+  release(port: number): void {
+    this.listeners.get(port)?.close();
+    this.listeners.delete(port);
+    this.routes.delete(port);
+  }
+
+  private serviceChanged(type: string, svc: KubeObject): void {
+    const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
+    for (const [port, route] of this.routes) if (route.key === key) this.routes.delete(port);
+    if (type === 'DELETED') return;
+    for (const p of (svc.spec.ports ?? []) as any[]) {
+      if (p.nodePort && (p.protocol ?? 'TCP') === 'TCP') this.routes.set(p.nodePort, { key, portName: p.name ?? '' });
+    }
+    this.state(key);
+  }
+
+  private state(key: string): ServiceState {
+    let s = this.services.get(key);
+    if (!s) {
+      const [namespace, service] = key.split('/') as [string, string];
+      s = { truth: { namespace, service, syncDelayMs: this.syncDelayMs, connections: [], changes: [] }, view: [], appliedSeq: 0 };
+      this.services.set(key, s);
+    }
+    return s;
+  }
+
+  /** The slices as they are now, applied to the view syncDelayMs later. */
+  private slicesChanged(key: string): void {
+    const [namespace, service] = key.split('/') as [string, string];
+    const snapshot: ViewEndpoint[] = [];
+    for (const slice of this.store.list('endpointslices', namespace, (s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === service && s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY)) {
+      const ports = Object.fromEntries(((slice.ports ?? []) as any[]).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => [p.name ?? '', p.port]));
+      for (const ep of (slice.endpoints ?? []) as any[]) {
+        if (!ep.targetRef?.uid) continue;
+        snapshot.push({ podUid: ep.targetRef.uid, ready: ep.conditions?.ready ?? false, serving: ep.conditions?.serving ?? false, terminating: ep.conditions?.terminating ?? false, ports });
+      }
+    }
+    const seq = ++this.seq;
+    void sleepAtLeast(this.syncDelayMs).then(() => {
+      const s = this.state(key);
+      if (this.stopped || seq < s.appliedSeq) return;
+      s.appliedSeq = seq;
+      const before = JSON.stringify(s.view);
+      s.view = snapshot;
+      if (before === JSON.stringify(snapshot)) return;
+      s.truth.changes.push({
+        at: wallNow(),
+        readyPodUids: snapshot.filter((e) => e.ready).map((e) => e.podUid),
+        servingTerminatingPodUids: snapshot.filter((e) => e.serving && e.terminating).map((e) => e.podUid),
+      });
+    });
+  }
+
+  private record(s: ServiceState | undefined, entry: ProxyConnection): void {
+    if (!s || s.truth.connections.length >= MAX_CONNECTION_RECORDS) return;
+    s.truth.connections.push(entry);
+  }
+
+  /** One accepted connection: pick an endpoint, connect, splice; a refusal resets the client. */
+  private accept(nodePort: number, client: Socket): void {
+    const at = wallNow();
+    const clientPort = client.remotePort ?? 0;
+    this.sockets.add(client);
+    client.on('close', () => this.sockets.delete(client));
+    client.on('error', () => {});
+    const route = this.routes.get(nodePort);
+    const s = route && this.services.get(route.key);
+    const candidates = s ? categorizeEndpoints(s.view).filter((e) => e.ports[route!.portName] !== undefined) : [];
+    if (!candidates.length) {
+      // iptables REJECTs (ICMP port unreachable: ECONNREFUSED); the sim holds the port open, so it resets.
+      this.record(s, { at, podUid: null, result: 'refused', nodePort, clientPort });
+      client.resetAndDestroy();
+      return;
+    }
+    const endpoint = candidates[Math.floor(Math.random() * candidates.length)]!;
+    const target = this.portTarget(endpoint.podUid, endpoint.ports[route!.portName]!);
+    if (!target) {
+      this.record(s, { at, podUid: endpoint.podUid, result: 'reset', nodePort, clientPort });
+      client.resetAndDestroy();
+      return;
+    }
+    client.pause();
+    const upstream = connect({ host: target.host, port: target.port });
+    this.sockets.add(upstream);
+    let connected = false;
+    upstream.once('connect', () => {
+      connected = true;
+      this.record(s, { at, podUid: endpoint.podUid, result: 'routed', nodePort, clientPort });
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.resume();
+    });
+    upstream.on('error', () => {
+      if (!connected) this.record(s, { at, podUid: endpoint.podUid, result: 'reset', nodePort, clientPort });
+      if (!client.destroyed) client.resetAndDestroy();
+    });
+    upstream.on('close', () => this.sockets.delete(upstream));
+    client.on('error', () => { if (!upstream.destroyed) upstream.resetAndDestroy(); });
+    client.on('close', (hadError) => {
+      if (!connected) upstream.destroy();
+      else if (hadError && !upstream.destroyed) upstream.resetAndDestroy();
+    });
+  }
+
+  truth(namespace: string, service: string): ProxyTruth | undefined {
+    const s = this.services.get(`${namespace}/${service}`);
+    return s && structuredClone(s.truth);
+  }
+
+  allTruth(): ProxyTruth[] {
+    return [...this.services.values()].map((s) => structuredClone(s.truth));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const u of this.unsubscribe) u();
+    for (const socket of this.sockets) socket.destroy();
+    await Promise.all([...this.listeners.values()].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    this.listeners.clear();
+  }
+}
