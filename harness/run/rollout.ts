@@ -23,6 +23,11 @@ const GONE_TIMEOUT_MS = 60_000;
 const READS_SETTLE_MS = 10_000;
 /** How often a followed log's new lines are looked at by the phase waiting on them. */
 const LOG_POKE_MS = 100;
+/**
+ * After the EndpointSlice lists every replica ready: time for every proxy to route to them before
+ * the load starts (kube-proxy applies a change within its 1 s minSyncPeriod, plus the rewrite).
+ */
+const SERVICE_SETTLE_MS = 2_000;
 
 type Raw = Record<string, any>;
 
@@ -120,6 +125,9 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
       throw new TermlabError('POD_NOT_READY', `deployment ${namespace}/${name} was not available within ${ctx.readyTimeoutMs / 1000}s`);
     }
     timeline.deploymentAvailable = clock.now();
+    const sliceReady = () => (watches.evidence.sliceEvents.at(-1)?.endpoints.filter((e) => e.ready).length ?? 0) >= scenario.replicas;
+    if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `the Service's EndpointSlice did not list ${scenario.replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`);
+    await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
 
     onPhase('load starting');
     const readyPod = [...watches.evidence.podEvents].reverse().find((e) => e.role === 'lab' && e.ready);

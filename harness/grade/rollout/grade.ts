@@ -11,7 +11,7 @@ import { originOf, type PodFacts, podFacts } from './facts.ts';
 import { isFailure, type LoadLog, type LoadRecord, parseLoadLog } from './records.ts';
 import { combine, describeLifecycle, type Exposure, predictOldPod, PROXY_PROPAGATION_SECONDS } from './theory.ts';
 
-export type Cause = 'draining (503)' | 'refused after TERM' | 'cut at TERM' | 'cut by SIGKILL' | 'cut' | 'timed out' | 'http error' | 'unattributed';
+export type Cause = 'before the change' | 'draining (503)' | 'refused after TERM' | 'cut at TERM' | 'cut by SIGKILL' | 'cut' | 'timed out' | 'http error' | 'unattributed';
 
 export interface Attribution { record: LoadRecord; pods: string[]; cause: Cause }
 
@@ -22,6 +22,8 @@ export function attribute(records: LoadRecord[], pods: PodFacts[], origin: { wal
   const byUid = new Map(pods.map((p) => [p.uid, p]));
   return records.filter(isFailure).map((record) => {
     const pod = record.podUid ? byUid.get(record.podUid) : undefined;
+    // Sent before the template changed: no pod was terminating, so not the rollout's doing.
+    if (origin && Date.parse(record.sent.time) < origin.wall && pods.every((p) => p.termWall === null || p.termWall > Date.parse(record.sent.time))) return { record, pods: pod ? [pod.uid] : [], cause: 'before the change' };
     if (record.outcome === 'rejected') return { record, pods: pod ? [pod.uid] : [], cause: 'draining (503)' };
     if (record.outcome === 'http-error') return { record, pods: pod ? [pod.uid] : [], cause: 'http error' };
     if (record.outcome === 'cut') {
@@ -146,7 +148,7 @@ function templateVsLive(o: RolloutObservation, pods: PodFacts[]): Check {
 function failuresAttributed(attributions: Attribution[]): Check {
   const id = 'rollout.failures-attributed';
   if (!attributions.length) return pass(id, 'no request failed');
-  const lost = attributions.filter((a) => a.cause === 'unattributed' || a.pods.length === 0);
+  const lost = attributions.filter((a) => a.cause === 'unattributed' || (a.pods.length === 0 && a.cause !== 'before the change'));
   const byCause = new Map<string, number>();
   for (const a of attributions) byCause.set(a.cause, (byCause.get(a.cause) ?? 0) + 1);
   const summary = [...byCause].map(([c, n]) => `${n} ${c}`).join(', ');
@@ -190,11 +192,12 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
   const load = parseLoadLog(o.evidence.loadLog);
   const attributions = attribute(load.records, pods, origin);
   const oldUids = new Set(pods.filter((p) => p.revision === 'old').map((p) => p.uid));
-  const oldFailed = attributions.filter((a) => a.pods.some((uid) => oldUids.has(uid))).length;
+  const oldFailed = attributions.filter((a) => a.cause !== 'before the change' && a.pods.some((uid) => oldUids.has(uid))).length;
+  const duringRollout = attributions.filter((a) => a.cause !== 'before the change').length;
   const model = predictRollout(o, pods);
   const evidence = [loadLogCheck(o, load), requestsVsLabLogs(load, pods), lifecycleCaptured(o, pods), lifecycleConsistent(o, pods)];
   const complete = o.run.complete ? pass('outcome.run-complete', 'the rollout completed, the load ran to its end and everything was cleaned up') : inconclusive('outcome.run-complete', `the run is incomplete: ${o.run.incompleteReason ?? 'no reason recorded'}`);
-  const outcome = [complete, templateVsLive(o, pods), failuresAttributed(attributions), modelCheck(model.exposure, attributions.length, oldFailed)];
+  const outcome = [complete, templateVsLive(o, pods), failuresAttributed(attributions), modelCheck(model.exposure, duringRollout, oldFailed)];
   const checks = [...evidence, ...outcome];
   const verdict = verdictOf(evidence, outcome);
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
