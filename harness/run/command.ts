@@ -32,12 +32,15 @@ import { runScenario, type ScenarioContext } from './scenario.ts';
 import { summaryTable } from './summary.ts';
 
 export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
+/** What `--sim` may set on the simulated cluster it starts. */
+export interface SimStartOptions { proxySyncDelayMs?: number }
 
 const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
+  'sim-proxy-delay': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -74,11 +77,11 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   await rename(temporary, join(reportsRoot, 'latest'));
 }
 
-export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
+export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -97,7 +100,11 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
       const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
       const env = await environmentOf(values);
 
-      const sim = values.sim ? await startSim() : null;
+      if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
+      const delayText = values['sim-proxy-delay'];
+      if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
+      const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
+      const sim = values.sim ? await startSim({ proxySyncDelayMs }) : null;
       try {
         const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
         const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';

@@ -28,6 +28,8 @@ const LOG_POKE_MS = 100;
  * the load starts (kube-proxy applies a change within its 1 s minSyncPeriod, plus the rewrite).
  */
 const SERVICE_SETTLE_MS = 2_000;
+/** After the rollout completed: how long the load goes on before the harness stops it (deletes its pod). */
+const LOAD_TAIL_MS = 3_000;
 
 type Raw = Record<string, any>;
 
@@ -148,8 +150,16 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     if (!(await watches.waitFor(() => loadLineSeen('load-start') !== null, ctx.readyTimeoutMs, ctx.signal))) {
       throw new TermlabError('POD_NOT_READY', `the load pod ${objects.loadPod.name} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
     }
-    const loadStarted = loadLineSeen('load-start')!.receivedAt;
-    await sleep(Math.max(0, scenario.changeAfterMs - (clock.now().mono - loadStarted.mono)), undefined, { signal: ctx.signal });
+    // The change is timed from a second of steady success: until then the proxies may not route
+    // to every endpoint yet (a real cluster's take unknown time), which is not the rollout's doing.
+    const steady = () => {
+      const outcomes = (loadLog()?.lines ?? []).filter((l) => l.text.includes('"event":"request"')).slice(-scenario.load.rate);
+      return outcomes.length >= scenario.load.rate && outcomes.every((l) => l.text.includes('"outcome":"completed"'));
+    };
+    if (!(await watches.waitFor(steady, ctx.readyTimeoutMs, ctx.signal))) {
+      throw new TermlabError('POD_NOT_READY', `requests through the Service did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s (target ${objects.target})`);
+    }
+    await sleep(scenario.changeAfterMs, undefined, { signal: ctx.signal });
 
     onPhase('rolling out');
     const patched = await replaceDeploymentTemplate(cluster, namespace, name, renderPodTemplate(ctx.template, scenario, scenario.to, 'to', renderOptions) as k8s.V1PodTemplateSpec, { signal: ctx.signal });
@@ -162,7 +172,12 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     timeline.rolloutComplete = clock.now();
 
     onPhase('load finishing');
-    const loadEnded = () => watches.evidence.podEvents.some((e) => e.uid === objects.loadPod!.uid && (e.phase === 'Succeeded' || e.phase === 'Failed')) && (loadLog()?.ended ?? false);
+    // The load runs on a little past the rollout, then is stopped: its pod's TERM ends the sending,
+    // what is in flight still ends and is logged, and its log ends with the load-end line.
+    const loadEnded = () => loadLineSeen('load-end') !== null && (loadLog()?.ended ?? false);
+    if (!(await watches.waitFor(loadEnded, LOAD_TAIL_MS, ctx.signal)) && !ctx.signal.aborted) {
+      await deletePod(cluster, namespace, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
+    }
     if (!(await watches.waitFor(loadEnded, scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS, ctx.signal))) throw new Error('the load pod did not finish its load in time');
     timeline.loadEnded = clock.now();
     run.complete = true;

@@ -34,7 +34,7 @@ export const RolloutScenarioSchema = z.object({
     /** How long the load runs; it must outlast the rollout. */
     durationMs: z.int().min(1000).max(600_000),
   }),
-  /** After the load's first request: when the template is changed. */
+  /** After the load has completed requests steadily for a second: when the template is changed. */
   changeAfterMs: z.int().min(0).max(600_000),
 }).refine((s) => s.changeAfterMs < s.load.durationMs, { message: 'changeAfterMs must be shorter than load.durationMs, or the change comes after the load', path: ['changeAfterMs'] })
   .refine((s) => s.maxSurge !== 0 || s.maxUnavailable !== 0, { message: 'maxSurge and maxUnavailable cannot both be 0 (the Deployment API refuses it)', path: ['maxUnavailable'] });
