@@ -80,7 +80,7 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
 export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
   return {
     name: 'run',
-    summary: 'run the lab: delete pods during a request and record what happens',
+    summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
     usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
