@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
 import { createDeployment, createPod, createService, deleteDeployment, deletePod, deleteService, readPod, replaceDeploymentTemplate } from '../kube/index.ts';
 import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type LiveRead, type RolloutObservation } from '../observation-rollout.ts';
-import type { Observation } from '../observation.ts';
+import type { HarnessTime, Observation } from '../observation.ts';
 import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import { Cleaner } from './cleaner.ts';
@@ -56,7 +56,8 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
   const liveReads: LiveRead[] = [];
   const followers = new Map<string, { pod: string; follower: LogFollower }>();
   const pendingReads = new Set<Promise<unknown>>();
-  const pokers: NodeJS.Timeout[] = [];
+  // The load's lines are read as they come (waiting phases look at them), once each.
+  const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
   let cleanup: Observation['cleanup'] = [];
   let phase = 'creating';
   const onPhase = (next: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => { phase = next; ctx.onPhase(next, detail); };
@@ -67,12 +68,10 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     if (!followers.has(uid) && event.containers.some((c) => c.state === 'running' || c.state === 'terminated') && event.type !== 'DELETED') {
       const follower = new LogFollower();
       followers.set(uid, { pod: event.name, follower });
-      // Each new line and the stream's end wake the waiters (the load's lines, a log's end).
-      const poke = setInterval(() => watches.poke(), LOG_POKE_MS);
-      pokers.push(poke);
+      // A stream's end wakes the waiters at once; new lines are looked at by the run's one poker.
       void follower.start(cluster, namespace, event.name, pod.spec?.containers?.[0]?.name ?? 'lab', clock)
         .then(() => follower.waitForEnd(rolloutDeadlineSeconds(scenario) * 1000), () => false)
-        .finally(() => { clearInterval(poke); watches.poke(); });
+        .finally(() => watches.poke());
     }
     if (event.role === 'lab' && event.deletionTimestamp && !liveReads.some((r) => r.uid === uid || r.pod === event.name)) {
       const placeholder: LiveRead = { pod: event.name, at: clock.now(), after: { resourceVersion: event.resourceVersion }, found: false, uid: null, resourceVersion: null, deletionTimestamp: null, terminationGracePeriodSeconds: null, templateHash: null, containers: [] };
@@ -92,7 +91,18 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
   };
 
   const loadLog = () => (objects.loadPod ? followers.get(objects.loadPod.uid)?.follower ?? null : null);
-  const loadLineSeen = (event: string) => loadLog()?.lines.find((l) => l.text.includes(`"event":"${event}"`)) ?? null;
+  // What the load's log has said so far, scanned incrementally: at 200 lines a second a rescan per look would cost.
+  const load = { scanned: 0, start: null as HarnessTime | null, end: null as HarnessTime | null, completedInARow: 0 };
+  const scanLoad = () => {
+    const lines = loadLog()?.lines ?? [];
+    for (; load.scanned < lines.length; load.scanned++) {
+      const { text, receivedAt } = lines[load.scanned]!;
+      if (text.includes('"event":"request"')) load.completedInARow = text.includes('"outcome":"completed"') ? load.completedInARow + 1 : 0;
+      else if (text.includes('"event":"load-start"')) load.start = receivedAt;
+      else if (text.includes('"event":"load-end"')) load.end = receivedAt;
+    }
+    return load;
+  };
   const labUids = () => [...new Set(watches.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid))];
   const goneUids = () => new Set(watches.evidence.podEvents.filter((e) => e.type === 'DELETED').map((e) => e.uid));
 
@@ -147,15 +157,12 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
       ctx.pods?.gone(objects.loadPod!.name);
       return result === 'gone' ? 'gone' : 'done';
     });
-    if (!(await watches.waitFor(() => loadLineSeen('load-start') !== null, ctx.readyTimeoutMs, ctx.signal))) {
+    if (!(await watches.waitFor(() => scanLoad().start !== null, ctx.readyTimeoutMs, ctx.signal))) {
       throw new TermlabError('POD_NOT_READY', `the load pod ${objects.loadPod.name} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
     }
     // The change is timed from a second of steady success: until then the proxies may not route
     // to every endpoint yet (a real cluster's take unknown time), which is not the rollout's doing.
-    const steady = () => {
-      const outcomes = (loadLog()?.lines ?? []).filter((l) => l.text.includes('"event":"request"')).slice(-scenario.load.rate);
-      return outcomes.length >= scenario.load.rate && outcomes.every((l) => l.text.includes('"outcome":"completed"'));
-    };
+    const steady = () => scanLoad().completedInARow >= scenario.load.rate;
     if (!(await watches.waitFor(steady, ctx.readyTimeoutMs, ctx.signal))) {
       throw new TermlabError('POD_NOT_READY', `requests through the Service did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s (target ${objects.target})`);
     }
@@ -174,7 +181,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     onPhase('load finishing');
     // The load runs on a little past the rollout, then is stopped: its pod's TERM ends the sending,
     // what is in flight still ends and is logged, and its log ends with the load-end line.
-    const loadEnded = () => loadLineSeen('load-end') !== null && (loadLog()?.ended ?? false);
+    const loadEnded = () => scanLoad().end !== null && (loadLog()?.ended ?? false);
     if (!(await watches.waitFor(loadEnded, LOAD_TAIL_MS, ctx.signal)) && !ctx.signal.aborted) {
       await deletePod(cluster, namespace, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
     }
@@ -186,7 +193,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
   } finally {
     // The logs of old pods ended with their containers; the new pods' are cut here, before cleanup.
     for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
-    for (const poke of pokers) clearInterval(poke);
+    clearInterval(poker);
     onPhase('cleaning up');
     cleanup = await cleaner.run();
     const settle = new AbortController();
