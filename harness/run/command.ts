@@ -113,7 +113,9 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         const runId = newRunId();
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
-        await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? Math.min(maxPods, Math.max(...set.scenarios.map((r) => r.replicas + 2))) : Math.min(parallel, scenarios.length), maxPods);
+        // A rollout's worst moment: every old pod still terminating beside all the new ones, and the load pod.
+        const rolloutPods = set.kind === 'rollout' ? Math.max(...set.scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length) : 0;
+        await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? rolloutPods : Math.min(parallel, scenarios.length), maxPods);
         // Each wave of scenarios may also wait out one API outage.
         const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
         const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
@@ -123,7 +125,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         const runDir = resolve(values.out ?? join('reports', runId));
         await mkdir(runDir, { recursive: true });
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
-        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, over ${transport}\n\n`);
+        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n\n`);
 
         const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: deadlineOf(s) })), io.out, io.isTTY);
         // One line while the API is away, and one when it is back.
