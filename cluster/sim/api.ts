@@ -19,6 +19,10 @@ import type { ServingCertificate } from './tls.ts';
 const MAX_BODY = 3 * 1024 * 1024;
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
+  // kubectl's typed commands (`kubectl create deployment`) send protobuf; the sim speaks JSON only.
+  if (/protobuf|cbor/.test(req.headers['content-type'] ?? '')) {
+    throw new ApiError(415, 'UnsupportedMediaType', `the simulated cluster accepts JSON bodies only, not ${req.headers['content-type']}: write the object as YAML or JSON and use kubectl create -f or kubectl apply -f`);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -5,6 +5,8 @@ import type { Command } from '../../harness/command.ts';
 import { startSimCluster, writeKubeconfigFile } from './index.ts';
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
+/** A minute: far beyond any real kube-proxy's sync, short enough to notice a typo. */
+const MAX_PROXY_SYNC_DELAY_MS = 60_000;
 
 /** The kubectl lines that work against the simulated cluster, for a student to paste. */
 export function kubectlHints(kubeconfig: string): string {
@@ -17,18 +19,24 @@ export function kubectlHints(kubeconfig: string): string {
     '  kubectl exec -it poke -- sh',
     '  kubectl logs -f poke',
     '  kubectl delete pod poke --grace-period=5',
+    '  kubectl get deploy,rs,svc,endpointslices      # a rollout scenario\'s Deployment and Service (curl 127.0.0.1:<nodePort>)',
   ].join('\n');
 }
 
 export const simCommand: Command = {
   name: 'sim',
   summary: 'run the simulated cluster in the foreground (Ctrl-C stops it and every process it started)',
-  usage: 'termlab sim [--port N] [--kubeconfig-out FILE]',
+  usage: 'termlab sim [--port N] [--kubeconfig-out FILE] [--proxy-sync-delay-ms N]',
   async run(argv, io) {
-    const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' } } });
+    const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' }, 'proxy-sync-delay-ms': { type: 'string' } } });
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`--port: expected 0-65535, got ${values.port}`);
-    const sim = await startSimCluster({ port });
+    const delay = values['proxy-sync-delay-ms'];
+    const syncDelayMs = delay === undefined ? undefined : Number(delay);
+    if (syncDelayMs !== undefined && (!Number.isInteger(syncDelayMs) || syncDelayMs < 0 || syncDelayMs > MAX_PROXY_SYNC_DELAY_MS)) {
+      throw new TypeError(`--proxy-sync-delay-ms: expected an integer 0-${MAX_PROXY_SYNC_DELAY_MS}, got ${delay}`);
+    }
+    const sim = await startSimCluster({ port, proxy: { syncDelayMs } });
     const out = resolve(values['kubeconfig-out'] ?? DEFAULT_KUBECONFIG);
     try {
       // Our own folder is tightened to 0700; a folder the user named is left as it is.

@@ -7,7 +7,8 @@ const RETRY_MAX_MS = 1000;
 
 export class WorkQueue {
   private readonly pending = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** One delayed add per key: the earliest wins (workqueue's AddAfter keeps the earliest too). */
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   private readonly failures = new Map<string, number>();
   private scheduled = false;
   private stopped = false;
@@ -29,8 +30,12 @@ export class WorkQueue {
 
   addAfter(key: string, ms: number): void {
     if (this.stopped) return;
-    const timer = setTimeout(() => { this.timers.delete(timer); this.add(key); }, ms);
-    this.timers.add(timer);
+    const at = Date.now() + ms;
+    const existing = this.timers.get(key);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => { this.timers.delete(key); this.add(key); }, ms);
+    this.timers.set(key, { timer, at });
   }
 
   private drain(): void {
@@ -54,7 +59,7 @@ export class WorkQueue {
 
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
 }

@@ -133,7 +133,7 @@ export class DeploymentController {
       throw new Error(`hash collision for ReplicaSet ${rs.metadata.name}; collisionCount raised`);
     }
     const created = this.objects.createInternal('replicasets', rs);
-    if (rs.spec.replicas > 0) recordEvent(this.store, d, COMPONENT, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} to ${rs.spec.replicas} from 0`);
+    if (rs.spec.replicas > 0) recordEvent(this.store, d, COMPONENT, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} to ${rs.spec.replicas}`);
     util.setDeploymentRevision(d, newRevision);
     util.setCondition((d.status ??= {}), util.newCondition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${created.metadata.name}"`));
     this.writeDeployment(d);

@@ -22,7 +22,7 @@ export const CORE_V1_RESOURCES = {
 };
 
 const workload = (name: string, kind: string, shortNames: string[]) => [
-  { name, singularName: kind.toLowerCase(), namespaced: true, kind, verbs: [...verbs, 'update'], shortNames, categories: ['all'] },
+  { name, singularName: kind.toLowerCase(), namespaced: true, kind, verbs: [...verbs, 'deletecollection', 'update'], shortNames, categories: ['all'] },
   { name: `${name}/status`, singularName: '', namespaced: true, kind, verbs: ['get', 'patch', 'update'] },
   { name: `${name}/scale`, singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
 ];

@@ -168,3 +168,4 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   };
 }
 export { simCommand } from './command.ts';
+export type { ProxyConnection, ProxyTruth, ProxyViewChange } from './service-proxy.ts';

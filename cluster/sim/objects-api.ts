@@ -3,7 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObjectRegistry } from './objects.ts';
 import { applyPatch } from './patch.ts';
-import { RESOURCES } from './resources.ts';
+import { apiVersionOf, listKindOf, RESOURCES } from './resources.ts';
+import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { ApiError, badRequest, sendJson } from './status.ts';
 import type { KubeObject, Resource, Store } from './store.ts';
 
@@ -43,6 +44,17 @@ export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: S
     const namespace = m[2] ?? null;
     if (method === 'GET') { r.listOrWatch(req, res, url, resource, namespace); return true; }
     if (method === 'POST' && namespace) { sendJson(res, 201, await r.objects.create(resource, namespace, await r.readBody(req))); return true; }
+    if (method === 'DELETE' && namespace && resource !== 'endpointslices') {
+      // deletecollection: every object the selectors match, each with the request's DeleteOptions.
+      const options = ((await r.readBody(req)) ?? {}) as any;
+      const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
+      const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
+      const policy = url.searchParams.get('propagationPolicy');
+      const items = r.store.list(resource, namespace, (o) => labels(o.metadata.labels) && fields(o));
+      for (const o of items) r.objects.delete(resource, namespace, o.metadata.name, { ...options, ...(policy ? { propagationPolicy: policy } : {}), preconditions: { uid: o.metadata.uid } });
+      sendJson(res, 200, { kind: listKindOf(resource), apiVersion: apiVersionOf(resource), metadata: { resourceVersion: r.store.currentVersion }, items });
+      return true;
+    }
     throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${path})`);
   }
   m = ITEM.exec(path);

@@ -95,9 +95,12 @@ export class ServiceProxy implements NodePortBinder {
 
   bind(port: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const server = createServer((socket) => this.accept(port, socket));
+      // No Nagle on either leg: small writes would otherwise wait for delayed ACKs (~40 ms), which iptables' NAT never adds.
+      const server = createServer({ noDelay: true }, (socket) => this.accept(port, socket));
       server.once('error', () => resolve(false));
       server.listen({ port, host: NODE_IP, exclusive: true }, () => {
+        // Past the bind, a listener error (none is expected) must not take the sim down.
+        server.on('error', (error) => console.error(`service proxy: 127.0.0.1:${port}: ${error.message}`));
         this.listeners.set(port, server);
         resolve(true);
       });
@@ -186,7 +189,7 @@ export class ServiceProxy implements NodePortBinder {
       return;
     }
     client.pause();
-    const upstream = connect({ host: target.host, port: target.port });
+    const upstream = connect({ host: target.host, port: target.port, noDelay: true });
     this.sockets.add(upstream);
     let connected = false;
     upstream.once('connect', () => {
