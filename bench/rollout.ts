@@ -2,7 +2,7 @@
 // proxy, from the load pod (LAB_MODE=load) the sim's kubelet runs. Targets: 200 requests/s
 // sustained, harness_overhead_ms_p95 < 5 (a request's client-side time beyond the server's own work).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -32,6 +32,8 @@ try {
     transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
   }, scenario);
   if (!observation.run.complete) throw new Error(`the rollout did not complete: ${observation.run.incompleteReason}`);
+  // BENCH_OUT=FILE keeps the observation, to see where the time went.
+  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(observation));
   const records = parseLoadLog(observation.evidence.loadLog).records;
   const completed = records.filter((r) => r.outcome === 'completed');
   const span = (Math.max(...records.map((r) => r.sent.mono)) - Math.min(...records.map((r) => r.sent.mono))) / 1000;

@@ -9,4 +9,4 @@ export { ApiHealth, Backoff, DEFAULT_API_PATIENCE_MS, DEFAULT_REQUEST_TIMEOUT_MS
 export { PodWatchStream, type PodEventType, type PodWatchCallbacks, type WatchLife } from './watch.ts';
 export type { V1Pod } from '@kubernetes/client-node';
 export { WatchStream, type WatchCallbacks, type WatchTarget } from './watch.ts';
-export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, replaceDeploymentTemplate } from './workloads.ts';
+export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listObjects, replaceDeploymentTemplate, SERVICES } from './workloads.ts';

@@ -55,3 +55,12 @@ export const COLLECTIONS = {
   pods: (ns: string) => `/api/v1/namespaces/${ns}/pods`,
   endpointslices: (ns: string) => `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
 } as const;
+
+/** The names and UIDs of a collection's objects that match a label selector, with their labels and annotations. */
+export async function listObjects(cluster: Cluster, path: string, labelSelector: string, options?: RetryOptions): Promise<{ name: string; uid: string; labels: Record<string, string>; annotations: Record<string, string>; deleting: boolean }[]> {
+  const text = await withRetry(cluster, `list ${path}`, () => getText(cluster, path, { labelSelector }), options);
+  const items = (JSON.parse(text) as { items?: { metadata?: { name?: string; uid?: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string } }[] }).items ?? [];
+  return items.map((i) => ({ name: i.metadata?.name ?? '', uid: i.metadata?.uid ?? '', labels: i.metadata?.labels ?? {}, annotations: i.metadata?.annotations ?? {}, deleting: Boolean(i.metadata?.deletionTimestamp) }));
+}
+
+export const SERVICES = (ns: string) => `/api/v1/namespaces/${ns}/services`;

@@ -2,6 +2,7 @@
 // server, a NodePort Service in front of it, and the load pod (the same image, LAB_MODE=load).
 // Only the fields the scenario is about change; everything carries the run's ownership labels.
 import { ENV_LABEL, ownershipLabels } from '../safety/labels.ts';
+import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { preStopHandler } from './render.ts';
 import { type RolloutScenario, type RolloutTemplate, rolloutDeadlineSeconds } from './rollout.ts';
 
@@ -14,6 +15,8 @@ export const REVISION_ANNOTATION = 'termlab.io/template';
 
 export interface RolloutRenderOptions {
   name: string;
+  /** When the reaper may take the Deployment and Service without a record of the run (ms since the epoch). */
+  expiresAt?: number;
   owner: string;
   runId: string;
   image?: string;
@@ -23,6 +26,8 @@ export interface RolloutRenderOptions {
 function labels(scenario: RolloutScenario, o: RolloutRenderOptions, role: 'lab' | 'load'): Record<string, string> {
   return { ...ownershipLabels(o.owner, o.runId, scenario.name), ...(o.env ? { [ENV_LABEL]: o.env } : {}), [ROLE_LABEL]: role };
 }
+
+const expiry = (o: RolloutRenderOptions) => (o.expiresAt ? { annotations: { [EXPIRES_ANNOTATION]: new Date(o.expiresAt).toISOString() } } : {});
 
 /** The Deployment's selector: this scenario's lab pods of this run, and nothing else. */
 export function labSelector(scenario: RolloutScenario, o: RolloutRenderOptions): Record<string, string> {
@@ -55,7 +60,7 @@ export function renderDeployment(template: Record<string, any>, scenario: Rollou
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: o.name, labels: labels(scenario, o, 'lab') },
+    metadata: { name: o.name, labels: labels(scenario, o, 'lab'), ...expiry(o) },
     spec: {
       replicas: scenario.replicas,
       selector: { matchLabels: labSelector(scenario, o) },
@@ -70,7 +75,7 @@ export function renderService(template: Record<string, any>, scenario: RolloutSc
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: o.name, labels: labels(scenario, o, 'lab') },
+    metadata: { name: o.name, labels: labels(scenario, o, 'lab'), ...expiry(o) },
     spec: {
       // NodePort everywhere: on the simulated cluster hostIP:nodePort is the way in (contract S.2).
       type: 'NodePort',
