@@ -6,6 +6,7 @@ import { gradeRollout } from '../../harness/grade/rollout/grade.ts';
 import { RolloutObservationSchema, type RolloutObservation } from '../../harness/observation-rollout.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
+import { lifecycleRows } from '../../harness/report/rollout.ts';
 
 const FIXTURE = new URL('./fixtures/rollout/rollout-adds-prestop.observation.json', import.meta.url);
 const load = (): RolloutObservation => RolloutObservationSchema.parse(JSON.parse(readFileSync(FIXTURE, 'utf8')));
@@ -63,6 +64,27 @@ describe('rollout grading', () => {
     const deleted = o.evidence.podEvents.find((e) => e.uid === read.uid && e.type === 'DELETED')!;
     read.at = { ...read.at, mono: deleted.receivedAt.mono + 1000 };
     expect(status(o, 'evidence.lifecycle-captured')).toBe('fail');
+  });
+
+  it('an old pod without its live read is shown as not captured, never with the template\'s lifecycle', () => {
+    const o = load();
+    const oldHash = o.evidence.podEvents.find((e) => e.role === 'lab')!.templateHash;
+    const dropped = o.liveReads.find((r) => r.templateHash === oldHash)!;
+    o.liveReads = o.liveReads.filter((r) => r !== dropped);
+    const r = gradeRollout(o);
+    expect(r.checks.find((c) => c.id === 'evidence.lifecycle-captured')!.status).toBe('inconclusive');
+    expect(r.checks.find((c) => c.id === 'rollout.template-vs-live')!.status).toBe('inconclusive');
+    const row = lifecycleRows(r.rollout!).find((x) => x.pod === dropped.pod)!;
+    expect(row.live).toBe('not captured');
+    expect(renderMarkdown([r])).toContain(`| ${dropped.pod} | old | no preStop hook | not captured |`);
+  });
+
+  it('a request rewritten as answered by a pod the watch never saw is caught', () => {
+    const o = load();
+    const lines = o.evidence.loadLog!.lines;
+    const index = lines.findIndex((l) => l.text.includes('"outcome":"completed"'));
+    lines[index]!.text = lines[index]!.text.replace(/"podUid":"[^"]+"/, '"podUid":"00000000-0000-0000-0000-000000000000"');
+    expect(status(o, 'evidence.requests-vs-lab-logs')).toBe('fail');
   });
 
   it('reports template beside live lifecycle, the pods\' timeline and the requests plot', () => {

@@ -45,7 +45,9 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
     const first = events[0]!;
     const hash = first.templateHash;
     const createdMono = first.receivedAt.mono;
-    const revision = hash && revisions.has(hash) ? (revisions.get(hash) === lowest && revisions.size > 1 ? 'old' : revisions.size > 1 ? 'new' : o.timeline.templateChanged && createdMono < o.timeline.templateChanged.mono ? 'old' : 'new') : null;
+    // By its ReplicaSet's revision; without two revisions seen, by when the watch first saw it against the change.
+    const byTime = o.timeline.templateChanged ? (createdMono < o.timeline.templateChanged.mono ? 'old' : 'new') : null;
+    const revision = hash && revisions.has(hash) && revisions.size > 1 ? (revisions.get(hash) === lowest ? 'old' : 'new') : byTime;
     const readyEvent = events.find((e) => e.ready);
     const deletion = events.find((e) => e.deletionTimestamp !== null);
     const deleted = events.find((e) => e.type === 'DELETED');
