@@ -28,7 +28,7 @@ const dir = mkdtempSync(join(tmpdir(), 'termlab-rollout-'));
 
 beforeAll(async () => {
   sim = await startSimCluster({ proxy: { syncDelayMs: PROXY_DELAY_MS } });
-  const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-adds-prestop', 'rollout-with-prestop']);
+  const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-adds-prestop', 'rollout-with-prestop', 'rollout-immediate']);
   if (set.kind !== 'rollout') throw new Error('not a rollout file');
   scenarios = set.scenarios;
 });
@@ -79,5 +79,16 @@ describe('rollouts on the simulated cluster', () => {
     expect(ro.requests.oldFailed).toBe(0);
     expect(Object.keys(ro.causes).filter((c) => c !== 'before the change')).toEqual([]);
     expect((await gradeFile(path)).verdict).toBe(r.verdict);
+  });
+
+  it('rollout-immediate: every old pod cuts the requests it has in flight at its TERM', async () => {
+    const { observation, path } = await run('rollout-immediate');
+    expect(observation.run.complete, observation.run.incompleteReason).toBe(true);
+    const r = await gradeFile(path);
+    const old = r.rollout!.pods.filter((p) => p.revision === 'old');
+    expect(old.every((p) => p.failed > 0 && p.exitCode === 17)).toBe(true);
+    expect(r.rollout!.causes['cut at TERM']).toBeGreaterThan(0);
+    expect(r.checks.find((c) => c.id === 'rollout.model')).toMatchObject({ status: 'pass' });
+    expect(r.verdict).toBe('matches-model');
   });
 });
