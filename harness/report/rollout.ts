@@ -6,7 +6,7 @@ import type { RolloutSection } from '../grade/types.ts';
 type Escape = (value: unknown) => string;
 
 const OUTCOME_COLOR: Record<string, string> = {
-  completed: '#2da44e', 'draining (503)': '#e0a526', 'refused after TERM': '#cf222e', 'cut at TERM': '#8250df',
+  completed: '#2da44e', 'draining (503)': '#e0a526', 'refused after TERM': '#cf222e', 'unanswered after TERM': '#a40e26', 'cut at TERM': '#8250df',
   'cut by SIGKILL': '#1d1d1f', cut: '#6e40c9', 'timed out': '#9a6700', 'http error': '#bc4c00', unattributed: '#8c959f',
 };
 const colorOf = (outcome: string) => OUTCOME_COLOR[outcome] ?? '#8c959f';

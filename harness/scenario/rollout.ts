@@ -61,5 +61,6 @@ export function describeRollout(s: RolloutScenario): string {
 /** Seconds a rollout's objects may live: load, grace, hooks and a margin (the load pod's deadline). */
 export function rolloutDeadlineSeconds(s: RolloutScenario): number {
   const MARGIN_SECONDS = 120;
-  return Math.ceil(s.load.durationMs / 1000) + s.load.workMs / 1000 + s.terminationGracePeriodSeconds * 2 + MARGIN_SECONDS;
+  // Whole seconds: activeDeadlineSeconds is an integer field (a real API refuses 270.2; the sim took it).
+  return Math.ceil((s.load.durationMs + s.load.workMs) / 1000) + s.terminationGracePeriodSeconds * 2 + MARGIN_SECONDS;
 }

@@ -11,7 +11,7 @@ import { originOf, type PodFacts, podFacts } from './facts.ts';
 import { isFailure, type LoadLog, type LoadRecord, parseLoadLog } from './records.ts';
 import { combine, describeLifecycle, type Exposure, predictOldPod, PROXY_PROPAGATION_SECONDS } from './theory.ts';
 
-export type Cause = 'before the change' | 'draining (503)' | 'refused after TERM' | 'cut at TERM' | 'cut by SIGKILL' | 'cut' | 'timed out' | 'http error' | 'unattributed';
+export type Cause = 'before the change' | 'draining (503)' | 'refused after TERM' | 'unanswered after TERM' | 'cut at TERM' | 'cut by SIGKILL' | 'cut' | 'timed out' | 'http error' | 'unattributed';
 
 export interface Attribution { record: LoadRecord; pods: string[]; cause: Cause }
 
@@ -22,15 +22,18 @@ export function attribute(records: LoadRecord[], pods: PodFacts[], origin: { wal
   const byUid = new Map(pods.map((p) => [p.uid, p]));
   return records.filter(isFailure).map((record) => {
     const pod = record.podUid ? byUid.get(record.podUid) : undefined;
-    // Sent before the template changed: no pod was terminating, so not the rollout's doing.
-    if (origin && Date.parse(record.sent.time) < origin.wall && pods.every((p) => p.termWall === null || p.termWall > Date.parse(record.sent.time))) return { record, pods: pod ? [pod.uid] : [], cause: 'before the change' };
+    // Ended (failed) before the template changed and before any pod's TERM: not the rollout's doing.
+    const endedAt = Date.parse(record.ended.time);
+    if (origin && endedAt < origin.wall && pods.every((p) => p.termWall === null || p.termWall > endedAt)) return { record, pods: pod ? [pod.uid] : [], cause: 'before the change' };
     if (record.outcome === 'rejected') return { record, pods: pod ? [pod.uid] : [], cause: 'draining (503)' };
     if (record.outcome === 'http-error') return { record, pods: pod ? [pod.uid] : [], cause: 'http error' };
     if (record.outcome === 'cut') {
       const cause: Cause = pod?.exitCode === 137 ? 'cut by SIGKILL' : pod && pod.term !== null ? 'cut at TERM' : 'cut';
       return { record, pods: pod ? [pod.uid] : [], cause };
     }
-    if (record.errorCode === 'ETIMEDOUT') return { record, pods: [], cause: 'timed out' };
+    // A connection never answered (a SYN to a pod that is gone is dropped) counts like a refused one.
+    const unanswered = record.errorCode === 'ETIMEDOUT';
+    if (unanswered && record.stage === 'body') return { record, pods: pod ? [pod.uid] : [], cause: 'timed out' };
     // No answer: the pods past their TERM whose endpoint a proxy may still have held.
     const sent = Date.parse(record.sent.time);
     const tol = TOLERANCE_SECONDS * 1000;
@@ -40,7 +43,7 @@ export function attribute(records: LoadRecord[], pods: PodFacts[], origin: { wal
       const until = Math.max(removedWall ?? -Infinity, p.endedWall ?? -Infinity);
       return !Number.isFinite(until) || sent <= until + PROXY_PROPAGATION_SECONDS * 1000 + tol;
     });
-    return { record, pods: candidates.map((p) => p.uid), cause: candidates.length ? 'refused after TERM' : 'unattributed' };
+    return { record, pods: candidates.map((p) => p.uid), cause: !candidates.length ? 'unattributed' : unanswered ? 'unanswered after TERM' : 'refused after TERM' };
   });
 }
 
