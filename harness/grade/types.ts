@@ -67,6 +67,7 @@ export interface RolloutSection {
   pods: {
     name: string; uid: string; revision: 'old' | 'new' | null; template: string | null; live: string | null;
     created: number | null; ready: number | null; endpointRemoved: number | null; term: number | null; ended: number | null;
+    /** Failed requests attributed to it first (without an answer: the candidate that got TERM last). */
     exitCode: number | null; failed: number;
   }[];
   causes: Record<string, number>;

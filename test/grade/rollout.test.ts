@@ -1,5 +1,6 @@
-// A recorded rollout (simulated cluster) graded offline, and tampering with it caught by the
-// cross-checks between its sources: the load log, the lab pods' logs and the watch.
+// A recorded rollout (the project's real node, Kubernetes 1.34 with kube-proxy in iptables mode)
+// graded offline, and tampering with it caught by the cross-checks between its sources: the load
+// log, the lab pods' logs and the watch.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { gradeRollout } from '../../harness/grade/rollout/grade.ts';
@@ -8,7 +9,7 @@ import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { lifecycleRows } from '../../harness/report/rollout.ts';
 
-const FIXTURE = new URL('./fixtures/rollout/rollout-adds-prestop.observation.json', import.meta.url);
+const FIXTURE = new URL('./fixtures/rollout/node-rollout-adds-prestop.observation.json', import.meta.url);
 const load = (): RolloutObservation => RolloutObservationSchema.parse(JSON.parse(readFileSync(FIXTURE, 'utf8')));
 const status = (o: RolloutObservation, id: string) => gradeRollout(o).checks.find((c) => c.id === id)?.status;
 
@@ -23,6 +24,10 @@ describe('rollout grading', () => {
     expect(r.rollout!.templateAfter).toBe('preStop exec 5s');
     expect(r.rollout!.templateExposure).toBe('none');
     expect(r.checks.find((c) => c.id === 'rollout.template-vs-live')!.reason).toContain('not the new template');
+    // The pitfall, recorded: requests refused after the old pods' TERM, though the new template has the hook.
+    expect(r.verdict).toBe('matches-model');
+    expect(r.rollout!.requests.oldFailed).toBeGreaterThan(0);
+    expect(r.rollout!.causes['refused after TERM']).toBeGreaterThan(0);
   });
 
   it('catches a failed request rewritten as completed (the load\'s own tally disagrees)', () => {

@@ -43,6 +43,10 @@ export function attribute(records: LoadRecord[], pods: PodFacts[], origin: { wal
       const until = Math.max(removedWall ?? -Infinity, p.endedWall ?? -Infinity);
       return !Number.isFinite(until) || sent <= until + PROXY_PROPAGATION_SECONDS * 1000 + tol;
     });
+    // Those already past TERM when it was sent first, the most recent of them first (its endpoint is
+    // the likeliest still in a proxy's rules); then those within the clocks' tolerance of it.
+    const past = (p: PodFacts) => (p.termWall! <= sent ? 0 : 1);
+    candidates.sort((a, b) => past(a) - past(b) || b.termWall! - a.termWall!);
     return { record, pods: candidates.map((p) => p.uid), cause: !candidates.length ? 'unattributed' : unanswered ? 'unanswered after TERM' : 'refused after TERM' };
   });
 }
