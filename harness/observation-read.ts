@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
 import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, oneLine, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
+import { isRolloutObservation, ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema, type RolloutObservation } from './observation-rollout.ts';
 
 export interface ParsedObservation {
   observation: Observation;
@@ -142,6 +143,23 @@ export function parseJsonText(text: string, source: string): unknown {
 export async function readObservationFile(path: string, signal?: AbortSignal): Promise<ParsedObservation> {
   const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
   return parseObservationFile(parseJsonText(text, path), path);
+}
+
+/** Either kind of observation file: a pod scenario's, or a rollout's (told apart by `kind`). */
+export type AnyParsedObservation = ({ kind: 'pod' } & ParsedObservation) | { kind: 'rollout'; observation: RolloutObservation; fileVersion: number };
+
+export function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
+  if (!isRolloutObservation(data)) return { kind: 'pod', ...parseObservationFile(data, source) };
+  const version = (data as { schemaVersion?: unknown }).schemaVersion;
+  if (version !== ROLLOUT_SCHEMA_VERSION) throw invalid(source, 'schemaVersion', `this termlab reads rollout observations of version ${ROLLOUT_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`);
+  const result = RolloutObservationSchema.safeParse(data);
+  if (!result.success) throw schemaProblem(result.error, source);
+  return { kind: 'rollout', observation: result.data, fileVersion: ROLLOUT_SCHEMA_VERSION };
+}
+
+export async function readAnyObservationFile(path: string, signal?: AbortSignal): Promise<AnyParsedObservation> {
+  const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
+  return parseAnyObservationFile(parseJsonText(text, path), path);
 }
 
 export async function readObservation(path: string): Promise<Observation> {

@@ -130,6 +130,8 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
   }
 
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+    // Every answer names its pod, a draining 503 too: behind a Service that is how a client tells them apart.
+    if (config.podUid) res.setHeader('x-pod-uid', config.podUid);
     openResponses++;
     res.on('close', () => {
       openResponses--;

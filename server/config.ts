@@ -35,7 +35,7 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   });
   const mode = values.mode ?? env.LAB_MODE ?? 'graceful';
   if (!MODES.includes(mode as LabMode)) {
-    throw new ConfigError(`LAB_MODE/--mode: expected graceful, immediate or ignore-term, got ${JSON.stringify(mode)}`);
+    throw new ConfigError(`LAB_MODE/--mode: expected graceful, immediate, ignore-term or load (the load generator), got ${JSON.stringify(mode)}`);
   }
   const portText = values.port ?? env.PORT ?? '8080';
   const port = Number(portText);

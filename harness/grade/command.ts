@@ -4,6 +4,7 @@ import { TermlabError } from '../errors.ts';
 import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
 import { VERDICT_LABEL } from '../report/format.ts';
+import { requestsStrip } from '../report/rollout.ts';
 import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { exitCodeOf } from './files.ts';
@@ -15,6 +16,7 @@ import type { GradeResult } from './types.ts';
 export function formatResult(r: GradeResult): string {
   const lines = [`${VERDICT_LABEL[r.verdict]}  ${t(r.scenario)}  (${t(r.source)})`, `    ${t(r.explanation)}`];
   for (const note of r.notes) lines.push(`    note: ${t(note)}`);
+  if (r.rollout) for (const line of requestsStrip(r.rollout).split('\n')) lines.push(`    ${t(line)}`);
   // The student's own prediction is graded apart from the run: show it apart.
   for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) lines.push(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${t(c.reason)}`);
   return lines.join('\n') + '\n';

@@ -4,8 +4,9 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
 import { oneLine } from '../observation.ts';
-import { readObservationFile } from '../observation-read.ts';
+import { readAnyObservationFile } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
+import { gradeRollout } from './rollout/grade.ts';
 import { gradePairs, type PairResult } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import type { GradeResult } from './types.ts';
@@ -53,8 +54,9 @@ export interface GradeFileOptions {
 
 /** The one grading path: `termlab grade` and `termlab run` both grade a file as read back from disk. */
 export async function gradeFile(path: string, options: GradeFileOptions = {}): Promise<GradeResult> {
-  const { observation, fileVersion } = await readObservationFile(path, options.signal);
-  return grade(observation, { source: path, predictions: options.predictions, fileVersion });
+  const parsed = await readAnyObservationFile(path, options.signal);
+  if (parsed.kind === 'rollout') return gradeRollout(parsed.observation, { source: path });
+  return grade(parsed.observation, { source: path, predictions: options.predictions, fileVersion: parsed.fileVersion });
 }
 
 /** 2 when some input could not be graded, 1 when a check failed or was inconclusive, else 0. */

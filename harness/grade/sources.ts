@@ -82,9 +82,16 @@ export function forgetSources(o: Observation): void {
 function parseLabLines(o: Observation): { lines: LabLine[]; malformed: MalformedLabLine[] } {
   const cached = labLinesOf.get(o);
   if (cached) return cached;
+  const both = parseLabLogLines(o.evidence.logLines);
+  labLinesOf.set(o, both);
+  return both;
+}
+
+/** The lab server's events in any container log (a rollout has one per pod), each parsed once through its schema. */
+export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
   const lines: LabLine[] = [];
   const malformed: MalformedLabLine[] = [];
-  o.evidence.logLines.forEach((l, line) => {
+  logLines.forEach((l, line) => {
     const parsed = parseLogLineJson(l.text);
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return;
     const event = (parsed as { event?: unknown }).event;
@@ -101,9 +108,7 @@ function parseLabLines(o: Observation): { lines: LabLine[]; malformed: Malformed
     const { time, mono, ...fields } = result.data as LabFields & { time: string; mono: number };
     lines.push({ line, event, time, mono, fields });
   });
-  const both = { lines, malformed };
-  labLinesOf.set(o, both);
-  return both;
+  return { lines, malformed };
 }
 
 /** Every log line that is one of the lab server's (or hook's) JSON events, its fields typed. */

@@ -42,12 +42,35 @@ export interface GradeResult {
   explanation: string;
   /** Things a reader should know that are not checks: an old schema version read. */
   notes: string[];
-  prediction: Prediction;
+  /** The kubelet model's prediction for a pod scenario; null for a rollout (its model is in `rollout`). */
+  prediction: Prediction | null;
   checks: Check[];
   timeline: TimelineBar[];
   deleteWall: string | null;
+  /** A rollout's own findings, for the reports. */
+  rollout?: RolloutSection;
 }
 
 export const pass = (id: string, reason: string): Check => ({ id, status: 'pass', reason });
 export const fail = (id: string, reason: string): Check => ({ id, status: 'fail', reason });
 export const inconclusive = (id: string, reason: string): Check => ({ id, status: 'inconclusive', reason });
+
+export interface RolloutSection {
+  templateBefore: string;
+  templateAfter: string;
+  exposure: 'expected' | 'possible' | 'none';
+  /** What the new template alone would have predicted: the pitfall. */
+  templateExposure: 'expected' | 'possible' | 'none';
+  steps: string[];
+  requests: { total: number; failed: number; oldFailed: number };
+  /** Times in seconds from the template change; null when not seen. */
+  pods: {
+    name: string; uid: string; revision: 'old' | 'new' | null; template: string | null; live: string | null;
+    created: number | null; ready: number | null; endpointRemoved: number | null; term: number | null; ended: number | null;
+    /** Failed requests attributed to it first (without an answer: the candidate that got TERM last). */
+    exitCode: number | null; failed: number;
+  }[];
+  causes: Record<string, number>;
+  /** Each request: when it was sent (seconds from the template change) and how it ended. */
+  points: { t: number; outcome: string }[];
+}

@@ -8,3 +8,5 @@ export { openPortForward, type PortForwardHandle } from './portforward.ts';
 export { ApiHealth, Backoff, DEFAULT_API_PATIENCE_MS, DEFAULT_REQUEST_TIMEOUT_MS, withRetry, type OutageReport, type RetryOptions } from './retry.ts';
 export { PodWatchStream, type PodEventType, type PodWatchCallbacks, type WatchLife } from './watch.ts';
 export type { V1Pod } from '@kubernetes/client-node';
+export { WatchStream, type WatchCallbacks, type WatchTarget } from './watch.ts';
+export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listObjects, replaceDeploymentTemplate, SERVICES } from './workloads.ts';

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type * as k8s from '@kubernetes/client-node';
 import { timeoutOptions, type Cluster } from './connect.ts';
 import { classify } from './failures.ts';
-import { openStream, type OpenStream } from './http.ts';
+import { getText, openStream, type OpenStream } from './http.ts';
 import { Backoff, BACKOFF_INITIAL_MS } from './retry.ts';
 
 /** A connection that lived this long starts the backoff afresh (client-go's resetDuration). */
@@ -14,13 +14,21 @@ const BACKOFF_RESET_AFTER_MS = 120_000;
 export type WatchLife = 'connected' | 'dropped' | 'resumed' | 'expired-relisted' | 'gave-up';
 export type PodEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface PodWatchCallbacks {
-  event(type: PodEventType, pod: k8s.V1Pod): void;
-  /** `listed` is what a 410 relist found (empty: the pod is gone). */
-  life(event: WatchLife, resourceVersion: string | null, detail?: string, listed?: k8s.V1Pod[]): void;
+export interface WatchCallbacks<T> {
+  event(type: PodEventType, object: T): void;
+  /** `listed` is what a 410 relist found (empty: the objects are gone). */
+  life(event: WatchLife, resourceVersion: string | null, detail?: string, listed?: T[]): void;
+}
+export type PodWatchCallbacks = WatchCallbacks<k8s.V1Pod>;
+
+/** What to watch: a collection's path and its selectors. */
+export interface WatchTarget {
+  path: string;
+  query: Record<string, string | undefined>;
 }
 
-export class PodWatchStream {
+/** A watch on a collection (one pod by name, or a label selector's objects), with its life reported. */
+export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> {
   private lastVersion: string;
   private stopped = false;
   private stream: OpenStream | null = null;
@@ -28,17 +36,21 @@ export class PodWatchStream {
   /** Set by a 410 ERROR event: the next connection lists again instead of resuming. */
   private expired = false;
   private readonly backoff = new Backoff();
-  private readonly cluster: Cluster;
-  private readonly namespace: string;
-  private readonly name: string;
-  private readonly callbacks: PodWatchCallbacks;
+  protected readonly cluster: Cluster;
+  private readonly target: WatchTarget;
+  private readonly callbacks: WatchCallbacks<T>;
 
-  constructor(cluster: Cluster, namespace: string, name: string, fromVersion: string, callbacks: PodWatchCallbacks) {
+  constructor(cluster: Cluster, target: WatchTarget, fromVersion: string, callbacks: WatchCallbacks<T>) {
     this.cluster = cluster;
-    this.namespace = namespace;
-    this.name = name;
+    this.target = target;
     this.lastVersion = fromVersion;
     this.callbacks = callbacks;
+  }
+
+  /** A list of the collection, for a 410 relist: its items and resourceVersion. One try: the caller retries. */
+  protected async list(): Promise<{ items: T[]; resourceVersion: string | undefined }> {
+    const list = JSON.parse(await getText(this.cluster, this.target.path, this.target.query)) as { items?: T[]; metadata?: { resourceVersion?: string } };
+    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion };
   }
 
   get resourceVersion(): string { return this.lastVersion; }
@@ -54,8 +66,8 @@ export class PodWatchStream {
   }
 
   private async connectOnce(): Promise<void> {
-    const stream = await openStream(this.cluster, `/api/v1/namespaces/${this.namespace}/pods`, {
-      watch: true, fieldSelector: `metadata.name=${this.name}`, resourceVersion: this.lastVersion, allowWatchBookmarks: true,
+    const stream = await openStream(this.cluster, this.target.path, {
+      ...this.target.query, watch: true, resourceVersion: this.lastVersion, allowWatchBookmarks: true,
     });
     if (this.stopped) { stream.close(); return; }
     this.stream = stream;
@@ -82,11 +94,11 @@ export class PodWatchStream {
       return;
     }
     if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
-    const pod = object as k8s.V1Pod;
-    this.lastVersion = pod.metadata?.resourceVersion ?? this.lastVersion;
+    const item = object as T;
+    this.lastVersion = item.metadata?.resourceVersion ?? this.lastVersion;
     // A connection that delivers events is healthy: the next outage starts from the first step.
     this.backoff.reset();
-    this.callbacks.event(type, pod);
+    this.callbacks.event(type, item);
   }
 
   private async onDrop(detail: string): Promise<void> {
@@ -109,14 +121,14 @@ export class PodWatchStream {
       if (this.stopped) return;
       tries++;
       try {
-        let listed: k8s.V1Pod[] | undefined;
+        let listed: T[] | undefined;
         let detail: string | undefined;
         if (this.expired) {
           // 410: our version is gone from the server's history. List again and go on from there.
           // One try: this loop is the retry.
-          const list = await this.cluster.core.listNamespacedPod({ namespace: this.namespace, fieldSelector: `metadata.name=${this.name}` }, timeoutOptions(health.requestTimeoutMs));
+          const list = await this.list();
           listed = list.items;
-          this.lastVersion = list.metadata?.resourceVersion ?? this.lastVersion;
+          this.lastVersion = list.resourceVersion ?? this.lastVersion;
           this.expired = false;
           detail = `410 Expired; relisted at ${this.lastVersion}`;
         }
@@ -144,5 +156,22 @@ export class PodWatchStream {
         waitMs = Math.min(left, Math.max(this.backoff.next(), (failure.retryAfterSeconds ?? 0) * 1000));
       }
     }
+  }
+}
+
+/** The scenario's one pod, by name. */
+export class PodWatchStream extends WatchStream<k8s.V1Pod> {
+  private readonly namespace: string;
+  private readonly name: string;
+
+  constructor(cluster: Cluster, namespace: string, name: string, fromVersion: string, callbacks: PodWatchCallbacks) {
+    super(cluster, { path: `/api/v1/namespaces/${namespace}/pods`, query: { fieldSelector: `metadata.name=${name}` } }, fromVersion, callbacks);
+    this.namespace = namespace;
+    this.name = name;
+  }
+
+  protected override async list(): Promise<{ items: k8s.V1Pod[]; resourceVersion: string | undefined }> {
+    const list = await this.cluster.core.listNamespacedPod({ namespace: this.namespace, fieldSelector: `metadata.name=${this.name}` }, timeoutOptions(this.cluster.health.requestTimeoutMs));
+    return { items: list.items, resourceVersion: list.metadata?.resourceVersion };
   }
 }

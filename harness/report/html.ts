@@ -4,6 +4,7 @@ import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
 import { escapeXml as e, formatExit, seconds } from './format.ts';
+import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
 const BADGE: Record<Verdict, string> = {
@@ -35,7 +36,7 @@ function svgTimeline(r: GradeResult): string {
   const bars = r.timeline.filter((b) => Number.isFinite(b.start) && Number.isFinite(b.end));
   if (!bars.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
   const min = Math.min(0, ...bars.map((b) => b.start));
-  const max = Math.max(r.prediction.killAt + 1, ...bars.map((b) => b.end));
+  const max = Math.max((r.prediction?.killAt ?? 0) + 1, ...bars.map((b) => b.end));
   // Room on the right for the label of a marker at the very end.
   const width = 760, left = 110, right = 90, rowH = 26, height = ROWS.length * rowH + 40;
   const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
@@ -67,6 +68,16 @@ function svgTimeline(r: GradeResult): string {
   return `<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="timeline of ${e(r.scenario)}">${parts.join('')}</svg>`;
 }
 
+function rolloutCard(r: GradeResult): string {
+  const ro = r.rollout!;
+  const table = (header: string[], rows: string[][]) => `<table><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}</table>`;
+  return `<p class="muted">Model (from each old pod's live lifecycle): requests failing ${e(ro.exposure)}; ${e(ro.steps.join('; '))}</p>
+  <p>${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods. Template before: <code>${e(ro.templateBefore)}</code>; after: <code>${e(ro.templateAfter)}</code>.</p>
+  <h3>Template vs live lifecycle</h3>${table(['pod', 'revision', 'its template', 'live pod (read as it terminated)'], lifecycleRows(ro).map((x) => [x.pod, x.revision, x.template, x.live]))}
+  <h3>Requests over time</h3>${requestsSvg(ro, e)}
+  <h3>Pods</h3>${podsSvg(ro, e)}${table(TIMELINE_HEADER, timelineRows(ro))}`;
+}
+
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:960px;color:#1d1d1f;padding:0 1rem}
 h1{font-size:1.6rem;margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
@@ -89,8 +100,8 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
 <section class="card v-${r.verdict}" id="s${i}-${e(r.scenario)}">
   <h2>${e(r.scenario)} ${badge(r.verdict)}</h2>
   <p>${e(r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
-  <p class="muted">Model: ${e(r.prediction.steps.join('; '))}</p>
-  ${svgTimeline(r)}
+  ${r.rollout ? rolloutCard(r) : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
+  ${svgTimeline(r)}`}
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
   </table><p class="muted">pod ${e(r.podUid ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>

@@ -2,6 +2,7 @@
 import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
 import { formatExit, seconds, VERDICT_LABEL } from './format.ts';
+import { lifecycleRows, requestsStrip, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Table cells: no line breaks or control characters, pipes and backslashes escaped, no raw HTML,
 // and Markdown's own punctuation escaped so a string from a file cannot become a link or emphasis.
@@ -38,6 +39,20 @@ function gantt(result: GradeResult): string {
   return lines.join('\n');
 }
 
+function rolloutMarkdown(r: GradeResult): string[] {
+  const ro = r.rollout!;
+  const row = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  return [
+    `Model (from each old pod's live lifecycle): requests failing ${cell(ro.exposure)}; ${cell(ro.steps.join('; '))}.`, '',
+    `${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods.`, '',
+    '| pod | revision | its template | live pod (read as it terminated) |', '| --- | --- | --- | --- |',
+    ...lifecycleRows(ro).map((x) => row([x.pod, x.revision, x.template, x.live])), '',
+    row(TIMELINE_HEADER), `|${' --- |'.repeat(TIMELINE_HEADER.length)}`, ...timelineRows(ro).map(row), '',
+    'Requests over time, one character a second (· all completed, ✗ some failed; 0 = the template change):', '',
+    '```', requestsStrip(ro).replace(/`/g, "'"), '```', '',
+  ];
+}
+
 export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
   const out: string[] = ['# termlab report', ''];
   const counts = new Map<string, number>();
@@ -52,7 +67,8 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
   for (const r of results) {
     out.push('', `## ${cell(r.scenario)} — ${VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.explanation)}`, '');
     for (const note of r.notes) out.push(`_Note: ${cell(note)}_`, '');
-    out.push(`Model: ${cell(r.prediction.steps.join('; '))}.`, '', gantt(r), '');
+    if (r.rollout) out.push(...rolloutMarkdown(r));
+    else out.push(`Model: ${cell(r.prediction?.steps.join('; ') ?? '')}.`, '', gantt(r), '');
     out.push('<details><summary>Checks</summary>', '', '| check | status | reason |', '| --- | --- | --- |');
     for (const c of r.checks) out.push(`| ${code(c.id)} | ${c.status} | ${cell(c.reason)} |`);
     out.push('', `Pod ${cell(r.podUid ?? 'unknown')}, run ${cell(r.runId)}, ${cell(r.source)}`, '', '</details>');

@@ -10,7 +10,7 @@ import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
-import { formatIssue, writeFileAtomic, writeObservation } from '../observation.ts';
+import { formatIssue, type Observation, writeFileAtomic, writeObservation } from '../observation.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -20,8 +20,11 @@ import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
-import { loadScenarios, loadTemplate } from '../scenario/load.ts';
+import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
+import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';
+import { RolloutObservationSchema, type RolloutObservation } from '../observation-rollout.ts';
+import { runRollout } from './rollout.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { RunClock } from './clock.ts';
 import { createProgress } from './progress.ts';
@@ -29,12 +32,15 @@ import { runScenario, type ScenarioContext } from './scenario.ts';
 import { summaryTable } from './summary.ts';
 
 export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
+/** What `--sim` may set on the simulated cluster it starts. */
+export interface SimStartOptions { proxySyncDelayMs?: number }
 
 const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
+  'sim-proxy-delay': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -71,27 +77,34 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   await rename(temporary, join(reportsRoot, 'latest'));
 }
 
-export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
+export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
   return {
     name: 'run',
-    summary: 'run the lab: delete pods during a request and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE]',
+    summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
       const transport = values.transport ?? 'portforward';
       if (transport !== 'portforward' && transport !== 'direct') throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
       const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-      const scenarios = await loadScenarios(values.scenarios, only);
+      const set = await loadScenarioSet(values.scenarios, only);
+      const scenarios: (Scenario | RolloutScenario)[] = set.scenarios;
+      const deadlineOf = (s: Scenario | RolloutScenario) => ('kind' in s ? rolloutDeadlineSeconds(s) : podDeadlineSeconds(s));
       const template = await loadTemplate();
       const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
-      const parallel = positiveInt(values.parallel, '--parallel', 8);
+      // Rollouts run one at a time by default: their timing under load is the lesson.
+      const parallel = positiveInt(values.parallel, '--parallel', set.kind === 'rollout' ? 1 : 8);
       const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
       const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
       const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
       const env = await environmentOf(values);
 
-      const sim = values.sim ? await startSim() : null;
+      if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
+      const delayText = values['sim-proxy-delay'];
+      if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
+      const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
+      const sim = values.sim ? await startSim({ proxySyncDelayMs }) : null;
       try {
         const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
         const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
@@ -100,9 +113,11 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const runId = newRunId();
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
-        await checkPodCap(cluster, namespace, owner, Math.min(parallel, scenarios.length), maxPods);
+        // A rollout's worst moment: every old pod still terminating beside all the new ones, and the load pod.
+        const rolloutPods = set.kind === 'rollout' ? Math.max(...set.scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length) : 0;
+        await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? rolloutPods : Math.min(parallel, scenarios.length), maxPods);
         // Each wave of scenarios may also wait out one API outage.
-        const runDeadlineMs = ((Math.max(...scenarios.map(podDeadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
+        const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
         const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
         await saveRun(record);
 
@@ -110,9 +125,9 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         const runDir = resolve(values.out ?? join('reports', runId));
         await mkdir(runDir, { recursive: true });
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
-        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, over ${transport}\n\n`);
+        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n\n`);
 
-        const progress = createProgress(scenarios, io.out, io.isTTY);
+        const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: deadlineOf(s) })), io.out, io.isTTY);
         // One line while the API is away, and one when it is back.
         const stopOutageReports = cluster.health.onReport((report) => progress.notice(report.state === 'unreachable'
           ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
@@ -126,11 +141,13 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];
-        const graded = await pool(scenarios, parallel, async (scenario: Scenario): Promise<GradeResult | null> => {
-          const observation = await runScenario({ ...context, onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail) }, scenario);
+        const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult | null> => {
+          const scenarioContext = { ...context, onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail) };
+          const observation: Observation | RolloutObservation = 'kind' in scenario ? await runRollout(scenarioContext, scenario) : await runScenario(scenarioContext, scenario);
           const path = join(runDir, `${scenario.name}.observation.json`);
           try {
-            await writeObservation(path, observation);
+            if ('kind' in scenario) await writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(observation), null, 2) + '\n');
+            else await writeObservation(path, observation as Observation);
           } catch (error) {
             // Never lose evidence: keep what was recorded beside it. A file that fails its own
             // schema is a problem, not a verdict.
@@ -163,7 +180,7 @@ export function createRunCommand(startSim: () => Promise<SimHandle>): Command {
         }
 
         // A pair is judged only when both of its halves were part of this run.
-        const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => s.labPair?.id === p.pairId).length >= 2);
+        const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
         await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
         if (!values.out) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);

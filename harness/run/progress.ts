@@ -1,6 +1,5 @@
 // Progress: one live line per scenario on a terminal; plain lines on phase changes elsewhere (CI).
-import { secondsLeft } from '../safety/deadline.ts';
-import type { Scenario } from '../scenario/schema.ts';
+import { secondsLeftOf } from '../safety/deadline.ts';
 import type { Phase } from './scenario.ts';
 
 export interface Progress {
@@ -10,7 +9,10 @@ export interface Progress {
   stop(): void;
 }
 
-export function createProgress(scenarios: Scenario[], write: (text: string) => void, isTTY: boolean): Progress {
+/** What progress shows of a scenario: its name and its objects' deadline (seconds from the start). */
+export interface ProgressItem { name: string; deadlineSeconds: number }
+
+export function createProgress(scenarios: ProgressItem[], write: (text: string) => void, isTTY: boolean): Progress {
   const names = scenarios.map((s) => s.name);
   const started = performance.now();
   const startedWall = Date.now();
@@ -34,7 +36,7 @@ export function createProgress(scenarios: Scenario[], write: (text: string) => v
       const s = state.get(n)!;
       const finished = s.endedAt !== null;
       // Time left before the pod's own deadline ends it: the same function the reaper uses.
-      const left = finished ? '' : `  deadline in ${Math.ceil(secondsLeft(scenarios.find((x) => x.name === n)!, startedWall))}s`;
+      const left = finished ? '' : `  deadline in ${Math.ceil(secondsLeftOf(scenarios.find((x) => x.name === n)!.deadlineSeconds, startedWall))}s`;
       return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${(((s.endedAt ?? performance.now()) - started) / 1000).toFixed(1)}s${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
     });
     if (notice) lines.push(`\x1b[2K ${notice}`);

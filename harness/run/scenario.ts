@@ -16,7 +16,8 @@ import { buildObservation, type Recorded } from './observe.ts';
 import { newRequestRecord, sendWork, type RequestRecord } from './request.ts';
 import { hasTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
 
-export type Phase = 'creating' | 'waiting for Ready' | 'request in flight' | 'deleting' | 'terminating' | 'collecting' | 'cleaning up' | 'done' | 'failed';
+export type Phase = 'creating' | 'waiting for Ready' | 'request in flight' | 'deleting' | 'terminating' | 'collecting' | 'cleaning up' | 'done' | 'failed'
+  | 'waiting for available' | 'load starting' | 'rolling out' | 'load finishing';
 
 /** Beyond grace + hook, how long the container may take to be seen ended (a slow kubelet). */
 export const TERMINATION_MARGIN_MS = 30_000;

@@ -5,6 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { apiErrorText, deletePod, listPods, readPod, removeFinalizer, type Cluster } from '../kube/index.ts';
 import { secondsLeftOf } from './deadline.ts';
 import { HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import { reapWorkloads } from './reap-workloads.ts';
 import { listRuns, liveness, readRun, saveRun } from './runs.ts';
 
 export interface ReapEntry {
@@ -50,6 +51,8 @@ async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: 
 }
 
 export async function reap(cluster: Cluster, namespace: string, owner: string, options: ReapOptions = {}): Promise<ReapReport> {
+  // A rollout's Deployment and Service first, by the same rules: a Deployment left would make its pods again.
+  const workloads = await reapWorkloads(cluster, namespace, owner, options);
   const listed = await listPods(cluster, namespace);
   const report: ReapReport = { entries: [], notMine: [] };
   const candidates: { pod: k8s.V1Pod; why: string }[] = [];
@@ -90,6 +93,7 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
       entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
     }
   }
+  report.entries.push(...workloads);
   if (!options.dryRun) await markDeadRuns(cluster, namespace, owner);
   return report;
 }

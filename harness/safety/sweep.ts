@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deletePod, listPods, removeFinalizer, type Cluster } from '../kube/index.ts';
 import { HOLD_FINALIZER, RUN_LABEL } from './labels.ts';
+import { sweepRunWorkloads } from './reap-workloads.ts';
 
 /** How long a run waits at its end for its pods to be gone, and how often it looks. */
 export const RUN_PODS_GONE_TIMEOUT_MS = 15_000;
@@ -17,6 +18,8 @@ export async function runPodsLeft(cluster: Cluster, namespace: string, runId: st
 /** Releases and deletes what is left of this run, then waits for it to be gone; true when it is. */
 export async function sweepRun(cluster: Cluster, namespace: string, runId: string, timeoutMs = RUN_PODS_GONE_TIMEOUT_MS): Promise<boolean> {
   const until = performance.now() + timeoutMs;
+  // A Deployment left behind would only make its pods again.
+  await sweepRunWorkloads(cluster, namespace, runId);
   const list = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${runId}` });
   for (const pod of list.items) {
     const name = pod.metadata!.name!;

@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { predict } from '../grade/theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
-import { loadScenarios } from './load.ts';
+import { loadScenarioSet } from './load.ts';
+import { describeRollout } from './rollout.ts';
 import { describeSetup } from './setup.ts';
 
 // The model's answer (and the descriptions, which state it) stay hidden until --reveal, so a
@@ -13,7 +14,14 @@ export const scenariosCommand: Command = {
   usage: 'termlab scenarios [--scenarios FILE] [--only a,b] [--reveal] [--json]',
   async run(argv, io) {
     const { values } = parseArgs({ args: argv, strict: true, options: { scenarios: { type: 'string' }, only: { type: 'string' }, json: { type: 'boolean' }, reveal: { type: 'boolean' } } });
-    const scenarios = await loadScenarios(values.scenarios, values.only?.split(',').map((s) => s.trim()).filter(Boolean));
+    const set = await loadScenarioSet(values.scenarios, values.only?.split(',').map((s) => s.trim()).filter(Boolean));
+    if (set.kind === 'rollout') {
+      // A rollout's answer comes from the old pods' live lifecycle, known only once they run: nothing to hide.
+      if (values.json) io.out(JSON.stringify(set.scenarios.map((s) => ({ scenario: s })), null, 2) + '\n');
+      else for (const s of set.scenarios) io.out(`${s.name}  (rollout: ${describeRollout(s)})\n${s.description ? `    ${s.description}\n` : ''}`);
+      return 0;
+    }
+    const scenarios = set.scenarios;
     if (values.json) {
       const rows = values.reveal
         ? scenarios.map((s) => ({ scenario: s, prediction: predict(s), deadlineSeconds: podDeadlineSeconds(s) }))

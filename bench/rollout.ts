@@ -1,0 +1,62 @@
+// bench:rollout — a rollout under 200 requests/s on the simulated cluster, through its service
+// proxy, from the load pod (LAB_MODE=load) the sim's kubelet runs. Targets: 200 requests/s
+// sustained, harness_overhead_ms_p95 < 5 (a request's client-side time beyond the server's own work).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { parseLoadLog } from '../harness/grade/rollout/records.ts';
+import { connect } from '../harness/kube/index.ts';
+import { RunClock } from '../harness/run/clock.ts';
+import { runRollout } from '../harness/run/rollout.ts';
+import { loadScenarioSet, loadTemplate } from '../harness/scenario/load.ts';
+
+const RATE = 200;
+const WORK_MS = 20;
+const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-with-prestop']);
+if (set.kind !== 'rollout') throw new Error('manifests/rollout.yaml is not a rollout file');
+const scenario = { ...set.scenarios[0]!, load: { ...set.scenarios[0]!.load, rate: RATE, workMs: WORK_MS, connections: 64 } };
+const dir = mkdtempSync(join(tmpdir(), 'termlab-bench-rollout-'));
+const kubeconfig = join(dir, 'kubeconfig');
+const sim = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
+const lines = createInterface({ input: sim.stdout! });
+for await (const line of lines) if (line.startsWith('simulated cluster listening')) break;
+let peakRss = process.memoryUsage().rss;
+const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 100);
+try {
+  const cluster = await connect({ kubeconfigText: readFileSync(kubeconfig, 'utf8') });
+  const observation = await runRollout({
+    cluster, namespace: 'default', runId: 'run-bench-0000', owner: 'bench', harnessVersion: 'bench', simulated: true, template: await loadTemplate(),
+    transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
+  }, scenario);
+  if (!observation.run.complete) throw new Error(`the rollout did not complete: ${observation.run.incompleteReason}`);
+  // BENCH_OUT=FILE keeps the observation, to see where the time went.
+  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(observation));
+  const records = parseLoadLog(observation.evidence.loadLog).records;
+  const completed = records.filter((r) => r.outcome === 'completed');
+  const span = (Math.max(...records.map((r) => r.sent.mono)) - Math.min(...records.map((r) => r.sent.mono))) / 1000;
+  const overhead = completed.map((r) => r.ended.mono - r.sent.mono - WORK_MS).sort((a, b) => a - b);
+  const p95 = overhead[Math.max(0, Math.ceil(overhead.length * 0.95) - 1)] ?? NaN;
+  // How far the sends fell behind the steady schedule: a load generator that cannot keep up shows here.
+  const lag = records.map((r) => r.sent.mono - r.dueMono).sort((a, b) => a - b);
+  console.log(`requests: ${records.length}`);
+  console.log(`requests_failed: ${records.length - completed.length}`);
+  console.log(`requests_per_s: ${((records.length - 1) / span).toFixed(1)}`);
+  console.log(`requests_per_s_target: ${RATE}`);
+  console.log(`harness_overhead_ms_p50: ${overhead[Math.floor(overhead.length / 2)]!.toFixed(2)}`);
+  console.log(`harness_overhead_ms_p95: ${p95.toFixed(2)}`);
+  console.log(`send_lag_ms_p95: ${lag[Math.max(0, Math.ceil(lag.length * 0.95) - 1)]!.toFixed(2)}`);
+  // Where the overhead goes: waiting for a socket and connecting, the answer's headers, the body past the work.
+  const pct = (values: number[]) => { const v = [...values].sort((a, b) => a - b); return (v[Math.max(0, Math.ceil(v.length * 0.95) - 1)] ?? NaN).toFixed(2); };
+  console.log(`connect_ms_p95: ${pct(completed.map((r) => r.connectedAt!.mono - r.sent.mono))}`);
+  console.log(`headers_ms_p95: ${pct(completed.map((r) => r.headersAt!.mono - r.connectedAt!.mono))}`);
+  console.log(`body_beyond_work_ms_p95: ${pct(completed.map((r) => r.ended.mono - r.headersAt!.mono - WORK_MS))}`);
+  console.log(`peak_rss_mb: ${(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024).toFixed(1)}`);
+} finally {
+  clearInterval(sampler);
+  sim.kill('SIGINT');
+  await once(sim, 'exit');
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,69 @@
+// The grader's own model of a rollout under load, written from Kubernetes' rules and apart from the
+// simulator: for each old pod, from the lifecycle it really ran (its live read, never the
+// template), whether requests sent through the Service can fail while it terminates.
+import { MINIMUM_GRACE_PERIOD_SECONDS } from '../theory.ts';
+
+/**
+ * Endpoint removal → every proxy routing without the pod. The EndpointSlice controller marks a
+ * terminating pod's endpoint not ready at its deletion (pkg/controller/endpointslice, 1.34);
+ * kube-proxy applies a change at most minSyncPeriod after its last sync (iptables mode, 1 s:
+ * pkg/proxy/apis/config/v1alpha1/defaults.go) plus the rule rewrite itself. A hook at least this
+ * long keeps the pod serving until no proxy sends it new connections.
+ */
+export const PROXY_PROPAGATION_SECONDS = 2;
+
+/** The lab's exec hook program (server/Dockerfile): `lab-hook sleep <ms>`. */
+const LAB_HOOK = '/usr/local/bin/lab-hook';
+
+export type Exposure = 'expected' | 'possible' | 'none';
+
+export interface PodPrediction {
+  failures: Exposure;
+  /** The hook's length in seconds, null when it cannot be told from the lifecycle. */
+  hookSeconds: number | null;
+  why: string;
+}
+
+/** How long a preStop handler runs, from its wire form; null for a command the model does not know. */
+export function hookSecondsOf(lifecycle: Record<string, unknown> | null): number | null {
+  const preStop = lifecycle?.preStop as Record<string, any> | undefined;
+  if (!preStop) return 0;
+  if (preStop.sleep && typeof preStop.sleep.seconds === 'number') return preStop.sleep.seconds;
+  const command = preStop.exec?.command;
+  if (Array.isArray(command) && command[0] === LAB_HOOK) {
+    if (command[1] === 'sleep' && /^\d+$/.test(String(command[2]))) return Number(command[2]) / 1000;
+    if (command[1] === 'fail') return 0;
+  }
+  if (typeof preStop.httpGet?.path === 'string') {
+    const ms = /[?&]ms=(\d+)/.exec(preStop.httpGet.path)?.[1];
+    if (ms) return Number(ms) / 1000;
+  }
+  return null;
+}
+
+export function describeLifecycle(lifecycle: Record<string, unknown> | null): string {
+  const preStop = lifecycle?.preStop as Record<string, any> | undefined;
+  if (!preStop) return 'no preStop hook';
+  const seconds = hookSecondsOf(lifecycle);
+  const kind = preStop.exec ? 'exec' : preStop.sleep ? 'sleep action' : preStop.httpGet ? 'httpGet' : 'unknown handler';
+  return `preStop ${kind}${seconds !== null && seconds > 0 ? ` ${seconds}s` : ''}`;
+}
+
+export function predictOldPod(input: { mode: string | null; lifecycle: Record<string, unknown> | null; graceSeconds: number; workMs: number }): PodPrediction {
+  const hook = hookSecondsOf(input.lifecycle);
+  if (hook === null) return { failures: 'possible', hookSeconds: null, why: 'a preStop hook the model cannot time' };
+  if (input.mode === 'immediate') return { failures: 'expected', hookSeconds: hook, why: 'immediate mode exits at TERM and cuts the requests in flight' };
+  const remaining = Math.max(MINIMUM_GRACE_PERIOD_SECONDS, input.graceSeconds - Math.floor(Math.min(hook, input.graceSeconds)));
+  if (input.workMs / 1000 > remaining) return { failures: 'expected', hookSeconds: hook, why: `work of ${input.workMs / 1000}s outlasts the ${remaining}s left after the hook: cut by SIGKILL` };
+  if (hook >= PROXY_PROPAGATION_SECONDS) return { failures: 'none', hookSeconds: hook, why: `the ${hook}s hook outlasts the endpoint's removal from every proxy (${PROXY_PROPAGATION_SECONDS}s); then it drains` };
+  return {
+    failures: 'possible', hookSeconds: hook,
+    why: `TERM ${hook === 0 ? 'at once' : `after ${hook}s`}: the server stops listening while proxies may still send it new connections (up to ${PROXY_PROPAGATION_SECONDS}s after the endpoint's removal)`,
+  };
+}
+
+export function combine(exposures: Exposure[]): Exposure {
+  if (exposures.includes('expected')) return 'expected';
+  if (exposures.includes('possible')) return 'possible';
+  return 'none';
+}

@@ -1,0 +1,125 @@
+// A rollout's four watches (Deployment, ReplicaSets, Pods, EndpointSlices), started before the
+// load, each event kept compactly with the harness time it arrived and each watch's own life.
+import { COLLECTIONS, collectionVersion, type Cluster, WatchStream } from '../kube/index.ts';
+import type { RolloutObservation, RolloutPodEvent } from '../observation-rollout.ts';
+import { ROLE_LABEL } from '../scenario/render-rollout.ts';
+import { apiTimeString, type RunClock } from './clock.ts';
+
+type Evidence = RolloutObservation['evidence'];
+type Raw = Record<string, any>;
+type Resource = 'deployments' | 'replicasets' | 'pods' | 'endpointslices';
+
+const labModeOf = (c: Raw) => (c.env ?? []).find((e: Raw) => e.name === 'LAB_MODE')?.value ?? null;
+export const liveContainers = (spec: Raw | undefined) => (spec?.containers ?? []).map((c: Raw) => ({ name: String(c.name), image: String(c.image ?? ''), lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null, labMode: labModeOf(c) }));
+
+function podEvent(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodEvent['receivedAt']): RolloutPodEvent {
+  const role = p.metadata?.labels?.[ROLE_LABEL];
+  return {
+    type, resourceVersion: String(p.metadata?.resourceVersion ?? ''), receivedAt,
+    name: String(p.metadata?.name ?? ''), uid: String(p.metadata?.uid ?? ''),
+    role: role === 'lab' || role === 'load' ? role : 'other',
+    templateHash: p.metadata?.labels?.['pod-template-hash'] ?? null,
+    phase: p.status?.phase ?? null,
+    ready: (p.status?.conditions ?? []).some((c: Raw) => c.type === 'Ready' && c.status === 'True'),
+    creationTimestamp: apiTimeString(p.metadata?.creationTimestamp),
+    deletionTimestamp: apiTimeString(p.metadata?.deletionTimestamp),
+    deletionGracePeriodSeconds: p.metadata?.deletionGracePeriodSeconds ?? null,
+    containers: (p.status?.containerStatuses ?? []).map((c: Raw) => {
+      const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
+      return { name: c.name, state, ready: Boolean(c.ready), ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}), ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}) };
+    }),
+    spec: liveContainers(p.spec),
+  };
+}
+
+export class RolloutWatches {
+  readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
+  /** The latest Deployment object seen. */
+  deployment: Raw | null = null;
+  private readonly streams: WatchStream<Raw>[] = [];
+  private readonly waiters = new Set<() => void>();
+  private readonly cluster: Cluster;
+  private readonly namespace: string;
+  private readonly clock: RunClock;
+  onPod: (type: RolloutPodEvent['type'], pod: Raw, event: RolloutPodEvent) => void = () => {};
+
+  constructor(cluster: Cluster, namespace: string, clock: RunClock) {
+    this.cluster = cluster;
+    this.namespace = namespace;
+    this.clock = clock;
+  }
+
+  get gaveUp(): boolean {
+    return this.evidence.watchLifecycle.some((l) => l.event === 'gave-up');
+  }
+
+  /** Starts all four from their collections' current versions; resolves once each answered. */
+  async start(name: string, podSelector: string): Promise<void> {
+    const ns = this.namespace;
+    const targets: [Resource, Record<string, string>][] = [
+      ['deployments', { fieldSelector: `metadata.name=${name}` }],
+      ['replicasets', { labelSelector: podSelector }],
+      ['pods', { labelSelector: podSelector }],
+      ['endpointslices', { labelSelector: `kubernetes.io/service-name=${name}` }],
+    ];
+    await Promise.all(targets.map(async ([resource, query]) => {
+      const path = COLLECTIONS[resource](ns);
+      const from = await collectionVersion(this.cluster, path, query);
+      const stream = new WatchStream<Raw>(this.cluster, { path, query }, from, {
+        event: (type, object) => this.take(resource, type, object),
+        life: (event, resourceVersion, detail) => {
+          this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
+          this.wake();
+        },
+      });
+      this.streams.push(stream);
+      await stream.start();
+    }));
+  }
+
+  private take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
+    const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt: this.clock.now() };
+    const st = o.status ?? {};
+    if (resource === 'deployments') {
+      this.deployment = o;
+      this.evidence.deploymentEvents.push({ ...base, generation: o.metadata?.generation ?? null, observedGeneration: st.observedGeneration ?? null, replicas: st.replicas ?? 0, updatedReplicas: st.updatedReplicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, unavailableReplicas: st.unavailableReplicas ?? 0 });
+    } else if (resource === 'replicasets') {
+      this.evidence.replicaSetEvents.push({ ...base, name: String(o.metadata?.name ?? ''), uid: String(o.metadata?.uid ?? ''), templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null, revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null, replicas: st.replicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp) });
+    } else if (resource === 'pods') {
+      const event = podEvent(type, o, base.receivedAt);
+      this.evidence.podEvents.push(event);
+      this.onPod(type, o, event);
+    } else {
+      this.evidence.sliceEvents.push({ ...base, name: String(o.metadata?.name ?? ''), endpoints: (o.endpoints ?? []).map((ep: Raw) => ({ podUid: ep.targetRef?.uid ?? null, podName: ep.targetRef?.name ?? null, addresses: ep.addresses ?? [], ready: ep.conditions?.ready ?? null, serving: ep.conditions?.serving ?? null, terminating: ep.conditions?.terminating ?? null })) });
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters) waiter();
+  }
+
+  /** Waits until `test` holds (checked on every event), the deadline, a watch giving up, or the signal. */
+  waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (test()) { done(); resolve(true); } else if (this.gaveUp || signal?.aborted) { done(); resolve(false); }
+      };
+      const timer = setTimeout(() => { done(); resolve(false); }, timeoutMs);
+      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', check); };
+      this.waiters.add(check);
+      signal?.addEventListener('abort', check);
+      check();
+    });
+  }
+
+  /** Wakes the waiters for a change that is not a watch event (a log line). */
+  poke(): void {
+    this.wake();
+  }
+
+  stop(): void {
+    for (const s of this.streams) s.stop();
+    this.wake();
+  }
+}

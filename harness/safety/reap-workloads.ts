@@ -1,0 +1,67 @@
+// A rollout's Deployment and Service outlive a killed run: they carry no deadline the cluster
+// enforces (the API forbids activeDeadlineSeconds in a ReplicaSet's template), and the Deployment
+// would make its pods again. They carry an expiry annotation instead, and the same rules as pods
+// hold: only this owner's, judged by the run's record or, without one, by that expiry alone.
+import { apiErrorText, classify, COLLECTIONS, type Cluster, deleteDeployment, deleteService, listObjects, SERVICES } from '../kube/index.ts';
+import { MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import type { ReapEntry } from './reap.ts';
+import { liveness, readRun } from './runs.ts';
+
+/** When a rollout's objects may be taken without a record of their run (RFC 3339). */
+export const EXPIRES_ANNOTATION = 'termlab.io/expires-at';
+
+type Kind = 'deployment' | 'service';
+
+/** A role without the rollout lab's rights (or an API without apps/v1) has none of its objects to reap. */
+async function listOrNone(cluster: Cluster, path: string, selector: string) {
+  try {
+    return await listObjects(cluster, path, selector);
+  } catch (error) {
+    const status = classify(error).status;
+    if (status === 403 || status === 404) return [];
+    throw error;
+  }
+}
+
+async function listOwned(cluster: Cluster, namespace: string, selector: string) {
+  const [deployments, services] = await Promise.all([listOrNone(cluster, COLLECTIONS.deployments(namespace), selector), listOrNone(cluster, SERVICES(namespace), selector)]);
+  return [...deployments.map((o) => ({ ...o, kind: 'deployment' as Kind })), ...services.map((o) => ({ ...o, kind: 'service' as Kind }))];
+}
+
+async function remove(cluster: Cluster, namespace: string, o: { kind: Kind; name: string; uid: string }): Promise<'deleted' | 'gone'> {
+  return o.kind === 'deployment' ? deleteDeployment(cluster, namespace, o.name, o.uid) : deleteService(cluster, namespace, o.name, o.uid);
+}
+
+export async function reapWorkloads(cluster: Cluster, namespace: string, owner: string, options: { dryRun?: boolean; exceptRun?: string } = {}): Promise<ReapEntry[]> {
+  const entries: ReapEntry[] = [];
+  for (const o of await listOwned(cluster, namespace, `${MANAGED_BY}=${MANAGER},${OWNER_LABEL}=${owner}`)) {
+    const run = o.labels[RUN_LABEL] ?? null;
+    const entry = (result: ReapEntry['result'], why: string) => entries.push({ pod: `${o.kind}/${o.name}`, run, result, why });
+    if (o.deleting) { entry('skipped', 'already being deleted'); continue; }
+    if (run && run === options.exceptRun) { entry('skipped', 'belongs to this run'); continue; }
+    const record = run ? await readRun(run) : null;
+    let take: boolean, why: string;
+    if (record) {
+      const life = liveness(record);
+      take = !life.alive;
+      why = life.why;
+    } else {
+      const expires = Date.parse(o.annotations[EXPIRES_ANNOTATION] ?? '');
+      take = Number.isFinite(expires) && expires < Date.now();
+      why = Number.isFinite(expires) ? (take ? `run ${run ?? '?'} is unknown here and its objects expired at ${o.annotations[EXPIRES_ANNOTATION]}` : `no record of run ${run ?? '?'} here; it expires at ${o.annotations[EXPIRES_ANNOTATION]}`) : `no record of run ${run ?? '?'} here and no ${EXPIRES_ANNOTATION}`;
+    }
+    if (!take) { entry('skipped', why); continue; }
+    if (options.dryRun) { entry('would delete', why); continue; }
+    try {
+      entry((await remove(cluster, namespace, o)) === 'gone' ? 'skipped' : 'deleted', why);
+    } catch (error) {
+      entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
+    }
+  }
+  return entries;
+}
+
+/** The end of a run: its own Deployments and Services that cleanup could not remove, deleted now. */
+export async function sweepRunWorkloads(cluster: Cluster, namespace: string, runId: string): Promise<void> {
+  for (const o of await listOwned(cluster, namespace, `${RUN_LABEL}=${runId}`)) if (!o.deleting) await remove(cluster, namespace, o);
+}

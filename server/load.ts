@@ -1,0 +1,187 @@
+// The load generator: a mode of the lab server program (LAB_MODE=load), so it runs as a pod from
+// the same image on any cluster. A steady rate of GET /work through a bounded set of connections,
+// one JSON line per request on stdout with this process's own clock.
+//
+// Each request opens its own connection (`connection: close`): a Service routes each new
+// connection at its own time (kube-proxy picks an endpoint per connection), which is what the
+// rollout lab measures. A kept-alive connection stays pinned to one pod past its endpoint's
+// removal (conntrack), a different lesson. node:http, not undici: the image is node and these
+// files alone (server/image.ts), and an Agent with maxSockets is the same bounded pool.
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { clockNow, type Clock, type EventSink, stdoutSink } from './events.ts';
+
+export interface LoadConfig {
+  target: string;
+  rate: number;
+  workMs: number;
+  durationMs: number;
+  connections: number;
+  /** After the last send: how long requests still open may take before they are cut and recorded. */
+  drainMs: number;
+}
+
+export class LoadConfigError extends Error {
+  readonly code = 'LOAD_CONFIG_INVALID';
+}
+
+const RATE_MAX = 10_000;
+const CONNECTIONS_MAX = 1024;
+const DURATION_MAX_MS = 30 * 60 * 1000;
+const WORK_MAX_MS = 60_000;
+/** Beyond the work itself, what a request may take before it is recorded as timed out. */
+const DRAIN_MARGIN_MS = 10_000;
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: number, fallback?: number): number {
+  const raw = env[name];
+  if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
+  if (raw === undefined || !/^\d+$/.test(raw)) throw new LoadConfigError(`${name}: expected a whole number ${min}-${max}, got ${JSON.stringify(raw ?? null)}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new LoadConfigError(`${name}: expected a whole number ${min}-${max}, got ${value}`);
+  return value;
+}
+
+export function parseLoadConfig(env: NodeJS.ProcessEnv): LoadConfig {
+  const target = env.LOAD_TARGET ?? '';
+  let url: URL;
+  try { url = new URL(target); } catch { throw new LoadConfigError(`LOAD_TARGET: expected a base URL such as http://10.96.0.10:80, got ${JSON.stringify(target)}`); }
+  if (url.protocol !== 'http:') throw new LoadConfigError(`LOAD_TARGET: only http:// is supported, got ${JSON.stringify(url.protocol)}`);
+  const workMs = wholeNumber(env, 'LOAD_WORK_MS', 1, WORK_MAX_MS);
+  return {
+    target: target.replace(/\/+$/, ''),
+    rate: wholeNumber(env, 'LOAD_RATE', 1, RATE_MAX),
+    workMs,
+    durationMs: wholeNumber(env, 'LOAD_DURATION_MS', 1, DURATION_MAX_MS),
+    connections: wholeNumber(env, 'LOAD_CONNECTIONS', 1, CONNECTIONS_MAX, 32),
+    drainMs: workMs + DRAIN_MARGIN_MS,
+  };
+}
+
+/** One request as the load generator saw it; every time is this process's own clock. */
+export interface LoadRecord {
+  event: 'request';
+  seq: number;
+  id: string;
+  /** When it was due by the steady rate (ms on this process's monotonic clock). */
+  dueMono: number;
+  sent: Clock;
+  /** The socket connected: null when it never did (refused, reset before connecting). */
+  connectedAt: Clock | null;
+  headersAt: Clock | null;
+  ended: Clock;
+  status: number | null;
+  /** The pod that answered (x-pod-uid); null without an answer. */
+  podUid: string | null;
+  outcome: 'completed' | 'rejected' | 'http-error' | 'cut' | 'failed';
+  /** ECONNREFUSED, ECONNRESET, ETIMEDOUT, NO_DONE_LINE…; null when it completed. */
+  errorCode: string | null;
+  /** Where it failed: before a connection, before the answer's headers, or inside the body. */
+  stage: 'connect' | 'request' | 'body' | null;
+  bytes: number;
+}
+
+function errorCodeOf(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  if (typeof e.code === 'string' && e.code) return e.code;
+  // node:http says "socket hang up" with ECONNRESET on the error; kept as a code either way.
+  return typeof e.message === 'string' && /hang up/i.test(e.message) ? 'ECONNRESET' : 'UNKNOWN';
+}
+
+export interface LoadRun {
+  records: LoadRecord[];
+  /** Resolves once every request has ended (sent all, then drained). */
+  done: Promise<void>;
+  /** Stop sending (SIGTERM): what is in flight still ends and is recorded. */
+  stop(): void;
+}
+
+export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadRun {
+  const agent = new Agent({ keepAlive: false, maxSockets: config.connections });
+  const write = (record: object) => sink(JSON.stringify(record) + '\n');
+  const records: LoadRecord[] = [];
+  const startedMono = performance.now();
+  const intervalMs = 1000 / config.rate;
+  const total = Math.max(1, Math.floor((config.durationMs / 1000) * config.rate));
+  write({ event: 'load-start', ...clockNow(), pid: process.pid, target: config.target, rate: config.rate, workMs: config.workMs, durationMs: config.durationMs, connections: config.connections, planned: total });
+  let seq = 0;
+  let open = 0;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => { finish = resolve; });
+  const maybeFinish = () => {
+    if ((seq >= total || stopped) && open === 0) {
+      const count = (o: LoadRecord['outcome']) => records.filter((r) => r.outcome === o).length;
+      write({ event: 'load-end', ...clockNow(), pid: process.pid, sent: records.length, completed: count('completed'), rejected: count('rejected'), failed: records.length - count('completed'), stopped });
+      agent.destroy();
+      finish();
+    }
+  };
+
+  function send(dueMono: number): void {
+    seq++;
+    open++;
+    const id = `L${seq}`;
+    const rec: Omit<LoadRecord, 'ended'> & { ended?: Clock } = {
+      event: 'request', seq, id, dueMono: Math.round(dueMono * 1000) / 1000, sent: clockNow(), connectedAt: null, headersAt: null,
+      status: null, podUid: null, outcome: 'failed', errorCode: null, stage: 'connect', bytes: 0,
+    };
+    let settled = false;
+    const end = (outcome: LoadRecord['outcome'], errorCode: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(limit);
+      const record = { ...rec, ended: clockNow(), outcome, errorCode, stage: outcome === 'completed' ? null : rec.stage } as LoadRecord;
+      records.push(record);
+      write(record);
+      open--;
+      maybeFinish();
+    };
+    const req = request(`${config.target}/work?ms=${config.workMs}&id=${id}`, { agent, headers: { connection: 'close' } });
+    // A request that never ends is recorded as timed out, not left open forever.
+    const limit = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), config.drainMs);
+    req.on('socket', (socket) => {
+      const connected = () => { rec.connectedAt = clockNow(); rec.stage = 'request'; };
+      if (socket.connecting) socket.once('connect', connected); else connected();
+    });
+    req.on('error', (error) => end('failed', errorCodeOf(error)));
+    req.on('response', (res: IncomingMessage) => {
+      rec.headersAt = clockNow();
+      rec.stage = 'body';
+      rec.status = res.statusCode ?? null;
+      const uid = res.headers['x-pod-uid'];
+      rec.podUid = typeof uid === 'string' ? uid : null;
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { rec.bytes += Buffer.byteLength(chunk); text += chunk; if (text.length > 4096) text = text.slice(-4096); });
+      res.on('error', (error) => end(rec.status === 200 ? 'cut' : 'failed', errorCodeOf(error)));
+      res.on('aborted', () => end(rec.status === 200 ? 'cut' : 'failed', 'ECONNRESET'));
+      res.on('end', () => {
+        if (rec.status === 503) return end('rejected', null);
+        if (rec.status !== 200) return end('http-error', `HTTP_${rec.status}`);
+        // Completed only with the server's done line: a body cut at a line boundary is still cut.
+        const doneLine = text.trimEnd().split('\n').at(-1) ?? '';
+        end(doneLine.includes('"event":"done"') ? 'completed' : 'cut', doneLine.includes('"event":"done"') ? null : 'NO_DONE_LINE');
+      });
+    });
+    req.end();
+  }
+
+  // Steady rate against the schedule, not the last send: a late tick sends what is due.
+  const tick = () => {
+    timer = null;
+    const now = performance.now();
+    while (!stopped && seq < total && startedMono + seq * intervalMs <= now) send(startedMono + seq * intervalMs);
+    if (!stopped && seq < total) timer = setTimeout(tick, Math.max(0, startedMono + seq * intervalMs - performance.now()));
+    maybeFinish();
+  };
+  tick();
+  return {
+    records,
+    done,
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      maybeFinish();
+    },
+  };
+}
