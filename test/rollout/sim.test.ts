@@ -15,11 +15,6 @@ import { rolloutNameFor, runRollout } from '../../harness/run/rollout.ts';
 import { loadScenarioSet, loadTemplate } from '../../harness/scenario/load.ts';
 import type { RolloutScenario } from '../../harness/scenario/rollout.ts';
 
-/**
- * Longer than the sim kubelet's reaction to a delete (as the real node's, up to ~2 s), as proxies
- * in a larger cluster are: the old pods' TERM comes while the proxy still routes to them.
- */
-const PROXY_DELAY_MS = 3000;
 const RUN_ID = 'run-test-rollout-e2e1';
 
 let sim: SimCluster;
@@ -27,7 +22,9 @@ let scenarios: RolloutScenario[];
 const dir = mkdtempSync(join(tmpdir(), 'termlab-rollout-'));
 
 beforeAll(async () => {
-  sim = await startSimCluster({ proxy: { syncDelayMs: PROXY_DELAY_MS } });
+  // The defaults, as the real node measured them: an idle pod worker kills at once, and kube-proxy's
+  // bounded-frequency syncs leave an old pod routed for up to a second after the new pod's readiness.
+  sim = await startSimCluster();
   const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-adds-prestop', 'rollout-with-prestop', 'rollout-immediate']);
   if (set.kind !== 'rollout') throw new Error('not a rollout file');
   scenarios = set.scenarios;
