@@ -1,5 +1,6 @@
 // The class-wide reaper (`termlab reap --all-owners`): whoever the owner, it removes termlab's pods
-// of one class environment whose activeDeadlineSeconds has passed. It never guesses: a pod without
+// of one class environment whose activeDeadlineSeconds has passed, and rollouts' Deployments and
+// Services of that environment whose termlab.io/expires-at has passed. It never guesses: a pod without
 // this environment's label, or without a deadline, is not a candidate. Each candidate is read again
 // just before its finalizer is removed and it is deleted; one failure never stops the rest; and
 // nothing is counted deleted before the delete succeeded.
@@ -7,6 +8,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { apiErrorText, deletePod, isNotFound, listPods, readPod, removeFinalizer, type Cluster } from '../kube/index.ts';
 import { secondsLeftOf } from './deadline.ts';
 import { ENV_LABEL, environmentSelector, HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import { reapExpiredWorkloadsOfEnv } from './reap-workloads.ts';
 
 export interface ReapAllEntry {
   pod: string;
@@ -38,8 +40,9 @@ function notExpired(pod: k8s.V1Pod, env: string, nowMs: number): string | null {
 
 export async function reapAllOwners(cluster: Cluster, namespace: string, env: string, options: ReapAllOptions = {}): Promise<ReapAllEntry[]> {
   const now = options.now ?? Date.now;
+  // Rollouts' Deployments and Services first: a Deployment left would only make its pods again.
+  const entries: ReapAllEntry[] = await reapExpiredWorkloadsOfEnv(cluster, namespace, env, { dryRun: options.dryRun, now });
   const listed = await listPods(cluster, namespace, { labelSelector: environmentSelector(env) });
-  const entries: ReapAllEntry[] = [];
   const candidates: k8s.V1Pod[] = [];
   for (const pod of listed.items) {
     const labels = pod.metadata?.labels ?? {};

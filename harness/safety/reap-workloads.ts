@@ -3,7 +3,8 @@
 // would make its pods again. They carry an expiry annotation instead, and the same rules as pods
 // hold: only this owner's, judged by the run's record or, without one, by that expiry alone.
 import { apiErrorText, classify, COLLECTIONS, type Cluster, deleteDeployment, deleteService, listObjects, SERVICES } from '../kube/index.ts';
-import { MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import { environmentSelector, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import type { ReapAllEntry } from './reap-all.ts';
 import type { ReapEntry } from './reap.ts';
 import { liveness, readRun } from './runs.ts';
 
@@ -64,4 +65,29 @@ export async function reapWorkloads(cluster: Cluster, namespace: string, owner: 
 /** The end of a run: its own Deployments and Services that cleanup could not remove, deleted now. */
 export async function sweepRunWorkloads(cluster: Cluster, namespace: string, runId: string): Promise<void> {
   for (const o of await listOwned(cluster, namespace, `${RUN_LABEL}=${runId}`)) if (!o.deleting) await remove(cluster, namespace, o);
+}
+
+/**
+ * The class-wide reaper's part (`reap --all-owners`): every owner's Deployments and Services of this
+ * environment whose expiry has passed. Without an expiry nothing is guessed; the delete carries the
+ * listed UID, so an object replaced since the list is left alone.
+ */
+export async function reapExpiredWorkloadsOfEnv(cluster: Cluster, namespace: string, env: string, options: { dryRun?: boolean; now?: () => number } = {}): Promise<ReapAllEntry[]> {
+  const now = options.now ?? Date.now;
+  const entries: ReapAllEntry[] = [];
+  for (const o of await listOwned(cluster, namespace, environmentSelector(env))) {
+    const entry = (result: ReapAllEntry['result'], why: string) => entries.push({ pod: `${o.kind}/${o.name}`, owner: o.labels[OWNER_LABEL] ?? null, run: o.labels[RUN_LABEL] ?? null, result, why });
+    if (o.deleting) { entry('skipped', 'already being deleted'); continue; }
+    const stamp = o.annotations[EXPIRES_ANNOTATION];
+    const expires = Date.parse(stamp ?? '');
+    if (!Number.isFinite(expires)) { entry('skipped', `no ${EXPIRES_ANNOTATION}: never guessed at`); continue; }
+    if (expires >= now()) { entry('skipped', `it expires at ${stamp}`); continue; }
+    if (options.dryRun) { entry('would delete', `it expired at ${stamp}`); continue; }
+    try {
+      entry((await remove(cluster, namespace, o)) === 'gone' ? 'skipped' : 'deleted', `it expired at ${stamp}`);
+    } catch (error) {
+      entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
+    }
+  }
+  return entries;
 }

@@ -3,11 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
+import { AppsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { ENV_LABEL, ownershipLabels } from '../../harness/safety/labels.ts';
 import { reapAllOwners } from '../../harness/safety/reap-all.ts';
+import { EXPIRES_ANNOTATION } from '../../harness/safety/reap-workloads.ts';
+import { labDeployment, nodePortService } from '../support/sim-apps.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 import { labPod } from '../support/sim.ts';
@@ -18,6 +21,7 @@ const afterDeadline = () => Date.now() + (DEADLINE_SECONDS + 60) * 1000;
 
 let sim: SimCluster;
 let cluster: Cluster;
+let apps: k8s.AppsV1Api;
 let dir: string;
 
 beforeAll(async () => {
@@ -25,6 +29,7 @@ beforeAll(async () => {
   process.env.TERMLAB_STATE_DIR = join(dir, 'state');
   sim = await startSimCluster();
   cluster = await connect({ kubeconfigText: sim.kubeconfig });
+  apps = cluster.kc.makeApiClient(AppsV1Api);
   writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
 });
 afterAll(async () => { await sim.stop(); });
@@ -61,6 +66,32 @@ describe('termlab reap --all-owners', () => {
     expect(await names('termlab.io/owner in (dee,eve)')).toEqual(['b-dee', 'nolabel']);
     // Before the deadline nothing of this class goes.
     expect(table(await reapAllOwners(cluster, 'default', 'class-b'))).toEqual({ 'b-dee': 'skipped' });
+  });
+
+  it("takes every owner's expired rollout Deployments and Services of this environment, and nothing without an expiry", async () => {
+    const expires = (ms: number) => ({ [EXPIRES_ANNOTATION]: new Date(ms).toISOString() });
+    const deployment = (name: string, labels: Record<string, string>, annotations: Record<string, string>) => apps.createNamespacedDeployment({
+      namespace: 'default', body: { ...labDeployment(name, { replicas: 0 }), metadata: { name, labels, annotations } },
+    });
+    const service = (name: string, labels: Record<string, string>, annotations: Record<string, string>) => cluster.core.createNamespacedService({
+      namespace: 'default', body: { ...nodePortService(name), metadata: { name, labels, annotations } },
+    });
+    const past = Date.now() - 60_000;
+    await deployment('w-old', inEnv('class-w', 'ada'), expires(past));
+    await service('w-old', inEnv('class-w', 'ada'), expires(past));
+    await deployment('w-new', inEnv('class-w', 'bob'), expires(Date.now() + 3_600_000));
+    await service('w-none', inEnv('class-w', 'cy'), {});
+    await deployment('x-old', inEnv('class-x', 'dee'), expires(past));
+    const dry = await reapAllOwners(cluster, 'default', 'class-w', { dryRun: true });
+    expect(table(dry)).toEqual({ 'deployment/w-old': 'would delete', 'service/w-old': 'would delete', 'deployment/w-new': 'skipped', 'service/w-none': 'skipped' });
+    expect(dry.find((e) => e.pod === 'service/w-none')!.why).toMatch(/never guessed/);
+    const real = await reapAllOwners(cluster, 'default', 'class-w');
+    expect(table(real)).toMatchObject({ 'deployment/w-old': 'deleted', 'service/w-old': 'deleted', 'deployment/w-new': 'skipped' });
+    const left = async () => [
+      ...(await apps.listNamespacedDeployment({ namespace: 'default' })).items.filter((d) => !d.metadata?.deletionTimestamp).map((d) => `deployment/${d.metadata!.name}`),
+      ...(await cluster.core.listNamespacedService({ namespace: 'default' })).items.map((d) => `service/${d.metadata!.name}`),
+    ].sort();
+    await expect.poll(left, { timeout: 15_000 }).toEqual(['deployment/w-new', 'deployment/x-old', 'service/w-none']);
   });
 
   it('isolates a failed delete, counts it failed, and takes the pod next time', async () => {
