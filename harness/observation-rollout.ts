@@ -4,7 +4,7 @@
 // pod's log lines, verbatim; the grader parses them (rollout/load-records.ts), so no second copy
 // can disagree with them.
 import { z } from 'zod';
-import { HarnessTimeSchema, LogLineSchema, ObservationSchema, WatchLifecycleSchema } from './observation.ts';
+import { ContainerStateSchema, HarnessTimeSchema, LogLineSchema, ObservationSchema, WatchLifecycleSchema } from './observation.ts';
 import { RolloutScenarioSchema } from './scenario/rollout.ts';
 
 export const ROLLOUT_SCHEMA_VERSION = 1;
@@ -16,13 +16,6 @@ const Lifecycle = z.record(z.string(), z.unknown()).nullable();
 /** One container as the API held it: its lifecycle verbatim (wire form) and the lab's mode. */
 export const LiveContainerSchema = z.object({ name: z.string(), image: z.string(), lifecycle: Lifecycle, labMode: z.string().nullable() });
 
-const ContainerStateSchema = z.object({
-  name: z.string(),
-  state: z.enum(['waiting', 'running', 'terminated', 'unknown']),
-  ready: z.boolean().optional(),
-  exitCode: z.int().optional(),
-  reason: z.string().optional(),
-});
 
 const Base = { type: z.enum(['ADDED', 'MODIFIED', 'DELETED']), resourceVersion: z.string(), receivedAt: HarnessTimeSchema };
 

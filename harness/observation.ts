@@ -23,7 +23,7 @@ const ApiTimeSchema = isoTime;
 /** A time from the lab server's own log line. */
 export const ContainerLogTimeSchema = z.object({ time: isoTime, mono: z.number().min(0) });
 
-const ContainerStateSchema = z.object({
+export const ContainerStateSchema = z.object({
   name: z.string(),
   state: z.enum(['waiting', 'running', 'terminated', 'unknown']),
   ready: z.boolean().optional(),

@@ -1,27 +1,19 @@
 // The real kubectl against the simulated cluster's Deployments, ReplicaSets, Services and EndpointSlices.
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
+import { hasKubectl, runKubectl } from '../support/kubectl.ts';
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 if (!hasKubectl) console.warn('kubectl not found: skipping the kubectl apps suite (CI installs it)');
 
 let sim: SimCluster;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
-function kubectl(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (c: Buffer) => { out += c; });
-    child.stderr.on('data', (c: Buffer) => { err += c; });
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
-  });
+function kubectl(args: string[], timeoutMs = 60_000) {
+  return runKubectl(env, args, timeoutMs);
 }
 
 const MANIFEST = `apiVersion: apps/v1

@@ -8,8 +8,8 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { repoRoot } from '../support/processes.ts';
+import { hasKubectl, runKubectl } from '../support/kubectl.ts';
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 if (!hasKubectl) console.warn('kubectl not found: skipping the kubectl suite (CI installs it)');
 // exec speaks WebSocket (v5.channel.k8s.io) from kubectl 1.30 and port-forward tunnels SPDY over
 // WebSocket from 1.31; older clients speak plain SPDY, which the sim does not serve.
@@ -26,15 +26,8 @@ let sim: SimCluster;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
-function kubectl(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (c: Buffer) => { out += c; });
-    child.stderr.on('data', (c: Buffer) => { err += c; });
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
-  });
+function kubectl(args: string[], timeoutMs = 20_000) {
+  return runKubectl(env, args, timeoutMs);
 }
 
 /** kubectl with stdin from a string. */
