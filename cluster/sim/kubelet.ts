@@ -141,12 +141,13 @@ export class Kubelet {
   }
 
   private startPod(pod: KubeObject, hostPorts: Map<number, number>): void {
+    // The loop's handler is called only after update(), by which time `worker` is assigned.
+    const loop = new PodWorkerLoop(this.pleg, (work) => this.syncWork(worker, work));
     const worker: PodWorker = {
       uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name, hostPorts, containers: new Map(),
-      loop: undefined as unknown as PodWorkerLoop, probers: [], started: false, startSeen: false, runningPublished: false,
+      loop, probers: [], started: false, startSeen: false, runningPublished: false,
       killing: null, finished: false, finalDeleteIssued: false,
     };
-    worker.loop = new PodWorkerLoop(this.pleg, (work) => this.syncWork(worker, work));
     this.workers.set(worker.uid, worker);
     worker.loop.update('sync');
   }
