@@ -121,8 +121,8 @@ export function malformedLabLines(o: Observation): MalformedLabLine[] {
   return parseLabLines(o).malformed;
 }
 
-/** The pod watch dropped at some point (an API outage): the log stream was cut then too. */
-export function watchHadGap(o: Observation, beforeMono = Infinity): boolean {
+/** A watch of the run lost events (dropped, or relisted after its history expired): the API was away. Pod and rollout observations alike. */
+export function watchHadGap(o: { evidence: { watchLifecycle: Observation['evidence']['watchLifecycle'] } }, beforeMono = Infinity): boolean {
   return o.evidence.watchLifecycle.some((w) => (w.event === 'dropped' || w.event === 'expired-relisted') && w.at.mono <= beforeMono);
 }
 

@@ -102,4 +102,14 @@ describe('rollout grading', () => {
     expect(md).toContain('| pod | revision | its template | live pod (read as it terminated) |');
     expect(md).toMatch(/one character a second/);
   });
+  it('does not take a pod log as whole through an API outage: a line missing then is not tampering', () => {
+    const o = load();
+    const pod = o.evidence.podLogs.find((l) => l.lines.some((line) => line.text.includes('"event":"completed"')))!;
+    const completed = pod.lines.findIndex((line) => line.text.includes('"event":"completed"'));
+    pod.lines.splice(completed, 1);
+    expect(status(o, 'evidence.requests-vs-lab-logs')).toBe('fail');
+    const at = o.evidence.watchLifecycle[0]!.at;
+    o.evidence.watchLifecycle.push({ ...o.evidence.watchLifecycle[0]!, event: 'dropped', at: { ...at, mono: at.mono + 1 } });
+    expect(status(o, 'evidence.requests-vs-lab-logs')).not.toBe('fail');
+  });
 });

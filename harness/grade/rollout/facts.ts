@@ -2,7 +2,7 @@
 // (created, Ready, deletion, end), the EndpointSlice watch (endpoint removed), the pod's own log
 // (TERM, hook, exit) and its live read. Times are seconds from the template change.
 import type { LiveRead, RolloutObservation, RolloutPodEvent } from '../../observation-rollout.ts';
-import { type LabLine, parseLabLogLines } from '../sources.ts';
+import { type LabLine, parseLabLogLines, watchHadGap } from '../sources.ts';
 
 export interface PodFacts {
   name: string;
@@ -32,6 +32,7 @@ export function originOf(o: RolloutObservation): { mono: number; wall: number } 
 }
 
 export function podFacts(o: RolloutObservation): PodFacts[] {
+  const apiWasAway = watchHadGap(o);
   const origin = originOf(o) ?? { mono: 0, wall: Date.parse(o.timeline.watchesEstablished?.wall ?? o.run.observedAt) };
   const fromMono = (mono: number) => (mono - origin.mono) / 1000;
   const fromWall = (time: string) => (Date.parse(time) - origin.wall) / 1000;
@@ -80,7 +81,8 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
       endedWall: exit ? Date.parse(exit.time) : terminated ? Date.parse(terminated.receivedAt.wall) : null,
       deleted: deleted ? fromMono(deleted.receivedAt.mono) : null,
       live: o.liveReads.find((r) => r.found && r.uid === uid) ?? null,
-      log: podLog && lines ? { lines, whole: podLog.ended && podLog.error === null } : null,
+      // As for a pod scenario (sources.ts logComplete): a follow that ran through an API outage may have lost lines.
+      log: podLog && lines ? { lines, whole: podLog.ended && podLog.error === null && !apiWasAway } : null,
     };
   });
 }
