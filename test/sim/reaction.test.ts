@@ -9,6 +9,7 @@ import { readLines } from '../support/labServer.ts';
 import { isReady, labPod, terminatedState, watchPod } from '../support/sim.ts';
 
 const RELIST_PERIOD_MS = 400;
+const SLOW_RELIST_PERIOD_MS = 3000;
 let sim: SimCluster;
 let core: k8s.CoreV1Api;
 let kc: k8s.KubeConfig;
@@ -22,17 +23,27 @@ afterAll(async () => { await sim.stop(); });
 
 describe('kubelet reaction time', () => {
   it('kills a pod whose sync is in flight only after that sync\'s relist and one more', async () => {
-    const created = await core.createNamespacedPod({ namespace: 'default', body: labPod('reacts', { grace: 5 }) });
-    const watch = await watchPod(kc, 'default', 'reacts', created.metadata!.resourceVersion);
-    await watch.waitFor(isReady, 'ready');
-    await core.deleteNamespacedPod({ name: 'reacts', namespace: 'default' });
-    await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
-    watch.stop();
-    const truth = sim.truth(created.metadata!.uid!)!;
-    // Ready comes with a sync waiting for its relist (the probe's result); the DELETE cancels it, but it
-    // still waits, and the terminating sync waits for a relist that starts after it: a whole period.
-    expect(truth.killingAt! - truth.deleteReceivedAt!).toBeGreaterThanOrEqual(RELIST_PERIOD_MS);
-    expect(truth.termSentAt!).toBeGreaterThanOrEqual(truth.killingAt!);
+    // Relists long enough that the probe's sync, queued as the pod turns Ready, still waits for its
+    // relist when the DELETE arrives, even on a loaded machine (with 400 ms a slow client can miss it).
+    const slow = await startSimCluster({ kubelet: { relistPeriodMs: SLOW_RELIST_PERIOD_MS, relistDurationMs: 0 } });
+    try {
+      const slowKc = new k8s.KubeConfig();
+      slowKc.loadFromString(slow.kubeconfig);
+      const slowCore = slowKc.makeApiClient(k8s.CoreV1Api);
+      const created = await slowCore.createNamespacedPod({ namespace: 'default', body: labPod('reacts', { grace: 5 }) });
+      const watch = await watchPod(slowKc, 'default', 'reacts', created.metadata!.resourceVersion);
+      await watch.waitFor(isReady, 'ready');
+      await slowCore.deleteNamespacedPod({ name: 'reacts', namespace: 'default' });
+      await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
+      watch.stop();
+      const truth = slow.truth(created.metadata!.uid!)!;
+      // The DELETE cancels the sync in flight, but it still waits for its relist, and the terminating
+      // sync waits for a relist that starts after it: at least a whole period.
+      expect(truth.killingAt! - truth.deleteReceivedAt!).toBeGreaterThanOrEqual(SLOW_RELIST_PERIOD_MS);
+      expect(truth.termSentAt!).toBeGreaterThanOrEqual(truth.killingAt!);
+    } finally {
+      await slow.stop();
+    }
   });
 
   it('writes an exit of its own only once a relist has seen it', async () => {
