@@ -39,6 +39,8 @@ interface PodWorker {
   probers: ReadinessProber[];
   /** status.startTime plus activeDeadlineSeconds, wall ms. */
   deadlineAt?: number;
+  /** An eviction (the active deadline) decided the pod's terminal reason; the phase waits for the containers to stop. */
+  evicted?: { reason: string; message: string };
   /** The first sync has created the sandbox and started the containers. */
   started: boolean;
   /** The PLEG has seen the containers start (ContainerStarted), so status shows them running. */
@@ -191,7 +193,9 @@ export class Kubelet {
     });
     if (!pending) return;
     const deadline = pending.spec.activeDeadlineSeconds;
-    if (typeof deadline === 'number') worker.deadlineAt = wallNow() + deadline * 1000;
+    // The status manager keeps startTime in whole seconds (status_manager.go normalizeStatus), and
+    // active_deadline.go measures from that: the deadline falls up to 1 s before startTime + seconds.
+    if (typeof deadline === 'number') worker.deadlineAt = Date.parse(startedAt) + deadline * 1000;
     if ((pending.spec.dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
       // The sim has no cluster DNS, like the project's real node: dns.go GetPodDNS says so.
       this.recordEvent(pending, 'Warning', 'MissingClusterDNS', `pod: "${pending.metadata.name}_${pending.metadata.namespace}(${pending.metadata.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
@@ -343,10 +347,17 @@ export class Kubelet {
           condition.status = 'False'; condition.reason = 'PodCompleted'; condition.lastTransitionTime = apiTime();
         }
       }
-      if (allExited && p.status.reason !== 'DeadlineExceeded') {
-        p.status.phase = (p.status.containerStatuses as any[]).every((cs) => cs.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
-      } else if (allExited) {
-        p.status.phase = 'Failed';
+      if (allExited) {
+        // The sandbox goes with the last container (killPodWithSyncResult stops it).
+        const sandbox = (p.status.conditions as any[]).find((c) => c.type === 'PodReadyToStartContainers');
+        if (sandbox && sandbox.status !== 'False') { sandbox.status = 'False'; sandbox.lastTransitionTime = apiTime(); }
+        if (worker.evicted) {
+          p.status.phase = 'Failed';
+          p.status.reason = worker.evicted.reason;
+          p.status.message = worker.evicted.message;
+        } else {
+          p.status.phase = (p.status.containerStatuses as any[]).every((cs) => cs.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+        }
       }
     });
     if (allExited) {
@@ -436,16 +447,25 @@ export class Kubelet {
     }
   }
 
-  /** generateAPIPodStatus past the deadline: Failed at once, and a terminal pod is no longer probed (prober/worker.go). */
+  /**
+   * generateAPIPodStatus past the deadline: ShouldEvict makes the phase Failed, so Ready turns False
+   * (PodCompleted) at once, but mergePodStatus holds back the terminal phase, reason and message
+   * while containers could still run (status_manager.go). A terminal pod is no longer probed.
+   */
   private deadlineExceeded(worker: PodWorker): WorkType | undefined {
+    const reason = 'DeadlineExceeded';
+    const message = 'Pod was active on the node longer than the specified deadline';
+    worker.evicted = { reason, message };
     const pod = this.mutate(worker, (p) => {
-      p.status.phase = 'Failed';
-      p.status.reason = 'DeadlineExceeded';
-      p.status.message = 'Pod was active on the node longer than the specified deadline';
+      for (const condition of p.status.conditions as any[]) {
+        if ((condition.type === 'Ready' || condition.type === 'ContainersReady') && condition.status !== 'False') {
+          condition.status = 'False'; condition.reason = 'PodCompleted'; condition.lastTransitionTime = apiTime();
+        }
+      }
     });
     if (!pod) return undefined;
     for (const prober of worker.probers) prober.stop();
-    this.recordEvent(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+    this.recordEvent(pod, 'Normal', reason, message);
     return 'terminating';
   }
 

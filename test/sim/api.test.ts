@@ -54,11 +54,21 @@ describe('simulated API server', () => {
   });
 
   it('ends a pod past its activeDeadlineSeconds with DeadlineExceeded, through the grace', async () => {
-    const created = await c.core.createNamespacedPod({ namespace: 'default', body: labPod('deadline', { deadline: 1, grace: 3, lifecycle: { preStop: { sleep: { seconds: 1 } } } }) });
+    const created = await c.core.createNamespacedPod({ namespace: 'default', body: labPod('deadline', { deadline: 3, grace: 3, lifecycle: { preStop: { sleep: { seconds: 1 } } } }) });
     const watch = await watchPod(c.kc, 'default', 'deadline', created.metadata!.resourceVersion);
     const ended = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
     expect(ended.pod.status).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded' });
+    const condition = (type: string) => ended.pod.status?.conditions?.find((x) => x.type === type)?.status;
+    expect(condition('PodReadyToStartContainers')).toBe('False');
+    // The verdict turns Ready off at once, but the terminal phase waits until the container has stopped.
+    const readyAt = watch.events.findIndex((e) => isReady(e));
+    const verdict = watch.events.slice(readyAt).find((e) => !isReady(e));
+    expect(verdict?.pod.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
+    expect(verdict?.pod.status).toMatchObject({ phase: 'Running' });
+    expect(verdict?.pod.status?.reason).toBeUndefined();
     const truth = c.sim.truth(created.metadata!.uid!)!;
+    // Measured from startTime as the API holds it, in whole seconds.
+    expect(truth.killingAt).toBeGreaterThanOrEqual(new Date(ended.pod.status!.startTime!).getTime() + 3000);
     expect(truth.hookElapsedSeconds).toBe(1);
     const events = await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=deadline' });
     expect(events.items.map((e) => e.reason)).toContain('DeadlineExceeded');
