@@ -7,6 +7,8 @@ import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
 const MIB = 1024 * 1024;
+/** How fast the memory grows after TERM: past any readiness probe period before a 192 MiB limit is hit. */
+const ALLOCATE_MIB_PER_SECOND = 64;
 /** The lab's own marker for "exited at once on TERM"; it has no Kubernetes meaning. */
 export const IMMEDIATE_EXIT_CODE = 17;
 
@@ -170,14 +172,17 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
   }
 
   // Touched 1 MiB at a time, off the JS heap, so the memory limit (the kernel's OOM killer), not
-  // V8's heap limit, is what stops it; one chunk per tick keeps the server answering meanwhile.
+  // V8's heap limit, is what stops it. Paced like a leak, not a burst: at full speed the limit was
+  // reached 0.3 s after TERM, and whether a readiness probe saw the drain first was a coin flip.
   const held: Buffer[] = [];
   function allocate(mib: number): void {
-    logEvent('allocating', { mib });
+    logEvent('allocating', { mib, mibPerSecond: ALLOCATE_MIB_PER_SECOND });
+    const began = performance.now();
     const step = () => {
-      if (held.length >= mib || exited) return;
-      held.push(Buffer.alloc(MIB, 1));
-      setImmediate(step);
+      // Catches up after a late timer, so a loaded machine keeps the same rate.
+      const due = Math.min(mib, Math.floor(((performance.now() - began) / 1000) * ALLOCATE_MIB_PER_SECOND) + 1);
+      while (held.length < due && !exited) held.push(Buffer.alloc(MIB, 1));
+      if (held.length < mib && !exited) setTimeout(step, 1000 / ALLOCATE_MIB_PER_SECOND);
     };
     step();
   }
