@@ -41,6 +41,8 @@ export const WatchEventSchema = z.object({
   deletionTimestamp: ApiTimeSchema.nullable(),
   deletionGracePeriodSeconds: z.int().nullable(),
   containers: z.array(ContainerStateSchema),
+  /** status.startTime (whole seconds): what activeDeadlineSeconds is measured from. Absent in files from before it was recorded. */
+  startTime: ApiTimeSchema.nullable().optional(),
 });
 
 export const WatchLifecycleSchema = z.object({

@@ -30,6 +30,7 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
     deletionTimestamp: apiTimeString(pod.metadata?.deletionTimestamp),
     deletionGracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds ?? null,
     containers: containerStates(pod),
+    startTime: apiTimeString(pod.status?.startTime),
   };
 }
 
