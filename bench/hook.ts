@@ -12,7 +12,7 @@ const kc = new k8s.KubeConfig();
 kc.loadFromString(sim.kubeconfig);
 const core = kc.makeApiClient(k8s.CoreV1Api);
 
-async function sample(i: number): Promise<number> {
+async function sample(i: number): Promise<{ lag: number; age: number | null }> {
   const name = `hook-${i}`;
   // The finalizer keeps the pod, and so its log, once the container has exited.
   const body = labPod(name, { grace: 2, finalizers: ['termlab.io/hold'], lifecycle: { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', '0'] } } } });
@@ -27,19 +27,22 @@ async function sample(i: number): Promise<number> {
     const log = await core.readNamespacedPodLog({ name, namespace: 'default' });
     const start = log.split('\n').find((l) => l.includes('"event":"hook-start"'));
     const launched = sim.truth(metadata!.uid!)?.hookStartAt;
-    if (start && launched) return Date.parse(JSON.parse(start).time) - launched;
+    if (start && launched) return { lag: Date.parse(JSON.parse(start).time) - launched, age: JSON.parse(start).procAgeMs ?? null };
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-const lags: number[] = [];
+const samples: { lag: number; age: number | null }[] = [];
 for (let i = 0; i < SAMPLES; i += AT_ONCE) {
-  lags.push(...await Promise.all(Array.from({ length: Math.min(AT_ONCE, SAMPLES - i) }, (_, k) => sample(i + k))));
+  samples.push(...await Promise.all(Array.from({ length: Math.min(AT_ONCE, SAMPLES - i) }, (_, k) => sample(i + k))));
 }
 await sim.stop();
-const sorted = [...lags].sort((a, b) => a - b);
-const p = (q: number) => sorted[Math.max(0, Math.ceil(sorted.length * q) - 1)]!;
-console.log(`exec_hook_samples: ${sorted.length}`);
-console.log(`exec_hook_start_lag_p50_ms: ${p(0.5).toFixed(1)}`);
-console.log(`exec_hook_start_lag_p95_ms: ${p(0.95).toFixed(1)}`);
-console.log(`exec_hook_start_lag_max_ms: ${sorted.at(-1)!.toFixed(1)}`);
+const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length * q) - 1)];
+const lags = samples.map((s) => s.lag);
+const ages = samples.map((s) => s.age).filter((a): a is number => a !== null);
+console.log(`exec_hook_samples: ${lags.length}`);
+console.log(`exec_hook_start_lag_p50_ms: ${percentile(lags, 0.5)!.toFixed(1)}`);
+console.log(`exec_hook_start_lag_p95_ms: ${percentile(lags, 0.95)!.toFixed(1)}`);
+console.log(`exec_hook_start_lag_max_ms: ${Math.max(...lags).toFixed(1)}`);
+// The hook's own age at its first line (10 ms steps), where /proc tells it.
+console.log(`exec_hook_own_start_p95_ms: ${ages.length ? percentile(ages, 0.95)!.toFixed(1) : 'not measured (no /proc)'}`);

@@ -41,6 +41,22 @@ json_field() {
 }
 identity="$(json_field podUid "${POD_UID:-}")$(json_field podName "${POD_NAME:-}")"
 
+# The hook's own age in ms (10 ms steps): now minus its process start, both counted from boot in
+# /proc's fixed 100 ticks a second. Its own start-up, apart from the time the runtime took to exec it.
+# Shell builtins only, no other program; nothing where there is no /proc (macOS).
+proc_age_field() {
+  [ -r /proc/uptime ] && [ -r "/proc/$$/stat" ] || return 0
+  read -r uptime _ </proc/uptime
+  read -r stat <"/proc/$$/stat"
+  set -- ${stat##*) }  # from field 3 on: the command name, in parentheses, may hold spaces
+  shift 19             # field 22, starttime
+  case $uptime in *.[0-9][0-9]) ;; *) return 0 ;; esac
+  uptime_ticks=${uptime%.*}${uptime#*.}
+  uptime_ticks=${uptime_ticks#"${uptime_ticks%%[!0]*}"}
+  case ${1:-} in '' | *[!0-9]*) return 0 ;; esac
+  printf ',"procAgeMs":%d' $(( (${uptime_ticks:-0} - $1) * 10 ))
+}
+
 log_event() {
   read_clock
   : "${first_ms:=$clock_ms}"
@@ -60,12 +76,12 @@ case ${1:-} in
     ms=${ms#"${ms%%[!0]*}"}  # no leading zeros: shells read them as octal
     ms=${ms:-0}
     [ "${#ms}" -le 6 ] && [ "$ms" -le "$WORK_MS_MAX" ] || usage "ms must be between 0 and $WORK_MS_MAX, got $2"
-    log_event hook-start ",\"ms\":$ms"
+    log_event hook-start ",\"ms\":$ms$(proc_age_field)"
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
     log_event hook-end ",\"ms\":$ms"
     ;;
   fail)
-    log_event hook-start ',"fail":true'
+    log_event hook-start ",\"fail\":true$(proc_age_field)"
     printf 'lab-hook: failing at once, as asked\n' >&2
     exit 1
     ;;

@@ -1,6 +1,6 @@
 // The exec hook script (server/lab-hook.sh), run as a kubelet runs it: a real /bin/sh process.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,10 @@ describe('lab-hook (POSIX shell)', () => {
     expect(await hook.exited).toBe(0);
     const events = readEvents(log);
     expect(events.map((e) => e.event)).toEqual(['hook-start', 'hook-end']);
-    expect(Object.keys(events[0])).toEqual(['event', 'time', 'mono', 'pid', 'podUid', 'podName', 'kind', 'ms']);
+    const hasProc = existsSync('/proc/uptime');
+    expect(Object.keys(events[0])).toEqual(['event', 'time', 'mono', 'pid', 'podUid', 'podName', 'kind', 'ms', ...(hasProc ? ['procAgeMs'] : [])]);
+    // Its own age at the first line, in /proc's 10 ms ticks; not measured where there is no /proc.
+    if (hasProc) expect(events[0].procAgeMs % 10 === 0 && events[0].procAgeMs >= 0).toBe(true);
     expect(events[0]).toMatchObject({ kind: 'exec', ms: 200, podUid: 'uid-h', podName: 'pod-h', mono: 0 });
     for (const e of events) expect(e.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(events[1].time) - Date.parse(events[0].time)).toBeGreaterThanOrEqual(200);
