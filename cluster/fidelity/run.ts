@@ -112,18 +112,23 @@ if (!simRecorded && !nodeRecorded) { console.error('fidelity: neither side is re
 // With one side missing the report still shows the other, and every scenario as not compared.
 const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
 const comparisons = compareSides(simFile, nodeFile);
-const lag = (file: SideFile) => {
-  const s = stats(file.runs.map((r) => r.hookLaunchLagMs).filter((v): v is number => v !== null));
-  const p95 = (() => { const v = file.runs.map((r) => r.hookLaunchLagMs).filter((x): x is number => x !== null).sort((a, b) => a - b); return v[Math.max(0, Math.ceil(v.length * 0.95) - 1)]; })();
+/** p95 and median of one per-run figure, over the runs that have it. */
+const percentiles = (file: SideFile, pick: (r: SideFile['runs'][number]) => number | null | undefined) => {
+  const values = file.runs.map(pick).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const s = stats(values);
+  const p95 = values[Math.max(0, Math.ceil(values.length * 0.95) - 1)];
   return { text: s ? `p95 ${p95!.toFixed(0)} ms, median ${s.median.toFixed(0)} ms (n=${s.n})` : 'not measured', p95 };
 };
-const [simLag, nodeLag] = [lag(simFile), lag(nodeFile)];
-await writeFileAtomic(join(OUT, 'fidelity.md'), renderFidelity(comparisons, simFile, nodeFile, { sim: simLag.text, node: nodeLag.text }));
+const lag = { sim: percentiles(simFile, (r) => r.hookLaunchLagMs), node: percentiles(nodeFile, (r) => r.hookLaunchLagMs) };
+const own = { sim: percentiles(simFile, (r) => r.hookProcAgeMs), node: percentiles(nodeFile, (r) => r.hookProcAgeMs) };
+await writeFileAtomic(join(OUT, 'fidelity.md'), renderFidelity(comparisons, simFile, nodeFile, { lag: { sim: lag.sim.text, node: lag.node.text }, own: { sim: own.sim.text, node: own.node.text } }));
 const disagreeing = comparisons.filter((c) => c.disagreements.length);
 console.log(`fidelity_scenarios: ${comparisons.length}`);
 console.log(`fidelity_agreeing: ${comparisons.length - disagreeing.length}`);
-console.log(`exec_hook_start_lag_p95_ms_sim: ${simLag.p95?.toFixed(1) ?? 'NaN'}`);
-console.log(`exec_hook_start_lag_p95_ms_node: ${nodeLag.p95?.toFixed(1) ?? 'NaN'}`);
+console.log(`exec_hook_start_lag_p95_ms_sim: ${lag.sim.p95?.toFixed(1) ?? 'NaN'}`);
+console.log(`exec_hook_start_lag_p95_ms_node: ${lag.node.p95?.toFixed(1) ?? 'NaN'}`);
+console.log(`exec_hook_own_start_p95_ms_sim: ${own.sim.p95?.toFixed(1) ?? 'NaN'}`);
+console.log(`exec_hook_own_start_p95_ms_node: ${own.node.p95?.toFixed(1) ?? 'NaN'}`);
 for (const c of disagreeing) console.log(`  ${c.scenario}: ${c.disagreements.join('; ')}`);
 console.log(`report: ${join(OUT, 'fidelity.md')}`);
 if (values.check && disagreeing.length) process.exit(EXIT_DISAGREE);

@@ -2,9 +2,12 @@
 import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
 
-export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted'] as const;
+export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
 export type OffsetName = (typeof OFFSETS)[number];
-export const OFFSET_LABELS: Record<OffsetName, string> = { hookStart: 'delete→hook start', term: 'delete→TERM', ended: 'delete→container ended', deleted: 'delete→DELETED' };
+export const OFFSET_LABELS: Record<OffsetName, string> = {
+  hookStart: 'delete→hook start', term: 'delete→TERM', ended: 'delete→container ended', deleted: 'delete→DELETED',
+  verdict: 'deadline→kubelet verdict', verdictToTerm: 'verdict→TERM', termToEnded: 'TERM→container ended',
+};
 
 export const RunSummarySchema = z.object({
   scenario: z.string(),
@@ -17,9 +20,15 @@ export const RunSummarySchema = z.object({
   phase: z.string().nullable(),
   eventReasons: z.array(z.string()),
   /** Seconds after the delete was issued; null when the run did not show it. */
-  offsets: z.object({ hookStart: z.number().nullable(), term: z.number().nullable(), ended: z.number().nullable(), deleted: z.number().nullable() }),
+  offsets: z.object({
+    hookStart: z.number().nullable(), term: z.number().nullable(), ended: z.number().nullable(), deleted: z.number().nullable(),
+    // Only for a pod the kubelet ended on its own before the delete (activeDeadlineSeconds); absent in older files.
+    verdict: z.number().nullable().optional(), verdictToTerm: z.number().nullable().optional(), termToEnded: z.number().nullable().optional(),
+  }),
   /** ms from the kubelet launching the exec hook to the hook's own first line, when both are known. */
   hookLaunchLagMs: z.number().nullable(),
+  /** The hook's own age at its first line (lab-hook's procAgeMs, 10 ms steps): its start-up without the runtime's exec. */
+  hookProcAgeMs: z.number().nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -33,12 +42,33 @@ export type SideFile = z.infer<typeof SideFileSchema>;
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
+/**
+ * The kubelet's own verdict on a pod it ends before any delete: the first status after Ready that
+ * turns Ready off while the container still runs and nothing asked for deletion (the active deadline).
+ */
+function kubeletVerdict(o: Observation): { at: number; deadline: number | null } | null {
+  const deleteAt = o.timeline.deleteIssued ? Date.parse(o.timeline.deleteIssued.at.wall) : Infinity;
+  const ready = (e: Observation['evidence']['watchEvents'][number]) => e.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  const events = o.evidence.watchEvents;
+  const firstReady = events.findIndex(ready);
+  if (firstReady < 0) return null;
+  const verdict = events.slice(firstReady).find((e) => !ready(e) && !e.deletionTimestamp && e.containers.some((c) => c.state === 'running'));
+  if (!verdict || Date.parse(verdict.receivedAt.wall) >= deleteAt) return null;
+  const startTime = events.find((e) => e.startTime)?.startTime;
+  const seconds = o.scenario.activeDeadlineSeconds;
+  return { at: Date.parse(verdict.receivedAt.wall), deadline: startTime && seconds ? Date.parse(startTime) + seconds * 1000 : null };
+}
+
 export function summarize(o: Observation, repetition: number, hookLaunchedAt: number | null): RunSummary {
   const t = o.timeline;
   const origin = t.deleteIssued ? Date.parse(t.deleteIssued.at.wall) : null;
-  const since = (wall: string | undefined) => (origin === null || wall === undefined ? null : round((Date.parse(wall) - origin) / 1000));
+  const between = (from: number | null, to: number | null) => (from === null || to === null ? null : round((to - from) / 1000));
+  const at = (wall: string | undefined) => (wall === undefined ? null : Date.parse(wall));
   const lastPhase = [...o.evidence.watchEvents].reverse().find((e) => e.phase !== null)?.phase ?? null;
   const hookLine = t.hookStart?.source === 'container-log' ? Date.parse(t.hookStart.at.time) : null;
+  const termAt = at(t.termReceived?.at.time);
+  const endedAt = at(t.containerTerminated?.at.wall);
+  const verdict = kubeletVerdict(o);
   return {
     scenario: o.scenario.name,
     repetition,
@@ -49,12 +79,27 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
     reason: o.finalState?.reason ?? null,
     phase: lastPhase,
     eventReasons: [...new Set(o.evidence.podEvents.map((e) => e.reason))].sort(),
-    offsets: {
-      hookStart: t.hookStart?.source === 'container-log' ? since(t.hookStart.at.time) : null,
-      term: t.termReceived ? since(t.termReceived.at.time) : null,
-      ended: since(t.containerTerminated?.at.wall),
-      deleted: since(t.podDeleted?.at.wall),
+    // A pod the kubelet ended before the delete is timed from its verdict: the harness's own delay
+    // after acceptance says nothing about the kubelet.
+    offsets: verdict ? {
+      hookStart: null, term: null, ended: null, deleted: between(origin, at(t.podDeleted?.at.wall)),
+      verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),
+    } : {
+      hookStart: between(origin, hookLine), term: between(origin, termAt), ended: between(origin, endedAt), deleted: between(origin, at(t.podDeleted?.at.wall)),
+      verdict: null, verdictToTerm: null, termToEnded: null,
     },
     hookLaunchLagMs: hookLine !== null && hookLaunchedAt !== null ? round(hookLine - hookLaunchedAt) : null,
+    hookProcAgeMs: hookProcAge(o),
   };
+}
+
+function hookProcAge(o: Observation): number | null {
+  const from = o.timeline.hookStart?.from;
+  if (o.timeline.hookStart?.source !== 'container-log' || from?.kind !== 'log') return null;
+  try {
+    const age = JSON.parse(o.evidence.logLines[from.line]?.text ?? '').procAgeMs;
+    return typeof age === 'number' ? age : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 // The fidelity comparison: it must fail when the sides disagree, and pass when they agree.
 import { describe, expect, it } from 'vitest';
-import { compareSides, MEDIAN_TOLERANCE_SECONDS } from '../../cluster/fidelity/compare.ts';
+import { compareSides, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS } from '../../cluster/fidelity/compare.ts';
 import type { RunSummary, SideFile } from '../../cluster/fidelity/summary.ts';
 
 function run(over: Partial<RunSummary> & { term?: number }, repetition = 1): RunSummary {
@@ -28,5 +28,19 @@ describe('fidelity comparison', () => {
     const offBy = MEDIAN_TOLERANCE_SECONDS + 0.01;
     const [c] = compareSides(side('sim', [run({ term: 0.12 })]), side('node', [run({ term: 0.12 + offBy, offsets: { hookStart: 1.5, term: 0.12 + offBy, ended: 9.2, deleted: 9.5 } })]));
     expect(c!.disagreements).toEqual(['hookStart: seen only on the real side', expect.stringMatching(/^term: median 0\.12s on the sim/)]);
+  });
+
+  it('judges a ticker-phased offset by its window, not by medians that differ by chance', () => {
+    const deadline = (verdict: number, verdictToTerm: number, repetition: number) => run({
+      scenario: 'deadline-runs-out', offsets: { hookStart: null, term: null, ended: null, deleted: 0.05, verdict, verdictToTerm, termToEnded: 2.15 },
+    }, repetition);
+    const node = side('node', [deadline(0.38, 0.29, 1), deadline(0.38, 0.55, 2), deadline(0.39, 0.82, 3)]);
+    // Medians 0.5 s apart, every run inside its ticker's period: they agree.
+    const [agree] = compareSides(side('sim', [deadline(0.9, 0.15, 1), deadline(0.9, 0.3, 2), deadline(0.91, 0.43, 3)]), node);
+    expect(agree!.disagreements).toEqual([]);
+    // A deadline measured from an untruncated start time lands a whole second late on some runs.
+    const late = TICKER_WINDOWS.verdict!.to + 0.5;
+    const [c] = compareSides(side('sim', [deadline(0.9, 0.15, 1), deadline(late, 0.3, 2), deadline(0.91, 0.43, 3)]), node);
+    expect(c!.disagreements).toEqual([expect.stringMatching(/^verdict: sim 0\.90s–.*outside the sync ticker's/)]);
   });
 });
