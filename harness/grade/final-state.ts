@@ -70,7 +70,7 @@ function terminationObserved(o: Observation): Check {
   const cited = resolveState(o, final.from);
   if (typeof cited === 'string') return fail(id, `the final state cites ${cited}`);
   const shown = cited.containers.find((c) => c.name === final.container);
-  if (!shown || shown.state !== 'terminated' || shown.exitCode !== final.exitCode || (shown.reason ?? null) !== final.reason) {
+  if (shown?.state !== 'terminated' || shown.exitCode !== final.exitCode || (shown.reason ?? null) !== final.reason) {
     return fail(id, `the final state says exit ${final.exitCode} (${final.reason ?? 'no reason'}), but ${describeCitation(final.from)} shows ${shown ? `${shown.state}${shown.exitCode !== undefined ? ` ${shown.exitCode}` : ''} (${shown.reason ?? 'no reason'})` : 'no such container'}`);
   }
   // A read stands in for the watch only when the watch never showed the end.
