@@ -43,20 +43,25 @@ export type SideFile = z.infer<typeof SideFileSchema>;
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 /**
- * The kubelet's own verdict on a pod it ends before any delete: the first status after Ready that
- * turns Ready off while the container still runs and nothing asked for deletion (the active deadline).
+ * The kubelet's own verdict on a pod it ends before any delete (the active deadline): the first
+ * status after Ready that turns Ready off while the container still runs and nothing asked for deletion.
  */
 function kubeletVerdict(o: Observation): { at: number; deadline: number | null } | null {
+  // Only a deadline ends a pod this way in the matrix; a probe that times out under load must not look like one.
+  const seconds = o.scenario.activeDeadlineSeconds;
+  if (!seconds) return null;
   const deleteAt = o.timeline.deleteIssued ? Date.parse(o.timeline.deleteIssued.at.wall) : Infinity;
   const ready = (e: Observation['evidence']['watchEvents'][number]) => e.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
   const events = o.evidence.watchEvents;
   const firstReady = events.findIndex(ready);
   if (firstReady < 0) return null;
-  const verdict = events.slice(firstReady).find((e) => !ready(e) && !e.deletionTimestamp && e.containers.some((c) => c.state === 'running'));
-  if (!verdict || Date.parse(verdict.receivedAt.wall) >= deleteAt) return null;
   const startTime = events.find((e) => e.startTime)?.startTime;
-  const seconds = o.scenario.activeDeadlineSeconds;
-  return { at: Date.parse(verdict.receivedAt.wall), deadline: startTime && seconds ? Date.parse(startTime) + seconds * 1000 : null };
+  const deadline = startTime ? Date.parse(startTime) + seconds * 1000 : null;
+  // Not before the deadline: a readiness probe that failed earlier is not the verdict.
+  const verdict = events.slice(firstReady).find((e) => !ready(e) && !e.deletionTimestamp && e.containers.some((c) => c.state === 'running')
+    && (deadline === null || Date.parse(e.receivedAt.wall) >= deadline));
+  if (!verdict || Date.parse(verdict.receivedAt.wall) >= deleteAt) return null;
+  return { at: Date.parse(verdict.receivedAt.wall), deadline };
 }
 
 export function summarize(o: Observation, repetition: number, hookLaunchedAt: number | null): RunSummary {
