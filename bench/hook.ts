@@ -44,5 +44,5 @@ console.log(`exec_hook_samples: ${lags.length}`);
 console.log(`exec_hook_start_lag_p50_ms: ${percentile(lags, 0.5)!.toFixed(1)}`);
 console.log(`exec_hook_start_lag_p95_ms: ${percentile(lags, 0.95)!.toFixed(1)}`);
 console.log(`exec_hook_start_lag_max_ms: ${Math.max(...lags).toFixed(1)}`);
-// The hook's own age at its first line (10 ms steps), where /proc tells it.
-console.log(`exec_hook_own_start_p95_ms: ${ages.length ? percentile(ages, 0.95)!.toFixed(1) : 'not measured (no /proc)'}`);
+// The hook process's age at its first line (10 ms steps), where /proc tells it.
+console.log(`exec_hook_proc_age_p95_ms: ${ages.length ? percentile(ages, 0.95)!.toFixed(1) : 'not measured (no /proc)'}`);

@@ -41,14 +41,16 @@ json_field() {
 }
 identity="$(json_field podUid "${POD_UID:-}")$(json_field podName "${POD_NAME:-}")"
 
-# The hook's own age in ms (10 ms steps): now minus its process start, both counted from boot in
-# /proc's fixed 100 ticks a second. Its own start-up, apart from the time the runtime took to exec it.
+# The hook's age in ms (10 ms steps): now minus its process's creation, both counted from boot in
+# /proc's fixed 100 ticks a second. Not the time the runtime took to decide and ask for the exec, but
+# everything after the process was made (in a container that includes runc init's own set-up).
 # Shell builtins only, no other program; nothing where there is no /proc (macOS).
 proc_age_field() {
   [ -r /proc/uptime ] && [ -r "/proc/$$/stat" ] || return 0
   read -r uptime _ </proc/uptime
   read -r stat <"/proc/$$/stat"
   set -- ${stat##*) }  # from field 3 on: the command name, in parentheses, may hold spaces
+  [ $# -ge 20 ] || return 0
   shift 19             # field 22, starttime
   case $uptime in *.[0-9][0-9]) ;; *) return 0 ;; esac
   uptime_ticks=${uptime%.*}${uptime#*.}

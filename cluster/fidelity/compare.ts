@@ -15,7 +15,8 @@ export const MEDIAN_TOLERANCE_SECONDS = 0.3;
  */
 export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: number; why: string }>> = {
   verdict: { from: 0, to: REAL_NODE_TIMING.syncTickMs / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'the sync ticker' },
-  verdictToTerm: { from: 0, to: (REAL_NODE_TIMING.relistPeriodMs + REAL_NODE_TIMING.relistDurationMs) / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
+  // TERM is the container's clock and the verdict the watch's arrival: a relist just after the verdict's sync can put TERM first.
+  verdictToTerm: { from: -MEDIAN_TOLERANCE_SECONDS, to: (REAL_NODE_TIMING.relistPeriodMs + REAL_NODE_TIMING.relistDurationMs) / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
 };
 
 export interface OffsetStats { median: number; min: number; max: number; n: number }

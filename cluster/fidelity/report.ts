@@ -12,7 +12,10 @@ function offsetCell(side: SideResult | null, name: keyof SideResult['offsets']):
 function difference(c: ScenarioComparison, name: keyof SideResult['offsets']): string {
   const [a, b] = [c.sim?.offsets[name], c.node?.offsets[name]];
   const window = TICKER_WINDOWS[name];
-  if (a && b && window) return `both within ${window.from}–${window.to.toFixed(1)}s`;
+  if (a && b && window) {
+    const inside = (v: { min: number; max: number }) => v.min >= window.from && v.max <= window.to;
+    return `${inside(a) && inside(b) ? 'both within' : 'not both within'} ${window.from}–${window.to.toFixed(1)}s`;
+  }
   return a && b ? `${a.median - b.median >= 0 ? '+' : ''}${(a.median - b.median).toFixed(2)}s` : '';
 }
 const SUMMARY_OFFSETS = ['hookStart', 'term', 'ended', 'deleted'] as const;
@@ -29,7 +32,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile,
     '',
     `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
-    `Exec hook: from the kubelet's launch to the hook's first line (on the node this includes the CRI exec through containerd and runc): sim ${hook.lag.sim}; real node ${hook.lag.node}. The hook's own start-up, its process age at that line (10 ms steps): sim ${hook.own.sim}; real node ${hook.own.node}.`,
+    `Exec hook: from the kubelet's launch to the hook's first line (on the node this includes the CRI exec through containerd and runc): sim ${hook.lag.sim}; real node ${hook.lag.node}. The hook process's age at that line, counted from the process's creation (on the node that includes runc init before the hook is exec'd; 10 ms steps): sim ${hook.own.sim}; real node ${hook.own.node}.`,
     '',
     '| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | Δ hook start | Δ TERM | Δ ended | Δ DELETED |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',

@@ -1,6 +1,7 @@
 // One scenario run, reduced to what the fidelity comparison looks at. Pure: observation in, summary out.
 import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
+import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 
 export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
 export type OffsetName = (typeof OFFSETS)[number];
@@ -27,7 +28,7 @@ export const RunSummarySchema = z.object({
   }),
   /** ms from the kubelet launching the exec hook to the hook's own first line, when both are known. */
   hookLaunchLagMs: z.number().nullable(),
-  /** The hook's own age at its first line (lab-hook's procAgeMs, 10 ms steps): its start-up without the runtime's exec. */
+  /** The hook process's age at its first line (lab-hook's procAgeMs, 10 ms steps): from its creation, so on a real node it includes runc init. */
   hookProcAgeMs: z.number().nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
@@ -46,20 +47,23 @@ const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
  * The kubelet's own verdict on a pod it ends before any delete (the active deadline): the first
  * status after Ready that turns Ready off while the container still runs and nothing asked for deletion.
  */
-function kubeletVerdict(o: Observation): { at: number; deadline: number | null } | null {
+function kubeletVerdict(o: Observation): { at: number; deadline: number } | null {
   // Only a deadline ends a pod this way in the matrix; a probe that times out under load must not look like one.
-  const seconds = o.scenario.activeDeadlineSeconds;
-  if (!seconds) return null;
+  if (!o.scenario.activeDeadlineSeconds) return null;
+  // The pod's own deadline, as the harness rendered it (never past the harness's cap).
+  const seconds = Math.min(podDeadlineSeconds(o.scenario), o.scenario.activeDeadlineSeconds);
   const deleteAt = o.timeline.deleteIssued ? Date.parse(o.timeline.deleteIssued.at.wall) : Infinity;
   const ready = (e: Observation['evidence']['watchEvents'][number]) => e.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
   const events = o.evidence.watchEvents;
   const firstReady = events.findIndex(ready);
   if (firstReady < 0) return null;
   const startTime = events.find((e) => e.startTime)?.startTime;
-  const deadline = startTime ? Date.parse(startTime) + seconds * 1000 : null;
+  // Without the start time (a file from before it was recorded) nothing tells a verdict from a failed probe.
+  if (!startTime) return null;
+  const deadline = Date.parse(startTime) + seconds * 1000;
   // Not before the deadline: a readiness probe that failed earlier is not the verdict.
   const verdict = events.slice(firstReady).find((e) => !ready(e) && !e.deletionTimestamp && e.containers.some((c) => c.state === 'running')
-    && (deadline === null || Date.parse(e.receivedAt.wall) >= deadline));
+    && Date.parse(e.receivedAt.wall) >= deadline);
   if (!verdict || Date.parse(verdict.receivedAt.wall) >= deleteAt) return null;
   return { at: Date.parse(verdict.receivedAt.wall), deadline };
 }

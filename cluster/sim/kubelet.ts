@@ -175,7 +175,8 @@ export class Kubelet {
 
   private async createContainers(worker: PodWorker): Promise<void> {
     worker.started = true;
-    const startedAt = apiTime();
+    const startedWall = wallNow();
+    const startedAt = apiTime(startedWall);
     const pending = this.mutate(worker, (p) => {
       p.status.startTime = startedAt;
       p.status.hostIP = NODE_IP;
@@ -195,7 +196,7 @@ export class Kubelet {
     const deadline = pending.spec.activeDeadlineSeconds;
     // The status manager keeps startTime in whole seconds (status_manager.go normalizeStatus), and
     // active_deadline.go measures from that: the deadline falls up to 1 s before startTime + seconds.
-    if (typeof deadline === 'number') worker.deadlineAt = Date.parse(startedAt) + deadline * 1000;
+    if (typeof deadline === 'number') worker.deadlineAt = Math.floor(startedWall / 1000) * 1000 + deadline * 1000;
     if ((pending.spec.dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
       // The sim has no cluster DNS, like the project's real node: dns.go GetPodDNS says so.
       this.recordEvent(pending, 'Warning', 'MissingClusterDNS', `pod: "${pending.metadata.name}_${pending.metadata.namespace}(${pending.metadata.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
@@ -342,11 +343,6 @@ export class Kubelet {
           startedAt: status.state.running?.startedAt ?? c.startedAt, finishedAt: apiTime(), containerID: status.containerID ?? `sim://${worker.uid}-${name}`,
         } };
       }
-      for (const condition of p.status.conditions as any[]) {
-        if (condition.type === 'Ready' || condition.type === 'ContainersReady') {
-          condition.status = 'False'; condition.reason = 'PodCompleted'; condition.lastTransitionTime = apiTime();
-        }
-      }
       if (allExited) {
         // The sandbox goes with the last container (killPodWithSyncResult stops it).
         const sandbox = (p.status.conditions as any[]).find((c) => c.type === 'PodReadyToStartContainers');
@@ -357,6 +353,13 @@ export class Kubelet {
           p.status.message = worker.evicted.message;
         } else {
           p.status.phase = (p.status.containerStatuses as any[]).every((cs) => cs.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+        }
+      }
+      // status/generate.go: a terminal phase names itself (PodCompleted, PodFailed); otherwise some container is not ready.
+      const readyReason = !allExited ? 'ContainersNotReady' : p.status.phase === 'Failed' ? 'PodFailed' : 'PodCompleted';
+      for (const condition of p.status.conditions as any[]) {
+        if (condition.type === 'Ready' || condition.type === 'ContainersReady') {
+          condition.status = 'False'; condition.reason = readyReason; condition.lastTransitionTime = apiTime();
         }
       }
     });
@@ -449,7 +452,7 @@ export class Kubelet {
 
   /**
    * generateAPIPodStatus past the deadline: ShouldEvict makes the phase Failed, so Ready turns False
-   * (PodCompleted) at once, but mergePodStatus holds back the terminal phase, reason and message
+   * (PodFailed, status/generate.go) at once, but mergePodStatus holds back the terminal phase, reason and message
    * while containers could still run (status_manager.go). A terminal pod is no longer probed.
    */
   private deadlineExceeded(worker: PodWorker): WorkType | undefined {
@@ -459,7 +462,7 @@ export class Kubelet {
     const pod = this.mutate(worker, (p) => {
       for (const condition of p.status.conditions as any[]) {
         if ((condition.type === 'Ready' || condition.type === 'ContainersReady') && condition.status !== 'False') {
-          condition.status = 'False'; condition.reason = 'PodCompleted'; condition.lastTransitionTime = apiTime();
+          condition.status = 'False'; condition.reason = 'PodFailed'; condition.lastTransitionTime = apiTime();
         }
       }
     });
