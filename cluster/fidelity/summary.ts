@@ -90,12 +90,15 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
     eventReasons: [...new Set(o.evidence.podEvents.map((e) => e.reason))].sort(),
     // A pod the kubelet ended before the delete is timed from its verdict: the harness's own delay
     // after acceptance says nothing about the kubelet.
-    offsets: verdict ? {
-      hookStart: null, term: null, ended: null, deleted: between(origin, at(t.podDeleted?.at.wall)),
-      verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),
-    } : {
-      hookStart: between(origin, hookLine), term: between(origin, termAt), ended: between(origin, endedAt), deleted: between(origin, at(t.podDeleted?.at.wall)),
-      verdict: null, verdictToTerm: null, termToEnded: null,
+    offsets: {
+      deleted: between(origin, at(t.podDeleted?.at.wall)),
+      ...(verdict ? {
+        hookStart: null, term: null, ended: null,
+        verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),
+      } : {
+        hookStart: between(origin, hookLine), term: between(origin, termAt), ended: between(origin, endedAt),
+        verdict: null, verdictToTerm: null, termToEnded: null,
+      }),
     },
     hookLaunchLagMs: hookLine !== null && hookLaunchedAt !== null ? round(hookLine - hookLaunchedAt) : null,
     hookProcAgeMs: hookProcAge(o),

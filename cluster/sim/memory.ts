@@ -22,6 +22,8 @@ export const readRssWithPs: RssReader = (pids) => new Promise((resolve) => {
   });
 });
 
+const STATUS_FIELDS = ['RssAnon', 'RssShmem', 'VmRSS'].map((name) => new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
+
 /**
  * pid -> KiB the kernel cannot reclaim, from /proc/<pid>/status: anonymous and shared memory
  * (RssAnon + RssShmem). A cgroup at its limit first drops file-backed pages (the program's own
@@ -31,10 +33,9 @@ export const readRssWithPs: RssReader = (pids) => new Promise((resolve) => {
  */
 export const readRssFromProc: RssReader = async (pids) => {
   const sizes = new Map<number, number>();
-  const field = (status: string, name: string) => new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
   await Promise.all(pids.map(async (pid) => {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-    const [anon, shmem, rss] = ['RssAnon', 'RssShmem', 'VmRSS'].map((name) => field(status, name));
+    const [anon, shmem, rss] = STATUS_FIELDS.map((field) => field.exec(status)?.[1]);
     if (anon !== undefined) sizes.set(pid, Number(anon) + Number(shmem ?? 0));
     else if (rss !== undefined) sizes.set(pid, Number(rss));
   }));
