@@ -8,20 +8,13 @@ import { predictionChecks, type PredictionsFile } from './predictions.ts';
 import { forgetSources } from './sources.ts';
 import { predict } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict } from './types.ts';
+import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
 
 export interface GradeOptions {
   source?: string;
   predictions?: PredictionsFile;
   /** The schema version the file was written in (older ones are upgraded on reading). */
   fileVersion?: number;
-}
-
-function verdictOf(evidence: Check[], outcome: Check[]): Verdict {
-  if (evidence.some((c) => c.status === 'fail')) return 'evidence-invalid';
-  if (outcome.some((c) => c.status === 'fail')) return 'differs-from-model';
-  if ([...evidence, ...outcome].some((c) => c.status === 'inconclusive')) return 'inconclusive';
-  return 'matches-model';
 }
 
 function explain(verdict: Verdict, checks: Check[]): string {

@@ -55,6 +55,14 @@ export const pass = (id: string, reason: string): Check => ({ id, status: 'pass'
 export const fail = (id: string, reason: string): Check => ({ id, status: 'fail', reason });
 export const inconclusive = (id: string, reason: string): Check => ({ id, status: 'inconclusive', reason });
 
+/** Tampered evidence outranks a differing outcome, which outranks an open question. */
+export function verdictOf(evidence: Check[], outcome: Check[]): Verdict {
+  if (evidence.some((c) => c.status === 'fail')) return 'evidence-invalid';
+  if (outcome.some((c) => c.status === 'fail')) return 'differs-from-model';
+  if ([...evidence, ...outcome].some((c) => c.status === 'inconclusive')) return 'inconclusive';
+  return 'matches-model';
+}
+
 export interface RolloutSection {
   templateBefore: string;
   templateAfter: string;

@@ -4,6 +4,7 @@ import { COLLECTIONS, collectionVersion, type Cluster, WatchStream } from '../ku
 import type { RolloutObservation, RolloutPodEvent } from '../observation-rollout.ts';
 import { ROLE_LABEL } from '../scenario/render-rollout.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
+import { containerStates } from './watch.ts';
 
 type Evidence = RolloutObservation['evidence'];
 type Raw = Record<string, any>;
@@ -24,10 +25,7 @@ function podEvent(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodE
     creationTimestamp: apiTimeString(p.metadata?.creationTimestamp),
     deletionTimestamp: apiTimeString(p.metadata?.deletionTimestamp),
     deletionGracePeriodSeconds: p.metadata?.deletionGracePeriodSeconds ?? null,
-    containers: (p.status?.containerStatuses ?? []).map((c: Raw) => {
-      const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
-      return { name: c.name, state, ready: Boolean(c.ready), ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}), ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}) };
-    }),
+    containers: containerStates(p),
     spec: liveContainers(p.spec),
   };
 }

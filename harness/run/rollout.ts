@@ -121,7 +121,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     template.before = { at: clock.now(), generation: deployment.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(deployment.spec?.template?.spec))) };
     cleaner.defer('wait for the lab pods to be gone', async () => {
       if (ctx.signal.aborted) return 'skipped';
-      const ok = await watches.waitFor(() => labUids().every((u) => goneUids().has(u)), GONE_TIMEOUT_MS + scenario.terminationGracePeriodSeconds * 1000);
+      const ok = await watches.waitFor(() => { const gone = goneUids(); return labUids().every((u) => gone.has(u)); }, GONE_TIMEOUT_MS + scenario.terminationGracePeriodSeconds * 1000);
       if (!ok) throw new Error(`lab pods still there after ${GONE_TIMEOUT_MS / 1000 + scenario.terminationGracePeriodSeconds}s`);
       return 'done';
     });
@@ -174,7 +174,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     template.after = { at: timeline.templateChanged, generation: patched.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(patched.spec?.template?.spec))) };
     const oldUids = labUids();
     const rolloutLimit = scenario.load.durationMs + scenario.replicas * scenario.terminationGracePeriodSeconds * 1000 + ROLLOUT_MARGIN_MS;
-    const complete = () => rolledTo(patched.metadata?.generation ?? 2)() && oldUids.every((u) => goneUids().has(u));
+    const complete = () => { const gone = goneUids(); return rolledTo(patched.metadata?.generation ?? 2)() && oldUids.every((u) => gone.has(u)); };
     if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal))) throw new Error(`the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`);
     timeline.rolloutComplete = clock.now();
 

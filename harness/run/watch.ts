@@ -10,10 +10,11 @@ type Lifecycle = { event: WatchLife; at: ReturnType<RunClock['now']>; resourceVe
 /** One thing seen of the pod: a watch event, or a read (pod null: the API said NotFound). */
 export type Sighting = { via: 'watch'; type: PodEventType; pod: k8s.V1Pod } | { via: 'read'; reason: PodRead['reason']; pod: k8s.V1Pod | null };
 
-const containerStates = (pod: k8s.V1Pod) => (pod.status?.containerStatuses ?? []).map((c) => {
+/** The containers' states as a watch event records them (pod and rollout observations alike). */
+export const containerStates = (pod: k8s.V1Pod) => (pod.status?.containerStatuses ?? []).map((c) => {
   const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
   return {
-    name: c.name, state, ready: c.ready,
+    name: c.name, state, ready: Boolean(c.ready),
     ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}),
     ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}),
   } as WatchEvent['containers'][number];

@@ -6,7 +6,7 @@ import type { RolloutObservation } from '../../observation-rollout.ts';
 import { describePreStop } from '../../scenario/schema.ts';
 import { HARNESS_VERSION } from '../../version.ts';
 import { TOLERANCE_SECONDS } from '../theory.ts';
-import { type Check, fail, type GradeResult, inconclusive, pass, RUBRIC_VERSION, type RolloutSection, type Verdict } from '../types.ts';
+import { type Check, fail, type GradeResult, inconclusive, pass, RUBRIC_VERSION, type RolloutSection, verdictOf } from '../types.ts';
 import { originOf, type PodFacts, podFacts } from './facts.ts';
 import { isFailure, type LoadLog, type LoadRecord, parseLoadLog } from './records.ts';
 import { combine, describeLifecycle, type Exposure, predictOldPod, PROXY_PROPAGATION_SECONDS } from './theory.ts';
@@ -73,14 +73,17 @@ function loadLogCheck(o: RolloutObservation, load: LoadLog): Check {
 function requestsVsLabLogs(load: LoadLog, pods: PodFacts[]): Check {
   const id = 'evidence.requests-vs-lab-logs';
   const byUid = new Map(pods.map((p) => [p.uid, p]));
-  const logged = (event: string, reqId: string) => pods.filter((p) => p.log?.lines.some((l) => l.event === event && l.fields.id === reqId));
+  // Each pod's "event id" pairs, read once: a load has thousands of requests.
+  const seen = new Map(pods.map((p) => [p.uid, new Set((p.log?.lines ?? []).map((l) => `${l.event} ${String(l.fields.id)}`))]));
+  const logs = (pod: PodFacts, event: string, reqId: string) => seen.get(pod.uid)!.has(`${event} ${reqId}`);
+  const logged = (event: string, reqId: string) => pods.filter((p) => logs(p, event, reqId));
   let checked = 0;
   for (const r of load.records) {
     if (r.outcome === 'completed' || r.outcome === 'rejected') {
       const pod = r.podUid ? byUid.get(r.podUid) : undefined;
       if (!pod) return fail(id, `load log line ${r.line}: request ${r.id} was answered by pod ${r.podUid ?? '(none)'}, which the watch never saw among the lab pods`);
       const event = r.outcome === 'completed' ? 'completed' : 'rejected';
-      if (pod.log?.whole && !pod.log.lines.some((l) => l.event === event && l.fields.id === r.id)) {
+      if (pod.log?.whole && !logs(pod, event, r.id)) {
         return fail(id, `load log line ${r.line}: request ${r.id} ${r.outcome} at pod ${pod.name}, but that pod's whole log has no ${event} line for it`);
       }
       checked++;
@@ -117,7 +120,7 @@ function lifecycleCaptured(o: RolloutObservation, pods: PodFacts[]): Check {
   return pass(id, `the live lifecycle of all ${terminated.length} terminated pods was read while they terminated, before they were gone`);
 }
 
-function lifecycleConsistent(o: RolloutObservation, pods: PodFacts[]): Check {
+function lifecycleConsistent(pods: PodFacts[]): Check {
   const id = 'evidence.lifecycle-consistent';
   for (const p of pods) {
     const read = p.live;
@@ -133,7 +136,6 @@ function lifecycleConsistent(o: RolloutObservation, pods: PodFacts[]): Check {
       if (!hasExecHook && p.hookStart !== null) return fail(id, `pod ${p.name}: its log shows a preStop hook running, but the live read shows ${describeLifecycle(lifecycleOf(read.containers))}`);
     }
   }
-  void o;
   return pass(id, 'each live read agrees with the watch and with the pod\'s own log');
 }
 
@@ -186,13 +188,6 @@ function modelCheck(exposure: Exposure, failed: number, oldFailed: number): Chec
     : inconclusive(id, `the model says requests may fail at the old pods (TERM before every proxy dropped them), but none did: the kubelet's reaction may have outlasted the proxies' ${PROXY_PROPAGATION_SECONDS}s`);
 }
 
-function verdictOf(evidence: Check[], outcome: Check[]): Verdict {
-  if (evidence.some((c) => c.status === 'fail')) return 'evidence-invalid';
-  if (outcome.some((c) => c.status === 'fail')) return 'differs-from-model';
-  if ([...evidence, ...outcome].some((c) => c.status === 'inconclusive')) return 'inconclusive';
-  return 'matches-model';
-}
-
 export function gradeRollout(o: RolloutObservation, options: { source?: string } = {}): GradeResult {
   const pods = podFacts(o);
   const origin = originOf(o);
@@ -202,31 +197,36 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
   const oldFailed = attributions.filter((a) => a.cause !== 'before the change' && a.pods.some((uid) => oldUids.has(uid))).length;
   const duringRollout = attributions.filter((a) => a.cause !== 'before the change').length;
   const model = predictRollout(o, pods);
-  const evidence = [loadLogCheck(o, load), requestsVsLabLogs(load, pods), lifecycleCaptured(o, pods), lifecycleConsistent(o, pods)];
+  const evidence = [loadLogCheck(o, load), requestsVsLabLogs(load, pods), lifecycleCaptured(o, pods), lifecycleConsistent(pods)];
   const complete = o.run.complete ? pass('outcome.run-complete', 'the rollout completed, the load ran to its end and everything was cleaned up') : inconclusive('outcome.run-complete', `the run is incomplete: ${o.run.incompleteReason ?? 'no reason recorded'}`);
   const outcome = [complete, templateVsLive(o, pods), failuresAttributed(attributions), modelCheck(model.exposure, duringRollout, oldFailed)];
   const checks = [...evidence, ...outcome];
   const verdict = verdictOf(evidence, outcome);
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
   const s = o.scenario;
+  const described = (t: typeof o.template.before) => (t ? describeLifecycle(lifecycleOf(t.containers)) : null);
+  const [liveBefore, liveAfter] = [described(o.template.before), described(o.template.after)];
+  const causeOf = new Map(attributions.map((a) => [a.record, a.cause]));
+  const causes = new Map<string, number>();
+  for (const a of attributions) causes.set(a.cause, (causes.get(a.cause) ?? 0) + 1);
   const section: RolloutSection = {
-    templateBefore: o.template.before ? describeLifecycle(lifecycleOf(o.template.before.containers)) : describePreStop(s.from.preStop),
-    templateAfter: o.template.after ? describeLifecycle(lifecycleOf(o.template.after.containers)) : describePreStop(s.to.preStop),
+    templateBefore: liveBefore ?? describePreStop(s.from.preStop),
+    templateAfter: liveAfter ?? describePreStop(s.to.preStop),
     exposure: model.exposure,
     templateExposure: model.templateExposure,
     steps: model.steps,
     requests: { total: load.records.length, failed: attributions.length, oldFailed },
     pods: pods.map((p) => ({
       name: p.name, uid: p.uid, revision: p.revision,
-      template: p.revision === 'old' ? (o.template.before ? describeLifecycle(lifecycleOf(o.template.before.containers)) : null) : (o.template.after ? describeLifecycle(lifecycleOf(o.template.after.containers)) : null),
+      template: p.revision === 'old' ? liveBefore : liveAfter,
       live: p.live ? describeLifecycle(lifecycleOf(p.live.containers)) : null,
       created: p.created, ready: p.ready, endpointRemoved: p.endpointRemoved, term: p.term, ended: p.ended, exitCode: p.exitCode,
       failed: attributions.filter((a) => a.pods[0] === p.uid).length,
     })),
-    causes: Object.fromEntries([...new Set(attributions.map((a) => a.cause))].map((c) => [c, attributions.filter((a) => a.cause === c).length])),
+    causes: Object.fromEntries(causes),
     points: load.records.map((r) => ({
       t: origin ? (Date.parse(r.sent.time) - origin.wall) / 1000 : r.sent.mono / 1000,
-      outcome: r.outcome === 'completed' ? 'completed' : (attributions.find((a) => a.record === r)?.cause ?? 'unattributed'),
+      outcome: r.outcome === 'completed' ? 'completed' : (causeOf.get(r) ?? 'unattributed'),
     })),
   };
   return {
