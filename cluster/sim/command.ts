@@ -26,7 +26,7 @@ export function kubectlHints(kubeconfig: string): string {
 export const simCommand: Command = {
   name: 'sim',
   summary: 'run the simulated cluster in the foreground (Ctrl-C stops it and every process it started)',
-  usage: 'termlab sim [--port N] [--kubeconfig-out FILE] [--proxy-sync-delay-ms N] [--kube-version 1.35|1.36|1.37]',
+  usage: 'termlab sim [--port N] [--kubeconfig-out FILE] [--proxy-sync-delay-ms N] [--kube-version 1.35|1.36|1.37 (1.34 kept)]',
   async run(argv, io) {
     const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' }, 'proxy-sync-delay-ms': { type: 'string' }, 'kube-version': { type: 'string' } } });
     const port = values.port === undefined ? 0 : Number(values.port);
