@@ -11,7 +11,7 @@ const BADGE: Record<Verdict, string> = {
   'matches-model': 'matches the model', 'differs-from-model': 'differs from the model',
   inconclusive: 'inconclusive', 'evidence-invalid': 'evidence invalid',
 };
-const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
+export const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
 
 const COLORS: Record<TimelineBar['kind'], string> = {
   request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777',
@@ -78,7 +78,7 @@ function rolloutCard(r: GradeResult): string {
   <h3>Pods</h3>${podsSvg(ro, e)}${table(TIMELINE_HEADER, timelineRows(ro))}`;
 }
 
-const STYLE = `
+export const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:960px;color:#1d1d1f;padding:0 1rem}
 h1{font-size:1.6rem;margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;vertical-align:top}th{background:#f6f7f9}
@@ -93,11 +93,10 @@ code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
 .b-matches-model{background:#dafbe1;color:#116329}.b-differs-from-model{background:#ffebe9;color:#a40e26}
 .b-inconclusive{background:#fff8c5;color:#7d4e00}.b-evidence-invalid{background:#eaeef2;color:#424a53}`;
 
-export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
-  // Anchors carry the index: one report may hold the same scenario from several files.
-  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${badge(r.verdict)}</td></tr>`).join('');
-  const cards = results.map((r, i) => `
-<section class="card v-${r.verdict}" id="s${i}-${e(r.scenario)}">
+/** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
+export function resultCards(results: GradeResult[], prefix = 's'): string {
+  return results.map((r, i) => `
+<section class="card v-${r.verdict}" id="${prefix}${i}-${e(r.scenario)}">
   <h2>${e(r.scenario)} ${badge(r.verdict)}</h2>
   <p>${e(r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
   ${r.rollout ? rolloutCard(r) : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
@@ -106,6 +105,12 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
   </table><p class="muted">pod ${e(r.podUid ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>
 </section>`).join('');
+}
+
+export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
+  // Anchors carry the index: one report may hold the same scenario from several files.
+  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${badge(r.verdict)}</td></tr>`).join('');
+  const cards = resultCards(results);
   const pairHtml = pairs.flatMap((p) => p.checks.map((c) => `<p><strong>Lab pair ${e(p.pairId)}</strong>: <span class="${c.status}">${c.status}</span> — ${e(c.reason)}</p>`)).join('');
   const problemHtml = problems.length ? `<h2>Files that could not be graded</h2><ul>${problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : '';
   return `<!doctype html>

@@ -6,7 +6,7 @@ import { lifecycleRows, requestsStrip, TIMELINE_HEADER, timelineRows } from './r
 
 // Table cells: no line breaks or control characters, pipes and backslashes escaped, no raw HTML,
 // and Markdown's own punctuation escaped so a string from a file cannot become a link or emphasis.
-const cell = (value: unknown) => String(value)
+export const cell = (value: unknown) => String(value)
   .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
   .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
   .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
