@@ -1,5 +1,6 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import type { Observation } from '../observation.ts';
 import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources, logComplete } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -108,8 +109,8 @@ function serverExit(o: Observation): Check {
   return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
 }
 
-/** The lab server's own exit on TERM in immediate mode (server/app.ts). */
-const LAB_EXIT_CODE = 17;
+/** The lab server's own exit on TERM in immediate mode (the pod contract). */
+const LAB_EXIT_CODE = LAB_EXIT_CODES.immediate;
 
 export function finalStateChecks(o: Observation): Check[] {
   return [terminationObserved(o), watchConsistent(o), serverExit(o)];

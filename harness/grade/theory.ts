@@ -1,5 +1,6 @@
 // The grader's model of the kubelet (../shared/kubelet-termination.md), written apart from
 // the simulator on purpose: the comparison means something only if the two are independent.
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 
 /** kuberuntime_container.go: the remainder after the hook is never below this. */
@@ -72,8 +73,8 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null)
     const completed = workEndsAt <= termAt;
     return {
       graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: termAt,
-      outcome: completed ? 'completed' : 'cut', exitCode: 17, reason: 'Error',
-      marginSeconds: marginTo(termAt), steps: [...steps, 'immediate mode exits 17 at TERM'],
+      outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
+      marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
     };
   }
   const completed = workEndsAt <= killAt;
