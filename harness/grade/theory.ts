@@ -77,6 +77,17 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null)
       marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
     };
   }
+  if (scenario.mode === 'ignore-term') {
+    // server/app.ts: TERM is logged and nothing else happens, so the server never exits on its own;
+    // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
+    const completed = workEndsAt <= killAt;
+    return {
+      graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: killAt,
+      outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
+      marginSeconds: marginTo(killAt),
+      steps: [...steps, `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${workEndsAt}s, before` : `would end at ${workEndsAt}s, after`} the kill`],
+    };
+  }
   const completed = workEndsAt <= killAt;
   const exitAt = completed ? Math.max(termAt, workEndsAt) : killAt;
   return {
