@@ -2,7 +2,7 @@
 // each submission graded on its own, one row each, and an exit code that says whether the
 // instructor needs to look (copies, invalid evidence, unreadable files).
 import type { CommandIO } from '../command.ts';
-import { EXIT } from '../errors.ts';
+import { EXIT, unwritable } from '../errors.ts';
 import type { PredictionsFile } from '../grade/predictions.ts';
 import { writeFileAtomic } from '../observation.ts';
 import { terminalText } from './escape.ts';
@@ -54,8 +54,11 @@ function summaryLine(row: Gradebook['rows'][number], pairIds: string[]): string 
 export async function runClass(paths: string[], options: ClassOptions, io: CommandIO): Promise<number> {
   const lab = options.lab ? await readLab(options.lab) : null;
   const book = await gradeClass(paths, lab, { predictions: options.predictions, signal: io.signal, onProblem: (p) => io.err(`termlab grade: ${terminalText(p)}\n`) });
-  if (options.gradebook) await writeFileAtomic(options.gradebook, gradebookCsv(book));
-  if (options.gradebookJson) await writeFileAtomic(options.gradebookJson, JSON.stringify(book, null, 2) + '\n');
+  const write = async (path: string, text: string, what: string) => {
+    try { await writeFileAtomic(path, text); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', what, path, error); }
+  };
+  if (options.gradebook) await write(options.gradebook, gradebookCsv(book), '--gradebook');
+  if (options.gradebookJson) await write(options.gradebookJson, JSON.stringify(book, null, 2) + '\n', '--gradebook-json');
   for (const row of book.rows) io.out(summaryLine(row, book.pairIds));
   const flagged = book.rows.filter((r) => r.review.length).length;
   io.out(`${book.rows.length} submission(s); ${flagged ? `${flagged} need the instructor's eye (see the review column)` : 'none needs review'}\n`);

@@ -192,6 +192,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     run.complete = true;
   } catch (error) {
     run.incompleteReason = ctx.signal.aborted ? `interrupted (Ctrl-C) while ${phase}` : error instanceof Error ? error.message : String(error);
+    if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
   } finally {
     // The logs of old pods ended with their containers; the new pods' are cut here, before cleanup.
     for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
