@@ -2,7 +2,7 @@
 // 70 ("please report it") now ending as a TermlabError with its own code, naming the flag or path.
 // 130 (Ctrl-C) is driven by test/run/interrupt.test.ts.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -96,13 +96,15 @@ describe('exit codes from the CLI', () => {
     expect(r.code, r.stderr).toBe(EXIT.clusterUnreachable);
   });
 
-  it('4: a class gradebook with a file that is no submission needs the instructor\'s review', async () => {
+  it('4: a class gradebook with invalid evidence needs the instructor\'s review; one that cannot be written names its path', async () => {
     const dir = temp('class');
-    writeFileSync(join(dir, 'notes.txt'), 'not a submission\n');
-    const r = await runCli(['grade', join(dir, 'notes.txt'), '--gradebook', join(dir, 'book.csv')]);
+    mkdirSync(join(dir, 'run-a'));
+    copyFileSync(join(repoRoot, 'reports/examples/evidence-invalid.observation.json'), join(dir, 'run-a', 'evidence-invalid.observation.json'));
+    const r = await runCli(['grade', join(dir, 'run-a'), '--gradebook', join(dir, 'book.csv')]);
     expect(r.code, r.stderr).toBe(EXIT.needsReview);
-    const unwritable = await runCli(['grade', join(dir, 'notes.txt'), '--gradebook', join(underAFile(), 'book.csv')]);
-    expect(unwritable).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--gradebook') });
+    const book = join(underAFile(), 'book.csv');
+    const unwritable = await runCli(['grade', join(dir, 'run-a'), '--gradebook', book]);
+    expect(unwritable).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(book) });
   });
 });
 
