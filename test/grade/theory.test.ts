@@ -28,6 +28,15 @@ describe('kubelet model', () => {
     expect(p).toMatchObject({ exitAt: 8, reason: 'Error', marginSeconds: 6 });
   });
 
+  it('an httpGet hook longer than the grace holds a draining server open: its work completes, the kill ends it', () => {
+    const p = predict({ ...base, preStop: { kind: 'httpGet', ms: 9_000 }, terminationGracePeriodSeconds: 3, workMs: 2_000, deleteDelayMs: 500 });
+    expect(p).toMatchObject({ outcome: 'completed', exitCode: 137, termAt: 3, killAt: 5, exitAt: 5, marginSeconds: 3.5 });
+    // Ending before the kill, the hook's answer lets the server exit 0 when it is out.
+    expect(predict({ ...base, preStop: { kind: 'httpGet', ms: 4_000 }, terminationGracePeriodSeconds: 3, workMs: 2_000 })).toMatchObject({ exitCode: 0, exitAt: 4 });
+    // An exec hook is no request to the server: it drains and exits at TERM.
+    expect(predict({ ...base, preStop: { kind: 'exec-sleep', seconds: 9 }, terminationGracePeriodSeconds: 3, workMs: 2_000 })).toMatchObject({ exitCode: 0, exitAt: 3 });
+  });
+
   it('uses the deletion grace over the spec grace', () => {
     // 4s of grace, 3 taken by the hook, the remaining 1 raised to 2: KILL at 5.
     expect(predict(base, 4)).toMatchObject({ graceSeconds: 4, killAt: 5, outcome: 'cut' });
