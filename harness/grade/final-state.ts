@@ -99,6 +99,11 @@ function serverExit(o: Observation): Check {
   if (exits.length > 1) return fail(id, `the server logged its exit twice (${describeLine(exits[0]!)}, ${describeLine(exits[1]!)})`);
   const exit = exits[0];
   if (!final) return pass(id, 'no final state to compare with the server\'s exit line');
+  // The exit line is written just before process.exit: a SIGKILL can land between the two, and then
+  // the runtime reports 137. A race at the kill, not a contradiction, and nothing the model can call.
+  if (exit && (exit.fields.code === 0 || exit.fields.code === LAB_EXIT_CODE) && final.exitCode === 137 && final.reason !== 'OOMKilled') {
+    return inconclusive(id, `${describeLine(exit)} says the server was exiting ${String(exit.fields.code)}, but SIGKILL ended it first (137): the kill and the exit raced`);
+  }
   if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
   const logIsWhole = logComplete(o);
   if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logIsWhole) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
