@@ -1,5 +1,6 @@
 // The grader's model of the kubelet (../shared/kubelet-termination.md), written apart from
 // the simulator on purpose: the comparison means something only if the two are independent.
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 
 /**
@@ -120,18 +121,39 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     const completed = workEndsAt <= termAt;
     return {
       graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: termAt,
-      outcome: completed ? 'completed' : 'cut', exitCode: 17, reason: 'Error',
-      marginSeconds: marginTo(termAt), steps: [...steps, 'immediate mode exits 17 at TERM'],
+      outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
+      marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
+    };
+  }
+  if (scenario.mode === 'ignore-term') {
+    // server/app.ts: TERM is logged and nothing else happens, so the server never exits on its own;
+    // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
+    const completed = workEndsAt <= killAt;
+    return {
+      graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: killAt,
+      outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
+      marginSeconds: marginTo(killAt),
+      steps: [...steps, `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${workEndsAt}s, before` : `would end at ${workEndsAt}s, after`} the kill`],
     };
   }
   const completed = workEndsAt <= killAt;
-  const exitAt = completed ? Math.max(termAt, workEndsAt) : killAt;
+  // An httpGet hook to the server is a request to it too: the kubelet stops waiting at the grace but
+  // does not cancel the call, so a draining server exits only once that answer is out (server/app.ts).
+  const hookRequestEndsAt = scenario.preStop.kind === 'httpGet' && scenario.preStop.port === undefined ? hookDurationSeconds(scenario.preStop) : null;
+  const heldByHook = hookRequestEndsAt !== null && hookRequestEndsAt > termAt;
+  const drainedAt = Math.max(termAt, workEndsAt, heldByHook ? hookRequestEndsAt : 0);
+  const exitsItself = completed && drainedAt <= killAt;
+  // Hook and kill are both counted from the kubelet's start: their distance has no reaction window.
+  const margin = heldByHook ? Math.min(marginTo(killAt), Math.abs(hookRequestEndsAt - killAt)) : marginTo(killAt);
+  const why = !completed ? `work would end at ${workEndsAt}s, after the kill: 137`
+    : exitsItself ? `work ends at ${workEndsAt}s, before the kill: exit 0`
+      : `work ends at ${workEndsAt}s, but the httpGet hook's request, still open until ${hookRequestEndsAt}s, keeps the draining server alive past the kill: 137`;
   return {
-    graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt,
+    graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: exitsItself ? drainedAt : killAt,
     outcome: completed ? 'completed' : 'cut',
-    exitCode: completed ? 0 : 137,
-    reason: completed ? 'Completed' : 'Error',
-    marginSeconds: marginTo(killAt),
-    steps: [...steps, completed ? `work ends at ${workEndsAt}s, before the kill: exit 0` : `work would end at ${workEndsAt}s, after the kill: 137`],
+    exitCode: exitsItself ? 0 : 137,
+    reason: exitsItself ? 'Completed' : 'Error',
+    marginSeconds: margin,
+    steps: [...steps, why],
   };
 }

@@ -3,7 +3,7 @@ import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
-import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
+import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
@@ -72,9 +72,13 @@ const isApiFailure = (error: unknown): error is TermlabError => isTermlabError(e
 
 async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
-  await rm(temporary, { force: true });
-  await symlink(resolve(runDir), temporary);
-  await rename(temporary, join(reportsRoot, 'latest'));
+  try {
+    await rm(temporary, { force: true });
+    await symlink(resolve(runDir), temporary);
+    await rename(temporary, join(reportsRoot, 'latest'));
+  } catch (error) {
+    throw unwritable('OUTPUT_UNWRITABLE', 'the link to the newest run', join(reportsRoot, 'latest'), error);
+  }
 }
 
 export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
@@ -125,7 +129,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
 
         const reportsRoot = resolve('reports');
         const runDir = resolve(values.out ?? join('reports', runId));
-        await mkdir(runDir, { recursive: true });
+        try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n\n`);
 
@@ -143,8 +147,14 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];
+        // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
+        const failures: { scenario: string; error: TermlabError }[] = [];
         const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult | null> => {
-          const scenarioContext = { ...context, onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail) };
+          const scenarioContext = {
+            ...context,
+            onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
+            onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
+          };
           const observation: Observation | RolloutObservation = 'kind' in scenario ? await runRollout(scenarioContext, scenario) : await runScenario(scenarioContext, scenario);
           const path = join(runDir, `${scenario.name}.observation.json`);
           try {
@@ -171,6 +181,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         progress.stop();
         stopOutageReports();
         for (const problem of problems) io.err(`termlab run: ${problem}\n`);
+        for (const f of failures) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
 
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
         let apiLost: TermlabError | null = null;
@@ -197,7 +208,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
           throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
         }
         if (io.signal.aborted) return EXIT.interrupted;
-        return exitCodeOf({ results, pairs, problems });
+        return gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
       } finally {
         await sim?.stop();
       }
