@@ -23,7 +23,7 @@ const simCommand: Command = {
   run: async (argv, io) => (await loadSim()).simCommand.run(argv, io),
 };
 
-const runCommand = createRunCommand(async (options) => (await loadSim()).startSimCluster(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }));
+const runCommand = createRunCommand(async (options) => (await loadSim()).startSimCluster({ kubeVersion: options.kubeVersion, ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }) }));
 
 const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
 commands.push(packCommand);

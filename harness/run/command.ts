@@ -33,14 +33,14 @@ import { summaryTable } from './summary.ts';
 
 export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
 /** What `--sim` may set on the simulated cluster it starts. */
-export interface SimStartOptions { proxySyncDelayMs?: number }
+export interface SimStartOptions { proxySyncDelayMs?: number; kubeVersion?: string }
 
 const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' },
+  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -81,7 +81,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -104,7 +104,9 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const delayText = values['sim-proxy-delay'];
       if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
       const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
-      const sim = values.sim ? await startSim({ proxySyncDelayMs }) : null;
+      // The minor a simulated cluster emulates; a real cluster is whatever version it is.
+      if (values['kube-version'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
+      const sim = values.sim ? await startSim({ proxySyncDelayMs, kubeVersion: values['kube-version'] }) : null;
       try {
         const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
         const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
