@@ -2,10 +2,18 @@
 import { spawnSync } from 'node:child_process';
 import { REPO } from './versions.ts';
 
-/** A setup problem the user can fix; its message is one line. */
-export class KindSetupError extends Error {}
-
 export const EXIT_SETUP_FAILED = 1;
+/** A bad argument (e.g. --kube naming a minor kind has no image for). */
+export const EXIT_USAGE = 2;
+
+/** A setup problem the user can fix; its message is one line. */
+export class KindSetupError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = EXIT_SETUP_FAILED) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
 
 const INSTALL: Record<string, string> = {
   docker: 'install Docker (docs.docker.com/get-docker) and start it',
@@ -58,6 +66,6 @@ export function main(name: string, body: () => void): void {
   } catch (error) {
     if (!(error instanceof KindSetupError)) throw error;
     process.stderr.write(`${name}: ${error.message}\n`);
-    process.exitCode = EXIT_SETUP_FAILED;
+    process.exitCode = error.exitCode;
   }
 }

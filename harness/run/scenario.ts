@@ -10,6 +10,7 @@ import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { labPort, renderPod } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 import { Cleaner } from './cleaner.ts';
+import { imagePullAdvice } from './image-pull.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { buildObservation, type Recorded } from './observe.ts';
@@ -115,7 +116,8 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
   const events = await podEvents(ctx, name);
   const warnings = events.filter((e) => e.type === 'Warning').map((e) => `${e.reason}: ${e.message}`);
   const waiting = sighting?.pod?.status?.containerStatuses?.[0]?.state?.waiting;
-  throw new TermlabError('POD_NOT_READY', `pod ${ctx.namespace}/${name} was not Ready within ${ctx.readyTimeoutMs / 1000}s${waiting ? ` (${waiting.reason}: ${waiting.message ?? ''})` : ''}${warnings.length ? `; events: ${warnings.join('; ')}` : ''}`, { events });
+  const pull = sighting?.pod ? imagePullAdvice(sighting.pod, ctx.cluster.context) : null;
+  throw new TermlabError('POD_NOT_READY', `pod ${ctx.namespace}/${name} was not Ready within ${ctx.readyTimeoutMs / 1000}s${waiting ? ` (${waiting.reason}: ${waiting.message ?? ''})` : ''}${pull ? `; ${pull}` : ''}${warnings.length ? `; events: ${warnings.join('; ')}` : ''}`, { events });
 }
 
 interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }

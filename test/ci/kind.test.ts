@@ -6,8 +6,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLUSTER_NAME, CONTEXT, KIND_CONFIG, KIND_VERSION, LAB_IMAGE_REFERENCE, REPO, RUN_LINE } from '../../cluster/kind/versions.ts';
-import { EXIT_SETUP_FAILED } from '../../cluster/kind/tools.ts';
+import { CLUSTER_NAME, CONTEXT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, KUBE_MINORS, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, REPO, RUN_LINE, kindNodeImage } from '../../cluster/kind/versions.ts';
+import { EXIT_SETUP_FAILED, EXIT_USAGE } from '../../cluster/kind/tools.ts';
 
 let bin: string;
 let calls: string;
@@ -27,11 +27,11 @@ function stub(name: string, body = 'exit 0'): void {
 }
 
 const dockerWorks = () => stub('docker', 'case "$1" in version) echo 28.2.2 ;; esac');
-const kindWithClusters = (clusters: string) =>
-  stub('kind', `case "$1 $2" in "version ") echo "kind ${KIND_VERSION} go1.24.6 linux/amd64" ;; "get clusters") printf '${clusters}' ;; esac`);
+const kindWithClusters = (clusters: string, release = KIND_VERSION) =>
+  stub('kind', `case "$1 $2" in "version ") echo "kind ${release} go1.26.7 linux/amd64" ;; "get clusters") printf '${clusters}' ;; esac`);
 
-function npmScript(script: 'up' | 'down') {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, `cluster/kind/${script}.ts`)], {
+function npmScript(script: 'up' | 'down', args: string[] = []) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, `cluster/kind/${script}.ts`), ...args], {
     cwd: REPO, encoding: 'utf8', env: { ...process.env, PATH: bin },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls: readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean) };
@@ -89,6 +89,45 @@ describe('kind:up', () => {
     expect(result.stdout.trim().split('\n').at(-1)?.trim()).toBe('npx termlab run --context kind-termlab --namespace termlab');
   });
 
+  it('with --kube, creates the cluster from kind v0.33.0\'s image for that minor, by digest', () => {
+    dockerWorks();
+    kindWithClusters('');
+    stub('kubectl');
+    const result = npmScript('up', ['--kube', '1.35']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.calls).toContain(`kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --image ${KIND_NODE_IMAGES['1.35']} --wait 120s`);
+    expect(result.stdout).toContain('kindest/node:v1.35.8');
+  });
+
+  it('takes the published patch or a v prefix, and refuses a minor or patch kind v0.33.0 has no image for', () => {
+    dockerWorks();
+    kindWithClusters('');
+    stub('kubectl');
+    expect(npmScript('up', ['--kube', 'v1.36.4']).calls).toContain(`kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --image ${KIND_NODE_IMAGES['1.36']} --wait 120s`);
+    for (const [value, message] of [
+      ['1.34', `kind:up: --kube 1.34: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`],
+      ['1.36.3', `kind:up: --kube 1.36.3: kind ${KIND_VERSION}'s 1.36 image is kindest/node:v1.36.4; pass --kube 1.36`],
+      ['latest', `kind:up: --kube latest: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`],
+    ]) {
+      const result = npmScript('up', ['--kube', value!]);
+      expect(result.status, value).toBe(EXIT_USAGE);
+      expect(oneLine(result.stderr)).toBe(message);
+    }
+    const unknown = npmScript('up', ['--kubernetes', '1.36']);
+    expect(unknown.status).toBe(EXIT_USAGE);
+    expect(oneLine(unknown.stderr)).toMatch(/^kind:up: .*--kubernetes.* \(usage: npm run kind:up -- \[--kube 1\.37\|1\.36\|1\.35\]\)$/);
+  });
+
+  it('refuses a kind older than v0.32.0 in one line, naming the release to install', () => {
+    dockerWorks();
+    kindWithClusters('', 'v0.30.0');
+    const result = npmScript('up');
+    expect(result.status).toBe(EXIT_SETUP_FAILED);
+    expect(oneLine(result.stderr)).toBe(`kind:up: kind v0.30.0 go1.26.7 linux/amd64 is older than v0.32.0, which kindest/node:v1.37.0 needs (kubeadm v1beta4, kind load): go install sigs.k8s.io/kind@${KIND_VERSION}`);
+    expect(result.calls.some((call) => call.startsWith('kind create'))).toBe(false);
+  });
+
   it('stops at a failed image build, before creating a cluster', () => {
     stub('docker', 'case "$1" in version) echo 28.2.2 ;; build) exit 1 ;; esac');
     kindWithClusters('');
@@ -113,5 +152,27 @@ describe('kind:down', () => {
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(`kind:down: no kind cluster named ${CLUSTER_NAME}; nothing to do`);
     expect(result.calls).toEqual(['kind get clusters']);
+  });
+});
+
+describe('manifests/kind-config.yaml', () => {
+  it('pins kind v0.33.0\'s default node image, 1.37, by digest; kubectl is of its version', () => {
+    expect(kindNodeImage()).toBe(KIND_NODE_IMAGES[DEFAULT_KUBE_MINOR]);
+    expect(KIND_NODE_IMAGES[DEFAULT_KUBE_MINOR]).toBe('kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5');
+    expect(KUBECTL_VERSION).toBe('v1.37.0');
+    expect(KUBE_MINORS).toEqual(['1.37', '1.36', '1.35']);
+  });
+
+  it('takes kubeadm patches for v1beta4 or no apiVersion, and names the file and field of one for v1beta3', () => {
+    const config = (patch: string) => {
+      const file = join(bin, 'kind-config.yaml');
+      const indented = patch.split('\n').map((line) => `      ${line}`).join('\n');
+      writeFileSync(file, `kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: ${KIND_NODE_IMAGES['1.37']}\n    kubeadmConfigPatches:\n    - |\n${indented}\n`);
+      return file;
+    };
+    expect(kindNodeImage(config('kind: InitConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    - name: v\n      value: "2"'))).toBe(KIND_NODE_IMAGES['1.37']);
+    expect(kindNodeImage(config('apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration'))).toBe(KIND_NODE_IMAGES['1.37']);
+    const old = config('apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration');
+    expect(() => kindNodeImage(old)).toThrow(`${old}: nodes.0.kubeadmConfigPatches.0: patches kubeadm.k8s.io/v1beta3: kind ${KIND_VERSION} writes kubeadm.k8s.io/v1beta4 for 1.36+; name kubeadm.k8s.io/v1beta4 or no apiVersion`);
   });
 });
