@@ -1,5 +1,6 @@
 // Faults on demand, for tests of the harness's resilience (test API and admin endpoint).
 import { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -67,19 +68,33 @@ export class ListenerFaults extends EventEmitter {
   private readonly stalled = new Set<TLSSocket>();
   private readonly exempt = new WeakSet<Socket>();
 
-  /** Call once the server listens, before any connection. */
+  private held: (() => void)[] = [];
+
+  /** Call once the server listens, before any connection; takes over its request and upgrade handlers so a stall can hold them. */
   constructor(server: Server, host: string, port: number) {
     super();
     this.server = server;
     this.host = host;
     this.port = port;
+    // The http server reads a request off a paused socket all the same (it consumes the socket's
+    // handle directly), so new requests and upgrades are held here, and writes by corking.
+    for (const event of ['request', 'upgrade'] as const) {
+      const handlers = server.listeners(event) as ((...args: unknown[]) => void)[];
+      server.removeAllListeners(event);
+      server.on(event, (...args: unknown[]) => {
+        // A client that goes away mid-request is ordinary here (faults cut connections on purpose).
+        (args[0] as IncomingMessage).on('error', () => {});
+        const handle = () => { for (const handler of handlers) handler.apply(server, args); };
+        if (this.stallTimer) this.held.push(handle);
+        else handle();
+      });
+    }
     server.on('connection', (socket: Socket) => {
       this.raw.add(socket);
       socket.on('close', () => this.raw.delete(socket));
     });
     server.on('secureConnection', (socket: TLSSocket) => {
       this.secure.add(socket);
-      // A client that goes away mid-request is ordinary here (faults cut connections on purpose).
       socket.on('error', () => {});
       socket.on('close', () => { this.secure.delete(socket); this.stalled.delete(socket); });
       if (this.stallTimer) this.hold(socket);
@@ -118,6 +133,7 @@ export class ListenerFaults extends EventEmitter {
   private hold(socket: TLSSocket): void {
     if (this.exempt.has(socket) || this.stalled.has(socket)) return;
     this.stalled.add(socket);
+    // Upgraded streams (port-forward, exec) are read through 'data' events, which a pause stops.
     socket.pause();
     // Writes pile up in the socket until uncork, as in a stopped process's unwritten buffers.
     socket.cork();
@@ -132,6 +148,9 @@ export class ListenerFaults extends EventEmitter {
       socket.uncork();
       socket.resume();
     }
+    const requests = this.held;
+    this.held = [];
+    for (const handle of requests) handle();
   }
 
   /** Ends any outage now (the sim is stopping). */

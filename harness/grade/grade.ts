@@ -53,14 +53,20 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
-    notes: fileVersion < OBSERVATION_SCHEMA_VERSION
-      ? [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; its citations were found by the grader and it has no record of the pod UID the server answered with`]
-      : [],
+    notes: versionNotes(fileVersion),
     prediction: model,
     checks,
     timeline: timelineBars(o, model),
     deleteWall: o.timeline.deleteIssued?.at.wall ?? null,
   };
+}
+
+function versionNotes(fileVersion: number): string[] {
+  if (fileVersion >= OBSERVATION_SCHEMA_VERSION) return [];
+  const missing = fileVersion < 2
+    ? 'its citations were found by the grader and it has no record of the pod UID the server answered with nor of the port-forward\'s life'
+    : 'it has no record of the port-forward\'s life (opens, errors, closes)';
+  return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 
 export function failedOrInconclusive(result: { checks: Check[] }): boolean {

@@ -119,7 +119,7 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
 interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
 
 /** observe: the log follow before any request, and the pod as the API holds it now. */
-async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle) => void): Promise<Observed> {
+async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle<HarnessTime>) => void): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
   const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
@@ -130,7 +130,7 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
   const port = labPort(ctx.template);
   let base: string;
   if (ctx.transport === 'portforward') {
-    const forward = await openPortForward(cluster, namespace, created.name, port);
+    const forward = await openPortForward(cluster, namespace, created.name, port, () => clock.now());
     setForward(forward);
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
@@ -239,7 +239,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   const deleteAttempts: Observation['cleanup'] = [];
   let watch: PodWatch | null = null;
   let logs: LogFollower | null = null;
-  let forward: PortForwardHandle | null = null;
+  let forward: PortForwardHandle<HarnessTime> | null = null;
   let created: Created | null = null;
   let observed: Observed | null = null;
   let ready: { podReady: HarnessTime } | null = null;
@@ -285,7 +285,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     // A request still open after a failure would hold the process: it ends with the scenario.
     (inFlight as InFlight | null)?.giveUp();
     (logs as LogFollower | null)?.stop();
-    await (forward as PortForwardHandle | null)?.close();
+    await (forward as PortForwardHandle<HarnessTime> | null)?.close();
     onPhase('cleaning up');
     cleanup = await cleaner.run();
     const ended = watch as PodWatch | null;
@@ -315,7 +315,8 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     podEvents: collected?.podEvents ?? failureEvents,
     podReads: finalWatch?.reads ?? [],
     cleanup: [...deleteAttempts, ...cleanup],
-    portForwardErrors: (forward as PortForwardHandle | null)?.errors ?? [],
+    portForwardErrors: (forward as PortForwardHandle<HarnessTime> | null)?.errors ?? [],
+    transport: [...((forward as PortForwardHandle<HarnessTime> | null)?.life ?? [])],
   };
   return buildObservation(recorded);
 }
