@@ -4,6 +4,7 @@ import { oneLine, type Observation } from '../observation.ts';
 import { citationChecks } from './citations.ts';
 import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
+import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
 import { carriesPod, describeEvent, describeLine, labLines, malformedLabLines, parseLogLineJson, type LabLine } from './sources.ts';
@@ -159,9 +160,15 @@ function containerClockProblem(o: Observation): string | null {
   return null;
 }
 
+/** A lost path is the outcome's business (inconclusive there); here only a contradiction counts. */
+function lostPathEvidence(o: Observation): Check {
+  const check = lostPathCheck(o);
+  return check.status === 'inconclusive' ? pass(check.id, `the harness lost the request's path, and the server's log agrees: ${check.reason}`) : check;
+}
+
 export function evidenceChecks(o: Observation, fileVersion: number): Check[] {
   return [
     watchBeforeRequest(o), labLinesTyped(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
-    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o),
+    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o), lostPathEvidence(o),
   ];
 }

@@ -3,6 +3,7 @@ import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts'
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
+import { underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
 import { forgetSources } from './sources.ts';
@@ -30,7 +31,8 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   // the evidence checks hold both against every other source.
   const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
   const evidence = evidenceChecks(o, fileVersion);
-  const outcome = [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)];
+  // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
+  const outcome = underLostPath(o, [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
   const predictions = options.predictions ? predictionChecks(options.predictions, o.scenario.name, observed, model) : [];

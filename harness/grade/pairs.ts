@@ -27,6 +27,11 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     if (!short || !restored) {
       return { pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)] };
     }
+    // A half the harness could not grade (a lost path, an interrupted run) decides nothing: the pair waits for it.
+    const open = [short, restored].filter((r) => r.verdict === 'inconclusive');
+    if (open.length) {
+      return { pairId, checks: [inconclusive(id, open.map((r) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) is inconclusive: ${r.explanation}`).join('; '))] };
+    }
     const problems: string[] = [];
     if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
     if (restored.outcome !== 'completed') problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
