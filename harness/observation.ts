@@ -149,6 +149,8 @@ export const ObservationSchema = z.object({
       simulated: z.boolean(),
     }),
     transport: z.enum(['portforward', 'direct']),
+    /** Which try of this scenario in this run (from 1): a try whose request the harness lost runs again on a fresh pod. */
+    attempt: z.int().min(1).max(100).optional(),
   }),
   scenario: ScenarioSchema,
   pod: z.object({

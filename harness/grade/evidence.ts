@@ -19,8 +19,10 @@ const TIMER_SLACK_MS = 2;
 function watchBeforeRequest(o: Observation): Check {
   const id = 'evidence.watch-before-request';
   const { watchEstablished, requestSent } = o.timeline;
-  if (!watchEstablished) return fail(id, 'no pod watch was established: the termination was not observed');
-  if (!requestSent) return fail(id, 'no request was sent');
+  // A watch the harness could not open, or a request it never sent, is the harness's failure (a
+  // loaded API, Ctrl-C): nothing was observed to grade, so inconclusive; never a verdict on the file.
+  if (!watchEstablished) return inconclusive(id, `no pod watch was established${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: the harness could not observe the termination; run it again`);
+  if (!requestSent) return inconclusive(id, `no request was sent${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: nothing was in flight to grade; run it again`);
   return watchEstablished.at.mono <= requestSent.at.mono
     ? pass(id, 'the pod watch was running before the request was sent')
     : fail(id, 'the request was sent before the pod watch was established: early events could be missing');
@@ -73,7 +75,7 @@ function acceptedBeforeDelete(o: Observation): Check {
       ? fail(id, `the request is recorded as ${o.request.outcome}, but its acceptance never was`)
       : inconclusive(id, `the request was never accepted (${o.request.outcome}): nothing was in flight when the pod was deleted`);
   }
-  if (!deleteIssued) return fail(id, 'the pod was never deleted');
+  if (!deleteIssued) return o.run.complete ? fail(id, 'the pod was never deleted') : inconclusive(id, `the run stopped before the delete (${o.run.incompleteReason ?? 'no reason recorded'})`);
   return requestAccepted.at.mono <= deleteIssued.at.mono
     ? pass(id, 'the request was accepted before the delete was issued')
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');

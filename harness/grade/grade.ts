@@ -3,13 +3,13 @@ import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts'
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
-import { underLostPath } from './lost-path.ts';
+import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
 import { forgetSources } from './sources.ts';
 import { predict } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
+import { inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
 
 export interface GradeOptions {
   source?: string;
@@ -30,7 +30,8 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   // The model takes the grace from the delete response and the delay the harness really waited;
   // the evidence checks hold both against every other source.
   const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
-  const evidence = evidenceChecks(o, fileVersion);
+  const evidence = stoppedEarly(o, evidenceChecks(o, fileVersion));
+  const lost = lostPath(o);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
   const outcome = underLostPath(o, [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)]);
   const verdict = verdictOf(evidence, outcome);
@@ -56,11 +57,23 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     verdict,
     explanation: explain(verdict, checks),
     notes: versionNotes(fileVersion),
+    attempt: o.run.attempt ?? 1,
+    lostPath: lost?.kind === 'lost' ? lost.reason : null,
     prediction: model,
     checks,
     timeline: timelineBars(o, model),
     deleteWall: o.timeline.deleteIssued?.at.wall ?? null,
   };
+}
+
+/**
+ * A run that stopped (Ctrl-C, a harness failure) before it captured the pod or had a request
+ * accepted holds no claim about any termination: what it lacks is missing, not false.
+ */
+function stoppedEarly(o: Observation, checks: Check[]): Check[] {
+  if (o.run.complete || (o.pod !== null && o.timeline.requestAccepted !== null)) return checks;
+  const why = o.run.incompleteReason ?? 'the run stopped early';
+  return checks.map((c) => (c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c));
 }
 
 function versionNotes(fileVersion: number): string[] {

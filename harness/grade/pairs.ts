@@ -16,7 +16,8 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
   const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult }>();
   for (const r of results) {
-    if (!r.labPair || r.verdict === 'evidence-invalid') continue;
+    // A superseded try (its request lost, run again) never forms a pair: the last try of the same run does.
+    if (!r.labPair || r.verdict === 'evidence-invalid' || r.supersededBy) continue;
     const key = `${runKey(r)}\0${r.labPair.id}`;
     const entry = byPair.get(key) ?? { pairId: r.labPair.id };
     entry[r.labPair.role] = r;

@@ -40,7 +40,12 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
     const from = join(runDir, name);
     if (!MEMBER_NAME.test(name) || !(await regularFile(from))) throw new TermlabError('INPUT_UNREADABLE', `${from}: not a plain file with a plain name; it cannot be packed`, { source: from });
     // Packing a file the grader cannot read helps nobody: say so now, on the student's machine.
-    runIds.add((await readObservation(from)).run.runId);
+    const observation = await readObservation(from);
+    // An interrupted run is not a result: handing it in would grade the harness's own abort.
+    if (!observation.run.complete && /^interrupted/.test(observation.run.incompleteReason ?? '')) {
+      throw new TermlabError('INPUT_UNREADABLE', `${from}: run ${observation.run.runId} was ${observation.run.incompleteReason}: an interrupted run cannot be handed in; run the lab again to the end`, { source: from });
+    }
+    runIds.add(observation.run.runId);
     members.push({ name, from });
   }
   for (const name of REPORT_NAMES) if (await regularFile(join(runDir, name))) members.push({ name, from: join(runDir, name) });

@@ -46,6 +46,8 @@ export interface ScenarioContext {
   transport: 'portforward' | 'direct';
   clock: RunClock;
   signal: AbortSignal;
+  /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
+  attempt?: number;
   readyTimeoutMs: number;
   pods?: PodTracker;
   onPhase(phase: Phase, detail?: string): void;
@@ -55,8 +57,8 @@ const STUCK_REASONS = ['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 
 const isStuck = (p: k8s.V1Pod) => p.status?.containerStatuses?.some((c) => STUCK_REASONS.includes(c.state?.waiting?.reason ?? '') || c.state?.terminated) ?? false;
 const seen = (test: (pod: k8s.V1Pod) => boolean) => (s: Sighting) => s.pod !== null && test(s.pod);
 
-export function podNameFor(scenario: Scenario, runId: string): string {
-  return `tl-${scenario.name}-${runId.slice(-4)}`;
+export function podNameFor(scenario: Scenario, runId: string, attempt = 1): string {
+  return `tl-${scenario.name}-${runId.slice(-4)}${attempt > 1 ? `-${attempt}` : ''}`;
 }
 
 async function podEvents(ctx: ScenarioContext, name: string): Promise<Observation['evidence']['podEvents']> {
@@ -228,12 +230,14 @@ async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: In
 /** Runs one scenario and returns its observation; failures are recorded in it, never thrown. */
 export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Promise<Observation> {
   const { cluster, clock } = ctx;
-  const name = podNameFor(scenario, ctx.runId);
-  const request = newRequestRecord(`${scenario.name}-${ctx.runId.slice(-4)}`);
+  const attempt = ctx.attempt ?? 1;
+  const name = podNameFor(scenario, ctx.runId, attempt);
+  const request = newRequestRecord(`${scenario.name}-${ctx.runId.slice(-4)}${attempt > 1 ? `-${attempt}` : ''}`);
   const run: Observation['run'] = {
     runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
     cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
     transport: ctx.transport,
+    ...(attempt > 1 ? { attempt } : {}),
   };
   const cleaner = new Cleaner(clock);
   const deleteAttempts: Observation['cleanup'] = [];

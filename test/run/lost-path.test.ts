@@ -1,6 +1,10 @@
 // The default transport (port-forward) while the simulated API server dies, or the forward alone
 // is reset: the harness loses its own path to the pod. The verdict is the kubelet's or inconclusive
 // with the cause and times, never "differs" or "evidence invalid"; nothing is left behind.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { grade } from '../../harness/grade/grade.ts';
@@ -11,6 +15,7 @@ import { loadTemplate } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import type { FaultRequest } from '../../cluster/sim/faults.ts';
 import type { Observation } from '../../harness/observation.ts';
+import { repoRoot } from '../support/processes.ts';
 
 let sim: SimCluster;
 let cluster: Cluster;
@@ -56,5 +61,31 @@ describe('the harness loses its port-forward', () => {
   it('a reset after the kill cut the request: graded on the kubelet, matches the model', async () => {
     const o = await runScenario(context('run-lp-0005', { fault: 'reset-port-forwards' }, 'collecting'), cut);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
+  });
+
+  it('termlab run --retries 1: a try whose port-forward was reset runs again on a fresh pod; both tries kept and shown; the pair from the graded tries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'termlab-retry-'));
+    writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
+    const out = join(dir, 'run');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'short-grace,restored-grace', '--owner', 'retries', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    let reset = false;
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+      // Both first tries are terminating: their forwards are reset at once, the API stays healthy.
+      if (!reset && (stdout.match(/ terminating\n/g) ?? []).length >= 2) { reset = true; sim.fault({ fault: 'reset-port-forwards' }); }
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+    expect(code, shown).toBe(0);
+    expect(readdirSync(out).filter((f) => f.endsWith('.observation.json')).sort()).toEqual([
+      'restored-grace.attempt-2.observation.json', 'restored-grace.observation.json', 'short-grace.attempt-2.observation.json', 'short-grace.observation.json',
+    ]);
+    expect(stdout, shown).toMatch(/short-grace: try 1 lost its request \(the connection to the pod was lost at/);
+    expect(stdout, shown).toMatch(/^short-grace +exec sleep 3s .*↻ request lost, tried again$/m);
+    expect(stdout, shown).toMatch(/^short-grace \(try 2\) .*matches the model$/m);
+    expect(stdout, shown).toMatch(/lab pair grace: pass/);
+    expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid/);
   });
 });
