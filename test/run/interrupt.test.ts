@@ -54,7 +54,12 @@ describe('Ctrl-C during termlab run', () => {
     mkdirSync(join(cwd, 'reports', 'earlier'), { recursive: true });
     symlinkSync(join(cwd, 'reports', 'earlier'), join(cwd, 'reports', 'latest'));
     const tsx = join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs');
-    const child = spawn(process.execPath, ['--import', tsx, cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'short-grace,restored-grace', '--owner', `ctrl-c-${phase.split(' ')[0]}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The lab pair, shortened so that a run reaches its last phase quickly on a loaded machine.
+    writeFileSync(join(cwd, 'pair.yaml'), `scenarios:
+  - { name: short-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: short } }
+  - { name: restored-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 8, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: restored } }
+`);
+    const child = spawn(process.execPath, ['--import', tsx, cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => { stderr += c; });
