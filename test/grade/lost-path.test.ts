@@ -102,3 +102,20 @@ describe('a hand-edited claim of a lost path', () => {
     expect(grade(o).verdict).toBe('evidence-invalid');
   });
 });
+
+describe('under load: each window from the source that stamped it', () => {
+  it('an API that stamps the deletion late shortens the API span by as much: still where the model puts the exit', () => {
+    const o = buildObservation(RESTORED);
+    // The API answered the delete 2.5 s after the harness sent it and stamped it then.
+    const lateMs = 2500;
+    const ack = o.timeline.deleteAcknowledged!;
+    const stamped = new Date(Date.parse(ack.deletionTimestamp) + 3000).toISOString().replace('.000Z', 'Z');
+    for (const e of o.evidence.watchEvents) if (e.deletionTimestamp) e.deletionTimestamp = stamped;
+    o.timeline.deleteAcknowledged = { ...ack, at: at(o, o.timeline.deleteIssued!.at.mono + lateMs), deletionTimestamp: stamped };
+    const before = grade(buildObservation(RESTORED));
+    expect(before.verdict).toBe('matches-model');
+    const result = grade(o);
+    const attribution = result.checks.find((c) => c.id === 'attribution.exit-code')!;
+    expect(attribution.status, attribution.reason).toBe('pass');
+  });
+});
