@@ -1,0 +1,18 @@
+// Hostile input class (i) of issue 21: a name that is also a key of Object.prototype, looked up in a
+// predictions file, is no prediction at all (never "you predicted undefined/undefined").
+import { describe, expect, it } from 'vitest';
+import { grade } from '../../harness/grade/grade.ts';
+import { parsePredictions } from '../../harness/grade/predictions.ts';
+import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
+
+describe('names that are keys of Object.prototype', () => {
+  // Scenario names are lower-case with dashes: of Object.prototype's keys, only "constructor" fits.
+  it.each(['constructor'])('a scenario named %s with no prediction of its own', (name) => {
+    const predictions = parsePredictions('predictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n', 'p.yaml');
+    const o = buildObservation({ ...BASE_SCENARIO, name });
+    const result = grade(o, { predictions });
+    const checks = result.checks.filter((c) => c.id.startsWith('prediction.'));
+    expect(checks).toEqual([{ id: 'prediction.present', status: 'inconclusive', reason: `no prediction for scenario ${o.scenario.name}` }]);
+    expect(JSON.stringify(result)).not.toContain('undefined/undefined');
+  });
+});
