@@ -129,6 +129,8 @@ function clockMonotonic(o: Observation): Check {
     if (after < 0 || after > WATCH_ESTABLISHED_SLACK_MS) return fail(id, `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`);
   }
   if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
+  const span = harnessSpanProblem(o);
+  if (span) return fail(id, span);
   const containerClock = containerClockProblem(o);
   if (containerClock) return fail(id, containerClock);
   let previous: [string, number] | null = null;
@@ -146,6 +148,40 @@ function clockMonotonic(o: Observation): Check {
     if (back > 0) return fail(id, `the harness clock runs backwards in the ${what} (entry ${back})`);
   }
   return pass(id, 'the harness clock only moves forward');
+}
+
+/** wall = the run's origin + mono for every harness time (the clock rounds each to a millisecond). */
+const HARNESS_ORIGIN_SLACK_MS = 2;
+/** observedAt is written at the very end; nothing the harness recorded comes after it. */
+const OBSERVED_AT_SLACK_MS = 1000;
+
+/** Every harness time in the file, wherever it sits: each is a { mono, wall } pair. */
+function harnessTimes(value: unknown, found: { mono: number; wall: string }[] = [], depth = 0): { mono: number; wall: string }[] {
+  if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return found;
+  if (Array.isArray(value)) { for (const v of value) harnessTimes(v, found, depth + 1); return found; }
+  const v = value as Record<string, unknown>;
+  if (typeof v.mono === 'number' && typeof v.wall === 'string' && Object.keys(v).length === 2) { found.push({ mono: v.mono, wall: v.wall }); return found; }
+  for (const key of Object.keys(v)) harnessTimes(v[key], found, depth + 1);
+  return found;
+}
+
+/**
+ * The harness's times are bounded by the run's own span: one origin (wall − mono) for all, and none
+ * after the run was observed. A mono time moved by years is caught here, whatever its wall says.
+ */
+function harnessSpanProblem(o: Observation): string | null {
+  const times = harnessTimes({ timeline: o.timeline, pod: o.pod, evidence: o.evidence, cleanup: o.cleanup });
+  if (!times.length) return null;
+  const origins = times.map((t) => Date.parse(t.wall) - t.mono);
+  const low = Math.min(...origins), high = Math.max(...origins);
+  if (high - low > HARNESS_ORIGIN_SLACK_MS) {
+    const odd = times[origins.findIndex((x) => Math.abs(x - low) > HARNESS_ORIGIN_SLACK_MS && Math.abs(x - high) <= HARNESS_ORIGIN_SLACK_MS)] ?? times[origins.indexOf(high)]!;
+    return `the harness time ${odd.mono} ms (${oneLine(odd.wall)}) is not on the run's one clock: its wall and monotonic parts disagree with the others by ${Math.round(high - low)} ms`;
+  }
+  const end = Date.parse(o.run.observedAt);
+  const latest = times.reduce((a, b) => (Date.parse(b.wall) > Date.parse(a.wall) ? b : a));
+  if (Date.parse(latest.wall) > end + OBSERVED_AT_SLACK_MS) return `the harness time ${latest.mono} ms (${oneLine(latest.wall)}) is after the run was observed (${oneLine(o.run.observedAt)}): beyond the run's own span`;
+  return null;
 }
 
 /** Each process in the container has one clock: wall = origin + mono, and mono only grows. */

@@ -16,3 +16,22 @@ describe('names that are keys of Object.prototype', () => {
     expect(JSON.stringify(result)).not.toContain('undefined/undefined');
   });
 });
+
+// Class (iv): monotonic times far beyond the run's span are not believed.
+describe('times beyond the run\'s own span', () => {
+  it.each([
+    ['a mono moved by years, its wall kept', (o: ReturnType<typeof buildObservation>) => { o.timeline.requestEnded!.at.mono += 3 * 365 * 24 * 3600 * 1000; }],
+    ['a mono and its wall both moved by years', (o: ReturnType<typeof buildObservation>) => {
+      const t = o.timeline.containerTerminated!.at;
+      t.mono += 3 * 365 * 24 * 3600 * 1000;
+      t.wall = new Date(Date.parse(t.wall) + 3 * 365 * 24 * 3600 * 1000).toISOString();
+    }],
+  ])('%s: evidence invalid, never a pass', (_what, edit) => {
+    const o = buildObservation();
+    expect(grade(o).verdict).toBe('matches-model');
+    edit(o);
+    const result = grade(o);
+    expect(result.verdict).toBe('evidence-invalid');
+    expect(result.checks.find((c) => c.id === 'evidence.clock-monotonic')?.reason).toMatch(/not on the run's one clock|beyond the run's own span/);
+  });
+});

@@ -33,6 +33,9 @@ function addOutage(o: Observation, lossMono: number): void {
     { connection: 1, event: 'closed', at: at(o, lossMono + 10), by: 'remote', code: 1006 },
   ];
   o.evidence.watchLifecycle.push({ event: 'dropped', at: at(o, lossMono), resourceVersion: '105', detail: 'ECONNRESET' }, { event: 'resumed', at: at(o, lossMono + 3600), resourceVersion: '105', detail: '4 tries over 3.6s' });
+  // The run is observed only once the API is back.
+  const resumed = at(o, lossMono + 3600).wall;
+  if (Date.parse(o.run.observedAt) < Date.parse(resumed)) o.run.observedAt = resumed;
 }
 
 /** The short-grace: lost before the hook, so nothing in flight at TERM, exit 0 instead of 137. */
