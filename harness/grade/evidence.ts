@@ -198,6 +198,28 @@ function containerClockProblem(o: Observation): string | null {
   return null;
 }
 
+/**
+ * The watch's own life accounts for every event's arrival: events come only while it is connected,
+ * so after a drop none arrives until it resumed or relisted (and none after it gave up).
+ */
+function watchLife(o: Observation): Check {
+  const id = 'evidence.watch-life';
+  const life = o.evidence.watchLifecycle;
+  let down: (typeof life)[number] | null = null;
+  const events = [...o.evidence.watchEvents].sort((a, b) => a.receivedAt.mono - b.receivedAt.mono);
+  let next = 0;
+  for (const entry of [...life].sort((a, b) => a.at.mono - b.at.mono)) {
+    while (next < events.length && events[next]!.receivedAt.mono < entry.at.mono) {
+      if (down) return fail(id, `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms and before it ${down.event === 'gave-up' ? 'could come back' : 'resumed'}: a watch delivers nothing while it is down`);
+      next++;
+    }
+    if (entry.event === 'dropped' || entry.event === 'gave-up') down = entry;
+    else down = null;
+  }
+  if (down && next < events.length) return fail(id, `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms, and its life records no resume, relist or give-up after it`);
+  return pass(id, life.some((w) => w.event === 'dropped') ? 'every watch event arrived while the watch was connected' : 'the watch never dropped');
+}
+
 /** A lost path is the outcome's business (inconclusive there); here only a contradiction counts. */
 function lostPathEvidence(o: Observation): Check {
   const check = lostPathCheck(o);
@@ -207,6 +229,6 @@ function lostPathEvidence(o: Observation): Check {
 export function evidenceChecks(o: Observation, fileVersion: number): Check[] {
   return [
     watchBeforeRequest(o), labLinesTyped(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
-    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o), lostPathEvidence(o),
+    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o), watchLife(o), lostPathEvidence(o),
   ];
 }

@@ -35,3 +35,15 @@ describe('times beyond the run\'s own span', () => {
     expect(result.checks.find((c) => c.id === 'evidence.clock-monotonic')?.reason).toMatch(/not on the run's one clock|beyond the run's own span/);
   });
 });
+
+// Class (iii): a watch whose life shows a drop with no resume, yet events arrive after it.
+describe('a watch life that does not account for its events', () => {
+  it('a drop with no resume, relist or give-up, events after it: evidence invalid', () => {
+    const o = buildObservation();
+    const first = o.evidence.watchEvents[0]!;
+    o.evidence.watchLifecycle.push({ event: 'dropped', at: { mono: first.receivedAt.mono - 1, wall: new Date(Date.parse(first.receivedAt.wall) - 1).toISOString() }, resourceVersion: '104', detail: 'ECONNRESET' });
+    const result = grade(o);
+    expect(result.verdict).toBe('evidence-invalid');
+    expect(result.checks.find((c) => c.id === 'evidence.watch-life')?.reason).toMatch(/arrived after the watch dropped at .* and its life records no resume/);
+  });
+});

@@ -26,15 +26,15 @@ function addAborted(o: Observation, writtenMono: number): void {
   }
 }
 
-/** The API server gone at `lossMono` for 3.6 s: the forward cut without a close frame, the watch dropped. */
+/** The API server gone at `lossMono` for 2 s (back before the container's end is seen): the forward cut without a close frame, the watch dropped. */
 function addOutage(o: Observation, lossMono: number): void {
   o.evidence.transport = [
     { connection: 1, event: 'opened', at: at(o, o.timeline.requestSent!.at.mono - 5) },
     { connection: 1, event: 'closed', at: at(o, lossMono + 10), by: 'remote', code: 1006 },
   ];
-  o.evidence.watchLifecycle.push({ event: 'dropped', at: at(o, lossMono), resourceVersion: '105', detail: 'ECONNRESET' }, { event: 'resumed', at: at(o, lossMono + 3600), resourceVersion: '105', detail: '4 tries over 3.6s' });
+  o.evidence.watchLifecycle.push({ event: 'dropped', at: at(o, lossMono), resourceVersion: '105', detail: 'ECONNRESET' }, { event: 'resumed', at: at(o, lossMono + 2000), resourceVersion: '105', detail: '3 tries over 2.0s' });
   // The run is observed only once the API is back.
-  const resumed = at(o, lossMono + 3600).wall;
+  const resumed = at(o, lossMono + 2000).wall;
   if (Date.parse(o.run.observedAt) < Date.parse(resumed)) o.run.observedAt = resumed;
 }
 
@@ -44,7 +44,7 @@ function lostShortGrace(): Observation {
   const deleted = o.timeline.deleteIssued!.at.mono;
   o.request.errorCode = 'UND_ERR_SOCKET';
   o.timeline.requestEnded = { at: at(o, deleted + 20) };
-  addOutage(o, deleted + 10);
+  addOutage(o, deleted + 13);
   addAborted(o, deleted + 30);
   return o;
 }
@@ -54,7 +54,7 @@ describe('a request the harness lost', () => {
     const result = grade(lostShortGrace());
     expect(result.verdict, result.explanation).toBe('inconclusive');
     expect(result.explanation).toMatch(/^the connection to the pod was lost at 0\.\d\d s, before the preStop hook began \(log line \d+ \(aborted\): the server saw its client go while alive/);
-    expect(result.explanation).toMatch(/the port-forward's connection 1 was closed by the remote side with code 1006 at 0\.02 s; the API server was unreachable from 0\.01 s to 3\.61 s/);
+    expect(result.explanation).toMatch(/the port-forward's connection 1 was closed by the remote side with code 1006 at 0\.02 s; the API server was unreachable from 0\.01 s to 2\.01 s/);
     expect(result.checks.filter((c) => c.status === 'fail')).toEqual([]);
   });
 
@@ -62,7 +62,7 @@ describe('a request the harness lost', () => {
     const restored = buildObservation(RESTORED, { outcome: 'cut', exitCode: 0 }, 'uid-0002');
     const deleted = restored.timeline.deleteIssued!.at.mono;
     restored.timeline.requestEnded = { at: at(restored, deleted + 20) };
-    addOutage(restored, deleted + 10);
+    addOutage(restored, deleted + 13);
     addAborted(restored, deleted + 30);
     const results = [grade(lostShortGrace(), { source: 'r/short.json' }), grade(restored, { source: 'r/restored.json' })];
     expect(results.map((r) => r.verdict)).toEqual(['inconclusive', 'inconclusive']);
