@@ -63,6 +63,12 @@ async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<
   return results;
 }
 
+function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new TermlabError('USAGE', `${flag}: expected a whole number (0 for none), got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
 function wholeSeconds(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value)) throw new TermlabError('USAGE', `${flag}: expected a whole number of seconds, got ${JSON.stringify(value)}`);
@@ -101,7 +107,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
       const env = await environmentOf(values);
       // A scenario whose request the harness lost runs again on a fresh pod, this many times at most.
-      const retries = values.retries === undefined ? 1 : /^\d+$/.test(values.retries) ? Number(values.retries) : (() => { throw new TermlabError('USAGE', `--retries: expected a whole number (0 for none), got ${JSON.stringify(values.retries)}`); })();
+      const retries = wholeNumber(values.retries, '--retries', 1);
 
       if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
       const delayText = values['sim-proxy-delay'];
