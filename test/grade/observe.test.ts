@@ -40,7 +40,9 @@ describe('building the observation', () => {
 
   it('grades a run whose pod vanished before any end was seen as inconclusive, evidence lost', () => {
     const o = buildObservation();
-    const deleted = { mono: 99_999, wall: o.evidence.watchEvents[0]!.receivedAt.wall };
+    const first = o.evidence.watchEvents[0]!.receivedAt;
+    // On the run's one clock, and before the run was observed.
+    const deleted = { mono: first.mono + 500, wall: new Date(Date.parse(first.wall) + 500).toISOString() };
     o.finalState = null;
     o.timeline.containerTerminated = null;
     o.evidence.watchEvents = [o.evidence.watchEvents[0]!, { ...o.evidence.watchEvents[0]!, type: 'DELETED', resourceVersion: '130', receivedAt: deleted }];
