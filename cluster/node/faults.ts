@@ -23,8 +23,11 @@ const OWNER = 'faults';
  * outage cuts the request itself; direct reaches the pod IP over the node's bridge and does not.
  */
 const FULL = process.argv.includes('--full');
+/** `--case a,b`: only the fault cases named (and their baseline), for a quick look at one row. */
+const CASES = (() => { const i = process.argv.indexOf('--case'); return i >= 0 ? new Set((process.argv[i + 1] ?? '').split(',')) : null; })();
+const TRANSPORT_ONLY = (() => { const i = process.argv.indexOf('--transport'); return i >= 0 ? process.argv[i + 1] as 'portforward' | 'direct' : null; })();
 type Transport = 'portforward' | 'direct';
-const TRANSPORTS: Transport[] = FULL ? ['portforward', 'direct'] : ['direct'];
+const TRANSPORTS: Transport[] = TRANSPORT_ONLY ? [TRANSPORT_ONLY] : FULL ? ['portforward', 'direct'] : ['direct'];
 /** The kubelet starts the hook about 1.6 s after the delete on this node (docs/ci-node.md); pause it inside. */
 const KUBELET_PAUSE_AFTER_TERMINATING_MS = 2_000;
 const KUBELET_PAUSE_MS = 5_000;
@@ -51,7 +54,8 @@ const PODS_GONE_WITHIN_MS = 10_000;
 const API_READY_TIMEOUT_MS = 120_000;
 
 const stateDir = mkdtempSync(join(tmpdir(), 'termlab-faults-'));
-const kubeconfig = paths.kubeconfig;
+/** The node's kubeconfig: this checkout's, or another's (TERMLAB_NODE_KUBECONFIG) when that checkout brought the node up. */
+const kubeconfig = process.env.TERMLAB_NODE_KUBECONFIG ?? paths.kubeconfig;
 const failures: string[] = [];
 
 function pidOf(component: string): number {
@@ -162,6 +166,7 @@ function check(name: string, ok: boolean, detail: string): void {
 const table: { fault: string; transport: Transport; scenario: string; verdict: string; exit: number | null }[] = [];
 
 async function faultCase(name: string, transport: Transport, baseline: Record<string, string> | null, fault: (termlabPid: number) => Promise<void>, extra: string[] = []): Promise<Record<string, string>> {
+  if (CASES && !CASES.has(name)) return {};
   console.log(`\n▶ ${name} (${transport})`);
   const run = await termlabRun(name, transport, extra, fault);
   for (const [scenario, verdict] of Object.entries(run.verdicts)) table.push({ fault: name, transport, scenario, verdict, exit: run.code });
@@ -199,6 +204,11 @@ async function main(): Promise<void> {
   console.log('\nfault                               transport    scenario        exit  verdict');
   for (const row of table) console.log(`${row.fault.padEnd(36)}${row.transport.padEnd(13)}${row.scenario.padEnd(16)}${String(row.exit).padEnd(6)}${row.verdict}`);
 
+  if (CASES && !CASES.has('api-down-past-patience')) {
+    console.log(`\nfault_checks_failed: ${failures.length}`);
+    if (failures.length) { for (const f of failures) console.log(`  ${f}`); process.exitCode = 1; }
+    return;
+  }
   console.log(`\n▶ api-down-past-patience (--api-patience ${SHORT_PATIENCE_SECONDS})`);
   const past = await termlabRun('api-down-past-patience', 'direct', ['--api-patience', String(SHORT_PATIENCE_SECONDS)], () => killApiServer(PAST_PATIENCE_OUTAGE_MS));
   const message = past.stderr.trim().split('\n').filter(Boolean);
