@@ -6,7 +6,7 @@
 // terminating; the watch dropped (ECONNRESET), the server logged `aborted` 145 ms later, before the
 // preStop hook began, and with nothing in flight drained and exited 0.
 import type { Observation, TransportEvent } from '../observation.ts';
-import { describeLine, labLines, type LabLine } from './sources.ts';
+import { describeLine, labLines, logComplete, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 export type LostPath =
@@ -16,7 +16,16 @@ export type LostPath =
 /** WebSocket close codes a peer sends on purpose; anything else (1006, none) is a cut. */
 const CLEAN_CLOSE_CODES = new Set([1000, 1005]);
 
-const lostOnTransport = (e: TransportEvent) => e.event === 'error' || (e.event === 'closed' && e.by === 'remote' && !CLEAN_CLOSE_CODES.has(e.code ?? -1));
+const lostOnTransport = (e: TransportEvent) => (e.event === 'error' && (e.detail ?? '').replace(/^error channel:\s*/, '') !== '') || (e.event === 'closed' && e.by === 'remote' && !CLEAN_CLOSE_CODES.has(e.code ?? -1));
+
+/**
+ * The first loss of the request's path that came before the request ended: a forward cut after the
+ * request had already ended (the kill cut it first, then the API went) lost nothing of it.
+ */
+function firstLoss(o: Observation): TransportEvent | null {
+  const ended = o.timeline.requestEnded?.at.mono ?? Infinity;
+  return o.evidence.transport.find((e) => lostOnTransport(e) && e.at.mono <= ended) ?? null;
+}
 
 const seconds = (s: number) => `${s.toFixed(2)} s`;
 
@@ -88,7 +97,7 @@ export function lostPath(o: Observation): LostPath | null {
   const aborted = mine.find((l) => l.event === 'aborted');
   const accepted = mine.find((l) => l.event === 'accepted');
   const term = lines.find((l) => l.event === 'signal');
-  const transportLoss = o.evidence.transport.find(lostOnTransport) ?? null;
+  const transportLoss = firstLoss(o);
   const interrupted = !o.run.complete && /^interrupted/.test(o.run.incompleteReason ?? '');
 
   if (aborted) {
@@ -115,7 +124,9 @@ export function lostPath(o: Observation): LostPath | null {
   }
   // No word from the server. A whole log would hold an `aborted` line had the server seen its
   // client go: a loss the server never saw came with the container's end (the kill cut the path).
-  const logWhole = o.run.complete && !o.evidence.logEndedEarly;
+  // An API outage cuts the log stream too, and what the harness read again after it may not be
+  // all (on the node, containerd had removed the log: "unable to retrieve container logs").
+  const logWhole = logComplete(o);
   if (transportLoss && !logWhole) {
     return { kind: 'lost', reason: `${transportText(o, transportLoss)}${outages(o, transportLoss.at.mono).map((x) => `; ${x}`).join('')}, and the container log is not whole, so nothing places the loss after the kill: run it again` };
   }
@@ -128,7 +139,7 @@ export function lostPathCheck(o: Observation): Check {
   const lost = lostPath(o);
   if (lost?.kind === 'contradiction') return fail(id, lost.reason);
   if (lost?.kind === 'lost') return inconclusive(id, lost.reason);
-  const transportLoss = o.evidence.transport.find(lostOnTransport);
+  const transportLoss = firstLoss(o);
   if (transportLoss && (o.request.outcome === 'cut' || o.request.outcome === 'transport-failed')) {
     return pass(id, `${transportText(o, transportLoss)}, but the server never logged losing request ${o.request.id} and its log is whole: the container's end cut the path`);
   }

@@ -56,6 +56,8 @@ export async function openPortForward<Time = number>(cluster: PortForwardTarget,
     socket.on('error', () => socket.destroy());
     const errorChannel = new Writable({
       write(chunk, _enc, done) {
+        // The API server opens the error channel with an empty frame (seen on the node): no error.
+        if (chunk.length === 0 || chunk.toString().trim() === '') { done(); return; }
         errors.push(chunk.toString());
         record({ event: 'error', detail: `error channel: ${chunk.toString()}` });
         done();

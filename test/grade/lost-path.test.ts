@@ -43,7 +43,7 @@ function lostShortGrace(): Observation {
   const o = buildObservation(SHORT, { outcome: 'cut', exitCode: 0, exitAt: 3.1 });
   const deleted = o.timeline.deleteIssued!.at.mono;
   o.request.errorCode = 'UND_ERR_SOCKET';
-  o.timeline.requestEnded = { at: at(o, deleted + 20) };
+  o.timeline.requestEnded = { at: at(o, deleted + 30) };
   addOutage(o, deleted + 13);
   addAborted(o, deleted + 30);
   return o;
@@ -61,7 +61,7 @@ describe('a request the harness lost', () => {
   it('makes the lab pair inconclusive, never fail', () => {
     const restored = buildObservation(RESTORED, { outcome: 'cut', exitCode: 0 }, 'uid-0002');
     const deleted = restored.timeline.deleteIssued!.at.mono;
-    restored.timeline.requestEnded = { at: at(restored, deleted + 20) };
+    restored.timeline.requestEnded = { at: at(restored, deleted + 30) };
     addOutage(restored, deleted + 13);
     addAborted(restored, deleted + 30);
     const results = [grade(lostShortGrace(), { source: 'r/short.json' }), grade(restored, { source: 'r/restored.json' })];
@@ -76,7 +76,7 @@ describe('a request the harness lost', () => {
     addOutage(o, o.timeline.requestEnded!.at.mono + 50);
     const result = grade(o);
     expect(result.verdict, result.explanation).toBe('matches-model');
-    expect(result.checks.find((c) => c.id === 'evidence.lost-path')?.reason).toMatch(/the server never logged losing request req-1 and its log is whole/);
+    expect(result.checks.find((c) => c.id === 'evidence.lost-path')?.reason).toBe('the request\'s path held until its outcome was decided');
   });
 });
 
