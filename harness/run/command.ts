@@ -6,6 +6,7 @@ import type { Command } from '../command.ts';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { markSuperseded } from '../grade/attempts.ts';
+import { INTERRUPTED_MARKER } from '../pack/manifest.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
@@ -201,7 +202,9 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         // A pair is judged only when both of its halves were part of this run.
         const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
         await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
-        // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one.
+        // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one,
+        // and the folder says so (a scenario that finished before the Ctrl-C reads complete by itself).
+        if (io.signal.aborted) await writeFileAtomic(join(runDir, INTERRUPTED_MARKER), `run ${runId} was interrupted (Ctrl-C) before it finished\n`);
         if (!values.out && !io.signal.aborted) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);
         for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
