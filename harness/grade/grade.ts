@@ -7,7 +7,7 @@ import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
 import { forgetSources } from './sources.ts';
-import { predict } from './theory.ts';
+import { predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
 
@@ -29,7 +29,9 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   const fileVersion = options.fileVersion ?? OBSERVATION_SCHEMA_VERSION;
   // The model takes the grace from the delete response and the delay the harness really waited;
   // the evidence checks hold both against every other source.
-  const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
+  // The rules of the minor the cluster said it runs (theory.ts RULES_BY_MINOR).
+  const versioned = rulesFor(o.run.cluster.serverVersion);
+  const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null, versioned.rules);
   const evidence = stoppedEarly(o, evidenceChecks(o, fileVersion));
   const lost = lostPath(o);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
@@ -56,7 +58,7 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
-    notes: versionNotes(fileVersion),
+    notes: [...versionNotes(fileVersion), ...(versioned.note ? [versioned.note] : [])],
     attempt: o.run.attempt ?? 1,
     lostPath: lost?.kind === 'lost' ? lost.reason : null,
     prediction: model,
