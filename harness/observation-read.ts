@@ -4,7 +4,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
-import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, oneLine, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
+import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, oneLine, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
 import { isRolloutObservation, ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema, type RolloutObservation } from './observation-rollout.ts';
 
@@ -25,8 +25,13 @@ export function parseObservationFile(data: unknown, source: string): ParsedObser
     if (!result.success) throw schemaProblem(result.error, source);
     return { observation: upgradeV1(result.data), fileVersion: 1 };
   }
+  if (data && typeof data === 'object' && version === 2) {
+    const result = ObservationV2Schema.safeParse(data);
+    if (!result.success) throw schemaProblem(result.error, source);
+    return { observation: { ...result.data, schemaVersion: OBSERVATION_SCHEMA_VERSION }, fileVersion: 2 };
+  }
   if (data && typeof data === 'object' && version !== undefined && version !== OBSERVATION_SCHEMA_VERSION) {
-    throw invalid(source, 'schemaVersion', `this termlab reads versions ${[...READABLE_OLD_VERSIONS, OBSERVATION_SCHEMA_VERSION].join(' and ')}, the file says ${JSON.stringify(version)}`);
+    throw invalid(source, 'schemaVersion', `this termlab reads versions ${[...READABLE_OLD_VERSIONS, OBSERVATION_SCHEMA_VERSION].join(', ')}, the file says ${JSON.stringify(version)}`);
   }
   const result = ObservationSchema.safeParse(data);
   if (!result.success) throw schemaProblem(result.error, source);

@@ -2,7 +2,7 @@
 // shape, its citations found by the same rule the runner now uses. A citation that cannot be
 // found points past the end of its list, so the grader's citation check names it.
 import { z } from 'zod';
-import { ContainerLogTimeSchema, HarnessTimeSchema, ObservationSchema, TimelineSchema, WatchEventSchema, type Observation } from './observation.ts';
+import { ContainerLogTimeSchema, HarnessTimeSchema, OBSERVATION_SCHEMA_VERSION, ObservationSchema, TimelineSchema, WatchEventSchema, type Observation } from './observation.ts';
 
 const LoggedV1 = z.object({ source: z.literal('container-log'), at: ContainerLogTimeSchema });
 const InferredV1 = z.object({ source: z.literal('inferred'), at: HarnessTimeSchema, basis: z.string() });
@@ -49,7 +49,7 @@ export function upgradeV1(v1: ObservationV1): Observation {
   const cited = final && watchEvents.find((e) => e.resourceVersion === final.fromEvent.resourceVersion);
   return {
     ...v1,
-    schemaVersion: 2,
+    schemaVersion: OBSERVATION_SCHEMA_VERSION,
     timeline: {
       ...t,
       hookStart: hookPoint(t.hookStart), hookEnd: hookPoint(t.hookEnd),

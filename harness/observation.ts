@@ -7,9 +7,9 @@ import { ScenarioSchema } from './scenario/schema.ts';
 // Lives in files.ts; still exported here for callers that import it from the observation module.
 export { writeFileAtomic };
 
-export const OBSERVATION_SCHEMA_VERSION = 2;
+export const OBSERVATION_SCHEMA_VERSION = 3;
 /** Older versions this termlab still reads (and grades with a note). */
-export const READABLE_OLD_VERSIONS = [1] as const;
+export const READABLE_OLD_VERSIONS = [1, 2] as const;
 export const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
@@ -50,6 +50,23 @@ export const WatchLifecycleSchema = z.object({
   at: HarnessTimeSchema,
   resourceVersion: z.string().nullable(),
   detail: z.string().optional(),
+});
+
+/**
+ * One moment in the life of a connection the harness's request rode on (a port-forward stream
+ * through the API server): its open, each error, its close and which side closed it. A path the
+ * harness lost is its own trouble, never a verdict about the kubelet (version 3 on).
+ */
+export const TransportEventSchema = z.object({
+  /** The forwarded connection's number, from 1, in the order the harness opened them. */
+  connection: z.int().min(1).max(1_000_000),
+  event: z.enum(['opened', 'error', 'closed']),
+  at: HarnessTimeSchema,
+  /** For 'closed': the harness (its client finished or gave up) or the remote side (API server, kubelet, pod). */
+  by: z.enum(['harness', 'remote']).optional(),
+  /** For a remote close: the WebSocket close code; 1006 (or none) is a cut without a close frame. */
+  code: z.int().nullable().optional(),
+  detail: z.string().max(1024).optional(),
 });
 
 /**
@@ -132,6 +149,8 @@ export const ObservationSchema = z.object({
       simulated: z.boolean(),
     }),
     transport: z.enum(['portforward', 'direct']),
+    /** Which try of this scenario in this run (from 1): a try whose request the harness lost runs again on a fresh pod. */
+    attempt: z.int().min(1).max(100).optional(),
   }),
   scenario: ScenarioSchema,
   pod: z.object({
@@ -174,6 +193,8 @@ export const ObservationSchema = z.object({
     watchEvents: z.array(WatchEventSchema),
     watchLifecycle: z.array(WatchLifecycleSchema),
     podReads: z.array(PodReadSchema).default([]),
+    /** The request's own path (port-forward connections); empty for the direct transport and in files before version 3. */
+    transport: z.array(TransportEventSchema).max(10_000).default([]),
     logLines: z.array(LogLineSchema),
     logEndedEarly: z.boolean(),
     podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),
@@ -185,6 +206,10 @@ export type Observation = z.infer<typeof ObservationSchema>;
 export type HarnessTime = z.infer<typeof HarnessTimeSchema>;
 export type WatchEvent = z.infer<typeof WatchEventSchema>;
 export type PodRead = z.infer<typeof PodReadSchema>;
+export type TransportEvent = z.infer<typeof TransportEventSchema>;
+
+/** Version 2 files: the same shape, without the transport's life (read as version 3 with none recorded). */
+export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2) });
 
 /** Text from a file is shown on one line, control characters escaped, never more than a line's worth. */
 export function oneLine(text: string, max = 200): string {

@@ -97,7 +97,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     if (method === 'POST' && path === '/termlab-sim/faults') {
       const parsed = FaultRequestSchema.safeParse(await readBody(req));
       if (!parsed.success) throw badRequest(`fault: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-      return sendJson(res, 200, { applied: parts.applyFault(parsed.data) });
+      return sendJson(res, 200, { applied: parts.applyFault(parsed.data, req.socket) });
     }
 
     if (path === '/api/v1/namespaces') {

@@ -1,5 +1,9 @@
 // Faults on demand, for tests of the harness's resilience (test API and admin endpoint).
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import type { Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { z } from 'zod';
 
 /** The longest outage a fault may make: long enough to outlast any --api-patience a test sets. */
@@ -11,10 +15,12 @@ export const FaultRequestSchema = z.discriminatedUnion('fault', [
   z.object({ fault: z.literal('delay-events'), ms: z.int().min(0).max(60_000) }),
   z.object({ fault: z.literal('fail-next-delete'), namespace: z.string(), name: z.string() }),
   z.object({ fault: z.literal('ignore-sigterm'), namespace: z.string(), name: z.string() }),
-  /** The API server goes away (listener closed, every connection cut) and comes back; the kubelet carries on. */
+  /** The API server goes away (listener closed, every connection cut, upgraded streams too) and comes back; the kubelet carries on. */
   z.object({ fault: z.literal('refuse-connections'), seconds: z.number().positive().max(MAX_OUTAGE_SECONDS) }),
-  /** The API server answers nothing for a while, then everything it held (as after SIGSTOP/SIGCONT). */
+  /** The API server answers nothing for a while on any connection, streams included, then everything it held (as after SIGSTOP/SIGCONT). */
   z.object({ fault: z.literal('stall-requests'), seconds: z.number().positive().max(MAX_OUTAGE_SECONDS) }),
+  /** Every open port-forward stream is reset; the API itself stays healthy (a laptop's network blip). */
+  z.object({ fault: z.literal('reset-port-forwards') }),
 ]);
 export type FaultRequest = z.infer<typeof FaultRequestSchema>;
 
@@ -38,40 +44,71 @@ export class Faults {
   }
 }
 
-type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
 /**
- * Outages of the API server's listener. The kubelet is untouched: pods keep running, hooks and
+ * Outages of the API server as a whole. The kubelet is untouched: pods keep running, hooks and
  * kills happen on time, and the store records it all for when the API answers again.
+ *
+ * Every connection counts, upgraded ones included (pods/portforward, pods/exec, pods/attach) and
+ * the long-lived responses (watches, followed logs): a real kube-apiserver holds each of them, so
+ * its death cuts them all. Measured on the real node (issue 21): kube-apiserver SIGKILLed during a
+ * run cut the harness's port-forward (the watch dropped with ECONNRESET) and the lab server logged
+ * `aborted` 145 ms later, its client gone. Node's closeAllConnections() alone leaves upgraded
+ * sockets open (the http server lets go of them), which is why every socket is tracked here.
  */
-export class ListenerFaults {
+export class ListenerFaults extends EventEmitter {
   private readonly server: Server;
   private readonly port: number;
   private readonly host: string;
   private refuseTimer: NodeJS.Timeout | null = null;
   private stallTimer: NodeJS.Timeout | null = null;
+  /** Every TCP connection the API holds, upgraded or not, from accept to close. */
+  private readonly raw = new Set<Socket>();
+  /** The same connections once TLS is up: what a stall holds. */
+  private readonly secure = new Set<TLSSocket>();
+  private readonly stalled = new Set<TLSSocket>();
+  private readonly exempt = new WeakSet<Socket>();
+
   private held: (() => void)[] = [];
 
-  /** Call once the server listens; takes over its request handlers so a stall can hold requests. */
+  /** Call once the server listens, before any connection; takes over its request and upgrade handlers so a stall can hold them. */
   constructor(server: Server, host: string, port: number) {
+    super();
     this.server = server;
     this.host = host;
     this.port = port;
-    const handlers = server.listeners('request') as RequestHandler[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      // A client that goes away mid-request is ordinary here (faults cut connections on purpose).
-      req.on('error', () => {});
-      const handle = () => { for (const handler of handlers) handler.call(server, req, res); };
-      if (this.stallTimer) this.held.push(handle);
-      else handle();
+    // The http server reads a request off a paused socket all the same (it consumes the socket's
+    // handle directly), so new requests and upgrades are held here, and writes by corking.
+    for (const event of ['request', 'upgrade'] as const) {
+      const handlers = server.listeners(event) as ((...args: unknown[]) => void)[];
+      server.removeAllListeners(event);
+      server.on(event, (...args: unknown[]) => {
+        // A client that goes away mid-request is ordinary here (faults cut connections on purpose).
+        (args[0] as IncomingMessage).on('error', () => {});
+        const handle = () => { for (const handler of handlers) handler.apply(server, args); };
+        if (this.stallTimer) this.held.push(handle);
+        else handle();
+      });
+    }
+    server.on('connection', (socket: Socket) => {
+      this.raw.add(socket);
+      socket.on('close', () => this.raw.delete(socket));
+    });
+    server.on('secureConnection', (socket: TLSSocket) => {
+      this.secure.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => { this.secure.delete(socket); this.stalled.delete(socket); });
+      if (this.stallTimer) this.hold(socket);
     });
   }
 
+  /**
+   * As a crashed API server: the listener closes (new connections are refused) and every open
+   * connection is cut without a goodbye, streams included (the admin request that asked for it too).
+   */
   refuse(seconds: number): string {
     if (this.refuseTimer) return 'the API is already refusing connections';
     this.server.close();
-    this.server.closeAllConnections();
+    for (const socket of this.raw) socket.destroy();
     this.refuseTimer = setTimeout(() => {
       this.refuseTimer = null;
       this.server.listen(this.port, this.host);
@@ -79,19 +116,41 @@ export class ListenerFaults {
     return `the API refuses connections for ${seconds} s`;
   }
 
-  stall(seconds: number): string {
+  /**
+   * As a stopped API server (SIGSTOP, a long GC pause, an etcd stall holding every handler): the
+   * connections stay open but nothing is read from or written to any of them, streams included,
+   * until the stall ends; then everything held flows. New connections are held the same way once
+   * their TLS handshake is done (the kernel accepts them for a stopped process too). `via` is spared.
+   */
+  stall(seconds: number, via?: Socket): string {
     if (this.stallTimer) return 'the API is already stalled';
-    // Idle keep-alive connections go, so that every new request meets the stall.
-    this.server.closeIdleConnections();
+    if (via) this.exempt.add(via);
     this.stallTimer = setTimeout(() => this.release(), seconds * 1000);
+    for (const socket of this.secure) this.hold(socket);
     return `the API answers nothing for ${seconds} s`;
+  }
+
+  private hold(socket: TLSSocket): void {
+    if (this.exempt.has(socket) || this.stalled.has(socket)) return;
+    this.stalled.add(socket);
+    // Upgraded streams (port-forward, exec) are read through 'data' events, which a pause stops.
+    socket.pause();
+    // Writes pile up in the socket until uncork, as in a stopped process's unwritten buffers.
+    socket.cork();
   }
 
   private release(): void {
     this.stallTimer = null;
-    const held = this.held;
+    const held = [...this.stalled];
+    this.stalled.clear();
+    this.emit('released');
+    for (const socket of held) {
+      socket.uncork();
+      socket.resume();
+    }
+    const requests = this.held;
     this.held = [];
-    for (const handle of held) handle();
+    for (const handle of requests) handle();
   }
 
   /** Ends any outage now (the sim is stopping). */

@@ -1,7 +1,7 @@
 // startSimCluster(): a simulated cluster in this process, on 127.0.0.1, reachable only through the
 // kubeconfig it hands back. The harness never knows it is talking to a simulator.
 import { chmod, mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { TermlabError } from '../../harness/errors.ts';
@@ -53,6 +53,8 @@ export interface SimCluster {
   /** What the service proxy did for a Service: every connection and every change of its view. */
   proxyTruth(namespace: string, service: string): ProxyTruth | undefined;
   fault(request: FaultRequest): string;
+  /** Emits 'released' when a stall-requests fault ends, just before the held connections flow again. */
+  faultEvents: ListenerFaults;
   stop(): Promise<void>;
 }
 
@@ -126,7 +128,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   });
 
   let listenerFaults: ListenerFaults | null = null;
-  const applyFault = (request: FaultRequest): string => {
+  const applyFault = (request: FaultRequest, via?: Socket): string => {
     switch (request.fault) {
       case 'drop-watches': return `dropped ${watches.dropAll()} watch connection(s)`;
       case 'expire-next-watch': faults.expireNextWatch = true; return 'the next watch gets 410 Expired';
@@ -134,7 +136,8 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       case 'fail-next-delete': faults.failNextDelete.add(Faults.key(request.namespace, request.name)); return `the next delete of ${request.namespace}/${request.name} fails with 500`;
       case 'ignore-sigterm': faults.ignoreSigterm.add(Faults.key(request.namespace, request.name)); return `${request.namespace}/${request.name} will not get SIGTERM`;
       case 'refuse-connections': return listenerFaults!.refuse(request.seconds);
-      case 'stall-requests': return listenerFaults!.stall(request.seconds);
+      case 'stall-requests': return listenerFaults!.stall(request.seconds, via);
+      case 'reset-port-forwards': return `reset ${portForward.resetAll()} port-forward stream(s)`;
     }
   };
 
@@ -156,7 +159,8 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     kubeconfig: renderKubeconfig(server, token, tls.cert),
     truth: (uid) => truth.get(uid),
     proxyTruth: (namespace, service) => proxy.truth(namespace, service),
-    fault: applyFault,
+    fault: (request) => applyFault(request),
+    faultEvents: listenerFaults,
     stop() {
       stopped ??= (async () => {
         listenerFaults?.clear();

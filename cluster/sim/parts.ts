@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { createTokenGate } from './auth.ts';
 import type { FaultRequest } from './faults.ts';
 import type { Kubelet } from './kubelet.ts';
@@ -25,7 +26,8 @@ export interface SimParts {
   remoteCommand: ReturnType<typeof createRemoteCommandServer>;
   /** /version: the emulated release. */
   version: VersionInfo;
-  applyFault(request: FaultRequest): string;
+  /** `via`: the connection that asked (the admin endpoint), which a stall spares so it gets its answer. */
+  applyFault(request: FaultRequest, via?: Socket): string;
   /** Called first for every request and upgrade: true when it refused it (401). */
   refuseUnauthorized: ReturnType<typeof createTokenGate>;
 }

@@ -4,6 +4,7 @@ import { oneLine, type Observation } from '../observation.ts';
 import { citationChecks } from './citations.ts';
 import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
+import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
 import { carriesPod, describeEvent, describeLine, labLines, malformedLabLines, parseLogLineJson, type LabLine } from './sources.ts';
@@ -18,8 +19,10 @@ const TIMER_SLACK_MS = 2;
 function watchBeforeRequest(o: Observation): Check {
   const id = 'evidence.watch-before-request';
   const { watchEstablished, requestSent } = o.timeline;
-  if (!watchEstablished) return fail(id, 'no pod watch was established: the termination was not observed');
-  if (!requestSent) return fail(id, 'no request was sent');
+  // A watch the harness could not open, or a request it never sent, is the harness's failure (a
+  // loaded API, Ctrl-C): nothing was observed to grade, so inconclusive; never a verdict on the file.
+  if (!watchEstablished) return inconclusive(id, `no pod watch was established${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: the harness could not observe the termination; run it again`);
+  if (!requestSent) return inconclusive(id, `no request was sent${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: nothing was in flight to grade; run it again`);
   return watchEstablished.at.mono <= requestSent.at.mono
     ? pass(id, 'the pod watch was running before the request was sent')
     : fail(id, 'the request was sent before the pod watch was established: early events could be missing');
@@ -72,7 +75,7 @@ function acceptedBeforeDelete(o: Observation): Check {
       ? fail(id, `the request is recorded as ${o.request.outcome}, but its acceptance never was`)
       : inconclusive(id, `the request was never accepted (${o.request.outcome}): nothing was in flight when the pod was deleted`);
   }
-  if (!deleteIssued) return fail(id, 'the pod was never deleted');
+  if (!deleteIssued) return o.run.complete ? fail(id, 'the pod was never deleted') : inconclusive(id, `the run stopped before the delete (${o.run.incompleteReason ?? 'no reason recorded'})`);
   return requestAccepted.at.mono <= deleteIssued.at.mono
     ? pass(id, 'the request was accepted before the delete was issued')
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');
@@ -126,6 +129,8 @@ function clockMonotonic(o: Observation): Check {
     if (after < 0 || after > WATCH_ESTABLISHED_SLACK_MS) return fail(id, `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`);
   }
   if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
+  const span = harnessSpanProblem(o);
+  if (span) return fail(id, span);
   const containerClock = containerClockProblem(o);
   if (containerClock) return fail(id, containerClock);
   let previous: [string, number] | null = null;
@@ -145,6 +150,40 @@ function clockMonotonic(o: Observation): Check {
   return pass(id, 'the harness clock only moves forward');
 }
 
+/** wall = the run's origin + mono for every harness time (the clock rounds each to a millisecond). */
+const HARNESS_ORIGIN_SLACK_MS = 2;
+/** observedAt is written at the very end; nothing the harness recorded comes after it. */
+const OBSERVED_AT_SLACK_MS = 1000;
+
+/** Every harness time in the file, wherever it sits: each is a { mono, wall } pair. */
+function harnessTimes(value: unknown, found: { mono: number; wall: string }[] = [], depth = 0): { mono: number; wall: string }[] {
+  if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return found;
+  if (Array.isArray(value)) { for (const v of value) harnessTimes(v, found, depth + 1); return found; }
+  const v = value as Record<string, unknown>;
+  if (typeof v.mono === 'number' && typeof v.wall === 'string' && Object.keys(v).length === 2) { found.push({ mono: v.mono, wall: v.wall }); return found; }
+  for (const key of Object.keys(v)) harnessTimes(v[key], found, depth + 1);
+  return found;
+}
+
+/**
+ * The harness's times are bounded by the run's own span: one origin (wall − mono) for all, and none
+ * after the run was observed. A mono time moved by years is caught here, whatever its wall says.
+ */
+function harnessSpanProblem(o: Observation): string | null {
+  const times = harnessTimes({ timeline: o.timeline, pod: o.pod, evidence: o.evidence, cleanup: o.cleanup });
+  if (!times.length) return null;
+  const origins = times.map((t) => Date.parse(t.wall) - t.mono);
+  const low = Math.min(...origins), high = Math.max(...origins);
+  if (high - low > HARNESS_ORIGIN_SLACK_MS) {
+    const odd = times[origins.findIndex((x) => Math.abs(x - low) > HARNESS_ORIGIN_SLACK_MS && Math.abs(x - high) <= HARNESS_ORIGIN_SLACK_MS)] ?? times[origins.indexOf(high)]!;
+    return `the harness time ${odd.mono} ms (${oneLine(odd.wall)}) is not on the run's one clock: its wall and monotonic parts disagree with the others by ${Math.round(high - low)} ms`;
+  }
+  const end = Date.parse(o.run.observedAt);
+  const latest = times.reduce((a, b) => (Date.parse(b.wall) > Date.parse(a.wall) ? b : a));
+  if (Date.parse(latest.wall) > end + OBSERVED_AT_SLACK_MS) return `the harness time ${latest.mono} ms (${oneLine(latest.wall)}) is after the run was observed (${oneLine(o.run.observedAt)}): beyond the run's own span`;
+  return null;
+}
+
 /** Each process in the container has one clock: wall = origin + mono, and mono only grows. */
 function containerClockProblem(o: Observation): string | null {
   const byProcess = new Map<unknown, LabLine[]>();
@@ -159,9 +198,37 @@ function containerClockProblem(o: Observation): string | null {
   return null;
 }
 
+/**
+ * The watch's own life accounts for every event's arrival: events come only while it is connected,
+ * so after a drop none arrives until it resumed or relisted (and none after it gave up).
+ */
+function watchLife(o: Observation): Check {
+  const id = 'evidence.watch-life';
+  const life = o.evidence.watchLifecycle;
+  let down: (typeof life)[number] | null = null;
+  const events = [...o.evidence.watchEvents].sort((a, b) => a.receivedAt.mono - b.receivedAt.mono);
+  let next = 0;
+  for (const entry of [...life].sort((a, b) => a.at.mono - b.at.mono)) {
+    while (next < events.length && events[next]!.receivedAt.mono < entry.at.mono) {
+      if (down) return fail(id, `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms and before it ${down.event === 'gave-up' ? 'could come back' : 'resumed'}: a watch delivers nothing while it is down`);
+      next++;
+    }
+    if (entry.event === 'dropped' || entry.event === 'gave-up') down = entry;
+    else down = null;
+  }
+  if (down && next < events.length) return fail(id, `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms, and its life records no resume, relist or give-up after it`);
+  return pass(id, life.some((w) => w.event === 'dropped') ? 'every watch event arrived while the watch was connected' : 'the watch never dropped');
+}
+
+/** A lost path is the outcome's business (inconclusive there); here only a contradiction counts. */
+function lostPathEvidence(o: Observation): Check {
+  const check = lostPathCheck(o);
+  return check.status === 'inconclusive' ? pass(check.id, `the harness lost the request's path, and the server's log agrees: ${check.reason}`) : check;
+}
+
 export function evidenceChecks(o: Observation, fileVersion: number): Check[] {
   return [
     watchBeforeRequest(o), labLinesTyped(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
-    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o),
+    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o), watchLife(o), lostPathEvidence(o),
   ];
 }

@@ -7,6 +7,7 @@ import { oneLine } from '../observation.ts';
 import { readAnyObservationFile } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
+import { counted, markSuperseded } from './attempts.ts';
 import { gradePairs, type PairResult } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import type { GradeResult } from './types.ts';
@@ -62,7 +63,7 @@ export async function gradeFile(path: string, options: GradeFileOptions = {}): P
 /** 2 when some input could not be graded, 1 when a check failed or was inconclusive, else 0. */
 export function exitCodeOf(run: GradeRun): number {
   if (run.problems.length) return EXIT.badInput;
-  const anyBad = run.results.some(failedOrInconclusive) || run.pairs.some(failedOrInconclusive);
+  const anyBad = counted(run.results).some(failedOrInconclusive) || run.pairs.some(failedOrInconclusive);
   return anyBad ? EXIT.checksFailed : EXIT.ok;
 }
 
@@ -91,5 +92,6 @@ export async function gradePaths(paths: string[], options: GradeFileOptions & { 
       noteProblem(error.message);
     }
   }
+  markSuperseded(results);
   return { results, pairs: gradePairs(results), problems };
 }

@@ -3,12 +3,13 @@ import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts'
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
+import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
 import { forgetSources } from './sources.ts';
 import { predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
+import { inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
 
 export interface GradeOptions {
   source?: string;
@@ -31,8 +32,10 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   // The rules of the minor the cluster said it runs (theory.ts RULES_BY_MINOR).
   const versioned = rulesFor(o.run.cluster.serverVersion);
   const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null, versioned.rules);
-  const evidence = evidenceChecks(o, fileVersion);
-  const outcome = [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)];
+  const evidence = stoppedEarly(o, evidenceChecks(o, fileVersion));
+  const lost = lostPath(o);
+  // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
+  const outcome = underLostPath(o, [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
   const predictions = options.predictions ? predictionChecks(options.predictions, o.scenario.name, observed, model) : [];
@@ -55,17 +58,32 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
-    notes: [
-      ...(fileVersion < OBSERVATION_SCHEMA_VERSION
-        ? [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; its citations were found by the grader and it has no record of the pod UID the server answered with`]
-        : []),
-      ...(versioned.note ? [versioned.note] : []),
-    ],
+    notes: [...versionNotes(fileVersion), ...(versioned.note ? [versioned.note] : [])],
+    attempt: o.run.attempt ?? 1,
+    lostPath: lost?.kind === 'lost' ? lost.reason : null,
     prediction: model,
     checks,
     timeline: timelineBars(o, model),
     deleteWall: o.timeline.deleteIssued?.at.wall ?? null,
   };
+}
+
+/**
+ * A run that stopped (Ctrl-C, a harness failure) before it captured the pod or had a request
+ * accepted holds no claim about any termination: what it lacks is missing, not false.
+ */
+function stoppedEarly(o: Observation, checks: Check[]): Check[] {
+  if (o.run.complete || (o.pod !== null && o.timeline.requestAccepted !== null)) return checks;
+  const why = o.run.incompleteReason ?? 'the run stopped early';
+  return checks.map((c) => (c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c));
+}
+
+function versionNotes(fileVersion: number): string[] {
+  if (fileVersion >= OBSERVATION_SCHEMA_VERSION) return [];
+  const missing = fileVersion < 2
+    ? 'its citations were found by the grader and it has no record of the pod UID the server answered with nor of the port-forward\'s life'
+    : 'it has no record of the port-forward\'s life (opens, errors, closes)';
+  return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 
 export function failedOrInconclusive(result: { checks: Check[] }): boolean {

@@ -58,15 +58,21 @@ export function exitState(o: Observation, p: Prediction): Check {
   return fail(id, `${shown}, but ${expected}`);
 }
 
-/** Seconds from the delete to the container's end, by each clock that measured it. */
-export function secondsToTermination(o: Observation): { seconds: number; basis: string }[] {
-  const spans: { seconds: number; basis: string }[] = [];
+/**
+ * Seconds from the delete to the container's end, by each clock that measured it. `apiLag` is how
+ * much later than the harness's delete the API may have stamped its own: between the delete issued
+ * and its answer (under load, up to a second or more). The API's span is measured from its own stamp.
+ */
+export function secondsToTermination(o: Observation): { seconds: number; basis: string; apiLag: number }[] {
+  const spans: { seconds: number; basis: string; apiLag: number }[] = [];
   const api = apiSecondsToEnd(o);
-  if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)' });
+  const { deleteIssued, deleteAcknowledged } = o.timeline;
+  const apiLag = deleteIssued && deleteAcknowledged ? Math.max(0, (deleteAcknowledged.at.mono - deleteIssued.at.mono) / 1000) : 0;
+  if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)', apiLag });
   const issued = o.timeline.deleteIssued, terminated = o.timeline.containerTerminated;
   // After a watch gap the harness saw the end only when the API came back: that time places nothing
   // (api-times has already checked that it is not before the API's own end).
-  if (issued && terminated && !watchHadGap(o, terminated.at.mono)) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)' });
+  if (issued && terminated && !watchHadGap(o, terminated.at.mono)) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)', apiLag: 0 });
   return spans;
 }
 
@@ -95,11 +101,12 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
 /** An exit 0 is the server leaving once its work is done: every clock must put it where the model's exitAt is, as a 137's must sit at the kill. */
 function attribute0(o: Observation, p: Prediction, termSeen: boolean): Check {
   const id = 'attribution.exit-code';
-  const low = p.exitAt - TOLERANCE_SECONDS;
   const high = p.exitAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
-  const outside = secondsToTermination(o).filter((s) => s.seconds < low || s.seconds > high);
+  // The work runs from the acceptance, so from an API stamp that came `apiLag` late its end comes that much sooner (never before TERM).
+  const lowFor = (s: { apiLag: number }) => Math.max(p.termAt, p.exitAt - s.apiLag) - TOLERANCE_SECONDS;
+  const outside = secondsToTermination(o).filter((s) => s.seconds < lowFor(s) || s.seconds > high);
   if (outside.length) {
-    return inconclusive(id, `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis}`).join('; ')}; the model's exit is at ${p.exitAt}s (window ${low}–${high}s)`);
+    return inconclusive(id, `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis} (window ${lowFor(s).toFixed(2)}–${high.toFixed(2)}s${s.apiLag ? `, from the API's own deletion stamp, which may be up to ${s.apiLag.toFixed(2)}s after the harness's delete` : ''})`).join('; ')}; the model's exit is at ${p.exitAt}s`);
   }
   return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
 }

@@ -18,7 +18,8 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
   const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult; invalid: Set<'short' | 'restored'> }>();
   for (const r of results) {
-    if (!r.labPair) continue;
+    // A superseded try (its request lost, run again) never forms a pair: the last try of the same run does.
+    if (!r.labPair || r.supersededBy) continue;
     const key = `${runKey(r)}\0${r.labPair.id}`;
     const entry = byPair.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
     if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
@@ -33,6 +34,11 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     }
     if (!short || !restored) {
       return { pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)] };
+    }
+    // A half the harness could not grade (a lost path, an interrupted run) decides nothing: the pair waits for it.
+    const open = [short, restored].filter((r) => r.verdict === 'inconclusive');
+    if (open.length) {
+      return { pairId, checks: [inconclusive(id, open.map((r) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) is inconclusive: ${r.explanation}`).join('; '))] };
     }
     const problems: string[] = [];
     if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);

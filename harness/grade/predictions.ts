@@ -39,7 +39,8 @@ export async function readPredictions(path: string): Promise<PredictionsFile> {
 export function predictionChecks(
   file: PredictionsFile, scenario: string, observed: { outcome: string; exitCode: number | null }, model: Prediction,
 ): Check[] {
-  const expected = file.predictions[scenario];
+  // A scenario name comes from a file: only the file's own keys count, never Object.prototype's ("constructor").
+  const expected = Object.hasOwn(file.predictions, scenario) ? file.predictions[scenario] : undefined;
   if (!expected) return [inconclusive('prediction.present', `no prediction for scenario ${scenario}`)];
   const said = `${expected.outcome}/${expected.exitCode}`;
   const seen = `${observed.outcome}/${observed.exitCode ?? '?'}`;

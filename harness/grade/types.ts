@@ -47,6 +47,12 @@ export interface GradeResult {
   checks: Check[];
   timeline: TimelineBar[];
   deleteWall: string | null;
+  /** The try of this scenario in its run (1 when not recorded). */
+  attempt?: number;
+  /** Why the harness lost this try's request, when it did: such a try may be run again. */
+  lostPath?: string | null;
+  /** A later try of the same scenario in the same run replaced this one (its file), which then counts instead. */
+  supersededBy?: string;
   /** A rollout's own findings, for the reports. */
   rollout?: RolloutSection;
 }

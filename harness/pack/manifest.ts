@@ -32,3 +32,6 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 export function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
+
+/** A run folder holding this file was interrupted (Ctrl-C): `termlab run` writes it, `termlab pack` refuses the folder. */
+export const INTERRUPTED_MARKER = 'INTERRUPTED';

@@ -9,7 +9,7 @@ import { TermlabError } from '../errors.ts';
 import { parsePredictions } from '../grade/predictions.ts';
 import { readObservation } from '../observation-read.ts';
 import { HARNESS_VERSION } from '../version.ts';
-import { ARCHIVE_SUFFIX, MANIFEST_KIND, MANIFEST_NAME, MANIFEST_VERSION, MEMBER_NAME, PREDICTIONS_NAME, sha256, StudentSchema, type Manifest } from './manifest.ts';
+import { INTERRUPTED_MARKER, ARCHIVE_SUFFIX, MANIFEST_KIND, MANIFEST_NAME, MANIFEST_VERSION, MEMBER_NAME, PREDICTIONS_NAME, sha256, StudentSchema, type Manifest } from './manifest.ts';
 
 const OBSERVATION_SUFFIX = '.observation.json';
 const REPORT_NAMES = ['report.md', 'report.html', 'junit.xml'];
@@ -40,13 +40,21 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   const names = (await readdir(runDir)).sort();
   const observations = names.filter((n) => n.endsWith(OBSERVATION_SUFFIX));
   if (!observations.length) throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: no *${OBSERVATION_SUFFIX} files in it: is it a run directory (reports/<run>)?`, { source: runDirArg });
+  if (names.includes(INTERRUPTED_MARKER)) {
+    throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: this run was interrupted (Ctrl-C) before it finished (${INTERRUPTED_MARKER} in it): an interrupted run cannot be handed in; run the lab again to the end`, { source: runDirArg });
+  }
   const members: { name: string; from: string }[] = [];
   const runIds = new Set<string>();
   for (const name of observations) {
     const from = join(runDir, name);
     if (!MEMBER_NAME.test(name) || !(await regularFile(from))) throw new TermlabError('INPUT_UNREADABLE', `${from}: not a plain file with a plain name; it cannot be packed`, { source: from });
     // Packing a file the grader cannot read helps nobody: say so now, on the student's machine.
-    runIds.add((await readObservation(from)).run.runId);
+    const observation = await readObservation(from);
+    // An interrupted run is not a result: handing it in would grade the harness's own abort.
+    if (!observation.run.complete && /^interrupted/.test(observation.run.incompleteReason ?? '')) {
+      throw new TermlabError('INPUT_UNREADABLE', `${from}: run ${observation.run.runId} was ${observation.run.incompleteReason}: an interrupted run cannot be handed in; run the lab again to the end`, { source: from });
+    }
+    runIds.add(observation.run.runId);
     members.push({ name, from });
   }
   for (const name of REPORT_NAMES) if (await regularFile(join(runDir, name))) members.push({ name, from: join(runDir, name) });

@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
+import { markSuperseded } from '../grade/attempts.ts';
+import { INTERRUPTED_MARKER } from '../pack/manifest.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
@@ -40,7 +42,7 @@ const OPTIONS = {
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' },
+  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' }, retries: { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -60,6 +62,12 @@ async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<
     }
   }));
   return results;
+}
+
+function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new TermlabError('USAGE', `${flag}: expected a whole number (0 for none), got ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 function wholeSeconds(value: string | undefined, flag: string, fallback: number): number {
@@ -85,7 +93,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -103,6 +111,8 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
       const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
       const env = await environmentOf(values);
+      // A scenario whose request the harness lost runs again on a fresh pod, this many times at most.
+      const retries = wholeNumber(values.retries, '--retries', 1);
 
       if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
       const delayText = values['sim-proxy-delay'];
@@ -149,14 +159,16 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         const problems: string[] = [];
         // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
         const failures: { scenario: string; error: TermlabError }[] = [];
-        const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult | null> => {
+        /** One try: its observation written, read back and graded exactly as `termlab grade` does. */
+        const tryOnce = async (scenario: Scenario | RolloutScenario, attempt: number): Promise<GradeResult | null> => {
           const scenarioContext = {
             ...context,
+            attempt,
             onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
             onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
           };
           const observation: Observation | RolloutObservation = 'kind' in scenario ? await runRollout(scenarioContext, scenario) : await runScenario(scenarioContext, scenario);
-          const path = join(runDir, `${scenario.name}.observation.json`);
+          const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
           try {
             if ('kind' in scenario) await writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(observation), null, 2) + '\n');
             else await writeObservation(path, observation as Observation);
@@ -168,7 +180,6 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
             problems.push(`${path}: the observation failed its own schema (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
             return null;
           }
-          // The one grading path: the file as written, read back, exactly as `termlab grade` reads it.
           try {
             return await gradeFile(path, { predictions });
           } catch (error) {
@@ -176,8 +187,18 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
             problems.push(error.message);
             return null;
           }
+        };
+        const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult[]> => {
+          const tries: GradeResult[] = [];
+          for (let attempt = 1; ; attempt++) {
+            const result = await tryOnce(scenario, attempt);
+            if (result) tries.push(result);
+            // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C.
+            if (!result?.lostPath || 'kind' in scenario || attempt > retries || io.signal.aborted) return tries;
+            progress.notice(`${scenario.name}: try ${attempt} lost its request (${escapeTerminal(result.lostPath.slice(0, 160))}); running it again on a fresh pod`);
+          }
         });
-        const results = graded.filter((r): r is GradeResult => r !== null);
+        const results = markSuperseded(graded.flat());
         progress.stop();
         stopOutageReports();
         for (const problem of problems) io.err(`termlab run: ${problem}\n`);
@@ -186,7 +207,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
         let apiLost: TermlabError | null = null;
         try {
-          if (await sweepRun(cluster, namespace, runId)) { podsLeft.clear(); await saveRun({ ...record, status: 'finished' }); }
+          if (await sweepRun(cluster, namespace, runId)) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
         } catch (error) {
           if (!isApiFailure(error)) throw error;
           apiLost = error;
@@ -195,7 +216,10 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         // A pair is judged only when both of its halves were part of this run.
         const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
         await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
-        if (!values.out) await pointLatest(reportsRoot, runDir);
+        // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one,
+        // and the folder says so (a scenario that finished before the Ctrl-C reads complete by itself).
+        if (io.signal.aborted) await writeFileAtomic(join(runDir, INTERRUPTED_MARKER), `run ${runId} was interrupted (Ctrl-C) before it finished\n`);
+        if (!values.out && !io.signal.aborted) await pointLatest(reportsRoot, runDir);
         io.out(`\n${summaryTable(results)}`);
         for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
         for (const r of results) {
@@ -203,6 +227,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         }
         for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
         io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
+        if (io.signal.aborted) io.out('interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n');
         if (apiLost) {
           const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
           throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });

@@ -23,6 +23,8 @@ export interface Recorded {
   podReads: Observation['evidence']['podReads'];
   cleanup: Observation['cleanup'];
   portForwardErrors: string[];
+  /** The port-forward connections' life on the run's clock; empty for the direct transport. */
+  transport: Observation['evidence']['transport'];
 }
 
 const at = (time: HarnessTime | null) => (time ? { at: time } : null);
@@ -148,6 +150,7 @@ export function buildObservation(r: Recorded): Observation {
       watchEvents,
       watchLifecycle: r.watch?.lifecycle ?? [],
       podReads: r.podReads,
+      transport: r.transport,
       logLines: lines,
       // Early: the stream broke, or ended while the container was never seen to end.
       logEndedEarly: Boolean(r.logs && (r.logs.error !== null || (r.logs.ended && !finalState))),

@@ -47,6 +47,8 @@ export interface ScenarioContext {
   transport: 'portforward' | 'direct';
   clock: RunClock;
   signal: AbortSignal;
+  /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
+  attempt?: number;
   readyTimeoutMs: number;
   pods?: PodTracker;
   onPhase(phase: Phase, detail?: string): void;
@@ -58,8 +60,8 @@ const STUCK_REASONS = ['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 
 const isStuck = (p: k8s.V1Pod) => p.status?.containerStatuses?.some((c) => STUCK_REASONS.includes(c.state?.waiting?.reason ?? '') || c.state?.terminated) ?? false;
 const seen = (test: (pod: k8s.V1Pod) => boolean) => (s: Sighting) => s.pod !== null && test(s.pod);
 
-export function podNameFor(scenario: Scenario, runId: string): string {
-  return `tl-${scenario.name}-${runId.slice(-4)}`;
+export function podNameFor(scenario: Scenario, runId: string, attempt = 1): string {
+  return `tl-${scenario.name}-${runId.slice(-4)}${attempt > 1 ? `-${attempt}` : ''}`;
 }
 
 async function podEvents(ctx: ScenarioContext, name: string): Promise<Observation['evidence']['podEvents']> {
@@ -123,7 +125,7 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
 interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
 
 /** observe: the log follow before any request, and the pod as the API holds it now. */
-async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle) => void): Promise<Observed> {
+async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle<HarnessTime>) => void): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
   const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
@@ -134,7 +136,7 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
   const port = labPort(ctx.template);
   let base: string;
   if (ctx.transport === 'portforward') {
-    const forward = await openPortForward(cluster, namespace, created.name, port);
+    const forward = await openPortForward(cluster, namespace, created.name, port, () => clock.now());
     setForward(forward);
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
@@ -232,18 +234,20 @@ async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: In
 /** Runs one scenario and returns its observation; failures are recorded in it, never thrown. */
 export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Promise<Observation> {
   const { cluster, clock } = ctx;
-  const name = podNameFor(scenario, ctx.runId);
-  const request = newRequestRecord(`${scenario.name}-${ctx.runId.slice(-4)}`);
+  const attempt = ctx.attempt ?? 1;
+  const name = podNameFor(scenario, ctx.runId, attempt);
+  const request = newRequestRecord(`${scenario.name}-${ctx.runId.slice(-4)}${attempt > 1 ? `-${attempt}` : ''}`);
   const run: Observation['run'] = {
     runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
     cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
     transport: ctx.transport,
+    ...(attempt > 1 ? { attempt } : {}),
   };
   const cleaner = new Cleaner(clock);
   const deleteAttempts: Observation['cleanup'] = [];
   let watch: PodWatch | null = null;
   let logs: LogFollower | null = null;
-  let forward: PortForwardHandle | null = null;
+  let forward: PortForwardHandle<HarnessTime> | null = null;
   let created: Created | null = null;
   let observed: Observed | null = null;
   let ready: { podReady: HarnessTime } | null = null;
@@ -290,7 +294,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     // A request still open after a failure would hold the process: it ends with the scenario.
     (inFlight as InFlight | null)?.giveUp();
     (logs as LogFollower | null)?.stop();
-    await (forward as PortForwardHandle | null)?.close();
+    await (forward as PortForwardHandle<HarnessTime> | null)?.close();
     onPhase('cleaning up');
     cleanup = await cleaner.run();
     const ended = watch as PodWatch | null;
@@ -320,7 +324,8 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     podEvents: collected?.podEvents ?? failureEvents,
     podReads: finalWatch?.reads ?? [],
     cleanup: [...deleteAttempts, ...cleanup],
-    portForwardErrors: (forward as PortForwardHandle | null)?.errors ?? [],
+    portForwardErrors: (forward as PortForwardHandle<HarnessTime> | null)?.errors ?? [],
+    transport: [...((forward as PortForwardHandle<HarnessTime> | null)?.life ?? [])],
   };
   return buildObservation(recorded);
 }

@@ -16,7 +16,8 @@ export const RunRecordSchema = z.object({
   host: z.string(),
   startedAt: z.iso.datetime(),
   deadline: z.iso.datetime(),
-  status: z.enum(['running', 'finished', 'failed']),
+  /** interrupted: stopped by Ctrl-C; its pods were cleaned up, its results are not a run to hand in. */
+  status: z.enum(['running', 'finished', 'failed', 'interrupted']),
   note: z.string().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;

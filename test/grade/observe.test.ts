@@ -13,7 +13,7 @@ function recorded(podReads: PodRead[]): Recorded {
   return {
     run: o.run, scenario: o.scenario, pod: o.pod, podReady: o.timeline.podReady!.at, watchEstablished: o.timeline.watchEstablished!.at,
     deleteIssued: o.timeline.deleteIssued!.at, deleteAck: { ...o.timeline.deleteAcknowledged! }, request,
-    watch: null, logs: null, podEvents: [], podReads, cleanup: [], portForwardErrors: [],
+    watch: null, logs: null, podEvents: [], podReads, cleanup: [], portForwardErrors: [], transport: [],
   };
 }
 const read = (overrides: Partial<PodRead>): PodRead => ({
@@ -24,7 +24,7 @@ const read = (overrides: Partial<PodRead>): PodRead => ({
 describe('building the observation', () => {
   it('takes the final state from the last pod read of this pod when no watch event shows it, cited as a read', () => {
     const o = assemble(recorded([read({ resourceVersion: '118' }), read({ uid: 'a-replacement', resourceVersion: '119', containers: [{ name: 'lab', state: 'terminated', exitCode: 0, reason: 'Completed' }] })]));
-    expect(ObservationSchema.parse(o).schemaVersion).toBe(2);
+    expect(ObservationSchema.parse(o).schemaVersion).toBe(3);
     expect(o.finalState).toMatchObject({ exitCode: 137, container: 'lab', from: { kind: 'read', index: 0, resourceVersion: '118' } });
     expect(o.timeline.containerTerminated).toMatchObject({ from: { kind: 'read', index: 0 } });
     expect(grade(o).checks.find((c) => c.id === 'evidence.terminated-observed')).toMatchObject({ status: 'pass', reason: expect.stringContaining('pod read 0') });
@@ -40,7 +40,9 @@ describe('building the observation', () => {
 
   it('grades a run whose pod vanished before any end was seen as inconclusive, evidence lost', () => {
     const o = buildObservation();
-    const deleted = { mono: 99_999, wall: o.evidence.watchEvents[0]!.receivedAt.wall };
+    const first = o.evidence.watchEvents[0]!.receivedAt;
+    // On the run's one clock, and before the run was observed.
+    const deleted = { mono: first.mono + 500, wall: new Date(Date.parse(first.wall) + 500).toISOString() };
     o.finalState = null;
     o.timeline.containerTerminated = null;
     o.evidence.watchEvents = [o.evidence.watchEvents[0]!, { ...o.evidence.watchEvents[0]!, type: 'DELETED', resourceVersion: '130', receivedAt: deleted }];

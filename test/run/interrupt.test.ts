@@ -1,11 +1,12 @@
 // Ctrl-C on a real `termlab run` process: it stops cleanly and leaves no pod behind.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { connect, type Cluster } from '../../harness/kube/index.ts';
+import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
 let sim: SimCluster;
@@ -42,5 +43,42 @@ describe('Ctrl-C during termlab run', () => {
     }
     const left = () => cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=ctrl-c' }).then((l) => l.items.length);
     await expect.poll(left, { timeout: 20_000 }).toBe(0);
+  });
+
+  // Ctrl-C at each phase of a default run (port-forward, the lab pair): the harness's own abort is
+  // never graded as the kubelet's doing, reports/latest stays where it was, and pack refuses the run.
+  it.each(['creating', 'waiting for Ready', 'request in flight', 'deleting', 'terminating', 'collecting'])('at "%s": no fail, no differs, latest not moved, pack refuses it', async (phase) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-cwd-'));
+    const cli = join(repoRoot, 'harness', 'cli.ts');
+    // Run from a folder of its own, whose reports/latest points at an earlier whole run.
+    mkdirSync(join(cwd, 'reports', 'earlier'), { recursive: true });
+    symlinkSync(join(cwd, 'reports', 'earlier'), join(cwd, 'reports', 'latest'));
+    const tsx = join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+    // The lab pair, shortened so that a run reaches its last phase quickly on a loaded machine.
+    writeFileSync(join(cwd, 'pair.yaml'), `scenarios:
+  - { name: short-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: short } }
+  - { name: restored-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 8, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: restored } }
+`);
+    const child = spawn(process.execPath, ['--import', tsx, cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    let interrupted = false;
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+      if (!interrupted && stdout.includes(`  ${phase}`)) { interrupted = true; child.kill('SIGINT'); }
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+    expect(code, shown).toBe(130);
+    expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid|: fail —/);
+    expect(stdout, shown).toMatch(/interrupted: this run is recorded as interrupted/);
+    const runDir = /reports: (.*)\/report\.html/.exec(stdout)?.[1];
+    expect(runDir, shown).toBeDefined();
+    // reports/latest never points at an interrupted run.
+    expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(join(cwd, 'reports', 'earlier'));
+    const pack = await runCli(['pack', runDir!, '-o', join(cwd, 'out.tar.gz')]);
+    expect(pack.code, pack.stderr).toBe(2);
+    expect(pack.stderr).toMatch(/was interrupted \(Ctrl-C\).*: an interrupted run cannot be handed in/);
   });
 });

@@ -1,14 +1,12 @@
 // The real kubectl against the simulated cluster. .ci/run installs kubectl; elsewhere this skips.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { repoRoot } from '../support/processes.ts';
-import { hasKubectl, runKubectl } from '../support/kubectl.ts';
+import { hasKubectl, kubectlPortForward, runKubectl, streamingGet } from '../support/kubectl.ts';
 
 if (!hasKubectl) console.warn('kubectl not found: skipping the kubectl suite (CI installs it)');
 // exec speaks WebSocket (v5.channel.k8s.io) from kubectl 1.30 and port-forward tunnels SPDY over
@@ -61,50 +59,7 @@ function underTerminal(command: string) {
   return { type: (text: string) => child.stdin.write(text), waitFor, exited, output: () => out };
 }
 
-/** kubectl port-forward to a local port it picks; resolves with that port once it forwards. */
-function portForward(pod: string, remotePort: number) {
-  const child = spawn('kubectl', ['port-forward', `pod/${pod}`, `:${remotePort}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  child.stderr.on('data', (c: Buffer) => { err += c; });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const localPort = new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      out += c;
-      const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    void exited.then(() => reject(new Error(`kubectl port-forward ended: ${out}${err}`)));
-  });
-  return { localPort, exited, stderr: () => err, stop: () => child.kill('SIGTERM') };
-}
-
-/** A GET whose body streams; resolves its lines as they come and how the response ended. */
-function streamingGet(port: number, path: string) {
-  const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  let hasEnded = false;
-  const ended = new Promise<'complete' | 'cut'>((resolve) => {
-    const req = httpGet({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      // A connection cut mid-body is this test's expected outcome, not an error to throw (readline
-      // re-emits the response's error).
-      res.on('error', () => {});
-      createInterface({ input: res }).on('line', (line) => { lines.push(line); for (const wake of waiters) wake(); }).on('error', () => {});
-      res.on('close', () => resolve(res.complete ? 'complete' : 'cut'));
-    });
-    req.on('error', () => resolve('cut'));
-  });
-  void ended.then(() => { hasEnded = true; for (const wake of waiters) wake(); });
-  const waitForLine = (pattern: RegExp) => new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const line = lines.find((l) => pattern.test(l));
-      if (line) { waiters.delete(check); resolve(line); }
-      else if (hasEnded) { waiters.delete(check); reject(new Error(`the response ended without ${pattern}: ${lines.join('\n')}`)); }
-    };
-    waiters.add(check);
-    check();
-  });
-  return { lines, ended, waitForLine };
-}
+const portForward = (pod: string, remotePort: number) => kubectlPortForward(env, pod, remotePort);
 
 /** Starts a long-running kubectl and resolves once its output matches. */
 function kubectlUntil(args: string[], pattern: RegExp) {

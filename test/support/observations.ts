@@ -80,9 +80,9 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
   const handler = renderPreStop(scenario.preStop, 'http');
   const lifecycle = handler ? { preStop: handler } : null;
   return {
-    schemaVersion: 2, kind: 'termlab.observation',
+    schemaVersion: 3, kind: 'termlab.observation',
     run: {
-      runId: 'run-20261130-100000-abcd', ownerId: 'student-a', harnessVersion: '0.1.0', observedAt: wall(terminatedMono + 30), complete: true,
+      runId: 'run-20261130-100000-abcd', ownerId: 'student-a', harnessVersion: '0.1.0', observedAt: wall(Math.max(terminatedMono, requestEnd, ...logLines.map((l) => l.receivedAt.mono)) + 30), complete: true,
       cluster: { context: 'termlab-sim', server: 'https://127.0.0.1:6443', serverVersion: 'v1.34.0-termlab-sim', nodeName: 'sim-node', containerRuntime: 'termlab-sim://0.1.0', simulated: true },
       transport: 'portforward',
     },
@@ -121,6 +121,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
       watchEvents,
       watchLifecycle: [{ event: 'connected', at: at(1000), resourceVersion: '104' }],
       podReads: [],
+      transport: [],
       logLines, logEndedEarly: false,
       podEvents: [{ reason: 'Killing', message: 'Stopping container lab', type: 'Normal', time: apiTime(deleted) }],
     },

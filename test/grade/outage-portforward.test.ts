@@ -1,0 +1,23 @@
+// Real-node recordings (v1.37.2, 2026-12-01) of the default transport while kube-apiserver was
+// SIGKILLed during the hook and started again 3 s later (npm run test:cluster:faults -- --full
+// --transport portforward --case api-down-3s-during-hook): the port-forward was cut (1006), the
+// watch dropped, and the log read again after the outage held only "unable to retrieve container
+// logs". Graded before issue 21's rule as "differs from the model" twice and a failed pair.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { gradePaths } from '../../harness/grade/files.ts';
+
+const dir = join(import.meta.dirname, 'fixtures', 'outage-portforward');
+
+describe('the port-forward lost to an API server restart on the real node', () => {
+  it('is inconclusive with the cause and the times, and the pair with it; never differs', async () => {
+    const run = await gradePaths([dir]);
+    expect(run.results.map((r) => [r.scenario, r.verdict]).sort()).toEqual([['restored-grace', 'inconclusive'], ['short-grace', 'inconclusive']]);
+    for (const r of run.results) {
+      expect(r.explanation).toMatch(/^the port-forward's connection 1 was closed by the remote side with code 1006 at \d\.\d\d s; the API server was unreachable from \d\.\d\d s to \d+\.\d\d s, and the container log is not whole/);
+      expect(r.lostPath).toBe(r.explanation);
+      expect(r.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    }
+    expect(run.pairs[0]!.checks[0]!.status).toBe('inconclusive');
+  });
+});
