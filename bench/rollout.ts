@@ -12,6 +12,7 @@ import { connect } from '../harness/kube/index.ts';
 import { RunClock } from '../harness/run/clock.ts';
 import { runRollout } from '../harness/run/rollout.ts';
 import { loadScenarioSet, loadTemplate } from '../harness/scenario/load.ts';
+import { percentile } from './stats.ts';
 
 const RATE = 200;
 const WORK_MS = 20;
@@ -37,19 +38,18 @@ try {
   const records = parseLoadLog(observation.evidence.loadLog).records;
   const completed = records.filter((r) => r.outcome === 'completed');
   const span = (Math.max(...records.map((r) => r.sent.mono)) - Math.min(...records.map((r) => r.sent.mono))) / 1000;
-  const overhead = completed.map((r) => r.ended.mono - r.sent.mono - WORK_MS).sort((a, b) => a - b);
-  const p95 = overhead[Math.max(0, Math.ceil(overhead.length * 0.95) - 1)] ?? NaN;
+  const overhead = completed.map((r) => r.ended.mono - r.sent.mono - WORK_MS);
   // How far the sends fell behind the steady schedule: a load generator that cannot keep up shows here.
-  const lag = records.map((r) => r.sent.mono - r.dueMono).sort((a, b) => a - b);
+  const lag = records.map((r) => r.sent.mono - r.dueMono);
   console.log(`requests: ${records.length}`);
   console.log(`requests_failed: ${records.length - completed.length}`);
   console.log(`requests_per_s: ${((records.length - 1) / span).toFixed(1)}`);
   console.log(`requests_per_s_target: ${RATE}`);
-  console.log(`harness_overhead_ms_p50: ${overhead[Math.floor(overhead.length / 2)]!.toFixed(2)}`);
-  console.log(`harness_overhead_ms_p95: ${p95.toFixed(2)}`);
-  console.log(`send_lag_ms_p95: ${lag[Math.max(0, Math.ceil(lag.length * 0.95) - 1)]!.toFixed(2)}`);
+  console.log(`harness_overhead_ms_p50: ${percentile(overhead, 0.5).toFixed(2)}`);
+  console.log(`harness_overhead_ms_p95: ${percentile(overhead, 0.95).toFixed(2)}`);
+  console.log(`send_lag_ms_p95: ${percentile(lag, 0.95).toFixed(2)}`);
   // Where the overhead goes: waiting for a socket and connecting, the answer's headers, the body past the work.
-  const pct = (values: number[]) => { const v = [...values].sort((a, b) => a - b); return (v[Math.max(0, Math.ceil(v.length * 0.95) - 1)] ?? NaN).toFixed(2); };
+  const pct = (values: number[]) => percentile(values, 0.95).toFixed(2);
   console.log(`connect_ms_p95: ${pct(completed.map((r) => r.connectedAt!.mono - r.sent.mono))}`);
   console.log(`headers_ms_p95: ${pct(completed.map((r) => r.headersAt!.mono - r.connectedAt!.mono))}`);
   console.log(`body_beyond_work_ms_p95: ${pct(completed.map((r) => r.ended.mono - r.headersAt!.mono - WORK_MS))}`);
