@@ -25,7 +25,7 @@ import { defaultImages, labServerBundle, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
 import { selfSignedCertificate } from './tls.ts';
 import { apiTime } from './time.ts';
-import { GroundTruth, type TruthRecord } from './truth.ts';
+import { GroundTruth, recordPublications, type TruthRecord } from './truth.ts';
 import { VERSION } from './discovery.ts';
 import { WatchServer } from './watch.ts';
 
@@ -92,6 +92,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();
+  const stopRecording = recordPublications(store, truth);
   const images = options.images ?? defaultImages(await labServerBundle());
   const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
   const registry = new PodRegistry(store, kubelet, faults);
@@ -154,6 +155,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       stopped ??= (async () => {
         listenerFaults?.clear();
         for (const c of controllers) c.stop();
+        stopRecording();
         await proxy.stop();
         watches.closeAll();
         portForward.close();
