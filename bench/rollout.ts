@@ -1,6 +1,16 @@
 // bench:rollout — a rollout under 200 requests/s on the simulated cluster, through its service
 // proxy, from the load pod (LAB_MODE=load) the sim's kubelet runs. Targets: 200 requests/s
-// sustained, harness_overhead_ms_p95 < 5 (a request's client-side time beyond the server's own work).
+// sustained, harness_overhead_ms_p95 < 5.
+// What the figures measure (and what not), all from the load pod's own log and clock:
+// - requests, requests_failed, requests_per_s: what the load pod sent over the run and how many did
+//   not complete; requests_per_s is over the span of the sends, so it shows a generator that cannot
+//   keep up, not the server's or the proxy's capacity.
+// - harness_overhead_ms_p50/p95: a completed request's time beyond the server's own work (WORK_MS):
+//   connect, the sim's proxy, the server's answer and the body, as the load pod saw them. Not the
+//   harness's timing error (bench:run) and not a real node's kube-proxy.
+// - send_lag_ms_p95: how far sends fell behind the steady schedule (the load pod's event loop).
+// - connect_ms_p95, headers_ms_p95, body_beyond_work_ms_p95: the overhead split into its stages.
+// - peak_rss_mb: this process (the harness's runner and its watches), not the sim or the pods.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
