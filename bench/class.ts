@@ -32,7 +32,7 @@ try {
   const lab = await readLab(DEFAULT_LAB);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const book = await gradeClass([classDir], lab);
+  const { book } = await gradeClass([classDir], lab);
   await writeFileAtomic(join(root, 'gradebook.csv'), gradebookCsv(book));
   const seconds = (performance.now() - started) / 1000;
   // CPU time of this process alone: on a shared, loaded machine the wall time also holds others' work.

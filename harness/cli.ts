@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
+import { flagErrorMessage, wantsHelp } from './flags.ts';
 import { gradeCommand } from './grade/command.ts';
 import { classify } from './kube/index.ts';
 import { packCommand } from './pack/command.ts';
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   if (name === '--version') { io.out(`${HARNESS_VERSION}\n`); return EXIT.ok; }
   const command = commands.find((c) => c.name === name);
   if (!command) { io.err(`termlab: unknown command ${JSON.stringify(name)}\n\n${usage()}`); return EXIT.badInput; }
+  if (wantsHelp(rest)) { io.out(`termlab ${command.name} — ${command.summary}\nusage: ${command.usage}\n`); return EXIT.ok; }
   let interrupts = 0;
   const onSigint = () => {
     if (++interrupts > 1) process.exit(EXIT.interrupted);
@@ -80,8 +82,9 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest, io);
   } catch (error) {
     if (isTermlabError(error)) { io.err(`termlab ${name}: ${error.message}\n`); return exitCodeFor(error.code); }
-    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`termlab ${name}: ${error.message}\nusage: ${command.usage}\n`);
+    const flagError = flagErrorMessage(error, command.usage);
+    if (flagError) {
+      io.err(`termlab ${name}: ${flagError}\nusage: ${command.usage}\n`);
       return EXIT.badInput;
     }
     return internalError(error);

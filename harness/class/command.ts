@@ -1,13 +1,15 @@
-// `termlab grade SUBMISSIONS... --gradebook FILE.csv [--gradebook-json FILE] [--lab FILE]`:
+// `termlab grade SUBMISSIONS... --gradebook FILE.csv [--gradebook-json FILE] [--html FILE] [--md FILE] [--lab FILE]`:
 // each submission graded on its own, one row each, and an exit code that says whether the
-// instructor needs to look (copies, invalid evidence, unreadable files).
+// instructor needs to look (copies, invalid evidence, unreadable files, a name that disagrees).
 import type { CommandIO } from '../command.ts';
-import { EXIT } from '../errors.ts';
+import { EXIT, TermlabError } from '../errors.ts';
 import type { PredictionsFile } from '../grade/predictions.ts';
-import { writeFileAtomic } from '../observation.ts';
+import { resultCards } from '../report/html.ts';
+import { writeReport } from '../report/write.ts';
 import { terminalText } from './escape.ts';
 import { finishGradebook, gradebookCsv, needsReview, partialRow, unusedPointIds, type Gradebook, type PartialRow } from './gradebook.ts';
 import { readLab, type Lab } from './lab.ts';
+import { renderClassHtml, renderClassMarkdown } from './report.ts';
 import { gradeSubmission, listSubmissions } from './submission.ts';
 
 const SUBMISSIONS_AT_ONCE = 4;
@@ -15,32 +17,38 @@ const SUBMISSIONS_AT_ONCE = 4;
 export interface ClassOptions {
   gradebook?: string;
   gradebookJson?: string;
+  html?: string;
+  md?: string;
   lab?: string;
   predictions?: PredictionsFile;
 }
 
-export async function gradeClass(paths: string[], lab: Lab | null, options: { predictions?: PredictionsFile; onProblem?: (p: string) => void; signal?: AbortSignal } = {}): Promise<Gradebook> {
-  const { submissions, problems } = await listSubmissions(paths);
-  for (const p of problems) options.onProblem?.(p.problem);
-  // A few submissions at once, so one's file reads overlap another's grading; only each row is
-  // kept, so a class's results are never all in memory at once.
+export interface ClassGrade {
+  book: Gradebook;
+  /** Paths named on the command line that do not exist. */
+  missing: string[];
+  /** Each submission's timelines and checks, rendered, when a class HTML report is wanted. */
+  sections: Map<string, string>;
+}
+
+export async function gradeClass(paths: string[], lab: Lab | null, options: { predictions?: PredictionsFile; onProblem?: (p: string) => void; signal?: AbortSignal; renderSections?: boolean } = {}): Promise<ClassGrade> {
+  const { submissions, skipped, missing } = await listSubmissions(paths);
+  // A few submissions at once, so one's file reads overlap another's grading; only each row (and,
+  // for the HTML report, its rendered section) is kept, never a class's results all at once.
   const partials: PartialRow[] = new Array(submissions.length);
+  const sections = new Map<string, string>();
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(SUBMISSIONS_AT_ONCE, submissions.length) }, async () => {
     while (next < submissions.length) {
       const index = next++;
-      partials[index] = partialRow(await gradeSubmission(submissions[index]!, { predictions: options.predictions, signal: options.signal }), lab);
+      const graded = await gradeSubmission(submissions[index]!, { predictions: options.predictions, signal: options.signal });
+      if (options.renderSections && graded.results.length) sections.set(graded.path, resultCards(graded.results, `g${index}-`));
+      partials[index] = partialRow(graded, lab);
     }
   }));
-  const book = finishGradebook(partials, lab);
+  const book = finishGradebook(partials, lab, skipped);
   if (lab && partials.length) for (const id of unusedPointIds(partials, lab)) options.onProblem?.(`lab ${lab.name}: points for check id ${id}, which no submission's grade has (a typo?)`);
-  // A path that is no submission still gets a row, so the instructor sees it in the gradebook.
-  book.rows.push(...problems.map(({ path, problem }) => ({
-    student: '', submission: path, scenariosGraded: 0, matched: 0, differed: 0, evidenceInvalid: 0, inconclusive: 0,
-    pairs: Object.fromEntries(book.pairIds.map((id) => [id, 'missing' as const])), predictionsRight: null, predictionsTotal: null,
-    missingScenarios: lab?.requiredScenarios ?? [], score: lab ? 0 : null, maxScore: null, duplicateOf: [], problems: [problem], review: ['not a submission'],
-  })));
-  return book;
+  return { book, missing, sections };
 }
 
 function summaryLine(row: Gradebook['rows'][number], pairIds: string[]): string {
@@ -53,11 +61,27 @@ function summaryLine(row: Gradebook['rows'][number], pairIds: string[]): string 
 
 export async function runClass(paths: string[], options: ClassOptions, io: CommandIO): Promise<number> {
   const lab = options.lab ? await readLab(options.lab) : null;
-  const book = await gradeClass(paths, lab, { predictions: options.predictions, signal: io.signal, onProblem: (p) => io.err(`termlab grade: ${terminalText(p)}\n`) });
-  if (options.gradebook) await writeFileAtomic(options.gradebook, gradebookCsv(book));
-  if (options.gradebookJson) await writeFileAtomic(options.gradebookJson, JSON.stringify(book, null, 2) + '\n');
+  const { book, missing, sections } = await gradeClass(paths, lab, {
+    predictions: options.predictions, signal: io.signal, renderSections: options.html !== undefined,
+    onProblem: (p) => io.err(`termlab grade: ${terminalText(p)}\n`),
+  });
+  // Nothing gradable is bad input, said before anything is written.
+  if (!book.rows.length) {
+    const why = missing.length ? `${missing.join(', ')}: no such file or directory` : `no submissions in ${paths.join(', ')} (archives from \`termlab pack\`, or run directories)`;
+    for (const s of book.skipped) io.err(`termlab grade: ${terminalText(s.path)}: not graded — ${terminalText(s.why)}\n`);
+    throw new TermlabError('INPUT_UNREADABLE', `nothing to grade: ${why}`, { paths });
+  }
+  if (options.gradebook) await writeReport(options.gradebook, gradebookCsv(book), 'the gradebook');
+  if (options.gradebookJson) await writeReport(options.gradebookJson, JSON.stringify(book, null, 2) + '\n', 'the gradebook');
+  if (options.html) await writeReport(options.html, renderClassHtml(book, sections), 'the class report');
+  if (options.md) await writeReport(options.md, renderClassMarkdown(book), 'the class report');
   for (const row of book.rows) io.out(summaryLine(row, book.pairIds));
+  for (const s of book.skipped) io.out(`⊘ ${terminalText(s.path)}: not graded — ${terminalText(s.why)}\n`);
   const flagged = book.rows.filter((r) => r.review.length).length;
-  io.out(`${book.rows.length} submission(s); ${flagged ? `${flagged} need the instructor's eye (see the review column)` : 'none needs review'}\n`);
+  io.out(`${book.rows.length} submission(s) graded, ${book.skipped.length} not graded; ${flagged ? `${flagged} need the instructor's eye (⚠ above, and the review column)` : 'none needs review'}\n`);
+  if (missing.length) {
+    io.err(`termlab grade: ${missing.map((m) => terminalText(m)).join(', ')}: no such file or directory (the rest was graded)\n`);
+    return EXIT.badInput;
+  }
   return needsReview(book) ? EXIT.needsReview : EXIT.ok;
 }

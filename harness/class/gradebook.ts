@@ -7,9 +7,12 @@ import { csvCell } from './escape.ts';
 import { counts, type Lab } from './lab.ts';
 import type { SubmissionGrade } from './submission.ts';
 
-export const PairStatusSchema = z.enum(['pass', 'fail', 'inconclusive', 'missing']);
+/** `invalid`: a half was handed in but its evidence is invalid; `missing`: a half was not handed in. */
+export const PairStatusSchema = z.enum(['pass', 'fail', 'inconclusive', 'invalid', 'missing']);
 export const GradebookRowSchema = z.object({
   student: z.string(),
+  /** Where the student's name came from: the predictions, the name packed with --student, or the file name. */
+  identity: z.enum(['predictions', 'packed --student', 'file name']),
   submission: z.string(),
   scenariosGraded: z.int(),
   matched: z.int(),
@@ -26,30 +29,36 @@ export const GradebookRowSchema = z.object({
   /** Other submissions sharing a pod UID with this one: no two honest runs can. */
   duplicateOf: z.array(z.string()),
   problems: z.array(z.string()),
+  /** Why a graded file's evidence is invalid, one line each. */
+  invalid: z.array(z.string()),
   /** Why the instructor should look at this row; empty when nothing needs it. */
   review: z.array(z.string()),
 });
 export type GradebookRow = z.infer<typeof GradebookRowSchema>;
 export const GradebookSchema = z.object({
   kind: z.literal('termlab.gradebook'),
-  version: z.literal(1),
+  version: z.literal(2),
   lab: z.string().nullable(),
   pairIds: z.array(z.string()),
   rows: z.array(GradebookRowSchema),
+  /** Entries of the submissions folders that were not graded, each with why. */
+  skipped: z.array(z.object({ path: z.string(), why: z.string() })),
 });
 export type Gradebook = z.infer<typeof GradebookSchema>;
 
 /** A row before duplicates are known, and the pod UIDs that find them. */
-export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string> }
+export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string>; identityConflict?: string }
 
-const RANK = { pass: 3, fail: 2, inconclusive: 1, missing: 0 } as const;
+const RANK = { pass: 4, fail: 3, inconclusive: 2, invalid: 1, missing: 0 } as const;
+/** The review column names each problem; a submission with many shows the first few and a count. */
+const REVIEW_LINES_EACH = 5;
 
 /** A pair handed in several times (several runs) counts by its best run. */
 function pairStatuses(pairs: PairResult[], pairIds: string[]): Record<string, z.infer<typeof PairStatusSchema>> {
   const out: Record<string, z.infer<typeof PairStatusSchema>> = {};
   for (const id of pairIds) out[id] = 'missing';
   for (const pair of pairs) {
-    const status = pair.checks.some((c) => c.status === 'fail') ? 'fail' : pair.checks.every((c) => c.status === 'pass') ? 'pass' : 'inconclusive';
+    const status = pair.invalidRoles?.length ? 'invalid' : pair.checks.some((c) => c.status === 'fail') ? 'fail' : pair.checks.every((c) => c.status === 'pass') ? 'pass' : 'inconclusive';
     if (RANK[status] > RANK[out[pair.pairId] ?? 'missing']) out[pair.pairId] = status;
   }
   return out;
@@ -80,35 +89,50 @@ export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow 
   const predicted = grade.hasPredictions ? grade.results.filter((r) => r.checks.some((c) => c.id === 'prediction.vs-model' && c.status === 'pass')).length : null;
   return {
     row: {
-      student: grade.student, submission: grade.path, scenariosGraded: grade.results.length,
+      student: grade.student, identity: grade.identity.source, submission: grade.path, scenariosGraded: grade.results.length,
       matched: verdicts('matches-model'), differed: verdicts('differs-from-model'), evidenceInvalid: verdicts('evidence-invalid'), inconclusive: verdicts('inconclusive'),
       pairs, predictionsRight: predicted, predictionsTotal: grade.hasPredictions ? grade.results.length : null,
       missingScenarios: scored?.missing ?? [], score: scored?.score ?? null, maxScore: scored?.maxScore ?? null, problems: grade.problems,
+      invalid: [...grade.invalid, ...grade.results.filter((r) => r.verdict === 'evidence-invalid' && !grade.invalid.some((l) => l.startsWith(`${r.source}:`))).map((r) => `${r.source}: ${r.explanation}`)],
     },
+    identityConflict: grade.identity.conflict,
     podUids: new Set(grade.results.map((r) => r.podUid).filter((u): u is string => u !== null)),
     checkIds: new Set([...grade.results.flatMap((r) => r.checks.map((c) => c.id)), ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id))]),
   };
 }
 
-/** Joins the rows: a pod UID in two submissions marks both, since either may be the copy. */
-export function finishGradebook(partials: PartialRow[], lab: Lab | null): Gradebook {
+function named(lines: string[], what: string): string[] {
+  const shown = lines.slice(0, REVIEW_LINES_EACH).map((l) => `${what}: ${l}`);
+  return lines.length > REVIEW_LINES_EACH ? [...shown, `${lines.length - REVIEW_LINES_EACH} more ${what}(s)`] : shown;
+}
+
+/** A student name compared as people read it: case and spacing do not make two students. */
+const sameName = (name: string) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** Joins the rows: a pod UID or a student name in two submissions marks both, since either may be the copy. */
+export function finishGradebook(partials: PartialRow[], lab: Lab | null, skipped: Gradebook['skipped'] = []): Gradebook {
   // Without a lab file, every pair id seen anywhere in the class is a column.
   const pairIds = lab ? lab.pairs : [...new Set(partials.flatMap((p) => Object.keys(p.row.pairs)))].sort();
   const holders = new Map<string, Set<number>>();
   partials.forEach((p, i) => { for (const uid of p.podUids) { const set = holders.get(uid) ?? new Set(); set.add(i); holders.set(uid, set); } });
+  const byName = new Map<string, number[]>();
+  partials.forEach((p, i) => { const key = sameName(p.row.student); byName.set(key, [...(byName.get(key) ?? []), i]); });
   const rows = partials.map((p, i) => {
     const others = new Set<number>();
     for (const uid of p.podUids) for (const j of holders.get(uid)!) if (j !== i) others.add(j);
     const duplicateOf = [...others].sort((a, b) => a - b).map((j) => partials[j]!.row.submission);
+    const sameStudent = byName.get(sameName(p.row.student))!.filter((j) => j !== i).map((j) => partials[j]!.row.submission);
     const review = [
       ...(duplicateOf.length ? [`shares pod UIDs with ${duplicateOf.join(', ')}`] : []),
-      ...(p.row.evidenceInvalid ? [`${p.row.evidenceInvalid} observation(s) with invalid evidence`] : []),
-      ...(p.row.problems.length ? [`${p.row.problems.length} file problem(s)`] : []),
+      ...(sameStudent.length ? [`another submission names the same student ${JSON.stringify(p.row.student)}: ${sameStudent.join(', ')}`] : []),
+      ...(p.identityConflict ? [p.identityConflict] : []),
+      ...named(p.row.invalid, 'evidence invalid'),
+      ...named(p.row.problems, 'file problem'),
     ];
     const pairs = { ...Object.fromEntries(pairIds.map((id) => [id, 'missing' as const])), ...p.row.pairs };
     return { ...p.row, pairs, duplicateOf, review };
   });
-  return { kind: 'termlab.gradebook', version: 1, lab: lab?.name ?? null, pairIds, rows };
+  return { kind: 'termlab.gradebook', version: 2, lab: lab?.name ?? null, pairIds, rows, skipped };
 }
 
 export function needsReview(book: Gradebook): boolean {
@@ -116,13 +140,13 @@ export function needsReview(book: Gradebook): boolean {
 }
 
 export function gradebookCsv(book: Gradebook): string {
-  const header = ['student', 'submission', 'scenarios_graded', 'matched', 'differed', 'evidence_invalid', 'inconclusive',
+  const header = ['student', 'identity', 'submission', 'scenarios_graded', 'matched', 'differed', 'evidence_invalid', 'inconclusive',
     ...book.pairIds.map((id) => `pair_${id}`), 'predictions_right', 'predictions_total', 'score', 'max_score', 'missing_scenarios', 'duplicate_of', 'problems', 'review'];
   const lines = [header.map(csvCell).join(',')];
   for (const r of book.rows) {
-    lines.push([r.student, r.submission, r.scenariosGraded, r.matched, r.differed, r.evidenceInvalid, r.inconclusive,
+    lines.push([r.student, r.identity, r.submission, r.scenariosGraded, r.matched, r.differed, r.evidenceInvalid, r.inconclusive,
       ...book.pairIds.map((id) => r.pairs[id] ?? 'missing'), r.predictionsRight, r.predictionsTotal, r.score, r.maxScore,
-      r.missingScenarios.join('; '), r.duplicateOf.join('; '), r.problems.join(' | '), r.review.join('; ')].map(csvCell).join(','));
+      r.missingScenarios.join('; '), r.duplicateOf.join('; '), [...r.invalid, ...r.problems].join(' | '), r.review.join('; ')].map(csvCell).join(','));
   }
   return lines.join('\r\n') + '\r\n';
 }

@@ -1,7 +1,7 @@
 // One submission: an archive from `termlab pack` or a directory of observations. Archives are
 // extracted to a temporary directory and graded there by the one grading path (gradePaths);
 // what the manifest does not vouch for is marked evidence invalid.
-import type { Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isTermlabError } from '../errors.ts';
@@ -11,7 +11,7 @@ import { parsePredictions, type PredictionsFile } from '../grade/predictions.ts'
 import type { GradeResult } from '../grade/types.ts';
 import { fail } from '../grade/types.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
-import { isArchivePath, openArchive, type OpenedArchive } from '../pack/unpack.ts';
+import { archiveStem, isArchivePath, openArchive, type OpenedArchive } from '../pack/unpack.ts';
 
 export const MANIFEST_CHECK = 'submission.manifest';
 
@@ -27,9 +27,34 @@ export interface GradeOptions {
 export interface SubmissionGrade extends GradeRun {
   /** The archive or directory as named on the command line. */
   path: string;
-  /** The student: the predictions file's, else the manifest's, else the archive or directory name. */
+  /** The student, by the one identity rule (see `identify`). */
   student: string;
   hasPredictions: boolean;
+  /** Where the identity came from, and a disagreement between the names a submission carries. */
+  identity: Identity;
+  /** Why evidence was distrusted, one line per graded file: counted as invalid, never as unreadable. */
+  invalid: string[];
+}
+
+export interface Identity {
+  source: 'predictions' | 'packed --student' | 'file name';
+  /** Set when the predictions' name and the name packed with --student differ. */
+  conflict?: string;
+}
+
+/**
+ * One identity rule: the predictions' student, else the name packed with `--student`, else the file
+ * name. A disagreement between the first two is never silent.
+ */
+export function identify(predicted: string | undefined, packed: string | null | undefined, fileName: string): { student: string; identity: Identity } {
+  const fromPredictions = predicted?.trim() || undefined;
+  const fromPack = packed?.trim() || undefined;
+  const conflict = fromPredictions && fromPack && fromPredictions !== fromPack
+    ? `the predictions name ${JSON.stringify(fromPredictions)} but the archive was packed for ${JSON.stringify(fromPack)} (--student)`
+    : undefined;
+  if (fromPredictions) return { student: fromPredictions, identity: { source: 'predictions', conflict } };
+  if (fromPack) return { student: fromPack, identity: { source: 'packed --student' } };
+  return { student: fileName, identity: { source: 'file name' } };
 }
 
 /** Results and problems name `archive.tar.gz:member`, never the temporary directory. */
@@ -61,19 +86,20 @@ async function ownPredictions(path: string, opened: OpenedArchive | null): Promi
 
 /** Grades one archive or directory; unreadable files are problems of this submission, never thrown. */
 export async function gradeSubmission(path: string, options: GradeOptions = {}): Promise<SubmissionGrade> {
-  const name = basename(path).replace(/\.(tar\.gz|tgz)$/, '');
+  const name = archiveStem(basename(path));
   let opened: OpenedArchive | null = null;
   try {
     if (isArchivePath(path)) opened = await openArchive(path, options.signal);
   } catch (error) {
     if (!isTermlabError(error)) throw error;
     options.onProblem?.(error.message);
-    return { path, student: name, hasPredictions: false, results: [], pairs: [], problems: [error.message] };
+    return { path, student: name, identity: { source: 'file name' }, hasPredictions: false, results: [], pairs: [], problems: [error.message], invalid: [] };
   }
   try {
     const dir = opened?.dir ?? path;
     const problems: string[] = [...(opened?.problems ?? [])];
     for (const p of problems) options.onProblem?.(p);
+    const invalid: string[] = [];
     // The submission's own predictions name its student even when the instructor grades with others.
     const own = await ownPredictions(path, opened);
     if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
@@ -83,12 +109,16 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
       if (!opened) return r;
       const shown = { ...r, source: relabel(r.source, opened) };
       const why = opened.untrusted.get(basename(r.source));
-      return why ? distrust(shown, why) : shown;
+      if (!why) return shown;
+      const line = `${shown.source}: evidence invalid: ${why}`;
+      invalid.push(line);
+      options.onProblem?.(line);
+      return distrust(shown, why);
     });
     for (const p of run.problems) { const line = opened ? relabel(p, opened) : p; problems.push(line); options.onProblem?.(line); }
     for (const r of results) options.onResult?.(r);
-    const student = own.file?.student?.trim() || opened?.manifest?.student || name;
-    return { path, student, hasPredictions: predictions !== undefined, results, pairs: gradePairs(results), problems };
+    const { student, identity } = identify(own.file?.student, opened?.manifest?.student, name);
+    return { path, student, identity, hasPredictions: predictions !== undefined, results, pairs: gradePairs(results), problems, invalid };
   } finally {
     await opened?.close();
   }
@@ -122,26 +152,43 @@ async function archivesUnder(path: string): Promise<{ archives: string[]; observ
   return { archives: names.filter(isArchivePath).sort().map((n) => join(path, n)), observations: names.some((n) => n.endsWith('.observation.json')) };
 }
 
+/** An entry of a submissions folder that is not graded, and why: every entry is one or the other. */
+export interface Skipped { path: string; why: string }
+
+export interface SubmissionList {
+  submissions: string[];
+  skipped: Skipped[];
+  /** Paths named on the command line that do not exist or cannot be listed: bad input. */
+  missing: string[];
+}
+
+const NOT_A_HAND_IN = `not a termlab hand-in — hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote`;
+
 /**
  * The submissions named on the command line: an archive is one; a directory that holds
- * observations or a manifest is one; any other directory holds one per archive or subdirectory.
+ * observations or a manifest is one; any other directory holds one per archive or subdirectory,
+ * and each of its other entries is named as skipped with why.
  */
-export async function listSubmissions(paths: string[]): Promise<{ submissions: string[]; problems: { path: string; problem: string }[] }> {
-  const submissions: string[] = [];
-  const problems: { path: string; problem: string }[] = [];
+export async function listSubmissions(paths: string[]): Promise<SubmissionList> {
+  const list: SubmissionList = { submissions: [], skipped: [], missing: [] };
   for (const path of paths) {
     let info: Stats;
-    try { info = await stat(path); } catch { problems.push({ path, problem: `${path}: no such file or directory` }); continue; }
+    try { info = await stat(path); } catch { list.missing.push(path); continue; }
     if (!info.isDirectory()) {
-      if (isArchivePath(path)) submissions.push(path);
-      else problems.push({ path, problem: `${path}: not a submission (a *${ARCHIVE_SUFFIX} archive or a directory)` });
+      if (isArchivePath(path)) list.submissions.push(path);
+      else list.skipped.push({ path, why: NOT_A_HAND_IN });
       continue;
     }
-    const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-    if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) { submissions.push(path); continue; }
+    let entries: Dirent[];
+    try { entries = await readdir(path, { withFileTypes: true }); } catch { list.missing.push(path); continue; }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) { list.submissions.push(path); continue; }
     for (const e of entries) {
-      if (e.isDirectory() || (e.isFile() && isArchivePath(e.name))) submissions.push(join(path, e.name));
+      const child = join(path, e.name);
+      if (e.isDirectory() || (e.isFile() && isArchivePath(e.name))) list.submissions.push(child);
+      else if (e.isSymbolicLink()) list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
+      else list.skipped.push({ path: child, why: e.isFile() ? NOT_A_HAND_IN : 'not a file or a directory' });
     }
   }
-  return { submissions, problems };
+  return list;
 }

@@ -25,7 +25,7 @@ export function formatResult(r: GradeResult): string {
 export const gradeCommand: Command = {
   name: 'grade',
   summary: 'grade saved observation files offline (no cluster needed)',
-  usage: 'termlab grade PATH... [--predictions FILE] [--json] [--md FILE] [--html FILE] [--junit FILE] [--gradebook FILE.csv] [--gradebook-json FILE] [--lab FILE]',
+  usage: 'termlab grade PATH... [--predictions FILE] [--json] [--md FILE] [--html FILE] [--junit FILE]\n       termlab grade SUBMISSIONS... --gradebook FILE.csv [--gradebook-json FILE] [--html FILE] [--md FILE] [--lab FILE] [--predictions FILE]',
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
@@ -35,7 +35,14 @@ export const gradeCommand: Command = {
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
     if (values.gradebook || values['gradebook-json'] || values.lab) {
-      return runClass(positionals, { gradebook: values.gradebook, gradebookJson: values['gradebook-json'], lab: values.lab, predictions }, io);
+      // A class is graded into a gradebook and a class report; a per-file output would be silently empty.
+      for (const flag of ['json', 'junit'] as const) {
+        if (values[flag]) throw new TermlabError('USAGE', `--${flag} cannot go with --gradebook/--gradebook-json/--lab: a class gives --gradebook-json (its rows as JSON) and --html/--md (the class report)`);
+      }
+      if (!values.gradebook && !values['gradebook-json'] && !values.html && !values.md) {
+        throw new TermlabError('USAGE', '--lab grades a class: name where it goes with --gradebook FILE.csv, --gradebook-json FILE, --html FILE or --md FILE');
+      }
+      return runClass(positionals, { gradebook: values.gradebook, gradebookJson: values['gradebook-json'], html: values.html, md: values.md, lab: values.lab, predictions }, io);
     }
     const run = await gradeWithArchives(positionals, {
       predictions,
@@ -47,7 +54,8 @@ export const gradeCommand: Command = {
     if (values.json) io.out(terminalJson({ results: run.results, pairs: run.pairs, problems: run.problems }) + '\n');
     else {
       for (const pair of run.pairs) for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
-      io.out(`${run.results.length} graded, ${run.results.filter((r) => !failedOrInconclusive(r)).length} passed every check, ${run.problems.length} unreadable\n`);
+      const count = (v: GradeResult['verdict']) => run.results.filter((r) => r.verdict === v).length;
+      io.out(`${run.results.length} graded, ${run.results.filter((r) => !failedOrInconclusive(r)).length} passed every check, ${count('evidence-invalid')} evidence invalid, ${count('inconclusive')} inconclusive, ${run.problems.length} unreadable\n`);
     }
     return exitCodeOf(run);
   },

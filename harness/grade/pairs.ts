@@ -5,6 +5,8 @@ import { fail, inconclusive, pass, type Check, type GradeResult } from './types.
 export interface PairResult {
   pairId: string;
   checks: Check[];
+  /** The halves handed in whose evidence is invalid: such a pair is "invalid", not "missing". */
+  invalidRoles?: ('short' | 'restored')[];
 }
 
 /** One run of one submission: the run id alone is not enough, a copied run shares it. */
@@ -14,16 +16,21 @@ function runKey(r: GradeResult): string {
 
 export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
-  const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult }>();
+  const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult; invalid: Set<'short' | 'restored'> }>();
   for (const r of results) {
-    if (!r.labPair || r.verdict === 'evidence-invalid') continue;
+    if (!r.labPair) continue;
     const key = `${runKey(r)}\0${r.labPair.id}`;
-    const entry = byPair.get(key) ?? { pairId: r.labPair.id };
-    entry[r.labPair.role] = r;
+    const entry = byPair.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
+    if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
+    else entry[r.labPair.role] = r;
     byPair.set(key, entry);
   }
-  return [...byPair.values()].map(({ pairId, short, restored }) => {
+  return [...byPair.values()].map(({ pairId, short, restored, invalid }) => {
     const id = `pair.${pairId}`;
+    const invalidRoles = (['short', 'restored'] as const).filter((role) => invalid.has(role) && !(role === 'short' ? short : restored));
+    if (invalidRoles.length) {
+      return { pairId, invalidRoles, checks: [inconclusive(id, `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')}-grace run is invalid`)] };
+    }
     if (!short || !restored) {
       return { pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)] };
     }

@@ -20,8 +20,10 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   bars.push({ label: `grace ${p.graceSeconds}s`, kind: 'grace', start: 0, end: p.graceSeconds, source: 'model' });
   if (t.hookStart) {
     const start = fromPoint(t.hookStart);
-    const end = t.hookEnd ? fromPoint(t.hookEnd) : start;
-    bars.push({ label: 'preStop hook', kind: 'hook', start, end, source: t.hookStart.source });
+    // A hook with no end of its own was left running when the kubelet moved on: draw it to TERM.
+    const movedOn = !t.hookEnd && t.termReceived ? fromWall(t.termReceived.at.time) : null;
+    const end = t.hookEnd ? fromPoint(t.hookEnd) : movedOn ?? start;
+    bars.push({ label: movedOn === null ? 'preStop hook' : 'preStop hook (still running at TERM)', kind: 'hook', start, end, source: t.hookStart.source });
   }
   if (t.termReceived) {
     const at = fromWall(t.termReceived.at.time);

@@ -13,8 +13,13 @@ export const packCommand: Command = {
       out: { type: 'string', short: 'o' }, predictions: { type: 'string' }, student: { type: 'string' },
     } });
     const runDir = positionals[0] ?? 'reports/latest';
-    const { archive, manifest, predictions } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
-    io.out(`packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${manifest.student === null ? 'an unnamed student (add --student or a predictions file)' : terminalText(manifest.student)}\n`);
+    const { archive, manifest, predictions, predictedStudent } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
+    // The gradebook names a hand-in by its predictions' student first: say so when --student disagrees.
+    const student = predictedStudent ?? manifest.student;
+    io.out(`packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${student === null ? 'an unnamed student (add --student or a predictions file)' : terminalText(student)}\n`);
+    if (predictedStudent && manifest.student && predictedStudent !== manifest.student) {
+      io.err(`termlab pack: ⚠ --student ${JSON.stringify(terminalText(manifest.student))} differs from the student ${JSON.stringify(terminalText(predictedStudent))} named in ${terminalText(predictions ?? '')}: the gradebook takes the predictions' name and flags the difference for review\n`);
+    }
     io.out(predictions ? `with the predictions in ${predictions}\n` : 'with no predictions file (none in the run directory or here; --predictions FILE)\n');
     io.out(`${archive}\n`);
     return EXIT.ok;

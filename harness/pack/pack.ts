@@ -22,7 +22,13 @@ export interface PackOptions {
   student?: string;
 }
 
-export interface PackResult { archive: string; manifest: Manifest; predictions: string | null }
+export interface PackResult {
+  archive: string;
+  manifest: Manifest;
+  predictions: string | null;
+  /** The student the predictions file names: the one a gradebook takes (see class/submission.ts `identify`). */
+  predictedStudent: string | null;
+}
 
 async function regularFile(path: string): Promise<boolean> {
   try { return (await lstat(path)).isFile(); } catch { return false; }
@@ -49,10 +55,12 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   const predictionsPath = options.predictions
     ?? [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
   let student = options.student;
+  let predictedStudent: string | null = null;
   if (predictionsPath) {
     let text: string;
     try { text = await readFile(predictionsPath, 'utf8'); } catch (error) { throw new TermlabError('INPUT_UNREADABLE', `${predictionsPath}: cannot read: ${(error as Error).message}`, { source: predictionsPath }); }
-    student ??= parsePredictions(text, predictionsPath).student;
+    predictedStudent = parsePredictions(text, predictionsPath).student?.trim() || null;
+    student ??= predictedStudent ?? undefined;
     members.push({ name: PREDICTIONS_NAME, from: predictionsPath });
   }
   const checkedStudent = student === undefined ? null : StudentSchema.safeParse(student);
@@ -81,7 +89,7 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       await rm(temporary, { force: true });
       throw new TermlabError('INPUT_UNREADABLE', `${archive}: cannot write the archive: ${(error as Error).message}`, { source: archive });
     }
-    return { archive, manifest, predictions: predictionsPath ?? null };
+    return { archive, manifest, predictions: predictionsPath ?? null, predictedStudent };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

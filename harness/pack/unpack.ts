@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { TermlabError } from '../errors.ts';
 import { formatIssue, MAX_OBSERVATION_BYTES } from '../observation.ts';
 import { readRegularFile } from '../observation-read.ts';
@@ -24,8 +25,18 @@ export const ARCHIVE_LIMITS = {
   decompressionRatio: 200,
 };
 
+/** What a hand-in may be: the `.tar.gz` that `termlab pack` writes, or the same run re-wrapped (`.tgz`, `.tar`, `.zip`). */
+export const ARCHIVE_SUFFIXES = [ARCHIVE_SUFFIX, '.tgz', '.tar', '.zip'] as const;
+
 export function isArchivePath(path: string): boolean {
-  return path.endsWith(ARCHIVE_SUFFIX) || path.endsWith('.tgz');
+  const lower = path.toLowerCase();
+  return ARCHIVE_SUFFIXES.some((suffix) => lower.endsWith(suffix));
+}
+
+/** The submission's name without its archive suffix. */
+export function archiveStem(name: string): string {
+  const suffix = ARCHIVE_SUFFIXES.find((s) => name.toLowerCase().endsWith(s));
+  return suffix ? name.slice(0, -suffix.length) : name;
 }
 
 export interface OpenedArchive {
@@ -37,7 +48,7 @@ export interface OpenedArchive {
   manifest: Manifest | null;
   /** Member name -> why it cannot be trusted (hash mismatch, not in the manifest). */
   untrusted: Map<string, string>;
-  /** Whole-archive problems: no manifest, a listed file missing. */
+  /** Whole-archive problems: no manifest, a listed file missing. A distrusted member is in `untrusted`, not here. */
   problems: string[];
   close(): Promise<void>;
 }
@@ -58,13 +69,10 @@ function entryProblem(entry: ReadEntry, seen: { members: number; bytes: number }
   return null;
 }
 
-/**
- * Reads the members into memory (bounded by the limits above) and writes them, flat, into `dir`.
- * node-tar only parses here: no path it names is ever handed to the file system.
- */
-async function extract(archive: string, dir: string, signal?: AbortSignal): Promise<Map<string, Buffer>> {
-  // Only a regular file, read whole within the size and time limits (a FIFO or device is refused unread).
-  const bytes = await readRegularFile(archive, { maxBytes: ARCHIVE_LIMITS.archiveBytes, what: 'a submission', signal });
+type Members = Map<string, Buffer>;
+
+/** A tar, gzipped or not (node-tar tells them apart); node-tar only parses: no path it names reaches the file system. */
+async function tarMembers(archive: string, bytes: Buffer): Promise<Members> {
   const seen = { members: 0, bytes: 0 };
   const members = new Map<string, Buffer[]>();
   let refused: string | null = null;
@@ -84,16 +92,86 @@ async function extract(archive: string, dir: string, signal?: AbortSignal): Prom
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
       },
     });
-    parser.on('error', (error: Error) => { reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz (${error.message})`)); });
+    parser.on('error', (error: Error) => { reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz, .tar or .zip (${error.message})`)); });
     parser.on('end', () => (refused ? reject(refuse(archive, refused)) : resolve()));
     parser.end(bytes);
   });
-  const files = new Map<string, Buffer>();
-  for (const [name, chunks] of members) {
-    const data = Buffer.concat(chunks);
+  return new Map([...members].map(([name, chunks]) => [name, Buffer.concat(chunks)]));
+}
+
+/** What macOS's "Compress" adds beside the real files: resource forks, never evidence. */
+const MACOS_FORK = /^__MACOSX\//;
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+
+/** Why a zip entry may not be read, or null when it is a plain flat file within the limits. */
+function zipEntryProblem(entry: Entry, seen: { members: number; bytes: number }): string | null {
+  const name = JSON.stringify(entry.fileName);
+  const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+  if (entry.fileName.endsWith('/')) return `member ${name} is a directory, and only plain files are accepted`;
+  if (mode !== 0 && mode !== S_IFREG) return `member ${name} is not a plain file (a link or a device), and only plain files are accepted`;
+  if (!MEMBER_NAME.test(entry.fileName)) return `member ${name} is not a plain file name (no directories, no "..", no absolute paths)`;
+  if (++seen.members > ARCHIVE_LIMITS.members) return `more than ${ARCHIVE_LIMITS.members} members`;
+  if (entry.uncompressedSize > ARCHIVE_LIMITS.memberBytes) return `member ${name} is ${entry.uncompressedSize} bytes, over the ${ARCHIVE_LIMITS.memberBytes}-byte limit`;
+  if (entry.uncompressedSize > ARCHIVE_LIMITS.decompressionRatio * Math.max(entry.compressedSize, 1)) return `member ${name} expands more than ${ARCHIVE_LIMITS.decompressionRatio}-fold`;
+  seen.bytes += entry.uncompressedSize;
+  if (seen.bytes > ARCHIVE_LIMITS.totalBytes) return `members add up to more than ${ARCHIVE_LIMITS.totalBytes} bytes`;
+  return null;
+}
+
+/** A zip, read with yauzl from memory; sizes are checked against the entry and while reading. */
+async function zipMembers(archive: string, bytes: Buffer): Promise<Members> {
+  const bad = (why: string) => refuse(archive, why);
+  const zip = await new Promise<ZipFile>((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (error, file) => (error ? reject(bad(`not a readable .zip (${error.message})`)) : resolve(file)));
+  });
+  const seen = { members: 0, bytes: 0 };
+  const members: Members = new Map();
+  return new Promise<Members>((resolve, reject) => {
+    const stop = (error: TermlabError) => { zip.close(); reject(error); };
+    zip.on('error', (error: Error) => stop(bad(`not a readable .zip (${error.message})`)));
+    zip.on('end', () => resolve(members));
+    zip.on('entry', (entry: Entry) => {
+      if (MACOS_FORK.test(entry.fileName)) { zip.readEntry(); return; }
+      const problem = zipEntryProblem(entry, seen) ?? (members.has(entry.fileName) ? `member ${JSON.stringify(entry.fileName)} appears twice` : null);
+      if (problem) { stop(bad(problem)); return; }
+      zip.openReadStream(entry, (error, stream) => {
+        if (error) { stop(bad(`member ${JSON.stringify(entry.fileName)}: ${error.message}`)); return; }
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('error', (e: Error) => stop(bad(`member ${JSON.stringify(entry.fileName)}: ${e.message}`)));
+        stream.on('end', () => { members.set(entry.fileName, Buffer.concat(chunks)); zip.readEntry(); });
+      });
+    });
+    zip.readEntry();
+  });
+}
+
+/** A hand-in that only wraps the packed run (a `.zip` of the `.tar.gz`): the run inside is the submission. */
+function wrappedPack(members: Members): Buffer | null {
+  if (members.size !== 1) return null;
+  const [name, data] = [...members][0]!;
+  return !isArchivePath(name) || name.toLowerCase().endsWith('.zip') ? null : data;
+}
+
+const isZip = (bytes: Buffer) => bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50;
+
+/**
+ * Reads the members into memory (bounded by the limits above) and writes the observations, flat, into `dir`.
+ * The format is told by the bytes, not the name: a renamed file still opens.
+ */
+async function extract(archive: string, dir: string, signal?: AbortSignal): Promise<Members> {
+  // Only a regular file, read whole within the size and time limits (a FIFO or device is refused unread).
+  const bytes = await readRegularFile(archive, { maxBytes: ARCHIVE_LIMITS.archiveBytes, what: 'a submission', signal });
+  let files = isZip(bytes) ? await zipMembers(archive, bytes) : await tarMembers(archive, bytes);
+  const inner = wrappedPack(files);
+  if (inner) files = await tarMembers(archive, inner);
+  if (!files.has(MANIFEST_NAME) && ![...files.keys()].some((n) => n.endsWith(OBSERVATION_SUFFIX))) {
+    throw new TermlabError('ARCHIVE_INVALID', `${archive}: not a termlab archive (no ${MANIFEST_NAME}, no observations) — hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote`, { source: archive });
+  }
+  for (const [name, data] of files) {
     // Only what gradePaths reads goes to disk; 'wx' into a fresh directory, flat names checked above.
     if (name.endsWith(OBSERVATION_SUFFIX)) await writeFile(join(dir, name), data, { flag: 'wx' });
-    files.set(name, data);
   }
   return files;
 }
@@ -118,8 +196,7 @@ export async function openArchive(archive: string, signal?: AbortSignal): Promis
     const problems: string[] = [];
     const present = [...files.keys()].filter((n) => n !== MANIFEST_NAME).sort();
     if (!manifest) {
-      problems.push(`${archive}: evidence invalid: no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`);
-      for (const name of present) untrusted.set(name, `the archive has no ${MANIFEST_NAME}`);
+      for (const name of present) untrusted.set(name, `the archive has no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`);
     } else {
       const listed = new Map(manifest.files.map((f) => [f.path, f]));
       for (const name of present) {
@@ -129,7 +206,6 @@ export async function openArchive(archive: string, signal?: AbortSignal): Promis
         if (hash !== line.sha256) untrusted.set(name, `${name} does not match its sha256 in the manifest: it was changed after packing`);
       }
       for (const name of listed.keys()) if (!present.includes(name)) problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
-      for (const [name, why] of untrusted) problems.push(`${archive}:${name}: evidence invalid: ${why}`);
     }
     return { archive, dir, files, manifest, untrusted, problems, close };
   } catch (error) {

@@ -23,3 +23,25 @@ export function formatExit(exitCode: number | null, reason: string | null): stri
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
 }
+
+/** A student's prediction as a report shows it beside the verdict; null when the run had no predictions. */
+export interface PredictionShown { right: boolean | null; text: string }
+
+export function predictionShown(r: { checks: { id: string; status: string; reason: string }[] }): PredictionShown | null {
+  const vsModel = r.checks.find((c) => c.id === 'prediction.vs-model');
+  if (vsModel) {
+    const said = vsModel.reason.match(/predicted ([a-z]+\/\d+)|prediction ([a-z]+\/\d+)/);
+    const what = said?.[1] ?? said?.[2] ?? '';
+    // The reasons are predictions.ts's own sentences: "your prediction X agrees…", "you predicted X, the kubelet model says Y: …".
+    const model = vsModel.reason.match(/the kubelet model says ([a-z]+\/\d+)/)?.[1];
+    return vsModel.status === 'pass' ? { right: true, text: `✓ ${what}` } : { right: false, text: `✗ ${what}${model ? ` — the model says ${model}` : ''}` };
+  }
+  const missing = r.checks.find((c) => c.id === 'prediction.present');
+  return missing ? { right: null, text: 'no prediction' } : null;
+}
+
+/** "predictions: 6 of 8 right", or null when nothing was predicted. */
+export function predictionsCount(results: { checks: { id: string; status: string; reason: string }[] }[]): string | null {
+  const shown = results.map(predictionShown).filter((p): p is PredictionShown => p !== null);
+  return shown.length ? `predictions: ${shown.filter((p) => p.right).length} of ${shown.length} right` : null;
+}

@@ -3,7 +3,7 @@
 import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
-import { escapeXml as e, formatExit, seconds } from './format.ts';
+import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds } from './format.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
@@ -11,12 +11,14 @@ const BADGE: Record<Verdict, string> = {
   'matches-model': 'matches the model', 'differs-from-model': 'differs from the model',
   inconclusive: 'inconclusive', 'evidence-invalid': 'evidence invalid',
 };
-const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
+export const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
 
 const COLORS: Record<TimelineBar['kind'], string> = {
   request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777',
 };
 const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'terminated'];
+/** Rows named as the student guide names them. */
+const ROW_NAME: Record<TimelineBar['kind'], string> = { request: 'request', grace: 'grace', hook: 'preStop hook', term: 'SIGTERM', terminated: 'terminated', deleted: 'deleted' };
 
 const MAX_TICKS = 60;
 
@@ -38,7 +40,7 @@ function svgTimeline(r: GradeResult): string {
   const min = Math.min(0, ...bars.map((b) => b.start));
   const max = Math.max((r.prediction?.killAt ?? 0) + 1, ...bars.map((b) => b.end));
   // Room on the right for the label of a marker at the very end.
-  const width = 760, left = 110, right = 90, rowH = 26, height = ROWS.length * rowH + 40;
+  const width = 820, left = 110, right = 150, rowH = 26, height = ROWS.length * rowH + 40;
   const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
   const parts: string[] = [];
   // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.
@@ -52,7 +54,7 @@ function svgTimeline(r: GradeResult): string {
   parts.push(`<text x="${x(0) + 4}" y="20" class="delete">delete</text>`);
   ROWS.forEach((kind, row) => {
     const y = 28 + row * rowH;
-    parts.push(`<text x="8" y="${y + 14}" class="row">${kind}</text>`);
+    parts.push(`<text x="8" y="${y + 14}" class="row">${ROW_NAME[kind]}</text>`);
     for (const bar of bars.filter((b) => b.kind === kind)) {
       const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
       if (bar.start === bar.end) {
@@ -61,7 +63,8 @@ function svgTimeline(r: GradeResult): string {
       } else {
         const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
         parts.push(`<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`);
-        parts.push(`<text x="${x(bar.start) + 4}" y="${y + 14}" class="label${kind === 'grace' ? '' : ' on'}">${e(bar.label)}</text>`);
+        // Beside the bar, never inside it: a short bar would cut its own label.
+        parts.push(`<text x="${x(bar.end) + 4}" y="${y + 14}" class="label">${e(bar.label)}</text>`);
       }
     }
   });
@@ -78,7 +81,7 @@ function rolloutCard(r: GradeResult): string {
   <h3>Pods</h3>${podsSvg(ro, e)}${table(TIMELINE_HEADER, timelineRows(ro))}`;
 }
 
-const STYLE = `
+export const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:960px;color:#1d1d1f;padding:0 1rem}
 h1{font-size:1.6rem;margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;vertical-align:top}th{background:#f6f7f9}
@@ -93,12 +96,18 @@ code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
 .b-matches-model{background:#dafbe1;color:#116329}.b-differs-from-model{background:#ffebe9;color:#a40e26}
 .b-inconclusive{background:#fff8c5;color:#7d4e00}.b-evidence-invalid{background:#eaeef2;color:#424a53}`;
 
-export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
-  // Anchors carry the index: one report may hold the same scenario from several files.
-  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${badge(r.verdict)}</td></tr>`).join('');
-  const cards = results.map((r, i) => `
-<section class="card v-${r.verdict}" id="s${i}-${e(r.scenario)}">
-  <h2>${e(r.scenario)} ${badge(r.verdict)}</h2>
+function predictionBadge(r: GradeResult): string {
+  const p = predictionShown(r);
+  if (!p) return '';
+  const cls = p.right === true ? 'b-matches-model' : p.right === false ? 'b-differs-from-model' : 'b-inconclusive';
+  return ` <span class="badge ${cls}" title="your prediction">prediction ${e(p.text)}</span>`;
+}
+
+/** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
+export function resultCards(results: GradeResult[], prefix = 's'): string {
+  return results.map((r, i) => `
+<section class="card v-${r.verdict}" id="${prefix}${i}-${e(r.scenario)}">
+  <h2>${e(r.scenario)} ${badge(r.verdict)}${predictionBadge(r)}</h2>
   <p>${e(r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
   ${r.rollout ? rolloutCard(r) : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
   ${svgTimeline(r)}`}
@@ -106,13 +115,22 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
   </table><p class="muted">pod ${e(r.podUid ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>
 </section>`).join('');
+}
+
+export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
+  const count = predictionsCount(results);
+  const predicted = count !== null;
+  // Anchors carry the index: one report may hold the same scenario from several files.
+  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${badge(r.verdict)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`).join('');
+  const cards = resultCards(results);
   const pairHtml = pairs.flatMap((p) => p.checks.map((c) => `<p><strong>Lab pair ${e(p.pairId)}</strong>: <span class="${c.status}">${c.status}</span> — ${e(c.reason)}</p>`)).join('');
   const problemHtml = problems.length ? `<h2>Files that could not be graded</h2><ul>${problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>termlab report</title><style>${STYLE}</style></head><body>
 <h1>termlab report</h1><p class="muted">${results.length} observation(s) graded. Time 0 is the delete; bars come from the harness clock, dashed ones from the model or inferred.</p>
-<table><tr><th>scenario</th><th>mode</th><th>preStop</th><th>grace</th><th>work</th><th>outcome</th><th>exit</th><th>verdict</th></tr>${rows}</table>
+<table><tr><th>scenario</th><th>mode</th><th>preStop</th><th>grace</th><th>work</th><th>outcome</th><th>exit</th><th>verdict</th>${predicted ? '<th>your prediction</th>' : ''}</tr>${rows}</table>
+${count ? `<p><strong>${e(count)}</strong> (a prediction is right when it agrees with the kubelet model)</p>` : ''}
 ${pairHtml}${problemHtml}${cards}
 </body></html>
 `;

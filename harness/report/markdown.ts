@@ -1,12 +1,12 @@
 // Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
 import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
-import { formatExit, seconds, VERDICT_LABEL } from './format.ts';
+import { formatExit, predictionShown, predictionsCount, seconds, VERDICT_LABEL } from './format.ts';
 import { lifecycleRows, requestsStrip, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Table cells: no line breaks or control characters, pipes and backslashes escaped, no raw HTML,
 // and Markdown's own punctuation escaped so a string from a file cannot become a link or emphasis.
-const cell = (value: unknown) => String(value)
+export const cell = (value: unknown) => String(value)
   .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
   .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
   .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -58,9 +58,12 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
   const counts = new Map<string, number>();
   for (const r of results) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
   out.push([...counts].map(([v, n]) => `${VERDICT_LABEL[v as keyof typeof VERDICT_LABEL]}: ${n}`).join(' · ') || 'No observations graded.', '');
-  out.push('| scenario | mode | preStop | grace | work | outcome | exit | verdict |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const count = predictionsCount(results);
+  if (count) out.push(`**${count}** (a prediction is right when it agrees with the kubelet model)`, '');
+  out.push(`| scenario | mode | preStop | grace | work | outcome | exit | verdict |${count ? ' your prediction |' : ''}`, `| --- | --- | --- | --- | --- | --- | --- | --- |${count ? ' --- |' : ''}`);
   for (const r of results) {
-    out.push(`| ${cell(r.scenario)} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${VERDICT_LABEL[r.verdict]} |`);
+    const predicted = count ? ` ${cell(predictionShown(r)?.text ?? '')} |` : '';
+    out.push(`| ${cell(r.scenario)} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${VERDICT_LABEL[r.verdict]} |${predicted}`);
   }
   for (const pair of pairs) for (const c of pair.checks) out.push('', `**Lab pair ${cell(pair.pairId)}**: ${c.status} — ${cell(c.reason)}`);
   if (problems.length) out.push('', '## Files that could not be graded', '', ...problems.map((p) => `- ${cell(p)}`));

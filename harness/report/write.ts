@@ -8,13 +8,14 @@ import { renderMarkdown } from './markdown.ts';
 
 export interface ReportTargets { md?: string; html?: string; junit?: string }
 
-async function writeReport(path: string, text: string): Promise<void> {
+/** Writes one output file atomically; a failure names the path and why, with its own exit code. */
+export async function writeReport(path: string, text: string, what = 'the report'): Promise<void> {
   try {
     await writeFileAtomic(path, text);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : oneLine((error as Error).message);
-    throw new TermlabError('OUTPUT_UNWRITABLE', `${path}: cannot write the report: ${why}`, { path }, { cause: error });
+    throw new TermlabError('OUTPUT_UNWRITABLE', `${path}: cannot write ${what}: ${why}`, { path }, { cause: error });
   }
 }
 

@@ -1,27 +1,79 @@
 // Reading scenario files and the pod template: YAML, checked with zod, errors that name the field.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { TermlabError } from '../errors.ts';
-import { formatIssue } from '../observation.ts';
+import { formatIssue, oneLine } from '../observation.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
-import { ScenarioFileSchema, type Scenario } from './schema.ts';
+import { nearest } from '../suggest.ts';
+import { PreStopSchema, ScenarioFileSchema, ScenarioSchema, type Scenario } from './schema.ts';
 
 export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../manifests/scenarios.yaml', import.meta.url));
 export const DEFAULT_TEMPLATE = fileURLToPath(new URL('../../manifests/lab-pod.yaml', import.meta.url));
 
-async function readYaml(path: string, code: 'SCENARIO_INVALID'): Promise<unknown> {
+interface YamlFile {
+  data: unknown;
+  /** The 1-based line where the node at this path starts, when the file has it. */
+  lineOf(path: readonly PropertyKey[]): number | null;
+}
+
+async function readYaml(path: string, code: 'SCENARIO_INVALID'): Promise<YamlFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path });
   }
-  try {
-    return parseYaml(text);
-  } catch (error) {
-    throw new TermlabError(code, `${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`, { source: path });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length) {
+    throw new TermlabError(code, `${path}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { source: path });
   }
+  return {
+    data: doc.toJS(),
+    lineOf(at) {
+      // The deepest node the path reaches: a missing field points at its scenario.
+      for (let depth = at.length; depth >= 0; depth--) {
+        const node = doc.getIn(at.slice(0, depth) as unknown[], true) as { range?: [number, number, number] } | undefined;
+        if (node?.range) return lineCounter.linePos(node.range[0]).line;
+      }
+      return null;
+    },
+  };
+}
+
+const SCENARIO_FIELDS = Object.keys(ScenarioSchema.shape);
+const PRESTOP_FIELDS = [...new Set(PreStopSchema.options.flatMap((o) => Object.keys(o.shape)))];
+
+/** Where an issue is, as a person finds it: the scenario by its name, and the file's line. */
+function place(file: YamlFile, at: readonly PropertyKey[]): string {
+  const index = at[0] === 'scenarios' && typeof at[1] === 'number' ? at[1] : null;
+  const entry = index === null ? undefined : (file.data as { scenarios?: unknown[] }).scenarios?.[index];
+  const name = entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string' ? (entry as { name: string }).name : null;
+  const line = file.lineOf(at);
+  const who = index === null ? '' : name ? `scenario ${JSON.stringify(name)}` : `scenario ${index + 1} (no name)`;
+  const field = at.slice(index === null ? 0 : 2).map(String).join('.');
+  return [who, field].filter(Boolean).join(': ') + (line === null ? '' : ` (line ${line})`);
+}
+
+/** A field the schema does not know is a mistake to name, never a setting silently ignored. */
+function unknownField(file: YamlFile, path: string): TermlabError | null {
+  const scenarios = (file.data as { scenarios?: unknown }).scenarios;
+  if (!Array.isArray(scenarios)) return null;
+  for (const [i, entry] of scenarios.entries()) {
+    if (!entry || typeof entry !== 'object') continue;
+    const checks: [readonly PropertyKey[], object, string[], string][] = [[['scenarios', i], entry, SCENARIO_FIELDS, 'a scenario field']];
+    const preStop = (entry as { preStop?: unknown }).preStop;
+    if (preStop && typeof preStop === 'object') checks.push([['scenarios', i, 'preStop'], preStop, PRESTOP_FIELDS, 'a preStop field']);
+    for (const [at, object, known, what] of checks) {
+      for (const key of Object.keys(object)) {
+        if (known.includes(key)) continue;
+        const near = nearest(key, known);
+        return new TermlabError('SCENARIO_INVALID', `${path}: ${place(file, [...at, key])}: \`${key}\` is not ${what}${near ? `; did you mean \`${near}\`?` : ` (${what}s: ${known.join(', ')})`}`, { source: path });
+      }
+    }
+  }
+  return null;
 }
 
 export type ScenarioSet = { kind: 'pod'; scenarios: Scenario[] } | { kind: 'rollout'; scenarios: RolloutScenario[] };
@@ -37,15 +89,20 @@ function pick<T extends { name: string }>(scenarios: T[], path: string, only?: s
 
 /** Either kind of scenario file: pod scenarios, or rollouts (every entry `kind: rollout`). */
 export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: string[]): Promise<ScenarioSet> {
-  const data = await readYaml(path, 'SCENARIO_INVALID');
+  const file = await readYaml(path, 'SCENARIO_INVALID');
+  const data = file.data;
   if (isRolloutFile(data)) {
     const result = RolloutFileSchema.safeParse(data);
     if (!result.success) throw new TermlabError('SCENARIO_INVALID', `${path}: ${formatIssue(result.error.issues[0]!)}`, { source: path });
     return { kind: 'rollout', scenarios: pick(result.data.scenarios, path, only) };
   }
+  const stray = unknownField(file, path);
+  if (stray) throw stray;
   const result = ScenarioFileSchema.safeParse(data);
   if (!result.success) {
-    throw new TermlabError('SCENARIO_INVALID', `${path}: ${formatIssue(result.error.issues[0]!)}`, { source: path });
+    const issue = result.error.issues[0]!;
+    const where = issue.path[0] === 'scenarios' && typeof issue.path[1] === 'number' ? `${place(file, issue.path)}: ${oneLine(issue.message)}` : formatIssue(issue);
+    throw new TermlabError('SCENARIO_INVALID', `${path}: ${where}`, { source: path });
   }
   return { kind: 'pod', scenarios: pick(result.data.scenarios, path, only) };
 }
@@ -57,7 +114,7 @@ export async function loadScenarios(path: string = DEFAULT_SCENARIOS, only?: str
 }
 
 export async function loadTemplate(path: string = DEFAULT_TEMPLATE): Promise<Record<string, any>> {
-  const template = (await readYaml(path, 'SCENARIO_INVALID')) as any;
+  const template = (await readYaml(path, 'SCENARIO_INVALID')).data as any;
   const container = template?.spec?.containers?.[0];
   if (template?.kind !== 'Pod' || !container?.name) {
     throw new TermlabError('SCENARIO_INVALID', `${path}: the pod template must be a Pod with at least one container`, { source: path });

@@ -57,10 +57,10 @@ describe('termlab grade --gradebook', () => {
     expect(bySubmission['eve.tar.gz']!.review).toEqual([`shares pod UIDs with ${join(submissions, 'ada.tar.gz')}`]);
 
     const lines = readFileSync(csv, 'utf8').trim().split('\r\n');
-    expect(lines[0]).toBe('student,submission,scenarios_graded,matched,differed,evidence_invalid,inconclusive,pair_grace,predictions_right,predictions_total,score,max_score,missing_scenarios,duplicate_of,problems,review');
+    expect(lines[0]).toBe('student,identity,submission,scenarios_graded,matched,differed,evidence_invalid,inconclusive,pair_grace,predictions_right,predictions_total,score,max_score,missing_scenarios,duplicate_of,problems,review');
     expect(lines).toHaveLength(4);
-    expect(lines.find((l) => l.startsWith('Eve Copier,'))).toContain(`,pass,2,2,,,,${join(submissions, 'ada.tar.gz')},,shares pod UIDs`);
-    expect(r.stdout).toContain("3 submission(s); 2 need the instructor's eye");
+    expect(lines.find((l) => l.startsWith('Eve Copier,predictions,'))).toContain(`,pass,2,2,,,,${join(submissions, 'ada.tar.gz')},,shares pod UIDs`);
+    expect(r.stdout).toContain("3 submission(s) graded, 0 not graded; 2 need the instructor's eye");
   });
 
   it('grades a directory of archives without a gradebook too, each archive on its own', async () => {
@@ -75,7 +75,7 @@ describe('termlab grade --gradebook', () => {
     writeFileSync(key, 'student: The Instructor\npredictions:\n  short-grace: { outcome: completed, exitCode: 0 }\n');
     const r = await runCli(['grade', join(submissions, 'ada.tar.gz'), join(submissions, 'bob.tar.gz'), '--gradebook-json', join(root, 'clean.json'), '--predictions', key], offline);
     expect(r.code).toBe(EXIT.ok);
-    expect(r.stdout).toContain('2 submission(s); none needs review');
+    expect(r.stdout).toContain('2 submission(s) graded, 0 not graded; none needs review');
     // Graded against the instructor's file, still named by their own.
     const rows = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'clean.json'), 'utf8'))).rows;
     expect(rows.map((row) => [row.student, row.predictionsRight, row.predictionsTotal])).toEqual([['Ada Lovelace', 0, 2], ['Bob Byte', 0, 2]]);
@@ -106,15 +106,16 @@ describe('termlab grade --gradebook', () => {
     cpSync(writeRunDir(work, { student: '=HYPERLINK("http://x","click")', tag: 'mal' }), join(klass, 'mallory'), { recursive: true });
     writeFileSync(join(klass, 'mallory', 'broken.observation.json'), '{"schemaVersion": 1,');
     cpSync(writeRunDir(work, { student: 'Term\u001b[2JInal', tag: 'ter' }), join(klass, 'terminal'), { recursive: true });
-    writeFileSync(join(klass, 'notes.txt'), 'not a submission, and not a directory: ignored');
+    writeFileSync(join(klass, 'notes.txt'), 'not a submission, and not a directory: named as not graded');
     const csv = join(root, 'escaped.csv');
     const r = await runCli(['grade', klass, '--gradebook', csv], offline);
     expect(r.code).toBe(EXIT.needsReview);
     const text = readFileSync(csv, 'utf8');
-    expect(text).toContain(`"'=HYPERLINK(""http://x"",""click"")",${join(klass, 'mallory')},2,2,`);
+    expect(text).toContain(`"'=HYPERLINK(""http://x"",""click"")",predictions,${join(klass, 'mallory')},2,2,`);
     expect(text).toMatch(/broken\.observation\.json: .*not JSON/);
     expect(r.stdout).not.toContain('\u001b');
     expect(r.stdout).toContain('Term\\u{1b}[2JInal');
     expect(r.stdout).toMatch(/terminal\): 2 graded, 2 matched/);
+    expect(r.stdout).toContain(`⊘ ${join(klass, 'notes.txt')}: not graded — not a termlab hand-in`);
   });
 });

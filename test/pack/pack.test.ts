@@ -75,13 +75,18 @@ describe('termlab pack', () => {
     files['short-grace.observation.json'] = JSON.stringify(edited);
     const tampered = await handMade('tampered.tar.gz', files);
     const r = await runCli(['grade', tampered, '--json'], offline);
-    expect(r.code).toBe(2);
+    // Graded, and graded invalid: a check failed (1), not a file that could not be read (2).
+    expect(r.code).toBe(1);
     const parsed = JSON.parse(r.stdout);
     const short = parsed.results.find((x: { scenario: string }) => x.scenario === 'short-grace');
     expect(short.verdict).toBe('evidence-invalid');
     expect(short.checks).toContainEqual({ id: 'submission.manifest', status: 'fail', reason: expect.stringContaining('does not match its sha256 in the manifest') });
     expect(parsed.results.find((x: { scenario: string }) => x.scenario === 'restored-grace').verdict).toBe('matches-model');
-    expect(parsed.problems).toContainEqual(expect.stringMatching(/tampered\.tar\.gz:short-grace\.observation\.json: evidence invalid/));
+    expect(parsed.problems).toEqual([]);
+    expect(r.stderr).toMatch(/tampered\.tar\.gz:short-grace\.observation\.json: evidence invalid/);
+    const counted = await runCli(['grade', tampered], offline);
+    expect(counted.stdout).toContain('2 graded, 1 passed every check, 1 evidence invalid, 0 inconclusive, 0 unreadable');
+    expect(counted.stdout).toMatch(/lab pair grace: inconclusive — .*evidence of the short-grace run is invalid/);
 
     const unlisted = await handMade('unlisted.tar.gz', { ...files, 'extra.observation.json': files['restored-grace.observation.json']! });
     expect((await runCli(['grade', unlisted], offline)).stderr).toContain('extra.observation.json is not in the archive\'s manifest');

@@ -19,9 +19,9 @@ describe('termlab run and scenarios: bad input and unreachable clusters', () => 
   });
 
   it.each([
-    ['a field of the wrong type', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: "30", workMs: 1000, deleteDelayMs: 10 }\n', /scenarios\.0\.terminationGracePeriodSeconds: .*number/],
-    ['an unknown hook kind', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: tcpSocket }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n', /scenarios\.0\.preStop\.kind/],
-    ['a delete after the work ends', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 2000 }\n', /scenarios\.0\.deleteDelayMs: deleteDelayMs must be shorter/],
+    ['a field of the wrong type', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: "30", workMs: 1000, deleteDelayMs: 10 }\n', /scenario "a": terminationGracePeriodSeconds \(line 2\): .*number/],
+    ['an unknown hook kind', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: tcpSocket }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n', /scenario "a": preStop\.kind \(line 2\)/],
+    ['a delete after the work ends', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 2000 }\n', /scenario "a": deleteDelayMs \(line 2\): deleteDelayMs must be shorter/],
     ['broken YAML', 'scenarios: [ {', /not valid YAML/],
     ['duplicate names', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n', /unique/],
   ])('rejects a scenario file with %s, naming the field (exit 2)', async (_what, text, message) => {
