@@ -110,9 +110,8 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
       const shown = { ...r, source: relabel(r.source, opened) };
       const why = opened.untrusted.get(basename(r.source));
       if (!why) return shown;
-      const line = `${shown.source}: evidence invalid: ${why}`;
-      invalid.push(line);
-      options.onProblem?.(line);
+      invalid.push(`${shown.source}: ${why}`);
+      options.onProblem?.(`${shown.source}: evidence invalid: ${why}`);
       return distrust(shown, why);
     });
     for (const p of run.problems) { const line = opened ? relabel(p, opened) : p; problems.push(line); options.onProblem?.(line); }
@@ -162,7 +161,7 @@ export interface SubmissionList {
   missing: string[];
 }
 
-const NOT_A_HAND_IN = `not a termlab hand-in — hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote`;
+const NOT_A_HAND_IN = `not a termlab hand-in (hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote)`;
 
 /**
  * The submissions named on the command line: an archive is one; a directory that holds

@@ -60,7 +60,7 @@ describe('every hand-in accounted for', () => {
     expect(row('grace.tar.gz').review).toEqual([]);
     expect(row('holiday.zip')).toMatchObject({ scenariosGraded: 0, student: 'holiday' });
     expect(row('holiday.zip').review.join()).toContain('not a termlab archive (no manifest.json, no observations) — hand in the .tar.gz that `termlab pack` wrote');
-    expect(book.skipped).toEqual([{ path: join(klass, 'README.txt'), why: 'not a termlab hand-in — hand in the .tar.gz that `termlab pack` wrote' }]);
+    expect(book.skipped).toEqual([{ path: join(klass, 'README.txt'), why: 'not a termlab hand-in (hand in the .tar.gz that `termlab pack` wrote)' }]);
     // The terminal names each problem with its submission, and what was not graded.
     expect(r.stdout).toContain(`⊘ ${join(klass, 'README.txt')}: not graded`);
     expect(r.stdout).toMatch(/holiday {2}\(.*holiday\.zip\): 0 graded[^\n]*\n {4}⚠ file problem: .*holiday\.zip: not a termlab archive/);
