@@ -8,9 +8,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Files run side by side: none shares state with another (each starts its own simulated cluster on
     // ports the kernel picks, works in its own temporary folders, and keeps its run records apart, below).
-    // Most of a file's time is spent waiting on graces, hooks and the kubelet's relists, not on the CPU,
-    // so two files per core; vitest's default (one fewer than the cores) ran them one by one on 2 cores.
-    maxWorkers: Math.max(2, availableParallelism() * 2),
+    // One file per core: vitest's default (one fewer than the cores) ran them one by one on 2 cores.
+    // Not more: the CLI's start-up (~3 s of CPU each) and the rollouts' timing need the CPU, and with
+    // two files per core on a loaded machine rollouts went inconclusive and CLI tests timed out.
+    maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ['test/support/state-dir.ts'],
   },
 });
