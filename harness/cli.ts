@@ -4,7 +4,7 @@ import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { flagErrorMessage, wantsHelp } from './flags.ts';
 import { gradeCommand } from './grade/command.ts';
-import { classify } from './kube/index.ts';
+import { escapedApiFailure } from './kube/index.ts';
 import { packCommand } from './pack/command.ts';
 import { createPredictCommand } from './predict/command.ts';
 import { createRunCommand } from './run/command.ts';
@@ -23,7 +23,7 @@ const simCommand: Command = {
   run: async (argv, io) => (await loadSim()).simCommand.run(argv, io),
 };
 
-const runCommand = createRunCommand(async (options) => (await loadSim()).startSimCluster(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }));
+const runCommand = createRunCommand(async (options) => (await loadSim()).startSimCluster({ kubeVersion: options.kubeVersion, ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }) }));
 
 const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
 commands.push(packCommand);
@@ -68,8 +68,8 @@ export async function main(argv: string[]): Promise<number> {
   // run was interrupted whatever failed while it stopped, and the exit code says that.
   const internalError = (error: unknown) => {
     // A network or API failure that escaped its call is the cluster's doing, not a bug: one line, exit 3.
-    const failure = classify(error);
-    if (failure.transient || failure.status !== null) {
+    const failure = escapedApiFailure(error);
+    if (failure) {
       io.err(`termlab ${name}: the cluster's API failed: ${failure.text}\n`);
       return abort.signal.aborted ? EXIT.interrupted : EXIT.clusterUnreachable;
     }

@@ -3,7 +3,10 @@ export type ErrorCode =
   | 'USAGE'
   | 'INPUT_UNREADABLE'
   | 'INPUT_TOO_LARGE'
+  /** An output path (--out, reports/latest, a report file) that cannot be made or written; names the path. */
   | 'OUTPUT_UNWRITABLE'
+  /** termlab's own state directory (run records) cannot be made or written; names the path. */
+  | 'STATE_UNWRITABLE'
   | 'OBSERVATION_INVALID'
   | 'SCENARIO_INVALID'
   | 'PREDICTIONS_INVALID'
@@ -47,6 +50,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   ARCHIVE_INVALID: EXIT.badInput,
   LAB_INVALID: EXIT.badInput,
   OUTPUT_UNWRITABLE: EXIT.badInput,
+  STATE_UNWRITABLE: EXIT.badInput,
   PLATFORM_UNSUPPORTED: EXIT.badInput,
   POD_NOT_READY: EXIT.checksFailed,
   POD_CAP_REACHED: EXIT.checksFailed,
@@ -55,6 +59,21 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
 
 export function exitCodeFor(code: ErrorCode): number {
   return EXIT_FOR_CODE[code];
+}
+
+/** Gravest first: when several failures end one command, its exit code is the gravest one's. */
+const EXIT_GRAVITY: readonly number[] = [EXIT.interrupted, EXIT.internalError, EXIT.clusterUnreachable, EXIT.needsReview, EXIT.badInput, EXIT.checksFailed, EXIT.ok];
+
+export function gravestExit(codes: readonly number[]): number {
+  // A code not in the list is taken as the gravest.
+  const rank = (code: number) => Math.max(0, EXIT_GRAVITY.indexOf(code));
+  return codes.reduce((worst, code) => (rank(code) < rank(worst) ? code : worst), EXIT.ok);
+}
+
+/** A file-system failure (mkdir, write, rename) as the error that names the path and what it was for. */
+export function unwritable(code: 'OUTPUT_UNWRITABLE' | 'STATE_UNWRITABLE', what: string, path: string, cause: unknown): TermlabError {
+  const reason = (cause as NodeJS.ErrnoException | null)?.code ?? (cause instanceof Error ? cause.message : String(cause));
+  return new TermlabError(code, `${what} ${path} cannot be written (${reason})`, { path }, { cause });
 }
 
 export function isTermlabError(error: unknown): error is TermlabError {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from './config.ts';
+import { HOOK_HTTP_PATH, LAB_EXIT_CODES } from './contract.ts';
 import { clockNow, type LogEvent } from './events.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
@@ -9,8 +10,6 @@ export const PROGRESS_INTERVAL_MS = 250;
 const MIB = 1024 * 1024;
 /** How fast the memory grows after TERM: past any readiness probe period before a 192 MiB limit is hit. */
 const ALLOCATE_MIB_PER_SECOND = 64;
-/** The lab's own marker for "exited at once on TERM"; it has no Kubernetes meaning. */
-export const IMMEDIATE_EXIT_CODE = 17;
 
 export interface LabState {
   mode: ServerConfig['mode'];
@@ -126,7 +125,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
       case '/readyz': return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining });
       case '/healthz': return sendJson(res, 200, { alive: true });
       case '/state': return sendJson(res, 200, state);
-      case '/hook/prestop': return handleHook(url, res);
+      case HOOK_HTTP_PATH: return handleHook(url, res);
       default: return sendJson(res, 404, { error: `no such path ${url.pathname}` });
     }
   }
@@ -160,7 +159,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     if (repeated) return;
     state.signalAt = clockNow().time;
     if (config.termAllocateMiB > 0) allocate(config.termAllocateMiB);
-    if (config.mode === 'immediate') return finish(IMMEDIATE_EXIT_CODE);
+    if (config.mode === 'immediate') return finish(LAB_EXIT_CODES.immediate);
     // Logs the signal and carries on as if nothing happened: only SIGKILL ends it.
     if (config.mode === 'ignore-term') return;
     // No timer of our own: the grace period is the only limit, which is the point of the lab.

@@ -1,8 +1,9 @@
 // The server stays free of npm dependencies so its image is node and these files alone;
 // its inputs are four settings, checked here with messages that name each one.
 import { parseArgs } from 'node:util';
+import { LAB_MODE_ENV, LAB_MODES, LAB_TERM_ALLOCATE_ENV, type LabMode } from './contract.ts';
 
-export type LabMode = 'graceful' | 'immediate' | 'ignore-term';
+export type { LabMode };
 
 export interface ServerConfig {
   mode: LabMode;
@@ -18,7 +19,7 @@ export class ConfigError extends Error {
   readonly code = 'LAB_CONFIG_INVALID';
 }
 
-const MODES: readonly LabMode[] = ['graceful', 'immediate', 'ignore-term'];
+const MODES: readonly string[] = LAB_MODES;
 const ALLOCATE_MIB_MAX = 65536;
 
 export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig {
@@ -33,9 +34,9 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
       'pod-name': { type: 'string' },
     },
   });
-  const mode = values.mode ?? env.LAB_MODE ?? 'graceful';
-  if (!MODES.includes(mode as LabMode)) {
-    throw new ConfigError(`LAB_MODE/--mode: expected graceful, immediate, ignore-term or load (the load generator), got ${JSON.stringify(mode)}`);
+  const mode = values.mode ?? env[LAB_MODE_ENV] ?? 'graceful';
+  if (!MODES.includes(mode)) {
+    throw new ConfigError(`${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term or load (the load generator), got ${JSON.stringify(mode)}`);
   }
   const portText = values.port ?? env.PORT ?? '8080';
   const port = Number(portText);
@@ -44,10 +45,10 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   }
   const host = values.host ?? env.HOST ?? '0.0.0.0';
   if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
-  const allocateText = env.LAB_TERM_ALLOCATE_MIB || '0';
+  const allocateText = env[LAB_TERM_ALLOCATE_ENV] || '0';
   const termAllocateMiB = Number(allocateText);
   if (!/^\d+$/.test(allocateText) || termAllocateMiB > ALLOCATE_MIB_MAX) {
-    throw new ConfigError(`LAB_TERM_ALLOCATE_MIB: expected an integer 0-${ALLOCATE_MIB_MAX}, got ${JSON.stringify(allocateText)}`);
+    throw new ConfigError(`${LAB_TERM_ALLOCATE_ENV}: expected an integer 0-${ALLOCATE_MIB_MAX}, got ${JSON.stringify(allocateText)}`);
   }
   return {
     mode: mode as LabMode,

@@ -1,11 +1,13 @@
 // One JSON object per line: the lab's evidence of what happened inside the container.
 // process.stdout is synchronous for files and pipes on Linux, so a line is out before exit;
 // a raw writeSync(1) would throw EAGAIN on a full non-blocking pipe.
+// Each event's fields are typed by its schema in the contract (a type-only import: nothing of zod
+// is loaded here, so the image stays node and server/ alone).
 import { performance } from 'node:perf_hooks';
+import type { LabLineFields } from './contract-schemas.ts';
+import type { LabEventName } from './contract.ts';
 
-export type LabEventName =
-  | 'listening' | 'accepted' | 'completed' | 'aborted' | 'rejected'
-  | 'signal' | 'draining' | 'drained' | 'hook-start' | 'hook-end' | 'exit' | 'allocating';
+export type { LabEventName };
 
 export interface Clock {
   time: string; // wall clock, ISO 8601 with milliseconds
@@ -29,7 +31,8 @@ export const stdoutSink: EventSink = (line) => {
 };
 
 export function createEventLog(identity: EventIdentity, sink: EventSink = stdoutSink) {
-  return function logEvent(event: LabEventName, fields: Record<string, unknown> = {}): void {
+  return function logEvent<E extends LabEventName>(event: E, ...rest: Partial<LabLineFields<E>> extends LabLineFields<E> ? [fields?: LabLineFields<E>] : [fields: LabLineFields<E>]): void {
+    const fields = rest[0] ?? {};
     const record = { event, ...clockNow(), pid: process.pid, ...identity, ...fields };
     sink(JSON.stringify(record) + '\n');
   };

@@ -2,6 +2,7 @@
 // it by server/dockerfile.ts, and the CI node's builder (cluster/node/images.ts) reads it, so the
 // two images cannot drift; test/ci/image-recipe.test.ts fails when they disagree.
 // Paths in `sources` and `hookProgram` are relative to the repository root.
+import { HOOK_PROGRAM } from './contract.ts';
 
 export interface LabImageRecipe {
   /** Repository and tag: what manifests/lab-pod.yaml runs and what `kind load docker-image` loads. */
@@ -31,10 +32,10 @@ export const LAB_IMAGE: LabImageRecipe = {
   tag: '0.1.0',
   baseImage: 'node:24-alpine@sha256:a0b9bf06e4e6193cf7a0f58816cc935ff8c2a908f81e6f1a95432d679c54fbfd',
   appDir: '/app',
-  sources: ['server/main.ts', 'server/app.ts', 'server/config.ts', 'server/events.ts', 'server/load.ts', 'server/work.ts'],
+  sources: ['server/main.ts', 'server/app.ts', 'server/config.ts', 'server/contract.ts', 'server/events.ts', 'server/load.ts', 'server/work.ts'],
   entryPoint: 'server/main.ts',
   hookProgram: 'server/lab-hook.sh',
-  hookPath: '/usr/local/bin/lab-hook',
+  hookPath: HOOK_PROGRAM,
   user: 1000,
   stopSignal: 'SIGTERM',
   port: 8080,

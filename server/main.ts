@@ -2,10 +2,11 @@
 // LAB_MODE=load makes the same program the rollout lab's load generator (server/load.ts).
 import { createLabServer } from './app.ts';
 import { ConfigError, parseServerConfig, type ServerConfig } from './config.ts';
+import { LAB_EXIT_CODES } from './contract.ts';
 import { createEventLog } from './events.ts';
 import { LoadConfigError, parseLoadConfig, runLoad } from './load.ts';
 
-const CONFIG_EXIT = 2;
+const CONFIG_EXIT = LAB_EXIT_CODES.config;
 
 function fail(error: unknown): never {
   const message = error instanceof ConfigError || error instanceof LoadConfigError || error instanceof TypeError ? error.message : String(error);

@@ -25,7 +25,7 @@ interface HookFigures { lag: { sim: string; node: string }; own: { sim: string; 
 export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile, node: SideFile, hook: HookFigures): string {
   const agreeing = comparisons.filter((c) => !c.disagreements.length).length;
   const lines = [
-    '# Fidelity: the simulated cluster against the real node',
+    `# Fidelity: the simulated cluster against the real node${node.runs.length ? ` (Kubernetes ${node.cluster})` : ''}`,
     '',
     `Written by \`npm run fidelity\`. ${[sim, node].map((f) => `${f.side === 'sim' ? 'Simulated side' : 'Real side'}: ${f.runs.length ? `${f.cluster}, recorded ${f.recordedAt}` : 'not recorded'}`).join('. ')}.`,
     `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. Offsets are seconds after the harness issued the delete: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead. The sides disagree when outcome, exit code, reason or event reasons differ, or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,

@@ -1,7 +1,9 @@
 // npm run fidelity: the same matrix (the default scenarios plus manifests/fidelity-edge.yaml) on the
-// simulated cluster and on the real node, three repetitions each; writes reports/fidelity/<side>.json
-// and, once both sides are there, reports/fidelity/fidelity.md. --check exits 1 when they disagree.
-//   npm run fidelity                        both sides (the real node must be up), then the report
+// simulated cluster and on the real node, three repetitions each, for one Kubernetes minor; writes
+// reports/fidelity/v1.N/<side>.json and, once both sides are there, reports/fidelity/v1.N/fidelity.md.
+// --check exits 1 when they disagree.
+//   npm run fidelity                        both sides (the real node must be up), the minor the node runs
+//   npm run fidelity -- --kube v1.36.3      the same, and refuse a node that is not v1.36.3 (the sim emulates 1.36)
 //   npm run fidelity -- --side sim|node     one side; the report is rewritten if the other side's file exists
 //   npm run fidelity -- --check             compare the recorded sides only
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -15,14 +17,14 @@ import { runScenario } from '../../harness/run/scenario.ts';
 import { loadScenarios, loadTemplate, DEFAULT_SCENARIOS } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import { newRunId } from '../../harness/safety/labels.ts';
-import { paths } from '../node/layout.ts';
+import { DEFAULT_KUBE_VERSION, paths } from '../node/layout.ts';
+import { upVersion } from '../node/versions.ts';
 import { compareSides, stats } from './compare.ts';
 import { kubeletHookLaunches } from './kubelet-log.ts';
 import { renderFidelity } from './report.ts';
 import { SideFileSchema, summarize, type RunSummary, type SideFile } from './summary.ts';
 
 const EDGE_SCENARIOS = resolve('manifests/fidelity-edge.yaml');
-const OUT = resolve('reports/fidelity');
 const OOM_EXAMPLE = resolve('reports/examples/oom-137.observation.json');
 const REPETITIONS = 3;
 const PARALLEL = 5;
@@ -34,7 +36,14 @@ const { values } = parseArgs({ options: {
   side: { type: 'string', default: 'both' }, only: { type: 'string' }, check: { type: 'boolean' },
   repetitions: { type: 'string', default: String(REPETITIONS) }, parallel: { type: 'string', default: String(PARALLEL) },
   kubeconfig: { type: 'string', default: '.termlab/node/kubeconfig' }, context: { type: 'string', default: 'termlab-node' },
+  kube: { type: 'string' },
 } });
+// The release both sides are for: --kube, else the one the node runs, else the node's default.
+const kube = (values.kube ?? upVersion() ?? DEFAULT_KUBE_VERSION).replace(/^(?=\d)/, 'v');
+const minorMatch = /^v(1\.\d+)(?:\.\d+)?$/.exec(kube);
+if (!minorMatch) { console.error(`fidelity: --kube: expected a release such as v1.37.2, got ${JSON.stringify(values.kube)}`); process.exit(EXIT_USAGE); }
+const minor = minorMatch[1]!;
+const OUT = resolve('reports/fidelity', `v${minor}`);
 const side = values.side;
 if (!['sim', 'node', 'both'].includes(side)) { console.error(`fidelity: --side: expected sim, node or both, got ${side}`); process.exit(EXIT_USAGE); }
 const repetitions = Number(values.repetitions);
@@ -81,8 +90,8 @@ async function writeSide(file: SideFile, observations: Observation[]): Promise<v
 
 const scenarios = await loadMatrix();
 if (!values.check && (side === 'sim' || side === 'both')) {
-  console.log(`simulated cluster: ${scenarios.length} scenarios x ${repetitions}`);
-  const sim = await startSimCluster();
+  console.log(`simulated cluster (emulating ${minor}): ${scenarios.length} scenarios x ${repetitions}`);
+  const sim = await startSimCluster({ kubeVersion: minor });
   try {
     const cluster = await connect({ kubeconfigText: sim.kubeconfig });
     const { runs, observations } = await runSide(cluster, true, scenarios, (o) => (o.pod ? sim.truth(o.pod.uid)?.hookStartAt ?? null : null));
@@ -95,6 +104,12 @@ if (!values.check && (side === 'node' || side === 'both')) {
   if (!existsSync(values.kubeconfig)) { console.error(`fidelity: ${values.kubeconfig}: no kubeconfig; start the real node first (npm run cluster:up)`); process.exit(EXIT_USAGE); }
   console.log(`real node: ${scenarios.length} scenarios x ${repetitions}`);
   const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
+  // Never file one release's node under another's minor.
+  const real = cluster.serverVersion ?? '';
+  if (!real.startsWith(`v${minor}.`) || (/^v1\.\d+\.\d+$/.test(kube) && real !== kube)) {
+    console.error(`fidelity: the node runs ${real || 'an unknown version'}, not ${kube}: bring up ${kube} (npm run cluster:up -- --kube ${kube}) or pass --kube ${real}`);
+    process.exit(EXIT_USAGE);
+  }
   const kubeletLog = join(paths.logs, 'kubelet.log');
   const { runs, observations } = await runSide(cluster, false, scenarios, async (o) => (o.pod ? kubeletHookLaunches(kubeletLog).get(o.pod.uid) ?? null : null));
   await writeSide({ side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs }, observations);

@@ -1,6 +1,6 @@
 // Configuration of containerd, the CNI bridge, the kubelet and kube-proxy, for a root shell without systemd
 // on cgroup v1 (see docs/ci-node.md for why each setting is there).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { BRIDGE, NODE_IP, NODE_NAME, POD_CIDR, SERVICE_CIDR, paths } from './layout.ts';
@@ -51,7 +51,14 @@ export function writeCniConfig(): void {
   }, null, 2));
 }
 
-export function writeKubeletConfig(): void {
+/** statfs(2) magic of cgroup2fs; a v1 host mounts a tmpfs at /sys/fs/cgroup with one hierarchy per controller. */
+const CGROUP2_SUPER_MAGIC = 0x63677270;
+
+export function cgroupV1(root = '/sys/fs/cgroup'): boolean {
+  return statfsSync(root).type !== CGROUP2_SUPER_MAGIC;
+}
+
+export function writeKubeletConfig(onCgroupV1 = cgroupV1()): void {
   writeFileSync(paths.kubeletConfig, toYaml({
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
@@ -66,7 +73,10 @@ export function writeKubeletConfig(): void {
     // cgroup v1 without every controller: no QoS hierarchy, no node-allocatable enforcement.
     cgroupsPerQOS: false,
     enforceNodeAllocatable: [],
-    failCgroupV1: false,
+    // From 1.35 the kubelet refuses to start on cgroup v1 unless told otherwise: failCgroupV1 defaults to
+    // true (1.37.2 pkg/kubelet/apis/config/v1beta1/defaults.go:291). These machines are cgroup v1, so false
+    // here, and only here: on a cgroup v2 host the default stands, so nothing v1-only is carried over.
+    ...(onCgroupV1 ? { failCgroupV1: false } : {}),
     failSwapOn: false,
     containerRuntimeEndpoint: `unix://${paths.containerdSocket}`,
     // containerd 1.6 cannot pin images: no image GC, or the pause image would be removed.

@@ -4,13 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BRIDGE, RUN, STATE, paths } from './layout.ts';
+import { BRIDGE, binaries, RUN, STATE, paths } from './layout.ts';
 import { alive } from './steps.ts';
+import { upVersion } from './versions.ts';
 
 /** kube-proxy's own undo: `--cleanup` removes the KUBE-* chains and rules it made (iptables, ipvs, nftables). */
-function proxyRules(): void {
-  if (!existsSync(paths.kube)) return;
-  const result = spawnSync(paths.kube, ['kube-proxy', '--cleanup', '--v=0'], { encoding: 'utf8' });
+function proxyRules(kube: string): void {
+  if (!existsSync(kube)) return;
+  const result = spawnSync(kube, ['kube-proxy', '--cleanup', '--v=0'], { encoding: 'utf8' });
   if (result.status === 0) console.log('removed kube-proxy\'s rules');
   else console.error(`kube-proxy --cleanup exited ${result.status}: ${String(result.stderr || result.error?.message).trim().split('\n').slice(-5).join('\n')}`);
 }
@@ -70,20 +71,23 @@ async function main(): Promise<void> {
   if (!existsSync(STATE) && !existsSync(RUN)) { console.log('nothing to stop'); return; }
   // Only when this node started kube-proxy (its PID record stays until the end of cluster:down).
   const proxyStarted = existsSync(join(paths.pids, 'kube-proxy.pid'));
+  const version = upVersion();
   await stop('kube-proxy');
-  if (proxyStarted) proxyRules();
+  // The kube-proxy of the version that is up undoes its own rules.
+  if (proxyStarted && version) proxyRules(binaries(version).kube);
   await stop('kubelet');
   containerdTasks();
   for (const name of COMPONENTS.slice(2)) await stop(name);
   shims();
   unmountOurs();
   if (spawnSync('ip', ['link', 'show', BRIDGE]).status === 0) spawnSync('ip', ['link', 'delete', BRIDGE]);
-  // Keep the built programs and images (a cache); remove all runtime state.
+  // Keep the built programs, their generated modules and the images (a cache); remove all runtime state.
+  const cache = new Set(['bin', 'src', 'images']);
   for (const entry of existsSync(STATE) ? readdirSync(STATE) : []) {
-    if (entry !== 'bin' && entry !== 'images') rmSync(join(STATE, entry), { recursive: true, force: true });
+    if (!cache.has(entry)) rmSync(join(STATE, entry), { recursive: true, force: true });
   }
   rmSync(RUN, { recursive: true, force: true });
-  console.log('cluster:down done');
+  console.log(`cluster:down done${version ? ` (${version})` : ''}`);
 }
 
 await main();

@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { buildKubectl } from './build.ts';
 import { REPO } from './layout.ts';
 import { StepError } from './steps.ts';
+import { modulesFor, requestedVersion } from './versions.ts';
 
 const output = join(REPO, '.termlab', 'tools', 'bin', 'kubectl');
 try {
-  const result = buildKubectl(output);
-  console.log(`kubectl ${result}: ${output}`);
+  const version = requestedVersion(process.argv.slice(2));
+  const result = buildKubectl(modulesFor(version), output);
+  console.log(`kubectl ${version} ${result}: ${output}`);
 } catch (error) {
   console.error(`tools:kubectl: ${error instanceof StepError ? error.message : String(error)}`);
   process.exitCode = 1;

@@ -7,9 +7,10 @@ import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildEtcd, buildKube, buildPause } from './build.ts';
+import { minorOf, modulesFor, requestedVersion, upVersion } from './versions.ts';
 import { LAB_IMAGE, PAUSE_IMAGE, writeCniConfig, writeContainerdConfig, writeKubeletConfig, writeKubeProxyConfig } from './configs.ts';
 import { buildLabImage, buildPauseImage, importImage } from './images.ts';
-import { BRIDGE, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
+import { BRIDGE, binaries, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
 import { ensureCredentials, kubeconfig } from './pki.ts';
 import { sh, startComponent, step, StepError, timings, waitUntil } from './steps.ts';
 
@@ -41,6 +42,11 @@ const ok = async (url: string, options: Parameters<typeof get>[1] = {}) => (awai
 
 async function main(): Promise<void> {
   const started = performance.now();
+  const kubeVersion = requestedVersion(process.argv.slice(2));
+  const bin = binaries(kubeVersion);
+  const running = upVersion();
+  if (running && running !== kubeVersion) throw new StepError(`${running} is up; npm run cluster:down before bringing up ${kubeVersion}`);
+  console.log(`Kubernetes ${kubeVersion} (minor ${minorOf(kubeVersion)})`);
   await step('preflight: Linux, root, shared mounts', () => {
     if (process.platform !== 'linux') throw new StepError('the CI node needs Linux');
     if (process.getuid?.() !== 0) throw new StepError('the CI node needs root');
@@ -60,9 +66,17 @@ async function main(): Promise<void> {
     sh('apt-get', ['update', '-qq']);
     sh('apt-get', ['install', '-y', '-qq', ...missing], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   });
-  await step('build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)', () => console.log(`  ${buildKube()}`));
-  await step('build etcd', () => console.log(`  ${buildEtcd()}`));
-  await step('build pause', () => console.log(`  ${buildPause()}`));
+  const buildStarted = performance.now();
+  const modules = await step(`Go modules of ${kubeVersion}`, () => modulesFor(kubeVersion));
+  const built: string[] = [];
+  await step(`build ${kubeVersion}: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)`, () => { built.push(buildKube(modules)); console.log(`  ${built.at(-1)}: ${bin.kube}`); });
+  await step(`build etcd ${modules.etcdVersion}`, () => { built.push(buildEtcd(modules)); console.log(`  ${built.at(-1)}: ${bin.etcd}`); });
+  await step('build pause', () => { built.push(buildPause()); console.log(`  ${built.at(-1)}`); });
+  // "cold" only when the kube binary was built here; Go's caches may still have made parts of it warm.
+  const buildKind = built[0] === 'built' ? 'built' : 'cached';
+  console.log(`build of ${kubeVersion}: ${buildKind}`);
+  console.log(`cluster_build_seconds: ${((performance.now() - buildStarted) / 1000).toFixed(1)}`);
+  writeFileSync(paths.upVersion, kubeVersion);
   const creds = await step('certificates, service-account key, tokens', () => ensureCredentials());
   await step('configuration: containerd, CNI bridge, kubelet, kube-proxy', () => {
     writeContainerdConfig(process.env.TERMLAB_NODE_SNAPSHOTTER ?? 'overlayfs');
@@ -88,7 +102,7 @@ async function main(): Promise<void> {
     sh('ip', ['link', 'set', BRIDGE, 'up']);
   });
   await step('start etcd', async () => {
-    const etcd = startComponent('etcd', paths.etcd, [
+    const etcd = startComponent('etcd', bin.etcd, [
       '--name', NODE_NAME, '--data-dir', paths.etcdData,
       '--listen-client-urls', 'http://127.0.0.1:2379', '--advertise-client-urls', 'http://127.0.0.1:2379',
       '--listen-peer-urls', 'http://127.0.0.1:2380', '--initial-advertise-peer-urls', 'http://127.0.0.1:2380',
@@ -97,7 +111,7 @@ async function main(): Promise<void> {
     await waitUntil('etcd health', () => ok('http://127.0.0.1:2381/health'), 60_000, etcd);
   });
   await step('start kube-apiserver', async () => {
-    const apiserver = startComponent('kube-apiserver', paths.kube, [
+    const apiserver = startComponent('kube-apiserver', bin.kube, [
       'kube-apiserver', '--etcd-servers=http://127.0.0.1:2379', '--bind-address=127.0.0.1', '--secure-port=6443',
       '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
       `--tls-cert-file=${creds.serverCert}`, `--tls-private-key-file=${creds.serverKey}`, `--client-ca-file=${creds.ca}`,
@@ -109,14 +123,14 @@ async function main(): Promise<void> {
     await waitUntil('kube-apiserver /readyz', () => ok(`${API}/readyz`, { ca: creds.ca, token: creds.tokens.admin }), 120_000, apiserver);
   });
   await step('start kube-controller-manager and kube-scheduler', async () => {
-    const cm = startComponent('kube-controller-manager', paths.kube, [
+    const cm = startComponent('kube-controller-manager', bin.kube, [
       'kube-controller-manager', `--kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
       `--authentication-kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`, `--authorization-kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
       '--bind-address=127.0.0.1', '--leader-elect=false', `--service-account-private-key-file=${creds.saKey}`, `--root-ca-file=${creds.ca}`,
       // Each controller under its own service account, with the RBAC the API server bootstraps for it.
       '--use-service-account-credentials=true',
     ]);
-    const scheduler = startComponent('kube-scheduler', paths.kube, [
+    const scheduler = startComponent('kube-scheduler', bin.kube, [
       'kube-scheduler', `--kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
       `--authentication-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`, `--authorization-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
       '--bind-address=127.0.0.1', '--leader-elect=false',
@@ -135,7 +149,7 @@ async function main(): Promise<void> {
     for (const image of [PAUSE_IMAGE, LAB_IMAGE]) if (!listed.includes(image)) throw new StepError(`${image} is not in containerd after the import (it has: ${listed.trim().split('\n').join(', ')})`);
   });
   await step('start kubelet', async () => {
-    const kubelet = startComponent('kubelet', paths.kube, [
+    const kubelet = startComponent('kubelet', bin.kube, [
       'kubelet', `--config=${paths.kubeletConfig}`, `--kubeconfig=${join(STATE, 'kubelet.kubeconfig')}`,
       `--hostname-override=${NODE_NAME}`, `--node-ip=${NODE_IP}`, `--root-dir=${paths.kubeletRoot}`, `--v=${KUBELET_VERBOSITY}`,
     ]);
@@ -153,17 +167,18 @@ async function main(): Promise<void> {
   });
   await step('start kube-proxy (iptables)', async () => {
     // After the node is registered: kube-proxy reads its node IP from the Node object.
-    const proxy = startComponent('kube-proxy', paths.kube, ['kube-proxy', `--config=${paths.kubeProxyConfig}`, '--v=2']);
+    const proxy = startComponent('kube-proxy', bin.kube, ['kube-proxy', `--config=${paths.kubeProxyConfig}`, '--v=2']);
     // /healthz answers 200 once the first full sync of the rules is done.
     await waitUntil('kube-proxy /healthz', () => ok('http://127.0.0.1:10256/healthz'), 60_000, proxy);
   });
   const total = (performance.now() - started) / 1000;
-  console.log(`\nnode ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT})`);
+  console.log(`\nnode ${kubeVersion} ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT})`);
   for (const t of timings) console.log(`  ${t.seconds.toFixed(1).padStart(7)}s  ${t.step}`);
   console.log(`cluster_up_seconds: ${total.toFixed(1)}`);
 }
 
-main().catch(() => {
+main().catch((error) => {
+  if (!(error instanceof StepError) || !timings.length) console.error(`cluster:up: ${(error as Error).message}`);
   console.error(`cluster:up failed; component logs are in ${paths.logs}. \`npm run cluster:down\` stops what was started.`);
   process.exitCode = 1;
 });

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3, OPENAPI_V3_ROOT, VERSION } from './discovery.ts';
+import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3, OPENAPI_V3_ROOT } from './discovery.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
 import { routeObjects } from './objects-api.ts';
@@ -81,12 +81,12 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     let m: RegExpExecArray | null;
 
     if (method === 'GET') {
-      if (path === '/version') return sendJson(res, 200, VERSION);
+      if (path === '/version') return sendJson(res, 200, parts.version);
       if (path === '/api') return sendJson(res, 200, apiVersions(req.headers.host ?? '127.0.0.1'));
       if (path === '/api/v1') return sendJson(res, 200, CORE_V1_RESOURCES);
       if (path === '/apis') return sendJson(res, 200, API_GROUPS);
       if (path === '/openapi/v3') return sendJson(res, 200, OPENAPI_V3_ROOT);
-      if ((m = /^\/openapi\/v3\/(api\/v1|apis\/[a-z0-9.-]+\/v1)$/.exec(path))) return sendJson(res, 200, openApiV3(m[1]!));
+      if ((m = /^\/openapi\/v3\/(api\/v1|apis\/[a-z0-9.-]+\/v1)$/.exec(path))) return sendJson(res, 200, openApiV3(m[1]!, parts.version.gitVersion));
       if ((m = /^\/apis\/([a-z0-9.-]+)\/v1$/.exec(path)) && GROUP_RESOURCES[m[1]!]) return sendJson(res, 200, GROUP_RESOURCES[m[1]!]);
       if (path === '/termlab-sim/proxy') return sendJson(res, 200, parts.proxy.allTruth());
       if ((m = /^\/termlab-sim\/proxy\/([^/]+)\/([^/]+)$/.exec(path))) return sendJson(res, 200, parts.proxy.truth(m[1]!, m[2]!) ?? statusObject(404, 'NotFound', 'no such service in the proxy'));

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../../harness/command.ts';
+import { TermlabError, unwritable } from '../../harness/errors.ts';
 import { startSimCluster, writeKubeconfigFile } from './index.ts';
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
@@ -26,26 +27,27 @@ export function kubectlHints(kubeconfig: string): string {
 export const simCommand: Command = {
   name: 'sim',
   summary: 'run the simulated cluster in the foreground (Ctrl-C stops it and every process it started)',
-  usage: 'termlab sim [--port N] [--kubeconfig-out FILE] [--proxy-sync-delay-ms N]',
+  usage: 'termlab sim [--port N] [--kubeconfig-out FILE] [--proxy-sync-delay-ms N] [--kube-version 1.35|1.36|1.37 (1.34 kept)]',
   async run(argv, io) {
-    const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' }, 'proxy-sync-delay-ms': { type: 'string' } } });
+    const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' }, 'proxy-sync-delay-ms': { type: 'string' }, 'kube-version': { type: 'string' } } });
     const port = values.port === undefined ? 0 : Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`--port: expected 0-65535, got ${values.port}`);
+    if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, { flag: '--port' });
     const delay = values['proxy-sync-delay-ms'];
     const syncDelayMs = delay === undefined ? undefined : Number(delay);
-    if (syncDelayMs !== undefined && (!Number.isInteger(syncDelayMs) || syncDelayMs < 0 || syncDelayMs > MAX_PROXY_SYNC_DELAY_MS)) {
-      throw new TypeError(`--proxy-sync-delay-ms: expected an integer 0-${MAX_PROXY_SYNC_DELAY_MS}, got ${delay}`);
+    if (syncDelayMs !== undefined && (!/^\d+$/.test(delay!) || syncDelayMs > MAX_PROXY_SYNC_DELAY_MS)) {
+      throw new TermlabError('USAGE', `--proxy-sync-delay-ms: expected a whole number 0-${MAX_PROXY_SYNC_DELAY_MS}, got ${JSON.stringify(delay)}`, { flag: '--proxy-sync-delay-ms' });
     }
-    const sim = await startSimCluster({ port, proxy: { syncDelayMs } });
+    // The minor to emulate (versions.ts; 1.37 by default): its /version, event messages and PLEG timing.
+    const sim = await startSimCluster({ port, proxy: { syncDelayMs }, kubeVersion: values['kube-version'] });
     const out = resolve(values['kubeconfig-out'] ?? DEFAULT_KUBECONFIG);
     try {
       // Our own folder is tightened to 0700; a folder the user named is left as it is.
       await writeKubeconfigFile(out, sim.kubeconfig, values['kubeconfig-out'] === undefined);
     } catch (error) {
       await sim.stop();
-      throw error;
+      throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', out, error);
     }
-    io.out(`simulated cluster listening on ${sim.server}; it admits only the token in its kubeconfig\n`
+    io.out(`simulated cluster (Kubernetes ${sim.kubeVersion}) listening on ${sim.server}; it admits only the token in its kubeconfig\n`
       + `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\nCtrl-C to stop.\n`);
     await new Promise<void>((done) => {
       if (io.signal.aborted) done();

@@ -1,9 +1,6 @@
 // Discovery documents: enough for kubectl and client-node to find pods, logs, events, nodes,
 // services, deployments, replica sets and endpoint slices.
-export const VERSION = {
-  major: '1', minor: '34', gitVersion: 'v1.34.0-termlab-sim', gitCommit: '', gitTreeState: 'clean',
-  buildDate: '2026-01-01T00:00:00Z', goVersion: 'n/a', compiler: 'n/a', platform: `${process.platform}/${process.arch}`,
-};
+// /version is the emulated minor's (versions.ts).
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'watch'];
 export const CORE_V1_RESOURCES = {
@@ -66,6 +63,6 @@ const OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
   'apis/discovery.k8s.io/v1': {},
 };
 export const OPENAPI_V3_ROOT = { paths: Object.fromEntries(Object.keys(OPENAPI_PATHS).map((p) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=termlab-sim-2` }])) };
-export function openApiV3(path: string) {
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: VERSION.gitVersion }, paths: OPENAPI_PATHS[path] ?? {}, components: { schemas: {} } };
+export function openApiV3(path: string, gitVersion: string) {
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: gitVersion }, paths: OPENAPI_PATHS[path] ?? {}, components: { schemas: {} } };
 }

@@ -26,7 +26,7 @@ import { Store } from './store.ts';
 import { selfSignedCertificate } from './tls.ts';
 import { apiTime } from './time.ts';
 import { GroundTruth, recordPublications, type TruthRecord } from './truth.ts';
-import { VERSION } from './discovery.ts';
+import { simMinor, versionInfo } from './versions.ts';
 import { WatchServer } from './watch.ts';
 
 export const SIM_CONTEXT = 'termlab-sim';
@@ -34,6 +34,8 @@ export const SIM_CONTEXT = 'termlab-sim';
 export interface SimOptions {
   port?: number;
   images?: ImageMap;
+  /** The Kubernetes minor to emulate (versions.ts): 1.37 by default. */
+  kubeVersion?: string;
   /** The kubelet's relist timing (pleg.ts); the real node's by default. */
   kubelet?: Partial<KubeletTiming>;
   /** The service proxy: kube-proxy's bounded-frequency syncs (minSyncPeriodMs, syncDurationMs), or a fixed syncDelayMs. */
@@ -43,6 +45,8 @@ export interface SimOptions {
 export interface SimCluster {
   server: string;
   context: string;
+  /** The emulated release (gitVersion), as /version reports it. */
+  kubeVersion: string;
   /** A kubeconfig document (YAML) whose current context is termlab-sim; it holds the only token this sim accepts. */
   kubeconfig: string;
   truth(uid: string): TruthRecord | undefined;
@@ -94,7 +98,9 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const truth = new GroundTruth();
   const stopRecording = recordPublications(store, truth);
   const images = options.images ?? defaultImages(await labServerBundle());
-  const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet });
+  const { minor, behaviour } = simMinor(options.kubeVersion);
+  const version = versionInfo(minor, behaviour);
+  const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour);
   const registry = new PodRegistry(store, kubelet, faults);
   const proxy = new ServiceProxy(store, (uid, port) => kubelet.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));
@@ -116,7 +122,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     status: {
       conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'the simulated kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }],
       addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: NODE_NAME }],
-      nodeInfo: { kubeletVersion: VERSION.gitVersion, containerRuntimeVersion: 'termlab-sim://0.1.0', operatingSystem: 'linux', architecture: process.arch, osImage: 'termlab simulated node', kernelVersion: '', machineID: '', systemUUID: '', bootID: '', kubeProxyVersion: '' },
+      nodeInfo: { kubeletVersion: version.gitVersion, containerRuntimeVersion: 'termlab-sim://0.1.0', operatingSystem: 'linux', architecture: process.arch, osImage: 'termlab simulated node', kernelVersion: '', machineID: '', systemUUID: '', bootID: '', kubeProxyVersion: '' },
     },
   });
 
@@ -135,7 +141,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
 
   const token = newToken();
   const tls = await selfSignedCertificate();
-  const http = createApiServer({ store, registry, objects, proxy, kubelet, watches, truth, portForward, remoteCommand, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
+  const http = createApiServer({ store, registry, objects, proxy, kubelet, watches, truth, portForward, remoteCommand, version, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -147,6 +153,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   return {
     server,
     context: SIM_CONTEXT,
+    kubeVersion: version.gitVersion,
     kubeconfig: renderKubeconfig(server, token, tls.cert),
     truth: (uid) => truth.get(uid),
     proxyTruth: (namespace, service) => proxy.truth(namespace, service),

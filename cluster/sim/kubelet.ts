@@ -6,6 +6,7 @@ import { killContainer } from './kill.ts';
 import { startReadinessProber, type ReadinessProber } from './prober.ts';
 import { memoryBytes, OomKiller } from './memory.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
+import { SIM_MINORS, DEFAULT_SIM_MINOR, type SimMinor } from './versions.ts';
 import { PodWorkerLoop, type WorkType } from './pod-worker.ts';
 import { freeHostPort, NODE_IP } from './ports.ts';
 import { ContainerProcess, imageRepository, resolvePort, type ContainerPort, type ImageEntry, type ImageMap } from './runtime.ts';
@@ -65,12 +66,15 @@ export class Kubelet {
 
   private readonly pleg: Pleg;
   private readonly timing: KubeletTiming;
+  /** The emulated minor's messages and PLEG behaviour (versions.ts). */
+  private readonly minor: SimMinor;
   private readonly syncTicker: NodeJS.Timeout;
   private readonly oomKiller = new OomKiller();
 
-  constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING) {
+  constructor(store: Store, images: ImageMap, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING, minor: SimMinor = SIM_MINORS.get(DEFAULT_SIM_MINOR)!) {
     this.pleg = new Pleg(timing);
     this.timing = timing;
+    this.minor = minor;
     // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
     this.syncTicker = setInterval(() => this.syncTick(), timing.syncTickMs);
     this.syncTicker.unref();
@@ -144,7 +148,7 @@ export class Kubelet {
 
   private startPod(pod: KubeObject, hostPorts: Map<number, number>): void {
     // The loop's handler is called only after update(), by which time `worker` is assigned.
-    const loop = new PodWorkerLoop(this.pleg, (work) => this.syncWork(worker, work));
+    const loop = new PodWorkerLoop(pod.metadata.uid, this.pleg, (work) => this.syncWork(worker, work));
     const worker: PodWorker = {
       uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name, hostPorts, containers: new Map(),
       loop, probers: [], started: false, startSeen: false, runningPublished: false,
@@ -165,6 +169,9 @@ export class Kubelet {
   private async syncPod(worker: PodWorker): Promise<WorkType | undefined> {
     if (!worker.started) {
       await this.createContainers(worker);
+      // The sandbox and the containers are new in the runtime: result.SyncResults is not empty, so 1.36+
+      // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
+      if (this.minor.onDemandRelist) worker.loop.postSync(() => this.pleg.requestRelist(worker.uid));
       return undefined;
     }
     if (worker.startSeen && !worker.runningPublished) this.publishRunning(worker);
@@ -206,8 +213,8 @@ export class Kubelet {
       this.recordEvent(pending, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, `spec.containers{${spec.name}}`);
       await sleepAtLeast(this.timing.runtime.startContainerMs);
       this.spawnContainer(worker, pending, spec);
-      this.recordEvent(pending, 'Normal', 'Created', `Created container: ${spec.name}`, `spec.containers{${spec.name}}`);
-      this.recordEvent(pending, 'Normal', 'Started', `Started container ${spec.name}`, `spec.containers{${spec.name}}`);
+      this.recordEvent(pending, 'Normal', 'Created', this.minor.createdMessage(spec.name), `spec.containers{${spec.name}}`);
+      this.recordEvent(pending, 'Normal', 'Started', this.minor.startedMessage(spec.name), `spec.containers{${spec.name}}`);
     }
     for (const spec of pending.spec.containers as any[]) {
       if (!spec.readinessProbe?.httpGet) continue;
@@ -218,8 +225,9 @@ export class Kubelet {
         onFailure: (output) => this.recordEvent(pending, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, `spec.containers{${spec.name}}`),
       }));
     }
-    // GenericPLEG: the next relist sees the containers running and hands the pod worker a ContainerStarted event.
-    void this.pleg.newerThan(wallNow()).then(() => {
+    // GenericPLEG: the next relist (or, 1.36+, the pod's own relist after this sync) sees the containers
+    // running and hands the pod worker a ContainerStarted event.
+    void this.pleg.newerThan(wallNow(), worker.uid).then(() => {
       worker.startSeen = true;
       worker.loop.update('sync');
     });
@@ -319,7 +327,7 @@ export class Kubelet {
     // During killPod the exit is read from the runtime when it returns (SyncTerminatingPod); any other
     // exit reaches the pod worker as the PLEG's ContainerDied event at the end of the next relist.
     if (worker.killing) return;
-    void this.pleg.newerThan(exitedAt).then(() => {
+    void this.pleg.newerThan(exitedAt, worker.uid).then(() => {
       record.exitSeenAt = wallNow();
       container.exitSeen = true;
       worker.loop.update('sync');
@@ -413,6 +421,7 @@ export class Kubelet {
     if (this.store.get('pods', pod.metadata.namespace, pod.metadata.name)?.metadata.uid === pod.metadata.uid) this.store.remove('pods', pod);
     worker?.loop.stop();
     this.workers.delete(pod.metadata.uid);
+    this.pleg.forget(pod.metadata.uid);
   }
 
   /** pod_workers.go calculateEffectiveGracePeriod: the deletion's grace, else the spec's; never below 1 s. */

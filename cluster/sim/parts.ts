@@ -8,6 +8,7 @@ import type { createRemoteCommandServer } from './remotecommand.ts';
 import type { ServiceProxy } from './service-proxy.ts';
 import type { Store } from './store.ts';
 import type { GroundTruth } from './truth.ts';
+import type { VersionInfo } from './versions.ts';
 import type { WatchServer } from './watch.ts';
 
 /** The pieces of one simulated cluster, wired together in index.ts. */
@@ -22,6 +23,8 @@ export interface SimParts {
   truth: GroundTruth;
   portForward: ReturnType<typeof createPortForwardServer>;
   remoteCommand: ReturnType<typeof createRemoteCommandServer>;
+  /** /version: the emulated release. */
+  version: VersionInfo;
   applyFault(request: FaultRequest): string;
   /** Called first for every request and upgrade: true when it refused it (401). */
   refuseUnauthorized: ReturnType<typeof createTokenGate>;

@@ -1,10 +1,11 @@
-// The kubelet's pod worker (pkg/kubelet/pod_workers.go podWorkerLoop, 1.34), reduced to its timing:
+// The kubelet's pod worker (pkg/kubelet/pod_workers.go podWorkerLoop, 1.34.4 and 1.37.2), reduced to its timing:
 // one loop per pod runs one update at a time, and before each waits in
 // podCache.GetNewerThan(uid, lastSyncTime) for the cache to be newer than the end of its previous
 // sync. An update that arrives meanwhile becomes the one pending update; a termination supersedes a
 // pending sync, and a sync in flight is cancelled ("Cancelling current pod sync") but still waits
 // for its relist and runs, so a DELETE that finds one waits for two relists (the real node's log
-// at --v=4 shows exactly this).
+// at --v=4 shows exactly this). From 1.36 SyncPod may hand back a postSync, run after lastSyncTime is
+// set (1.37.2 pod_workers.go:1322-1325): the kubelet's on-demand relist of the pod.
 import type { Pleg } from './pleg.ts';
 import { wallNow } from './time.ts';
 
@@ -18,13 +19,16 @@ export type SyncHandler = (work: WorkType) => Promise<WorkType | undefined> | Wo
 export class PodWorkerLoop {
   private readonly pleg: Pleg;
   private readonly handle: SyncHandler;
+  private readonly uid: string;
   private lastSyncTime = Number.NEGATIVE_INFINITY;
+  private postSyncs: (() => void)[] = [];
   private pending: WorkType | null = null;
   private stage: WorkType = 'sync';
   private running = false;
   private stopped = false;
 
-  constructor(pleg: Pleg, handle: SyncHandler) {
+  constructor(uid: string, pleg: Pleg, handle: SyncHandler) {
+    this.uid = uid;
     this.pleg = pleg;
     this.handle = handle;
   }
@@ -37,6 +41,11 @@ export class PodWorkerLoop {
     if (!this.running) void this.loop();
   }
 
+  /** SyncPod's postSync: called during a sync, run once that sync's lastSyncTime is set. */
+  postSync(run: () => void): void {
+    this.postSyncs.push(run);
+  }
+
   get terminationRequested(): boolean {
     return STAGE[this.stage] >= STAGE.terminating;
   }
@@ -46,10 +55,13 @@ export class PodWorkerLoop {
     while (this.pending && !this.stopped) {
       const work = this.pending;
       this.pending = null;
-      await this.pleg.newerThan(this.lastSyncTime);
+      await this.pleg.newerThan(this.lastSyncTime, this.uid);
       if (this.stopped) break;
       const next = await this.handle(work);
       this.lastSyncTime = wallNow();
+      const postSyncs = this.postSyncs;
+      this.postSyncs = [];
+      for (const run of postSyncs) run();
       if (next) this.update(next);
     }
     this.running = false;

@@ -6,6 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { HOOK_PROGRAM } from '../../server/contract.ts';
 import { LogFileFollower } from './logfile.ts';
 import { wallNow } from './time.ts';
 
@@ -31,7 +32,7 @@ export function defaultImages(serverBundle: string): ImageMap {
   return {
     'termlab/lab-server': {
       entrypoint: [process.execPath, serverBundle],
-      paths: { '/usr/local/bin/lab-hook': labHook, 'lab-hook': labHook, sleep: ['/bin/sleep'], '/bin/sleep': ['/bin/sleep'] },
+      paths: { [HOOK_PROGRAM]: labHook, 'lab-hook': labHook, sleep: ['/bin/sleep'], '/bin/sleep': ['/bin/sleep'] },
       env: { LAB_MODE: 'graceful', PORT: '8080' },
       portEnv: 'PORT',
     },

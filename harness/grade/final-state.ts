@@ -1,5 +1,6 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import type { Observation } from '../observation.ts';
 import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources, logComplete } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -98,6 +99,11 @@ function serverExit(o: Observation): Check {
   if (exits.length > 1) return fail(id, `the server logged its exit twice (${describeLine(exits[0]!)}, ${describeLine(exits[1]!)})`);
   const exit = exits[0];
   if (!final) return pass(id, 'no final state to compare with the server\'s exit line');
+  // The exit line is written just before process.exit: a SIGKILL can land between the two, and then
+  // the runtime reports 137. A race at the kill, not a contradiction, and nothing the model can call.
+  if (exit && (exit.fields.code === 0 || exit.fields.code === LAB_EXIT_CODE) && final.exitCode === 137 && final.reason !== 'OOMKilled') {
+    return inconclusive(id, `${describeLine(exit)} says the server was exiting ${String(exit.fields.code)}, but SIGKILL ended it first (137): the kill and the exit raced`);
+  }
   if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
   const logIsWhole = logComplete(o);
   if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logIsWhole) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
@@ -108,8 +114,8 @@ function serverExit(o: Observation): Check {
   return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
 }
 
-/** The lab server's own exit on TERM in immediate mode (server/app.ts). */
-const LAB_EXIT_CODE = 17;
+/** The lab server's own exit on TERM in immediate mode (the pod contract). */
+const LAB_EXIT_CODE = LAB_EXIT_CODES.immediate;
 
 export function finalStateChecks(o: Observation): Check[] {
   return [terminationObserved(o), watchConsistent(o), serverExit(o)];

@@ -6,7 +6,7 @@ import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile } from './predictions.ts';
 import { forgetSources } from './sources.ts';
-import { predict } from './theory.ts';
+import { predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
 
@@ -28,7 +28,9 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   const fileVersion = options.fileVersion ?? OBSERVATION_SCHEMA_VERSION;
   // The model takes the grace from the delete response and the delay the harness really waited;
   // the evidence checks hold both against every other source.
-  const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null);
+  // The rules of the minor the cluster said it runs (theory.ts RULES_BY_MINOR).
+  const versioned = rulesFor(o.run.cluster.serverVersion);
+  const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null, versioned.rules);
   const evidence = evidenceChecks(o, fileVersion);
   const outcome = [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)];
   const verdict = verdictOf(evidence, outcome);
@@ -53,9 +55,12 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
-    notes: fileVersion < OBSERVATION_SCHEMA_VERSION
-      ? [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; its citations were found by the grader and it has no record of the pod UID the server answered with`]
-      : [],
+    notes: [
+      ...(fileVersion < OBSERVATION_SCHEMA_VERSION
+        ? [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; its citations were found by the grader and it has no record of the pod UID the server answered with`]
+        : []),
+      ...(versioned.note ? [versioned.note] : []),
+    ],
     prediction: model,
     checks,
     timeline: timelineBars(o, model),

@@ -1,24 +1,26 @@
 // The live pod and the delete: what the scenario asked for against what the pod carried (grace,
 // hook), what the hook and server logged, and the grace the API gave the delete.
+import { parsePreStop } from '../../server/contract-schemas.ts';
 import { oneLine, type Observation } from '../observation.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
 import { describeCitation, describeLine, labLines, stateSources, logComplete } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
-/** The hook the live pod carries, in the scenario's own terms, or a sentence saying why it is none the lab renders. */
+/** The hook the live pod carries, parsed back through the contract that rendered it. */
 function liveHook(lifecycle: Record<string, unknown> | null): PreStop | string {
-  const preStop = lifecycle?.preStop as Record<string, any> | undefined;
-  if (!preStop) return { kind: 'none' };
-  const command = preStop.exec?.command;
-  if (Array.isArray(command) && command.length === 3 && command[1] === 'sleep' && /^\d+$/.test(String(command[2]))) {
-    return { kind: 'exec-sleep', seconds: Number(command[2]) / 1000 };
+  return parsePreStop(lifecycle?.preStop);
+}
+
+/** What the hook's own lines must say: its handler's kind, and the ms it was asked for (none for `lab-hook fail`). */
+function hookLineExpected(preStop: PreStop): { kind: 'exec' | 'httpGet'; ms: number | undefined } | null {
+  switch (preStop.kind) {
+    case 'exec-sleep': return { kind: 'exec', ms: hookDurationSeconds(preStop) * 1000 };
+    case 'exec-fail': return { kind: 'exec', ms: undefined };
+    case 'httpGet': return { kind: 'httpGet', ms: preStop.ms };
+    case 'none':
+    case 'sleep-action': return null;
   }
-  if (preStop.sleep && Number.isInteger(preStop.sleep.seconds)) return { kind: 'sleep-action', seconds: preStop.sleep.seconds };
-  const path = preStop.httpGet?.path;
-  const ms = typeof path === 'string' ? /^\/hook\/prestop\?ms=(\d+)$/.exec(path)?.[1] : undefined;
-  if (ms !== undefined) return { kind: 'httpGet', ms: Number(ms) };
-  return `a preStop hook the lab does not render (${oneLine(Object.keys(preStop).join(', '), 80) || 'empty'})`;
 }
 
 function liveLifecycle(o: Observation): Check {
@@ -41,12 +43,17 @@ function liveLifecycle(o: Observation): Check {
     return fail(id, `the live pod's hook is ${describePreStop(hook)} but the scenario says ${describePreStop(o.scenario.preStop)}`);
   }
   // The hook's own log lines say how long it was asked to run.
+  const want = hookLineExpected(o.scenario.preStop);
   const wantMs = hookDurationSeconds(o.scenario.preStop) * 1000;
   for (const l of labLines(o).filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
-    if (o.scenario.preStop.kind === 'sleep-action' || o.scenario.preStop.kind === 'none') return fail(id, `${describeLine(l)} shows a hook in the container, but the scenario's hook (${describePreStop(o.scenario.preStop)}) leaves none`);
-    if (l.fields.ms !== wantMs) return fail(id, `${describeLine(l)} says the hook was asked for ${oneLine(String(l.fields.ms))} ms, the scenario for ${wantMs} ms`);
-    const kind = o.scenario.preStop.kind === 'exec-sleep' ? 'exec' : 'httpGet';
-    if (l.fields.kind !== kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${kind}`);
+    if (!want) return fail(id, `${describeLine(l)} shows a hook in the container, but the scenario's hook (${describePreStop(o.scenario.preStop)}) leaves none`);
+    if (want.ms === undefined) {
+      // `lab-hook fail` writes one line, hook-start with fail: true, and ends at once.
+      if (l.event !== 'hook-start' || l.fields.fail !== true) return fail(id, `${describeLine(l)} is not the one line a hook that fails at once writes (hook-start, fail: true)`);
+    } else if (l.fields.ms !== want.ms) {
+      return fail(id, `${describeLine(l)} says the hook was asked for ${oneLine(String(l.fields.ms))} ms, the scenario for ${want.ms} ms`);
+    }
+    if (l.fields.kind !== want.kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${want.kind}`);
   }
   // The hook's own lines are stamped by its own clock: their distance is the length it really ran.
   const hookStart = labLines(o).find((l) => l.event === 'hook-start');
@@ -62,8 +69,8 @@ function liveLifecycle(o: Observation): Check {
   if (!listening && logComplete(o)) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
   if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
   const logIsWhole = logComplete(o);
-  if (o.scenario.preStop.kind === 'exec-sleep' && logIsWhole && !hookStart) {
-    return inconclusive(id, `the scenario's preStop is the lab's exec hook, which logs hook-start and hook-end, but the complete container log has no hook-start line: nothing shows the hook ran`);
+  if ((o.scenario.preStop.kind === 'exec-sleep' || o.scenario.preStop.kind === 'exec-fail') && logIsWhole && !hookStart) {
+    return inconclusive(id, `the scenario's preStop is the lab's exec hook, which logs hook-start first, but the complete container log has no hook-start line: nothing shows the hook ran`);
   }
   return pass(id, `grace and hook (${describePreStop(hook)}) were read from the live pod before the delete and match the scenario and the hook's log`);
 }

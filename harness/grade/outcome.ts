@@ -1,5 +1,6 @@
 // Outcome checks: the same accepted request's fate and the exit state, against the model.
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import type { Observation } from '../observation.ts';
 import { apiSecondsToEnd } from './citations.ts';
 import { watchHadGap } from './sources.ts';
@@ -37,8 +38,8 @@ export function tooCloseToCall(p: Prediction): boolean {
 }
 const killWord = (p: Prediction) => (p.exitCode === IMMEDIATE_EXIT_CODE ? 'TERM' : 'kill');
 
-/** The lab server's own exit code for "left at once on TERM" (server/app.ts). */
-const IMMEDIATE_EXIT_CODE = 17;
+/** The lab server's own exit code for "left at once on TERM" (the pod contract). */
+const IMMEDIATE_EXIT_CODE = LAB_EXIT_CODES.immediate;
 const SIGKILL_EXIT_CODE = 137;
 /** containerd's reason for each end (container_status.go). */
 const reasonFor = (exitCode: number) => (exitCode === 0 ? 'Completed' : 'Error');
@@ -80,8 +81,8 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
       return attribute0(o, p, termSeen);
     case IMMEDIATE_EXIT_CODE:
       return termSeen
-        ? pass(id, 'exit 17 is the lab server leaving at once on TERM (immediate mode)')
-        : inconclusive(id, 'exit 17 but no TERM line in the container log: cannot tie it to the signal');
+        ? pass(id, `exit ${IMMEDIATE_EXIT_CODE} is the lab server leaving at once on TERM (immediate mode)`)
+        : inconclusive(id, `exit ${IMMEDIATE_EXIT_CODE} but no TERM line in the container log: cannot tie it to the signal`);
     case 143:
       return pass(id, 'exit 143 is death by SIGTERM with no handler');
     case SIGKILL_EXIT_CODE:

@@ -1,36 +1,8 @@
 // The evidence an observation holds, looked up the same way by every check: the lab server's own
 // log lines (with the index each came from), the watch events, and the pod reads of this pod.
-import { z } from 'zod';
 import type { Observation, PodRead, StateCitation, WatchEvent } from '../observation.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
-
-/**
- * The lab server's (and hook's) log-line events, each kind with its fields typed (server/events.ts,
- * server/app.ts, server/hook.ts). A line parsed here is parsed once; every check reads the result.
- */
-const common = {
-  time: z.string(),
-  mono: z.number(),
-  pid: z.number().optional(),
-  podUid: z.string().nullable().optional(),
-  podName: z.string().optional(),
-};
-const LAB_EVENTS = {
-  listening: z.object({ ...common, mode: z.string().optional(), host: z.string().optional(), port: z.number().optional() }),
-  accepted: z.object({ ...common, id: z.string(), ms: z.number() }),
-  completed: z.object({ ...common, id: z.string(), ms: z.number(), bytes: z.number() }),
-  aborted: z.object({ ...common, id: z.string(), elapsedMs: z.number().optional() }),
-  rejected: z.object({ ...common, id: z.string(), reason: z.string().optional() }),
-  signal: z.object({ ...common, signal: z.string(), repeated: z.boolean().optional() }),
-  draining: z.object({ ...common, active: z.number().optional() }),
-  drained: z.object({ ...common, completed: z.number().optional(), rejected: z.number().optional() }),
-  'hook-start': z.object({ ...common, kind: z.string(), ms: z.number() }),
-  'hook-end': z.object({ ...common, kind: z.string(), ms: z.number() }),
-  exit: z.object({ ...common, code: z.number() }),
-} as const;
-type LabEventName = keyof typeof LAB_EVENTS;
-/** An event name the server does not write: still a line with its clock and identity. */
-const OTHER_EVENT = z.object(common);
+import { parseLabLine } from '../../server/contract-schemas.ts';
 
 /** Every field a lab event may carry, typed; which are present depends on the event. */
 export interface LabFields {
@@ -44,6 +16,7 @@ export interface LabFields {
   signal?: string;
   kind?: string;
   code?: number;
+  fail?: true;
 }
 
 export interface LabLine {
@@ -92,21 +65,12 @@ export function parseLabLogLines(logLines: readonly { text: string }[]): { lines
   const lines: LabLine[] = [];
   const malformed: MalformedLabLine[] = [];
   logLines.forEach((l, line) => {
-    const parsed = parseLogLineJson(l.text);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return;
-    const event = (parsed as { event?: unknown }).event;
-    if (typeof event !== 'string') return;
-    const schema = Object.hasOwn(LAB_EVENTS, event) ? LAB_EVENTS[event as LabEventName] : OTHER_EVENT;
-    const result = schema.safeParse(parsed);
-    if (!result.success) {
-      // A line without the clock fields is not one of the server's events (the server stamps every one).
-      if (result.error.issues.some((i) => i.path[0] === 'time' || i.path[0] === 'mono') && !Object.hasOwn(LAB_EVENTS, event)) return;
-      const issue = result.error.issues[0]!;
-      malformed.push({ line, event, problem: `field ${issue.path.map(String).join('.') || '(line)'}: ${issue.message}` });
-      return;
-    }
-    const { time, mono, ...fields } = result.data as LabFields & { time: string; mono: number };
-    lines.push({ line, event, time, mono, fields });
+    // Each line through its schema in the pod contract (server/contract-schemas.ts).
+    const parsed = parseLabLine(parseLogLineJson(l.text));
+    if (parsed.kind === 'malformed') malformed.push({ line, event: parsed.event, problem: parsed.problem });
+    if (parsed.kind !== 'event' && parsed.kind !== 'other') return;
+    const { event, time, mono, ...fields } = parsed.line;
+    lines.push({ line, event, time, mono, fields: fields as LabFields });
   });
   return { lines, malformed };
 }

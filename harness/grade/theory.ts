@@ -1,9 +1,56 @@
 // The grader's model of the kubelet (../shared/kubelet-termination.md), written apart from
 // the simulator on purpose: the comparison means something only if the two are independent.
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 
-/** kuberuntime_container.go: the remainder after the hook is never below this. */
-export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+/**
+ * The kubelet's rules, per Kubernetes minor: one entry per minor the simulator or the project's real node
+ * runs (test/grade/versions.test.ts fails when one is missing). Read from each release's source, apart
+ * from the simulator's own account (cluster/sim/versions.ts), on purpose.
+ */
+export interface KubeletRules {
+  /** kuberuntime_container.go killContainer: the remainder after the hook is never below this. */
+  minimumGracePeriodSeconds: number;
+  /** The window after the delete within which the kill sequence starts (see KUBELET_REACTION_SECONDS). */
+  kubeletReactionSeconds: number;
+  /** Where the rules were read and checked. */
+  source: string;
+}
+
+// The kill path is the same in all four (killContainer, executePreStopHook, killContainersWithSyncResult,
+// setTerminationGracePeriod, calculateEffectiveGracePeriod, minimumGracePeriodInSeconds = 2). From 1.36 the
+// kubelet reacts up to about a second sooner (its PLEG relists a pod on demand after a sync that changed it),
+// still inside the same 2 s window (docs/versions.md has what was measured on which version).
+export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
+  ['1.34', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.34.4' }],
+  ['1.35', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.35.4' }],
+  ['1.36', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.36.3' }],
+  ['1.37', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.37.2' }],
+]);
+
+const minorNumber = (minor: string) => Number(minor.split('.')[1]);
+const KNOWN_MINORS = [...RULES_BY_MINOR.keys()].sort((x, y) => minorNumber(x) - minorNumber(y));
+export const NEWEST_MINOR = KNOWN_MINORS.at(-1)!;
+const OLDEST_MINOR = KNOWN_MINORS[0]!;
+
+export interface VersionedRules { minor: string; rules: KubeletRules; note: string | null }
+
+/** The rules for an observation's serverVersion ("v1.37.2", "v1.35.4-termlab-sim", "v1.36.1+k3s1"). */
+export function rulesFor(serverVersion: string | null | undefined): VersionedRules {
+  const match = /^v?(\d+)\.(\d+)/.exec(serverVersion ?? '');
+  const minor = match && match[1] === '1' ? `1.${Number(match[2])}` : null;
+  const newest = RULES_BY_MINOR.get(NEWEST_MINOR)!;
+  if (!minor) return { minor: NEWEST_MINOR, rules: newest, note: `server version ${JSON.stringify(serverVersion ?? null)} names no Kubernetes 1.x minor: graded with the ${NEWEST_MINOR} rules, the newest the model knows` };
+  const known = RULES_BY_MINOR.get(minor);
+  if (known) return { minor, rules: known, note: null };
+  if (minorNumber(minor) > minorNumber(NEWEST_MINOR)) {
+    return { minor: NEWEST_MINOR, rules: newest, note: `Kubernetes ${minor} is newer than the model knows (${OLDEST_MINOR}-${NEWEST_MINOR}): graded with the ${NEWEST_MINOR} rules` };
+  }
+  return { minor: OLDEST_MINOR, rules: RULES_BY_MINOR.get(OLDEST_MINOR)!, note: `Kubernetes ${minor} is older than the model knows (${OLDEST_MINOR}-${NEWEST_MINOR}): graded with the ${OLDEST_MINOR} rules` };
+}
+
+/** kuberuntime_container.go: the remainder after the hook is never below this (the newest minor's rule). */
+export const MINIMUM_GRACE_PERIOD_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.minimumGracePeriodSeconds;
 /** Timing is used only to attribute, never to grade, and never tighter than a second. */
 export const TOLERANCE_SECONDS = 1;
 /** Kubelets from 1.28 on have been seen to add 1-2 s between the hook's end and the kill. */
@@ -14,7 +61,7 @@ export const KUBELET_EXTRA_DELAY_SECONDS = 2;
  * 0-2 s after the delete, measured 1.5-1.9 s on the project's real node. Every time the model
  * gives is the earliest; the kubelet's action comes within this window after it.
  */
-export const KUBELET_REACTION_SECONDS = 2;
+export const KUBELET_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.kubeletReactionSeconds;
 
 export type RequestOutcome = 'completed' | 'cut';
 
@@ -40,7 +87,9 @@ export function effectiveGraceSeconds(specGrace: number, deletionGrace: number |
   return Math.max(1, deletionGrace ?? specGrace);
 }
 
-export function predict(scenario: Scenario, deletionGrace: number | null = null): Prediction {
+export function predict(scenario: Scenario, deletionGrace: number | null = null, rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!): Prediction {
+  const minimumGrace = rules.minimumGracePeriodSeconds;
+  const reaction = rules.kubeletReactionSeconds;
   const steps: string[] = [];
   const grace = effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
   steps.push(`grace ${grace}s`);
@@ -57,33 +106,54 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null)
       ? `preStop cut off at the grace (${grace}s), still running`
       : `preStop runs ${hookWait}s, ${elapsedWhole}s taken from the grace`);
   }
-  if (remaining < MINIMUM_GRACE_PERIOD_SECONDS) {
-    steps.push(`remainder ${remaining}s raised to ${MINIMUM_GRACE_PERIOD_SECONDS}s`);
-    remaining = MINIMUM_GRACE_PERIOD_SECONDS;
+  if (remaining < minimumGrace) {
+    steps.push(`remainder ${remaining}s raised to ${minimumGrace}s`);
+    remaining = minimumGrace;
   }
   const killAt = termAt + remaining;
   steps.push(`SIGTERM at ${termAt}s, SIGKILL at ${killAt}s`);
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
   // Distance from the work's end to a window [at, at + reaction]; 0 inside it: too close to call.
-  const marginTo = (at: number) => (workEndsAt < at ? at - workEndsAt : Math.max(0, workEndsAt - (at + KUBELET_REACTION_SECONDS)));
-  steps.push(`the kubelet starts this 0-${KUBELET_REACTION_SECONDS}s after the delete`);
+  const marginTo = (at: number) => (workEndsAt < at ? at - workEndsAt : Math.max(0, workEndsAt - (at + reaction)));
+  steps.push(`the kubelet starts this 0-${reaction}s after the delete`);
   if (scenario.mode === 'immediate') {
     const completed = workEndsAt <= termAt;
     return {
       graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: termAt,
-      outcome: completed ? 'completed' : 'cut', exitCode: 17, reason: 'Error',
-      marginSeconds: marginTo(termAt), steps: [...steps, 'immediate mode exits 17 at TERM'],
+      outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
+      marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
+    };
+  }
+  if (scenario.mode === 'ignore-term') {
+    // server/app.ts: TERM is logged and nothing else happens, so the server never exits on its own;
+    // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
+    const completed = workEndsAt <= killAt;
+    return {
+      graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: killAt,
+      outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
+      marginSeconds: marginTo(killAt),
+      steps: [...steps, `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${workEndsAt}s, before` : `would end at ${workEndsAt}s, after`} the kill`],
     };
   }
   const completed = workEndsAt <= killAt;
-  const exitAt = completed ? Math.max(termAt, workEndsAt) : killAt;
+  // An httpGet hook to the server is a request to it too: the kubelet stops waiting at the grace but
+  // does not cancel the call, so a draining server exits only once that answer is out (server/app.ts).
+  const hookRequestEndsAt = scenario.preStop.kind === 'httpGet' && scenario.preStop.port === undefined ? hookDurationSeconds(scenario.preStop) : null;
+  const heldByHook = hookRequestEndsAt !== null && hookRequestEndsAt > termAt;
+  const drainedAt = Math.max(termAt, workEndsAt, heldByHook ? hookRequestEndsAt : 0);
+  const exitsItself = completed && drainedAt <= killAt;
+  // Hook and kill are both counted from the kubelet's start: their distance has no reaction window.
+  const margin = heldByHook ? Math.min(marginTo(killAt), Math.abs(hookRequestEndsAt - killAt)) : marginTo(killAt);
+  const why = !completed ? `work would end at ${workEndsAt}s, after the kill: 137`
+    : exitsItself ? `work ends at ${workEndsAt}s, before the kill: exit 0`
+      : `work ends at ${workEndsAt}s, but the httpGet hook's request, still open until ${hookRequestEndsAt}s, keeps the draining server alive past the kill: 137`;
   return {
-    graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt,
+    graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: exitsItself ? drainedAt : killAt,
     outcome: completed ? 'completed' : 'cut',
-    exitCode: completed ? 0 : 137,
-    reason: completed ? 'Completed' : 'Error',
-    marginSeconds: marginTo(killAt),
-    steps: [...steps, completed ? `work ends at ${workEndsAt}s, before the kill: exit 0` : `work would end at ${workEndsAt}s, after the kill: 137`],
+    exitCode: exitsItself ? 0 : 137,
+    reason: exitsItself ? 'Completed' : 'Error',
+    marginSeconds: margin,
+    steps: [...steps, why],
   };
 }

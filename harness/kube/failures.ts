@@ -73,6 +73,18 @@ export function classify(error: unknown): Failure {
   return { transient: false, status: null, text: [message, code].filter(Boolean).join(' '), retryAfterSeconds: null };
 }
 
+/**
+ * An error that escaped every call site, judged at the CLI: an API failure (exit 3) only when it
+ * plainly came from the API: an answer (a status), or a socket error of one. An AbortError is an
+ * abort signal firing (ours, or Ctrl-C), and EPIPE a write to a pipe its reader closed (stdout,
+ * a port-forward's stream): neither says the cluster failed, so neither is reported as if it had.
+ */
+export function escapedApiFailure(error: unknown): Failure | null {
+  if ((error as Error | null)?.name === 'AbortError' || networkCode(error) === 'EPIPE') return null;
+  const failure = classify(error);
+  return failure.transient || failure.status !== null ? failure : null;
+}
+
 /** The text a record or message shows for any failure of an API call. */
 export function apiErrorText(error: unknown): string {
   return classify(error).text;

@@ -3,7 +3,7 @@ import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
-import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
+import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { readPredictions } from '../grade/predictions.ts';
@@ -33,14 +33,14 @@ import { summaryTable } from './summary.ts';
 
 export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
 /** What `--sim` may set on the simulated cluster it starts. */
-export interface SimStartOptions { proxySyncDelayMs?: number }
+export interface SimStartOptions { proxySyncDelayMs?: number; kubeVersion?: string }
 
 const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' },
+  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -72,16 +72,20 @@ const isApiFailure = (error: unknown): error is TermlabError => isTermlabError(e
 
 async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
-  await rm(temporary, { force: true });
-  await symlink(resolve(runDir), temporary);
-  await rename(temporary, join(reportsRoot, 'latest'));
+  try {
+    await rm(temporary, { force: true });
+    await symlink(resolve(runDir), temporary);
+    await rename(temporary, join(reportsRoot, 'latest'));
+  } catch (error) {
+    throw unwritable('OUTPUT_UNWRITABLE', 'the link to the newest run', join(reportsRoot, 'latest'), error);
+  }
 }
 
 export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -104,7 +108,9 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const delayText = values['sim-proxy-delay'];
       if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
       const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
-      const sim = values.sim ? await startSim({ proxySyncDelayMs }) : null;
+      // The minor a simulated cluster emulates; a real cluster is whatever version it is.
+      if (values['kube-version'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
+      const sim = values.sim ? await startSim({ proxySyncDelayMs, kubeVersion: values['kube-version'] }) : null;
       try {
         const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
         const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
@@ -123,7 +129,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
 
         const reportsRoot = resolve('reports');
         const runDir = resolve(values.out ?? join('reports', runId));
-        await mkdir(runDir, { recursive: true });
+        try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n\n`);
 
@@ -141,8 +147,14 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];
+        // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
+        const failures: { scenario: string; error: TermlabError }[] = [];
         const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult | null> => {
-          const scenarioContext = { ...context, onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail) };
+          const scenarioContext = {
+            ...context,
+            onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
+            onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
+          };
           const observation: Observation | RolloutObservation = 'kind' in scenario ? await runRollout(scenarioContext, scenario) : await runScenario(scenarioContext, scenario);
           const path = join(runDir, `${scenario.name}.observation.json`);
           try {
@@ -169,6 +181,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         progress.stop();
         stopOutageReports();
         for (const problem of problems) io.err(`termlab run: ${problem}\n`);
+        for (const f of failures) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
 
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
         let apiLost: TermlabError | null = null;
@@ -195,7 +208,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
           throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
         }
         if (io.signal.aborted) return EXIT.interrupted;
-        return exitCodeOf({ results, pairs, problems });
+        return gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
       } finally {
         await sim?.stop();
       }

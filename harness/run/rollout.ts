@@ -13,6 +13,7 @@ import { Cleaner } from './cleaner.ts';
 import { apiTimeString } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { liveContainers, RolloutWatches } from './rollout-watch.ts';
+import { parseLoadLine } from '../../server/contract-schemas.ts';
 import type { ScenarioContext } from './scenario.ts';
 
 /** Beyond the load and the pods' grace: how long the rollout may take to complete. */
@@ -97,9 +98,10 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     const lines = loadLog()?.lines ?? [];
     for (; load.scanned < lines.length; load.scanned++) {
       const { text, receivedAt } = lines[load.scanned]!;
-      if (text.includes('"event":"request"')) load.completedInARow = text.includes('"outcome":"completed"') ? load.completedInARow + 1 : 0;
-      else if (text.includes('"event":"load-start"')) load.start = receivedAt;
-      else if (text.includes('"event":"load-end"')) load.end = receivedAt;
+      const line = parseLoadLine(text);
+      if (line?.event === 'request') load.completedInARow = line.outcome === 'completed' ? load.completedInARow + 1 : 0;
+      else if (line?.event === 'load-start') load.start = receivedAt;
+      else if (line?.event === 'load-end') load.end = receivedAt;
     }
     return load;
   };
@@ -190,6 +192,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     run.complete = true;
   } catch (error) {
     run.incompleteReason = ctx.signal.aborted ? `interrupted (Ctrl-C) while ${phase}` : error instanceof Error ? error.message : String(error);
+    if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
   } finally {
     // The logs of old pods ended with their containers; the new pods' are cut here, before cleanup.
     for (const { follower } of followers.values()) if (!follower.ended) follower.stop();

@@ -49,6 +49,8 @@ export interface ScenarioContext {
   readyTimeoutMs: number;
   pods?: PodTracker;
   onPhase(phase: Phase, detail?: string): void;
+  /** A failure that ended the scenario early, with its own code: the run's exit code follows from it. */
+  onFailure?(error: TermlabError): void;
 }
 
 const STUCK_REASONS = ['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'CrashLoopBackOff', 'CreateContainerConfigError', 'InvalidImageName'];
@@ -280,6 +282,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
       ? `interrupted (Ctrl-C) while ${phase}`
       : error instanceof Error ? error.message : String(error);
     const events = error instanceof TermlabError ? error.context.events : undefined;
+    if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
     failureEvents = Array.isArray(events) ? events as Observation['evidence']['podEvents'] : created ? await podEvents(ctx, name) : [];
   } finally {
     // A request still open after a failure would hold the process: it ends with the scenario.

@@ -4,6 +4,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { unwritable } from '../errors.ts';
 import { readJsonFile, writeFileAtomic } from '../files.ts';
 
 export const RunRecordSchema = z.object({
@@ -28,8 +29,13 @@ export function stateDir(): string {
 const recordPath = (runId: string) => join(stateDir(), 'runs', `${runId}.json`);
 
 export async function saveRun(record: RunRecord): Promise<void> {
-  await mkdir(join(stateDir(), 'runs'), { recursive: true });
-  await writeFileAtomic(recordPath(record.runId), JSON.stringify(RunRecordSchema.parse(record), null, 2) + '\n');
+  const path = recordPath(record.runId);
+  try {
+    await mkdir(join(stateDir(), 'runs'), { recursive: true });
+    await writeFileAtomic(path, JSON.stringify(RunRecordSchema.parse(record), null, 2) + '\n');
+  } catch (error) {
+    throw unwritable('STATE_UNWRITABLE', 'the run record (TERMLAB_STATE_DIR or XDG_STATE_HOME)', path, error);
+  }
 }
 
 export async function readRun(runId: string): Promise<RunRecord | null> {

@@ -3,7 +3,7 @@
 // Only the fields the scenario is about change; everything carries the run's ownership labels.
 import { ENV_LABEL, ownershipLabels } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
-import { preStopHandler } from './render.ts';
+import { configureLabContainer } from '../../server/contract-schemas.ts';
 import { type RolloutScenario, type RolloutTemplate, rolloutDeadlineSeconds } from './rollout.ts';
 
 /** Tells the Deployment's pods apart from the load pod, which carries the same run labels. */
@@ -43,13 +43,7 @@ export function renderPodTemplate(template: Record<string, any>, scenario: Rollo
   spec.restartPolicy = 'Always';
   delete spec.activeDeadlineSeconds;
   spec.terminationGracePeriodSeconds = scenario.terminationGracePeriodSeconds;
-  const container = spec.containers[0];
-  if (o.image) container.image = o.image;
-  container.env = [...(container.env ?? []).filter((e: any) => e.name !== 'LAB_MODE'), { name: 'LAB_MODE', value: version.mode }];
-  const hook = preStopHandler(version.preStop, container.ports?.[0]?.name ?? container.ports?.[0]?.containerPort);
-  const lifecycle = { ...container.lifecycle };
-  if (hook) lifecycle.preStop = hook; else delete lifecycle.preStop;
-  if (Object.keys(lifecycle).length) container.lifecycle = lifecycle; else delete container.lifecycle;
+  configureLabContainer(spec.containers[0], { image: o.image, mode: version.mode, preStop: version.preStop });
   return {
     metadata: { labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'lab') }, annotations: { [REVISION_ANNOTATION]: which } },
     spec,

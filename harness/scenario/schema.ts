@@ -1,23 +1,14 @@
 import { z } from 'zod';
+import { LAB_MODES } from '../../server/contract.ts';
+import { type PreStop, PreStopSchema } from '../../server/contract-schemas.ts';
 
-export const PreStopSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('none') }),
-  z.object({ kind: z.literal('exec-sleep'), seconds: z.number().min(0).max(600) }),
-  /** An exec hook that fails at once (`lab-hook fail`). */
-  z.object({ kind: z.literal('exec-fail') }),
-  z.object({ kind: z.literal('sleep-action'), seconds: z.int().min(0).max(600) }),
-  z.object({
-    kind: z.literal('httpGet'), ms: z.int().min(0).max(600_000),
-    /** A port other than the server's (one nothing listens on makes the hook fail). */
-    port: z.int().min(1).max(65535).optional(),
-  }),
-]);
-export type PreStop = z.infer<typeof PreStopSchema>;
+// The hook is part of the pod's contract (rendered and parsed back there): one schema for both.
+export { PreStopSchema, type PreStop };
 
 export const ScenarioSchema = z.object({
   name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
   description: z.string().max(500).optional(),
-  mode: z.enum(['graceful', 'immediate', 'ignore-term']),
+  mode: z.enum(LAB_MODES),
   preStop: PreStopSchema,
   terminationGracePeriodSeconds: z.int().min(0).max(3600),
   workMs: z.int().min(1).max(600_000),

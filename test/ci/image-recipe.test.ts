@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { LAB_IMAGE as NODE_LAB_IMAGE } from '../../cluster/node/configs.ts';
 import { bundleOptions, labImagePlan, umociConfigArgs } from '../../cluster/node/images.ts';
 import { REPO } from '../../cluster/node/layout.ts';
-import { HOOK_PROGRAM } from '../../harness/scenario/render.ts';
+import { HOOK_PROGRAM } from '../../server/contract.ts';
 import { DOCKERFILE, LAB_STAGE, renderLabStage, splitStages, withRenderedLabStage } from '../../server/dockerfile.ts';
 import { imageReference, LAB_IMAGE, type LabImageRecipe } from '../../server/image.ts';
 import { dockerfileContract, dockerfileStages, nodePlanContract, type ImageContract } from './dockerfile-contract.ts';

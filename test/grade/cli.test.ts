@@ -20,7 +20,7 @@ describe('termlab grade', () => {
     const out = mkdtempSync(join(tmpdir(), 'termlab-out-'));
     const r = await runCli(['grade', dir, '--md', join(out, 'r.md'), '--html', join(out, 'r.html'), '--junit', join(out, 'r.xml')], offline);
     expect(r.code).toBe(1); // some examples differ from the model on purpose
-    expect(r.stdout).toContain('6 graded, 3 passed every check, 0 evidence invalid, 0 inconclusive, 0 unreadable');
+    expect(r.stdout).toContain('6 graded, 3 passed every check, 1 evidence invalid, 0 inconclusive, 0 unreadable');
     expect(r.stdout).toContain('lab pair grace: pass');
     expect(readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')])).toEqual(before);
     const md = readFileSync(join(out, 'r.md'), 'utf8');

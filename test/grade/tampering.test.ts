@@ -194,6 +194,13 @@ describe('tampering: times without evidence behind them', () => {
     setLogField(o, 'exit', 'code', 3);
     expect(check(o, 'evidence.server-exit').status).toBe('fail');
   });
+  it('an exit line of 0 with a final 137 is the kill racing the exit: inconclusive, not a contradiction', () => {
+    const o = example('completed-0');
+    o.finalState = { ...o.finalState!, exitCode: 137, reason: 'Error' };
+    expect(check(o, 'evidence.server-exit')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('raced') });
+    o.finalState = { ...o.finalState!, exitCode: 143, reason: 'Error' };
+    expect(check(o, 'evidence.server-exit').status).toBe('fail');
+  });
 });
 
 describe('tampering: fields a real API always fills, nulled to dodge a check', () => {

@@ -13,12 +13,28 @@ describe('kubelet model', () => {
     ['no hook, grace 30s', { ...base, preStop: { kind: 'none' as const } }, 'completed', 0, 0, 30],
     ['hook 10s longer than grace 5s: TERM at 5, the 2s minimum, KILL at 7', { ...base, preStop: { kind: 'exec-sleep' as const, seconds: 10 }, terminationGracePeriodSeconds: 5 }, 'cut', 137, 5, 7],
     ['hook 4.9s, grace 5s: whole seconds truncated, remainder 1 raised to 2', { ...base, preStop: { kind: 'httpGet' as const, ms: 4900 }, terminationGracePeriodSeconds: 5 }, 'cut', 137, 4.9, 6.9],
+    ['ignore-term, no hook, grace 8s, 3s of work: the work completes, but only SIGKILL ends the server', { ...base, mode: 'ignore-term' as const, preStop: { kind: 'none' as const }, terminationGracePeriodSeconds: 8, workMs: 3_000 }, 'completed', 137, 0, 8],
+    ['ignore-term, work past the kill: cut, 137', { ...base, mode: 'ignore-term' as const, terminationGracePeriodSeconds: 5 }, 'cut', 137, 3, 5],
     ['grace 0 becomes 1, raised to the 2s minimum', { ...base, preStop: { kind: 'none' as const }, terminationGracePeriodSeconds: 0 }, 'cut', 137, 0, 2],
   ] as const)('%s', (_title, scenario, outcome, exitCode, termAt, killAt) => {
     const p = predict(scenario);
     expect(p).toMatchObject({ outcome, exitCode });
     expect(p.termAt).toBeCloseTo(termAt, 6);
     expect(p.killAt).toBeCloseTo(killAt, 6);
+  });
+
+  it('ignore-term exits at the kill, not when its work ends', () => {
+    const p = predict({ ...base, mode: 'ignore-term', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 8, workMs: 3_000 });
+    expect(p).toMatchObject({ exitAt: 8, reason: 'Error', marginSeconds: 6 });
+  });
+
+  it('an httpGet hook longer than the grace holds a draining server open: its work completes, the kill ends it', () => {
+    const p = predict({ ...base, preStop: { kind: 'httpGet', ms: 9_000 }, terminationGracePeriodSeconds: 3, workMs: 2_000, deleteDelayMs: 500 });
+    expect(p).toMatchObject({ outcome: 'completed', exitCode: 137, termAt: 3, killAt: 5, exitAt: 5, marginSeconds: 3.5 });
+    // Ending before the kill, the hook's answer lets the server exit 0 when it is out.
+    expect(predict({ ...base, preStop: { kind: 'httpGet', ms: 4_000 }, terminationGracePeriodSeconds: 3, workMs: 2_000 })).toMatchObject({ exitCode: 0, exitAt: 4 });
+    // An exec hook is no request to the server: it drains and exits at TERM.
+    expect(predict({ ...base, preStop: { kind: 'exec-sleep', seconds: 9 }, terminationGracePeriodSeconds: 3, workMs: 2_000 })).toMatchObject({ exitCode: 0, exitAt: 3 });
   });
 
   it('uses the deletion grace over the spec grace', () => {

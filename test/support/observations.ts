@@ -2,7 +2,7 @@
 // writes, with times laid out the way a kubelet following the rules would produce them.
 import type { Observation, WatchEvent } from '../../harness/observation.ts';
 import { predict } from '../../harness/grade/theory.ts';
-import { preStopHandler } from '../../harness/scenario/render.ts';
+import { renderPreStop } from '../../server/contract-schemas.ts';
 import { hookDurationSeconds, type Scenario } from '../../harness/scenario/schema.ts';
 
 const SHA = (fill: string) => fill.repeat(64).slice(0, 64);
@@ -77,7 +77,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
     event('MODIFIED', 106, terminatedMono, finalPhase, false, 'terminated', true),
     event('DELETED', 108, terminatedMono + 30, finalPhase, false, 'terminated', true),
   ];
-  const handler = preStopHandler(scenario.preStop, 'http');
+  const handler = renderPreStop(scenario.preStop, 'http');
   const lifecycle = handler ? { preStop: handler } : null;
   return {
     schemaVersion: 2, kind: 'termlab.observation',

@@ -1,35 +1,15 @@
-// The load pod's per-request records, parsed from its log lines with a schema of the grader's own
+// The load pod's per-request records, parsed from its log lines through the pod contract's schemas
 // (the format server/load.ts writes): the one copy of what every request did.
-import { z } from 'zod';
+import type { z } from 'zod';
+import { LoadEndSchema, LoadRecordSchema, LoadStartSchema } from '../../../server/contract-schemas.ts';
 import type { PodLog } from '../../observation-rollout.ts';
 import { parseLogLineJson } from '../sources.ts';
 
-const Clock = z.object({ time: z.iso.datetime({ offset: true }), mono: z.number().min(0) });
-
-export const LoadRecordSchema = z.object({
-  event: z.literal('request'),
-  seq: z.int().min(1),
-  id: z.string().regex(/^L\d+$/),
-  dueMono: z.number(),
-  sent: Clock,
-  connectedAt: Clock.nullable(),
-  headersAt: Clock.nullable(),
-  ended: Clock,
-  status: z.int().nullable(),
-  podUid: z.string().nullable(),
-  outcome: z.enum(['completed', 'rejected', 'http-error', 'cut', 'failed']),
-  errorCode: z.string().nullable(),
-  stage: z.enum(['connect', 'request', 'body']).nullable(),
-  bytes: z.int().min(0),
-});
 export type LoadRecord = z.infer<typeof LoadRecordSchema> & { line: number };
 
-const StartSchema = z.object({ event: z.literal('load-start'), time: z.string(), mono: z.number(), rate: z.number(), workMs: z.number(), planned: z.int() });
-const EndSchema = z.object({ event: z.literal('load-end'), time: z.string(), mono: z.number(), sent: z.int(), completed: z.int(), rejected: z.int(), failed: z.int() });
-
 export interface LoadLog {
-  start: (z.infer<typeof StartSchema> & { line: number }) | null;
-  end: (z.infer<typeof EndSchema> & { line: number }) | null;
+  start: (z.infer<typeof LoadStartSchema> & { line: number }) | null;
+  end: (z.infer<typeof LoadEndSchema> & { line: number }) | null;
   records: LoadRecord[];
   /** Lines that name a load event but do not have its fields: a broken or edited record. */
   malformed: { line: number; problem: string }[];
@@ -40,7 +20,7 @@ export function parseLoadLog(log: PodLog | null): LoadLog {
   log?.lines.forEach((l, line) => {
     const parsed = parseLogLineJson(l.text) as { event?: unknown } | undefined;
     if (!parsed || typeof parsed !== 'object') return;
-    const schema = parsed.event === 'request' ? LoadRecordSchema : parsed.event === 'load-start' ? StartSchema : parsed.event === 'load-end' ? EndSchema : null;
+    const schema = parsed.event === 'request' ? LoadRecordSchema : parsed.event === 'load-start' ? LoadStartSchema : parsed.event === 'load-end' ? LoadEndSchema : null;
     if (!schema) return;
     const result = schema.safeParse(parsed);
     if (!result.success) {

@@ -1,6 +1,8 @@
 // The grader's own model of a rollout under load, written from Kubernetes' rules and apart from the
 // simulator: for each old pod, from the lifecycle it really ran (its live read, never the
 // template), whether requests sent through the Service can fail while it terminates.
+import { parsePreStop } from '../../../server/contract-schemas.ts';
+import { hookDurationSeconds } from '../../scenario/schema.ts';
 import { MINIMUM_GRACE_PERIOD_SECONDS } from '../theory.ts';
 
 /**
@@ -12,9 +14,6 @@ import { MINIMUM_GRACE_PERIOD_SECONDS } from '../theory.ts';
  */
 export const PROXY_PROPAGATION_SECONDS = 2;
 
-/** The lab's exec hook program (server/Dockerfile): `lab-hook sleep <ms>`. */
-const LAB_HOOK = '/usr/local/bin/lab-hook';
-
 export type Exposure = 'expected' | 'possible' | 'none';
 
 export interface PodPrediction {
@@ -24,21 +23,10 @@ export interface PodPrediction {
   why: string;
 }
 
-/** How long a preStop handler runs, from its wire form; null for a command the model does not know. */
+/** How long a preStop handler runs, parsed back through the pod contract; null for a hook the lab does not render. */
 export function hookSecondsOf(lifecycle: Record<string, unknown> | null): number | null {
-  const preStop = lifecycle?.preStop as Record<string, any> | undefined;
-  if (!preStop) return 0;
-  if (preStop.sleep && typeof preStop.sleep.seconds === 'number') return preStop.sleep.seconds;
-  const command = preStop.exec?.command;
-  if (Array.isArray(command) && command[0] === LAB_HOOK) {
-    if (command[1] === 'sleep' && /^\d+$/.test(String(command[2]))) return Number(command[2]) / 1000;
-    if (command[1] === 'fail') return 0;
-  }
-  if (typeof preStop.httpGet?.path === 'string') {
-    const ms = /[?&]ms=(\d+)/.exec(preStop.httpGet.path)?.[1];
-    if (ms) return Number(ms) / 1000;
-  }
-  return null;
+  const hook = parsePreStop(lifecycle?.preStop);
+  return typeof hook === 'string' ? null : hookDurationSeconds(hook);
 }
 
 export function describeLifecycle(lifecycle: Record<string, unknown> | null): string {

@@ -1,0 +1,51 @@
+// The Kubernetes minors the simulator emulates, each as that release's own source has it: one entry per
+// minor, never a blend. Read from the Go modules k8s.io/kubernetes@v1.34.4, v1.35.4, v1.36.3 and v1.37.2.
+import { TermlabError } from '../../harness/errors.ts';
+
+export interface SimMinor {
+  /** The release whose source each behaviour below was read from; /version reports it. */
+  release: string;
+  /** Event messages of kuberuntime_container.go startContainer (the reasons, Created and Started, never changed). */
+  createdMessage(container: string): string;
+  startedMessage(container: string): string;
+  /**
+   * PLEGOnDemandRelist (pkg/features/kube_features.go: beta and on in 1.36, GA and locked on in 1.37): after a
+   * SyncPod that did something in the runtime, the kubelet relists that one pod at once (kubelet.go SyncPod's
+   * postSync → RequestPodRelist; pleg/generic.go relistPod), instead of leaving it to the next 1 s relist.
+   */
+  onDemandRelist: boolean;
+}
+
+// 1.34.4 kuberuntime_container.go:288,297: "Created container: %v", "Started container %v".
+const MESSAGES_1_34 = { createdMessage: (c: string) => `Created container: ${c}`, startedMessage: (c: string) => `Started container ${c}` };
+// 1.35.4, 1.36.3, 1.37.2 kuberuntime_container.go:289,298: "Container created", "Container started".
+const MESSAGES_1_35 = { createdMessage: () => 'Container created', startedMessage: () => 'Container started' };
+
+export const SIM_MINORS: ReadonlyMap<string, SimMinor> = new Map([
+  ['1.34', { release: 'v1.34.4', ...MESSAGES_1_34, onDemandRelist: false }],
+  // 1.35.4 has no PLEGOnDemandRelist gate at all (pkg/features/kube_features.go): 1.34's timing.
+  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, onDemandRelist: false }],
+  ['1.36', { release: 'v1.36.3', ...MESSAGES_1_35, onDemandRelist: true }],
+  ['1.37', { release: 'v1.37.2', ...MESSAGES_1_35, onDemandRelist: true }],
+]);
+export const DEFAULT_SIM_MINOR = '1.37';
+
+/** `--kube-version 1.36` (a patch, `v1.36.3`, is taken as its minor); anything else is refused, naming the choices. */
+export function simMinor(given: string | undefined): { minor: string; behaviour: SimMinor } {
+  const text = (given ?? DEFAULT_SIM_MINOR).trim().replace(/^v/, '');
+  const minor = /^(\d+\.\d+)(?:\.\d+)?$/.exec(text)?.[1];
+  const behaviour = minor === undefined ? undefined : SIM_MINORS.get(minor);
+  if (!minor || !behaviour) {
+    throw new TermlabError('USAGE', `--kube-version: the simulator emulates ${[...SIM_MINORS.keys()].join(', ')}; got ${JSON.stringify(given)}`);
+  }
+  return { minor, behaviour };
+}
+
+/** /version as that release's API server answers it, marked as the simulator's. */
+export function versionInfo(minor: string, behaviour: SimMinor) {
+  return {
+    major: '1', minor: minor.split('.')[1]!, gitVersion: `${behaviour.release}-termlab-sim`, gitCommit: '', gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z', goVersion: 'n/a', compiler: 'n/a', platform: `${process.platform}/${process.arch}`,
+  };
+}
+export type VersionInfo = ReturnType<typeof versionInfo>;

@@ -1,0 +1,119 @@
+// Each exit code of the CLI from a real `termlab` process, and each failure issue 28 found exiting
+// 70 ("please report it") now ending as a TermlabError with its own code, naming the flag or path.
+// 130 (Ctrl-C) is driven by test/run/interrupt.test.ts.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../harness/errors.ts';
+import { escapedApiFailure } from '../../harness/kube/failures.ts';
+import { type CliResult, runCli } from '../support/cli.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const temp = (what: string) => mkdtempSync(join(tmpdir(), `termlab-exit-${what}-`));
+/** A path below a regular file: no directory can ever be made there (ENOTDIR). */
+function underAFile(): string {
+  const file = join(temp('file'), 'a-file');
+  writeFileSync(file, 'not a directory\n');
+  return join(file, 'below');
+}
+const isolated = () => ({ TERMLAB_STATE_DIR: temp('state') });
+
+/** The CLI run from another working directory (where `reports/` is resolved). */
+function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(repoRoot, 'harness/cli.ts'), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c; });
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('exit codes from the CLI', () => {
+  it('0: every check passed', async () => {
+    const r = await runCli(['grade', 'reports/examples/cut-17-immediate.observation.json']);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+  });
+
+  it('1: a check failed', async () => {
+    const r = await runCli(['grade', 'reports/examples/evidence-invalid.observation.json']);
+    expect(r.code, r.stderr).toBe(EXIT.checksFailed);
+  });
+
+  it('2: termlab sim --port x names the flag', async () => {
+    const r = await runCli(['sim', '--port', 'x']);
+    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--port: expected a whole number 0-65535, got "x"') });
+  });
+
+  it('2: a kubeconfig that termlab sim cannot write names the path', async () => {
+    const path = join(underAFile(), 'kubeconfig');
+    const r = await runCli(['sim', '--kubeconfig-out', path]);
+    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(path) });
+  });
+
+  it('2: an --out directory that cannot be made names the path', async () => {
+    const out = underAFile();
+    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', out], isolated());
+    expect(r.stderr).not.toContain('internal error');
+    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`--out ${out} cannot be written (ENOTDIR)`) });
+  });
+
+  it('2: a run record that cannot be saved names its path', async () => {
+    const state = underAFile();
+    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', join(temp('out'), 'run')], { TERMLAB_STATE_DIR: state });
+    expect(r.stderr).not.toContain('internal error');
+    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${join(state, 'runs')}`) });
+  });
+
+  it('2: reports/latest that cannot be replaced names its path, after the run\'s reports are written', async () => {
+    const cwd = temp('cwd');
+    mkdirSync(join(cwd, 'reports', 'latest'), { recursive: true });
+    writeFileSync(join(cwd, 'reports', 'latest', 'keep'), 'a directory, not a link: rename cannot replace it\n');
+    const r = await runCliIn(cwd, ['run', '--sim', '--only', 'no-prestop'], isolated());
+    expect(r.stderr).not.toContain('internal error');
+    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(join(cwd, 'reports', 'latest')) });
+    const runDir = readdirSync(join(cwd, 'reports')).find((d) => d.startsWith('run-'));
+    expect(readdirSync(join(cwd, 'reports', runDir!))).toContain('no-prestop.observation.json');
+  });
+
+  it('1: a pod that never gets Ready ends its scenario with POD_NOT_READY, and the code reaches the exit code', async () => {
+    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--image', 'termlab/no-such-image:1', '--out', join(temp('out'), 'run')], isolated());
+    expect(r.stderr).toMatch(/termlab run: no-prestop: POD_NOT_READY: pod \S+ was not Ready/);
+    expect(r.code).toBe(EXIT.checksFailed);
+  });
+
+  it('3: a cluster that cannot be reached', async () => {
+    const dir = temp('kube');
+    const kubeconfig = join(dir, 'config');
+    writeFileSync(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: gone',
+      'clusters: [{ name: gone, cluster: { server: "https://127.0.0.1:1", insecure-skip-tls-verify: true } }]',
+      'users: [{ name: u, user: { token: t } }]', 'contexts: [{ name: gone, context: { cluster: gone, user: u } }]', '',
+    ].join('\n'));
+    const r = await runCli(['run', '--kubeconfig', kubeconfig, '--api-patience', '0', '--out', join(dir, 'run')], isolated());
+    expect(r.code, r.stderr).toBe(EXIT.clusterUnreachable);
+  });
+
+  it('4: a class gradebook with invalid evidence needs the instructor\'s review; one that cannot be written names its path', async () => {
+    const dir = temp('class');
+    mkdirSync(join(dir, 'run-a'));
+    copyFileSync(join(repoRoot, 'reports/examples/evidence-invalid.observation.json'), join(dir, 'run-a', 'evidence-invalid.observation.json'));
+    const r = await runCli(['grade', join(dir, 'run-a'), '--gradebook', join(dir, 'book.csv')]);
+    expect(r.code, r.stderr).toBe(EXIT.needsReview);
+    const book = join(underAFile(), 'book.csv');
+    const unwritable = await runCli(['grade', join(dir, 'run-a'), '--gradebook', book]);
+    expect(unwritable).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(book) });
+  });
+});
+
+describe('an error that escaped to the CLI', () => {
+  it('an AbortError or EPIPE is no API failure; a refused connection or an answer is', () => {
+    const abort = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
+    expect(escapedApiFailure(abort)).toBeNull();
+    expect(escapedApiFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBeNull();
+    expect(escapedApiFailure(new Error('a bug'))).toBeNull();
+    expect(escapedApiFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toMatchObject({ transient: true });
+  });
+});
