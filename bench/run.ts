@@ -1,12 +1,28 @@
-// bench:run — the default matrix on the simulated cluster, against the sim's ground truth.
-// Targets: the matrix within 1.2x its longest scenario's own duration + 2 s; TERM, hook and kill
-// times reconstructed within 20 ms (p95).
+// bench:run — the default matrix on the simulated cluster, all at once, against the sim's ground truth.
+// What the figures measure (and what not):
+// - harness_error_p95_ms (target ≤ 10): each time the harness reconstructs against the sim's record
+//   of when that source published it: a container's end and the pod's removal as seen on the watch
+//   against the moment the store wrote them; TERM and the hook's end from the lab's log lines against
+//   the moment the sim's kubelet sent TERM or saw the hook exit. It is the harness's own error, not
+//   how late Kubernetes tells (that is the sources' latency below).
+// - source_latency_ms_*: how late each source tells what happened, from the sim's truth alone (the
+//   process died → the status said so; the status said so → the pod was gone; the kubelet launched
+//   the hook → the hook's first line), printed beside the real node's figures from the fidelity
+//   record (reports/fidelity/node.json). A property of the simulated kubelet, not a target here.
+// - matrix_ratio (target ≤ 1.10): the matrix's wall time over its longest scenario's own life as the
+//   sim recorded it (pod created → pod gone): what running the matrix in parallel costs. Not the
+//   model's exit time, which leaves out the kubelet's own reaction to a delete.
+import { readFileSync } from 'node:fs';
+import { SideFileSchema, type SideFile } from '../cluster/fidelity/summary.ts';
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { predict } from '../harness/grade/theory.ts';
 import { connect } from '../harness/kube/index.ts';
 import { RunClock } from '../harness/run/clock.ts';
 import { runScenario } from '../harness/run/scenario.ts';
 import { loadScenarios, loadTemplate } from '../harness/scenario/load.ts';
+import { percentile } from './stats.ts';
+
+const NODE_RECORD = 'reports/fidelity/node.json';
 
 const sim = await startSimCluster();
 const cluster = await connect({ kubeconfigText: sim.kubeconfig });
@@ -19,27 +35,51 @@ const observations = await Promise.all(scenarios.map((scenario) => runScenario({
   transport: 'portforward', clock, signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
 }, scenario)));
 const matrixSeconds = (performance.now() - started) / 1000;
-// A scenario's own duration: the delete delay plus the time until the model says the container exits.
-const longest = Math.max(...scenarios.map((s) => s.deleteDelayMs / 1000 + predict(s).exitAt));
 
-const errors: number[] = [];
-const hookStartLag: number[] = [];
+const errors = { log: [] as number[], watch: [] as number[] };
+const latency = { containerEnd: [] as number[], podGone: [] as number[], hookStart: [] as number[] };
+const lifetimes: number[] = [];
 for (const o of observations) {
   const truth = sim.truth(o.pod!.uid)!;
   const t = o.timeline;
-  if (t.termReceived && truth.termSentAt) errors.push(Math.abs(Date.parse(t.termReceived.at.time) - truth.termSentAt));
-  if (t.hookEnd?.source === 'container-log' && truth.hookEndAt && !truth.hookTimedOut) errors.push(Math.abs(Date.parse(t.hookEnd.at.time) - truth.hookEndAt));
-  if (t.hookStart?.source === 'container-log' && truth.hookStartAt) hookStartLag.push(Date.parse(t.hookStart.at.time) - truth.hookStartAt);
-  const killOrExit = truth.killSentAt ?? truth.exitedAt;
-  if (t.containerTerminated && killOrExit) errors.push(Math.abs(Date.parse(t.containerTerminated.at.wall) - killOrExit));
+  if (t.termReceived && truth.termSentAt) errors.log.push(Math.abs(Date.parse(t.termReceived.at.time) - truth.termSentAt));
+  if (t.hookEnd?.source === 'container-log' && truth.hookEndAt && !truth.hookTimedOut) errors.log.push(Math.abs(Date.parse(t.hookEnd.at.time) - truth.hookEndAt));
+  if (t.containerTerminated && truth.exitPublishedAt) errors.watch.push(Math.abs(Date.parse(t.containerTerminated.at.wall) - truth.exitPublishedAt));
+  if (t.podDeleted && truth.goneAt) errors.watch.push(Math.abs(Date.parse(t.podDeleted.at.wall) - truth.goneAt));
+  if (truth.exitPublishedAt && truth.exitedAt) latency.containerEnd.push(truth.exitPublishedAt - truth.exitedAt);
+  if (truth.goneAt && truth.exitPublishedAt) latency.podGone.push(truth.goneAt - truth.exitPublishedAt);
+  if (t.hookStart?.source === 'container-log' && truth.hookStartAt) latency.hookStart.push(Date.parse(t.hookStart.at.time) - truth.hookStartAt);
+  lifetimes.push(truth.createdAt && truth.goneAt ? (truth.goneAt - truth.createdAt) / 1000 : Number.NaN);
 }
 await sim.stop();
-const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length * 0.95) - 1)] ?? NaN;
-console.log(`matrix_seconds: ${matrixSeconds.toFixed(2)}`);
-console.log(`longest_scenario_seconds: ${longest.toFixed(2)}`);
-console.log(`matrix_ratio: ${(matrixSeconds / longest).toFixed(3)}`);
-console.log(`matrix_budget_ratio: ${((1.2 * longest + 2) / longest).toFixed(3)}`);
-console.log(`timing_samples: ${errors.length}`);
-console.log(`timing_error_p95_ms: ${p95(errors).toFixed(1)}`);
-console.log(`timing_error_max_ms: ${Math.max(...errors).toFixed(1)}`);
-console.log(`exec_hook_start_lag_p95_ms: ${p95(hookStartLag).toFixed(1)}`);
+
+// The real node's side of the same sources, from the last fidelity run (no ground truth there:
+// TERM → container ended of the server that exits at once on TERM, ended → DELETED, hook launch → first line).
+let node: SideFile['runs'] = [];
+try { node = SideFileSchema.parse(JSON.parse(readFileSync(NODE_RECORD, 'utf8'))).runs; } catch { /* not recorded here */ }
+const nodeFigure = (values: (number | null | undefined)[]) => {
+  const known = values.filter((v): v is number => typeof v === 'number');
+  return known.length ? `${percentile(known, 0.95).toFixed(1)} (n=${known.length})` : 'not recorded';
+};
+const ms = (a: number | null, b: number | null) => (a === null || b === null ? null : (a - b) * 1000);
+
+const longest = Math.max(...lifetimes);
+const modelLongest = Math.max(...scenarios.map((s) => s.deleteDelayMs / 1000 + predict(s).exitAt));
+const all = [...errors.log, ...errors.watch];
+const fixed = (v: number, digits = 1) => v.toFixed(digits);
+console.log(`matrix_seconds: ${fixed(matrixSeconds, 2)}`);
+console.log(`longest_scenario_seconds: ${fixed(longest, 2)}`);
+console.log(`matrix_ratio: ${fixed(matrixSeconds / longest, 3)}`);
+console.log(`longest_scenario_model_seconds: ${fixed(modelLongest, 2)}`);
+console.log(`harness_error_samples: ${all.length}`);
+console.log(`harness_error_p95_ms: ${fixed(percentile(all, 0.95))}`);
+console.log(`harness_error_max_ms: ${fixed(Math.max(...all))}`);
+console.log(`harness_error_log_p95_ms: ${fixed(percentile(errors.log, 0.95))}`);
+console.log(`harness_error_watch_p95_ms: ${fixed(percentile(errors.watch, 0.95))}`);
+console.log(`source_latency_ms_container_end_p95: ${fixed(percentile(latency.containerEnd, 0.95))}`);
+console.log(`source_latency_ms_container_end_node_p95: ${nodeFigure(node.filter((r) => r.scenario === 'immediate-exit').map((r) => ms(r.offsets.ended, r.offsets.term)))}`);
+console.log(`source_latency_ms_pod_gone_p95: ${fixed(percentile(latency.podGone, 0.95))}`);
+console.log(`source_latency_ms_pod_gone_node_p95: ${nodeFigure(node.map((r) => ms(r.offsets.deleted, r.offsets.ended)))}`);
+console.log(`source_latency_ms_hook_start_p95: ${fixed(percentile(latency.hookStart, 0.95))}`);
+console.log(`source_latency_ms_hook_start_node_p95: ${nodeFigure(node.map((r) => r.hookLaunchLagMs))}`);
+console.log(`exec_hook_start_lag_p95_ms: ${fixed(percentile(latency.hookStart, 0.95))}`);

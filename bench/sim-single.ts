@@ -3,6 +3,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { isReady, labPod, terminatedState, watchPod } from '../test/support/sim.ts';
+import { percentile } from './stats.ts';
 
 const sim = await startSimCluster();
 const kc = new k8s.KubeConfig();
@@ -27,7 +28,6 @@ for (let i = 0; i < 8; i++) {
   errors.push(Math.abs(t.termSentAt! - t.hookStartAt! - hookWait), Math.abs(t.killSentAt! - t.termSentAt! - remainder * 1000));
 }
 await sim.stop();
-readyTimes.sort((a, b) => a - b);
-console.log(`single_create_to_ready_p50_ms: ${readyTimes[Math.floor(readyTimes.length / 2)]!.toFixed(0)}`);
-console.log(`single_create_to_ready_max_ms: ${readyTimes.at(-1)!.toFixed(0)}`);
+console.log(`single_create_to_ready_p50_ms: ${percentile(readyTimes, 0.5).toFixed(0)}`);
+console.log(`single_create_to_ready_max_ms: ${Math.max(...readyTimes).toFixed(0)}`);
 console.log(`single_termination_step_error_max_ms: ${Math.max(...errors).toFixed(2)}`);

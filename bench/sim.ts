@@ -3,13 +3,13 @@
 import * as k8s from '@kubernetes/client-node';
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { isReady, labPod, terminatedState, watchPod } from '../test/support/sim.ts';
+import { percentile } from './stats.ts';
 
 const PODS = 50;
 const sim = await startSimCluster();
 const kc = new k8s.KubeConfig();
 kc.loadFromString(sim.kubeconfig);
 const core = kc.makeApiClient(k8s.CoreV1Api);
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
 // Hooks of 1-2 s (exec, sleep action, httpGet) with graces of 1-3 s: some end in time, some are cut.
 const hooks = [
@@ -54,8 +54,8 @@ const readyTimes = pods.map((p) => p.readyMs);
 console.log(`pods: ${PODS}`);
 console.log(`pods_alive_at_once: ${alive}`);
 console.log(`exit_137: ${exits.filter((e) => e === 137).length}`);
-console.log(`create_to_ready_p50_ms: ${percentile(readyTimes, 50).toFixed(0)}`);
-console.log(`create_to_ready_p95_ms: ${percentile(readyTimes, 95).toFixed(0)}`);
+console.log(`create_to_ready_p50_ms: ${percentile(readyTimes, 0.5).toFixed(0)}`);
+console.log(`create_to_ready_p95_ms: ${percentile(readyTimes, 0.95).toFixed(0)}`);
 console.log(`all_${PODS}_ready_ms: ${allReadyMs.toFixed(0)}`);
-console.log(`termination_step_error_p95_ms: ${percentile(errors, 95).toFixed(2)}`);
+console.log(`termination_step_error_p95_ms: ${percentile(errors, 0.95).toFixed(2)}`);
 console.log(`termination_step_error_max_ms: ${Math.max(...errors).toFixed(2)}`);

@@ -86,8 +86,15 @@ function errorCodeOf(error: unknown): string {
   return typeof e.message === 'string' && /hang up/i.test(e.message) ? 'ECONNRESET' : 'UNKNOWN';
 }
 
+/** What the load-end line reports, counted as requests end (each record goes to the sink, none is kept). */
+export interface LoadTally {
+  sent: number;
+  completed: number;
+  rejected: number;
+}
+
 export interface LoadRun {
-  records: LoadRecord[];
+  tally: LoadTally;
   /** Resolves once every request has ended (sent all, then drained). */
   done: Promise<void>;
   /** Stop sending (SIGTERM): what is in flight still ends and is recorded. */
@@ -97,7 +104,7 @@ export interface LoadRun {
 export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadRun {
   const agent = new Agent({ keepAlive: false, maxSockets: config.connections });
   const write = (record: object) => sink(JSON.stringify(record) + '\n');
-  const records: LoadRecord[] = [];
+  const tally: LoadTally = { sent: 0, completed: 0, rejected: 0 };
   const startedMono = performance.now();
   const intervalMs = 1000 / config.rate;
   const total = Math.max(1, Math.floor((config.durationMs / 1000) * config.rate));
@@ -110,8 +117,7 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
   const done = new Promise<void>((resolve) => { finish = resolve; });
   const maybeFinish = () => {
     if ((seq >= total || stopped) && open === 0) {
-      const count = (o: LoadRecord['outcome']) => records.filter((r) => r.outcome === o).length;
-      write({ event: 'load-end', ...clockNow(), pid: process.pid, sent: records.length, completed: count('completed'), rejected: count('rejected'), failed: records.length - count('completed'), stopped });
+      write({ event: 'load-end', ...clockNow(), pid: process.pid, ...tally, failed: tally.sent - tally.completed, stopped });
       agent.destroy();
       finish();
     }
@@ -131,7 +137,9 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       settled = true;
       clearTimeout(limit);
       const record = { ...rec, ended: clockNow(), outcome, errorCode, stage: outcome === 'completed' ? null : rec.stage } as LoadRecord;
-      records.push(record);
+      tally.sent++;
+      if (outcome === 'completed') tally.completed++;
+      if (outcome === 'rejected') tally.rejected++;
       write(record);
       open--;
       maybeFinish();
@@ -176,7 +184,7 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
   };
   tick();
   return {
-    records,
+    tally,
     done,
     stop() {
       stopped = true;

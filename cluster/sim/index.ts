@@ -25,7 +25,7 @@ import { defaultImages, labServerBundle, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
 import { selfSignedCertificate } from './tls.ts';
 import { apiTime } from './time.ts';
-import { GroundTruth, type TruthRecord } from './truth.ts';
+import { GroundTruth, recordPublications, type TruthRecord } from './truth.ts';
 import { simMinor, versionInfo } from './versions.ts';
 import { WatchServer } from './watch.ts';
 
@@ -98,6 +98,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();
+  const stopRecording = recordPublications(store, truth);
   const images = options.images ?? defaultImages(await labServerBundle());
   const { minor, behaviour } = simMinor(options.kubeVersion);
   const version = versionInfo(minor, behaviour);
@@ -165,6 +166,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       stopped ??= (async () => {
         listenerFaults?.clear();
         for (const c of controllers) c.stop();
+        stopRecording();
         await proxy.stop();
         watches.closeAll();
         portForward.close();

@@ -4,7 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
 import { oneLine } from '../observation.ts';
-import { readAnyObservationFile } from '../observation-read.ts';
+import { type AnyParsedObservation, readAnyObservationFile } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
 import { counted, markSuperseded } from './attempts.ts';
@@ -55,9 +55,47 @@ export interface GradeFileOptions {
 
 /** The one grading path: `termlab grade` and `termlab run` both grade a file as read back from disk. */
 export async function gradeFile(path: string, options: GradeFileOptions = {}): Promise<GradeResult> {
-  const parsed = await readAnyObservationFile(path, options.signal);
+  return gradeRead(path, await readAnyObservationFile(path, options.signal), options);
+}
+
+function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFileOptions): GradeResult {
   if (parsed.kind === 'rollout') return gradeRollout(parsed.observation, { source: path });
   return grade(parsed.observation, { source: path, predictions: options.predictions, fileVersion: parsed.fileVersion });
+}
+
+/** Files read ahead of the one being graded: their opens and reads wait in the thread pool side by side. */
+const READ_AHEAD = 8;
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(promise: Promise<T>): Promise<Settled<T>> => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+
+/**
+ * Each observation file under the paths with its read (open, read, parse) already under way, in the
+ * order of observationPaths; a failure to list a folder comes out where the walk met it.
+ */
+async function* readsAhead(paths: string[], signal?: AbortSignal): AsyncGenerator<{ path: string; read: Promise<Settled<AnyParsedObservation>> }> {
+  const walk = observationPaths(paths);
+  const queue: ({ path: string; read: Promise<Settled<AnyParsedObservation>> } | { walkError: unknown })[] = [];
+  let walked = false;
+  const fill = async () => {
+    while (!walked && queue.length < READ_AHEAD) {
+      try {
+        const next = await walk.next();
+        if (next.done) walked = true;
+        else queue.push({ path: next.value, read: settle(readAnyObservationFile(next.value, signal)) });
+      } catch (walkError) {
+        walked = true;
+        queue.push({ walkError });
+      }
+    }
+  };
+  await fill();
+  while (queue.length) {
+    const item = queue.shift()!;
+    if ('walkError' in item) throw item.walkError;
+    await fill();
+    yield item;
+  }
 }
 
 /** 2 when some input could not be graded, 1 when a check failed or was inconclusive, else 0. */
@@ -75,10 +113,12 @@ export async function gradePaths(paths: string[], options: GradeFileOptions & { 
   for (const root of paths) {
     let found = 0;
     try {
-      for await (const path of observationPaths([root])) {
+      for await (const { path, read } of readsAhead([root], options.signal)) {
         found++;
         try {
-          const result = await gradeFile(path, options);
+          const settled = await read;
+          if (!settled.ok) throw settled.error;
+          const result = gradeRead(path, settled.value, options);
           results.push(result);
           options.onResult?.(result);
         } catch (error) {

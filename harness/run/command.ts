@@ -207,7 +207,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
         let apiLost: TermlabError | null = null;
         try {
-          if (await sweepRun(cluster, namespace, runId)) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
+          if (await sweepRun(cluster, namespace, runId, { workloads: set.kind === 'rollout' })) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
         } catch (error) {
           if (!isApiFailure(error)) throw error;
           apiLost = error;

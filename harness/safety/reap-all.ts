@@ -5,18 +5,13 @@
 // just before its finalizer is removed and it is deleted; one failure never stops the rest; and
 // nothing is counted deleted before the delete succeeded.
 import type * as k8s from '@kubernetes/client-node';
-import { apiErrorText, deletePod, isNotFound, listPods, readPod, removeFinalizer, type Cluster } from '../kube/index.ts';
+import { listPods, type Cluster } from '../kube/index.ts';
 import { secondsLeftOf } from './deadline.ts';
 import { ENV_LABEL, environmentSelector, HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import { type ReapAllEntry, takePod } from './reap-core.ts';
 import { reapExpiredWorkloadsOfEnv } from './reap-workloads.ts';
 
-export interface ReapAllEntry {
-  pod: string;
-  owner: string | null;
-  run: string | null;
-  result: 'deleted' | 'skipped' | 'failed' | 'would delete';
-  why: string;
-}
+export type { ReapAllEntry } from './reap-core.ts';
 
 export interface ReapAllOptions {
   dryRun?: boolean;
@@ -55,27 +50,13 @@ export async function reapAllOwners(cluster: Cluster, namespace: string, env: st
   await options.afterList?.();
 
   for (const pod of candidates) {
-    const name = pod.metadata!.name!;
     const labels = pod.metadata?.labels ?? {};
-    const entry = (result: ReapAllEntry['result'], why: string) => entries.push({ pod: name, owner: labels[OWNER_LABEL] ?? null, run: labels[RUN_LABEL] ?? null, result, why });
-    let released = false;
-    try {
-      const current = await readPod(cluster, namespace, name);
-      if (!current) { entry('skipped', 'already gone'); continue; }
-      if (current.metadata?.uid !== pod.metadata?.uid) { entry('skipped', 'replaced by a new pod since the list'); continue; }
+    const stillWanted = (current: k8s.V1Pod) => {
       const why = notExpired(current, env, now());
-      if (why) { entry('skipped', `changed since the list: ${why}`); continue; }
-      if (options.dryRun) { entry('would delete', 'its deadline has passed'); continue; }
-      if (current.metadata?.finalizers?.includes(HOLD_FINALIZER)) released = (await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER)) === 'removed';
-      const deleted = await deletePod(cluster, namespace, name, pod.metadata!.uid!);
-      // Removing the hold of a pod already being deleted is what ends it: that is our delete.
-      if (deleted === 'gone' && !released) entry('skipped', 'already gone');
-      else entry('deleted', deleted === 'gone' ? 'its deadline had passed; released its hold' : 'its deadline has passed');
-    } catch (error) {
-      // Removing the hold of a pod already being deleted is what ends it: that is our delete.
-      if (isNotFound(error)) entry(released ? 'deleted' : 'skipped', released ? 'its deadline had passed; released its hold' : 'already gone');
-      else entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
-    }
+      return why && `changed since the list: ${why}`;
+    };
+    const taken = await takePod(cluster, namespace, pod, { dryRun: options.dryRun, stillWanted, why: 'its deadline has passed' });
+    entries.push({ pod: pod.metadata!.name!, owner: labels[OWNER_LABEL] ?? null, run: labels[RUN_LABEL] ?? null, ...taken });
   }
   return entries;
 }

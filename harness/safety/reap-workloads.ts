@@ -3,9 +3,8 @@
 // would make its pods again. They carry an expiry annotation instead, and the same rules as pods
 // hold: only this owner's, judged by the run's record or, without one, by that expiry alone.
 import { apiErrorText, classify, COLLECTIONS, type Cluster, deleteDeployment, deleteService, listObjects, SERVICES } from '../kube/index.ts';
-import { environmentSelector, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
-import type { ReapAllEntry } from './reap-all.ts';
-import type { ReapEntry } from './reap.ts';
+import { environmentSelector, OWNER_LABEL, ownerSelector, RUN_LABEL } from './labels.ts';
+import type { ReapAllEntry, ReapEntry } from './reap-core.ts';
 import { liveness, readRun } from './runs.ts';
 
 /** When a rollout's objects may be taken without a record of their run (RFC 3339). */
@@ -33,9 +32,10 @@ async function remove(cluster: Cluster, namespace: string, o: { kind: Kind; name
   return o.kind === 'deployment' ? deleteDeployment(cluster, namespace, o.name, o.uid) : deleteService(cluster, namespace, o.name, o.uid);
 }
 
-export async function reapWorkloads(cluster: Cluster, namespace: string, owner: string, options: { dryRun?: boolean; exceptRun?: string } = {}): Promise<ReapEntry[]> {
+export async function reapWorkloads(cluster: Cluster, namespace: string, owner: string, options: { dryRun?: boolean; exceptRun?: string; now?: () => number } = {}): Promise<ReapEntry[]> {
+  const now = options.now ?? Date.now;
   const entries: ReapEntry[] = [];
-  for (const o of await listOwned(cluster, namespace, `${MANAGED_BY}=${MANAGER},${OWNER_LABEL}=${owner}`)) {
+  for (const o of await listOwned(cluster, namespace, ownerSelector(owner))) {
     const run = o.labels[RUN_LABEL] ?? null;
     const entry = (result: ReapEntry['result'], why: string) => entries.push({ pod: `${o.kind}/${o.name}`, run, result, why });
     if (o.deleting) { entry('skipped', 'already being deleted'); continue; }
@@ -48,7 +48,7 @@ export async function reapWorkloads(cluster: Cluster, namespace: string, owner: 
       why = life.why;
     } else {
       const expires = Date.parse(o.annotations[EXPIRES_ANNOTATION] ?? '');
-      take = Number.isFinite(expires) && expires < Date.now();
+      take = Number.isFinite(expires) && expires < now();
       why = Number.isFinite(expires) ? (take ? `run ${run ?? '?'} is unknown here and its objects expired at ${o.annotations[EXPIRES_ANNOTATION]}` : `no record of run ${run ?? '?'} here; it expires at ${o.annotations[EXPIRES_ANNOTATION]}`) : `no record of run ${run ?? '?'} here and no ${EXPIRES_ANNOTATION}`;
     }
     if (!take) { entry('skipped', why); continue; }

@@ -2,18 +2,14 @@
 // only pods whose owner label is ours are candidates ("not in my records" is never a reason),
 // each is read again just before deletion, and one failure never stops the rest.
 import type * as k8s from '@kubernetes/client-node';
-import { apiErrorText, deletePod, listPods, readPod, removeFinalizer, type Cluster } from '../kube/index.ts';
+import { listPods, type Cluster } from '../kube/index.ts';
 import { secondsLeftOf } from './deadline.ts';
 import { HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import { type ReapEntry, takePod } from './reap-core.ts';
 import { reapWorkloads } from './reap-workloads.ts';
 import { listRuns, liveness, readRun, saveRun } from './runs.ts';
 
-export interface ReapEntry {
-  pod: string;
-  run: string | null;
-  result: 'deleted' | 'skipped' | 'failed' | 'would delete';
-  why: string;
-}
+export type { ReapEntry } from './reap-core.ts';
 
 export interface ReapReport {
   entries: ReapEntry[];
@@ -26,11 +22,12 @@ export interface ReapOptions {
   afterList?: () => Promise<void>;
   /** Runs never to touch: the caller's own. */
   exceptRun?: string;
+  now?: () => number;
 }
 
-function startedAt(pod: k8s.V1Pod): number {
+function startedAt(pod: k8s.V1Pod, nowMs: number): number {
   const start = pod.status?.startTime ?? pod.metadata?.creationTimestamp;
-  return start ? new Date(start).getTime() : Date.now();
+  return start ? new Date(start).getTime() : nowMs;
 }
 
 async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: boolean; why: string }> {
@@ -44,7 +41,8 @@ async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: 
   // No local record (another machine, or a lost state file): only the pod's own deadline decides.
   const deadline = pod.spec?.activeDeadlineSeconds;
   if (deadline === undefined) return { take: false, why: `no record of run ${run ?? '?'} here and no deadline on the pod` };
-  const left = secondsLeftOf(deadline, startedAt(pod));
+  const nowMs = (options.now ?? Date.now)();
+  const left = secondsLeftOf(deadline, startedAt(pod, nowMs), nowMs);
   return left > 0
     ? { take: false, why: `no record of run ${run ?? '?'} here; its deadline is in ${Math.ceil(left)}s` }
     : { take: true, why: `run ${run ?? '?'} is unknown here and the pod's deadline has passed` };
@@ -74,24 +72,12 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
   await options.afterList?.();
 
   for (const { pod, why } of candidates) {
-    const name = pod.metadata!.name!;
     const run = pod.metadata?.labels?.[RUN_LABEL] ?? null;
-    const entry = (result: ReapEntry['result'], reason: string) => report.entries.push({ pod: name, run, result, why: reason });
-    try {
-      const now = await readPod(cluster, namespace, name);
-      if (!now) { entry('skipped', 'already gone'); continue; }
+    const stillWanted = (now: k8s.V1Pod) => {
       const labels = now.metadata?.labels ?? {};
-      if (now.metadata?.uid !== pod.metadata?.uid) { entry('skipped', 'replaced by a new pod since the list'); continue; }
-      if (labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run) { entry('skipped', 'its owner or run changed since the list'); continue; }
-      if (options.dryRun) { entry('would delete', why); continue; }
-      // A pod already being deleted goes as soon as it is released: that counts as deleted.
-      const released = now.metadata?.finalizers?.includes(HOLD_FINALIZER) && (await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER)) === 'removed';
-      const deleted = await deletePod(cluster, namespace, name, pod.metadata!.uid!);
-      if (deleted === 'gone' && !released) entry('skipped', 'already gone');
-      else entry('deleted', why);
-    } catch (error) {
-      entry('failed', `${apiErrorText(error)} (it will be tried again next time)`);
-    }
+      return labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run ? 'its owner or run changed since the list' : null;
+    };
+    report.entries.push({ pod: pod.metadata!.name!, run, ...await takePod(cluster, namespace, pod, { dryRun: options.dryRun, stillWanted, why }) });
   }
   report.entries.push(...workloads);
   if (!options.dryRun) await markDeadRuns(cluster, namespace, owner);

@@ -15,17 +15,27 @@ export async function runPodsLeft(cluster: Cluster, namespace: string, runId: st
   return list.items.map((p) => p.metadata!.name!);
 }
 
-/** Releases and deletes what is left of this run, then waits for it to be gone; true when it is. */
-export async function sweepRun(cluster: Cluster, namespace: string, runId: string, timeoutMs = RUN_PODS_GONE_TIMEOUT_MS): Promise<boolean> {
-  const until = performance.now() + timeoutMs;
+/**
+ * Releases and deletes what is left of this run, then waits for it to be gone; true when it is.
+ * `workloads`: the run made Deployments and Services (rollouts), which go first. Every pod is swept
+ * whatever else fails; the first failure is thrown after that, before the wait.
+ */
+export async function sweepRun(cluster: Cluster, namespace: string, runId: string, options: { workloads?: boolean; timeoutMs?: number } = {}): Promise<boolean> {
+  const until = performance.now() + (options.timeoutMs ?? RUN_PODS_GONE_TIMEOUT_MS);
+  const failures: unknown[] = [];
   // A Deployment left behind would only make its pods again.
-  await sweepRunWorkloads(cluster, namespace, runId);
+  if (options.workloads) await sweepRunWorkloads(cluster, namespace, runId).catch((error: unknown) => failures.push(error));
   const list = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${runId}` });
   for (const pod of list.items) {
     const name = pod.metadata!.name!;
-    if (pod.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
-    if (!pod.metadata?.deletionTimestamp) await deletePod(cluster, namespace, name, pod.metadata!.uid!);
+    try {
+      if (pod.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
+      if (!pod.metadata?.deletionTimestamp) await deletePod(cluster, namespace, name, pod.metadata!.uid!);
+    } catch (error) {
+      failures.push(error);
+    }
   }
+  if (failures.length) throw failures[0];
   for (;;) {
     if ((await runPodsLeft(cluster, namespace, runId)).length === 0) return true;
     if (performance.now() > until) return false;

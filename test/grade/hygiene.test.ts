@@ -31,10 +31,10 @@ describe('termlab grade: inputs', () => {
     const dir = fresh('archive-fifo');
     execFileSync('mkfifo', [join(dir, 'x.tar.gz')]);
     symlinkSync('/dev/zero', join(dir, 'z.tgz'));
+    // A grader that opened the FIFO would wait for a writer that never comes, and one that read
+    // /dev/zero would never reach its end: that the command ends at all, with this refusal, is the proof.
     for (const [name, kind] of [['x.tar.gz', 'a FIFO'], ['z.tgz', 'a device']] as const) {
-      const started = Date.now();
       const r = await runCli(['grade', join(dir, name)], offline);
-      expect(Date.now() - started).toBeLessThan(8_000);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${name}: not a regular file (${kind}): refused`);
     }

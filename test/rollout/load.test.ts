@@ -52,6 +52,9 @@ describe('load mode', () => {
     expect(requests.some((r) => r.outcome === 'completed')).toBe(true);
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.every((r) => r.errorCode === 'ECONNREFUSED' || r.outcome === 'rejected')).toBe(true);
+    // The last line's counts are the request lines' own (counted as they end, nothing kept).
+    const count = (o: string) => requests.filter((r) => r.outcome === o).length;
+    expect(load.events.at(-1)).toMatchObject({ event: 'load-end', sent: requests.length, completed: count('completed'), rejected: count('rejected'), failed: failed.length });
   });
 
   it('a SIGTERM to the load pod stops the sending; what is in flight is still recorded and it exits 0', async () => {

@@ -198,9 +198,12 @@ describe('Deployments on the simulated cluster', () => {
     const pods = await watchAll<k8s.V1Pod>(kc, `/api/v1/namespaces/${ns}/pods`, { labelSelector: 'app.kubernetes.io/name in (bg,orphan)' });
     const sets = await watchAll<k8s.V1ReplicaSet>(kc, `/apis/apps/v1/namespaces/${ns}/replicasets`, { labelSelector: 'app.kubernetes.io/name in (bg,orphan)' });
     // deletecollection by label, Background by default.
+    // The API answers a deletecollection with the list of what it deleted (not a Status).
     const listed = await apps.deleteCollectionNamespacedDeployment({ namespace: ns, labelSelector: 'app.kubernetes.io/name=bg' });
-    expect(listed.status ?? 'listed').toBeDefined();
+    expect(listed.kind).toBe('DeploymentList');
     await deployments.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.name === 'bg', 'bg Deployment DELETED');
+    // The selector held: the other Deployment was not part of the collection.
+    expect((await apps.readNamespacedDeployment({ name: 'orphan', namespace: ns })).metadata?.deletionTimestamp).toBeUndefined();
     await sets.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.labels?.['app.kubernetes.io/name'] === 'bg', 'bg ReplicaSet DELETED');
     await pods.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.labels?.['app.kubernetes.io/name'] === 'bg', 'bg pod DELETED');
 
