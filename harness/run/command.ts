@@ -202,7 +202,6 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         progress.stop();
         stopOutageReports();
         for (const problem of problems) io.err(`termlab run: ${problem}\n`);
-        for (const f of failures) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
 
         // Finished only once its pods are really gone; otherwise the record stays for the reaper.
         let apiLost: TermlabError | null = null;
@@ -212,6 +211,10 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
           if (!isApiFailure(error)) throw error;
           apiLost = error;
         }
+
+        // When the API stayed away, the one line below says so for the run: a scenario's own API failure is part of it.
+        const apiCodes = new Set(['API_UNREACHABLE', 'API_REJECTED', 'CLUSTER_UNREACHABLE']);
+        for (const f of failures) if (!(apiLost && apiCodes.has(f.error.code))) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
 
         // A pair is judged only when both of its halves were part of this run.
         const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
