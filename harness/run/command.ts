@@ -213,8 +213,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         }
 
         // When the API stayed away, the one line below says so for the run: a scenario's own API failure is part of it.
-        const apiCodes = new Set(['API_UNREACHABLE', 'API_REJECTED', 'CLUSTER_UNREACHABLE']);
-        for (const f of failures) if (!(apiLost && apiCodes.has(f.error.code))) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
+        for (const f of failures) if (!(apiLost && isApiFailure(f.error))) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
 
         // A pair is judged only when both of its halves were part of this run.
         const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
