@@ -73,6 +73,15 @@ describe('sealed predictions', () => {
     expect(row!.review).toContain('attention: predictions not sealed by the run: 2 of 2 scenario(s) were run without --predictions');
   });
 
+  it('ends a run whose table is all ✅ but a prediction is wrong with the reason for its exit 1', async () => {
+    const wrong = join(root, 'wrong.yaml');
+    writeFileSync(wrong, PREDICTED.replace('completed, exitCode: 0', 'cut, exitCode: 137'));
+    const r = await runCli(['run', '--sim', '--scenarios', scenarios, '--predictions', wrong, '--out', join(root, 'wrong-run')], env);
+    expect(r.code, r.stderr).toBe(EXIT.checksFailed);
+    expect(r.stdout).toContain('predictions: 0 of 1 right');
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe("exit 1: 1 prediction differs from the model's answer");
+  }, 120_000);
+
   it('catches sealed predictions edited inside an observation', async () => {
     const dir = writeRunDir(join(root, 'work'), { student: 'Cy Edit', tag: 'cy' });
     const path = join(dir, 'short-grace.observation.json');
