@@ -1,7 +1,7 @@
 // `termlab run`: every scenario on its own pod, in parallel, then observations, grades and reports.
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
@@ -84,7 +84,8 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
   try {
     await rm(temporary, { force: true });
-    await symlink(resolve(runDir), temporary);
+    // Relative, so the reports folder can be moved, copied or zipped with its link intact.
+    await symlink(relative(reportsRoot, resolve(runDir)), temporary);
     await rename(temporary, join(reportsRoot, 'latest'));
   } catch (error) {
     throw unwritable('OUTPUT_UNWRITABLE', 'the link to the newest run', join(reportsRoot, 'latest'), error);
