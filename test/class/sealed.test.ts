@@ -82,6 +82,21 @@ describe('sealed predictions', () => {
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe("exit 1: 1 prediction differs from the model's answer");
   }, 120_000);
 
+  it('flags a retried try and an interrupted run for review, with why', async () => {
+    const dir = writeRunDir(join(root, 'work'), { student: 'Dee Retry', tag: 'dee' });
+    const first = JSON.parse(readFileSync(join(dir, 'short-grace.observation.json'), 'utf8'));
+    writeFileSync(join(dir, 'short-grace.attempt-2.observation.json'), JSON.stringify({ ...first, run: { ...first.run, attempt: 2 }, pod: { ...first.pod, uid: 'uid-dee-short-2' } }));
+    const restored = JSON.parse(readFileSync(join(dir, 'restored-grace.observation.json'), 'utf8'));
+    restored.run.complete = false;
+    restored.run.incompleteReason = 'interrupted (Ctrl-C) while terminating';
+    writeFileSync(join(dir, 'restored-grace.observation.json'), JSON.stringify(restored));
+    const r = await runCli(['grade', dir, '--gradebook-json', join(root, 'dee.json')], env);
+    expect(r.code).toBe(EXIT.needsReview);
+    const [row] = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'dee.json'), 'utf8'))).rows;
+    expect(row!.review).toContain(`attention: retried: short-grace try 1 was run again; ${join(dir, 'short-grace.attempt-2.observation.json')} counts instead`);
+    expect(row!.review).toContain('attention: interrupted: restored-grace: the run stopped before it finished: interrupted (Ctrl-C) while terminating');
+  });
+
   it('catches sealed predictions edited inside an observation', async () => {
     const dir = writeRunDir(join(root, 'work'), { student: 'Cy Edit', tag: 'cy' });
     const path = join(dir, 'short-grace.observation.json');
