@@ -10,7 +10,7 @@ import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { fail } from '../grade/types.ts';
-import { ARCHIVE_SUFFIX, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
+import { ARCHIVE_SUFFIX, INTERRUPTED_MARKER, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { archiveStem, isArchivePath, openArchive, type OpenedArchive } from '../pack/unpack.ts';
 
 export const MANIFEST_CHECK = 'submission.manifest';
@@ -190,6 +190,10 @@ export interface SubmissionList {
   missing: string[];
 }
 
+/** What `termlab run` leaves in a run directory beside its observations. */
+const isRunFile = (name: string) => name.endsWith('.observation.json') || name.endsWith('.observation.json.rejected')
+  || [MANIFEST_NAME, PREDICTIONS_NAME, INTERRUPTED_MARKER, 'report.html', 'report.md', 'junit.xml'].includes(name);
+
 const NOT_A_HAND_IN = `not a termlab hand-in (hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote)`;
 
 /**
@@ -210,7 +214,18 @@ export async function listSubmissions(paths: string[]): Promise<SubmissionList> 
     let entries: Dirent[];
     try { entries = await readdir(path, { withFileTypes: true }); } catch { list.missing.push(path); continue; }
     entries.sort((a, b) => a.name.localeCompare(b.name));
-    if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) { list.submissions.push(path); continue; }
+    if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) {
+      // A run directory: one submission with its subfolders; an archive in it is a hand-in of its
+      // own, and anything else in it is named, never silently part of the grade.
+      list.submissions.push(path);
+      for (const e of entries) {
+        const child = join(path, e.name);
+        if (e.isFile() && isArchivePath(e.name)) list.submissions.push(child);
+        else if (e.isSymbolicLink()) list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
+        else if (!e.isDirectory() && !(e.isFile() && isRunFile(e.name))) list.skipped.push({ path: child, why: `not part of a run (${basename(path)} is graded as one run directory)` });
+      }
+      continue;
+    }
     for (const e of entries) {
       const child = join(path, e.name);
       if (e.isDirectory() || (e.isFile() && isArchivePath(e.name))) list.submissions.push(child);
