@@ -23,7 +23,7 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
   }
   if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
   return fail(id, seen === 'completed'
-    ? `the request completed, but the model says it is cut at ${p.killAt}s after the delete: check the grace and the hook`
+    ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: check the grace and the hook`
     : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
 }
 
@@ -36,6 +36,8 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
 export function tooCloseToCall(p: Prediction): boolean {
   return p.marginSeconds < p.resolutionSeconds;
 }
+/** A predicted time to the millisecond (observed times are read off the server's clock to the microsecond). */
+const at = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 /** The margin as finely as its basis resolves it: tenths of a second from the window, milliseconds from observed times. */
 const within = (p: Prediction) => `${p.marginSeconds.toFixed(p.basis === 'observed' ? 3 : 1)}s${p.basis === 'observed' ? ' (by the observed TERM)' : ''}`;
 const killWord = (p: Prediction) => (p.exitCode === IMMEDIATE_EXIT_CODE ? 'TERM' : 'kill');
@@ -138,7 +140,7 @@ function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen
   }
   if (missing.length) return inconclusive(id, `137 not explained by the grace period: ${missing.join('; ')}`);
   const ends = spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ');
-  return pass(id, `killed after the grace period ran out: TERM at ${p.termAt}s, SIGKILL at ${p.killAt}s after the delete, ended ${ends}`);
+  return pass(id, `killed after the grace period ran out: TERM at ${at(p.termAt)}s, SIGKILL at ${at(p.killAt)}s after the delete, ended ${ends}`);
 }
 
 export function runComplete(o: Observation): Check {
