@@ -22,6 +22,7 @@ try {
   let parsed = 0;
   for (const name of readdirSync(dir).sort()) if (JSON.parse(await readFile(join(dir, name), 'utf8'))) parsed++;
   const floorSeconds = (performance.now() - floorStarted) / 1000;
+  const rssBeforeGrade = process.memoryUsage().rss;
   const started = performance.now();
   // As `termlab grade DIR` grades to the terminal: each result shown as it comes, only its summary kept.
   let shown = 0;
@@ -32,6 +33,8 @@ try {
   console.log(`files_per_s: ${Math.round(FILES / seconds)}`);
   console.log(`read_parse_files_per_s: ${Math.round(parsed / floorSeconds)}`);
   console.log(`floor_ratio: ${(floorSeconds / seconds).toFixed(3)}`);
+  console.log(`rss_before_grading_mb: ${(rssBeforeGrade / 1024 / 1024).toFixed(1)}`);
+  console.log(`heap_after_grading_mb: ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1)}`);
   console.log(`peak_rss_mb: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
