@@ -10,3 +10,4 @@ export { PodWatchStream, type PodEventType, type PodWatchCallbacks, type WatchLi
 export type { V1Pod } from '@kubernetes/client-node';
 export { WatchStream, type WatchCallbacks, type WatchTarget } from './watch.ts';
 export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listObjects, replaceDeploymentTemplate, SERVICES } from './workloads.ts';
+export { selfSubjectReview } from './whoami.ts';

@@ -22,6 +22,7 @@ import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
+import { ownershipOf, whoAmI } from '../safety/identity.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -124,8 +125,10 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       try {
         const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
         const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
-        const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
-        if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+        if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+        // The owner label is who the cluster says the caller is; termlab's own name only where it does not say.
+        const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
+        const owner = ownership.owner;
         const runId = newRunId();
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
@@ -134,13 +137,13 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? rolloutPods : Math.min(parallel, scenarios.length), maxPods);
         // Each wave of scenarios may also wait out one API outage.
         const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
-        const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
+        const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
         await saveRun(record);
 
         const reportsRoot = resolve('reports');
         const runDir = resolve(values.out ?? join('reports', runId));
         try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
-        io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
+        io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner} (${escapeTerminal(ownership.note)})\n`);
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n\n`);
 
         const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: deadlineOf(s) })), io.out, io.isTTY);
@@ -152,7 +155,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         // Pods created and not yet seen gone: named in the message if the API never comes back.
         const podsLeft = new Set<string>();
         const context: Omit<ScenarioContext, 'onPhase'> = {
-          cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+          cluster, namespace, runId, owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
           template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs,
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };

@@ -39,6 +39,8 @@ export interface ScenarioContext {
   namespace: string;
   runId: string;
   owner: string;
+  /** The caller's full name as the cluster reported it: the pods' termlab.io/identity annotation. */
+  identity?: string;
   harnessVersion: string;
   simulated: boolean;
   template: Record<string, any>;
@@ -78,7 +80,7 @@ interface Created { name: string; uid: string; resourceVersion: string; deleted:
 /** create: the pod, and at once how to undo it (registered before anything can fail). */
 async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null): Promise<Created> {
   const { cluster, namespace } = ctx;
-  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image, env: ctx.env });
+  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env });
   const pod = await createPod(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal });
   const uid = pod.metadata!.uid!;
   ctx.pods?.created(name);
