@@ -1,6 +1,6 @@
 // The one door to a cluster: client objects, calls, watches, logs and port-forward, with retry and
 // backoff living once, here. run/, safety/ and the commands import from this file only.
-export { connect, type Cluster, type ConnectOptions } from './connect.ts';
+export { connect, timeoutOptions, type Cluster, type ConnectOptions } from './connect.ts';
 export { apiErrorText, classify, escapedApiFailure, isNotFound, type Failure } from './failures.ts';
 export { followLog, readLog, type LogStreamCallbacks } from './logs.ts';
 export { createPod, deletePod, listEvents, listPods, nodeInfo, readPod, removeFinalizer } from './pods.ts';
