@@ -10,12 +10,12 @@ export interface ClassReap {
   namespaces: { namespace: string; entries: ReapAllEntry[]; error: string | null }[];
 }
 
-export async function reapClass(cluster: Cluster, className: string, env: string, options: { dryRun?: boolean; signal?: AbortSignal } = {}): Promise<ClassReap> {
+export async function reapClass(cluster: Cluster, className: string, env: string, options: { dryRun?: boolean; signal?: AbortSignal; now?: () => number } = {}): Promise<ClassReap> {
   const listed = await listObjects(cluster, '/api/v1/namespaces', `${CLASS_LABEL}=${className}`, { signal: options.signal });
   const namespaces: ClassReap['namespaces'] = [];
   for (const { name } of listed.sort((a, b) => a.name.localeCompare(b.name))) {
     try {
-      namespaces.push({ namespace: name, entries: await reapAllOwners(cluster, name, env, { dryRun: options.dryRun }), error: null });
+      namespaces.push({ namespace: name, entries: await reapAllOwners(cluster, name, env, { dryRun: options.dryRun, now: options.now }), error: null });
     } catch (error) {
       namespaces.push({ namespace: name, entries: [], error: apiErrorText(error) });
     }

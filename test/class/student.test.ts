@@ -54,6 +54,22 @@ describe('the class quota spread over its seats', () => {
   });
 });
 
+describe('manifests/class.yaml', () => {
+  const docs = (file: string) => parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8')).map((d) => d.toJSON()).filter(Boolean);
+  it('runs the same reaper image as manifests/reaper-cronjob.yaml, over every namespace of the class', () => {
+    const cron = (file: string) => docs(file).find((d) => d.kind === 'CronJob').spec.jobTemplate.spec.template.spec.containers[0];
+    expect(cron('manifests/class.yaml').image).toBe(cron('manifests/reaper-cronjob.yaml').image);
+    expect(cron('manifests/class.yaml').args.join(' ')).toMatch(/^reap --all-owners --class termlab --env termlab-class /);
+  });
+  it('grants students nothing cluster-wide: their ClusterRole is bound only by RoleBindings', () => {
+    const all = docs('manifests/class.yaml');
+    const clusterBindings = all.filter((d) => d.kind === 'ClusterRoleBinding');
+    expect(clusterBindings.map((b) => b.roleRef.name)).toEqual(['termlab-reaper-namespaces']);
+    const reaperNs = all.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'termlab-reaper-namespaces');
+    expect(reaperNs.rules).toEqual([{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]);
+  });
+});
+
 describe('student names', () => {
   it('refuses what cannot name a ServiceAccount and a namespace', () => {
     expect(() => checkStudentName('Alice', 'termlab')).toThrow(/lowercase letters/);
