@@ -23,6 +23,8 @@ export const RunRecordSchema = z.object({
   identity: z.string().nullable().optional(),
   /** Where the owner label came from: the cluster's answer, --owner, or termlab's own name (the fallback). */
   ownerSource: z.enum(['SelfSubjectReview', '--owner', 'termlab']).optional(),
+  /** The predictions sealed before the run's first pod (their hash; the content is in every observation). */
+  predictions: z.object({ sha256: z.string(), sealedAt: z.iso.datetime() }).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
