@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'API_REJECTED'
   /** The class is not on the cluster as `termlab class` needs it (manifests/class.yaml not applied, or its ConfigMap wrong, or the class full). */
   | 'CLASS_NOT_READY'
+  /** The namespace's ResourceQuota stayed full past --quota-wait: names the quota and its use. */
+  | 'QUOTA_FULL'
   | 'POD_NOT_READY'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED'
@@ -58,6 +60,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   STATE_UNWRITABLE: EXIT.badInput,
   PLATFORM_UNSUPPORTED: EXIT.badInput,
   CLASS_NOT_READY: EXIT.clusterUnreachable,
+  QUOTA_FULL: EXIT.clusterUnreachable,
   POD_NOT_READY: EXIT.checksFailed,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,

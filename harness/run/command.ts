@@ -24,6 +24,7 @@ import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
 import { ownershipOf, whoAmI } from '../safety/identity.ts';
+import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -45,7 +46,7 @@ const OPTIONS = {
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' }, retries: { type: 'string' },
+  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' }, retries: { type: 'string' }, 'quota-wait': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -97,7 +98,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N] [--quota-wait SECONDS]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -120,6 +121,8 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const env = await environmentOf(values);
       // A scenario whose request the harness lost runs again on a fresh pod, this many times at most.
       const retries = wholeNumber(values.retries, '--retries', 1);
+      // A full class quota: wait this long for room, with backoff, then end with exit 3 naming it.
+      const quotaWaitMs = wholeSeconds(values['quota-wait'], '--quota-wait', DEFAULT_QUOTA_WAIT_MS / 1000) * 1000;
 
       if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
       const delayText = values['sim-proxy-delay'];
@@ -165,7 +168,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         const podsLeft = new Set<string>();
         const context: Omit<ScenarioContext, 'onPhase'> = {
           cluster, namespace, runId, owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, predictions: sealed,
+          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, quotaWaitMs, predictions: sealed,
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];
