@@ -173,7 +173,18 @@ async function main(): Promise<void> {
   const untouched = admin(['get', 'pods', '-A', '-l', 'app.kubernetes.io/name=termlab-class-check', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}:{.metadata.labels.touched}{" "}{end}']);
   check('both target pods still there, unpatched', untouched.stdout.trim().split(' ').sort().join(' ') === 'termlab-alice/alice-target: termlab-bob/bob-target:', untouched.stdout.trim());
 
-  // 5. The class-wide reaper, as its own ServiceAccount, finds an expired pod in each student's namespace.
+  // 5. A full quota: alice's cut to the one pod she has; a run waits, says so, and ends with exit 3 naming it.
+  const cut = admin(['-n', nsOf('alice'), 'patch', 'resourcequota', 'termlab-quota', '--type=merge', '-p', '{"spec":{"hard":{"pods":"1"}}}']);
+  check('instructor cuts termlab-alice\'s quota to 1 pod', cut.status === 0, oneLine(cut.stdout || cut.stderr));
+  const full = termlab(['run', '--kubeconfig', join(dir, 'alice.kubeconfig'), '--only', 'short-grace', '--lab', 'manifests/lab.yaml', '--out', join(dir, 'alice-full'), '--quota-wait', '8'], { TERMLAB_STATE_DIR: join(dir, 'alice-state') });
+  const waited = /waiting for the class quota: 1 of 1 pods in use \(termlab-quota in termlab-alice\)/.test(full.stdout);
+  const named = /QUOTA_FULL: the class quota termlab-quota in termlab-alice stayed full/.test(full.stderr);
+  check('a run on a full quota waits, then exit 3 naming the quota', full.status === 3 && waited && named && !/\n\s+at /.test(full.stderr), `exit ${full.status}; ${oneLine(full.stderr)}`);
+  const count = admin(['-n', nsOf('alice'), 'get', 'pods', '-o', 'name']);
+  check('no pod over the quota', count.stdout.trim().split('\n').filter(Boolean).length <= 1, count.stdout.trim().replace(/\n/g, ' '));
+  admin(['-n', nsOf('alice'), 'patch', 'resourcequota', 'termlab-quota', '--type=merge', '-p', '{"spec":{"hard":{"pods":"8"}}}']);
+
+  // 6. The class-wide reaper, as its own ServiceAccount, finds an expired pod in each student's namespace.
   for (const s of STUDENTS) {
     const expired = targetPod(s, { metadata: { name: `${s}-expired`, labels: { 'app.kubernetes.io/managed-by': 'termlab', 'termlab.io/env': ENV, 'termlab.io/owner': ownerLabelFor(`system:serviceaccount:${CLASS}:${s}`), 'termlab.io/run': 'run-class-check' }, finalizers: ['termlab.io/hold'] }, spec: { activeDeadlineSeconds: 1 } });
     const r = as(s, ['apply', '-f', '-'], expired);

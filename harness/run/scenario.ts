@@ -53,6 +53,8 @@ export interface ScenarioContext {
   /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
   attempt?: number;
   readyTimeoutMs: number;
+  /** How long a pod may wait for room in a full ResourceQuota (--quota-wait). */
+  quotaWaitMs?: number;
   /** The predictions sealed before the first pod: copied into every observation. */
   predictions?: SealedPredictions;
   pods?: PodTracker;
