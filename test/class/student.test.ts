@@ -138,13 +138,22 @@ describe('termlab class student (the CLI)', () => {
     expect(readFileSync(out, 'utf8')).toBe('keep me');
   });
 
-  it('--hours out of bounds, a missing --namespace, and a typo get their own lines, exit 2', async () => {
+  it('--hours out of bounds gets its own line, exit 2', async () => {
     const hours = await runCli(['class', 'student', 'erin', '--namespace', 'termlab', '-o', join(dir, 'e'), '--hours', '169']);
     expect([hours.code, hours.stderr]).toEqual([2, expect.stringMatching(/--hours: a whole number from 1 to 168/)]);
+  });
+
+  it('a missing --namespace gets its own line, exit 2', async () => {
     const ns = await runCli(['class', 'student', 'erin', '-o', join(dir, 'e')]);
     expect([ns.code, ns.stderr]).toEqual([2, expect.stringMatching(/--namespace NS is needed/)]);
+  });
+
+  it('a mistyped flag gets the nearest one, exit 2', async () => {
     const typo = await runCli(['class', 'student', 'erin', '--namspace', 'termlab']);
     expect([typo.code, typo.stderr]).toEqual([2, expect.stringMatching(/unknown flag --namspace; did you mean --namespace\?/)]);
+  });
+
+  it('an unknown subcommand of class, exit 2', async () => {
     const sub = await runCli(['class', 'students']);
     expect([sub.code, sub.stderr]).toEqual([2, expect.stringMatching(/unknown subcommand "students"/)]);
   });
