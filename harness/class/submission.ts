@@ -5,7 +5,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isTermlabError } from '../errors.ts';
-import { gradePaths, type GradeRun } from '../grade/files.ts';
+import { gradePaths, type GradeRun, slimResult } from '../grade/files.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
@@ -22,6 +22,8 @@ export interface GradeOptions {
   onProblem?: (p: string) => void;
   /** Ctrl-C stops a read that hangs. */
   signal?: AbortSignal;
+  /** Keep only what a summary needs of each result once it is shown (files.ts slimResult). */
+  slim?: boolean;
 }
 
 export interface SubmissionGrade extends GradeRun {
@@ -166,7 +168,7 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
   const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [] };
   for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
-    run.results.push(...graded.results);
+    run.results.push(...(options.slim ? graded.results.map(slimResult) : graded.results));
     run.pairs.push(...graded.pairs);
     run.problems.push(...graded.problems);
   }
