@@ -1,17 +1,14 @@
 import { parseArgs } from 'node:util';
-import type { Command } from '../command.ts';
+import { type CommandModule, parseOptions } from '../command.ts';
+import { packFlags } from '../commands/pack.ts';
 import { EXIT } from '../errors.ts';
 import { terminalText } from '../class/escape.ts';
 import { packRun } from './pack.ts';
 
-export const packCommand: Command = {
-  name: 'pack',
-  summary: 'pack a run into one .tar.gz to hand in (observations, predictions, reports, a sha256 manifest)',
-  usage: 'termlab pack [RUN_DIR] [-o FILE] [--predictions FILE] [--student NAME]',
+// The command as the CLI shows it is commands/pack.ts.
+export const packCommand: CommandModule = {
   async run(argv, io) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {
-      out: { type: 'string', short: 'o' }, predictions: { type: 'string' }, student: { type: 'string' },
-    } });
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: parseOptions(packFlags) });
     const runDir = positionals[0] ?? 'reports/latest';
     const { archive, manifest, predictions, predictedStudent } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
     // The gradebook names a hand-in by its predictions' student first: say so when --student disagrees.

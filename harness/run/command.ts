@@ -2,7 +2,7 @@
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../command.ts';
+import type { CommandModule as Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { markSuperseded } from '../grade/attempts.ts';
@@ -37,7 +37,7 @@ export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
 /** What `--sim` may set on the simulated cluster it starts. */
 export interface SimStartOptions { proxySyncDelayMs?: number; kubeVersion?: string }
 
-const OPTIONS = {
+export const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
