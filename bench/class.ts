@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { gradeClass } from '../harness/class/command.ts';
 import { gradebookCsv } from '../harness/class/gradebook.ts';
 import { DEFAULT_LAB, readLab } from '../harness/class/lab.ts';
-import { writeFileAtomic } from '../harness/observation.ts';
+import { writeFileAtomic } from '../harness/files.ts';
 import { packRun } from '../harness/pack/pack.ts';
 import { loadScenarios } from '../harness/scenario/load.ts';
 import { buildObservation } from '../test/support/observations.ts';

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { type CommandIO, type CommandModule, parseOptions } from '../command.ts';
 import { predictFlags } from '../commands/predict.ts';
 import { EXIT, TermlabError } from '../errors.ts';
-import { writeFileAtomic } from '../observation.ts';
+import { writeFileAtomic } from '../files.ts';
 import { StudentSchema } from '../pack/manifest.ts';
 import { loadScenarios } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
