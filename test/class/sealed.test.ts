@@ -95,6 +95,14 @@ describe('sealed predictions', () => {
     const [row] = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'dee.json'), 'utf8'))).rows;
     expect(row!.review).toContain(`attention: retried: short-grace try 1 was run again; ${join(dir, 'short-grace.attempt-2.observation.json')} counts instead`);
     expect(row!.review).toContain('attention: interrupted: restored-grace: the run stopped before it finished: interrupted (Ctrl-C) while terminating');
+    // The student's own reports label the try that ran again instead of giving it a verdict.
+    const html = join(root, 'dee.html');
+    const md = join(root, 'dee.md');
+    await runCli(['grade', dir, '--html', html, '--md', md], env);
+    for (const page of [readFileSync(html, 'utf8'), readFileSync(md, 'utf8')]) {
+      expect(page).toContain('short-grace (try 2)');
+      expect(page).toContain('↻ request lost, tried again');
+    }
   });
 
   it('catches sealed predictions edited inside an observation', async () => {

@@ -1,9 +1,11 @@
 // Input and output hygiene of `termlab grade`, as a user meets it: real processes, files, pipes.
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gradeClass } from '../../harness/class/command.ts';
+import { gradePaths } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { parseJsonText } from '../../harness/observation-read.ts';
 import { renderHtml } from '../../harness/report/html.ts';
@@ -38,6 +40,19 @@ describe('termlab grade: inputs', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${name}: not a regular file (${kind}): refused`);
     }
+  });
+
+  it('walks a folder with symbolic-link loops to its end, grading each real file once', async () => {
+    const dir = fresh('loops');
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    symlinkSync(join(dir, 'a'), join(dir, 'a', 'b', 'loop'));
+    symlinkSync(dir, join(dir, 'a', 'up'));
+    copyFileSync(join(repoRoot, 'reports', 'examples', 'cut-17-immediate.observation.json'), join(dir, 'a', 'b', 'one.observation.json'));
+    // A walk that followed the links would never end: that both walks end, with one file graded, is the proof.
+    const graded = await gradePaths([dir]);
+    expect(graded.results).toHaveLength(1);
+    const { book } = await gradeClass([dir], null);
+    expect(book.rows.map((r) => r.scenariosGraded)).toEqual([1]);
   });
 
   it('refuses invalid UTF-8 instead of replacing it', async () => {
