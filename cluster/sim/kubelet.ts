@@ -54,7 +54,7 @@ export class Kubelet {
     });
   }
 
-  /** HandlePodAdditions: a pod whose image the node lacks stops at ErrImagePull; any other gets its pod worker. */
+  /** HandlePodAdditions: a pod whose image the node lacks stops at ErrImagePull; every other gets its pod worker. */
   private admit(pod: KubeObject): void {
     const missing = this.runtime.missingImages(pod);
     if (missing.size) return this.status.imagePullFailed(refOf(pod), missing);
@@ -124,7 +124,7 @@ export class Kubelet {
     record.exitedAt = exitedAt;
     record.exitCode = exitCode;
     container.exitCode = exitCode;
-    // During killPod the exit is read from the runtime when it returns (SyncTerminatingPod); any other
+    // During killPod the exit is read from the runtime when it returns (SyncTerminatingPod); every other
     // exit reaches the pod worker as the PLEG's ContainerDied event at the end of the next relist.
     if (reached(worker, 'killing')) return;
     void this.pleg.newerThan(exitedAt, worker.uid).then(() => {
