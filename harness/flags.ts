@@ -9,15 +9,15 @@ export function flagsOf(usage: string): string[] {
   return [...new Set(usage.match(FLAG) ?? [])];
 }
 
-/** The message for a parseArgs error (its `code` starts ERR_PARSE_ARGS), or null for any other error. */
-export function flagErrorMessage(error: unknown, usage: string): string | null {
+/** The message for a parseArgs error (its `code` starts ERR_PARSE_ARGS), or null for any other error; `flags`: the command's, `--name`. */
+export function flagErrorMessage(error: unknown, flags: string[]): string | null {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (!(error instanceof TypeError) || !code?.startsWith('ERR_PARSE_ARGS')) return null;
   // Node quotes the flag in its text; take it from there, never echo the rest (its quoting is unbalanced).
   const named = error.message.match(/'(-{1,2}[^' ]+)/)?.[1] ?? '';
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-      const near = named.startsWith('--') ? nearest(named, flagsOf(usage)) : null;
+      const near = named.startsWith('--') ? nearest(named, flags) : null;
       return `unknown flag ${named}${near ? `; did you mean ${near}?` : ''}`;
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':

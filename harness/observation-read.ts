@@ -4,7 +4,9 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
-import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, oneLine, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
+import { issuePath } from './files.ts';
+import { oneLine } from './report/terminal.ts';
+import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
 import { isRolloutObservation, ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema, type RolloutObservation } from './observation-rollout.ts';
 
@@ -41,7 +43,7 @@ export function parseObservationFile(data: unknown, source: string): ParsedObser
 function schemaProblem(error: z.ZodError, source: string): TermlabError {
   const first = error.issues[0]!;
   const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
-  const problem = invalid(source, first.path.map(String).join('.'), `${first.message}${more}`);
+  const problem = invalid(source, issuePath(first, ''), `${first.message}${more}`);
   problem.context.issues = error.issues.length;
   return problem;
 }

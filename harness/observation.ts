@@ -4,8 +4,6 @@ import { z } from 'zod';
 import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
-// Lives in files.ts; still exported here for callers that import it from the observation module.
-export { writeFileAtomic };
 
 export const OBSERVATION_SCHEMA_VERSION = 3;
 /** Older versions this termlab still reads (and grades with a note). */
@@ -225,18 +223,6 @@ export type TransportEvent = z.infer<typeof TransportEventSchema>;
 
 /** Version 2 files: the same shape, without the transport's life (read as version 3 with none recorded). */
 export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2) });
-
-/** Text from a file is shown on one line, control characters escaped, never more than a line's worth. */
-export function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
-
-/** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
-export function formatIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-  return oneLine(`${path}: ${issue.message}`);
-}
 
 export async function writeObservation(path: string, observation: Observation): Promise<void> {
   // Validate on the way out too: a file we write must be a file we can read back.

@@ -1,5 +1,6 @@
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import type { Command } from './command.ts';
+import type { CommandModule } from './command.ts';
 import { ObservationSchema } from './observation.ts';
 import { RolloutObservationSchema } from './observation-rollout.ts';
 
@@ -8,11 +9,10 @@ export function observationJsonSchema(): string {
   return JSON.stringify(z.toJSONSchema(z.union([ObservationSchema, RolloutObservationSchema]), { target: 'draft-2020-12', io: 'input' }), null, 2) + '\n';
 }
 
-export const schemaCommand: Command = {
-  name: 'schema',
-  summary: 'print the JSON Schema of the observation file',
-  usage: 'termlab schema > docs/observation.schema.json',
-  async run(_argv, io) {
+// The command as the CLI shows it is commands/schema.ts: it takes no flags.
+export const schemaCommand: CommandModule = {
+  async run(argv, io) {
+    parseArgs({ args: argv, strict: true, options: {} });
     io.out(observationJsonSchema());
     return 0;
   },

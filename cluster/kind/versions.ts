@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { formatIssue } from '../../harness/files.ts';
 import { imageReference, LAB_IMAGE } from '../../server/image.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -76,8 +77,7 @@ const kindConfigSchema = z.object({
 export function kindNodeImage(file = `${REPO}${KIND_CONFIG}`): string {
   const parsed = kindConfigSchema.safeParse(parse(readFileSync(file, 'utf8')));
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`${file}: ${formatIssue(parsed.error.issues[0]!, '(root)')}`);
   }
   return parsed.data.nodes[0]!.image;
 }

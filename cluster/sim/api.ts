@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3, OPENAPI_V3_ROOT } from './discovery.ts';
+import { formatIssue } from '../../harness/files.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
 import { routeObjects } from './objects-api.ts';
@@ -97,7 +98,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     if (method === 'POST' && path === '/termlab-sim/faults') {
       const parsed = FaultRequestSchema.safeParse(await readBody(req));
-      if (!parsed.success) throw badRequest(`fault: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+      if (!parsed.success) throw badRequest(`fault: ${formatIssue(parsed.error.issues[0]!, '(body)')}`);
       return sendJson(res, 200, { applied: parts.applyFault(parsed.data, req.socket) });
     }
 

@@ -1,7 +1,8 @@
 // `termlab sim`: the simulated cluster in the foreground until Ctrl-C.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../../harness/command.ts';
+import { type CommandModule, parseOptions } from '../../harness/command.ts';
+import { simFlags } from '../../harness/commands/sim.ts';
 import { TermlabError, unwritable } from '../../harness/errors.ts';
 import { startSimCluster, writeKubeconfigFile } from './index.ts';
 
@@ -24,12 +25,10 @@ export function kubectlHints(kubeconfig: string): string {
   ].join('\n');
 }
 
-export const simCommand: Command = {
-  name: 'sim',
-  summary: 'run the simulated cluster in the foreground (Ctrl-C stops it and every process it started)',
-  usage: 'termlab sim [--port N] [--kubeconfig-out FILE] [--proxy-sync-delay-ms N] [--kube-version 1.35|1.36|1.37 (1.34 kept)]',
+// The command as the CLI shows it (its flags and their help) is harness/commands/sim.ts.
+export const simCommand: CommandModule = {
   async run(argv, io) {
-    const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' }, 'proxy-sync-delay-ms': { type: 'string' }, 'kube-version': { type: 'string' } } });
+    const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(simFlags) });
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, { flag: '--port' });
     const delay = values['proxy-sync-delay-ms'];

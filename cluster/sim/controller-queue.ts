@@ -71,9 +71,12 @@ export function splitKey(key: string): [string, string] {
   return [key.slice(0, at), key.slice(at + 1)];
 }
 
-/** Calls `handler` with every change of `resource`; returns the unsubscribe. */
-export function inform(store: Store, resource: Resource, handler: (event: StoredEvent) => void): () => void {
-  const watcher = { resource, namespace: null, matches: () => true, send: handler };
+/**
+ * Calls `handler` with every change of `resource`; returns the unsubscribe. `delayable: false` (the
+ * scheduler, the kubelet): the delay-events fault stands for a slow watch to clients, not for them.
+ */
+export function inform(store: Store, resource: Resource, handler: (event: StoredEvent) => void, options: { delayable?: boolean } = {}): () => void {
+  const watcher = { resource, namespace: null, matches: () => true, send: handler, undelayed: options.delayable === false };
   store.watchers.add(watcher);
   return () => store.watchers.delete(watcher);
 }

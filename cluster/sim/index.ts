@@ -9,7 +9,10 @@ import { writeFileAtomic } from '../../harness/files.ts';
 import { createApiServer } from './api.ts';
 import { createTokenGate, newToken } from './auth.ts';
 import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
-import { Kubelet, NODE_NAME } from './kubelet.ts';
+import { Kubelet } from './kubelet.ts';
+import { KubeletServer } from './kubelet-server.ts';
+import { NODE_NAME, NodePorts } from './ports.ts';
+import { Scheduler } from './scheduler.ts';
 import { REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { DeploymentController } from './deployment-controller.ts';
 import { EndpointSliceController } from './endpointslice-controller.ts';
@@ -102,9 +105,12 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const images = options.images ?? defaultImages(await labServerBundle());
   const { minor, behaviour } = simMinor(options.kubeVersion);
   const version = versionInfo(minor, behaviour);
-  const kubelet = new Kubelet(store, images, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour);
-  const registry = new PodRegistry(store, kubelet, faults);
-  const proxy = new ServiceProxy(store, (uid, port) => kubelet.portTarget(uid, port), options.proxy);
+  const ports = new NodePorts();
+  const scheduler = new Scheduler(store, images, ports);
+  const kubelet = new Kubelet(store, images, ports, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour);
+  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid));
+  const registry = new PodRegistry(store, faults);
+  const proxy = new ServiceProxy(store, (uid, port) => kubeletServer.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));
   const controllers = [
     new ReplicaSetController(store, registry), new DeploymentController(store, objects),
@@ -144,7 +150,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
 
   const token = newToken();
   const tls = await selfSignedCertificate();
-  const http = createApiServer({ store, registry, objects, proxy, kubelet, watches, truth, portForward, remoteCommand, version, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
+  const http = createApiServer({ store, registry, objects, proxy, kubelet: kubeletServer, watches, truth, portForward, remoteCommand, version, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -166,6 +172,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       stopped ??= (async () => {
         listenerFaults?.clear();
         for (const c of controllers) c.stop();
+        scheduler.stop();
         stopRecording();
         await proxy.stop();
         watches.closeAll();

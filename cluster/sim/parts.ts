@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { createTokenGate } from './auth.ts';
 import type { FaultRequest } from './faults.ts';
-import type { Kubelet } from './kubelet.ts';
+import type { KubeletServer } from './kubelet-server.ts';
 import type { ObjectRegistry } from './objects.ts';
 import type { PodRegistry } from './pods.ts';
 import type { createPortForwardServer } from './portforward.ts';
@@ -19,7 +19,8 @@ export interface SimParts {
   /** Deployments, ReplicaSets, Services (EndpointSlices are the controller's). */
   objects: ObjectRegistry;
   proxy: ServiceProxy;
-  kubelet: Kubelet;
+  /** The kubelet as the API server reaches it: logs, exec, port-forward. */
+  kubelet: KubeletServer;
   watches: WatchServer;
   truth: GroundTruth;
   portForward: ReturnType<typeof createPortForwardServer>;

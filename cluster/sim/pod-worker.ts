@@ -6,8 +6,41 @@
 // for its relist and runs, so a DELETE that finds one waits for two relists (the real node's log
 // at --v=4 shows exactly this). From 1.36 SyncPod may hand back a postSync, run after lastSyncTime is
 // set (1.37.2 pod_workers.go:1322-1325): the kubelet's on-demand relist of the pod.
+import type { RuntimePod } from './kuberuntime.ts';
 import type { Pleg } from './pleg.ts';
+import type { ReadinessProber } from './prober.ts';
+import type { PodSpec } from './pod-types.ts';
+import type { KubeObject } from './store.ts';
 import { wallNow } from './time.ts';
+
+/**
+ * podSyncStatus, as one stage that only moves on (pod_workers.go keeps it as flags and times).
+ * created: the first sync made the sandbox and containers; startSeen: the PLEG saw them start; running: that
+ * status is written; killing: killPod began, so exits are read from its return; finished: every exit is
+ * written; terminated: the final delete is issued.
+ */
+const STAGES = ['admitted', 'created', 'startSeen', 'running', 'killing', 'finished', 'terminated'] as const;
+export type PodStage = (typeof STAGES)[number];
+
+/** One pod on this node: its runtime side, its sync loop and what the kubelet keeps for it. */
+export interface PodWorker extends RuntimePod {
+  stage: PodStage;
+  loop: PodWorkerLoop;
+  probers: ReadinessProber[];
+  /** status.startTime plus activeDeadlineSeconds, wall ms. */
+  deadlineAt?: number;
+  /** An eviction (the active deadline) decided the pod's terminal reason; the phase waits for the containers to stop. */
+  evicted?: { reason: string; message: string };
+}
+
+export const reached = (worker: PodWorker, stage: PodStage) => STAGES.indexOf(worker.stage) >= STAGES.indexOf(stage);
+export const advance = (worker: PodWorker, stage: PodStage) => { if (!reached(worker, stage)) worker.stage = stage; };
+
+/** calculateEffectiveGracePeriod: the deletion's grace, else the spec's; never below 1 s. */
+export function calculateEffectiveGracePeriod(pod: KubeObject): number {
+  const grace = pod.metadata.deletionGracePeriodSeconds ?? (pod.spec as PodSpec).terminationGracePeriodSeconds ?? 30;
+  return Math.max(1, grace);
+}
 
 /** SyncPod, SyncTerminatingPod, SyncTerminatedPod. */
 export type WorkType = 'sync' | 'terminating' | 'terminated';

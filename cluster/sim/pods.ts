@@ -2,7 +2,6 @@
 // CheckGracefulDelete), and patches that may touch only what a user may change.
 import { randomUUID } from 'node:crypto';
 import type { Faults } from './faults.ts';
-import type { Kubelet } from './kubelet.ts';
 import { generateName } from './names.ts';
 import { applyPatch } from './patch.ts';
 import { ApiError, badRequest, conflict, invalid, notFound } from './status.ts';
@@ -18,12 +17,10 @@ export interface DeleteOptions {
 
 export class PodRegistry {
   private readonly store: Store;
-  private readonly kubelet: Kubelet;
   private readonly faults: Faults;
 
-  constructor(store: Store, kubelet: Kubelet, faults: Faults) {
+  constructor(store: Store, faults: Faults) {
     this.store = store;
-    this.kubelet = kubelet;
     this.faults = faults;
   }
 
@@ -51,10 +48,8 @@ export class PodRegistry {
     };
     delete pod.metadata.deletionTimestamp;
     delete pod.metadata.deletionGracePeriodSeconds;
-    const created = this.store.create('pods', pod);
-    // The POST answers with the Pending pod; scheduling and the kubelet follow as watch events.
-    setImmediate(() => this.kubelet.podAdded(created));
-    return created;
+    // The POST answers with the Pending pod; the scheduler and the kubelet follow from their informers.
+    return this.store.create('pods', pod);
   }
 
   delete(namespace: string, name: string, options: DeleteOptions): KubeObject {
@@ -80,13 +75,9 @@ export class PodRegistry {
     pod.metadata.deletionGracePeriodSeconds = grace;
     if (grace === 0 && !pod.metadata.finalizers?.length) {
       // Immediate deletion: the object goes now; the kubelet still stops whatever runs.
-      const removed = this.store.remove('pods', pod);
-      this.kubelet.podDeleting(pod);
-      return removed;
+      return this.store.remove('pods', pod);
     }
-    const updated = this.store.update('pods', pod);
-    this.kubelet.podDeleting(updated);
-    return updated;
+    return this.store.update('pods', pod);
   }
 
   patch(namespace: string, name: string, contentType: string, body: unknown): KubeObject {
@@ -100,8 +91,7 @@ export class PodRegistry {
     next.metadata.ownerReferences = patched.metadata?.ownerReferences ?? undefined;
     if (patched.spec?.activeDeadlineSeconds !== pod.spec.activeDeadlineSeconds) next.spec.activeDeadlineSeconds = patched.spec?.activeDeadlineSeconds;
     const expected = patched.metadata?.resourceVersion !== pod.metadata.resourceVersion ? patched.metadata?.resourceVersion : undefined;
-    const updated = this.store.update('pods', next, expected);
-    if (updated.metadata.deletionTimestamp && !updated.metadata.finalizers?.length) this.kubelet.finishDeletion(updated);
-    return this.store.get('pods', namespace, name) ?? updated;
+    // A deleting pod's last finalizer gone: the kubelet, once done with it, deletes it (its informer).
+    return this.store.update('pods', next, expected);
   }
 }

@@ -4,6 +4,7 @@
 import { createServer } from 'node:net';
 
 export const NODE_IP = '127.0.0.1';
+export const NODE_NAME = 'termlab-sim-node';
 
 /** A port free on NODE_IP right now: the kernel picks it; the listener closes before the container binds it. */
 export function freeHostPort(): Promise<number> {
@@ -16,4 +17,21 @@ export function freeHostPort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** The node's published ports (as the CNI portmap plugin's table): pod UID -> container port -> host port. */
+export class NodePorts {
+  private readonly byPod = new Map<string, Map<number, number>>();
+
+  publish(uid: string, ports: Map<number, number>): void {
+    this.byPod.set(uid, ports);
+  }
+
+  of(uid: string): Map<number, number> {
+    return this.byPod.get(uid) ?? new Map();
+  }
+
+  forget(uid: string): void {
+    this.byPod.delete(uid);
+  }
 }

@@ -5,6 +5,8 @@
 // triggers a manual run at once ("Triggered Probe by manual run"). A result that changes is handed
 // to the sync loop ("SyncLoop (probe)"), which syncs the pod.
 import { request } from 'node:http';
+import type { ContainerSpec } from './pod-types.ts';
+import { resolvePort } from './runtime.ts';
 
 export interface ProbeTarget {
   /** Where the probed port is reached (the kubelet's portTarget); none means the probe fails. */
@@ -80,4 +82,13 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     },
     stop() { stopped = true; clearInterval(ticker); },
   };
+}
+
+/** prober_manager.go AddPod: a readiness worker for each container with an httpGet probe. */
+export function addPodProbers(containers: ContainerSpec[], at: (containerPort: number) => ProbeTarget['target'],
+  onChange: (container: string, ready: boolean) => void, onFailure: (container: string, output: string) => void): ReadinessProber[] {
+  return containers.flatMap((c) => c.readinessProbe?.httpGet ? [startReadinessProber({
+    target: at(resolvePort(c.readinessProbe.httpGet.port, c.ports ?? [])), probe: c.readinessProbe,
+    onChange: (ready) => onChange(c.name, ready), onFailure: (output) => onFailure(c.name, output),
+  })] : []);
 }

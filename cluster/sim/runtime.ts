@@ -153,3 +153,18 @@ export type ContainerPort = { name?: string; containerPort: number };
 export function resolvePort(port: number | string, ports: ContainerPort[]): number {
   return typeof port === 'number' ? port : ports.find((p) => p.name === port)?.containerPort ?? Number(port);
 }
+
+/** The container port the program serves: its port variable as the pod or the image sets it. */
+export function listenPort(spec: { image: string; env?: { name: string; value?: string }[] }, images: ImageMap): number | undefined {
+  const image = imageFor(images, spec.image);
+  if (!image?.portEnv) return undefined;
+  const fromPod = spec.env?.find((e) => e.name === image.portEnv && e.value !== undefined)?.value;
+  const port = Number(fromPod ?? image.env[image.portEnv]);
+  return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
+}
+
+/** The image's local programs, if the sim knows the image (own keys only: the name came from a pod spec). */
+export function imageFor(images: ImageMap, image: string): ImageEntry | undefined {
+  const repository = imageRepository(image);
+  return Object.hasOwn(images, repository) ? images[repository] : undefined;
+}

@@ -40,6 +40,8 @@ export interface Watcher {
   namespace: string | null;
   matches(object: KubeObject): boolean;
   send(event: StoredEvent): void;
+  /** Not held back by eventDelayMs (the delay-events fault). */
+  undelayed?: boolean;
 }
 
 const HISTORY_LIMIT = 10_000;
@@ -120,7 +122,7 @@ export class Store {
       if (watcher.resource !== event.resource) continue;
       if (watcher.namespace !== null && event.object.metadata.namespace !== watcher.namespace) continue;
       if (!watcher.matches(event.object)) continue;
-      if (this.eventDelayMs > 0) setTimeout(() => watcher.send(event), this.eventDelayMs);
+      if (this.eventDelayMs > 0 && !watcher.undelayed) setTimeout(() => watcher.send(event), this.eventDelayMs);
       else watcher.send(event);
     }
   }

@@ -6,7 +6,7 @@ import { EXIT, TermlabError } from '../errors.ts';
 import type { PredictionsFile } from '../grade/predictions.ts';
 import { resultCards } from '../report/html.ts';
 import { writeReport } from '../report/write.ts';
-import { terminalText } from './escape.ts';
+import { escapeTerminal as terminalText } from '../report/terminal.ts';
 import { finishGradebook, gradebookCsv, needsReview, partialRow, unusedPointIds, type Gradebook, type PartialRow } from './gradebook.ts';
 import { readLab, type Lab } from './lab.ts';
 import { renderClassHtml, renderClassMarkdown } from './report.ts';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
-import { formatIssue } from '../observation.ts';
+import { formatIssue } from '../files.ts';
 import { isLabelValue } from '../safety/labels.ts';
 
 export const DEFAULT_LAB = fileURLToPath(new URL('../../manifests/lab.yaml', import.meta.url));

@@ -2,21 +2,15 @@
 // and writes the kubeconfig to hand them. `termlab class` holds the class-on-a-cluster commands.
 import { open, rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { Command, CommandIO } from '../command.ts';
+import { type CommandIO, type CommandModule, parseOptions } from '../command.ts';
+import { classFlags } from '../commands/class.ts';
 import { EXIT, TermlabError, unwritable } from '../errors.ts';
 import { connect } from '../kube/index.ts';
 import { addStudent, checkStudentName, DEFAULT_TOKEN_HOURS, MAX_TOKEN_HOURS } from './student.ts';
 import { clusterOf, renderStudentKubeconfig } from './student-kubeconfig.ts';
 
-const STUDENT_USAGE = `termlab class student NAME --namespace NS -o FILE [--context NAME | --kubeconfig FILE] [--hours N] [--force]
-             (instructor: namespace NS-NAME with 1/seats of the class quota, ServiceAccount NS/NAME, and a kubeconfig
-             whose token expires after --hours N: default ${DEFAULT_TOKEN_HOURS}, at most ${MAX_TOKEN_HOURS}; exit 2 bad input, 3 no cluster or class)`;
-
-
-export const classCommand: Command = {
-  name: 'class',
-  summary: 'a class on one cluster: make a student identity and its kubeconfig (instructor)',
-  usage: STUDENT_USAGE,
+// The command as the CLI shows it is commands/class.ts.
+export const classCommand: CommandModule = {
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub !== 'student') throw new TermlabError('USAGE', sub === undefined ? 'a subcommand is needed: student' : `unknown subcommand ${JSON.stringify(sub)}: the one there is, is student`);
@@ -25,10 +19,7 @@ export const classCommand: Command = {
 };
 
 async function studentCommand(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: {
-    namespace: { type: 'string' }, out: { type: 'string', short: 'o' }, context: { type: 'string' }, kubeconfig: { type: 'string' },
-    hours: { type: 'string' }, force: { type: 'boolean' },
-  } });
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: parseOptions(classFlags) });
   if (positionals.length !== 1) throw new TermlabError('USAGE', positionals.length ? `one student NAME, got ${positionals.length}: ${positionals.join(' ')}` : 'the student NAME is needed: termlab class student NAME --namespace NS -o FILE');
   const name = positionals[0]!;
   if (!values.namespace) throw new TermlabError('USAGE', '--namespace NS is needed: the class\'s namespace from manifests/class.yaml, said explicitly');

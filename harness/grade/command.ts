@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Command } from '../command.ts';
+import { type CommandModule, parseOptions } from '../command.ts';
+import { gradeFlags } from '../commands/grade.ts';
 import { TermlabError } from '../errors.ts';
 import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
@@ -22,15 +23,12 @@ export function formatResult(r: GradeResult): string {
   return lines.join('\n') + '\n';
 }
 
-export const gradeCommand: Command = {
-  name: 'grade',
-  summary: 'grade saved observation files offline (no cluster needed)',
-  usage: 'termlab grade PATH... [--predictions FILE] [--json] [--md FILE] [--html FILE] [--junit FILE]\n       termlab grade SUBMISSIONS... --gradebook FILE.csv [--gradebook-json FILE] [--html FILE] [--md FILE] [--lab FILE] [--predictions FILE]',
+// The command as the CLI shows it is commands/grade.ts.
+export const gradeCommand: CommandModule = {
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { predictions: { type: 'string' }, json: { type: 'boolean' }, md: { type: 'string' }, html: { type: 'string' }, junit: { type: 'string' },
-        gradebook: { type: 'string' }, 'gradebook-json': { type: 'string' }, lab: { type: 'string' } },
+      options: parseOptions(gradeFlags),
     });
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;

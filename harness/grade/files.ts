@@ -3,7 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
-import { oneLine } from '../observation.ts';
+import { oneLine } from '../report/terminal.ts';
 import { type AnyParsedObservation, readAnyObservationFile } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';

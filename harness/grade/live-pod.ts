@@ -1,7 +1,8 @@
 // The live pod and the delete: what the scenario asked for against what the pod carried (grace,
 // hook), what the hook and server logged, and the grace the API gave the delete.
 import { parsePreStop } from '../../server/contract-schemas.ts';
-import { oneLine, type Observation } from '../observation.ts';
+import type { Observation } from '../observation.ts';
+import { oneLine } from '../report/terminal.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
 import { describeCitation, describeLine, labLines, stateSources, logComplete } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
-import { formatIssue, oneLine, type SealedPredictions, SealedPredictionsSchema } from '../observation.ts';
+import { formatIssue } from '../files.ts';
+import { type SealedPredictions, SealedPredictionsSchema } from '../observation.ts';
+import { oneLine } from '../report/terminal.ts';
 import { readRegularTextFile } from '../observation-read.ts';
 import type { Prediction } from './theory.ts';
 

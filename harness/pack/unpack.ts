@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { TermlabError } from '../errors.ts';
-import { formatIssue, MAX_OBSERVATION_BYTES } from '../observation.ts';
+import { formatIssue } from '../files.ts';
+import { MAX_OBSERVATION_BYTES } from '../observation.ts';
 import { readRegularFile } from '../observation-read.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, ManifestSchema, MEMBER_NAME, sha256, type Manifest } from './manifest.ts';
 

@@ -3,9 +3,10 @@
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import type { Command, CommandIO } from '../command.ts';
+import { type CommandIO, type CommandModule, parseOptions } from '../command.ts';
+import { predictFlags } from '../commands/predict.ts';
 import { EXIT, TermlabError } from '../errors.ts';
-import { writeFileAtomic } from '../observation.ts';
+import { writeFileAtomic } from '../files.ts';
 import { StudentSchema } from '../pack/manifest.ts';
 import { loadScenarios } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -60,16 +61,11 @@ async function ask(scenarios: Scenario[], student: string | undefined, io: Comma
   }
 }
 
-export function createPredictCommand(input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Command {
+/** The command as the CLI shows it is commands/predict.ts. */
+export function createPredictCommand(input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): CommandModule {
   return {
-    name: 'predict',
-    summary: 'write your predictions before the run: at a terminal, or --template to fill in',
-    usage: `termlab predict [--student NAME] [-o FILE] [--template] [--force] [--scenarios FILE] [--only a,b]`,
     async run(argv, io) {
-      const { values } = parseArgs({ args: argv, strict: true, options: {
-        student: { type: 'string' }, out: { type: 'string', short: 'o' }, template: { type: 'boolean' }, force: { type: 'boolean' },
-        scenarios: { type: 'string' }, only: { type: 'string' },
-      } });
+      const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(predictFlags) });
       const out = values.out ?? DEFAULT_PREDICTIONS_FILE;
       const student = values.student === undefined ? undefined : checkedStudent(values.student);
       if (!values.force && await access(out).then(() => true, () => false)) {

@@ -1,7 +1,8 @@
 // Writing the reports of a graded set, shared by `termlab grade` and `termlab run`.
 import { TermlabError } from '../errors.ts';
 import type { GradeRun } from '../grade/files.ts';
-import { oneLine, writeFileAtomic } from '../observation.ts';
+import { writeFileAtomic } from '../files.ts';
+import { oneLine } from './terminal.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';

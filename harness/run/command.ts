@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../command.ts';
+import type { CommandModule as Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { markSuperseded } from '../grade/attempts.ts';
@@ -13,7 +13,8 @@ import { readSealable, seal } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
-import { formatIssue, type Observation, writeFileAtomic, writeObservation } from '../observation.ts';
+import { formatIssue, writeFileAtomic } from '../files.ts';
+import { type Observation, writeObservation } from '../observation.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -41,7 +42,7 @@ export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
 /** What `--sim` may set on the simulated cluster it starts. */
 export interface SimStartOptions { proxySyncDelayMs?: number; kubeVersion?: string }
 
-const OPTIONS = {
+export const OPTIONS = {
   sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },

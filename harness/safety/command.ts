@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Command } from '../command.ts';
+import { type CommandModule, parseOptions, pickFlags } from '../command.ts';
+import { REAP_OWN_FLAGS, reapFlags } from '../commands/reap.ts';
 import { EXIT, TermlabError } from '../errors.ts';
 import { connect } from '../kube/index.ts';
 import { ownershipOf, whoAmI } from './identity.ts';
@@ -7,15 +8,11 @@ import { defaultOwnerId, isLabelValue } from './labels.ts';
 import { formatReap, reap } from './reap.ts';
 import { reapAllCommand } from './reap-all-command.ts';
 
-export const reapCommand: Command = {
-  name: 'reap',
-  summary: "delete this owner's leftover lab pods of runs that are no longer alive",
-  usage: 'termlab reap [--context NAME | --kubeconfig FILE] [--namespace NS] [--owner ID] [--dry-run]\n             termlab reap --all-owners (--namespace NS | --class NAME) (--env NAME | --lab FILE) [--dry-run]   (instructor: every expired pod of the class)',
+// The command as the CLI shows it is commands/reap.ts.
+export const reapCommand: CommandModule = {
   async run(argv, io) {
     if (argv.includes('--all-owners')) return reapAllCommand(argv, io);
-    const { values } = parseArgs({ args: argv, strict: true, options: {
-      context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' }, owner: { type: 'string' }, 'dry-run': { type: 'boolean' },
-    } });
+    const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(pickFlags(reapFlags, REAP_OWN_FLAGS)) });
     const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
     const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
     if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value`);

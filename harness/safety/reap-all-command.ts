@@ -1,6 +1,7 @@
 // `termlab reap --all-owners`: the instructor's (or the CronJob's) reaper for a whole class.
 import { parseArgs } from 'node:util';
-import type { CommandIO } from '../command.ts';
+import { type CommandIO, parseOptions, pickFlags } from '../command.ts';
+import { REAP_ALL_FLAGS, reapFlags } from '../commands/reap.ts';
 import { EXIT, TermlabError } from '../errors.ts';
 import { connect } from '../kube/index.ts';
 import { environmentOf } from './environment.ts';
@@ -8,10 +9,7 @@ import { formatReapAll, reapAllOwners } from './reap-all.ts';
 import { formatReapClass, reapClass } from './reap-class.ts';
 
 export async function reapAllCommand(argv: string[], io: CommandIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: {
-    'all-owners': { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
-    env: { type: 'string' }, lab: { type: 'string' }, 'dry-run': { type: 'boolean' }, class: { type: 'string' },
-  } });
+  const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(pickFlags(reapFlags, REAP_ALL_FLAGS)) });
   // A class-wide delete is never aimed by a default: the namespace (or class) and the environment are said.
   if (values.class && values.namespace) throw new TermlabError('USAGE', '--class and --namespace: one or the other (--class takes every namespace labelled termlab.io/class=NAME)');
   if (!values.namespace && !values.class) throw new TermlabError('USAGE', '--all-owners needs --namespace NS or --class NAME: the class\'s namespace(s), said explicitly');

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Command } from '../command.ts';
+import { type CommandModule, parseOptions } from '../command.ts';
+import { scenariosFlags } from '../commands/scenarios.ts';
 import { predict } from '../grade/theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { loadScenarioSet } from './load.ts';
@@ -8,12 +9,10 @@ import { describeSetup } from './setup.ts';
 
 // The model's answer (and the descriptions, which state it) stay hidden until --reveal, so a
 // student's prediction is reasoned rather than copied.
-export const scenariosCommand: Command = {
-  name: 'scenarios',
-  summary: "list the scenarios' setups (the kubelet model's answer only with --reveal)",
-  usage: 'termlab scenarios [--scenarios FILE] [--only a,b] [--reveal] [--json]',
+// The command as the CLI shows it is commands/scenarios.ts.
+export const scenariosCommand: CommandModule = {
   async run(argv, io) {
-    const { values } = parseArgs({ args: argv, strict: true, options: { scenarios: { type: 'string' }, only: { type: 'string' }, json: { type: 'boolean' }, reveal: { type: 'boolean' } } });
+    const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(scenariosFlags) });
     const set = await loadScenarioSet(values.scenarios, values.only?.split(',').map((s) => s.trim()).filter(Boolean));
     if (set.kind === 'rollout') {
       // A rollout's answer comes from the old pods' live lifecycle, known only once they run: nothing to hide.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, terminalText } from '../../harness/class/escape.ts';
+import { csvCell } from '../../harness/class/escape.ts';
+import { escapeTerminal as terminalText } from '../../harness/report/terminal.ts';
 
 describe('escaping what students wrote', () => {
   it.each([

@@ -86,7 +86,7 @@ describe('termlab grade: inputs', () => {
     writeFileSync(join(dir, 'ctl.observation.json'), JSON.stringify(o));
     const r = await runCli(['grade', dir], offline);
     expect(r.stdout).not.toMatch(/[\u001b\u0007\r]/);
-    expect(r.stdout).toContain('evil\\u001b]8;;http://x\\u0007link');
+    expect(r.stdout).toContain('evil\\u{1b}]8;;http://x\\u{7}link');
   });
 });
 

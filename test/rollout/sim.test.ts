@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { gradeFile } from '../../harness/grade/files.ts';
 import { connect } from '../../harness/kube/index.ts';
-import { writeFileAtomic } from '../../harness/observation.ts';
+import { writeFileAtomic } from '../../harness/files.ts';
 import { RolloutObservationSchema, type RolloutObservation } from '../../harness/observation-rollout.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { rolloutNameFor, runRollout } from '../../harness/run/rollout.ts';

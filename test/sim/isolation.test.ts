@@ -2,8 +2,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { openPortForward } from '../../harness/run/portforward.ts';
-import { isReady, labPod, terminatedState, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
+import { isReady, labPod, terminatedState, startSimClient, watchPod, type SimClient, forwardTo } from '../support/sim.ts';
 
 const clusters: SimClient[] = [];
 beforeAll(async () => { clusters.push(await startSimClient(), await startSimClient()); });
@@ -29,7 +28,7 @@ describe('simulated clusters side by side', () => {
     expect(pods[0]!.uid).not.toBe(pods[1]!.uid);
     for (const [i, c] of clusters.entries()) {
       const own = pods[i]!.uid;
-      const forward = await openPortForward(c.kc, 'default', 'same-name', 8080);
+      const forward = await forwardTo(c.kc, 'default', 'same-name', 8080);
       expect(await podUidAt(`http://127.0.0.1:${forward.localPort}`)).toBe(own);
       await forward.close();
       const live = await c.core.readNamespacedPod({ name: 'same-name', namespace: 'default' });

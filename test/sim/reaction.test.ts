@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as k8s from '@kubernetes/client-node';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { request } from 'undici';
-import { openPortForward } from '../../harness/run/portforward.ts';
 import { readLines } from '../support/labServer.ts';
-import { isReady, labPod, terminatedState, watchPod } from '../support/sim.ts';
+import { isReady, labPod, terminatedState, watchPod, forwardTo } from '../support/sim.ts';
 
 const RELIST_PERIOD_MS = 400;
 const SLOW_RELIST_PERIOD_MS = 3000;
@@ -62,7 +61,7 @@ describe('kubelet reaction time', () => {
     const created = await core.createNamespacedPod({ namespace: 'default', body: labPod('drains', { grace: 20 }) });
     const watch = await watchPod(kc, 'default', 'drains', created.metadata!.resourceVersion);
     await watch.waitFor(isReady, 'ready');
-    const forward = await openPortForward(kc, 'default', 'drains', 8080);
+    const forward = await forwardTo(kc, 'default', 'drains', 8080);
     const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=4000`);
     const body = readLines(res.body);
     await core.deleteNamespacedPod({ name: 'drains', namespace: 'default' });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { openPortForward } from '../../harness/run/portforward.ts';
 import { readLines } from '../support/labServer.ts';
-import { isReady, labPod, startSimClient, terminatedState, watchPod, type SimClient } from '../support/sim.ts';
+import { isReady, labPod, startSimClient, terminatedState, watchPod, type SimClient, forwardTo } from '../support/sim.ts';
 
 let c: SimClient;
 beforeAll(async () => { c = await startSimClient(); });
@@ -66,7 +65,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
   it('cuts an in-flight port-forwarded request when a hook outlasts the grace: TERM at grace, SIGKILL 2 s later, 137', async () => {
     const name = 'hook-outlasts-grace';
     const { watch, uid } = await readyPod(name, { lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', '10000'] } } }, grace: 2, finalizers: ['termlab.io/hold'] });
-    const forward = await openPortForward(c.kc, 'default', name, 8080);
+    const forward = await forwardTo(c.kc, 'default', name, 8080);
     const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=30000&id=long`);
     expect(res.headers['x-pod-uid']).toBe(uid);
     let accepted = false;
@@ -97,7 +96,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
   it('lets a port-forwarded request complete within the grace and exits 0', async () => {
     const name = 'completes';
     const { watch } = await readyPod(name, { grace: 10 });
-    const forward = await openPortForward(c.kc, 'default', name, 8080);
+    const forward = await forwardTo(c.kc, 'default', name, 8080);
     const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=1500`);
     const body = readLines(res.body);
     await c.core.deleteNamespacedPod({ name, namespace: 'default' });

@@ -1,6 +1,7 @@
 // Helpers for tests that drive the simulated cluster with @kubernetes/client-node only.
 import * as k8s from '@kubernetes/client-node';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
+import { ApiHealth, openPortForward, type PortForwardHandle } from '../../harness/kube/index.ts';
 
 export interface SimClient {
   sim: SimCluster;
@@ -13,6 +14,11 @@ export async function startSimClient(): Promise<SimClient> {
   const kc = new k8s.KubeConfig();
   kc.loadFromString(sim.kubeconfig);
   return { sim, kc, core: kc.makeApiClient(k8s.CoreV1Api) };
+}
+
+/** A port-forward to a pod through the harness's one door to a cluster (harness/kube), from a bare KubeConfig. */
+export function forwardTo(kc: k8s.KubeConfig, namespace: string, pod: string, port: number): Promise<PortForwardHandle> {
+  return openPortForward({ kc, health: new ApiHealth(), context: kc.getCurrentContext(), server: kc.getCurrentCluster()?.server ?? '' }, namespace, pod, port);
 }
 
 export function labPod(name: string, spec: Partial<k8s.V1Container> & { grace?: number; finalizers?: string[]; deadline?: number; mode?: string } = {}): k8s.V1Pod {

@@ -2,6 +2,7 @@
 // (the format server/load.ts writes): the one copy of what every request did.
 import type { z } from 'zod';
 import { LoadEndSchema, LoadRecordSchema, LoadStartSchema } from '../../../server/contract-schemas.ts';
+import { formatIssue } from '../../files.ts';
 import type { PodLog } from '../../observation-rollout.ts';
 import { parseLogLineJson } from '../sources.ts';
 
@@ -24,8 +25,7 @@ export function parseLoadLog(log: PodLog | null): LoadLog {
     if (!schema) return;
     const result = schema.safeParse(parsed);
     if (!result.success) {
-      const issue = result.error.issues[0]!;
-      out.malformed.push({ line, problem: `${issue.path.map(String).join('.') || '(line)'}: ${issue.message}` });
+      out.malformed.push({ line, problem: formatIssue(result.error.issues[0]!, '(line)') });
       return;
     }
     const data = { ...result.data, line } as never;

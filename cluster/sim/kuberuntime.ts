@@ -1,0 +1,136 @@
+// The kubelet's container runtime manager (pkg/kubelet/kuberuntime) for the sim's runtime: SyncPod's
+// sandbox and containers, startContainer with the environment kubelet_pods.go gives a container, and
+// KillPod. A container is a local process running the image's program; the runtime's own time (the
+// real node's containerd and CNI) is slept where it is spent.
+import { kubeletEvent } from './events.ts';
+import { killContainer } from './kill.ts';
+import { memoryBytes, OomKiller } from './memory.ts';
+import type { RuntimeTiming } from './pleg.ts';
+import type { ContainerSpec, PodRef, PodSpec } from './pod-types.ts';
+import { NODE_IP, NODE_NAME } from './ports.ts';
+import { ContainerProcess, type ImageEntry, type ImageMap, imageFor, listenPort, resolvePort } from './runtime.ts';
+import type { KubeObject, Store } from './store.ts';
+import { apiTime, sleepAtLeast } from './time.ts';
+import type { TruthRecord } from './truth.ts';
+import type { SimMinor } from './versions.ts';
+
+export interface ContainerRecord {
+  process: ContainerProcess;
+  image: ImageEntry;
+  env: Record<string, string>;
+  spec: ContainerSpec;
+  oomKilled: boolean;
+  /** Its state.running.startedAt. */
+  startedAt: string;
+  exitCode?: number;
+  /** The PLEG (or killPod's return) has seen the exit; the next status carries it. */
+  exitSeen: boolean;
+}
+
+/** The pod as the runtime runs it: where its ports are published and its containers once started. */
+export interface RuntimePod extends PodRef {
+  /** containerPort -> the host port on NODE_IP it is published at. */
+  hostPorts: ReadonlyMap<number, number>;
+  containers: Map<string, ContainerRecord>;
+}
+
+export interface KillOptions {
+  truth: TruthRecord;
+  ignoreSigterm: boolean;
+  /** The kubelet's portTarget for a container port of this pod. */
+  portTarget(containerPort: number): { host: string; port: number } | undefined;
+}
+
+export class RuntimeManager {
+  private readonly store: Store;
+  private readonly images: ImageMap;
+  private readonly timing: RuntimeTiming;
+  private readonly minor: SimMinor;
+  private readonly oomKiller = new OomKiller();
+
+  constructor(store: Store, images: ImageMap, timing: RuntimeTiming, minor: SimMinor) {
+    this.store = store;
+    this.images = images;
+    this.timing = timing;
+    this.minor = minor;
+  }
+
+  /** EnsureImageExists for each container: the containers whose image the node has no program for, each with its events. */
+  missingImages(pod: KubeObject): Set<string> {
+    const missing = new Set<string>();
+    for (const c of (pod.spec as PodSpec).containers) {
+      if (imageFor(this.images, c.image)) continue;
+      missing.add(c.name);
+      kubeletEvent(this.store, pod, 'Warning', 'Failed', `Failed to pull image "${c.image}": the simulated cluster has no program for this image (known: ${Object.keys(this.images).join(', ')})`, c.name);
+      kubeletEvent(this.store, pod, 'Warning', 'Failed', 'Error: ErrImagePull', c.name);
+    }
+    return missing;
+  }
+
+  /** SyncPod: RunPodSandbox, then each container in order: its image (present), CreateContainer and StartContainer. */
+  async startPod(pod: KubeObject, target: RuntimePod, started: (container: ContainerRecord) => void): Promise<void> {
+    if (((pod.spec as PodSpec).dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
+      // The sandbox's DNS: the sim has no cluster DNS, like the project's real node, and dns.go GetPodDNS says so.
+      kubeletEvent(this.store, pod, 'Warning', 'MissingClusterDNS', `pod: "${target.name}_${target.namespace}(${target.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
+    }
+    await sleepAtLeast(this.timing.runPodSandboxMs);
+    for (const spec of (pod.spec as PodSpec).containers) {
+      kubeletEvent(this.store, pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, spec.name);
+      await sleepAtLeast(this.timing.startContainerMs);
+      const container = this.startContainer(target, spec, imageFor(this.images, spec.image)!);
+      target.containers.set(spec.name, container);
+      started(container);
+      kubeletEvent(this.store, pod, 'Normal', 'Created', this.minor.createdMessage(spec.name), spec.name);
+      kubeletEvent(this.store, pod, 'Normal', 'Started', this.minor.startedMessage(spec.name), spec.name);
+    }
+  }
+
+  /** KillPod: killContainer (kill.ts) for every running container at once, then StopPodSandbox and the status read. */
+  async killPod(pod: KubeObject, target: RuntimePod, gracePeriod: number, options: KillOptions): Promise<void> {
+    await Promise.all([...target.containers].filter(([, c]) => !c.process.hasExited).map(([name, c]) => killContainer({
+      containerName: name, container: c.process, lifecycle: c.spec.lifecycle, env: c.env, image: c.image,
+      truth: options.truth, ignoreSigterm: options.ignoreSigterm,
+      portTarget: (port) => options.portTarget(resolvePort(port, c.spec.ports ?? [])),
+      recordEvent: (type, reason, message) => kubeletEvent(this.store, pod, type, reason, message, name),
+    }, gracePeriod)));
+    await sleepAtLeast(this.timing.killPodReturnMs);
+  }
+
+  stop(): void {
+    this.oomKiller.stop();
+  }
+
+  private startContainer(pod: RuntimePod, spec: ContainerSpec, image: ImageEntry): ContainerRecord {
+    const env = this.containerEnv(pod, spec, image);
+    const argv = spec.command?.length
+      ? [...(image.paths[spec.command[0]!] ?? [spec.command[0]!]), ...spec.command.slice(1), ...(spec.args ?? [])]
+      : [...image.entrypoint, ...(spec.args ?? [])];
+    const process = new ContainerProcess(argv, env);
+    const container: ContainerRecord = { process, image, env, spec, oomKilled: false, startedAt: apiTime(), exitSeen: false };
+    const limitBytes = memoryBytes(spec.resources?.limits?.memory);
+    const pid = process.pid;
+    if (limitBytes !== undefined && pid !== undefined) {
+      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; process.signal('SIGKILL'); } });
+      void process.exited.then(() => this.oomKiller.forget(pid));
+    }
+    return container;
+  }
+
+  /** makeEnvironmentVariables: the image's, then the spec's values and field references. */
+  private containerEnv(pod: RuntimePod, spec: ContainerSpec, image: ImageEntry): Record<string, string> {
+    const fields = new Map([
+      ['metadata.name', pod.name], ['metadata.namespace', pod.namespace], ['metadata.uid', pod.uid],
+      ['status.podIP', NODE_IP], ['status.hostIP', NODE_IP], ['spec.nodeName', NODE_NAME],
+    ]);
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', HOSTNAME: pod.name, ...image.env };
+    for (const e of spec.env ?? []) {
+      if (e.value !== undefined) env[e.name] = String(e.value);
+      else if (e.valueFrom?.fieldRef) env[e.name] = fields.get(e.valueFrom.fieldRef.fieldPath) ?? '';
+    }
+    // No network namespace: the program listens on the node's address at its published port.
+    env.HOST = NODE_IP;
+    const listening = listenPort(spec, this.images);
+    if (image.portEnv && listening !== undefined) env[image.portEnv] = String(pod.hostPorts.get(listening));
+    return env;
+  }
+}
