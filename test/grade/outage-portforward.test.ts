@@ -21,3 +21,18 @@ describe('the port-forward lost to an API server restart on the real node', () =
     expect(run.pairs[0]!.checks[0]!.status).toBe('inconclusive');
   });
 });
+
+// Recorded the same way (--case api-down-3s-before-kubelet): the API died just after short-grace's
+// request was accepted, before its delete; the delete went through only once the API was back, so the
+// request (cut by the lost forward) ended 7 s before the delete. Was "evidence invalid" ("recorded as
+// cut, but it ended before the delete was issued"): the server's `aborted` line says the harness lost it.
+describe('the port-forward lost to an API restart before the delete was issued (real node)', () => {
+  it('is inconclusive, placed before the delete, never evidence invalid', async () => {
+    const run = await gradePaths([join(import.meta.dirname, 'fixtures', 'outage-before-delete')]);
+    const [r] = run.results;
+    expect(r!.verdict, r!.explanation).toBe('inconclusive');
+    expect(r!.explanation).toMatch(/^the connection to the pod was lost at -\d+\.\d\d s, before the delete was issued \(log line \d+ \(aborted\)/);
+    expect(r!.checks.find((c) => c.id === 'evidence.request-record')?.status).toBe('inconclusive');
+    expect(r!.checks.filter((c) => c.status === 'fail')).toEqual([]);
+  });
+});
