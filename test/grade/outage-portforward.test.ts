@@ -36,3 +36,19 @@ describe('the port-forward lost to an API restart before the delete was issued (
     expect(r!.checks.filter((c) => c.status === 'fail')).toEqual([]);
   });
 });
+
+// Recorded with --case kubelet-paused-5s: the kubelet SIGSTOPped 2 s into terminating for 5 s. The
+// hook ended inside the pause; TERM came 3.1 s after it, so short-grace's work completed 50 ms before
+// the kill. The path held: this is the kubelet's doing, so the honest verdict is "differs", naming the
+// late step, not "check the grace and the hook" (and never inconclusive, which would hide a real kubelet fault).
+describe('a paused kubelet on the real node', () => {
+  it('differs from the model, and says the kubelet was late after the hook', async () => {
+    const run = await gradePaths([join(import.meta.dirname, 'fixtures', 'kubelet-paused')]);
+    const byName = new Map(run.results.map((r) => [r.scenario, r]));
+    expect(byName.get('restored-grace')!.verdict).toBe('matches-model');
+    const short = byName.get('short-grace')!;
+    expect(short.verdict).toBe('differs-from-model');
+    expect(short.lostPath ?? null).toBeNull();
+    expect(short.explanation).toMatch(/the kubelet sent TERM 3\.\ds after the hook ended \(log line \d+ \(hook-end\), log line \d+ \(signal\)\).*the kubelet was late/);
+  });
+});
