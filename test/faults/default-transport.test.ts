@@ -88,9 +88,9 @@ function expectHonest(tries: Map<string, Observation[]>): void {
 
 describe.concurrent('the lab pair on the default transport while the API server dies', () => {
   it.each([
-    ['3s', 3, 'before-kubelet'], ['3s', 3, 'during-hook'], ['3s', 3, 'after-term'],
-    ['20s', 20, 'before-kubelet'], ['20s', 20, 'during-hook'], ['20s', 20, 'after-term'],
-  ] as const)('down %s, %s: every try matches or is inconclusive with its cause; the last matches; no pod left', async (label, seconds, point) => {
+    ['3s', 'before-kubelet', 3], ['3s', 'during-hook', 3], ['3s', 'after-term', 3],
+    ['20s', 'before-kubelet', 20], ['20s', 'during-hook', 20], ['20s', 'after-term', 20],
+  ] as const)('down %s, %s: every try matches or is inconclusive with its cause; the last matches; no pod left', async (label, point, seconds) => {
     const { tries, left, struck } = await runPair(`run-fd-${label}-${point}`.slice(0, 40), { fault: 'refuse-connections', seconds }, point);
     expect(struck).toBe(true);
     expectHonest(tries);
