@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'OBSERVATION_INVALID'
   | 'SCENARIO_INVALID'
   | 'PREDICTIONS_INVALID'
+  /** A predictions file other than the one the run sealed, offered to `pack`; names both hashes. */
+  | 'PREDICTIONS_NOT_SEALED'
   | 'ARCHIVE_INVALID'
   | 'LAB_INVALID'
   | 'CLUSTER_UNREACHABLE'
@@ -44,6 +46,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   OBSERVATION_INVALID: EXIT.badInput,
   SCENARIO_INVALID: EXIT.badInput,
   PREDICTIONS_INVALID: EXIT.badInput,
+  PREDICTIONS_NOT_SEALED: EXIT.badInput,
   CLUSTER_UNREACHABLE: EXIT.clusterUnreachable,
   API_UNREACHABLE: EXIT.clusterUnreachable,
   API_REJECTED: EXIT.clusterUnreachable,

@@ -126,6 +126,19 @@ export const TimelineSchema = z.object({
   podDeleted: SeenPoint.nullable(),
 });
 
+/**
+ * The predictions a run was started with, sealed into the run record and every observation before
+ * its first pod was created: what the student predicted before seeing, never a file written after.
+ */
+export const SealedPredictionsSchema = z.object({
+  /** sha256 of `content`, lower-case hex. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex'),
+  sealedAt: isoTime,
+  /** The predictions file's text, byte for byte as the run read it. */
+  content: z.string().max(64 * 1024),
+});
+export type SealedPredictions = z.infer<typeof SealedPredictionsSchema>;
+
 export const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
@@ -151,6 +164,8 @@ export const ObservationSchema = z.object({
     transport: z.enum(['portforward', 'direct']),
     /** Which try of this scenario in this run (from 1): a try whose request the harness lost runs again on a fresh pod. */
     attempt: z.int().min(1).max(100).optional(),
+    /** Absent when the run was started without --predictions. */
+    predictions: SealedPredictionsSchema.optional(),
   }),
   scenario: ScenarioSchema,
   pod: z.object({

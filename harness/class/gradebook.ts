@@ -47,7 +47,7 @@ export const GradebookSchema = z.object({
 export type Gradebook = z.infer<typeof GradebookSchema>;
 
 /** A row before duplicates are known, and the pod UIDs that find them. */
-export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string>; identityConflict?: string }
+export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string>; identityConflict?: string; attention?: string[] }
 
 const RANK = { pass: 4, fail: 3, inconclusive: 2, invalid: 1, missing: 0 } as const;
 /** The review column names each problem; a submission with many shows the first few and a count. */
@@ -96,6 +96,7 @@ export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow 
       invalid: [...grade.invalid, ...grade.results.filter((r) => r.verdict === 'evidence-invalid' && !grade.invalid.some((l) => l.startsWith(`${r.source}:`))).map((r) => `${r.source}: ${r.explanation}`)],
     },
     identityConflict: grade.identity.conflict,
+    attention: grade.attention,
     podUids: new Set(grade.results.map((r) => r.podUid).filter((u): u is string => u !== null)),
     checkIds: new Set([...grade.results.flatMap((r) => r.checks.map((c) => c.id)), ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id))]),
   };
@@ -126,6 +127,7 @@ export function finishGradebook(partials: PartialRow[], lab: Lab | null, skipped
       ...(duplicateOf.length ? [`shares pod UIDs with ${duplicateOf.join(', ')}`] : []),
       ...(sameStudent.length ? [`another submission names the same student ${JSON.stringify(p.row.student)}: ${sameStudent.join(', ')}`] : []),
       ...(p.identityConflict ? [p.identityConflict] : []),
+      ...named(p.attention ?? [], 'attention'),
       ...named(p.row.invalid, 'evidence invalid'),
       ...named(p.row.problems, 'file problem'),
     ];

@@ -7,7 +7,7 @@ import { basename, join, sep } from 'node:path';
 import { isTermlabError } from '../errors.ts';
 import { gradePaths, type GradeRun } from '../grade/files.ts';
 import { gradePairs } from '../grade/pairs.ts';
-import { parsePredictions, type PredictionsFile } from '../grade/predictions.ts';
+import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { fail } from '../grade/types.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
@@ -34,27 +34,53 @@ export interface SubmissionGrade extends GradeRun {
   identity: Identity;
   /** Why evidence was distrusted, one line per graded file: counted as invalid, never as unreadable. */
   invalid: string[];
+  /** What the instructor should look at that is no verdict: predictions not sealed, tries run again, a run interrupted. */
+  attention: string[];
 }
 
 export interface Identity {
   source: 'predictions' | 'packed --student' | 'file name';
-  /** Set when the predictions' name and the name packed with --student differ. */
+  /** Set when the names a submission carries disagree (sealed predictions, --student, a predictions file the run did not seal). */
   conflict?: string;
 }
 
 /**
- * One identity rule: the predictions' student, else the name packed with `--student`, else the file
- * name. A disagreement between the first two is never silent.
+ * One identity rule: the student the run's sealed predictions name, else the name packed with
+ * `--student`, else the file name. Any disagreement among the names a submission carries is never silent.
  */
-export function identify(predicted: string | undefined, packed: string | null | undefined, fileName: string): { student: string; identity: Identity } {
-  const fromPredictions = predicted?.trim() || undefined;
+export function identify(sealed: string | null | undefined, packed: string | null | undefined, fileName: string, unsealed?: string | null): { student: string; identity: Identity } {
+  const fromSealed = sealed?.trim() || undefined;
   const fromPack = packed?.trim() || undefined;
-  const conflict = fromPredictions && fromPack && fromPredictions !== fromPack
-    ? `the predictions name ${JSON.stringify(fromPredictions)} but the archive was packed for ${JSON.stringify(fromPack)} (--student)`
-    : undefined;
-  if (fromPredictions) return { student: fromPredictions, identity: { source: 'predictions', conflict } };
-  if (fromPack) return { student: fromPack, identity: { source: 'packed --student' } };
-  return { student: fileName, identity: { source: 'file name' } };
+  const fromUnsealed = unsealed?.trim() || undefined;
+  const chosen = fromSealed ?? fromPack ?? fileName;
+  const conflicts = [
+    fromSealed && fromPack && fromSealed !== fromPack ? `the sealed predictions name ${JSON.stringify(fromSealed)} but the archive was packed for ${JSON.stringify(fromPack)} (--student)` : null,
+    fromUnsealed && fromUnsealed !== chosen ? `the predictions file names ${JSON.stringify(fromUnsealed)} but the run did not seal it, so the submission is ${JSON.stringify(chosen)} (${fromSealed ? 'the sealed predictions' : fromPack ? '--student' : 'its file name'})` : null,
+  ].filter((c): c is string => c !== null);
+  const conflict = conflicts.length ? conflicts.join('; ') : undefined;
+  if (fromSealed) return { student: fromSealed, identity: { source: 'predictions', conflict } };
+  if (fromPack) return { student: fromPack, identity: { source: 'packed --student', conflict } };
+  return { student: fileName, identity: { source: 'file name', conflict } };
+}
+
+/** Predictions the run did not seal, tries run again and runs interrupted: each a line for the instructor. */
+function attentionOf(results: GradeResult[], own: { text?: string; shownAs?: string }): string[] {
+  const lines: string[] = [];
+  const pod = results.filter((r) => r.prediction !== null);
+  const sealed = new Set(pod.map((r) => r.sealedPredictions?.sha256).filter((h): h is string => typeof h === 'string'));
+  const unsealed = pod.filter((r) => !r.sealedPredictions).length;
+  if (unsealed) lines.push(`predictions not sealed by the run: ${unsealed} of ${pod.length} scenario(s) were run without --predictions`);
+  if (own.text !== undefined && sealed.size === 1) {
+    const [hash] = [...sealed];
+    const offered = predictionsSha256(own.text);
+    if (offered !== hash) lines.push(`${own.shownAs} (sha256 ${offered}) is not the predictions file the run sealed (sha256 ${hash}): graded with the sealed ones`);
+  }
+  for (const r of results.filter((x) => x.supersededBy)) lines.push(`retried: ${r.scenario} try ${r.attempt ?? 1} ${r.lostPath ? `lost its request (${r.lostPath.slice(0, 160)})` : 'was run again'}; ${r.supersededBy} counts instead`);
+  for (const r of results) {
+    const stopped = r.checks.find((c) => c.id === 'evidence.run-complete' && /interrupted/i.test(c.reason));
+    if (stopped) lines.push(`interrupted: ${r.scenario}: ${stopped.reason}`);
+  }
+  return lines;
 }
 
 /** Results and problems name `archive.tar.gz:member`, never the temporary directory. */
@@ -66,7 +92,7 @@ function distrust(result: GradeResult, why: string): GradeResult {
   return { ...result, verdict: 'evidence-invalid', explanation: why, checks: [...result.checks, fail(MANIFEST_CHECK, why)] };
 }
 
-async function ownPredictions(path: string, opened: OpenedArchive | null): Promise<{ file?: PredictionsFile; problem?: string }> {
+async function ownPredictions(path: string, opened: OpenedArchive | null): Promise<{ file?: PredictionsFile; text?: string; shownAs?: string; problem?: string }> {
   const shownAs = opened ? `${path}:${PREDICTIONS_NAME}` : join(path, PREDICTIONS_NAME);
   let text: string;
   if (opened) {
@@ -78,7 +104,7 @@ async function ownPredictions(path: string, opened: OpenedArchive | null): Promi
   }
   const why = opened?.untrusted.get(PREDICTIONS_NAME);
   if (why) return { problem: `${shownAs}: predictions not used: ${why}` };
-  try { return { file: parsePredictions(text, shownAs) }; } catch (error) {
+  try { return { file: parsePredictions(text, shownAs), text, shownAs }; } catch (error) {
     if (!isTermlabError(error)) throw error;
     return { problem: error.message };
   }
@@ -93,7 +119,7 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
   } catch (error) {
     if (!isTermlabError(error)) throw error;
     options.onProblem?.(error.message);
-    return { path, student: name, identity: { source: 'file name' }, hasPredictions: false, results: [], pairs: [], problems: [error.message], invalid: [] };
+    return { path, student: name, identity: { source: 'file name' }, hasPredictions: false, results: [], pairs: [], problems: [error.message], invalid: [], attention: [] };
   }
   try {
     const dir = opened?.dir ?? path;
@@ -103,8 +129,8 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     // The submission's own predictions name its student even when the instructor grades with others.
     const own = await ownPredictions(path, opened);
     if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
-    const predictions = options.predictions ?? own.file;
-    const run = await gradePaths([dir], { predictions });
+    // The run's sealed predictions are graded, never a file swapped in beside them; an instructor's file by name overrides.
+    const run = await gradePaths([dir], { predictions: own.file, predictionsOverride: options.predictions });
     const results = run.results.map((r) => {
       if (!opened) return r;
       const shown = { ...r, source: relabel(r.source, opened) };
@@ -116,8 +142,11 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     });
     for (const p of run.problems) { const line = opened ? relabel(p, opened) : p; problems.push(line); options.onProblem?.(line); }
     for (const r of results) options.onResult?.(r);
-    const { student, identity } = identify(own.file?.student, opened?.manifest?.student, name);
-    return { path, student, identity, hasPredictions: predictions !== undefined, results, pairs: gradePairs(results), problems, invalid };
+    const sealedStudent = results.find((r) => r.sealedPredictions)?.sealedPredictions?.student;
+    const ownIsSealed = own.text !== undefined && results.some((r) => r.sealedPredictions?.sha256 === predictionsSha256(own.text!));
+    const { student, identity } = identify(sealedStudent, opened?.manifest?.student, name, ownIsSealed ? null : own.file?.student);
+    const hasPredictions = options.predictions !== undefined || own.file !== undefined || results.some((r) => r.sealedPredictions);
+    return { path, student, identity, hasPredictions, results, pairs: gradePairs(results), problems, invalid, attention: attentionOf(results, own) };
   } finally {
     await opened?.close();
   }
@@ -134,7 +163,7 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
     archives.push(...found.archives);
     if (!found.archives.length || found.observations) plain.push(path);
   }
-  const run: GradeRun = plain.length ? await gradePaths(plain, options) : { results: [], pairs: [], problems: [] };
+  const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [] };
   for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
     run.results.push(...graded.results);

@@ -48,7 +48,10 @@ export interface GradeRun {
 }
 
 export interface GradeFileOptions {
+  /** Graded where the run sealed no predictions. */
   predictions?: PredictionsFile;
+  /** Graded instead of any sealed ones: the file asked for by name. */
+  predictionsOverride?: PredictionsFile;
   /** Ctrl-C: a read in progress stops. */
   signal?: AbortSignal;
 }
@@ -60,7 +63,7 @@ export async function gradeFile(path: string, options: GradeFileOptions = {}): P
 
 function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFileOptions): GradeResult {
   if (parsed.kind === 'rollout') return gradeRollout(parsed.observation, { source: path });
-  return grade(parsed.observation, { source: path, predictions: options.predictions, fileVersion: parsed.fileVersion });
+  return grade(parsed.observation, { source: path, predictions: options.predictions, predictionsOverride: options.predictionsOverride, fileVersion: parsed.fileVersion });
 }
 
 /** Files read ahead of the one being graded: their opens and reads wait in the thread pool side by side. */

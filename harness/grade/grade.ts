@@ -5,15 +5,18 @@ import { HARNESS_VERSION } from '../version.ts';
 import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
-import { predictionChecks, type PredictionsFile } from './predictions.ts';
+import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
 import { forgetSources } from './sources.ts';
 import { predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
+import { fail, inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
 
 export interface GradeOptions {
   source?: string;
+  /** Graded only when the run sealed none (a file handed in beside the run). */
   predictions?: PredictionsFile;
+  /** Asked for by name (`termlab grade --predictions F`): graded instead of the sealed ones. */
+  predictionsOverride?: PredictionsFile;
   /** The schema version the file was written in (older ones are upgraded on reading). */
   fileVersion?: number;
 }
@@ -38,7 +41,14 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   const outcome = underLostPath(o, [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
-  const predictions = options.predictions ? predictionChecks(options.predictions, o.scenario.name, observed, model) : [];
+  // The predictions the run sealed before its first pod are the ones graded; a file given beside
+  // them counts only for a run made without (the gradebook flags that, and any mismatch).
+  const unsealed = o.run.predictions ? unseal(o.run.predictions, options.source ?? 'the observation') : null;
+  const graded = options.predictionsOverride ?? (unsealed && 'file' in unsealed ? unsealed.file : options.predictions);
+  const predictions = [
+    ...(unsealed && 'problem' in unsealed ? [fail('prediction.sealed', unsealed.problem)] : []),
+    ...(graded ? predictionChecks(graded, o.scenario.name, observed, model) : []),
+  ];
   const checks = [...evidence, ...outcome, ...predictions];
   return {
     source: options.source ?? '',
@@ -61,6 +71,7 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
     notes: [...versionNotes(fileVersion), ...(versioned.note ? [versioned.note] : [])],
     attempt: o.run.attempt ?? 1,
     lostPath: lost?.kind === 'lost' ? lost.reason : null,
+    sealedPredictions: unsealed && 'file' in unsealed ? { sha256: o.run.predictions!.sha256, student: unsealed.file.student?.trim() || null } : null,
     prediction: model,
     checks,
     timeline: timelineBars(o, model),

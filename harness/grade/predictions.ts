@@ -1,13 +1,14 @@
 // A student's predictions, graded against what was observed and against the model.
+import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
-import { formatIssue, oneLine } from '../observation.ts';
+import { formatIssue, oneLine, type SealedPredictions, SealedPredictionsSchema } from '../observation.ts';
 import { readRegularTextFile } from '../observation-read.ts';
-
-/** A predictions file is a few lines of YAML. */
-const MAX_PREDICTIONS_BYTES = 1024 * 1024;
 import type { Prediction } from './theory.ts';
+
+/** A predictions file is a few lines of YAML; sealed into every observation, so kept small. */
+const MAX_PREDICTIONS_BYTES = SealedPredictionsSchema.shape.content.maxLength ?? 64 * 1024;
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
 const ExpectedSchema = z.object({
@@ -33,7 +34,28 @@ export function parsePredictions(text: string, source: string): PredictionsFile 
 }
 
 export async function readPredictions(path: string): Promise<PredictionsFile> {
-  return parsePredictions(await readRegularTextFile(path, { maxBytes: MAX_PREDICTIONS_BYTES, what: 'a predictions file' }), path);
+  return (await readSealable(path)).file;
+}
+
+export const predictionsSha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A predictions file read and parsed, with its text and hash: what `termlab run` seals. */
+export async function readSealable(path: string): Promise<{ file: PredictionsFile; text: string; sha256: string }> {
+  const text = await readRegularTextFile(path, { maxBytes: MAX_PREDICTIONS_BYTES, what: 'a predictions file' });
+  return { file: parsePredictions(text, path), text, sha256: predictionsSha256(text) };
+}
+
+export function seal(text: string, at: Date = new Date()): SealedPredictions {
+  return { sha256: predictionsSha256(text), sealedAt: at.toISOString(), content: text };
+}
+
+/** The sealed predictions of an observation; an error (never a parse of other text) when its hash does not match its content. */
+export function unseal(sealed: SealedPredictions, source: string): { file: PredictionsFile } | { problem: string } {
+  const actual = predictionsSha256(sealed.content);
+  if (actual !== sealed.sha256) return { problem: `run.predictions: the sealed content hashes to ${actual}, the file says ${sealed.sha256}: the predictions were edited after the run sealed them` };
+  try { return { file: parsePredictions(sealed.content, `${source} run.predictions`) }; } catch (error) {
+    return { problem: (error as Error).message };
+  }
 }
 
 export function predictionChecks(

@@ -49,6 +49,8 @@ export interface GradeResult {
   deleteWall: string | null;
   /** The try of this scenario in its run (1 when not recorded). */
   attempt?: number;
+  /** The predictions the run sealed before its first pod (their hash and student); null when none were, or they fail their hash. */
+  sealedPredictions?: { sha256: string; student: string | null } | null;
   /** Why the harness lost this try's request, when it did: such a try may be run again. */
   lostPath?: string | null;
   /** A later try of the same scenario in the same run replaced this one (its file), which then counts instead. */

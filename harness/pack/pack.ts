@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { create } from 'tar';
 import { TermlabError } from '../errors.ts';
-import { parsePredictions } from '../grade/predictions.ts';
+import { parsePredictions, predictionsSha256 } from '../grade/predictions.ts';
+import type { SealedPredictions } from '../observation.ts';
 import { readObservation } from '../observation-read.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { INTERRUPTED_MARKER, ARCHIVE_SUFFIX, MANIFEST_KIND, MANIFEST_NAME, MANIFEST_VERSION, MEMBER_NAME, PREDICTIONS_NAME, sha256, StudentSchema, type Manifest } from './manifest.ts';
@@ -26,6 +27,10 @@ export interface PackResult {
   archive: string;
   manifest: Manifest;
   predictions: string | null;
+  /** sealed: the run's own predictions; unsealed: a file the run was not started with; none. */
+  seal: 'sealed' | 'unsealed' | 'none';
+  /** A predictions file found here that is not the one the run sealed, so not packed. */
+  ignoredPredictions: string | null;
   /** The student the predictions file names: the one a gradebook takes (see class/submission.ts `identify`). */
   predictedStudent: string | null;
 }
@@ -43,8 +48,10 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   if (names.includes(INTERRUPTED_MARKER)) {
     throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: this run was interrupted (Ctrl-C) before it finished (${INTERRUPTED_MARKER} in it): an interrupted run cannot be handed in; run the lab again to the end`, { source: runDirArg });
   }
-  const members: { name: string; from: string }[] = [];
+  const members: { name: string; from: string; text?: string }[] = [];
   const runIds = new Set<string>();
+  const sealedBy = new Map<string, SealedPredictions>();
+  let unsealed = 0;
   for (const name of observations) {
     const from = join(runDir, name);
     if (!MEMBER_NAME.test(name) || !(await regularFile(from))) throw new TermlabError('INPUT_UNREADABLE', `${from}: not a plain file with a plain name; it cannot be packed`, { source: from });
@@ -55,21 +62,46 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       throw new TermlabError('INPUT_UNREADABLE', `${from}: run ${observation.run.runId} was ${observation.run.incompleteReason}: an interrupted run cannot be handed in; run the lab again to the end`, { source: from });
     }
     runIds.add(observation.run.runId);
+    if (observation.run.predictions) sealedBy.set(observation.run.predictions.sha256, observation.run.predictions);
+    else unsealed++;
     members.push({ name, from });
   }
   for (const name of REPORT_NAMES) if (await regularFile(join(runDir, name))) members.push({ name, from: join(runDir, name) });
 
-  // Without --predictions: the run directory's, else the one `termlab predict` wrote here.
-  const predictionsPath = options.predictions
-    ?? [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
+  if (sealedBy.size > 1 || (sealedBy.size === 1 && unsealed > 0)) {
+    throw new TermlabError('PREDICTIONS_NOT_SEALED', `${runDirArg}: its observations were sealed with different predictions (${[...sealedBy.keys(), ...(unsealed ? ['none'] : [])].join(', ')}): pack the folder of one run`, { source: runDirArg });
+  }
+  const sealed = sealedBy.size === 1 ? [...sealedBy.values()][0]! : null;
+  let predictionsPath: string | undefined;
+  let ignoredPredictions: string | null = null;
+  let predictionsText: string | undefined;
+  const readText = async (path: string) => {
+    try { return await readFile(path, 'utf8'); } catch (error) { throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path }); }
+  };
+  if (sealed) {
+    // The run's own predictions, whatever lies about: a file written after the run is not them.
+    if (options.predictions) {
+      const offered = predictionsSha256(await readText(options.predictions));
+      if (offered !== sealed.sha256) {
+        throw new TermlabError('PREDICTIONS_NOT_SEALED', `--predictions ${options.predictions} (sha256 ${offered}) is not the predictions file run ${[...runIds].join(', ')} sealed before its first pod (sha256 ${sealed.sha256}); leave --predictions out to pack the sealed one`, { source: options.predictions });
+      }
+    }
+    const here = resolve(PREDICTIONS_NAME);
+    if (!options.predictions && existsSync(here) && lstatSync(here).isFile() && predictionsSha256(await readText(here)) !== sealed.sha256) ignoredPredictions = here;
+    predictionsText = sealed.content;
+    predictionsPath = join(runDir, PREDICTIONS_NAME);
+  } else {
+    // A run made without --predictions: the file packed is flagged as not sealed by the run.
+    predictionsPath = options.predictions
+      ?? [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
+    if (predictionsPath) predictionsText = await readText(predictionsPath);
+  }
   let student = options.student;
   let predictedStudent: string | null = null;
-  if (predictionsPath) {
-    let text: string;
-    try { text = await readFile(predictionsPath, 'utf8'); } catch (error) { throw new TermlabError('INPUT_UNREADABLE', `${predictionsPath}: cannot read: ${(error as Error).message}`, { source: predictionsPath }); }
-    predictedStudent = parsePredictions(text, predictionsPath).student?.trim() || null;
+  if (predictionsText !== undefined) {
+    predictedStudent = parsePredictions(predictionsText, predictionsPath!).student?.trim() || null;
     student ??= predictedStudent ?? undefined;
-    members.push({ name: PREDICTIONS_NAME, from: predictionsPath });
+    members.push({ name: PREDICTIONS_NAME, from: predictionsPath!, text: predictionsText });
   }
   const checkedStudent = student === undefined ? null : StudentSchema.safeParse(student);
   if (checkedStudent && !checkedStudent.success) throw new TermlabError('USAGE', `--student: ${checkedStudent.error.issues[0]!.message}`);
@@ -77,8 +109,9 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   const staging = await mkdtemp(join(tmpdir(), 'termlab-pack-'));
   try {
     const files: Manifest['files'] = [];
-    for (const { name, from } of members) {
-      await copyFile(from, join(staging, name));
+    for (const { name, from, text } of members) {
+      if (text === undefined) await copyFile(from, join(staging, name));
+      else await writeFile(join(staging, name), text);
       const data = await readFile(join(staging, name));
       files.push({ path: name, sha256: sha256(data), bytes: data.length });
     }
@@ -97,7 +130,7 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       await rm(temporary, { force: true });
       throw new TermlabError('INPUT_UNREADABLE', `${archive}: cannot write the archive: ${(error as Error).message}`, { source: archive });
     }
-    return { archive, manifest, predictions: predictionsPath ?? null, predictedStudent };
+    return { archive, manifest, predictions: predictionsPath ?? null, seal: sealed ? 'sealed' : predictionsPath ? 'unsealed' : 'none', ignoredPredictions, predictedStudent };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 // `termlab run`: every scenario on its own pod, in parallel, then observations, grades and reports.
+import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,9 +7,9 @@ import type { Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { markSuperseded } from '../grade/attempts.ts';
-import { INTERRUPTED_MARKER } from '../pack/manifest.ts';
+import { INTERRUPTED_MARKER, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { gradePairs } from '../grade/pairs.ts';
-import { readPredictions } from '../grade/predictions.ts';
+import { readSealable, seal } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
@@ -104,7 +105,10 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const scenarios: (Scenario | RolloutScenario)[] = set.scenarios;
       const deadlineOf = (s: Scenario | RolloutScenario) => ('kind' in s ? rolloutDeadlineSeconds(s) : podDeadlineSeconds(s));
       const template = await loadTemplate();
-      const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
+      // Sealed now, before any pod exists: the run records what was predicted before it was seen.
+      const sealable = values.predictions ? await readSealable(values.predictions) : undefined;
+      const predictions = sealable?.file;
+      const sealed = sealable ? seal(sealable.text) : undefined;
       // Rollouts run one at a time by default: their timing under load is the lesson.
       const parallel = positiveInt(values.parallel, '--parallel', set.kind === 'rollout' ? 1 : 8);
       const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
@@ -134,14 +138,17 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? rolloutPods : Math.min(parallel, scenarios.length), maxPods);
         // Each wave of scenarios may also wait out one API outage.
         const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
-        const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString() });
+        const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
         await saveRun(record);
 
         const reportsRoot = resolve('reports');
         const runDir = resolve(values.out ?? join('reports', runId));
         try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
+        // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
+        if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
         io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
-        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n\n`);
+        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n`);
+        io.out(`${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`);
 
         const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: deadlineOf(s) })), io.out, io.isTTY);
         // One line while the API is away, and one when it is back.
@@ -153,7 +160,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         const podsLeft = new Set<string>();
         const context: Omit<ScenarioContext, 'onPhase'> = {
           cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs,
+          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, predictions: sealed,
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];

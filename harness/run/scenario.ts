@@ -5,7 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
 import { createPod, deletePod, listEvents, nodeInfo, openPortForward, readPod, removeFinalizer, type Cluster, type PortForwardHandle } from '../kube/index.ts';
-import type { HarnessTime, Observation } from '../observation.ts';
+import type { HarnessTime, Observation, SealedPredictions } from '../observation.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { labPort, renderPod } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
@@ -50,6 +50,8 @@ export interface ScenarioContext {
   /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
   attempt?: number;
   readyTimeoutMs: number;
+  /** The predictions sealed before the first pod: copied into every observation. */
+  predictions?: SealedPredictions;
   pods?: PodTracker;
   onPhase(phase: Phase, detail?: string): void;
   /** A failure that ended the scenario early, with its own code: the run's exit code follows from it. */
@@ -242,6 +244,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
     transport: ctx.transport,
     ...(attempt > 1 ? { attempt } : {}),
+    ...(ctx.predictions ? { predictions: ctx.predictions } : {}),
   };
   const cleaner = new Cleaner(clock);
   const deleteAttempts: Observation['cleanup'] = [];

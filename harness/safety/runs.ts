@@ -19,6 +19,8 @@ export const RunRecordSchema = z.object({
   /** interrupted: stopped by Ctrl-C; its pods were cleaned up, its results are not a run to hand in. */
   status: z.enum(['running', 'finished', 'failed', 'interrupted']),
   note: z.string().optional(),
+  /** The predictions sealed before the run's first pod (their hash; the content is in every observation). */
+  predictions: z.object({ sha256: z.string(), sealedAt: z.iso.datetime() }).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

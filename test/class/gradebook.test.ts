@@ -53,13 +53,20 @@ describe('termlab grade --gradebook', () => {
     expect(book.rows).toHaveLength(3);
     expect(bySubmission['ada.tar.gz']).toMatchObject({ student: 'Ada Lovelace', scenariosGraded: 2, matched: 2, pairs: { grace: 'pass' }, predictionsRight: 2, predictionsTotal: 2, duplicateOf: [join(submissions, 'eve.tar.gz')] });
     expect(bySubmission['bob.tar.gz']).toMatchObject({ student: 'Bob Byte', matched: 1, differed: 1, pairs: { grace: 'fail' }, duplicateOf: [], review: [] });
-    expect(bySubmission['eve.tar.gz']).toMatchObject({ student: 'Eve Copier', evidenceInvalid: 0, pairs: { grace: 'pass' }, duplicateOf: [join(submissions, 'ada.tar.gz')] });
-    expect(bySubmission['eve.tar.gz']!.review).toEqual([`shares pod UIDs with ${join(submissions, 'ada.tar.gz')}`]);
+    // Eve renamed the predictions and the pack, but the run sealed Ada's: the submission is Ada's, and every swap is named.
+    expect(bySubmission['eve.tar.gz']).toMatchObject({ student: 'Ada Lovelace', identity: 'predictions', evidenceInvalid: 0, pairs: { grace: 'pass' }, duplicateOf: [join(submissions, 'ada.tar.gz')] });
+    const eveReview = bySubmission['eve.tar.gz']!.review;
+    expect(eveReview.slice(0, 3)).toEqual([
+      `shares pod UIDs with ${join(submissions, 'ada.tar.gz')}`,
+      `another submission names the same student "Ada Lovelace": ${join(submissions, 'ada.tar.gz')}`,
+      'the sealed predictions name "Ada Lovelace" but the archive was packed for "Eve Copier" (--student); the predictions file names "Eve Copier" but the run did not seal it, so the submission is "Ada Lovelace" (the sealed predictions)',
+    ]);
+    expect(eveReview[3]).toMatch(new RegExp(`^attention: ${join(submissions, 'eve.tar.gz')}:predictions.yaml \\(sha256 [0-9a-f]{64}\\) is not the predictions file the run sealed \\(sha256 [0-9a-f]{64}\\): graded with the sealed ones$`));
 
     const lines = readFileSync(csv, 'utf8').trim().split('\r\n');
     expect(lines[0]).toBe('student,identity,submission,scenarios_graded,matched,differed,evidence_invalid,inconclusive,pair_grace,predictions_right,predictions_total,score,max_score,missing_scenarios,duplicate_of,problems,review');
     expect(lines).toHaveLength(4);
-    expect(lines.find((l) => l.startsWith('Eve Copier,predictions,'))).toContain(`,pass,2,2,,,,${join(submissions, 'ada.tar.gz')},,shares pod UIDs`);
+    expect(lines.filter((l) => l.startsWith('Ada Lovelace,predictions,'))).toHaveLength(2);
     expect(r.stdout).toContain("3 submission(s) graded, 0 not graded; 2 need the instructor's eye");
   });
 

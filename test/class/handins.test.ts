@@ -99,7 +99,7 @@ describe('every hand-in accounted for', () => {
     expect(r.code).toBe(EXIT.needsReview);
     const [row] = GradebookSchema.parse(JSON.parse(readFileSync(json, 'utf8'))).rows;
     expect(row).toMatchObject({ student: 'Ada Lovelace', identity: 'predictions' });
-    expect(row!.review).toEqual(['the predictions name "Ada Lovelace" but the archive was packed for "Charlie Copy" (--student)']);
+    expect(row!.review).toEqual(['the sealed predictions name "Ada Lovelace" but the archive was packed for "Charlie Copy" (--student)']);
   });
 
   it('writes a class report with --html and --md, and refuses per-file outputs beside a gradebook', async () => {

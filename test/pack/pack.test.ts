@@ -38,7 +38,7 @@ describe('termlab pack', () => {
     const out = join(root, 'ada.tar.gz');
     const r = await runCli(['pack', runDir, '-o', out], offline);
     expect(r).toMatchObject({ code: 0, stdout: expect.stringContaining('packed 4 file(s) of run run-20261130-ada for Ada Lovelace') });
-    expect(r.stdout).toContain(`with the predictions in ${join(runDir, 'predictions.yaml')}`);
+    expect(r.stdout).toContain(`with the predictions the run sealed before its first pod (${join(runDir, 'predictions.yaml')})`);
     expect([...(await members(out)).keys()].sort()).toEqual([MANIFEST_NAME, 'predictions.yaml', 'report.md', 'restored-grace.observation.json', 'short-grace.observation.json']);
     const opened = await openArchive(out);
     try {
