@@ -128,10 +128,25 @@ async function termlabRun(name: string, transport: Transport, extra: string[], f
   return { code, stdout, stderr, tries, pair, endedAt, seconds: (endedAt - started) / 1000, notes };
 }
 
+/** Every termlab pod on the node, in any namespace, with its owner. */
+function termlabPods(): { ok: boolean; pods: { name: string; owner: string }[] } {
+  const left = kubectl(kubeconfig, 'get', 'pods', '-A', '-l', 'app.kubernetes.io/managed-by=termlab', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.metadata.labels.termlab\\.io/owner}{"\\n"}{end}');
+  const pods = left.stdout.split('\n').filter(Boolean).map((l) => { const [name = '', owner = ''] = l.split(' '); return { name, owner }; });
+  return { ok: left.status === 0, pods };
+}
+
+/**
+ * Seconds until no termlab pod of this suite is left, or null past the bar. Pods of another owner
+ * (another user of the shared node) are not this suite's to clean up: named, not counted.
+ */
 async function podsGoneWithin(endedAt: number): Promise<number | null> {
   for (;;) {
-    const left = kubectl(kubeconfig, 'get', 'pods', '-A', '-l', 'app.kubernetes.io/managed-by=termlab', '-o', 'name');
-    if (left.status === 0 && left.stdout.trim() === '') return (performance.now() - endedAt) / 1000;
+    const { ok, pods } = termlabPods();
+    const others = pods.filter((p) => p.owner !== OWNER);
+    if (ok && pods.length === others.length) {
+      if (others.length) console.log(`  (termlab pods of other owners on the node, not this suite's: ${others.map((p) => `${p.name} (${p.owner})`).join(', ')})`);
+      return (performance.now() - endedAt) / 1000;
+    }
     if (performance.now() - endedAt > PODS_GONE_WITHIN_MS) return null;
     await sleep(250);
   }
