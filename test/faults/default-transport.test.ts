@@ -31,6 +31,9 @@ const reached: Record<Point, (t: { hookStartAt?: number; hookEndAt?: number; ter
   'after-term': (t) => t.termSentAt !== undefined,
 };
 
+/** termlab run's own default (--ready-timeout 120): eight clusters at once on two cores start pods slowly. */
+const READY_TIMEOUT_MS = 120_000;
+
 const sims: SimCluster[] = [];
 afterAll(async () => { await Promise.all(sims.map((s) => s.stop())); });
 
@@ -56,7 +59,7 @@ async function runPair(runId: string, fault: FaultRequest, point: Point): Promis
   };
   const context = (scenario: Scenario, attempt: number): ScenarioContext => ({
     cluster, namespace: 'default', runId, owner: 'faults', harnessVersion: 'test', simulated: true, template, transport: 'portforward',
-    clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 20_000, attempt,
+    clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: READY_TIMEOUT_MS, attempt,
     onPhase: (phase: Phase) => { if (phase === 'terminating' && attempt === 1 && scenario.name === 'short-grace') strikeAt(podNameFor(scenario, runId)); },
   });
   const tries = new Map<string, Observation[]>();
