@@ -5,6 +5,7 @@
 // does; a try whose request the harness lost runs again on a fresh pod (as --retries 1 does). Every
 // try matches the model or is inconclusive with its cause; never differs, never evidence invalid;
 // the last try matches; nothing is left. Each point is the sim's own ground truth, not a sleep.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import type { FaultRequest } from '../../cluster/sim/faults.ts';
@@ -40,22 +41,28 @@ afterAll(async () => { await Promise.all(sims.map((s) => s.stop())); });
 const why = (o: Observation) => JSON.stringify({ checks: grade(o).checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.reason}`), transport: o.evidence.transport, lifecycle: o.evidence.watchLifecycle, request: o.request });
 
 /** The pair on a fresh sim; `fault` strikes once short-grace's first pod reaches `point`. */
-async function runPair(runId: string, fault: FaultRequest, point: Point): Promise<{ tries: Map<string, Observation[]>; left: number; struck: boolean }> {
+async function runPair(runId: string, fault: FaultRequest, point: Point): Promise<{ tries: Map<string, Observation[]>; left: number; struck: boolean; missed: string }> {
   const sim = await startSimCluster();
   sims.push(sim);
   const cluster: Cluster = await connect({ kubeconfigText: sim.kubeconfig, requestTimeoutMs: 1_000 });
   let struck = false;
   let watching = false;
+  let firstTryDone = false;
+  let missed = 'the point never came before the try ended';
   const strikeAt = (name: string) => {
     if (watching) return;
     watching = true;
     void (async () => {
       const uid = (await readPod(cluster, 'default', name))?.metadata?.uid;
-      // The sim's kubelet records each step as it takes it: wait for the point, then strike.
-      await expect.poll(() => (uid ? reached[point](sim.truth(uid) ?? {}) : false), { timeout: 20_000, interval: 20 }).toBe(true);
-      sim.fault(fault);
-      struck = true;
-    })();
+      if (!uid) { missed = `no UID for ${name}`; return; }
+      // The sim's kubelet records each step as it takes it: watch for the point, then strike.
+      while (!firstTryDone) {
+        const truth: { exitedAt?: number } & Parameters<(typeof reached)[Point]>[0] = sim.truth(uid) ?? {};
+        if (reached[point](truth)) { sim.fault(fault); struck = true; return; }
+        if (truth.exitedAt !== undefined) { missed = `the container exited before ${point}: ${JSON.stringify(truth)}`; return; }
+        await sleep(10);
+      }
+    })().catch((error: unknown) => { missed = String(error); });
   };
   const context = (scenario: Scenario, attempt: number): ScenarioContext => ({
     cluster, namespace: 'default', runId, owner: 'faults', harnessVersion: 'test', simulated: true, template, transport: 'portforward',
@@ -68,12 +75,13 @@ async function runPair(runId: string, fault: FaultRequest, point: Point): Promis
     tries.set(scenario.name, list);
     for (let attempt = 1; attempt <= 2; attempt++) {
       const o = await runScenario(context(scenario, attempt), scenario);
+      if (scenario.name === 'short-grace') firstTryDone = true;
       list.push(o);
       if (!grade(o).lostPath) break;
     }
   }));
   const left = (await listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` })).items.length;
-  return { tries, left, struck };
+  return { tries, left, struck, missed };
 }
 
 function expectHonest(tries: Map<string, Observation[]>): void {
@@ -94,8 +102,8 @@ describe.concurrent('the lab pair on the default transport while the API server 
     ['3s', 'before-kubelet', 3], ['3s', 'during-hook', 3], ['3s', 'after-term', 3],
     ['20s', 'before-kubelet', 20], ['20s', 'during-hook', 20], ['20s', 'after-term', 20],
   ] as const)('down %s, %s: every try matches or is inconclusive with its cause; the last matches; no pod left', async (label, point, seconds) => {
-    const { tries, left, struck } = await runPair(`run-fd-${label}-${point}`.slice(0, 40), { fault: 'refuse-connections', seconds }, point);
-    expect(struck).toBe(true);
+    const { tries, left, struck, missed } = await runPair(`run-fd-${label}-${point}`.slice(0, 40), { fault: 'refuse-connections', seconds }, point);
+    expect(struck, missed).toBe(true);
     expectHonest(tries);
     // The outage cut short-grace's forward while its request was in flight: lost, and tried again.
     const first = tries.get('short-grace')![0]!;
@@ -107,8 +115,8 @@ describe.concurrent('the lab pair on the default transport while the API server 
 
 describe.concurrent('the lab pair on the default transport while its port-forward streams alone are reset', () => {
   it.each(['during-hook', 'after-term'] as const)('reset %s: the watch untouched, the lost try inconclusive, the retry matches', async (point) => {
-    const { tries, left, struck } = await runPair(`run-fr-${point}`, { fault: 'reset-port-forwards' }, point);
-    expect(struck).toBe(true);
+    const { tries, left, struck, missed } = await runPair(`run-fr-${point}`, { fault: 'reset-port-forwards' }, point);
+    expect(struck, missed).toBe(true);
     expectHonest(tries);
     const first = tries.get('short-grace')![0]!;
     // The API stayed up: the watch never dropped.
