@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { gradeClass } from '../harness/class/command.ts';
 import { gradebookCsv } from '../harness/class/gradebook.ts';
 import { DEFAULT_LAB, readLab } from '../harness/class/lab.ts';
+import { seal } from '../harness/grade/predictions.ts';
 import { writeFileAtomic } from '../harness/observation.ts';
 import { packRun } from '../harness/pack/pack.ts';
 import { loadScenarios } from '../harness/scenario/load.ts';
@@ -21,12 +22,15 @@ try {
   for (let i = 0; i < SUBMISSIONS; i++) {
     const runDir = join(root, 'runs', `student-${i}`);
     mkdirSync(runDir, { recursive: true });
+    const predictions = `student: "Student ${i}"\npredictions:\n${scenarios.map((s) => `  ${s.name}: { outcome: cut, exitCode: 137 }`).join('\n')}\n`;
     for (const scenario of scenarios) {
       const o = buildObservation(scenario, undefined, `uid-${i}-${scenario.name}`);
       o.run.runId = `run-20261130-${String(i).padStart(4, '0')}`;
+      // As `termlab run --predictions` seals them: a hand-in without is flagged for review.
+      o.run.predictions = seal(predictions);
       writeFileSync(join(runDir, `${scenario.name}.observation.json`), JSON.stringify(o, null, 2));
     }
-    writeFileSync(join(runDir, 'predictions.yaml'), `student: "Student ${i}"\npredictions:\n${scenarios.map((s) => `  ${s.name}: { outcome: cut, exitCode: 137 }`).join('\n')}\n`);
+    writeFileSync(join(runDir, 'predictions.yaml'), predictions);
     await packRun(runDir, { out: join(classDir, `student-${i}.tar.gz`) });
   }
   const lab = await readLab(DEFAULT_LAB);

@@ -5,12 +5,12 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isTermlabError } from '../errors.ts';
-import { gradePaths, type GradeRun } from '../grade/files.ts';
+import { gradePaths, type GradeRun, slimResult } from '../grade/files.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { fail } from '../grade/types.ts';
-import { ARCHIVE_SUFFIX, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
+import { ARCHIVE_SUFFIX, INTERRUPTED_MARKER, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { archiveStem, isArchivePath, openArchive, type OpenedArchive } from '../pack/unpack.ts';
 
 export const MANIFEST_CHECK = 'submission.manifest';
@@ -22,6 +22,8 @@ export interface GradeOptions {
   onProblem?: (p: string) => void;
   /** Ctrl-C stops a read that hangs. */
   signal?: AbortSignal;
+  /** Keep only what a summary needs of each result once it is shown (files.ts slimResult). */
+  slim?: boolean;
 }
 
 export interface SubmissionGrade extends GradeRun {
@@ -166,7 +168,7 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
   const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [] };
   for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
-    run.results.push(...graded.results);
+    run.results.push(...(options.slim ? graded.results.map(slimResult) : graded.results));
     run.pairs.push(...graded.pairs);
     run.problems.push(...graded.problems);
   }
@@ -190,6 +192,10 @@ export interface SubmissionList {
   missing: string[];
 }
 
+/** What `termlab run` leaves in a run directory beside its observations. */
+const isRunFile = (name: string) => name.endsWith('.observation.json') || name.endsWith('.observation.json.rejected')
+  || [MANIFEST_NAME, PREDICTIONS_NAME, INTERRUPTED_MARKER, 'report.html', 'report.md', 'junit.xml'].includes(name);
+
 const NOT_A_HAND_IN = `not a termlab hand-in (hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote)`;
 
 /**
@@ -210,7 +216,18 @@ export async function listSubmissions(paths: string[]): Promise<SubmissionList> 
     let entries: Dirent[];
     try { entries = await readdir(path, { withFileTypes: true }); } catch { list.missing.push(path); continue; }
     entries.sort((a, b) => a.name.localeCompare(b.name));
-    if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) { list.submissions.push(path); continue; }
+    if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) {
+      // A run directory: one submission with its subfolders; an archive in it is a hand-in of its
+      // own, and anything else in it is named, never silently part of the grade.
+      list.submissions.push(path);
+      for (const e of entries) {
+        const child = join(path, e.name);
+        if (e.isFile() && isArchivePath(e.name)) list.submissions.push(child);
+        else if (e.isSymbolicLink()) list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
+        else if (!e.isDirectory() && !(e.isFile() && isRunFile(e.name))) list.skipped.push({ path: child, why: `not part of a run (${basename(path)} is graded as one run directory)` });
+      }
+      continue;
+    }
     for (const e of entries) {
       const child = join(path, e.name);
       if (e.isDirectory() || (e.isFile() && isArchivePath(e.name))) list.submissions.push(child);

@@ -44,9 +44,12 @@ export const gradeCommand: Command = {
       }
       return runClass(positionals, { gradebook: values.gradebook, gradebookJson: values['gradebook-json'], html: values.html, md: values.md, lab: values.lab, predictions }, io);
     }
+    // Reports and JSON need every result whole; the terminal shows each as it comes and keeps little.
+    const whole = Boolean(values.json || values.md || values.html || values.junit);
     const run = await gradeWithArchives(positionals, {
       predictions,
       signal: io.signal,
+      slim: !whole,
       onResult: values.json ? undefined : (r) => io.out(formatResult(r)),
       onProblem: (p) => io.err(`termlab grade: ${t(p)}\n`),
     });

@@ -108,7 +108,16 @@ export function exitCodeOf(run: GradeRun): number {
   return anyBad ? EXIT.checksFailed : EXIT.ok;
 }
 
-export async function gradePaths(paths: string[], options: GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void } = {}): Promise<GradeRun> {
+/**
+ * What a summary needs of a result once it has been shown: its verdict, the checks that did not
+ * pass, what pairs and tries are formed from. Timelines, passed checks and the model's steps are
+ * dropped, so a class-sized folder is graded in flat memory.
+ */
+export function slimResult(r: GradeResult): GradeResult {
+  return { ...r, checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [], prediction: r.prediction && { ...r.prediction, steps: [] } };
+}
+
+export async function gradePaths(paths: string[], options: GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean } = {}): Promise<GradeRun> {
   const results: GradeResult[] = [];
   const problems: string[] = [];
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
@@ -122,8 +131,8 @@ export async function gradePaths(paths: string[], options: GradeFileOptions & { 
           const settled = await read;
           if (!settled.ok) throw settled.error;
           const result = gradeRead(path, settled.value, options);
-          results.push(result);
           options.onResult?.(result);
+          results.push(options.slim ? slimResult(result) : result);
         } catch (error) {
           if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
           noteProblem(error.message);

@@ -16,6 +16,11 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
   'evidence-invalid': '🚫 evidence invalid',
 };
 
+/** A scenario as a report names it: "short-grace (try 2)" for a try after the first. */
+export const tryName = (r: { scenario: string; attempt?: number }) => ((r.attempt ?? 1) > 1 ? `${r.scenario} (try ${r.attempt})` : r.scenario);
+/** Said instead of a verdict for a try whose request the harness lost and that ran again: it is no verdict. */
+export const SUPERSEDED_LABEL = '↻ request lost, tried again';
+
 export function formatExit(exitCode: number | null, reason: string | null): string {
   return exitCode === null ? '—' : `${exitCode}${reason ? ` (${reason})` : ''}`;
 }

@@ -3,7 +3,7 @@
 import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
-import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds } from './format.ts';
+import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, SUPERSEDED_LABEL, tryName } from './format.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
@@ -12,6 +12,8 @@ const BADGE: Record<Verdict, string> = {
   inconclusive: 'inconclusive', 'evidence-invalid': 'evidence invalid',
 };
 export const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
+/** A try that ran again is no verdict: it says so instead. */
+const verdictBadge = (r: GradeResult) => (r.supersededBy ? `<span class="badge b-inconclusive">${e(SUPERSEDED_LABEL)}</span>` : badge(r.verdict));
 
 const COLORS: Record<TimelineBar['kind'], string> = {
   request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777',
@@ -106,9 +108,9 @@ function predictionBadge(r: GradeResult): string {
 /** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
 export function resultCards(results: GradeResult[], prefix = 's'): string {
   return results.map((r, i) => `
-<section class="card v-${r.verdict}" id="${prefix}${i}-${e(r.scenario)}">
-  <h2>${e(r.scenario)} ${badge(r.verdict)}${predictionBadge(r)}</h2>
-  <p>${e(r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
+<section class="card v-${r.supersededBy ? 'inconclusive' : r.verdict}" id="${prefix}${i}-${e(r.scenario)}">
+  <h2>${e(tryName(r))} ${verdictBadge(r)}${predictionBadge(r)}</h2>
+  <p>${e(r.supersededBy ? `${r.lostPath ?? r.explanation}; the next try counts instead (${r.supersededBy})` : r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
   ${r.rollout ? rolloutCard(r) : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
   ${svgTimeline(r)}`}
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
@@ -118,10 +120,10 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
 }
 
 export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
-  const count = predictionsCount(results);
+  const count = predictionsCount(results.filter((x) => !x.supersededBy));
   const predicted = count !== null;
   // Anchors carry the index: one report may hold the same scenario from several files.
-  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(r.scenario)}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${badge(r.verdict)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`).join('');
+  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(tryName(r))}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${verdictBadge(r)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`).join('');
   const cards = resultCards(results);
   const pairHtml = pairs.flatMap((p) => p.checks.map((c) => `<p><strong>Lab pair ${e(p.pairId)}</strong>: <span class="${c.status}">${c.status}</span> — ${e(c.reason)}</p>`)).join('');
   const problemHtml = problems.length ? `<h2>Files that could not be graded</h2><ul>${problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : '';

@@ -1,7 +1,7 @@
 // Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
 import type { PairResult } from '../grade/pairs.ts';
 import type { GradeResult, TimelineBar } from '../grade/types.ts';
-import { formatExit, predictionShown, predictionsCount, seconds, VERDICT_LABEL } from './format.ts';
+import { formatExit, predictionShown, predictionsCount, seconds, SUPERSEDED_LABEL, tryName, VERDICT_LABEL } from './format.ts';
 import { lifecycleRows, requestsStrip, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Table cells: no line breaks or control characters, pipes and backslashes escaped, no raw HTML,
@@ -56,19 +56,19 @@ function rolloutMarkdown(r: GradeResult): string[] {
 export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
   const out: string[] = ['# termlab report', ''];
   const counts = new Map<string, number>();
-  for (const r of results) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  for (const r of results.filter((x) => !x.supersededBy)) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
   out.push([...counts].map(([v, n]) => `${VERDICT_LABEL[v as keyof typeof VERDICT_LABEL]}: ${n}`).join(' · ') || 'No observations graded.', '');
-  const count = predictionsCount(results);
+  const count = predictionsCount(results.filter((x) => !x.supersededBy));
   if (count) out.push(`**${count}** (a prediction is right when it agrees with the kubelet model)`, '');
   out.push(`| scenario | mode | preStop | grace | work | outcome | exit | verdict |${count ? ' your prediction |' : ''}`, `| --- | --- | --- | --- | --- | --- | --- | --- |${count ? ' --- |' : ''}`);
   for (const r of results) {
     const predicted = count ? ` ${cell(predictionShown(r)?.text ?? '')} |` : '';
-    out.push(`| ${cell(r.scenario)} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${VERDICT_LABEL[r.verdict]} |${predicted}`);
+    out.push(`| ${cell(tryName(r))} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${r.supersededBy ? SUPERSEDED_LABEL : VERDICT_LABEL[r.verdict]} |${predicted}`);
   }
   for (const pair of pairs) for (const c of pair.checks) out.push('', `**Lab pair ${cell(pair.pairId)}**: ${c.status} — ${cell(c.reason)}`);
   if (problems.length) out.push('', '## Files that could not be graded', '', ...problems.map((p) => `- ${cell(p)}`));
   for (const r of results) {
-    out.push('', `## ${cell(r.scenario)} — ${VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.explanation)}`, '');
+    out.push('', `## ${cell(tryName(r))} — ${r.supersededBy ? SUPERSEDED_LABEL : VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.supersededBy ? `${r.lostPath ?? r.explanation}; the next try counts instead (${r.supersededBy})` : r.explanation)}`, '');
     for (const note of r.notes) out.push(`_Note: ${cell(note)}_`, '');
     if (r.rollout) out.push(...rolloutMarkdown(r));
     else out.push(`Model: ${cell(r.prediction?.steps.join('; ') ?? '')}.`, '', gantt(r), '');

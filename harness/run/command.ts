@@ -1,7 +1,7 @@
 // `termlab run`: every scenario on its own pod, in parallel, then observations, grades and reports.
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
@@ -32,7 +32,8 @@ import { HARNESS_VERSION } from '../version.ts';
 import { RunClock } from './clock.ts';
 import { createProgress } from './progress.ts';
 import { runScenario, type ScenarioContext } from './scenario.ts';
-import { summaryTable } from './summary.ts';
+import { exitReason, summaryTable } from './summary.ts';
+import { predictionsCount } from '../report/format.ts';
 
 export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
 /** What `--sim` may set on the simulated cluster it starts. */
@@ -83,7 +84,8 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
   try {
     await rm(temporary, { force: true });
-    await symlink(resolve(runDir), temporary);
+    // Relative, so the reports folder can be moved, copied or zipped with its link intact.
+    await symlink(relative(reportsRoot, resolve(runDir)), temporary);
     await rename(temporary, join(reportsRoot, 'latest'));
   } catch (error) {
     throw unwritable('OUTPUT_UNWRITABLE', 'the link to the newest run', join(reportsRoot, 'latest'), error);
@@ -234,6 +236,8 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         for (const r of results) {
           for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`);
         }
+        const count = predictionsCount(results.filter((r) => !r.supersededBy));
+        if (count) io.out(`  ${count}\n`);
         for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
         io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
         if (io.signal.aborted) io.out('interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n');
@@ -241,8 +245,10 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
           const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
           throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
         }
-        if (io.signal.aborted) return EXIT.interrupted;
-        return gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
+        const code = io.signal.aborted ? EXIT.interrupted : gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
+        // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
+        if (code !== EXIT.ok) io.out(`${exitReason(code, { results, pairs, problems, failures })}\n`);
+        return code;
       } finally {
         await sim?.stop();
       }

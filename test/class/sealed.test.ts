@@ -73,6 +73,38 @@ describe('sealed predictions', () => {
     expect(row!.review).toContain('attention: predictions not sealed by the run: 2 of 2 scenario(s) were run without --predictions');
   });
 
+  it('ends a run whose table is all ✅ but a prediction is wrong with the reason for its exit 1', async () => {
+    const wrong = join(root, 'wrong.yaml');
+    writeFileSync(wrong, PREDICTED.replace('completed, exitCode: 0', 'cut, exitCode: 137'));
+    const r = await runCli(['run', '--sim', '--scenarios', scenarios, '--predictions', wrong, '--out', join(root, 'wrong-run')], env);
+    expect(r.code, r.stderr).toBe(EXIT.checksFailed);
+    expect(r.stdout).toContain('predictions: 0 of 1 right');
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe("exit 1: 1 prediction differs from the model's answer");
+  }, 120_000);
+
+  it('flags a retried try and an interrupted run for review, with why', async () => {
+    const dir = writeRunDir(join(root, 'work'), { student: 'Dee Retry', tag: 'dee' });
+    const first = JSON.parse(readFileSync(join(dir, 'short-grace.observation.json'), 'utf8'));
+    writeFileSync(join(dir, 'short-grace.attempt-2.observation.json'), JSON.stringify({ ...first, run: { ...first.run, attempt: 2 }, pod: { ...first.pod, uid: 'uid-dee-short-2' } }));
+    const restored = JSON.parse(readFileSync(join(dir, 'restored-grace.observation.json'), 'utf8'));
+    restored.run.complete = false;
+    restored.run.incompleteReason = 'interrupted (Ctrl-C) while terminating';
+    writeFileSync(join(dir, 'restored-grace.observation.json'), JSON.stringify(restored));
+    const r = await runCli(['grade', dir, '--gradebook-json', join(root, 'dee.json')], env);
+    expect(r.code).toBe(EXIT.needsReview);
+    const [row] = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'dee.json'), 'utf8'))).rows;
+    expect(row!.review).toContain(`attention: retried: short-grace try 1 was run again; ${join(dir, 'short-grace.attempt-2.observation.json')} counts instead`);
+    expect(row!.review).toContain('attention: interrupted: restored-grace: the run stopped before it finished: interrupted (Ctrl-C) while terminating');
+    // The student's own reports label the try that ran again instead of giving it a verdict.
+    const html = join(root, 'dee.html');
+    const md = join(root, 'dee.md');
+    await runCli(['grade', dir, '--html', html, '--md', md], env);
+    for (const page of [readFileSync(html, 'utf8'), readFileSync(md, 'utf8')]) {
+      expect(page).toContain('short-grace (try 2)');
+      expect(page).toContain('↻ request lost, tried again');
+    }
+  });
+
   it('catches sealed predictions edited inside an observation', async () => {
     const dir = writeRunDir(join(root, 'work'), { student: 'Cy Edit', tag: 'cy' });
     const path = join(dir, 'short-grace.observation.json');

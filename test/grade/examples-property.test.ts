@@ -8,26 +8,11 @@ import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { isTermlabError } from '../../harness/errors.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
+import { harmlessPatterns } from '../support/harmless.ts';
 import { extremes, mutations, removals } from '../support/mutations.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const examplesDir = join(repoRoot, 'reports', 'examples');
-
-/** `N` is any index, `*` anything (including more fields); the rest is literal. */
-const fieldPattern = (pattern: string) => new RegExp(`^${pattern.split('.')
-  .map((part) => (part === 'N' ? '\\d+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('\\.')}$`);
-
-/** The field patterns of the "Changes that do not change a verdict" table, as regular expressions. */
-function harmlessPatterns(): RegExp[] {
-  const doc = readFileSync(join(repoRoot, 'docs', 'grading.md'), 'utf8');
-  const section = doc.split('## Changes that do not change a verdict')[1]!.split('\n## ')[0]!;
-  const patterns: RegExp[] = [];
-  for (const row of section.split('\n').filter((l) => l.startsWith('| `'))) {
-    const firstCell = row.split(' | ')[0]!;
-    for (const [, pattern] of firstCell.matchAll(/`([^`]+)`/g)) patterns.push(fieldPattern(pattern!));
-  }
-  return patterns;
-}
 
 /** The real node's own recording of the default matrix (Kubernetes 1.34, `termlab run` on cluster/node). */
 const nodeDir = join(repoRoot, 'test', 'grade', 'fixtures', 'node');

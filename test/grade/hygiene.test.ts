@@ -1,6 +1,6 @@
 // Input and output hygiene of `termlab grade`, as a user meets it: real processes, files, pipes.
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +38,19 @@ describe('termlab grade: inputs', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${name}: not a regular file (${kind}): refused`);
     }
+  });
+
+  it('walks a folder with symbolic-link loops to its end, grading each real file once', async () => {
+    const dir = fresh('loops');
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    symlinkSync(join(dir, 'a'), join(dir, 'a', 'b', 'loop'));
+    symlinkSync(dir, join(dir, 'a', 'up'));
+    copyFileSync(join(repoRoot, 'reports', 'examples', 'cut-17-immediate.observation.json'), join(dir, 'a', 'b', 'one.observation.json'));
+    // A walk that followed the links would never end: that both commands end, with one file graded, is the proof.
+    const graded = await runCli(['grade', dir], offline);
+    expect(graded.stdout).toContain('1 graded');
+    const book = await runCli(['grade', dir, '--gradebook', join(dir, '..', `${Date.now()}-loops.csv`)], offline);
+    expect(book.stdout).toContain('1 submission(s) graded');
   });
 
   it('refuses invalid UTF-8 instead of replacing it', async () => {

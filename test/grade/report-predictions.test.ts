@@ -11,7 +11,7 @@ import { writeRunDir } from '../class/fixtures.ts';
 
 describe('predictions in the reports', () => {
   it('shows each prediction and whether it was right next to the verdict, and counts them', async () => {
-    const dir = writeRunDir(mkdtempSync(join(tmpdir(), 'termlab-predrep-')), { student: 'Ada', tag: 'ada' });
+    const dir = writeRunDir(mkdtempSync(join(tmpdir(), 'termlab-predrep-')), { student: 'Ada', tag: 'ada', sealed: false });
     const predictions = parsePredictions('student: Ada\npredictions:\n  short-grace: { outcome: completed, exitCode: 0 }\n  restored-grace: { outcome: completed, exitCode: 0 }\n', 'p.yaml');
     const run = await gradePaths([dir], { predictions });
     const html = renderHtml(run.results, run.pairs);

@@ -2,7 +2,7 @@
 // 70 ("please report it") now ending as a TermlabError with its own code, naming the flag or path.
 // 130 (Ctrl-C) is driven by test/run/interrupt.test.ts.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,16 @@ describe('exit codes from the CLI', () => {
     const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', join(temp('out'), 'run')], { TERMLAB_STATE_DIR: state });
     expect(r.stderr).not.toContain('internal error');
     expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${join(state, 'runs')}`) });
+  });
+
+  it('0: reports/latest is a relative link, so the folder still works moved or zipped', async () => {
+    const cwd = temp('cwd');
+    const r = await runCliIn(cwd, ['run', '--sim', '--only', 'no-prestop'], isolated());
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const runDir = readdirSync(join(cwd, 'reports')).find((d) => d.startsWith('run-'))!;
+    expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(runDir);
+    renameSync(join(cwd, 'reports'), join(cwd, 'moved'));
+    expect(readdirSync(join(cwd, 'moved', 'latest'))).toContain('no-prestop.observation.json');
   });
 
   it('2: reports/latest that cannot be replaced names its path, after the run\'s reports are written', async () => {

@@ -72,9 +72,10 @@ function kubectlUntil(args: string[], pattern: RegExp) {
   return { seen, stop: () => child.kill('SIGTERM'), output: () => out };
 }
 
-describe.skipIf(!hasKubectl)('kubectl against the simulated cluster', () => {
+// The newest minor the simulator emulates (its default) and the oldest one still supported.
+describe.skipIf(!hasKubectl).each(['1.37', '1.35'])('kubectl against the simulated cluster (Kubernetes %s)', (kubeVersion) => {
   beforeAll(async () => {
-    sim = await startSimCluster();
+    sim = await startSimCluster({ kubeVersion });
     dir = mkdtempSync(join(tmpdir(), 'termlab-kubectl-'));
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
     env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
@@ -104,6 +105,12 @@ spec:
     log.stop();
     expect(started, `${name}'s server did not start`).toMatch(/"event":"listening"/);
   }
+
+  it('reports the minor it emulates to kubectl version', async () => {
+    const version = await kubectl(['version', '-o', 'json']);
+    expect(version.code, version.err).toBe(0);
+    expect(JSON.parse(version.out).serverVersion).toMatchObject({ major: '1', minor: kubeVersion.split('.')[1] });
+  });
 
   it('creates, watches, follows the log of, and deletes a pod; lists events and nodes', async () => {
     expect(await kubectl(['create', '-f', join(dir, 'pod.yaml')])).toMatchObject({ code: 0, out: 'pod/from-kubectl created\n' });

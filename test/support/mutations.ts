@@ -17,7 +17,7 @@ function changed(value: unknown): unknown[] {
   return [];
 }
 
-function* leaves(value: unknown, path: string[]): Generator<{ path: string[]; value: unknown }> {
+export function* leaves(value: unknown, path: string[]): Generator<{ path: string[]; value: unknown }> {
   if (value !== null && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) yield* leaves(child, [...path, key]);
   } else {
@@ -25,7 +25,7 @@ function* leaves(value: unknown, path: string[]): Generator<{ path: string[]; va
   }
 }
 
-function setAt(root: unknown, path: string[], value: unknown): unknown {
+export function setAt(root: unknown, path: string[], value: unknown): unknown {
   const copy = structuredClone(root) as Record<string, any>;
   let node: Record<string, any> = copy;
   for (const key of path.slice(0, -1)) node = node[key];

@@ -1,0 +1,178 @@
+// The student guide and the instructor guide followed word by word: every ```sh line of each is
+// either run as written (in a folder laid out as a fresh clone, `termlab predict` at a real terminal
+// in tmux) or named below as needing a cluster, so a new command in a guide fails here until it is.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GradebookSchema } from '../../harness/class/gradebook.ts';
+import { EXIT } from '../../harness/errors.ts';
+import { repoRoot } from '../support/processes.ts';
+
+/** The lines of every ```sh block, comments after `#` dropped. */
+function guideCommands(file: string): string[] {
+  const text = readFileSync(join(repoRoot, 'docs', file), 'utf8');
+  return [...text.matchAll(/^ *```sh\n([\s\S]*?)^ *```/gm)].flatMap((m) => m[1]!.split('\n'))
+    .map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+}
+
+/** Lines that need a cluster, docker or kind: run on the real node (`npm run test:cluster:class`), not here. */
+const NEEDS_A_CLUSTER = [
+  'npx termlab run --predictions predictions.yaml --context CONTEXT --namespace NS',
+  'docker build -f server/Dockerfile --target lab -t termlab/lab-server:0.1.0 .',
+  'kind load docker-image termlab/lab-server:0.1.0 --name termlab',
+  'kubectl apply -f manifests/namespace.yaml',
+  'kubectl apply -f manifests/rbac.yaml',
+  'kubectl apply -f manifests/class.yaml',
+  "sed 's/<owner>/OWNER/' manifests/reaper-cronjob.yaml | kubectl apply -f -",
+];
+const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line) || /\bkubectl\b|termlab class student/.test(line);
+
+const scratch = mkdtempSync(join(tmpdir(), 'termlab-guides-'));
+const tmuxSocket = `termlab-guide-${process.pid}`;
+const env = { ...process.env, HOME: join(scratch, 'home'), TERMLAB_STATE_DIR: join(scratch, 'state'), KUBECONFIG: '', npm_config_update_notifier: 'false' };
+
+/** A folder laid out as a fresh clone after `npm install`: the repository's files, its own reports/ and predictions. */
+function cloneLike(name: string): string {
+  const dir = join(scratch, name);
+  mkdirSync(dir, { recursive: true });
+  for (const entry of readdirSync(repoRoot)) {
+    if (['.git', 'reports', 'predictions.yaml', '.termlab'].includes(entry)) continue;
+    symlinkSync(join(repoRoot, entry), join(dir, entry));
+  }
+  return dir;
+}
+
+function sh(cwd: string, line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c; });
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', tmuxSocket, ...args], { encoding: 'utf8' });
+// capture-pane drops a line's trailing spaces: the prompts are matched without theirs.
+const PROMPT = /your name:|the request: completed, cut, rejected\?|the exit code \(0-255\)\?/g;
+
+/** `termlab predict` at a terminal: each answer typed when its question is on the screen. */
+async function predictAtTerminal(cwd: string, line: string, answers: string[]): Promise<string> {
+  const done = join(cwd, '.predict-exit');
+  const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', cwd, `${line}; echo $? > ${done}; sleep 600`);
+  expect(started.status, started.stderr).toBe(0);
+  let answered = 0;
+  const deadline = Date.now() + 90_000;
+  while (!existsSync(done)) {
+    if (Date.now() > deadline) throw new Error(`termlab predict did not finish (${answered} answers typed); the screen:\n${tmux('capture-pane', '-p', '-S', '-200').stdout}\n${tmux('list-sessions').stdout}`);
+    const screen = tmux('capture-pane', '-p', '-S', '-2000').stdout;
+    const asked = screen.match(PROMPT)?.length ?? 0;
+    if (asked > answered && answered < answers.length) {
+      tmux('send-keys', '-l', answers[answered]!);
+      tmux('send-keys', 'Enter');
+      answered++;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(answered).toBe(answers.length);
+  return readFileSync(done, 'utf8').trim();
+}
+
+let student: string;
+const archiveOf = () => readdirSync(student).filter((n) => n.endsWith('.tar.gz'));
+
+beforeAll(() => {
+  const version = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+  if (version.status !== 0) throw new Error('this test types at a real terminal through tmux: install tmux (apt install tmux, brew install tmux)');
+  student = cloneLike('student');
+});
+afterAll(() => { tmux('kill-server'); });
+
+describe('the student guide, word by word', () => {
+  const lines = guideCommands('student-guide.md');
+
+  it('names every line it does not run', () => {
+    expect(lines.filter(needsCluster)).toEqual(['npx termlab run --predictions predictions.yaml --context CONTEXT --namespace NS']);
+  });
+
+  it('runs on a laptop as written: scenarios, predict at a terminal, run --sim, pack', async () => {
+    const run = (line: string) => sh(student, line);
+    const answersByScenario = new Map<string, string[]>();
+    for (const line of lines.filter((l) => !needsCluster(l))) {
+      if (line === 'npx termlab scenarios') {
+        const r = await run(line);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('short-grace');
+        // The setups only: no outcome before the student has predicted.
+        expect(r.stdout).not.toMatch(/\bcut\b|\b137\b/);
+        // What an honest student who worked it out would answer: the model's answers.
+        const revealed = JSON.parse((await run('npx termlab scenarios --reveal --json')).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number } }[];
+        for (const row of revealed) answersByScenario.set(row.scenario.name, [row.prediction.outcome, String(row.prediction.exitCode)]);
+      } else if (line === 'npx termlab predict') {
+        const exit = await predictAtTerminal(student, line, ['Ada Lovelace', ...[...answersByScenario.values()].flat()]);
+        expect(exit).toBe('0');
+        expect(readFileSync(join(student, 'predictions.yaml'), 'utf8')).toContain('student: "Ada Lovelace"');
+      } else if (line.startsWith('npx termlab predict --template')) {
+        // The student who is not at a terminal, in a folder of their own.
+        const other = cloneLike('template-student');
+        const r = await sh(other, line);
+        expect(r.code, r.stderr).toBe(0);
+        expect(readFileSync(join(other, 'predictions.yaml'), 'utf8')).toMatch(/outcome: ~/);
+        expect((await sh(other, line)).code).toBe(EXIT.badInput);
+      } else if (line.startsWith('npx termlab run --sim')) {
+        const r = await run(line);
+        expect(r.code, r.stdout + r.stderr).toBe(EXIT.ok);
+        expect(r.stdout).toContain('predictions sealed: predictions.yaml');
+        expect(r.stdout).toContain('predictions: 8 of 8 right');
+        expect(r.stdout).toContain('lab pair grace: pass');
+        expect(readdirSync(join(student, 'reports', 'latest'))).toContain('report.html');
+      } else if (line === 'npx termlab pack') {
+        const r = await run(line);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('for Ada Lovelace');
+        expect(archiveOf()).toHaveLength(1);
+      } else if (line.startsWith('npx termlab pack reports/run-')) {
+        const runDir = readdirSync(join(student, 'reports')).find((d) => d.startsWith('run-'))!;
+        const r = await run(line.replace('reports/run-…', `reports/${runDir}`));
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('with the predictions the run sealed');
+      } else {
+        throw new Error(`the student guide has a command this test does not follow: ${line}`);
+      }
+    }
+    expect(existsSync(join(student, 'ada.tar.gz'))).toBe(true);
+  }, 300_000);
+});
+
+describe('the instructor guide, word by word', () => {
+  const lines = guideCommands('instructor-guide.md');
+
+  it('names every line it does not run', () => {
+    expect(lines.filter((l) => !needsCluster(l)).every((l) => l.startsWith('npx termlab grade '))).toBe(true);
+  });
+
+  it('grades a class folder as written: every entry accounted for, each flag with its reason, exit 4', async () => {
+    expect(existsSync(join(student, 'ada.tar.gz')), 'the student guide ran first').toBe(true);
+    const instructor = cloneLike('instructor');
+    const submissions = join(instructor, 'submissions');
+    mkdirSync(submissions);
+    copyFileSync(join(student, 'ada.tar.gz'), join(submissions, 'ada.tar.gz'));
+    copyFileSync(join(student, 'ada.tar.gz'), join(submissions, 'eve.tar.gz'));
+    writeFileSync(join(submissions, 'broken.tar.gz'), 'not gzip at all\n');
+    writeFileSync(join(submissions, 'README.txt'), 'the course site put this here\n');
+    for (const line of lines.filter((l) => !needsCluster(l))) {
+      const r = await sh(instructor, line);
+      expect(r.code, r.stdout + r.stderr).toBe(EXIT.needsReview);
+      const book = GradebookSchema.parse(JSON.parse(readFileSync(join(instructor, 'grades.json'), 'utf8')));
+      const rows = new Map(book.rows.map((row) => [row.submission.split('/').pop(), row]));
+      expect([...rows.keys()].sort()).toEqual(['ada.tar.gz', 'broken.tar.gz', 'eve.tar.gz']);
+      expect(rows.get('eve.tar.gz')!.review.join('\n')).toContain('shares pod UIDs with');
+      expect(rows.get('broken.tar.gz')!.problems.join('\n')).toMatch(/broken\.tar\.gz/);
+      expect(book.skipped.map((s) => s.path.split('/').pop())).toEqual(['README.txt']);
+      expect(readFileSync(join(instructor, 'grades.csv'), 'utf8')).toContain('Ada Lovelace');
+      expect(readFileSync(join(instructor, 'class.html'), 'utf8')).toContain('<table class="class">');
+    }
+  }, 120_000);
+});
