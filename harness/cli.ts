@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, exitCodeFor, isTermlabError } from './errors.ts';
 import { flagErrorMessage, wantsHelp } from './flags.ts';
+import { classCommand } from './class/student-command.ts';
 import { gradeCommand } from './grade/command.ts';
 import { escapedApiFailure } from './kube/index.ts';
 import { packCommand } from './pack/command.ts';
@@ -28,6 +29,7 @@ const runCommand = createRunCommand(async (options) => (await loadSim()).startSi
 const commands: Command[] = [runCommand, scenariosCommand, gradeCommand, reapCommand, schemaCommand, simCommand];
 commands.push(packCommand);
 commands.push(createPredictCommand());
+commands.push(classCommand);
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',

@@ -19,6 +19,10 @@ export type ErrorCode =
   | 'API_UNREACHABLE'
   /** The API answered with a refusal that retrying cannot change (a 4xx other than 429, a TLS error). */
   | 'API_REJECTED'
+  /** The class is not on the cluster as `termlab class` needs it (manifests/class.yaml not applied, or its ConfigMap wrong, or the class full). */
+  | 'CLASS_NOT_READY'
+  /** The namespace's ResourceQuota stayed full past --quota-wait: names the quota and its use. */
+  | 'QUOTA_FULL'
   | 'POD_NOT_READY'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED'
@@ -55,6 +59,8 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   OUTPUT_UNWRITABLE: EXIT.badInput,
   STATE_UNWRITABLE: EXIT.badInput,
   PLATFORM_UNSUPPORTED: EXIT.badInput,
+  CLASS_NOT_READY: EXIT.clusterUnreachable,
+  QUOTA_FULL: EXIT.clusterUnreachable,
   POD_NOT_READY: EXIT.checksFailed,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,

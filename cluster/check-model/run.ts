@@ -49,6 +49,17 @@ export async function checkModel(axes: GridAxes, options: { parallel: number }):
   }
 }
 
+/** The figures as a Markdown table, for the note that closes a check:model run. */
+export function closingTable(r: CheckModelResult): string {
+  const disagreements = r.disagreements.length + r.missing.length;
+  const share = r.combinations ? ` (${((100 * r.inconclusive.length) / r.combinations).toFixed(1)} %)` : '';
+  return [
+    '| combinations | agreements | disagreements | too close to call | seconds |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+    `| ${r.combinations} | ${r.agreements} | ${disagreements} | ${r.inconclusive.length}${share} | ${r.seconds.toFixed(1)} |`,
+  ].join('\n') + '\n';
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({ options: { small: { type: 'boolean' }, parallel: { type: 'string' } } });
   const parallel = Number(values.parallel ?? 12);
@@ -66,5 +77,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   process.stdout.write(`check_model_disagreements: ${r.disagreements.length + r.missing.length}\n`);
   process.stdout.write(`check_model_inconclusive: ${r.inconclusive.length}\n`);
   process.stdout.write(`check_model_seconds: ${r.seconds.toFixed(1)}\n`);
+  process.stdout.write(closingTable(r));
   process.exitCode = r.disagreements.length + r.missing.length ? 1 : 0;
 }

@@ -14,6 +14,7 @@ import { ApiError, badRequest, notFound, refuseUpgrade, sendError, sendJson, sta
 import type { KubeObject, Resource } from './store.ts';
 import { apiTime } from './time.ts';
 import { toTable } from './table.ts';
+import { selfSubjectReview } from './whoami.ts';
 import type { ServingCertificate } from './tls.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
@@ -100,6 +101,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       return sendJson(res, 200, { applied: parts.applyFault(parsed.data, req.socket) });
     }
 
+    if (method === 'POST' && path === '/apis/authentication.k8s.io/v1/selfsubjectreviews') { await readBody(req); return sendJson(res, 201, selfSubjectReview()); }
     if (path === '/api/v1/namespaces') {
       if (method === 'GET') return listOrWatch(req, res, url, 'namespaces', null);
       if (method === 'POST') {

@@ -3,6 +3,7 @@ import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts'
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
+import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
@@ -34,8 +35,13 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   // the evidence checks hold both against every other source.
   // The rules of the minor the cluster said it runs (theory.ts RULES_BY_MINOR).
   const versioned = rulesFor(o.run.cluster.serverVersion);
-  const model = predict({ ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs }, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null, versioned.rules);
-  const evidence = stoppedEarly(o, evidenceChecks(o, fileVersion));
+  const asRun = { ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs };
+  const deletionGrace = o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null;
+  // Graded from the kubelet's observed TERM (kubelet-times.ts cross-examines it); a student's
+  // prediction, made before the run, is compared with the model's answer without it.
+  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(o));
+  const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
+  const evidence = stoppedEarly(o, [...evidenceChecks(o, fileVersion), kubeletTimes(o)]);
   const lost = lostPath(o);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
   const outcome = underLostPath(o, [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)]);
@@ -47,7 +53,7 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   const graded = options.predictionsOverride ?? (unsealed && 'file' in unsealed ? unsealed.file : options.predictions);
   const predictions = [
     ...(unsealed && 'problem' in unsealed ? [fail('prediction.sealed', unsealed.problem)] : []),
-    ...(graded ? predictionChecks(graded, o.scenario.name, observed, model) : []),
+    ...(graded ? predictionChecks(graded, o.scenario.name, observed, beforeTheRun) : []),
   ];
   const checks = [...evidence, ...outcome, ...predictions];
   return {

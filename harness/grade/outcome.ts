@@ -19,12 +19,12 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
       return fail(id, `the request was rejected (HTTP ${o.request.status}) instead of being accepted: it reached a server that was already draining`);
   }
   if (tooCloseToCall(p)) {
-    return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${p.marginSeconds.toFixed(1)}s of the ${killWord(p)}: too close to call`);
+    return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
   }
   if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
   const late = kubeletLate(o);
   return fail(id, seen === 'completed'
-    ? `the request completed, but the model says it is cut at ${p.killAt}s after the delete: ${late ?? 'check the grace and the hook'}`
+    ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
     : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
 }
 
@@ -50,8 +50,12 @@ function kubeletLate(o: Observation): string | null {
  * either observed result, agreeing or not, is inconclusive: a match there would be luck.
  */
 export function tooCloseToCall(p: Prediction): boolean {
-  return p.marginSeconds < TOLERANCE_SECONDS;
+  return p.marginSeconds < p.resolutionSeconds;
 }
+/** A predicted time to the millisecond (observed times are read off the server's clock to the microsecond). */
+const at = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
+/** The margin as finely as its basis resolves it: tenths of a second from the window, milliseconds from observed times. */
+const within = (p: Prediction) => `${p.marginSeconds.toFixed(p.basis === 'observed' ? 3 : 1)}s${p.basis === 'observed' ? ' (by the observed TERM)' : ''}`;
 const killWord = (p: Prediction) => (p.exitCode === IMMEDIATE_EXIT_CODE ? 'TERM' : 'kill');
 
 /** The lab server's own exit code for "left at once on TERM" (the pod contract). */
@@ -69,7 +73,7 @@ export function exitState(o: Observation, p: Prediction): Check {
   if (final.reason === 'ContainerStatusUnknown') return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
   if (final.reason !== null && final.reason !== reasonFor(final.exitCode)) return fail(id, `${shown}: the runtime reports exit ${final.exitCode} as ${reasonFor(final.exitCode)}, so this state is not one a kill or an exit gives`);
   const expected = `the model predicts ${p.exitCode} (${p.reason})`;
-  if (tooCloseToCall(p)) return inconclusive(id, `${shown}; ${expected}, but the work ends within ${p.marginSeconds.toFixed(1)}s of the ${killWord(p)}: too close to call`);
+  if (tooCloseToCall(p)) return inconclusive(id, `${shown}; ${expected}, but the work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
   if (final.exitCode === p.exitCode) return pass(id, `${shown}, as the model predicts`);
   return fail(id, `${shown}, but ${expected}`);
 }
@@ -119,7 +123,7 @@ function attribute0(o: Observation, p: Prediction, termSeen: boolean): Check {
   const id = 'attribution.exit-code';
   const high = p.exitAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
   // The work runs from the acceptance, so from an API stamp that came `apiLag` late its end comes that much sooner (never before TERM).
-  const lowFor = (s: { apiLag: number }) => Math.max(p.termAt, p.exitAt - s.apiLag) - TOLERANCE_SECONDS;
+  const lowFor = (s: { apiLag: number }) => Math.max(p.termAt, p.exitAt) - s.apiLag - TOLERANCE_SECONDS;
   const outside = secondsToTermination(o).filter((s) => s.seconds < lowFor(s) || s.seconds > high);
   if (outside.length) {
     return inconclusive(id, `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis} (window ${lowFor(s).toFixed(2)}–${high.toFixed(2)}s${s.apiLag ? `, from the API's own deletion stamp, which may be up to ${s.apiLag.toFixed(2)}s after the harness's delete` : ''})`).join('; ')}; the model's exit is at ${p.exitAt}s`);
@@ -139,18 +143,20 @@ function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen
   if (o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
   const spans = secondsToTermination(o);
   if (!spans.length) missing.push('no times to place the kill');
-  const low = p.killAt - TOLERANCE_SECONDS;
+  // From an API stamp that came apiLag after the harness's delete, the end comes that much sooner.
+  const lowFor = (s: { apiLag: number }) => p.killEarliestAt - s.apiLag - TOLERANCE_SECONDS;
   // The kubelet acts a moment after the delete (its reaction time), so the kill can come that much later.
   const high = p.killAt + KUBELET_REACTION_SECONDS + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
   // Every clock that measured the end must put it in the window: one edited time cannot carry it.
   for (const span of spans) {
+    const low = lowFor(span);
     if (span.seconds < low || span.seconds > high) {
-      missing.push(`it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the grace runs out at ${p.killAt}s (window ${low}–${high}s)`);
+      missing.push(`it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the grace runs out at ${p.killAt}s (window ${low.toFixed(2)}–${high}s)`);
     }
   }
   if (missing.length) return inconclusive(id, `137 not explained by the grace period: ${missing.join('; ')}`);
   const ends = spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ');
-  return pass(id, `killed after the grace period ran out: TERM at ${p.termAt}s, SIGKILL at ${p.killAt}s after the delete, ended ${ends}`);
+  return pass(id, `killed after the grace period ran out: TERM at ${at(p.termAt)}s, SIGKILL at ${at(p.killAt)}s after the delete, ended ${ends}`);
 }
 
 export function runComplete(o: Observation): Check {

@@ -63,6 +63,34 @@ export const KUBELET_EXTRA_DELAY_SECONDS = 2;
  */
 export const KUBELET_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.kubeletReactionSeconds;
 
+/**
+ * How closely the observed times place the work's end against the kill (or TERM): TERM and the work's
+ * start are read off the server's one clock, so what they leave open is the runtime's kill timer and
+ * the server's work timer, each late by a few to tens of milliseconds on a loaded machine (the work's
+ * `completed` line came up to 19 ms after its time in the check:model grid's runs). A machine starved
+ * past that (load average 12-17 on 2 cores) once had the simulator's SIGKILL timer fire at least
+ * 0.31 s late (check:model, 1 of 240): such a run is graded "differs" and is worth running again.
+ */
+export const OBSERVED_RESOLUTION_SECONDS = 0.1;
+
+/**
+ * What the evidence shows the kubelet did, in seconds after the delete as the server's clock places it
+ * (its `accepted` line plus the delay the harness waited): kubelet-times.ts reads and cross-examines it.
+ */
+export interface ObservedKubelet {
+  /** TERM as the server logged it: the moment StopContainer began, from which the remainder runs. */
+  termAt: number;
+  /**
+   * The kill sequence's start is no earlier than this (the delete, the Killing event's second) and no
+   * later than `startNotAfter` (a hook's first line, the Killing event's next second; null: nothing
+   * shows it). The kubelet's whole seconds of hook are what TERM minus the start leaves open.
+   */
+  startNotBefore: number;
+  startNotAfter: number | null;
+  /** When an httpGet hook's request reached the server (its hook-start line), else null. */
+  hookRequestStartAt: number | null;
+}
+
 export type RequestOutcome = 'completed' | 'cut';
 
 export interface Prediction {
@@ -73,6 +101,8 @@ export interface Prediction {
   termAt: number;
   /** When SIGKILL comes if the container is still alive; null if it exits at TERM. */
   killAt: number;
+  /** The earliest the kill can come: killAt, unless the observed start leaves the hook's whole seconds open. */
+  killEarliestAt: number;
   /** When the container is expected to exit, seconds after the delete. */
   exitAt: number;
   outcome: RequestOutcome;
@@ -80,16 +110,30 @@ export interface Prediction {
   reason: 'Completed' | 'Error';
   /** Seconds between the request's end and the kill; small means "too close to call". */
   marginSeconds: number;
+  /** A margin below this is too close to call: a second from the delete, a tenth from observed times. */
+  resolutionSeconds: number;
+  /** Where the times come from: the rules alone (the kubelet starts 0-2 s after the delete), or the kubelet's observed TERM. */
+  basis: 'window' | 'observed';
   steps: string[];
 }
+
+/** Seconds as a step shows them: observed times to the millisecond, the rules' own as they are. */
+const fmt = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 
 export function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
   return Math.max(1, deletionGrace ?? specGrace);
 }
 
-export function predict(scenario: Scenario, deletionGrace: number | null = null, rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!): Prediction {
+/**
+ * The model's answer. With no observed times (termlab predict, a run not yet made) every time is the
+ * earliest and the kubelet's start lies in a 0-2 s window after it; with the kubelet's observed TERM
+ * (grading), the rules run from it and only the resolution of those times is left open.
+ */
+export function predict(scenario: Scenario, deletionGrace: number | null = null, rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!, observed: ObservedKubelet | null = null): Prediction {
   const minimumGrace = rules.minimumGracePeriodSeconds;
-  const reaction = rules.kubeletReactionSeconds;
+  const reaction = observed ? 0 : rules.kubeletReactionSeconds;
+  const resolutionSeconds = observed ? OBSERVED_RESOLUTION_SECONDS : TOLERANCE_SECONDS;
+  const basis = observed ? 'observed' as const : 'window' as const;
   const steps: string[] = [];
   const grace = effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
   steps.push(`grace ${grace}s`);
@@ -110,17 +154,38 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     steps.push(`remainder ${remaining}s raised to ${minimumGrace}s`);
     remaining = minimumGrace;
   }
+  // The kill as early as the rules allow (the window's start, or TERM + the least remainder the observed start leaves open).
+  let killEarliest = termAt + remaining;
+  if (observed) {
+    // StopContainer(remainder) starts at TERM as the server logged it; the hook's whole seconds are
+    // TERM minus the kill sequence's start, which the evidence bounds (a sleep action's are its own).
+    termAt = observed.termAt;
+    if (hookEndsAt !== null) hookEndsAt = termAt;
+    if (scenario.preStop.kind === 'exec-sleep' || scenario.preStop.kind === 'exec-fail' || scenario.preStop.kind === 'httpGet') {
+      const hookWait = hookEndsAt === null ? 0 : Math.min(hookDurationSeconds(scenario.preStop), grace);
+      const latest = Math.min(observed.startNotAfter ?? Number.POSITIVE_INFINITY, termAt - hookWait);
+      const earliest = Math.min(observed.startNotBefore, latest);
+      const mostWhole = Math.floor(termAt - earliest);
+      const leastRemaining = Math.max(minimumGrace, grace - mostWhole);
+      killEarliest = termAt + Math.min(leastRemaining, remaining);
+      if (leastRemaining < remaining) steps.push(`the kill sequence began ${fmt(earliest)}-${fmt(latest)}s after the delete: the kubelet counted ${Math.floor(hookWait)}-${mostWhole} whole seconds of hook, SIGKILL ${fmt(termAt + leastRemaining)}-${fmt(termAt + remaining)}s`);
+    } else {
+      killEarliest = termAt + remaining;
+    }
+  }
   const killAt = termAt + remaining;
-  steps.push(`SIGTERM at ${termAt}s, SIGKILL at ${killAt}s`);
+  steps.push(`SIGTERM at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
-  // Distance from the work's end to a window [at, at + reaction]; 0 inside it: too close to call.
-  const marginTo = (at: number) => (workEndsAt < at ? at - workEndsAt : Math.max(0, workEndsAt - (at + reaction)));
-  steps.push(`the kubelet starts this 0-${reaction}s after the delete`);
+  // Distance from the work's end to a window [from, at + reaction]; 0 inside it: too close to call.
+  const marginTo = (at: number, from = at) => (workEndsAt < from ? from - workEndsAt : Math.max(0, workEndsAt - (at + reaction)));
+  steps.push(observed
+    ? `TERM as the server logged it, ${fmt(observed.termAt)}s after the delete: the rules run from the observed kubelet`
+    : `the kubelet starts this 0-${reaction}s after the delete`);
   if (scenario.mode === 'immediate') {
     const completed = workEndsAt <= termAt;
     return {
-      graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: termAt,
+      graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: termAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
       marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
     };
@@ -130,26 +195,29 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
     const completed = workEndsAt <= killAt;
     return {
-      graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: killAt,
+      graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: killAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
-      marginSeconds: marginTo(killAt),
-      steps: [...steps, `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${workEndsAt}s, before` : `would end at ${workEndsAt}s, after`} the kill`],
+      marginSeconds: marginTo(killAt, killEarliest),
+      steps: [...steps, `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${fmt(workEndsAt)}s, before` : `would end at ${fmt(workEndsAt)}s, after`} the kill`],
     };
   }
   const completed = workEndsAt <= killAt;
   // An httpGet hook to the server is a request to it too: the kubelet stops waiting at the grace but
   // does not cancel the call, so a draining server exits only once that answer is out (server/app.ts).
-  const hookRequestEndsAt = scenario.preStop.kind === 'httpGet' && scenario.preStop.port === undefined ? hookDurationSeconds(scenario.preStop) : null;
+  const hookToServer = scenario.preStop.kind === 'httpGet' && scenario.preStop.port === undefined;
+  const hookRequestEndsAt = !hookToServer ? null
+    : observed ? (observed.hookRequestStartAt ?? termAt - Math.min(hookDurationSeconds(scenario.preStop), grace)) + hookDurationSeconds(scenario.preStop)
+      : hookDurationSeconds(scenario.preStop);
   const heldByHook = hookRequestEndsAt !== null && hookRequestEndsAt > termAt;
   const drainedAt = Math.max(termAt, workEndsAt, heldByHook ? hookRequestEndsAt : 0);
   const exitsItself = completed && drainedAt <= killAt;
   // Hook and kill are both counted from the kubelet's start: their distance has no reaction window.
-  const margin = heldByHook ? Math.min(marginTo(killAt), Math.abs(hookRequestEndsAt - killAt)) : marginTo(killAt);
-  const why = !completed ? `work would end at ${workEndsAt}s, after the kill: 137`
-    : exitsItself ? `work ends at ${workEndsAt}s, before the kill: exit 0`
-      : `work ends at ${workEndsAt}s, but the httpGet hook's request, still open until ${hookRequestEndsAt}s, keeps the draining server alive past the kill: 137`;
+  const margin = heldByHook ? Math.min(marginTo(killAt, killEarliest), Math.abs(hookRequestEndsAt - killAt), Math.abs(hookRequestEndsAt - killEarliest)) : marginTo(killAt, killEarliest);
+  const why = !completed ? `work would end at ${fmt(workEndsAt)}s, after the kill: 137`
+    : exitsItself ? `work ends at ${fmt(workEndsAt)}s, before the kill: exit 0`
+      : `work ends at ${fmt(workEndsAt)}s, but the httpGet hook's request, still open until ${fmt(hookRequestEndsAt!)}s, keeps the draining server alive past the kill: 137`;
   return {
-    graceSeconds: grace, hookEndsAt, termAt, killAt, exitAt: exitsItself ? drainedAt : killAt,
+    graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: exitsItself ? drainedAt : killAt, resolutionSeconds, basis,
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,
     reason: exitsItself ? 'Completed' : 'Error',

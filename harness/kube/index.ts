@@ -1,6 +1,6 @@
 // The one door to a cluster: client objects, calls, watches, logs and port-forward, with retry and
 // backoff living once, here. run/, safety/ and the commands import from this file only.
-export { connect, type Cluster, type ConnectOptions } from './connect.ts';
+export { connect, timeoutOptions, type Cluster, type ConnectOptions } from './connect.ts';
 export { apiErrorText, classify, escapedApiFailure, isNotFound, type Failure } from './failures.ts';
 export { followLog, readLog, type LogStreamCallbacks } from './logs.ts';
 export { createPod, deletePod, listEvents, listPods, nodeInfo, readPod, removeFinalizer } from './pods.ts';
@@ -10,3 +10,4 @@ export { PodWatchStream, type PodEventType, type PodWatchCallbacks, type WatchLi
 export type { V1Pod } from '@kubernetes/client-node';
 export { WatchStream, type WatchCallbacks, type WatchTarget } from './watch.ts';
 export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listObjects, replaceDeploymentTemplate, SERVICES } from './workloads.ts';
+export { selfSubjectReview } from './whoami.ts';

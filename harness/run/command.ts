@@ -23,6 +23,8 @@ import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
+import { ownershipOf, whoAmI } from '../safety/identity.ts';
+import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -44,7 +46,7 @@ const OPTIONS = {
   scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
   image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
   'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' }, retries: { type: 'string' },
+  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' }, retries: { type: 'string' }, 'quota-wait': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -96,7 +98,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
   return {
     name: 'run',
     summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N]',
+    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N] [--quota-wait SECONDS]',
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
       if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
@@ -119,6 +121,8 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       const env = await environmentOf(values);
       // A scenario whose request the harness lost runs again on a fresh pod, this many times at most.
       const retries = wholeNumber(values.retries, '--retries', 1);
+      // A full class quota: wait this long for room, with backoff, then end with exit 3 naming it.
+      const quotaWaitMs = wholeSeconds(values['quota-wait'], '--quota-wait', DEFAULT_QUOTA_WAIT_MS / 1000) * 1000;
 
       if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
       const delayText = values['sim-proxy-delay'];
@@ -130,8 +134,10 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
       try {
         const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
         const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
-        const owner = values.owner ?? defaultOwnerId(cluster.context, cluster.server);
-        if (!isLabelValue(owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+        if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+        // The owner label is who the cluster says the caller is; termlab's own name only where it does not say.
+        const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
+        const owner = ownership.owner;
         const runId = newRunId();
         const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
         if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
@@ -140,7 +146,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? rolloutPods : Math.min(parallel, scenarios.length), maxPods);
         // Each wave of scenarios may also wait out one API outage.
         const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
-        const record = newRunRecord({ runId, owner, context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
+        const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
         await saveRun(record);
 
         const reportsRoot = resolve('reports');
@@ -148,7 +154,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
         // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
         if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
-        io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner}\n`);
+        io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner} (${escapeTerminal(ownership.note)})\n`);
         io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n`);
         io.out(`${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`);
 
@@ -161,8 +167,8 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
         // Pods created and not yet seen gone: named in the message if the API never comes back.
         const podsLeft = new Set<string>();
         const context: Omit<ScenarioContext, 'onPhase'> = {
-          cluster, namespace, runId, owner, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, predictions: sealed,
+          cluster, namespace, runId, owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, quotaWaitMs, predictions: sealed,
           pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
         };
         const problems: string[] = [];

@@ -41,7 +41,7 @@ export function rolloutNameFor(scenario: RolloutScenario, runId: string): string
 export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario): Promise<RolloutObservation> {
   const { cluster, namespace, clock } = ctx;
   const name = rolloutNameFor(scenario, ctx.runId);
-  const renderOptions = { name, owner: ctx.owner, runId: ctx.runId, image: ctx.image, env: ctx.env, expiresAt: Date.now() + rolloutDeadlineSeconds(scenario) * 1000 };
+  const renderOptions = { name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, expiresAt: Date.now() + rolloutDeadlineSeconds(scenario) * 1000 };
   const selector = Object.entries(labSelector(scenario, renderOptions)).map(([k, v]) => `${k}=${v}`).join(',');
   const podSelector = selector.split(',').filter((s) => !s.startsWith('termlab.io/role=')).join(',');
   const run: Observation['run'] = {

@@ -4,8 +4,9 @@
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
-import { createPod, deletePod, listEvents, nodeInfo, openPortForward, readPod, removeFinalizer, type Cluster, type PortForwardHandle } from '../kube/index.ts';
+import { deletePod, listEvents, nodeInfo, openPortForward, readPod, removeFinalizer, type Cluster, type PortForwardHandle } from '../kube/index.ts';
 import type { HarnessTime, Observation, SealedPredictions } from '../observation.ts';
+import { createPodWithinQuota } from '../safety/quota.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { labPort, renderPod } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
@@ -39,6 +40,8 @@ export interface ScenarioContext {
   namespace: string;
   runId: string;
   owner: string;
+  /** The caller's full name as the cluster reported it: the pods' termlab.io/identity annotation. */
+  identity?: string;
   harnessVersion: string;
   simulated: boolean;
   template: Record<string, any>;
@@ -50,6 +53,8 @@ export interface ScenarioContext {
   /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
   attempt?: number;
   readyTimeoutMs: number;
+  /** How long a pod may wait for room in a full ResourceQuota (--quota-wait). */
+  quotaWaitMs?: number;
   /** The predictions sealed before the first pod: copied into every observation. */
   predictions?: SealedPredictions;
   pods?: PodTracker;
@@ -80,8 +85,9 @@ interface Created { name: string; uid: string; resourceVersion: string; deleted:
 /** create: the pod, and at once how to undo it (registered before anything can fail). */
 async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null): Promise<Created> {
   const { cluster, namespace } = ctx;
-  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, runId: ctx.runId, image: ctx.image, env: ctx.env });
-  const pod = await createPod(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal });
+  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env });
+  // A full class quota is waited out (bounded by --quota-wait), said on the progress line.
+  const pod = await createPodWithinQuota(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal, maxWaitMs: ctx.quotaWaitMs, onWait: (text) => ctx.onPhase('creating', text) });
   const uid = pod.metadata!.uid!;
   ctx.pods?.created(name);
   const deleted = { value: false };

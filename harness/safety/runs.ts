@@ -19,6 +19,10 @@ export const RunRecordSchema = z.object({
   /** interrupted: stopped by Ctrl-C; its pods were cleaned up, its results are not a run to hand in. */
   status: z.enum(['running', 'finished', 'failed', 'interrupted']),
   note: z.string().optional(),
+  /** Who the cluster said ran it (SelfSubjectReview), or null where the API did not say. */
+  identity: z.string().nullable().optional(),
+  /** Where the owner label came from: the cluster's answer, --owner, or termlab's own name (the fallback). */
+  ownerSource: z.enum(['SelfSubjectReview', '--owner', 'termlab']).optional(),
   /** The predictions sealed before the run's first pod (their hash; the content is in every observation). */
   predictions: z.object({ sha256: z.string(), sealedAt: z.iso.datetime() }).optional(),
 });

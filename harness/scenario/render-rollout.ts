@@ -1,6 +1,7 @@
 // A rollout's objects from the lab pod template (manifests/lab-pod.yaml): a Deployment of the lab
 // server, a NodePort Service in front of it, and the load pod (the same image, LAB_MODE=load).
 // Only the fields the scenario is about change; everything carries the run's ownership labels.
+import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ENV_LABEL, ownershipLabels } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { configureLabContainer } from '../../server/contract-schemas.ts';
@@ -18,10 +19,14 @@ export interface RolloutRenderOptions {
   /** When the reaper may take the Deployment and Service without a record of the run (ms since the epoch). */
   expiresAt?: number;
   owner: string;
+  /** The caller's full name as the cluster reported it: every pod's termlab.io/identity annotation. */
+  identity?: string;
   runId: string;
   image?: string;
   env?: string;
 }
+
+const identityOf = (o: RolloutRenderOptions) => (o.identity ? { [IDENTITY_ANNOTATION]: o.identity } : {});
 
 function labels(scenario: RolloutScenario, o: RolloutRenderOptions, role: 'lab' | 'load'): Record<string, string> {
   return { ...ownershipLabels(o.owner, o.runId, scenario.name), ...(o.env ? { [ENV_LABEL]: o.env } : {}), [ROLE_LABEL]: role };
@@ -45,7 +50,7 @@ export function renderPodTemplate(template: Record<string, any>, scenario: Rollo
   spec.terminationGracePeriodSeconds = scenario.terminationGracePeriodSeconds;
   configureLabContainer(spec.containers[0], { image: o.image, mode: version.mode, preStop: version.preStop });
   return {
-    metadata: { labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'lab') }, annotations: { [REVISION_ANNOTATION]: which } },
+    metadata: { labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'lab') }, annotations: { [REVISION_ANNOTATION]: which, ...identityOf(o) } },
     spec,
   };
 }
@@ -81,7 +86,7 @@ export function renderService(template: Record<string, any>, scenario: RolloutSc
 
 export function renderLoadPod(template: Record<string, any>, scenario: RolloutScenario, o: RolloutRenderOptions & { target: string }): Record<string, any> {
   const pod = structuredClone(template) as any;
-  pod.metadata = { name: `${o.name}-load`, labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'load') } };
+  pod.metadata = { name: `${o.name}-load`, labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'load') }, ...(o.identity ? { annotations: identityOf(o) } : {}) };
   pod.spec.restartPolicy = 'Never';
   pod.spec.activeDeadlineSeconds = rolloutDeadlineSeconds(scenario);
   const container = pod.spec.containers[0];

@@ -1,6 +1,7 @@
 // One pod from the template and one scenario. Only the fields the scenario is about change.
 import type { V1Pod } from '@kubernetes/client-node';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
+import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ENV_LABEL, HOLD_FINALIZER, ownershipLabels } from '../safety/labels.ts';
 import { configureLabContainer } from '../../server/contract-schemas.ts';
 import type { Scenario } from './schema.ts';
@@ -8,6 +9,8 @@ import type { Scenario } from './schema.ts';
 export interface RenderOptions {
   podName: string;
   owner: string;
+  /** The caller's full name as the cluster reported it (a label value holds only 63 characters). */
+  identity?: string;
   runId: string;
   image?: string;
   /** The termlab.io/env label (`--env` or the lab file): the class-wide reaper's scope. */
@@ -20,6 +23,7 @@ export function renderPod(template: Record<string, any>, scenario: Scenario, opt
     ...pod.metadata,
     name: options.podName,
     labels: { ...pod.metadata?.labels, ...ownershipLabels(options.owner, options.runId, scenario.name), ...(options.env ? { [ENV_LABEL]: options.env } : {}) },
+    ...(options.identity ? { annotations: { ...pod.metadata?.annotations, [IDENTITY_ANNOTATION]: options.identity } } : {}),
     // Keeps the object, with its final container state, until termlab has read it.
     finalizers: [...(pod.metadata?.finalizers ?? []), HOLD_FINALIZER],
   };

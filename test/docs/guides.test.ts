@@ -19,15 +19,18 @@ function guideCommands(file: string): string[] {
 
 /** Lines that need a cluster, docker or kind: run on the real node (`npm run test:cluster:class`), not here. */
 const NEEDS_A_CLUSTER = [
-  'npx termlab run --predictions predictions.yaml --context CONTEXT --namespace NS',
+  'npx termlab run --predictions predictions.yaml --kubeconfig NAME.kubeconfig --lab lab.yaml',
   'docker build -f server/Dockerfile --target lab -t termlab/lab-server:0.1.0 .',
   'kind load docker-image termlab/lab-server:0.1.0 --name termlab',
   'kubectl apply -f manifests/namespace.yaml',
   'kubectl apply -f manifests/rbac.yaml',
   'kubectl apply -f manifests/class.yaml',
   "sed 's/<owner>/OWNER/' manifests/reaper-cronjob.yaml | kubectl apply -f -",
+  "sed 's/<owner>/OWNER/' manifests/class.yaml | kubectl apply -f -",
+  'npx termlab class student alice --namespace termlab -o alice.kubeconfig [--hours 24]',
+  'npx termlab run --kubeconfig alice.kubeconfig --lab manifests/lab.yaml',
 ];
-const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line) || /\bkubectl\b|termlab class student/.test(line);
+const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line);
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-guides-'));
 const tmuxSocket = `termlab-guide-${process.pid}`;
@@ -94,7 +97,7 @@ describe('the student guide, word by word', () => {
   const lines = guideCommands('student-guide.md');
 
   it('names every line it does not run', () => {
-    expect(lines.filter(needsCluster)).toEqual(['npx termlab run --predictions predictions.yaml --context CONTEXT --namespace NS']);
+    expect(lines.filter(needsCluster)).toEqual(['npx termlab run --predictions predictions.yaml --kubeconfig NAME.kubeconfig --lab lab.yaml']);
   });
 
   it('runs on a laptop as written: scenarios, predict at a terminal, run --sim, pack', async () => {

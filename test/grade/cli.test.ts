@@ -28,7 +28,7 @@ describe('termlab grade', () => {
     expect(md).toMatch(/```mermaid\ngantt[\s\S]*dateFormat x[\s\S]*SIGTERM :milestone, term0, \d+, \d+/);
     const xml = readFileSync(join(out, 'r.xml'), 'utf8');
     expect(xml).toContain('<property name="podUid" value="uid-0002"/>');
-    expect((xml.match(/<testcase /g) ?? []).length).toBe(6 * 21 + 1);
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(6 * 22 + 1);
     expect(readFileSync(join(out, 'r.html'), 'utf8')).toMatch(/<svg [^>]*aria-label="timeline of short-grace"/);
   });
 

@@ -4,6 +4,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gradeClass } from '../../harness/class/command.ts';
+import { gradePaths } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { parseJsonText } from '../../harness/observation-read.ts';
 import { renderHtml } from '../../harness/report/html.ts';
@@ -46,11 +48,11 @@ describe('termlab grade: inputs', () => {
     symlinkSync(join(dir, 'a'), join(dir, 'a', 'b', 'loop'));
     symlinkSync(dir, join(dir, 'a', 'up'));
     copyFileSync(join(repoRoot, 'reports', 'examples', 'cut-17-immediate.observation.json'), join(dir, 'a', 'b', 'one.observation.json'));
-    // A walk that followed the links would never end: that both commands end, with one file graded, is the proof.
-    const graded = await runCli(['grade', dir], offline);
-    expect(graded.stdout).toContain('1 graded');
-    const book = await runCli(['grade', dir, '--gradebook', join(dir, '..', `${Date.now()}-loops.csv`)], offline);
-    expect(book.stdout).toContain('1 submission(s) graded');
+    // A walk that followed the links would never end: that both walks end, with one file graded, is the proof.
+    const graded = await gradePaths([dir]);
+    expect(graded.results).toHaveLength(1);
+    const { book } = await gradeClass([dir], null);
+    expect(book.rows.map((r) => r.scenariosGraded)).toEqual([1]);
   });
 
   it('refuses invalid UTF-8 instead of replacing it', async () => {

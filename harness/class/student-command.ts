@@ -1,0 +1,77 @@
+// `termlab class student NAME --namespace NS -o FILE`: the instructor makes one student's identity
+// and writes the kubeconfig to hand them. `termlab class` holds the class-on-a-cluster commands.
+import { open, rm } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { Command, CommandIO } from '../command.ts';
+import { EXIT, TermlabError, unwritable } from '../errors.ts';
+import { connect } from '../kube/index.ts';
+import { addStudent, checkStudentName, DEFAULT_TOKEN_HOURS, MAX_TOKEN_HOURS } from './student.ts';
+import { clusterOf, renderStudentKubeconfig } from './student-kubeconfig.ts';
+
+const STUDENT_USAGE = `termlab class student NAME --namespace NS -o FILE [--context NAME | --kubeconfig FILE] [--hours N] [--force]
+             (instructor: namespace NS-NAME with 1/seats of the class quota, ServiceAccount NS/NAME, and a kubeconfig
+             whose token expires after --hours N: default ${DEFAULT_TOKEN_HOURS}, at most ${MAX_TOKEN_HOURS}; exit 2 bad input, 3 no cluster or class)`;
+
+
+export const classCommand: Command = {
+  name: 'class',
+  summary: 'a class on one cluster: make a student identity and its kubeconfig (instructor)',
+  usage: STUDENT_USAGE,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (sub !== 'student') throw new TermlabError('USAGE', sub === undefined ? 'a subcommand is needed: student' : `unknown subcommand ${JSON.stringify(sub)}: the one there is, is student`);
+    return studentCommand(rest, io);
+  },
+};
+
+async function studentCommand(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: {
+    namespace: { type: 'string' }, out: { type: 'string', short: 'o' }, context: { type: 'string' }, kubeconfig: { type: 'string' },
+    hours: { type: 'string' }, force: { type: 'boolean' },
+  } });
+  if (positionals.length !== 1) throw new TermlabError('USAGE', positionals.length ? `one student NAME, got ${positionals.length}: ${positionals.join(' ')}` : 'the student NAME is needed: termlab class student NAME --namespace NS -o FILE');
+  const name = positionals[0]!;
+  if (!values.namespace) throw new TermlabError('USAGE', '--namespace NS is needed: the class\'s namespace from manifests/class.yaml, said explicitly');
+  if (!values.out) throw new TermlabError('USAGE', '-o FILE is needed: where the student\'s kubeconfig is written');
+  const hoursText = values.hours ?? String(DEFAULT_TOKEN_HOURS);
+  if (!/^\d+$/.test(hoursText) || Number(hoursText) < 1 || Number(hoursText) > MAX_TOKEN_HOURS) throw new TermlabError('USAGE', `--hours: a whole number from 1 to ${MAX_TOKEN_HOURS}, got ${JSON.stringify(hoursText)}`);
+  // The name and the file are checked before the cluster is asked anything.
+  checkStudentName(name, values.namespace);
+  const file = await openOutput(values.out, Boolean(values.force));
+  let written = false;
+  try {
+    const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
+    const current = cluster.kc.getCurrentCluster()!;
+    const student = await addStudent(cluster, { classNamespace: values.namespace, name, hours: Number(hoursText), signal: io.signal });
+    const text = renderStudentKubeconfig({ cluster: clusterOf(current), student: name, namespace: student.namespace, token: student.token, expiresAt: student.expiresAt });
+    try { await file.truncate(0); await file.write(text, 0); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', values.out, error); }
+    written = true;
+    for (const what of student.created) io.out(`created ${what}\n`);
+    for (const what of student.kept) io.out(`kept    ${what} (already there)\n`);
+    io.out(`quota of ${student.namespace}: ${Object.entries(student.quota).map(([k, v]) => `${k}=${v}`).join(', ')} (1/${student.seats} of the class's)\n`);
+    io.out(`wrote ${values.out}: user ${student.username}, namespace ${student.namespace}; the token expires ${student.expiresAt} (${Math.round(student.expirationSeconds / 360) / 10} h)\n`);
+    return EXIT.ok;
+  } finally {
+    await file.close();
+    if (!written && file.fresh) await rm(values.out, { force: true });
+  }
+}
+
+/** Opened before the cluster is touched, so a bad path fails first; an existing file only with --force. */
+async function openOutput(path: string, force: boolean): Promise<Awaited<ReturnType<typeof open>> & { fresh: boolean }> {
+  try {
+    const handle = await open(path, 'wx', 0o600);
+    return Object.assign(handle, { fresh: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && !force) throw new TermlabError('USAGE', `-o ${path}: the file exists; --force replaces it (the old token stays valid until it expires)`, { path });
+    if (code !== 'EEXIST') throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', path, error);
+    try {
+      const handle = await open(path, 'r+', 0o600);
+      await handle.chmod(0o600);
+      return Object.assign(handle, { fresh: false });
+    } catch (again) {
+      throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', path, again);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+// What the kubelet did, as the evidence shows it, and the cross-examination of those times.
+// The model conditions on TERM as the server logged it (theory.ts ObservedKubelet), placed after the
+// delete by the server's own `accepted` line and the delay the harness waited. Because a hand-edited
+// TERM or hook start would move the prediction, each is held here against every other clock that saw
+// it: the runtime's stamp on the line, the harness's receipt of it, the Killing event's second, the
+// hook's length and the delete itself.
+import type { Observation } from '../observation.ts';
+import { observedDeleteDelayMs } from './evidence.ts';
+import { describeLine, labLines, type LabLine } from './sources.ts';
+import { hookDurationSeconds } from '../scenario/schema.ts';
+import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ObservedKubelet } from './theory.ts';
+import { fail, pass, type Check } from './types.ts';
+
+/** Rounding of the lab's millisecond times, and a Node process's wall clock drifting from the system's. */
+const CLOCK_SLACK_MS = 50;
+/** The runtime's exec of a hook program before its first line (seen up to 1.3 s on the loaded real node). */
+const HOOK_LAUNCH_SLACK_MS = 2_000;
+
+interface Anchor {
+  accepted: LabLine;
+  /** The delete on the server's clock (wall ms): its accepted line plus the delay the harness waited. */
+  deleteWallMs: number;
+  /** Harness mono → server wall: add this; the true mapping is later by 0..rtt (the acceptance's round trip). */
+  harnessToServerMs: number;
+  rttMs: number;
+}
+
+/** The server's accepted line for this request, and with it the harness's clock on the server's. */
+function anchor(o: Observation): Anchor | null {
+  const { requestAccepted, requestSent } = o.timeline;
+  const delay = observedDeleteDelayMs(o);
+  if (!requestAccepted || !requestSent || delay === null) return null;
+  const accepted = labLines(o).find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
+  if (!accepted) return null;
+  const acceptedWall = Date.parse(accepted.time);
+  if (!Number.isFinite(acceptedWall)) return null;
+  return { accepted, deleteWallMs: acceptedWall + delay, harnessToServerMs: acceptedWall - requestAccepted.at.mono, rttMs: Math.max(0, requestAccepted.at.mono - requestSent.at.mono) };
+}
+
+const firstLine = (o: Observation, event: string, pid: unknown) => labLines(o).find((l) => l.event === event && (pid === undefined || l.fields.pid === pid));
+
+/** Seconds after the delete on the server's clock: same-process lines by their monotonic time, others by wall. */
+function sinceDeleteOf(a: Anchor, l: LabLine): number {
+  if (l.fields.pid !== undefined && l.fields.pid === a.accepted.fields.pid) return (l.mono - a.accepted.mono) / 1000 - (a.deleteWallMs - Date.parse(a.accepted.time)) / 1000;
+  return (Date.parse(l.time) - a.deleteWallMs) / 1000;
+}
+
+/**
+ * The hook's first line, less an exec hook program's own age at it (`procAgeMs` from the shell hook;
+ * a Node hook program in a process of its own has a monotonic clock that starts with it): the latest
+ * the kill sequence can have begun.
+ */
+function hookStartOf(a: Anchor, hook: LabLine): number {
+  const ownProcess = hook.fields.pid !== undefined && hook.fields.pid !== a.accepted.fields.pid;
+  const age = hook.fields.kind !== 'exec' ? 0 : numberField(hook, 'procAgeMs') ?? (ownProcess ? hook.mono : 0);
+  return sinceDeleteOf(a, hook) - (age > 0 ? age / 1000 : 0);
+}
+const numberField = (l: LabLine, name: string) => {
+  const v = (l.fields as Record<string, unknown>)[name];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+};
+
+/** The first Killing event with a time, in seconds after the delete on the server's clock (the node's). */
+function killingSecond(o: Observation, a: Anchor): { at: number; time: string } | null {
+  const killing = o.evidence.podEvents.find((e) => e.reason === 'Killing' && e.time !== null);
+  const ms = killing ? Date.parse(killing.time!) : Number.NaN;
+  return Number.isFinite(ms) ? { at: (ms - a.deleteWallMs) / 1000, time: killing!.time! } : null;
+}
+
+/**
+ * TERM and the bounds on the kill sequence's start, after the delete, or null when the evidence shows
+ * no TERM: then the model keeps its window. Only the server's first TERM line counts (the one the
+ * timeline cites), and the first hook-start line.
+ */
+export function observedKubelet(o: Observation): ObservedKubelet | null {
+  const a = anchor(o);
+  if (!a) return null;
+  const term = firstLine(o, 'signal', a.accepted.fields.pid);
+  if (!term || o.timeline.termReceived === null) return null;
+  const hook = firstLine(o, 'hook-start', undefined);
+  const killing = killingSecond(o, a);
+  const notAfter = [hook ? hookStartOf(a, hook) : null, killing ? killing.at + 1 : null].filter((x): x is number => x !== null);
+  return {
+    termAt: sinceDeleteOf(a, term),
+    startNotBefore: Math.max(0, killing?.at ?? 0),
+    startNotAfter: notAfter.length ? Math.min(...notAfter) : null,
+    hookRequestStartAt: hook && hook.fields.kind === 'httpGet' ? sinceDeleteOf(a, hook) : null,
+  };
+}
+
+/** Each line the model's times rest on, against the clocks that saw it written. */
+function lineProblem(o: Observation, a: Anchor, l: LabLine): string | null {
+  const written = Date.parse(l.time);
+  const raw = o.evidence.logLines[l.line]!;
+  // The harness received the line after it was written: on the server's clock, no later than its receipt plus the round trip.
+  const receivedBy = raw.receivedAt.mono + a.harnessToServerMs + a.rttMs + CLOCK_SLACK_MS;
+  if (written > receivedBy) return `${describeLine(l)} was written at ${l.time}, ${((written - receivedBy + CLOCK_SLACK_MS) / 1000).toFixed(3)}s after the harness received it (at ${raw.receivedAt.mono} ms on its clock, placed on the server's by the request's acceptance)`;
+  if (raw.apiTime !== null) {
+    const stamped = Date.parse(raw.apiTime);
+    if (!Number.isFinite(stamped)) return `${describeLine(l)}'s runtime stamp ${JSON.stringify(raw.apiTime)} is not a time`;
+    if (stamped < written - CLOCK_SLACK_MS) return `${describeLine(l)} says it was written at ${l.time}, but the runtime stamped it at ${raw.apiTime}, before that`;
+    if (stamped > receivedBy) return `the runtime stamped ${describeLine(l)} at ${raw.apiTime}, after the harness received it (at ${raw.receivedAt.mono} ms on its clock)`;
+  }
+  return null;
+}
+
+const secs = (x: number) => `${x.toFixed(3)}s`;
+
+/** The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and the runtime's and harness's clocks. */
+export function kubeletTimes(o: Observation): Check {
+  const id = 'evidence.kubelet-times';
+  const a = anchor(o);
+  const observed = observedKubelet(o);
+  if (!a || !observed) return pass(id, 'no observed TERM to condition the model on: it keeps its window after the delete');
+  const term = firstLine(o, 'signal', a.accepted.fields.pid)!;
+  const hook = firstLine(o, 'hook-start', undefined) ?? null;
+  for (const l of [a.accepted, hook, term]) {
+    const problem = l ? lineProblem(o, a, l) : null;
+    if (problem) return fail(id, problem);
+  }
+  const slack = CLOCK_SLACK_MS / 1000;
+  const T = observed.termAt;
+  const h = hook ? sinceDeleteOf(a, hook) : null;
+  const started = hook ? hookStartOf(a, hook) : null;
+  // Nothing of the kubelet's comes before the delete (which the round trip places at or after the anchor's).
+  if (T < -slack) return fail(id, `${describeLine(term)} puts TERM ${secs(-T)} before the delete`);
+  if (h !== null && h < -slack) return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(-h)} before the delete`);
+  // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
+  const grace = Math.max(1, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
+  const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
+  const hookWait = Math.min(length, grace);
+  if (started !== null) {
+    // The hook runs its length after its start; cut at the grace, it was timed from the kill sequence's
+    // start, which comes before the hook's own start by the runtime's launch of it.
+    const launch = HOOK_LAUNCH_SLACK_MS / 1000;
+    const span = T - started;
+    const least = Math.min(length, grace - launch);
+    if (span < least - slack) return fail(id, `${describeLine(term)} (TERM) comes ${secs(span)} after the hook began by ${describeLine(hook!)}, but the kubelet waits for the hook (${length}s, at most the ${grace}s grace) before TERM`);
+    const most = Math.min(length + launch, grace) + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+    if (span > most) return fail(id, `${describeLine(term)} (TERM) comes ${secs(span)} after the hook began by ${describeLine(hook!)}, more than the hook (${length}s, at most the ${grace}s grace) and the ${KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS}s a kubelet may add`);
+  }
+  // The Killing event is recorded as the kill sequence begins (its time is whole seconds): before the hook and TERM, and not long before.
+  const killing = killingSecond(o, a);
+  if (killing) {
+    const first = started !== null && started < T ? { at: started, line: hook! } : { at: T, line: term };
+    if (killing.at > first.at + slack) return fail(id, `the Killing event (${killing.time}) is after ${describeLine(first.line)}, ${secs(killing.at - first.at)} after the kill sequence began`);
+    const afterHook = o.scenario.preStop.kind === 'none' ? 0 : KUBELET_EXTRA_DELAY_SECONDS;
+    const byHook = started === null ? Number.NEGATIVE_INFINITY : started - HOOK_LAUNCH_SLACK_MS / 1000;
+    const startBy = Math.max(byHook, T - hookWait - afterHook - TOLERANCE_SECONDS);
+    if (startBy > killing.at + 1 + slack) return fail(id, `${describeLine(byHook >= startBy ? hook! : term)} puts the kill sequence's start ${secs(startBy - killing.at - 1)} after the second of the Killing event (${killing.time}) had ended`);
+  }
+  return pass(id, `TERM ${secs(T)} after the delete by the server's clock agrees with the runtime's stamps, the harness's receipt${hook ? ', the hook\'s start' : ''}${killing ? ' and the Killing event' : ''}`);
+}
