@@ -104,6 +104,9 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
       clearTimeout(done);
       state.active--;
       logEvent('aborted', { id, elapsedMs: Math.round(performance.now() - startedMono) });
+      // A client gone while draining may have been the last: without this the server's event loop
+      // emptied and it exited 0 unlogged (no drained, no exit line; found by a reset after TERM).
+      exitIfDrained();
     });
   }
 

@@ -53,10 +53,11 @@ function sinceDeleteWall(o: Observation, wallMs: number): number | null {
 }
 
 /** Where the loss falls among the termination steps the server logged (one clock: the container's wall). */
-function stepOf(lossMs: number, lines: LabLine[], o: Observation): string {
+function stepOf(lossMs: number, lines: LabLine[], o: Observation, sinceDelete: number | null): string {
   const hook = lines.find((l) => l.event === 'hook-start');
   const term = lines.find((l) => l.event === 'signal');
-  if (!o.timeline.deleteIssued) return 'before the delete';
+  // A delete the API took only after an outage can come after the loss (seen on the node: the request lost at -7.38 s).
+  if (!o.timeline.deleteIssued || (sinceDelete !== null && sinceDelete < 0)) return 'before the delete was issued';
   if (hook && lossMs < Date.parse(hook.time)) return 'before the preStop hook began';
   if (!hook && term && lossMs < Date.parse(term.time)) return o.scenario.preStop.kind === 'none' ? 'before TERM' : 'before TERM (no hook line was logged)';
   if (hook && (!term || lossMs < Date.parse(term.time))) return 'while the preStop hook ran';
@@ -115,7 +116,7 @@ export function lostPath(o: Observation): LostPath | null {
     const why = [transportLoss ? transportText(o, transportLoss) : null, ...outages(o, nearMono), interrupted ? `the run was ${o.run.incompleteReason}` : null].filter(Boolean);
     return {
       kind: 'lost',
-      reason: `the connection to the pod was lost${at === null ? '' : ` at ${seconds(at)}`}, ${stepOf(abortedMs, lines, o)} (${describeLine(aborted)}: the server saw its client go while alive, so the kubelet did not cut it)${why.length ? `; ${why.join('; ')}` : ''}: this run says nothing about the grace; run it again`,
+      reason: `the connection to the pod was lost${at === null ? '' : ` at ${seconds(at)}`}, ${stepOf(abortedMs, lines, o, at)} (${describeLine(aborted)}: the server saw its client go while alive, so the kubelet did not cut it)${why.length ? `; ${why.join('; ')}` : ''}: this run says nothing about the grace; run it again`,
     };
   }
   if (interrupted) return { kind: 'lost', reason: `the run was ${o.run.incompleteReason}: the harness's own abort ended the request, not the kubelet` };

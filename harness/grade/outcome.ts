@@ -3,7 +3,7 @@
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import type { Observation } from '../observation.ts';
 import { apiSecondsToEnd } from './citations.ts';
-import { watchHadGap } from './sources.ts';
+import { describeLine, labLines, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
@@ -22,9 +22,25 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
     return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
   }
   if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
+  const late = kubeletLate(o);
   return fail(id, seen === 'completed'
-    ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: check the grace and the hook`
+    ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
     : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
+}
+
+/**
+ * A kubelet that sent TERM well after the hook ended (the model: as it returns; kubelets add up to
+ * KUBELET_EXTRA_DELAY_SECONDS) was itself late: stalled or starved (on the node: SIGSTOPped for 5 s).
+ * Both lines are the container's own clock. Names the step; the verdict stays the kubelet's.
+ */
+function kubeletLate(o: Observation): string | null {
+  const lines = labLines(o);
+  const hookEnd = lines.find((l) => l.event === 'hook-end');
+  const term = lines.find((l) => l.event === 'signal');
+  if (!hookEnd || !term) return null;
+  const gap = (Date.parse(term.time) - Date.parse(hookEnd.time)) / 1000;
+  if (!(gap > KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS)) return null;
+  return `the kubelet sent TERM ${gap.toFixed(1)}s after the hook ended (${describeLine(hookEnd)}, ${describeLine(term)}), where the model sends it as the hook returns (kubelets add up to ${KUBELET_EXTRA_DELAY_SECONDS}s): the kubelet was late (stalled or overloaded), so the work outlived the grace; the node, not the grace, decided this`;
 }
 
 /**

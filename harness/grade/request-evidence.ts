@@ -1,6 +1,7 @@
 // The request, cross-examined: the client's record (status, bytes, sha256, done line, times), the
 // server's own log lines for the same request id, and the pod UID the server answered with.
 import type { Observation } from '../observation.ts';
+import { lostPath } from './lost-path.ts';
 import { describeLine, labLines, type LabLine, logComplete } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -69,7 +70,11 @@ function requestRecord(o: Observation, fileVersion: number): Check {
     }
     case 'cut':
       if (r.doneSeen) return fail(id, 'the request is recorded as cut, but a done line vouching for its bytes was seen');
-      if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono) return fail(id, 'the request is recorded as cut, but it ended before the delete was issued: nothing cut it');
+      if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono) {
+        // The server's own word that its client went (lost-path.ts) explains an end before the delete: the harness lost it.
+        const lost = lostPath(o);
+        return lost?.kind === 'lost' ? inconclusive(id, lost.reason) : fail(id, 'the request is recorded as cut, but it ended before the delete was issued: nothing cut it');
+      }
       if (completed) return inconclusive(id, `${describeLine(completed)} says the server finished the request, but the client saw no done line: lost on the way`);
       break;
     case 'rejected':

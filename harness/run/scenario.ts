@@ -194,11 +194,18 @@ async function deletePhase(ctx: ScenarioContext, scenario: Scenario, created: Cr
   await sleep(Math.max(0, scenario.deleteDelayMs - sinceAccepted), undefined, { signal: ctx.signal });
   ctx.onPhase('deleting');
   let issued = clock.now();
+  // An attempt cut after it was sent (reset, timeout: no answer, not refused) may have been applied:
+  // the API stamps the deletion then, so the delete counts from that attempt, not from the retry that
+  // got the answer (seen under load: the watch showed the deletion "before the harness issued the delete").
+  let mayHaveLanded = false;
   const pod = await deletePod(ctx.cluster, ctx.namespace, created.name, created.uid, {
     gracePeriodSeconds: scenario.deleteGracePeriodSeconds,
     signal: ctx.signal,
-    onAttempt: () => { issued = clock.now(); },
-    onTransientFailure: (failure, attempt) => attempts.push({ action: `delete attempt ${attempt}`, at: clock.now(), ok: false, error: failure.text }),
+    onAttempt: () => { if (!mayHaveLanded) issued = clock.now(); },
+    onTransientFailure: (failure, attempt) => {
+      if (failure.status === null && failure.text !== 'ECONNREFUSED') mayHaveLanded = true;
+      attempts.push({ action: `delete attempt ${attempt}`, at: clock.now(), ok: false, error: failure.text });
+    },
   });
   if (pod === 'gone') throw new Error('the pod was gone before it was deleted');
   created.deleted.value = true;

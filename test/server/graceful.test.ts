@@ -82,6 +82,20 @@ describe('graceful mode', () => {
     expect(lab.events[1]).toMatchObject({ signal: 'SIGINT' });
   });
 
+  it('drains and logs its exit when the last client goes away after TERM', async () => {
+    lab = await startLabServer('graceful');
+    const controller = new AbortController();
+    const res = await request(`${lab.base}/work?ms=5000&id=gone`, { signal: controller.signal });
+    const body = readLines(res.body);
+    await lab.waitForEvent((e) => e.event === 'accepted', 'accepted');
+    lab.child.kill('SIGTERM');
+    await lab.waitForEvent((e) => e.event === 'draining', 'draining');
+    controller.abort();
+    await body.catch(() => {});
+    expect(await lab.exited).toEqual({ code: 0, signal: null });
+    expect(lab.events.map((e) => e.event)).toEqual(['listening', 'accepted', 'signal', 'draining', 'aborted', 'drained', 'exit']);
+  });
+
   it('is seen as signal death when SIGKILLed mid-request, the body cut', async () => {
     lab = await startLabServer('graceful');
     const res = await request(`${lab.base}/work?ms=5000`);
