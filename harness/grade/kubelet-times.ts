@@ -9,7 +9,7 @@ import { observedDeleteDelayMs } from './evidence.ts';
 import { describeLine, labLines, type LabLine } from './sources.ts';
 import { hookDurationSeconds } from '../scenario/schema.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ObservedKubelet } from './theory.ts';
-import { fail, pass, type Check } from './types.ts';
+import { fail, inconclusive, pass, type Check } from './types.ts';
 
 /** Rounding of the lab's millisecond times, and a Node process's wall clock drifting from the system's. */
 const CLOCK_SLACK_MS = 50;
@@ -147,7 +147,9 @@ export function kubeletTimes(o: Observation): Check {
     const afterHook = o.scenario.preStop.kind === 'none' ? 0 : KUBELET_EXTRA_DELAY_SECONDS;
     const byHook = started === null ? Number.NEGATIVE_INFINITY : started - HOOK_LAUNCH_SLACK_MS / 1000;
     const startBy = Math.max(byHook, T - hookWait - afterHook - TOLERANCE_SECONDS);
-    if (startBy > killing.at + 1 + slack) return fail(id, `${describeLine(byHook >= startBy ? hook! : term)} puts the kill sequence's start ${secs(startBy - killing.at - 1)} after the second of the Killing event (${killing.time}) had ended`);
+    // A kubelet stalled between recording Killing and acting on it (paused, starved) starts late: that is
+    // the kubelet's own delay, not false evidence, but neither can the model lean on times it cannot place.
+    if (startBy > killing.at + 1 + slack) return inconclusive(id, `${describeLine(byHook >= startBy ? hook! : term)} puts the kill sequence's start ${secs(startBy - killing.at - 1)} after the second of the Killing event (${killing.time}) had ended: the kubelet was delayed between recording Killing and acting (paused or starved), or the times were edited; the kill cannot be placed from them`);
   }
   return pass(id, `TERM ${secs(T)} after the delete by the server's clock agrees with the runtime's stamps, the harness's receipt${hook ? ', the hook\'s start' : ''}${killing ? ' and the Killing event' : ''}`);
 }

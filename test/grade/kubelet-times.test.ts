@@ -127,3 +127,15 @@ describe('a hand-edited kubelet time is caught, never used to flip the predictio
     expect(check(o, 'evidence.kubelet-times')).toMatchObject({ status: 'fail', reason: expect.stringContaining('but the runtime stamped it at') });
   });
 });
+
+describe('a kubelet delayed between its Killing event and acting on it', () => {
+  // Recorded on the real node (v1.37.2, direct transport): the kubelet SIGSTOPped for 5 s just after it
+  // recorded Killing, so its hook and TERM came late. The kubelet's own delay: never "evidence invalid".
+  const paused = parseObservationFile(JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'kubelet-paused-late', 'restored-grace.observation.json'), 'utf8')), 'paused').observation;
+
+  it('is inconclusive with that cause, not evidence invalid', () => {
+    const result = grade(paused);
+    expect(result.verdict).toBe('inconclusive');
+    expect(check(paused, 'evidence.kubelet-times')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('the kubelet was delayed between recording Killing and acting') });
+  });
+});
