@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { REPO } from '../../cluster/kind/versions.ts';
 
 /** .ci/run installs this version here; the tests build it here too when Go is present. */
@@ -53,6 +54,18 @@ export function lint(actionlint: string, file: string): { status: number | null;
 }
 
 export const describeErrors = (errors: LintError[]) => errors.map((error) => `line ${error.line}: ${error.message} [${error.kind}]`);
+
+/** A workflow with no actionlint errors; the test is skipped, loudly, where actionlint cannot be had. */
+export function expectLintsClean(context: { skip(note?: string): void }, actionlint: string | null, skipReason: string, file: string): void {
+  if (!actionlint) {
+    console.warn(`\n*** ${skipReason} ***\n`);
+    context.skip(skipReason);
+    return;
+  }
+  const { status, errors } = lint(actionlint, file);
+  expect(describeErrors(errors)).toEqual([]);
+  expect(status).toBe(0);
+}
 
 /** Every `uses:` of a parsed workflow. */
 export function actionsUsed(workflow: { jobs: Record<string, { steps: { uses?: string }[] }> }): string[] {

@@ -9,7 +9,7 @@ import { REPO } from '../../cluster/kind/versions.ts';
 import { RELEASED_LAB_IMAGE } from '../../harness/run/image-pull.ts';
 import { DOCKERFILE, LAB_STAGE } from '../../server/dockerfile.ts';
 import { LAB_IMAGE } from '../../server/image.ts';
-import { actionsUsed, COMMIT_PIN, describeErrors, ensureActionlint, GO_INSTALL_TIMEOUT_MS, lint } from './actionlint.ts';
+import { actionsUsed, COMMIT_PIN, ensureActionlint, expectLintsClean, GO_INSTALL_TIMEOUT_MS, lint } from './actionlint.ts';
 import { dockerfileStages } from './dockerfile-contract.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/release.yml');
@@ -44,15 +44,7 @@ describe('the release workflow, linted by actionlint', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'termlab-release-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('has no actionlint errors', (context) => {
-    if (!actionlint) {
-      console.warn(`\n*** ${skipReason} ***\n`);
-      context.skip(skipReason);
-    }
-    const { status, errors } = lint(actionlint!, WORKFLOW);
-    expect(describeErrors(errors)).toEqual([]);
-    expect(status).toBe(0);
-  });
+  it('has no actionlint errors', (context) => expectLintsClean(context, actionlint, skipReason, WORKFLOW));
 
   it('actionlint does reject a broken copy of it', (context) => {
     if (!actionlint) context.skip(skipReason);

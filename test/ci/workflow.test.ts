@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LAB_STAGE } from '../../server/dockerfile.ts';
 import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage, nodeImageVersion } from '../../cluster/kind/versions.ts';
-import { ACTIONLINT_VERSION, actionsUsed, COMMIT_PIN, describeErrors, ensureActionlint, GO_INSTALL_TIMEOUT_MS, lint } from './actionlint.ts';
+import { ACTIONLINT_VERSION, actionsUsed, COMMIT_PIN, ensureActionlint, expectLintsClean, GO_INSTALL_TIMEOUT_MS, lint } from './actionlint.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');
 /** The Node.js lines termlab supports (README, package.json engines): npm test runs on each. */
@@ -27,15 +27,7 @@ describe('the lab workflow, linted by actionlint', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'termlab-workflow-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('has no actionlint errors', (context) => {
-    if (!actionlint) {
-      console.warn(`\n*** ${skipReason} ***\n`);
-      context.skip(skipReason);
-    }
-    const { status, errors } = lint(actionlint!, WORKFLOW);
-    expect(describeErrors(errors)).toEqual([]);
-    expect(status).toBe(0);
-  });
+  it('has no actionlint errors', (context) => expectLintsClean(context, actionlint, skipReason, WORKFLOW));
 
   it('is the actionlint version .ci/run builds', () => {
     expect(/^ACTIONLINT_VERSION=(\S+)$/m.exec(readFileSync(join(REPO, '.ci/run'), 'utf8'))?.[1]).toBe(ACTIONLINT_VERSION);
