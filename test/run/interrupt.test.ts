@@ -9,6 +9,20 @@ import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
+/** A real `termlab` process, sent Ctrl-C (SIGINT) once its output shows `ready`. */
+function interruptWhen(args: string[], cwd: string, ready: (stdout: string) => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let interrupted = false;
+  child.stderr.on('data', (c: Buffer) => { stderr += c; });
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c;
+    if (!interrupted && ready(stdout)) { interrupted = true; child.kill('SIGINT'); }
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 let sim: SimCluster;
 let cluster: Cluster;
 let dir: string;
@@ -23,16 +37,8 @@ afterAll(async () => { await sim.stop(); });
 describe('Ctrl-C during termlab run', () => {
   it('removes finalizers, deletes its pods, writes incomplete observations and exits 130', async () => {
     const out = join(dir, 'run');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
-    let interrupted = false;
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-      if (!interrupted && (stdout.match(/request in flight/g) ?? []).length >= 2) { interrupted = true; child.kill('SIGINT'); }
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await interruptWhen(['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
+      (seen) => (seen.match(/request in flight/g) ?? []).length >= 2);
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(130);
     const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
     expect(files).toHaveLength(2);
@@ -59,16 +65,8 @@ describe('Ctrl-C during termlab run', () => {
   - { name: short-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: short } }
   - { name: restored-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 8, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: restored } }
 `);
-    const child = spawn(process.execPath, ['--import', tsx, cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
-    let interrupted = false;
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-      if (!interrupted && stdout.includes(`  ${phase}`)) { interrupted = true; child.kill('SIGINT'); }
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await interruptWhen(['--import', tsx, cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], cwd,
+      (seen) => seen.includes(`  ${phase}`));
     const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
     expect(code, shown).toBe(130);
     expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid|: fail —/);
