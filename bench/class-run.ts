@@ -21,11 +21,10 @@ const root = mkdtempSync(join(tmpdir(), 'termlab-class-run-'));
 const sim = values.kubeconfig ? null : await startSimCluster();
 const sharedKubeconfig = values.kubeconfig ?? join(root, 'sim.kubeconfig');
 if (sim) writeFileSync(sharedKubeconfig, sim.kubeconfig, { mode: 0o600 });
-const kubeconfigOf = (i: number) => {
-  if (!values['student-kubeconfigs']) return sharedKubeconfig;
-  const files = readdirSync(values['student-kubeconfigs']).filter((f) => f.endsWith('.kubeconfig')).sort();
-  return join(values['student-kubeconfigs'], files[i % files.length]!);
-};
+const studentDir = values['student-kubeconfigs'];
+const studentKubeconfigs = studentDir ? readdirSync(studentDir).filter((f) => f.endsWith('.kubeconfig')).sort().map((f) => join(studentDir, f)) : [];
+if (studentDir && !studentKubeconfigs.length) throw new Error(`--student-kubeconfigs ${studentDir}: no *.kubeconfig files in it (termlab class student writes them)`);
+const kubeconfigOf = (i: number) => (studentKubeconfigs.length ? studentKubeconfigs[i % studentKubeconfigs.length]! : sharedKubeconfig);
 
 function runStudent(i: number): Promise<{ i: number; code: number | null; out: string; dir: string; seconds: number }> {
   const dir = join(root, `student-${i}`);

@@ -66,15 +66,15 @@ export function identify(sealed: string | null | undefined, packed: string | nul
 }
 
 /** Predictions the run did not seal, tries run again and runs interrupted: each a line for the instructor. */
-function attentionOf(results: GradeResult[], own: { text?: string; shownAs?: string }): string[] {
+function attentionOf(results: GradeResult[], own: { sha256?: string; shownAs?: string }): string[] {
   const lines: string[] = [];
   const pod = results.filter((r) => r.prediction !== null);
   const sealed = new Set(pod.map((r) => r.sealedPredictions?.sha256).filter((h): h is string => typeof h === 'string'));
   const unsealed = pod.filter((r) => !r.sealedPredictions).length;
   if (unsealed) lines.push(`predictions not sealed by the run: ${unsealed} of ${pod.length} scenario(s) were run without --predictions`);
-  if (own.text !== undefined && sealed.size === 1) {
+  if (own.sha256 !== undefined && sealed.size === 1) {
     const [hash] = [...sealed];
-    const offered = predictionsSha256(own.text);
+    const offered = own.sha256;
     if (offered !== hash) lines.push(`${own.shownAs} (sha256 ${offered}) is not the predictions file the run sealed (sha256 ${hash}): graded with the sealed ones`);
   }
   for (const r of results.filter((x) => x.supersededBy)) lines.push(`retried: ${r.scenario} try ${r.attempt ?? 1} ${r.lostPath ? `lost its request (${r.lostPath.slice(0, 160)})` : 'was run again'}; ${r.supersededBy} counts instead`);
@@ -145,10 +145,11 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     for (const p of run.problems) { const line = opened ? relabel(p, opened) : p; problems.push(line); options.onProblem?.(line); }
     for (const r of results) options.onResult?.(r);
     const sealedStudent = results.find((r) => r.sealedPredictions)?.sealedPredictions?.student;
-    const ownIsSealed = own.text !== undefined && results.some((r) => r.sealedPredictions?.sha256 === predictionsSha256(own.text!));
+    const ownSha = own.text === undefined ? undefined : predictionsSha256(own.text);
+    const ownIsSealed = ownSha !== undefined && results.some((r) => r.sealedPredictions?.sha256 === ownSha);
     const { student, identity } = identify(sealedStudent, opened?.manifest?.student, name, ownIsSealed ? null : own.file?.student);
     const hasPredictions = options.predictions !== undefined || own.file !== undefined || results.some((r) => r.sealedPredictions);
-    return { path, student, identity, hasPredictions, results, pairs: gradePairs(results), problems, invalid, attention: attentionOf(results, own) };
+    return { path, student, identity, hasPredictions, results, pairs: gradePairs(results), problems, invalid, attention: attentionOf(results, { sha256: ownSha, shownAs: own.shownAs }) };
   } finally {
     await opened?.close();
   }
