@@ -43,6 +43,12 @@ describe('graceful mode', () => {
     // idle, so the server keeps them, and their requests arrive after the signal.
     const readyz = await halfSentRequest(lab.port, '/readyz');
     const late = await halfSentRequest(lab.port, '/work?ms=100&id=late');
+    // A round trip on a new connection is a barrier through the server's event loop: it is accepted
+    // after both, so by its answer the server has read both half-sent requests. Without it a loaded
+    // machine could deliver TERM first, and a connection whose bytes are unread counts as idle: the
+    // drain rightly closed it (CI, Node 24, the late answer empty).
+    const barrier = await halfSentRequest(lab.port, '/healthz');
+    expect((await barrier.finish()).status).toBe(200);
 
     lab.child.kill('SIGTERM');
     await lab.waitForEvent((e) => e.event === 'draining', 'draining');
