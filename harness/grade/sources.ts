@@ -1,55 +1,31 @@
 // The evidence an observation holds, looked up the same way by every check: the lab server's own
 // log lines (with the index each came from), the watch events, and the pod reads of this pod.
 import type { Observation, PodRead, StateCitation, WatchEvent } from '../observation.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
-import { parseLabLine } from '../../server/contract-schemas.ts';
+import { carriesPod, type DerivedTimeline, deriveTimeline, type LabLine, type MalformedLabLine, parseLabLogLines } from '../observation-timeline.ts';
 
-/** Every field a lab event may carry, typed; which are present depends on the event. */
-export interface LabFields {
-  pid?: number;
-  podUid?: string | null;
-  podName?: string;
-  mode?: string;
-  id?: string;
-  ms?: number;
-  bytes?: number;
-  signal?: string;
-  kind?: string;
-  code?: number;
-  fail?: true;
-}
+export { carriesPod };
 
-export interface LabLine {
-  /** Index in evidence.logLines. */
-  line: number;
-  event: string;
-  time: string;
-  mono: number;
-  fields: LabFields;
-}
-
-/** A log line that names a lab event but whose fields do not have the types the server writes. */
-export interface MalformedLabLine {
-  line: number;
-  event: string;
-  problem: string;
-}
-
-/** A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line (parsing it would only exhaust the stack). */
-export function parseLogLineJson(text: string): unknown {
-  if (!text.startsWith('{')) return undefined;
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
-  try { return JSON.parse(text); } catch { return undefined; }
-}
+export { type LabFields, type LabLine, type MalformedLabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
 
 // Checks ask for the same parsed lines and sources many times: each is worked out once per grading
 // of an observation (grade() forgets them first, so an object edited between gradings is seen anew).
 const labLinesOf = new WeakMap<Observation, { lines: LabLine[]; malformed: MalformedLabLine[] }>();
 const stateSourcesOf = new WeakMap<Observation, StateSource[]>();
+const derivedOf = new WeakMap<Observation, DerivedTimeline>();
 
 export function forgetSources(o: Observation): void {
   labLinesOf.delete(o);
   stateSourcesOf.delete(o);
+  derivedOf.delete(o);
+}
+
+/** The timeline as the one derivation gives it from this file's evidence. */
+export function derivedTimeline(o: Observation): DerivedTimeline {
+  const cached = derivedOf.get(o);
+  if (cached) return cached;
+  const derived = deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: o.timeline.deleteIssued?.at ?? null, evidence: o.evidence }, labLines(o));
+  derivedOf.set(o, derived);
+  return derived;
 }
 
 function parseLabLines(o: Observation): { lines: LabLine[]; malformed: MalformedLabLine[] } {
@@ -58,21 +34,6 @@ function parseLabLines(o: Observation): { lines: LabLine[]; malformed: Malformed
   const both = parseLabLogLines(o.evidence.logLines);
   labLinesOf.set(o, both);
   return both;
-}
-
-/** The lab server's events in any container log (a rollout has one per pod), each parsed once through its schema. */
-export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
-  const lines: LabLine[] = [];
-  const malformed: MalformedLabLine[] = [];
-  logLines.forEach((l, line) => {
-    // Each line through its schema in the pod contract (server/contract-schemas.ts).
-    const parsed = parseLabLine(parseLogLineJson(l.text));
-    if (parsed.kind === 'malformed') malformed.push({ line, event: parsed.event, problem: parsed.problem });
-    if (parsed.kind !== 'event' && parsed.kind !== 'other') return;
-    const { event, time, mono, ...fields } = parsed.line;
-    lines.push({ line, event, time, mono, fields: fields as LabFields });
-  });
-  return { lines, malformed };
 }
 
 /** Every log line that is one of the lab server's (or hook's) JSON events, its fields typed. */
@@ -132,8 +93,6 @@ export function stateSources(o: Observation): StateSource[] {
   return sources;
 }
 
-/** ERROR and BOOKMARK watch events carry a Status or a bare resourceVersion, never a pod's state. */
-export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
 
 /** What a citation points at, or a sentence saying why it points at nothing acceptable. */
 export function resolveState(o: Observation, c: StateCitation): { at: number; containers: ShownState[]; event?: WatchEvent; read?: PodRead } | string {
