@@ -1,11 +1,11 @@
 // Every derived time cites where it came from; the grader recomputes each from the evidence with
 // the runner's own derivation and compares: a difference names the field.
-import type { Observation } from '../observation.ts';
 import { DERIVED_TIMELINE_FIELDS, type DerivedTimeline } from '../observation-timeline.ts';
 import { oneLine } from '../report/terminal.ts';
-import { derivedTimeline, describeCitation, watchHadGap } from './sources.ts';
+import { describeCitation, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS } from './theory.ts';
 import { fail, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
 /** The whole seconds of API times: each end of a difference may be off by up to this. */
 const API_PRECISION_SECONDS = 1;
@@ -40,9 +40,10 @@ function describePoint(point: NonNullable<Point>): string {
  * The timeline's derived points are recomputed from the evidence by the one derivation the runner
  * used (observation-timeline.ts): any difference is a time or citation the evidence does not give.
  */
-function timelineDerived(o: Observation): Check {
+function timelineDerived(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.timeline-cited';
-  const derived = derivedTimeline(o);
+  const derived = f.derived;
   for (const field of DERIVED_TIMELINE_FIELDS) {
     const recorded = o.timeline[field], expected = derived[field];
     const name = FIELD_NAMES[field];
@@ -55,12 +56,13 @@ function timelineDerived(o: Observation): Check {
 }
 
 /** The API's own times and the harness clock measure the same span: they must agree. */
-function apiTimes(o: Observation): Check {
+function apiTimes(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.api-times';
   const ack = o.timeline.deleteAcknowledged, final = o.finalState;
   if (final?.startedAt && final.finishedAt && Date.parse(final.finishedAt) < Date.parse(final.startedAt)) return fail(id, `the container finished (${final.finishedAt}) before it started (${final.startedAt})`);
   if (!ack || !final?.finishedAt || !o.timeline.deleteIssued || !o.timeline.containerTerminated) return pass(id, 'no API end time to compare with the harness clock');
-  const api = apiSecondsToEnd(o)!;
+  const api = apiSecondsToEnd(f)!;
   const seen = (o.timeline.containerTerminated.at.mono - o.timeline.deleteIssued.at.mono) / 1000;
   // The API stamped its deletion somewhere between the harness's delete and its answer: a busy API
   // server stamps late, so the span on the harness clock is bounded from the answer below.
@@ -83,7 +85,8 @@ const isoTime = (ms: number) => (Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE
 const MAX_DATE_MS = 8.64e15;
 
 /** Seconds from the delete to finishedAt, from the API's whole-second times alone. */
-export function apiSecondsToEnd(o: Observation): number | null {
+export function apiSecondsToEnd(f: Facts): number | null {
+  const o = f.o;
   const ack = o.timeline.deleteAcknowledged, finishedAt = o.finalState?.finishedAt;
   if (!ack || !finishedAt) return null;
   // deletionTimestamp = delete time + grace, so finishedAt - (deletionTimestamp - grace) is the API's view.
@@ -91,6 +94,6 @@ export function apiSecondsToEnd(o: Observation): number | null {
   return (Date.parse(finishedAt) - deletedAt) / 1000;
 }
 
-export function citationChecks(o: Observation): Check[] {
-  return [timelineDerived(o), apiTimes(o)];
+export function citationChecks(f: Facts): Check[] {
+  return [timelineDerived(f), apiTimes(f)];
 }
