@@ -59,6 +59,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
   const pendingReads = new Set<Promise<unknown>>();
   // The load's lines are read as they come (waiting phases look at them), once each.
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
+  cleaner.defer('stop looking at the logs', async () => { clearInterval(poker); return 'skipped'; });
   let cleanup: Observation['cleanup'] = [];
   let phase = 'creating';
   const onPhase = (next: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => { phase = next; ctx.onPhase(next, detail); };
@@ -69,6 +70,8 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     if (!followers.has(uid) && event.containers.some((c) => c.state === 'running' || c.state === 'terminated') && event.type !== 'DELETED') {
       const follower = new LogFollower();
       followers.set(uid, { pod: event.name, follower });
+      // The logs of old pods end with their containers; the new pods' are cut before the deletions.
+      cleaner.defer(`stop the log follow of ${event.name}`, async () => { if (!follower.ended) follower.stop(); return 'skipped'; });
       // A stream's end wakes the waiters at once; new lines are looked at by the run's one poker.
       void follower.start(cluster, namespace, event.name, pod.spec?.containers?.[0]?.name ?? 'lab', clock)
         .then(() => follower.waitForEnd(rolloutDeadlineSeconds(scenario) * 1000), () => false)
@@ -194,9 +197,6 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     run.incompleteReason = ctx.signal.aborted ? `interrupted (Ctrl-C) while ${phase}` : error instanceof Error ? error.message : String(error);
     if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
   } finally {
-    // The logs of old pods ended with their containers; the new pods' are cut here, before cleanup.
-    for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
-    clearInterval(poker);
     onPhase('cleaning up');
     cleanup = await cleaner.run();
     const settle = new AbortController();

@@ -133,11 +133,15 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
 interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
 
 /** observe: the log follow before any request, and the pod as the API holds it now. */
-async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle<HarnessTime>) => void): Promise<Observed> {
+/** What a scenario holds open in this process: each registered with the cleaner the moment it exists. */
+interface Held { logs: LogFollower | null; forward: PortForwardHandle<HarnessTime> | null }
+
+async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, cleaner: Cleaner, held: Held): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
   const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
-  setLogs(logs);
+  held.logs = logs;
+  cleaner.defer('stop the log follow', async () => { logs.stop(); return 'skipped'; });
   await logs.start(cluster, namespace, created.name, container, clock);
   // The pod as it is now, not as the template said.
   const captured = await readCaptured(ctx, created);
@@ -145,7 +149,9 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
   let base: string;
   if (ctx.transport === 'portforward') {
     const forward = await openPortForward(cluster, namespace, created.name, port, () => clock.now());
-    setForward(forward);
+    held.forward = forward;
+    // Closed before the pod is deleted (last in, first out); a close that fails is recorded.
+    cleaner.defer('close the port-forward', async () => { await forward.close(); return 'skipped'; });
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
     // A port published on the node (hostPort, as the simulated cluster does for every port) is
@@ -172,15 +178,18 @@ async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ p
 }
 
 /** request: GET /work; resolves once the server accepted it, with the promise of its end. */
-async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord): Promise<InFlight> {
+async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord, cleaner: Cleaner): Promise<InFlight> {
   let markAccepted!: () => void;
   const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
   // Ctrl-C ends it, and so does the collect phase when its answer never ends (a torn-down pod network).
   const giveUp = new AbortController();
   const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), AbortSignal.any([ctx.signal, giveUp.signal]));
+  // A request still open after a failure would hold the process: it ends with the scenario.
+  const inFlight = { requestDone, giveUp: () => giveUp.abort() };
+  cleaner.defer('end the request', async () => { inFlight.giveUp(); return 'skipped'; });
   await Promise.race([accepted, requestDone]);
   if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
-  return { requestDone, giveUp: () => giveUp.abort() };
+  return inFlight;
 }
 
 interface InFlight { requestDone: Promise<RequestRecord>; giveUp(): void }
@@ -262,8 +271,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   const cleaner = new Cleaner(clock);
   const deleteAttempts: Observation['cleanup'] = [];
   let watch: PodWatch | null = null;
-  let logs: LogFollower | null = null;
-  let forward: PortForwardHandle<HarnessTime> | null = null;
+  const held: Held = { logs: null, forward: null };
   let created: Created | null = null;
   let observed: Observed | null = null;
   let ready: { podReady: HarnessTime } | null = null;
@@ -287,10 +295,10 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
 
     onPhase('waiting for Ready');
     ready = await readyPhase(phaseContext, watch, name);
-    observed = await observePhase(phaseContext, created, watch, (l) => { logs = l; }, (f) => { forward = f; });
+    observed = await observePhase(phaseContext, created, watch, cleaner, held);
 
     onPhase('request in flight');
-    inFlight = await requestPhase(phaseContext, scenario, observed.base, request);
+    inFlight = await requestPhase(phaseContext, scenario, observed.base, request, cleaner);
     deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
 
     onPhase('terminating');
@@ -307,10 +315,6 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
     failureEvents = Array.isArray(events) ? events as Observation['evidence']['podEvents'] : created ? await podEvents(ctx, name) : [];
   } finally {
-    // A request still open after a failure would hold the process: it ends with the scenario.
-    (inFlight as InFlight | null)?.giveUp();
-    (logs as LogFollower | null)?.stop();
-    await (forward as PortForwardHandle<HarnessTime> | null)?.close();
     onPhase('cleaning up');
     cleanup = await cleaner.run();
     const ended = watch as PodWatch | null;
@@ -336,12 +340,12 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     deleteIssued: deletion?.deleteIssued ?? null,
     deleteAck: deletion?.deleteAck ?? null,
     watch: finalWatch,
-    logs: observed?.logs ?? (logs as LogFollower | null),
+    logs: observed?.logs ?? held.logs,
     podEvents: collected?.podEvents ?? failureEvents,
     podReads: finalWatch?.reads ?? [],
     cleanup: [...deleteAttempts, ...cleanup],
-    portForwardErrors: (forward as PortForwardHandle<HarnessTime> | null)?.errors ?? [],
-    transport: [...((forward as PortForwardHandle<HarnessTime> | null)?.life ?? [])],
+    portForwardErrors: held.forward?.errors ?? [],
+    transport: [...(held.forward?.life ?? [])],
   };
   return buildObservation(recorded);
 }
