@@ -10,7 +10,7 @@ import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts
 import { factsOf } from './facts.ts';
 import { predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { fail, inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
+import { fail, inconclusive, RUBRIC_VERSION, type Check, type PodGradeResult, type Verdict, verdictOf } from './types.ts';
 
 export interface GradeOptions {
   source?: string;
@@ -28,7 +28,7 @@ function explain(verdict: Verdict, checks: Check[]): string {
   return firstBad.reason;
 }
 
-export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
+export function grade(o: Observation, options: GradeOptions = {}): PodGradeResult {
   // Facts first (every source parsed once, the timeline derived), then checks over them.
   const f = factsOf(o);
   const fileVersion = options.fileVersion ?? OBSERVATION_SCHEMA_VERSION;
@@ -58,6 +58,7 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   ];
   const checks = [...evidence, ...outcome, ...predictions];
   return {
+    kind: 'pod',
     source: options.source ?? '',
     rubricVersion: RUBRIC_VERSION,
     graderVersion: HARNESS_VERSION,
