@@ -83,13 +83,17 @@ function deleteGrace(f: Facts): Check {
   const id = 'evidence.delete-grace';
   const ack = o.timeline.deleteAcknowledged;
   if (!ack) return o.timeline.deleteIssued ? fail(id, 'the delete was issued but its response is not in the file') : pass(id, 'no delete was issued');
-  // termlab's delete sends no grace of its own: the API takes the pod's.
+  // termlab's delete sends the scenario's deleteGracePeriodSeconds when it has one (kubectl delete
+  // --grace-period), and no grace of its own otherwise: then the API takes the pod's.
   const spec = o.pod?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds;
-  const expected = Math.max(0, spec);
+  const asked = o.scenario.deleteGracePeriodSeconds ?? null;
+  const expected = Math.max(0, asked ?? spec);
   // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
   if (ack.deletionGracePeriodSeconds === 0 && expected !== 0) return inconclusive(id, `the delete response says grace 0s, not the spec's ${spec}s: the API does that for a pod that had already finished, so the run tested nothing`);
   if (ack.deletionGracePeriodSeconds !== expected) {
-    return fail(id, `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but the live pod's spec says ${spec}s and termlab sends no grace of its own`);
+    return fail(id, asked === null
+      ? `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but the live pod's spec says ${spec}s and termlab sends no grace of its own`
+      : `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but termlab's delete asked for ${asked}s (the scenario's deleteGracePeriodSeconds)`);
   }
   let sawDeletion = false;
   for (const source of f.states) {
