@@ -81,12 +81,14 @@ export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
   if (!kind || !apiVersion) throw badRequest('the object provided is unrecognized: the runtime.Unknown envelope names no apiVersion and kind (typeMeta)');
   const type = t.kinds.get(`${apiVersion} ${kind}`) ?? t.kinds.get(`* ${kind}`);
   if (!type) {
-    throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the simulated cluster's protobuf types (it decodes ${[...t.kinds.keys()].join(', ')})`);
+    throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in the simulated cluster's protobuf types (it decodes ${[...t.kinds.keys()].map((k) => k.replace(/^\* (.*)$/, '$1 of any version')).join(', ')})`);
   }
   const cannot = (detail: string) => badRequest(`${kind} in version "${apiVersion}" cannot be handled as a ${kind}: ${detail}`);
   let message: protobuf.Message;
   try {
-    message = type.decode(envelope.raw ?? new Uint8Array());
+    const reader = protobuf.Reader.create(envelope.raw ?? new Uint8Array());
+    reader.discardUnknown = false; // kept, so a known field with the wrong wire type can be named
+    message = type.decode(reader);
   } catch (error) {
     throw cannot(`proto: ${(error as Error).message}`);
   }
