@@ -25,7 +25,7 @@ const TypesFileSchema = z.object({
   protobuf: z.object({ nested: z.record(z.string(), z.unknown()) }),
 });
 
-interface Types { root: protobuf.Root; unknown: protobuf.Type; kinds: Map<string, protobuf.Type>; shapes: Shapes }
+interface Types { unknown: protobuf.Type; kinds: Map<string, protobuf.Type>; shapes: Shapes }
 let loaded: Types | null = null;
 
 /** The message types, read once, on the first protobuf body. */
@@ -37,7 +37,7 @@ function types(): Types {
   root.resolveAll();
   const kinds = new Map(Object.entries(parsed.data.kinds).map(([k, message]) => [k, root.lookupType(message)]));
   const shapes: Shapes = new Map(Object.entries(parsed.data.json).map(([message, fields]) => [message, new Map(Object.entries(fields).map(([f, tag]) => [f, parseShape(tag)]))]));
-  loaded = { root, unknown: root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'), kinds, shapes };
+  loaded = { unknown: root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'), kinds, shapes };
   return loaded;
 }
 
