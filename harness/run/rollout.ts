@@ -190,14 +190,20 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
       watches.stop();
     },
   });
+  return finishRollout({ run, scenario, objects, template, timeline, liveReads: liveReads.map(settledRead), cleanup }, watches, followers);
+}
+
+/** finish: every followed log as evidence (the load pod's apart), and the observation the runner writes. */
+function finishRollout(parts: Omit<RolloutObservation, 'schemaVersion' | 'kind' | 'evidence'>, watches: RolloutWatches, followers: Map<string, { pod: string; follower: LogFollower }>): RolloutObservation {
   const logOf = (uid: string) => {
     const f = followers.get(uid)!;
     return { pod: f.pod, uid, lines: f.follower.lines, ended: f.follower.ended && f.follower.error === null, error: f.follower.error };
   };
+  const loadUid = parts.objects.loadPod?.uid;
   const evidence = watches.evidence;
-  evidence.podLogs = [...followers.keys()].filter((u) => u !== objects.loadPod?.uid).map(logOf);
-  evidence.loadLog = objects.loadPod && followers.has(objects.loadPod.uid) ? logOf(objects.loadPod.uid) : null;
-  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads: liveReads.map(settledRead), evidence, cleanup };
+  evidence.podLogs = [...followers.keys()].filter((u) => u !== loadUid).map(logOf);
+  evidence.loadLog = loadUid && followers.has(loadUid) ? logOf(loadUid) : null;
+  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, ...parts, evidence };
 }
 
 
