@@ -19,6 +19,8 @@ export interface KillContext {
   truth: TruthRecord;
   ignoreSigterm: boolean;
   recordEvent(type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /** Resolves once the kubelet runs: at once, unless it is stopped (the pause-kubelet fault). */
+  kubeletRunning?(): Promise<void>;
 }
 
 /**
@@ -66,6 +68,8 @@ export async function executePreStopHook(ctx: KillContext, gracePeriod: number):
     sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => true),
   ]);
   clearTimeout(timer);
+  // A stopped kubelet learns of the hook's end (or its own timer) when it runs again; the pause counts as elapsed.
+  await ctx.kubeletRunning?.();
   ctx.truth.hookTimedOut = timedOut;
   const elapsed = Math.trunc((wallNow() - start) / 1000);
   ctx.truth.hookElapsedSeconds = elapsed;
