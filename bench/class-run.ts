@@ -3,19 +3,13 @@
 // student from --student-kubeconfigs DIR, as `termlab class student` writes them).
 // Prints: students, runs exited 0, pairs passed, verdicts by kind, wrong verdicts, pods left, wall.
 // Every verdict must be right (both halves match the model, the pair passes) and no pod left.
-// The students' CLI is bundled once (esbuild) and each student runs the bundle: through bin/termlab.js
-// each of N processes loads some 600 TypeScript and package modules via tsx's loader hooks, 3.2 s of
-// CPU apiece (measured), which on one 2-core machine starved the runs themselves — every delete
-// reached the API 2.5–3.8 s late, and 5 of 40 short-grace runs were then too close to call or
-// completed (not cut). A real class has one CLI per laptop. The code run is the same; only its loading differs.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
-import { build } from 'esbuild';
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { gradePaths } from '../harness/grade/files.ts';
 import { repoRoot } from '../test/support/processes.ts';
@@ -25,15 +19,6 @@ const { values } = parseArgs({ options: {
 } });
 const students = Number(values.students);
 const root = mkdtempSync(join(tmpdir(), 'termlab-class-run-'));
-/** harness/version.ts reads ../package.json beside itself; in the bundle the version is written in. */
-const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-/** Two levels under the repository, as harness/scenario/load.ts is, so its ../../manifests paths hold. */
-const cliBundle = join(repoRoot, 'harness', '.bench-cli', 'cli.mjs');
-await build({
-  entryPoints: [join(repoRoot, 'harness', 'cli.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: cliBundle, logLevel: 'error',
-  banner: { js: "import { createRequire as __termlabRequire } from 'node:module'; const require = __termlabRequire(import.meta.url);" },
-  plugins: [{ name: 'version', setup(b) { b.onLoad({ filter: /harness[\\/]version\.ts$/ }, () => ({ contents: `export const HARNESS_VERSION = ${JSON.stringify(version)};`, loader: 'ts' })); } }],
-});
 const sim = values.kubeconfig ? null : await startSimCluster();
 const sharedKubeconfig = values.kubeconfig ?? join(root, 'sim.kubeconfig');
 if (sim) writeFileSync(sharedKubeconfig, sim.kubeconfig, { mode: 0o600 });
@@ -46,7 +31,7 @@ function runStudent(i: number): Promise<{ i: number; code: number | null; out: s
   const dir = join(root, `student-${i}`);
   mkdirSync(dir, { recursive: true });
   const started = performance.now();
-  const args = [cliBundle, 'run', '--kubeconfig', kubeconfigOf(i), '--lab', join(repoRoot, 'manifests', 'lab.yaml'),
+  const args = [join(repoRoot, 'bin', 'termlab.js'), 'run', '--kubeconfig', kubeconfigOf(i), '--lab', join(repoRoot, 'manifests', 'lab.yaml'),
     '--only', 'short-grace,restored-grace', '--out', join(dir, 'run'), '--owner', `student-${i}`, ...(values.namespace ? ['--namespace', values.namespace] : [])];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, TERMLAB_STATE_DIR: join(dir, 'state') }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -93,5 +78,4 @@ try {
   if (wrong.length || pods.items.length) process.exitCode = 1;
 } finally {
   await sim?.stop();
-  rmSync(join(repoRoot, 'harness', '.bench-cli'), { recursive: true, force: true });
 }
