@@ -108,7 +108,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const ports = new NodePorts();
   const scheduler = new Scheduler(store, images, ports);
   const kubelet = new Kubelet(store, images, ports, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour);
-  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid));
+  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid), behaviour.logReaderCheckMs);
   const registry = new PodRegistry(store, faults);
   const proxy = new ServiceProxy(store, (uid, port) => kubeletServer.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));

@@ -16,9 +16,12 @@ export function portTarget(served: ServedPod | undefined, containerPort: number)
 
 export class KubeletServer {
   private readonly lookup: (uid: string) => ServedPod | undefined;
+  /** The log reader's look-again period for a followed log (versions.ts logReaderCheckMs). */
+  readonly logReaderCheckMs: number;
 
-  constructor(lookup: (uid: string) => ServedPod | undefined) {
+  constructor(lookup: (uid: string) => ServedPod | undefined, logReaderCheckMs = 0) {
     this.lookup = lookup;
+    this.logReaderCheckMs = logReaderCheckMs;
   }
 
   containerLog(uid: string, container?: string): ContainerProcess | undefined {
