@@ -155,7 +155,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     serveLog(res, container, {
       follow: url.searchParams.get('follow') === 'true', timestamps: url.searchParams.get('timestamps') === 'true',
-      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'),
+      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'), checkPeriodMs: kubelet.logReaderCheckMs,
     }, kubelet.pause);
   }
 

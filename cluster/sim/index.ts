@@ -113,7 +113,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const reach = new ApiReachability();
   const pause = new KubeletPause();
   const kubelet = new Kubelet(store, images, ports, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour, reach, pause);
-  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid), pause);
+  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid), pause, behaviour.logReaderCheckMs);
   const registry = new PodRegistry(store, faults);
   const proxy = new ServiceProxy(store, (uid, port) => kubeletServer.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));

@@ -26,10 +26,13 @@ export class KubeletServer {
   readonly pause: KubeletPause;
   /** The runtime ends of the port-forward streams the kubelet proxies. */
   private readonly streams = new Set<Socket>();
+  /** The log reader's look-again period for a followed log (versions.ts logReaderCheckMs). */
+  readonly logReaderCheckMs: number;
 
-  constructor(lookup: (uid: string) => ServedPod | undefined, pause: KubeletPause = new KubeletPause()) {
+  constructor(lookup: (uid: string) => ServedPod | undefined, pause: KubeletPause = new KubeletPause(), logReaderCheckMs = 0) {
     this.lookup = lookup;
     this.pause = pause;
+    this.logReaderCheckMs = logReaderCheckMs;
     pause.on('paused', () => { for (const s of this.streams) hold(s); });
     pause.on('resumed', () => { for (const s of this.streams) release(s); });
   }

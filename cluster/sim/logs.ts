@@ -1,7 +1,7 @@
 // pods/log: the container's lines, with the kubelet's RFC 3339 nano prefix when asked; with
-// follow the stream stays open and ends when the container exits. The kubelet serves it, so a
-// stopped kubelet answers nothing until it runs again, and a container the runtime has removed has
-// no log left to read.
+// follow the stream stays open and ends after the container exits, when the kubelet's reader next looks.
+// The kubelet serves it, so a stopped kubelet answers nothing until it runs again, and a container the
+// runtime has removed has no log left to read.
 import type { ServerResponse } from 'node:http';
 import type { KubeletPause } from './faults.ts';
 import type { ContainerLogSource } from './kubelet-server.ts';
@@ -13,6 +13,8 @@ export interface LogOptions {
   timestamps: boolean;
   sinceTime: string | null;
   tailLines: number | null;
+  /** The kubelet's log reader's look-again period (versions.ts logReaderCheckMs); 0 ends a follow at the exit. */
+  checkPeriodMs: number;
 }
 
 export function serveLog(res: ServerResponse, source: ContainerLogSource, options: LogOptions, pause: KubeletPause): void {
@@ -36,10 +38,18 @@ export function serveLog(res: ServerResponse, source: ContainerLogSource, option
     if (options.tailLines !== null) lines = lines.slice(-options.tailLines);
     for (const line of lines) res.write(format(line));
     if (!options.follow || container.hasEnded) { res.end(); return; }
+    // The kubelet's log reader (cri-client pkg/logs/logs.go ReadLogs, waitLogs): at the end of the file it
+    // asks the runtime whether the container runs, and if so waits for a write or logForceCheckPeriod (1 s).
+    // So a follow ends at the first check after the exit, up to a second after the last write.
+    let wokeAt = performance.now();
+    let ending: NodeJS.Timeout | undefined;
     const stop = container.follow((line) => {
-      if (line === null) { stop(); write(null); return; }
-      write(format(line));
+      if (line !== null) { wokeAt = performance.now(); write(format(line)); return; }
+      stop();
+      const period = options.checkPeriodMs;
+      if (period <= 0) { write(null); return; }
+      ending = setTimeout(() => write(null), period - ((performance.now() - wokeAt) % period));
     });
-    res.on('close', stop);
+    res.on('close', () => { stop(); clearTimeout(ending); });
   });
 }
