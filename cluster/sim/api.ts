@@ -155,8 +155,8 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     serveLog(res, container, {
       follow: url.searchParams.get('follow') === 'true', timestamps: url.searchParams.get('timestamps') === 'true',
-      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'),
-    });
+      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'), checkPeriodMs: kubelet.logReaderCheckMs,
+    }, kubelet.pause);
   }
 
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
@@ -198,7 +198,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     if (kubelet.isDone(pod.metadata.uid)) throw badRequest(`pod ${name} is not running`);
     portForward.handleUpgrade(req, socket, head, url, {
-      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port),
+      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port), opened: (upstream) => kubelet.proxied(upstream),
     });
   }
 
