@@ -52,16 +52,21 @@ const fmt = (s: number) => `${round1(s).toFixed(1)}s`;
 const p99 = (values: number[]) => { const v = [...values].sort((a, b) => a - b); return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)]! : 0; };
 
 /** The request ids each pod's own log says it accepted (the lab image writes them; most apps do not). */
-function acceptedIds(o: VerificationObservation): Map<string, string> {
+function acceptedIds(o: VerificationObservation): { ids: Map<string, string>; logging: Set<string> } {
   const ids = new Map<string, string>();
-  for (const log of o.evidence.podLogs) for (const l of parseLabLogLines(log.lines).lines) if (l.event === 'accepted' && typeof l.fields.id === 'string') ids.set(l.fields.id, log.uid);
-  return ids;
+  const logging = new Set<string>();
+  for (const log of o.evidence.podLogs) {
+    for (const l of parseLabLogLines(log.lines).lines) if (l.event === 'accepted' && typeof l.fields.id === 'string') { ids.set(l.fields.id, log.uid); logging.add(log.uid); }
+    // A log that ran to the container's end says every request the pod took; a cut one does not.
+    if (!log.ended) logging.delete(log.uid);
+  }
+  return { ids, logging };
 }
 
 interface Sent { id: string; sent: number; connected: number | null; ended: number; outcome: string; stage: string | null; header: string | null }
 
 /** Which pod a request reached and why it failed: by the app's own log or answer header, else by time. */
-function attribute(r: Sent, pods: PodTimes[], accepted: Map<string, string>): Omit<FailedRequest, 'id' | 'sent' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
+function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: ReturnType<typeof acceptedIds>): Omit<FailedRequest, 'id' | 'sent' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
   const tol = TOLERANCE_SECONDS;
   const byUid = (uid: string | null | undefined) => (uid ? pods.find((p) => p.uid === uid || p.name === uid) ?? null : null);
   const took = byUid(accepted.get(r.id));
@@ -69,12 +74,13 @@ function attribute(r: Sent, pods: PodTimes[], accepted: Map<string, string>): Om
   // When it reached a pod: its connection (a proxy in between may accept and then reset it).
   const reached = r.connected ?? r.sent;
   // 2: the app had it (its log or its answer says so), or it was connected before the pod's TERM
-  // and failed once the pod stopped.
+  // and failed once the pod stopped — unless that pod's whole log names every request it took and
+  // not this one (a proxy in between accepted it, not the app).
   const answered = r.stage === 'body' || r.outcome === 'cut' || took !== null;
   const stops = (p: PodTimes) => [p.term, p.exited].filter((t): t is number => t !== null);
   const inFlight = answered
     ? (named && stops(named).some((t) => t <= r.ended + tol) ? named : null)
-    : r.stage === 'request' ? (named ? [named] : pods.filter((p) => p.old)).find((p) => p.term !== null && reached < p.term && p.term <= r.ended + tol) ?? null : null;
+    : r.stage === 'request' ? (named ? [named] : pods.filter((p) => p.old)).find((p) => !logging.has(p.uid) && p.term !== null && reached < p.term && p.term <= r.ended + tol) ?? null : null;
   if (inFlight) {
     const what = inFlight.killed ? 'its KILL (exit 137)' : inFlight.term !== null ? `its TERM at ${fmt(inFlight.term)}` : `its exit at ${fmt(inFlight.exited!)}`;
     return { pod: inFlight.name, cause: 2, why: `${took ? `${inFlight.name}'s log shows it accepted; ` : ''}open from ${fmt(reached)} to ${fmt(r.ended)} across ${what}` };
@@ -84,7 +90,8 @@ function attribute(r: Sent, pods: PodTimes[], accepted: Map<string, string>): Om
     .sort((a, b) => b.deletion! - a.deletion!);
   const pod = terminating[0];
   if (!pod) return { pod: named?.name ?? null, cause: 4, why: named ? `answered by ${named.name}, which was not terminating` : 'no pod was terminating when it was sent' };
-  const since = `${fmt(reached - pod.deletion!)} after ${pod.name}'s deletion`;
+  const d = reached - pod.deletion!;
+  const since = d >= 0 ? `${fmt(d)} after ${pod.name}'s deletion` : `as ${pod.name} was being deleted (connected ${fmt(-d)} before it was seen)`;
   if (pod.endpointNotReady === null || reached < pod.endpointNotReady) return { pod: pod.name, cause: 1, why: `reached a pod ${since}, while the EndpointSlice still listed it ready` };
   const after = reached - pod.endpointNotReady;
   if (after <= PROXY_PROPAGATION_SECONDS + tol) return { pod: pod.name, cause: 1, why: `reached a pod ${since}, ${fmt(after)} after the EndpointSlice dropped it: the proxies had not caught up` };

@@ -65,13 +65,13 @@ export function verifySvg(g: VerifyGrade, o: VerificationObservation): string {
   const moments = pods.flatMap((p) => [p.deletion, p.term, p.exited, p.endpointNotReady, p.gone]).filter((v): v is number => v !== null);
   const lo = Math.floor(Math.min(0, ...sent.slice(0, 1), ...moments));
   const hi = Math.ceil(Math.max(1, ...sent.slice(-1), ...moments));
-  const left = 150, width = 760, rowH = 22, top = 20;
+  const left = 190, width = 900, rowH = 22, top = 20;
   const X = (s: number) => left + ((s - lo) / (hi - lo)) * (width - left - 10);
   const height = top + (pods.length + 1) * rowH + 40;
   const parts: string[] = [];
   const step = tickStep(hi - lo);
   for (let s = Math.ceil(lo / step) * step; s <= hi; s += step) parts.push(`<line x1="${X(s)}" x2="${X(s)}" y1="${top - 4}" y2="${height - 30}" stroke="#eee"/><text class="tick" x="${X(s)}" y="${height - 18}">${s}s</text>`);
-  [...pods.map((p) => `${p.name} (${p.old ? 'old' : 'new'})`), 'no answer, no pod'].forEach((label, i) => { parts.push(`<text class="row" x="4" y="${top + i * rowH + 14}">${x(label.slice(0, 24))}</text>`); });
+  [...pods.map((p) => `${p.name} (${p.old ? 'old' : 'new'})`), 'no answer, no pod'].forEach((label, i) => { parts.push(`<text class="row" x="4" y="${top + i * rowH + 14}">${x(label.length > 30 ? `…${label.slice(-29)}` : label)}</text>`); });
   records.forEach((r, i) => {
     const failed = r.outcome !== 'completed';
     const who = failed ? failedPod.get(r.id) ?? r.podUid : r.podUid;
@@ -79,18 +79,20 @@ export function verifySvg(g: VerifyGrade, o: VerificationObservation): string {
     const colour = !failed ? '#2da44e' : r.outcome === 'rejected' ? '#d4a72c' : '#cf222e';
     parts.push(`<rect x="${X(sent[i]!).toFixed(1)}" y="${top + row * rowH + (failed ? 3 : 7)}" width="${failed ? 2 : 1}" height="${failed ? 14 : 6}" fill="${colour}"><title>${x(r.id)} ${x(r.outcome)}${r.errorCode ? ` ${x(r.errorCode)}` : ''}</title></rect>`);
   });
-  const mark = (p: PodTimes, i: number, at: number | null, colour: string, label: string) => {
+  // Each moment a line and one letter, the letters at their own heights so moments close together stay readable.
+  const mark = (p: PodTimes, i: number, at: number | null, colour: string, letter: string, label: string, level: number) => {
     if (at === null) return;
-    parts.push(`<line x1="${X(at)}" x2="${X(at)}" y1="${top + i * rowH}" y2="${top + i * rowH + rowH - 2}" stroke="${colour}" stroke-width="2"><title>${x(p.name)} ${x(label)} at ${at.toFixed(2)}s</title></line><text class="label" x="${X(at) + 2}" y="${top + i * rowH + 9}" fill="${colour}">${x(label)}</text>`);
+    const y = top + i * rowH;
+    parts.push(`<line x1="${X(at)}" x2="${X(at)}" y1="${y}" y2="${y + rowH - 2}" stroke="${colour}" stroke-width="2"><title>${x(p.name)} ${x(label)} at ${at.toFixed(2)}s</title></line><text class="label" x="${X(at) + 2}" y="${y + 7 + level * 5}" fill="${colour}">${letter}</text>`);
   };
   pods.forEach((p, i) => {
-    mark(p, i, p.deletion, '#8250df', 'deleted');
-    mark(p, i, p.endpointNotReady, '#0969da', 'endpoint out');
-    mark(p, i, p.term, '#bc4c00', 'TERM');
-    if (p.killed) mark(p, i, p.exited, '#000', 'KILL');
-    else mark(p, i, p.exited, '#57606a', 'exit');
+    mark(p, i, p.deletion, '#8250df', 'D', 'deleted', 0);
+    mark(p, i, p.endpointNotReady, '#0969da', 'E', 'endpoint not ready', 1);
+    mark(p, i, p.term, '#bc4c00', 'T', `TERM (${p.termSource ?? ''})`, 2);
+    if (p.killed) mark(p, i, p.exited, '#000', 'K', 'KILL (exit 137)', 3);
+    else mark(p, i, p.exited, '#57606a', 'X', 'exited', 3);
   });
-  const legend = '<span style="color:#2da44e">■ completed</span> <span style="color:#cf222e">■ failed</span> <span style="color:#d4a72c">■ 503</span> · <span style="color:#8250df">deleted</span> <span style="color:#0969da">endpoint out</span> <span style="color:#bc4c00">TERM</span> <span style="color:#000">KILL</span>';
+  const legend = '<span style="color:#2da44e">■ completed</span> <span style="color:#cf222e">■ failed</span> <span style="color:#d4a72c">■ 503</span> (by the pod that answered, or the one each failure is attributed to) · <span style="color:#8250df">D deleted</span> <span style="color:#0969da">E endpoint not ready</span> <span style="color:#bc4c00">T TERM</span> <span style="color:#000">K KILL</span> <span style="color:#57606a">X exited</span>';
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="requests over time per pod">${parts.join('')}</svg><p class="muted">${legend}; seconds from the ${x(g.action)}</p>`;
 }
 
