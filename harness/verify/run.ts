@@ -14,7 +14,7 @@ import { liveContainers } from '../run/rollout-watch.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { parseLoadLine } from '../../server/contract-schemas.ts';
-import { patchRestartedAt, RESTARTED_AT } from './kube.ts';
+import { needing, patchRestartedAt, RESTARTED_AT } from './kube.ts';
 import { renderVerifyLoadPod, VERIFY_SCENARIO, workMsOf } from './load-pod.ts';
 import { type Target, VERIFICATION_KIND, VERIFICATION_SCHEMA_VERSION, type VerificationObservation, type VerifyRequest } from './observation.ts';
 import type { ReadTarget } from './target.ts';
@@ -158,7 +158,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
         metadata: { name: tempName, labels: ownershipLabels(ctx.owner, ctx.runId, VERIFY_SCENARIO), annotations: { [EXPIRES_ANNOTATION]: new Date(Date.now() + bounds.loadMs + GONE_MARGIN_MS).toISOString() } },
         spec: { type: temp.type, selector: temp.selector, ports: [{ name: 'http', port: temp.port, targetPort: temp.targetPort as never, protocol: 'TCP' }] },
       };
-      const made = await createService(cluster, ns, body, { signal: ctx.signal });
+      const made = await needing('create', 'services', ns, () => createService(cluster, ns, body, { signal: ctx.signal }));
       service = { ...service, uid: made.metadata!.uid!, clusterIP: made.spec?.clusterIP ?? null, nodePort: made.spec?.ports?.[0]?.nodePort ?? null };
       cleaner.defer(`delete temporary service ${tempName}`, async () => ((await deleteService(cluster, ns, tempName, service.uid)) === 'gone' ? 'gone' : 'done'));
     }
@@ -188,7 +188,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     }
     const loadName = `termlab-verify-load-${suffix(ctx.runId)}`;
     const body = renderVerifyLoadPod(ctx.template, request, { name: loadName, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, target: objects.loadTarget, durationMs: bounds.loadMs, deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60 });
-    const made = await createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal });
+    const made = await needing('create', 'pods', ns, () => createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }));
     objects.loadPod = { name: loadName, uid: made.metadata!.uid! };
     timeline.loadPodCreated = clock.now();
     cleaner.defer(`delete load pod ${loadName}`, async () => ((await deletePod(cluster, ns, loadName, objects.loadPod!.uid)) === 'gone' ? 'gone' : 'done'));
@@ -215,7 +215,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
       const latest = new Map(ready.map((e) => [e.uid, e]));
       const victim = [...latest.values()].filter((e) => e.ready && !goneUids().has(e.uid)).sort((a, b) => a.name.localeCompare(b.name))[0];
       if (!victim) throw new TermlabError('POD_NOT_READY', `deployment/${request.deployment} has no Ready pod to delete`);
-      const answer = await deletePod(cluster, ns, victim.name, victim.uid, { signal: ctx.signal });
+      const answer = await needing('delete', 'pods', ns, () => deletePod(cluster, ns, victim.name, victim.uid, { signal: ctx.signal }));
       timeline.acted = clock.now();
       acted = { action: request.action, at: timeline.acted, restartedAt: null, generation: null, pod: { name: victim.name, uid: victim.uid, deletionTimestamp: answer === 'gone' ? null : apiTimeString(answer.metadata?.deletionTimestamp) } };
       done = () => goneUids().has(victim.uid) && available(generation0)();

@@ -8,6 +8,7 @@ import type { RolloutPodEvent } from '../observation-rollout.ts';
 import { apiTimeString, type RunClock } from '../run/clock.ts';
 import { liveContainers } from '../run/rollout-watch.ts';
 import { containerStates } from '../run/watch.ts';
+import { needing } from './kube.ts';
 import type { VerificationObservation } from './observation.ts';
 
 type Evidence = VerificationObservation['evidence'];
@@ -73,9 +74,10 @@ export class VerifyWatches {
       // A Deployment at rest sends no event: each collection's objects are listed first and kept as
       // ADDED at the list's time, and the watch goes on from the list's resourceVersion. Old Events are not wanted.
       let from: string;
-      if (resource === 'events') from = await collectionVersion(this.cluster, path, query);
+      const kind = resource === 'load' ? 'pods' : resource;
+      if (resource === 'events') from = await needing('list', kind, ns, () => collectionVersion(this.cluster, path, query));
       else {
-        const list = JSON.parse(await withRetry(this.cluster, `list ${path}`, () => getText(this.cluster, path, query))) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
+        const list = JSON.parse(await needing('list', kind, ns, () => withRetry(this.cluster, `list ${path}`, () => getText(this.cluster, path, query)))) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
         from = list.metadata?.resourceVersion ?? '0';
         for (const item of list.items ?? []) this.take(resource, 'ADDED', item);
       }
