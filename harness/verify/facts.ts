@@ -4,6 +4,7 @@
 // container's exit 137, the endpoint's changes from the EndpointSlice watch. Seconds from the act.
 import { describeLifecycle } from '../grade/rollout/theory.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
+import { TOLERANCE_SECONDS } from '../grade/theory.ts';
 import type { LiveContainer } from '../observation-rollout.ts';
 import type { VerificationObservation } from './observation.ts';
 
@@ -15,6 +16,8 @@ export interface PodTimes {
   created: number | null;
   ready: number | null;
   deletion: number | null;
+  /** The earliest sign it was terminating: the watch's deletion, the Killing event, or TERM (each seen late in its own way). */
+  terminating: number | null;
   /** The API's deletion time (deletionTimestamp less the grace), whole seconds. */
   deletionApi: number | null;
   killing: number | null;
@@ -75,12 +78,14 @@ export function podTimes(o: VerificationObservation): PodTimes[] {
     let term: number | null = null, termSource: string | null = null;
     if (signal) { term = at(signal.time); termSource = "the app's own log"; }
     else if (killingAt !== null) { term = killingAt + (sleep ?? 0); termSource = sleep ? `the kubelet's Killing event + the ${sleep}s preStop sleep` : "the kubelet's Killing event (no preStop)"; }
+    // The endpoint's change that the deletion caused: a readiness blip before it (a starved probe) is not it.
+    const deletionAt = at(deletion?.receivedAt.wall);
     let wasReady = false, endpointNotReady: number | null = null, endpointGone: number | null = null;
     for (const s of o.evidence.sliceEvents) {
       const ep = s.endpoints.find((x) => x.podUid === uid);
       if (ep?.ready) { wasReady = true; continue; }
-      if (!wasReady) continue;
-      const t = at(s.receivedAt.wall);
+      const t = at(s.receivedAt.wall)!;
+      if (!wasReady || (deletionAt !== null && t < deletionAt - TOLERANCE_SECONDS)) continue;
       if (endpointNotReady === null && (!ep || ep.ready === false || s.type === 'DELETED')) endpointNotReady = t;
       if (endpointGone === null && (!ep || s.type === 'DELETED')) endpointGone = t;
     }
@@ -90,7 +95,8 @@ export function podTimes(o: VerificationObservation): PodTimes[] {
       name: first.name, uid, old,
       created: at(first.creationTimestamp) ?? at(first.receivedAt.wall),
       ready: at(events.find((e) => e.ready)?.receivedAt.wall),
-      deletion: at(deletion?.receivedAt.wall), deletionApi, killing: killingAt, term, termSource,
+      deletion: deletionAt, deletionApi,
+      terminating: [deletionAt, killingAt, term].reduce<number | null>((a, b) => (b === null ? a : a === null ? b : Math.min(a, b)), null), killing: killingAt, term, termSource,
       exited: exit ? at(exit.time) : terminated ? at(terminated.receivedAt.wall) : null,
       exitCode: exitState?.exitCode ?? (typeof exit?.fields.code === 'number' ? exit.fields.code : null),
       killed: exitState?.exitCode === 137,

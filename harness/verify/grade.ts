@@ -18,7 +18,7 @@ export const CAUSES = {
 export type CauseNumber = 1 | 2 | 3 | 4;
 
 export const FailedRequestSchema = z.object({
-  id: z.string(), sent: z.number(), ended: z.number(), outcome: z.string(), errorCode: z.string().nullable(), stage: z.string().nullable(),
+  id: z.string(), sent: z.number(), reached: z.number(), ended: z.number(), outcome: z.string(), errorCode: z.string().nullable(), stage: z.string().nullable(),
   pod: z.string().nullable(), cause: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]), why: z.string(),
 });
 export type FailedRequest = z.infer<typeof FailedRequestSchema>;
@@ -66,7 +66,7 @@ function acceptedIds(o: VerificationObservation): { ids: Map<string, string>; lo
 interface Sent { id: string; sent: number; connected: number | null; ended: number; outcome: string; stage: string | null; header: string | null }
 
 /** Which pod a request reached and why it failed: by the app's own log or answer header, else by time. */
-function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: ReturnType<typeof acceptedIds>): Omit<FailedRequest, 'id' | 'sent' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
+function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: ReturnType<typeof acceptedIds>): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
   const tol = TOLERANCE_SECONDS;
   const byUid = (uid: string | null | undefined) => (uid ? pods.find((p) => p.uid === uid || p.name === uid) ?? null : null);
   const took = byUid(accepted.get(r.id));
@@ -76,6 +76,8 @@ function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: Return
   // 2: the app had it (its log or its answer says so), or it was connected before the pod's TERM
   // and failed once the pod stopped — unless that pod's whole log names every request it took and
   // not this one (a proxy in between accepted it, not the app).
+  // A 503 is the app refusing new work while it drains: sent to a terminating pod (1 or 3), not cut.
+  if (r.outcome === 'rejected') return terminatingCause(r, reached, named, pods);
   const answered = r.stage === 'body' || r.outcome === 'cut' || took !== null;
   const stops = (p: PodTimes) => [p.term, p.exited].filter((t): t is number => t !== null);
   const inFlight = answered
@@ -85,13 +87,18 @@ function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: Return
     const what = inFlight.killed ? 'its KILL (exit 137)' : inFlight.term !== null ? `its TERM at ${fmt(inFlight.term)}` : `its exit at ${fmt(inFlight.exited!)}`;
     return { pod: inFlight.name, cause: 2, why: `${took ? `${inFlight.name}'s log shows it accepted; ` : ''}open from ${fmt(reached)} to ${fmt(r.ended)} across ${what}` };
   }
-  // 1 or 3: the pods that were terminating when it reached them, newest deletion first.
-  const terminating = (named ? [named] : pods).filter((p) => p.deletion !== null && p.deletion <= reached + tol && (p.gone === null || reached <= p.gone + PROXY_PROPAGATION_SECONDS + tol))
-    .sort((a, b) => b.deletion! - a.deletion!);
+  return terminatingCause(r, reached, named, pods);
+}
+
+/** 1, 3 or 4: the pods that were terminating when it reached them, the newest first. */
+function terminatingCause(r: Sent, reached: number, named: PodTimes | null, pods: PodTimes[]): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
+  const tol = TOLERANCE_SECONDS;
+  const terminating = (named ? [named] : pods).filter((p) => p.terminating !== null && p.terminating <= reached + tol && (p.gone === null || reached <= p.gone + PROXY_PROPAGATION_SECONDS + tol))
+    .sort((a, b) => b.terminating! - a.terminating!);
   const pod = terminating[0];
   if (!pod) return { pod: named?.name ?? null, cause: 4, why: named ? `answered by ${named.name}, which was not terminating` : 'no pod was terminating when it was sent' };
-  const d = reached - pod.deletion!;
-  const since = d >= 0 ? `${fmt(d)} after ${pod.name}'s deletion` : `as ${pod.name} was being deleted (connected ${fmt(-d)} before it was seen)`;
+  const d = reached - pod.terminating!;
+  const since = d >= 0 ? `${fmt(d)} after ${pod.name} began terminating` : `as ${pod.name} began terminating (${r.connected !== null ? 'connected' : 'sent'} ${fmt(-d)} before the first sign of it)`;
   if (pod.endpointNotReady === null || reached < pod.endpointNotReady) return { pod: pod.name, cause: 1, why: `reached a pod ${since}, while the EndpointSlice still listed it ready` };
   const after = reached - pod.endpointNotReady;
   if (after <= PROXY_PROPAGATION_SECONDS + tol) return { pod: pod.name, cause: 1, why: `reached a pod ${since}, ${fmt(after)} after the EndpointSlice dropped it: the proxies had not caught up` };
@@ -109,7 +116,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const failures: FailedRequest[] = load.records.filter(isFailure).map((r) => {
     const sent = at(r.sent.time), ended = at(r.ended.time);
     const why = attribute({ id: r.id, sent, connected: r.connectedAt ? at(r.connectedAt.time) : null, ended, outcome: r.outcome, stage: r.stage, header: r.podUid }, pods, accepted);
-    return { id: r.id, sent: round1(sent), ended: round1(ended), outcome: r.outcome, errorCode: r.errorCode, stage: r.stage, ...why };
+    return { id: r.id, sent: round1(sent), reached: round1(r.connectedAt ? at(r.connectedAt.time) : sent), ended: round1(ended), outcome: r.outcome, errorCode: r.errorCode, stage: r.stage, ...why };
   });
   const byCause: Record<CauseNumber, number> = { 1: 0, 2: 0, 3: 0, 4: 0 };
   for (const f of failures) byCause[f.cause]++;
@@ -145,13 +152,15 @@ function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: Faile
   const records = parseLoadLog(o.evidence.loadLog).records.filter((r) => r.outcome === 'completed').map((r) => (Date.parse(r.ended.time) - Date.parse(r.sent.time)) / 1000);
   const longest = records.length ? Math.max(...records) : 0;
   if (records.length) reasoning.push(`the longest completed request took ${fmt(longest)} (p99 ${fmt(p99(records))})`);
-  const c1 = failures.filter((f) => f.cause === 1 && f.pod && byName.get(f.pod)?.deletion !== null);
+  // New connections that still reached a terminating pod: cause 1, and cause 3 refused at connect (a late proxy, no kept connection).
+  const lateProxy = failures.filter((f) => f.cause === 3 && f.stage === 'connect');
+  const c1 = failures.filter((f) => (f.cause === 1 || (f.cause === 3 && f.stage === 'connect')) && f.pod && byName.get(f.pod)?.terminating !== null);
   if (c1.length) {
-    const reach = c1.map((f) => f.sent - byName.get(f.pod!)!.deletion!);
+    const reach = c1.map((f) => Math.max(0, f.reached - byName.get(f.pod!)!.terminating!));
     const y = Math.max(...reach, ...sliceLag, 0);
     const x = Math.ceil(y + 1);
     const current = Math.max(0, ...deleted.map((p) => p.preStopSleepSeconds ?? 0));
-    reasoning.push(`requests still reached a deleted pod up to ${fmt(Math.max(...reach))} after its deletion (p99 ${fmt(p99(reach))}; ${c1.length} failed request(s), cause 1)`);
+    reasoning.push(`requests still reached a terminating pod up to ${fmt(Math.max(...reach))} after it began terminating (p99 ${fmt(p99(reach))}; ${c1.length - lateProxy.length} failed request(s) of cause 1${lateProxy.length ? ` and ${lateProxy.length} of cause 3 refused at connect` : ''})`);
     advice.push(`${current ? `lengthen the preStop sleep from ${current}s to` : 'add `preStop: sleep`'} of at least ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that`);
     const grace = Math.min(...deleted.map((p) => p.grace ?? 30));
     const need = Math.ceil(x + longest);
@@ -174,7 +183,7 @@ function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: Faile
       advice.push(`${killed.map((p) => p.name).join(', ')} was killed (137) with requests open: \`terminationGracePeriodSeconds\` of at least hook + your longest request (${Math.ceil(hook + longest)}s)`);
     }
   }
-  const c3 = failures.filter((f) => f.cause === 3);
+  const c3 = failures.filter((f) => f.cause === 3 && f.stage !== 'connect');
   if (c3.length) advice.push(`${c3.length} request(s) failed after their pod had left the endpoints: a client or proxy kept a connection to it; close idle keep-alive connections on TERM (send \`Connection: close\`)`);
   const c4 = failures.filter((f) => f.cause === 4);
   if (c4.length) advice.push(`${c4.length} request(s) failed with nothing terminating: not a shutdown problem — look at the app itself (errors: ${[...new Set(c4.map((f) => f.errorCode ?? f.outcome))].join(', ')})`);
