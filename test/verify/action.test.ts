@@ -1,7 +1,7 @@
 // action.yml, the composite GitHub Action: actionlint reads it through a workflow that uses it
 // (clean, and a wrong input refused), and its verify step's own script runs against the simulated
 // cluster with the inputs passed the way the runner passes them (env), writing the job summary.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,7 +60,7 @@ describe("action.yml's verify step on the simulated cluster", () => {
   }, 120_000);
   afterAll(async () => { await sim?.stop(); });
 
-  it('passes the gate, writes exit-code=0 and the summary', () => {
+  it('passes the gate, writes exit-code=0 and the summary', async () => {
     const step = action.runs.steps.find((s: { id?: string }) => s.id === 'verify');
     const given: Record<string, string> = { deployment: 'web', path: '/work?ms=200', kubeconfig: join(scratch, 'kubeconfig'), out: join(scratch, 'out') };
     const inputOf = (name: string) => given[name] ?? String(action.inputs[name].default ?? '');
@@ -69,10 +69,16 @@ describe("action.yml's verify step on the simulated cluster", () => {
     const output = join(scratch, 'github-output');
     const summary = join(scratch, 'step-summary.md');
     writeFileSync(output, '');
-    const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
-      cwd: scratch, encoding: 'utf8', timeout: 240_000,
+    // Not spawnSync: the simulated cluster runs in this process and must go on answering.
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
+      cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env, GITHUB_ACTION_PATH: repoRoot, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary },
     });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += c; });
+    child.stderr.on('data', (c: Buffer) => { out += c; });
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const r = { status, stdout: out, stderr: '' };
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(readFileSync(output, 'utf8')).toBe('exit-code=0\n');
     expect(readFileSync(summary, 'utf8')).toMatch(/^## termlab verify: ✅ pass deployment\/web/);
