@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { startSimCluster } from '../cluster/sim/index.ts';
@@ -41,6 +42,9 @@ function runStudent(i: number): Promise<{ i: number; code: number | null; out: s
   });
 }
 
+/** The simulated cluster runs in this process: how late its event loop ran (a starved sim would delay every API answer). */
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
 const started = performance.now();
 try {
   const runs = await Promise.all(Array.from({ length: students }, (_, i) => runStudent(i)));
@@ -69,6 +73,8 @@ try {
   console.log(`pods_left: ${pods.items.length}`);
   console.log(`slowest_student_seconds: ${Math.max(...runs.map((r) => r.seconds)).toFixed(1)}`);
   console.log(`class_wall_seconds: ${wall.toFixed(1)}`);
+  if (sim) console.log(`sim_event_loop_delay_p99_ms: ${(loop.percentile(99) / 1e6).toFixed(0)}`);
+  if (sim) console.log(`sim_event_loop_delay_max_ms: ${(loop.max / 1e6).toFixed(0)}`);
   if (wrong.length || pods.items.length) process.exitCode = 1;
 } finally {
   await sim?.stop();

@@ -13,11 +13,40 @@ export const MEDIAN_TOLERANCE_SECONDS = 0.3;
  * time on the same kubelet, so every run of both sides must instead fall inside the period the
  * mechanism allows (plus the same tolerance).
  */
+const RELIST_S = (REAL_NODE_TIMING.relistPeriodMs + REAL_NODE_TIMING.relistDurationMs) / 1000;
+
 export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: number; why: string }>> = {
+  // From 1.36 (PLEGOnDemandRelist) the pod worker is mostly idle at the delete, so the relist decides the reaction
+  // (pod_workers.go podWorkerLoop waits in podCache.GetNewerThan(uid, lastSyncTime), container/cache.go
+  // getIfNewerThan): at once if a global relist started since the pod's last sync, else at the end of the next,
+  // and after two if a sync was waiting for its relist (GetNewerThan takes no context: the cancelled sync still
+  // takes its relist, then SyncTerminatingPod waits for the next; the node's --v=4 log shows both).
+  reaction: { from: -MEDIAN_TOLERANCE_SECONDS, to: 2 * RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'one or two PLEG relists' },
   verdict: { from: 0, to: REAL_NODE_TIMING.syncTickMs / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'the sync ticker' },
   // TERM is the container's clock and the verdict the watch's arrival: a relist just after the verdict's sync can put TERM first.
-  verdictToTerm: { from: -MEDIAN_TOLERANCE_SECONDS, to: (REAL_NODE_TIMING.relistPeriodMs + REAL_NODE_TIMING.relistDurationMs) / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
+  verdictToTerm: { from: -MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
 };
+
+/**
+ * What each side's offsets are compared from. 'delete': every offset from the harness's delete (1.34 and 1.35:
+ * a sync was waiting at every delete, so the reaction was two relists on every run of both sides, 1.69-2.02 s
+ * on the 1.34.4 node). 'reaction' (1.36+): the reaction by its window, and what follows from the reaction
+ * (the hook to TERM, a cut container's end) or from the container's end (DELETED); a container that completed
+ * on its own, by its work, is still timed from the delete.
+ */
+export type CompareRule = 'delete' | 'reaction';
+
+export function compareRule(...files: SideFile[]): CompareRule {
+  const minor = Math.max(...files.map((f) => Number(/^v1\.(\d+)\./.exec(f.cluster)?.[1] ?? 0)));
+  return minor >= 36 ? 'reaction' : 'delete';
+}
+
+/** The offsets a scenario is judged on, under a rule; `cut`: the container did not end by its own work. */
+export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean): OffsetName[] {
+  const deadline: OffsetName[] = ['verdict', 'verdictToTerm', 'termToEnded'];
+  if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...deadline];
+  return reacted ? ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', 'endedToDeleted'] : ['deleted', ...deadline];
+}
 
 export interface OffsetStats { median: number; min: number; max: number; n: number }
 
@@ -38,6 +67,9 @@ export interface ScenarioComparison {
   sim: SideResult | null;
   node: SideResult | null;
   disagreements: string[];
+  rule: CompareRule;
+  /** The offsets it was judged on. */
+  compared: OffsetName[];
 }
 
 function mostCommon<T>(values: T[]): T | null {
@@ -76,18 +108,20 @@ export function sideResult(runs: RunSummary[]): SideResult {
 
 export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[] {
   const names = [...new Set([...sim.runs, ...node.runs].map((r) => r.scenario))];
+  const rule = compareRule(sim, node);
   return names.map((scenario) => {
     const simRuns = sim.runs.filter((r) => r.scenario === scenario);
     const nodeRuns = node.runs.filter((r) => r.scenario === scenario);
     const s = simRuns.length ? sideResult(simRuns) : null;
     const n = nodeRuns.length ? sideResult(nodeRuns) : null;
     const disagreements: string[] = [];
+    const compared = comparedOffsets(rule, (n ?? s)?.outcome === 'cut', Boolean(s?.offsets.reaction || n?.offsets.reaction));
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {
       for (const field of ['outcome', 'exitCode', 'reason', 'eventReasons'] as const) {
         if (s[field] !== n[field]) disagreements.push(`${field}: sim ${JSON.stringify(s[field])}, node ${JSON.stringify(n[field])}`);
       }
-      for (const name of OFFSETS) {
+      for (const name of compared) {
         const [a, b] = [s.offsets[name], n.offsets[name]];
         const window = TICKER_WINDOWS[name];
         if ((a === null) !== (b === null)) disagreements.push(`${name}: seen only on the ${a ? 'simulated' : 'real'} side`);
@@ -100,6 +134,6 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
         }
       }
     }
-    return { scenario, sim: s, node: n, disagreements };
+    return { scenario, sim: s, node: n, disagreements, rule, compared };
   });
 }

@@ -1,5 +1,5 @@
 // fidelity.md: per scenario, both sides and their difference.
-import { MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS, type ScenarioComparison, type SideResult } from './compare.ts';
+import { compareRule, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS, type ScenarioComparison, type SideResult } from './compare.ts';
 import { OFFSET_LABELS, OFFSETS, type SideFile } from './summary.ts';
 
 const seconds = (v: number) => `${v.toFixed(2)}s`;
@@ -11,6 +11,7 @@ function offsetCell(side: SideResult | null, name: keyof SideResult['offsets']):
 
 function difference(c: ScenarioComparison, name: keyof SideResult['offsets']): string {
   const [a, b] = [c.sim?.offsets[name], c.node?.offsets[name]];
+  if (a && b && !c.compared.includes(name)) return 'not compared';
   const window = TICKER_WINDOWS[name];
   if (a && b && window) {
     const inside = (v: { min: number; max: number }) => v.min >= window.from && v.max <= window.to;
@@ -19,24 +20,34 @@ function difference(c: ScenarioComparison, name: keyof SideResult['offsets']): s
   return a && b ? `${a.median - b.median >= 0 ? '+' : ''}${(a.median - b.median).toFixed(2)}s` : '';
 }
 const SUMMARY_OFFSETS = ['hookStart', 'term', 'ended', 'deleted'] as const;
+/** The summary table's four offsets for one scenario, under its rule. */
+function summaryOffsets(c: ScenarioComparison): (keyof SideResult['offsets'])[] {
+  if (c.rule === 'delete') return [...SUMMARY_OFFSETS];
+  return ['reaction', 'reactionToTerm', c.compared.includes('reactionToEnded') ? 'reactionToEnded' : 'ended', c.compared.includes('deleted') ? 'deleted' : 'endedToDeleted'];
+}
+const RULE_TEXT = {
+  delete: 'Offsets are seconds after the harness issued the delete: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
+  reaction: 'From 1.36 the on-demand relist leaves the pod worker idle at most deletes, so the kubelet reacts (starts the hook, else sends TERM) at once or at the end of the next one or two relists: that reaction is judged by its window, and what follows is timed from it (reaction→TERM, reaction→container ended for a container that was cut) or from the container\'s end (→DELETED); a container that completed on its own is timed from the delete (its work ran from the request). Offsets are seconds: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
+};
 
 interface HookFigures { lag: { sim: string; node: string }; own: { sim: string; node: string } }
 
 export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile, node: SideFile, hook: HookFigures): string {
   const agreeing = comparisons.filter((c) => !c.disagreements.length).length;
+  const rule = comparisons[0]?.rule ?? compareRule(sim, node);
   const lines = [
     `# Fidelity: the simulated cluster against the real node${node.runs.length ? ` (Kubernetes ${node.cluster})` : ''}`,
     '',
     `Written by \`npm run fidelity\`. ${[sim, node].map((f) => `${f.side === 'sim' ? 'Simulated side' : 'Real side'}: ${f.runs.length ? `${f.cluster}, recorded ${f.recordedAt}` : 'not recorded'}`).join('. ')}.`,
-    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. Offsets are seconds after the harness issued the delete: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead. The sides disagree when outcome, exit code, reason or event reasons differ, or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
+    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason or event reasons differ, or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || n !== 'reaction').map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
     '',
     `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
     `Exec hook: from the kubelet's launch to the hook's first line (on the node this includes the CRI exec through containerd and runc): sim ${hook.lag.sim}; real node ${hook.lag.node}. The hook process's age at that line, counted from the process's creation (on the node that includes runc init before the hook is exec'd; 10 ms steps): sim ${hook.own.sim}; real node ${hook.own.node}.`,
     '',
-    '| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | Δ hook start | Δ TERM | Δ ended | Δ DELETED |',
+    `| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | ${rule === 'delete' ? 'Δ hook start | Δ TERM | Δ ended | Δ DELETED' : 'reaction | Δ reaction→TERM | Δ ended | Δ ended→DELETED'} |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...comparisons.map((c) => `| ${c.scenario} | ${c.disagreements.length ? 'no' : 'yes'} | ${brief(c.sim)} | ${brief(c.node)} | ${SUMMARY_OFFSETS.map((n) => difference(c, n) || '–').join(' | ')} |`),
+    ...comparisons.map((c) => `| ${c.scenario} | ${c.disagreements.length ? 'no' : 'yes'} | ${brief(c.sim)} | ${brief(c.node)} | ${summaryOffsets(c).map((n) => difference(c, n) || '–').join(' | ')} |`),
   ];
   for (const c of comparisons) {
     lines.push('', `## ${c.scenario}`, '');
@@ -45,7 +56,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile,
     for (const field of ['outcome', 'exitCode', 'reason', 'phase', 'eventReasons'] as const) {
       lines.push(`| ${field} | ${String(c.sim?.[field] ?? '–')} | ${String(c.node?.[field] ?? '–')} | ${c.sim?.[field] === c.node?.[field] ? 'same' : 'differs'} |`);
     }
-    for (const name of OFFSETS.filter((n) => c.sim?.offsets[n] || c.node?.offsets[n] || SUMMARY_OFFSETS.includes(n as (typeof SUMMARY_OFFSETS)[number]))) lines.push(`| ${OFFSET_LABELS[name]} | ${offsetCell(c.sim, name)} | ${offsetCell(c.node, name)} | ${difference(c, name)} |`);
+    for (const name of OFFSETS.filter((n) => c.sim?.offsets[n] || c.node?.offsets[n] || summaryOffsets(c).includes(n))) lines.push(`| ${OFFSET_LABELS[name]} | ${offsetCell(c.sim, name)} | ${offsetCell(c.node, name)} | ${difference(c, name)} |`);
     const incomplete = [...(c.sim?.incomplete ?? []).map((x) => `sim ${x}`), ...(c.node?.incomplete ?? []).map((x) => `node ${x}`)];
     if (incomplete.length) lines.push('', `Incomplete runs: ${incomplete.join('; ')}.`);
   }

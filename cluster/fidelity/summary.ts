@@ -3,10 +3,11 @@ import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 
-export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
+export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
 export type OffsetName = (typeof OFFSETS)[number];
 export const OFFSET_LABELS: Record<OffsetName, string> = {
   hookStart: 'delete→hook start', term: 'delete→TERM', ended: 'delete→container ended', deleted: 'delete→DELETED',
+  reaction: 'delete→kubelet reaction', reactionToTerm: 'reaction→TERM', reactionToEnded: 'reaction→container ended (cut)', endedToDeleted: 'container ended→DELETED',
   verdict: 'deadline→kubelet verdict', verdictToTerm: 'verdict→TERM', termToEnded: 'TERM→container ended',
 };
 
@@ -25,6 +26,10 @@ export const RunSummarySchema = z.object({
     hookStart: z.number().nullable(), term: z.number().nullable(), ended: z.number().nullable(), deleted: z.number().nullable(),
     // Only for a pod the kubelet ended on its own before the delete (activeDeadlineSeconds); absent in older files.
     verdict: z.number().nullable().optional(), verdictToTerm: z.number().nullable().optional(), termToEnded: z.number().nullable().optional(),
+    // From the kubelet's reaction to the delete (absent in older files): its first act, the hook's start, else TERM
+    // (a sleep action leaves no line: TERM less the sleep, a timer in the kubelet); what a cut ended by; the DELETED after the end.
+    reaction: z.number().nullable().optional(), reactionToTerm: z.number().nullable().optional(),
+    reactionToEnded: z.number().nullable().optional(), endedToDeleted: z.number().nullable().optional(),
   }),
   /** ms from the kubelet launching the exec hook to the hook's own first line, when both are known. */
   hookLaunchLagMs: z.number().nullable(),
@@ -78,6 +83,9 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
   const termAt = at(t.termReceived?.at.time);
   const endedAt = at(t.containerTerminated?.at.wall);
   const verdict = kubeletVerdict(o);
+  const deletedAt = at(t.podDeleted?.at.wall);
+  const preStop = o.scenario.preStop;
+  const reactionAt = hookLine ?? (termAt === null ? null : preStop.kind === 'sleep-action' ? termAt - preStop.seconds * 1000 : termAt);
   return {
     scenario: o.scenario.name,
     repetition,
@@ -91,12 +99,14 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
     // A pod the kubelet ended before the delete is timed from its verdict: the harness's own delay
     // after acceptance says nothing about the kubelet.
     offsets: {
-      deleted: between(origin, at(t.podDeleted?.at.wall)),
+      deleted: between(origin, deletedAt),
       ...(verdict ? {
-        hookStart: null, term: null, ended: null,
+        hookStart: null, term: null, ended: null, reaction: null, reactionToTerm: null, reactionToEnded: null, endedToDeleted: null,
         verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),
       } : {
         hookStart: between(origin, hookLine), term: between(origin, termAt), ended: between(origin, endedAt),
+        reaction: between(origin, reactionAt), reactionToTerm: hookLine === null ? null : between(hookLine, termAt),
+        reactionToEnded: o.request.outcome === 'cut' ? between(reactionAt, endedAt) : null, endedToDeleted: between(endedAt, deletedAt),
         verdict: null, verdictToTerm: null, termToEnded: null,
       }),
     },

@@ -1,7 +1,7 @@
 // Builds the node's programs from Go modules, one directory per Kubernetes version, skipping any whose
 // inputs have not changed. Go's own module and build caches make a rebuild after a change incremental.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { binaries, MODULE_DIR, paths } from './layout.ts';
 import { sh } from './steps.ts';
@@ -44,7 +44,13 @@ export function buildKube(m: NodeModules): string {
 export function buildKubectl(m: NodeModules, output: string): string {
   const flags = versionFlags(m.kubeVersion);
   return buildIfChanged(output, m.kubeDir, ['go.mod', 'go.sum'], flags, () => {
-    sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, 'k8s.io/kubernetes/cmd/kubectl'], { cwd: m.kubeDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    // kubectl imports modules the node's binaries do not (kustomize, go-wordwrap, …), so the node's
+    // go.sum lacks their sums ("missing go.sum entry"). Built from a copy of the node's module that
+    // may add them (-mod=mod), so the node's own go.sum, and with it its build's cache, stay as they are.
+    const dir = join(dirname(output), `kubectl-module-${m.kubeVersion}`);
+    mkdirSync(dir, { recursive: true });
+    for (const file of ['go.mod', 'go.sum']) copyFileSync(join(m.kubeDir, file), join(dir, file));
+    sh('go', ['build', '-mod=mod', '-trimpath', '-ldflags', flags, '-o', output, 'k8s.io/kubernetes/cmd/kubectl'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   });
 }
 

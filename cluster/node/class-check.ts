@@ -29,7 +29,7 @@ interface Result { status: number | null; stdout: string; stderr: string }
 function onNode(command: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Result {
   // The time limit starts once the lock is held: another helper may hold it for minutes.
   const limited = ['timeout', '300', command, ...args];
-  const [cmd, argv] = lock ? ['flock', [lock, ...limited]] : [limited[0]!, limited.slice(1)];
+  const [cmd, argv] = lock ? ['flock', ['-o', lock, ...limited]] : [limited[0]!, limited.slice(1)];
   const r = spawnSync(cmd, argv, { cwd: REPO, encoding: 'utf8', env: { ...process.env, ...env }, input });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
@@ -80,10 +80,22 @@ function patchAs(student: string, namespace: string, pod: string): Result {
 }
 
 /** Port-forward to a pod as a student: resolves with the first HTTP status through it, or the refusal. */
+// Port-forwards running now, by process group: ended if this check is itself stopped (Ctrl-C, a CI timeout).
+const forwards = new Set<number>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const group of forwards) try { process.kill(-group, 'SIGTERM'); } catch { /* already gone */ }
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
 async function portForward(student: string, namespace: string, pod: string): Promise<{ ok: boolean; text: string }> {
   const argv = ['--kubeconfig', join(dir, `${student}.kubeconfig`), '-n', namespace, 'port-forward', `pod/${pod}`, ':8080'];
-  const [cmd, args] = lock ? ['flock', [lock, kubectlBin, ...argv]] : [kubectlBin, argv];
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  // flock -o: kubectl must not inherit the lock's descriptor; and a process group of its own, killed
+  // whole below: killing flock alone left kubectl running, holding the node's lock for every helper.
+  const [cmd, args] = lock ? ['flock', ['-o', lock, kubectlBin, ...argv]] : [kubectlBin, argv];
+  const child = spawn(cmd, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  forwards.add(child.pid!);
   let out = '';
   let err = '';
   child.stderr.on('data', (c) => { err += c; });
@@ -105,7 +117,8 @@ async function portForward(student: string, namespace: string, pod: string): Pro
       });
     });
   } finally {
-    child.kill('SIGTERM');
+    try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* already gone */ }
+    forwards.delete(child.pid!);
   }
 }
 

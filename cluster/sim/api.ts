@@ -21,10 +21,6 @@ import type { ServingCertificate } from './tls.ts';
 const MAX_BODY = 3 * 1024 * 1024;
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  // kubectl's typed commands (`kubectl create deployment`) send protobuf; the sim speaks JSON only.
-  if (/protobuf|cbor/.test(req.headers['content-type'] ?? '')) {
-    throw new ApiError(415, 'UnsupportedMediaType', `the simulated cluster accepts JSON bodies only, not ${req.headers['content-type']}: write the object as YAML or JSON and use kubectl create -f or kubectl apply -f`);
-  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -32,6 +28,10 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'the request body is too large');
     chunks.push(chunk as Buffer);
   }
+  const contentType = req.headers['content-type'] ?? '';
+  // kubectl's typed commands (`kubectl create deployment`) send protobuf. Loaded on the first such
+  // body: protobufjs and the message types cost every sim start 0.1 s otherwise.
+  if (/protobuf|cbor/.test(contentType)) return (await import('./protobuf-body.ts')).refuseOrDecode(contentType, Buffer.concat(chunks));
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text.trim()) return undefined;
   try {
@@ -109,7 +109,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
         const body = (await readBody(req)) as any;
         const name = body?.metadata?.name;
         if (!name || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new ApiError(422, 'Invalid', 'metadata.name: a lowercase RFC 1123 label is required');
-        const created = store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: body.metadata.labels, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: apiTime() }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+        const created = store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { ...body.metadata.labels, 'kubernetes.io/metadata.name': name }, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: apiTime() }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
         return sendJson(res, 201, created);
       }
     }
@@ -155,8 +155,8 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     serveLog(res, container, {
       follow: url.searchParams.get('follow') === 'true', timestamps: url.searchParams.get('timestamps') === 'true',
-      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'),
-    });
+      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'), checkPeriodMs: kubelet.logReaderCheckMs,
+    }, kubelet.pause);
   }
 
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
@@ -198,7 +198,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     }
     if (kubelet.isDone(pod.metadata.uid)) throw badRequest(`pod ${name} is not running`);
     portForward.handleUpgrade(req, socket, head, url, {
-      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port),
+      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port), opened: (upstream) => kubelet.proxied(upstream),
     });
   }
 

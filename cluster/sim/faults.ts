@@ -21,6 +21,8 @@ export const FaultRequestSchema = z.discriminatedUnion('fault', [
   z.object({ fault: z.literal('stall-requests'), seconds: z.number().positive().max(MAX_OUTAGE_SECONDS) }),
   /** Every open port-forward stream is reset; the API itself stays healthy (a laptop's network blip). */
   z.object({ fault: z.literal('reset-port-forwards') }),
+  /** The kubelet stopped (SIGSTOP) for a while, then continued; the containers and the API run on. */
+  z.object({ fault: z.literal('pause-kubelet'), seconds: z.number().positive().max(MAX_OUTAGE_SECONDS) }),
 ]);
 export type FaultRequest = z.infer<typeof FaultRequestSchema>;
 
@@ -55,6 +57,64 @@ export class Faults {
  * `aborted` 145 ms later, its client gone. Node's closeAllConnections() alone leaves upgraded
  * sockets open (the http server lets go of them), which is why every socket is tracked here.
  */
+/**
+ * What the kubelet's own API client meets: the API refusing connections (its watch is cut and
+ * retried with backoff, reflector.ts) or answering nothing (its watch is held). ListenerFaults reports here.
+ */
+export class ApiReachability extends EventEmitter {
+  serving = true;
+  stalled = false;
+  refused(): void { this.serving = false; this.emit('refused'); }
+  listening(): void { this.serving = true; this.emit('listening'); }
+  stall(): void { this.stalled = true; this.emit('stalled'); }
+  released(): void { this.stalled = false; this.emit('released'); }
+}
+
+/**
+ * The kubelet stopped with SIGSTOP and continued with SIGCONT (cluster/node/faults-inject.ts
+ * pauseKubelet). Measured on the real node (v1.37.2, 2026-12-01, issue 21): while it is stopped
+ * nothing of the kubelet runs — no status write, no event, no relist, no probe result, and the
+ * streams it proxies (container logs, port-forward) stand still — but the containers and
+ * containerd run on: an exec hook ends on time, and a StopContainer already sent kills on time
+ * (TERM at 21.45 s, the kubelet stopped at 21.53 s, grace 3 s: finishedAt 24 s, written only once the
+ * kubelet ran again at 41.8 s). The kubelet's own waits are Go timers: they fire late, on SIGCONT,
+ * so a hook's elapsed time counts the pause (the node's short-grace: TERM 3.1 s after the hook ended).
+ */
+export class KubeletPause extends EventEmitter {
+  private timer: NodeJS.Timeout | null = null;
+  private waiting: (() => void)[] = [];
+
+  get paused(): boolean { return this.timer !== null; }
+
+  pause(seconds: number): string {
+    if (this.timer) return 'the kubelet is already paused';
+    this.timer = setTimeout(() => this.resume(), seconds * 1000);
+    this.emit('paused');
+    return `the kubelet is paused for ${seconds} s`;
+  }
+
+  /** At once while the kubelet runs; else once it runs again (what a goroutine blocked by SIGSTOP does). */
+  running(): Promise<void> {
+    return this.timer ? new Promise((resolve) => this.waiting.push(resolve)) : Promise.resolve();
+  }
+
+  /** Calls `act` now, or when the pause ends: a kubelet timer or callback that comes due while it is stopped. */
+  whenRunning(act: () => void): void {
+    if (this.timer) this.waiting.push(act);
+    else act();
+  }
+
+  resume(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.emit('resumed');
+    for (const wake of waiting) wake();
+  }
+}
+
 export class ListenerFaults extends EventEmitter {
   private readonly server: Server;
   private readonly port: number;
@@ -69,13 +129,15 @@ export class ListenerFaults extends EventEmitter {
   private readonly exempt = new WeakSet<Socket>();
 
   private held: (() => void)[] = [];
+  private readonly reach: ApiReachability;
 
   /** Call once the server listens, before any connection; takes over its request and upgrade handlers so a stall can hold them. */
-  constructor(server: Server, host: string, port: number) {
+  constructor(server: Server, host: string, port: number, reach = new ApiReachability()) {
     super();
     this.server = server;
     this.host = host;
     this.port = port;
+    this.reach = reach;
     // The http server reads a request off a paused socket all the same (it consumes the socket's
     // handle directly), so new requests and upgrades are held here, and writes by corking.
     for (const event of ['request', 'upgrade'] as const) {
@@ -109,9 +171,10 @@ export class ListenerFaults extends EventEmitter {
     if (this.refuseTimer) return 'the API is already refusing connections';
     this.server.close();
     for (const socket of this.raw) socket.destroy();
+    this.reach.refused();
     this.refuseTimer = setTimeout(() => {
       this.refuseTimer = null;
-      this.server.listen(this.port, this.host);
+      this.server.listen(this.port, this.host, () => this.reach.listening());
     }, seconds * 1000);
     return `the API refuses connections for ${seconds} s`;
   }
@@ -127,6 +190,7 @@ export class ListenerFaults extends EventEmitter {
     if (via) this.exempt.add(via);
     this.stallTimer = setTimeout(() => this.release(), seconds * 1000);
     for (const socket of this.secure) this.hold(socket);
+    this.reach.stall();
     return `the API answers nothing for ${seconds} s`;
   }
 
@@ -144,6 +208,7 @@ export class ListenerFaults extends EventEmitter {
     const held = [...this.stalled];
     this.stalled.clear();
     this.emit('released');
+    this.reach.released();
     for (const socket of held) {
       socket.uncork();
       socket.resume();
@@ -155,7 +220,7 @@ export class ListenerFaults extends EventEmitter {
 
   /** Ends any outage now (the sim is stopping). */
   clear(): void {
-    if (this.refuseTimer) { clearTimeout(this.refuseTimer); this.refuseTimer = null; }
+    if (this.refuseTimer) { clearTimeout(this.refuseTimer); this.refuseTimer = null; this.reach.listening(); }
     if (this.stallTimer) { clearTimeout(this.stallTimer); this.release(); }
   }
 }

@@ -8,7 +8,7 @@ import { TermlabError } from '../../harness/errors.ts';
 import { writeFileAtomic } from '../../harness/files.ts';
 import { createApiServer } from './api.ts';
 import { createTokenGate, newToken } from './auth.ts';
-import { Faults, ListenerFaults, type FaultRequest } from './faults.ts';
+import { ApiReachability, Faults, KubeletPause, ListenerFaults, type FaultRequest } from './faults.ts';
 import { Kubelet } from './kubelet.ts';
 import { KubeletServer } from './kubelet-server.ts';
 import { NODE_NAME, NodePorts } from './ports.ts';
@@ -58,6 +58,8 @@ export interface SimCluster {
   fault(request: FaultRequest): string;
   /** Emits 'released' when a stall-requests fault ends, just before the held connections flow again. */
   faultEvents: ListenerFaults;
+  /** Emits 'paused' and 'resumed' around a pause-kubelet fault. */
+  kubeletPause: KubeletPause;
   stop(): Promise<void>;
 }
 
@@ -107,8 +109,11 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const version = versionInfo(minor, behaviour);
   const ports = new NodePorts();
   const scheduler = new Scheduler(store, images, ports);
-  const kubelet = new Kubelet(store, images, ports, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour);
-  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid));
+  // The API as the kubelet's own client meets it, and the kubelet's SIGSTOP: both are faults.
+  const reach = new ApiReachability();
+  const pause = new KubeletPause();
+  const kubelet = new Kubelet(store, images, ports, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour, reach, pause);
+  const kubeletServer = new KubeletServer((uid) => kubelet.served(uid), pause, behaviour.logReaderCheckMs);
   const registry = new PodRegistry(store, faults);
   const proxy = new ServiceProxy(store, (uid, port) => kubeletServer.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));
@@ -145,6 +150,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       case 'refuse-connections': return listenerFaults!.refuse(request.seconds);
       case 'stall-requests': return listenerFaults!.stall(request.seconds, via);
       case 'reset-port-forwards': return `reset ${portForward.resetAll()} port-forward stream(s)`;
+      case 'pause-kubelet': return pause.pause(request.seconds);
     }
   };
 
@@ -156,7 +162,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
-  listenerFaults = new ListenerFaults(http, '127.0.0.1', port);
+  listenerFaults = new ListenerFaults(http, '127.0.0.1', port, reach);
   const server = `https://127.0.0.1:${port}`;
   let stopped: Promise<void> | null = null;
   return {
@@ -168,6 +174,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     proxyTruth: (namespace, service) => proxy.truth(namespace, service),
     fault: (request) => applyFault(request),
     faultEvents: listenerFaults,
+    kubeletPause: pause,
     stop() {
       stopped ??= (async () => {
         listenerFaults?.clear();

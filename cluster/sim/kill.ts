@@ -1,17 +1,20 @@
 // The kubelet's kill sequence, after pkg/kubelet/kuberuntime/kuberuntime_container.go (1.34),
 // step by step and with its names. Written apart from harness/grade/theory.ts on purpose.
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { spawnInContainer } from './exec.ts';
+import type { Lifecycle, LifecycleHandler } from './pod-types.ts';
 import type { ContainerProcess, ImageEntry } from './runtime.ts';
 import type { TruthRecord } from './truth.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
 
 export const minimumGracePeriodInSeconds = 2;
 
+
 export interface KillContext {
   containerName: string;
   container: ContainerProcess;
-  lifecycle: any;
+  lifecycle: Lifecycle | undefined;
   /** The kubelet's portTarget for a port number or name of this container. */
   portTarget(port: number | string): { host: string; port: number } | undefined;
   env: Record<string, string>;
@@ -19,6 +22,8 @@ export interface KillContext {
   truth: TruthRecord;
   ignoreSigterm: boolean;
   recordEvent(type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /** Resolves once the kubelet runs: at once, unless it is stopped (the pause-kubelet fault). */
+  kubeletRunning?(): Promise<void>;
 }
 
 /**
@@ -33,8 +38,9 @@ export interface KillContext {
 export async function killContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
   ctx.recordEvent('Normal', 'Killing', `Stopping container ${ctx.containerName}`);
   ctx.truth.killingAt ??= wallNow();
-  if (ctx.lifecycle?.preStop && gracePeriod > 0) {
-    gracePeriod = gracePeriod - await executePreStopHook(ctx, gracePeriod);
+  const preStop = ctx.lifecycle?.preStop;
+  if (preStop && gracePeriod > 0) {
+    gracePeriod = gracePeriod - await executePreStopHook(ctx, preStop, gracePeriod);
   }
   if (gracePeriod < minimumGracePeriodInSeconds) {
     gracePeriod = minimumGracePeriodInSeconds;
@@ -50,10 +56,10 @@ export async function killContainer(ctx: KillContext, gracePeriod: number): Prom
  * 3. A failed hook gives a Warning event FailedPreStopHook; termination goes on.
  * 4. Return int64(now - start).Seconds(): whole seconds, truncated.
  */
-export async function executePreStopHook(ctx: KillContext, gracePeriod: number): Promise<number> {
+export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHandler, gracePeriod: number): Promise<number> {
   const start = wallNow();
   ctx.truth.hookStartAt = start;
-  const done = runHandler(ctx, ctx.lifecycle.preStop).then(
+  const done = runHandler(ctx, preStop).then(
     () => { ctx.truth.hookEndAt = wallNow(); },
     (error: Error) => {
       ctx.truth.hookEndAt = wallNow();
@@ -66,10 +72,31 @@ export async function executePreStopHook(ctx: KillContext, gracePeriod: number):
     sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => true),
   ]);
   clearTimeout(timer);
+  // A stopped kubelet learns of the hook's end (or its own timer) when it runs again; the pause counts as elapsed.
+  await ctx.kubeletRunning?.();
   ctx.truth.hookTimedOut = timedOut;
   const elapsed = Math.trunc((wallNow() - start) / 1000);
   ctx.truth.hookElapsedSeconds = elapsed;
   return elapsed;
+}
+
+/**
+ * The SIGKILL at a deadline fixed at TERM, sent by a process of its own (sh: sleep, then kill). The real
+ * kubelet's stop timeout runs in the runtime (containerd's StopContainer timer), untouched by a busy kubelet;
+ * a timer on this event loop fires late when the loop is starved (check:model saw a kill 0.31 s late under
+ * load). Cancelled when the container exits first; if sh cannot start, the in-process timer still kills.
+ */
+function killWatchdog(pid: number, deadline: number): { cancel(): void; killed: Promise<boolean> } {
+  const seconds = (Math.max(0, deadline - wallNow()) / 1000).toFixed(3);
+  const dog = spawn('/bin/sh', ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  dog.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  const killed = new Promise<boolean>((resolve) => {
+    dog.on('error', () => resolve(false));
+    dog.on('close', () => resolve(out.includes('killed')));
+  });
+  // Killing sh first leaves its sleep to run out alone, with nothing after it.
+  return { killed, cancel: () => { if (dog.exitCode === null && dog.signalCode === null) dog.kill('SIGKILL'); } };
 }
 
 /** StopContainer: SIGTERM (the image's STOPSIGNAL), wait gracePeriod seconds, then SIGKILL. */
@@ -77,22 +104,32 @@ async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<voi
   if (ctx.container.hasExited) return;
   if (ctx.ignoreSigterm) ctx.truth.termSuppressed = true;
   else ctx.container.signal('SIGTERM');
-  ctx.truth.termSentAt = wallNow();
+  const termSentAt = wallNow();
+  ctx.truth.termSentAt = termSentAt;
+  const deadline = termSentAt + gracePeriod * 1000;
+  const pid = ctx.container.pid;
+  const watchdog = pid === undefined ? { cancel: () => {}, killed: Promise.resolve(false) } : killWatchdog(pid, deadline);
   let timer: NodeJS.Timeout | undefined;
-  const exitedInTime = await Promise.race([
-    ctx.container.exited.then(() => true),
-    sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => false),
+  const exit = await Promise.race([
+    ctx.container.exited,
+    sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => null),
   ]);
   clearTimeout(timer);
-  if (!exitedInTime) {
-    ctx.truth.killSentAt = wallNow();
+  // Ended within the grace, on its own or by the OOM killer.
+  if (exit && exit.wallMs < deadline) return watchdog.cancel();
+  let sentAt: number | undefined;
+  if (!exit) {
+    sentAt = wallNow();
     ctx.container.signal('SIGKILL');
     await ctx.container.exited;
   }
+  watchdog.cancel();
+  // The watchdog's kill was at the deadline, whenever this loop got to see it.
+  ctx.truth.killSentAt = (await watchdog.killed) ? deadline : sentAt;
 }
 
 /** pkg/kubelet/lifecycle/handlers.go: exec, httpGet and sleep; tcpSocket is not supported. */
-function runHandler(ctx: KillContext, handler: any): Promise<void> {
+function runHandler(ctx: KillContext, handler: LifecycleHandler): Promise<void> {
   if (handler.exec) return runExec(ctx, handler.exec.command ?? []);
   if (handler.httpGet) return runHttpGet(ctx, handler.httpGet);
   if (handler.sleep) return sleepAtLeast(Number(handler.sleep.seconds ?? 0) * 1000);
@@ -122,7 +159,7 @@ function runExec(ctx: KillContext, command: string[]): Promise<void> {
   });
 }
 
-function runHttpGet(ctx: KillContext, get: any): Promise<void> {
+function runHttpGet(ctx: KillContext, get: NonNullable<LifecycleHandler['httpGet']>): Promise<void> {
   // A hook naming a host of its own goes there; otherwise to the pod's port, wherever the node publishes it.
   const target = get.host ? { host: String(get.host), port: Number(get.port) } : ctx.portTarget(get.port);
   if (!target) return Promise.reject(new Error(`Get "http://pod:${get.port}${get.path ?? '/'}": the container has no port ${get.port}`));

@@ -4,7 +4,7 @@
 // pods from its informer; the status manager writes every status and the final delete.
 import { activeDeadline, DEADLINE_EXCEEDED } from './active-deadline.ts';
 import { kubeletEvent } from './events.ts';
-import { Faults } from './faults.ts';
+import { ApiReachability, Faults, KubeletPause } from './faults.ts';
 import { type ContainerRecord, RuntimeManager } from './kuberuntime.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { podConfig } from './pod-config.ts';
@@ -20,6 +20,9 @@ import { apiTime, wallNow } from './time.ts';
 import type { GroundTruth } from './truth.ts';
 import { DEFAULT_SIM_MINOR, SIM_MINORS, type SimMinor } from './versions.ts';
 
+/** kubelet.go ContainerGCPeriod. */
+const CONTAINER_GC_PERIOD_MS = 60_000;
+
 const refOf = (pod: KubeObject) => ({ uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name });
 const stopProbers = (worker: PodWorker) => { for (const prober of worker.probers) prober.stop(); };
 
@@ -34,24 +37,32 @@ export class Kubelet {
   private readonly runtime: RuntimeManager;
   private readonly pleg: Pleg;
   private readonly syncTicker: NodeJS.Timeout;
+  private readonly containerGc: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  /** SIGSTOP/SIGCONT of this kubelet (the pause-kubelet fault): its own timers and callbacks wait while it is stopped. */
+  readonly pause: KubeletPause;
 
-  constructor(store: Store, images: ImageMap, ports: NodePorts, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING, minor: SimMinor = SIM_MINORS.get(DEFAULT_SIM_MINOR)!) {
+  constructor(store: Store, images: ImageMap, ports: NodePorts, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING, minor: SimMinor = SIM_MINORS.get(DEFAULT_SIM_MINOR)!,
+    api: ApiReachability = new ApiReachability(), pause: KubeletPause = new KubeletPause()) {
     this.store = store;
     this.ports = ports;
     this.truth = truth;
     this.faults = faults;
     this.minor = minor;
+    this.pause = pause;
     this.status = new StatusManager(store);
     this.runtime = new RuntimeManager(store, images, timing.runtime, minor);
-    this.pleg = new Pleg(timing);
+    this.pleg = new Pleg(timing, pause);
     // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
-    this.syncTicker = setInterval(() => this.syncTick(), timing.syncTickMs);
+    this.syncTicker = setInterval(() => { if (!pause.paused) this.syncTick(); }, timing.syncTickMs);
     this.syncTicker.unref();
+    // ContainerGCPeriod (kubelet.go): what cleanUpContainersInPod left, the garbage collector removes.
+    this.containerGc = setInterval(() => { if (!pause.paused) this.collectContainers(); }, CONTAINER_GC_PERIOD_MS);
+    this.containerGc.unref();
     this.unsubscribe = podConfig(store, {
       add: (pod) => this.admit(pod), deleting: (pod) => this.podDeleting(pod),
       releasable: (pod) => this.finishDeletion(pod), removed: (pod) => this.ports.forget(pod.metadata.uid),
-    });
+    }, api, pause);
   }
 
   /** HandlePodAdditions: a pod whose image the node lacks stops at ErrImagePull; every other gets its pod worker. */
@@ -91,8 +102,9 @@ export class Kubelet {
     await this.runtime.startPod(pending, worker, (container) => {
       void container.process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs));
     });
-    worker.probers = addPodProbers(spec.containers, (port) => this.portTarget(worker.uid, port), (name, ready) => this.setContainerReady(worker, name, ready),
-      (name, output) => kubeletEvent(this.store, pending, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, name));
+    // A probe's result is the prober goroutine's: a stopped kubelet acts on it once it runs again.
+    worker.probers = addPodProbers(spec.containers, (port) => this.portTarget(worker.uid, port), (name, ready) => this.pause.whenRunning(() => this.setContainerReady(worker, name, ready)),
+      (name, output) => this.pause.whenRunning(() => kubeletEvent(this.store, pending, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, name)));
     // GenericPLEG: the next relist (or, 1.36+, the pod's own relist after this sync) sees the containers
     // running and hands the pod worker a ContainerStarted event.
     void this.pleg.newerThan(wallNow(), worker.uid).then(() => {
@@ -126,12 +138,32 @@ export class Kubelet {
     container.exitCode = exitCode;
     // During killPod the exit is read from the runtime when it returns (SyncTerminatingPod); every other
     // exit reaches the pod worker as the PLEG's ContainerDied event at the end of the next relist.
-    if (reached(worker, 'killing')) return;
+    // Either way that event is the kubelet's cue to clean up the pod's dead containers.
+    const killing = reached(worker, 'killing');
     void this.pleg.newerThan(exitedAt, worker.uid).then(() => {
+      this.cleanUpContainersInPod(worker);
+      if (killing) return;
       record.exitSeenAt = wallNow();
       container.exitSeen = true;
       worker.loop.update('sync');
     });
+  }
+
+  /**
+   * cleanUpContainersInPod (kubelet.go, on the PLEG's ContainerDied): once a deleted pod's worker has
+   * terminated it (ShouldPodContentBeRemoved: IsDeleted and IsTerminated), every dead container goes,
+   * its log with it; otherwise the one dead container is kept until the container GC finds the pod so.
+   * Seen on the real node (v1.37.2, 2026-12-01): a deleted pod's container exited 0, and from then on
+   * GET pods/log answered 200 with only "unable to retrieve container logs for containerd://<id>" (the
+   * container was gone from containerd) — what a log read after an API outage got (issue 21).
+   */
+  private cleanUpContainersInPod(worker: PodWorker): void {
+    if (!worker.deleted || !reached(worker, 'finished')) return;
+    for (const c of worker.containers.values()) if (c.process.hasExited) c.removed = true;
+  }
+
+  private collectContainers(): void {
+    for (const worker of this.workers.values()) this.cleanUpContainersInPod(worker);
   }
 
   /** Writes every exit seen so far in one status write; true once all containers have exited ("Pod is terminal"). */
@@ -187,6 +219,7 @@ export class Kubelet {
   private podDeleting(pod: KubeObject): void {
     const worker = this.workers.get(pod.metadata.uid);
     this.truth.for(pod).deleteReceivedAt ??= wallNow();
+    if (worker) worker.deleted = true;
     if (!worker || worker.stage === 'terminated') return this.finishDeletion(pod);
     // The grace is read when SyncTerminatingPod begins, so a second DELETE that shortened it meanwhile counts.
     worker.loop.update('terminating');
@@ -197,7 +230,7 @@ export class Kubelet {
     truth.gracePeriodSeconds = gracePeriod;
     advance(worker, 'killing');
     const ignoreSigterm = this.faults.ignoreSigterm.has(Faults.key(worker.namespace, worker.name));
-    return this.runtime.killPod(pod, worker, gracePeriod, { truth, ignoreSigterm, portTarget: (port) => this.portTarget(worker.uid, port) });
+    return this.runtime.killPod(pod, worker, gracePeriod, { truth, ignoreSigterm, portTarget: (port) => this.portTarget(worker.uid, port), kubeletRunning: () => this.pause.running() });
   }
 
   private syncTick(): void {
@@ -232,6 +265,8 @@ export class Kubelet {
     this.unsubscribe();
     this.pleg.stop();
     clearInterval(this.syncTicker);
+    clearInterval(this.containerGc);
+    this.pause.resume();
     this.runtime.stop();
     const exits: Promise<unknown>[] = [];
     for (const worker of this.workers.values()) {

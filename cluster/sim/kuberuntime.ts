@@ -25,6 +25,8 @@ export interface ContainerRecord {
   exitCode?: number;
   /** The PLEG (or killPod's return) has seen the exit; the next status carries it. */
   exitSeen: boolean;
+  /** Removed from the runtime (cleanUpContainersInPod, the container GC): its log is gone. */
+  removed?: boolean;
 }
 
 /** The pod as the runtime runs it: where its ports are published and its containers once started. */
@@ -39,6 +41,8 @@ export interface KillOptions {
   ignoreSigterm: boolean;
   /** The kubelet's portTarget for a container port of this pod. */
   portTarget(containerPort: number): { host: string; port: number } | undefined;
+  /** Resolves once the kubelet runs (at once unless it is stopped): a CRI call's return is read then. */
+  kubeletRunning(): Promise<void>;
 }
 
 export class RuntimeManager {
@@ -89,10 +93,12 @@ export class RuntimeManager {
   async killPod(pod: KubeObject, target: RuntimePod, gracePeriod: number, options: KillOptions): Promise<void> {
     await Promise.all([...target.containers].filter(([, c]) => !c.process.hasExited).map(([name, c]) => killContainer({
       containerName: name, container: c.process, lifecycle: c.spec.lifecycle, env: c.env, image: c.image,
-      truth: options.truth, ignoreSigterm: options.ignoreSigterm,
+      truth: options.truth, ignoreSigterm: options.ignoreSigterm, kubeletRunning: options.kubeletRunning,
       portTarget: (port) => options.portTarget(resolvePort(port, c.spec.ports ?? [])),
       recordEvent: (type, reason, message) => kubeletEvent(this.store, pod, type, reason, message, name),
     }, gracePeriod)));
+    // StopContainer's SIGKILL is containerd's own timer, on time while the kubelet is stopped; its return is read when the kubelet runs.
+    await options.kubeletRunning();
     await sleepAtLeast(this.timing.killPodReturnMs);
   }
 

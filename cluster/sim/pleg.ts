@@ -60,9 +60,12 @@ export class Pleg {
   private relisting = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** A stopped kubelet (faults.ts KubeletPause): a relist due meanwhile runs when it continues. */
+  private readonly gate: { paused: boolean; whenRunning(act: () => void): void } | undefined;
 
-  constructor(timing: KubeletTiming) {
+  constructor(timing: KubeletTiming, gate?: { paused: boolean; whenRunning(act: () => void): void }) {
     this.timing = timing;
+    this.gate = gate;
     // The first relist at once: 1.34's wait.Until calls it before its first wait, 1.37 arms
     // globalRelistTimer with 0 (generic.go Start, "trigger the first relist immediately").
     if (timing.relistPeriodMs > 0) this.schedule(0);
@@ -84,6 +87,7 @@ export class Pleg {
 
   private relist(): void {
     if (this.stopped) return;
+    if (this.gate?.paused) return this.gate.whenRunning(() => this.relist());
     this.relisting = true;
     const startedAt = wallNow();
     this.relistStartedAt = startedAt;
@@ -107,7 +111,7 @@ export class Pleg {
   }
 
   private serveRequests(): void {
-    if (this.relisting || this.stopped) return;
+    if (this.relisting || this.stopped || this.gate?.paused) return;
     const request = this.requests.shift();
     if (!request) return;
     // generic.go:219: a request a global relist has served since it was made is dropped.

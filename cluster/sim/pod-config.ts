@@ -1,7 +1,10 @@
 // The kubelet's pod source (pkg/kubelet/config: the API source merged into ADD, DELETE, REMOVE and
 // UPDATE operations for syncLoop), fed by an informer on pods. Each change is handed on once the store
-// has told every watcher of it, so the kubelet's own writes follow the change they answer.
+// has told every watcher of it, so the kubelet's own writes follow the change they answer. The
+// informer's watch rides the API like any client's (reflector.ts): an outage blinds it for a while.
 import { inform } from './controller-queue.ts';
+import { ApiReachability, KubeletPause } from './faults.ts';
+import { PodWatchLink } from './reflector.ts';
 import type { PodSpec } from './pod-types.ts';
 import { NODE_NAME } from './ports.ts';
 import type { KubeObject, Store } from './store.ts';
@@ -17,7 +20,7 @@ export interface PodHandlers {
   removed(pod: KubeObject): void;
 }
 
-export function podConfig(store: Store, handlers: PodHandlers): () => void {
+export function podConfig(store: Store, handlers: PodHandlers, reach = new ApiReachability(), pause = new KubeletPause()): () => void {
   const added = new Set<string>();
   /** The deletionTimestamp each pod last showed. */
   const deletions = new Map<string, string>();
@@ -37,6 +40,8 @@ export function podConfig(store: Store, handlers: PodHandlers): () => void {
       handlers.add(pod);
     }
   };
+  const link = new PodWatchLink<{ type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject }>(reach, pause, (e) => queueMicrotask(() => change(e.type, e.object)));
   // The scheduler and the kubelet are not slowed by the delay-events fault (a slow watch to clients).
-  return inform(store, 'pods', (e) => queueMicrotask(() => change(e.type, e.object)), { delayable: false });
+  const unsubscribe = inform(store, 'pods', (e) => link.send(e), { delayable: false });
+  return () => { unsubscribe(); link.stop(); };
 }

@@ -5,6 +5,25 @@ import type { ContainerPort } from './runtime.ts';
 export interface EnvVar { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }
 export interface PodPort extends ContainerPort { hostPort?: number; protocol?: string }
 
+/** The core/v1 Probe fields the prober reads. */
+export interface ReadinessProbe {
+  httpGet?: { port: number | string; path?: string };
+  periodSeconds?: number;
+  failureThreshold?: number;
+  successThreshold?: number;
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+}
+
+/** core/v1 LifecycleHandler: the fields the kubelet's lifecycle/handlers.go reads. */
+export interface LifecycleHandler {
+  exec?: { command?: string[] };
+  httpGet?: { port: number | string; path?: string; host?: string };
+  sleep?: { seconds?: number };
+  tcpSocket?: unknown;
+}
+export interface Lifecycle { preStop?: LifecycleHandler; postStart?: LifecycleHandler }
+
 export interface ContainerSpec {
   name: string;
   image: string;
@@ -13,9 +32,9 @@ export interface ContainerSpec {
   env?: EnvVar[];
   ports?: PodPort[];
   /** Read by the prober (prober.ts); only httpGet probes are run. */
-  readinessProbe?: { httpGet?: { port: number | string }; [field: string]: unknown };
+  readinessProbe?: ReadinessProbe;
   /** Read by the kill sequence (kill.ts). */
-  lifecycle?: unknown;
+  lifecycle?: Lifecycle;
   resources?: { limits?: { memory?: unknown } };
 }
 

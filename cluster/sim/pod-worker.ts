@@ -31,6 +31,8 @@ export interface PodWorker extends RuntimePod {
   deadlineAt?: number;
   /** An eviction (the active deadline) decided the pod's terminal reason; the phase waits for the containers to stop. */
   evicted?: { reason: string; message: string };
+  /** The kubelet has seen the pod's deletionTimestamp (podSyncStatus.deleted). */
+  deleted?: boolean;
 }
 
 export const reached = (worker: PodWorker, stage: PodStage) => STAGES.indexOf(worker.stage) >= STAGES.indexOf(stage);

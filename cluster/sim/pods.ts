@@ -91,7 +91,13 @@ export class PodRegistry {
     next.metadata.ownerReferences = patched.metadata?.ownerReferences ?? undefined;
     if (patched.spec?.activeDeadlineSeconds !== pod.spec.activeDeadlineSeconds) next.spec.activeDeadlineSeconds = patched.spec?.activeDeadlineSeconds;
     const expected = patched.metadata?.resourceVersion !== pod.metadata.resourceVersion ? patched.metadata?.resourceVersion : undefined;
-    // A deleting pod's last finalizer gone: the kubelet, once done with it, deletes it (its informer).
+    // A deleting pod's last finalizer gone: with its grace already 0 (the kubelet's own delete came)
+    // the API server deletes it in the update (registry store.go ShouldDeleteDuringUpdate: one DELETED,
+    // the last stored object); otherwise the kubelet, once done with it, deletes it (its informer).
+    if (pod.metadata.deletionTimestamp && !pod.metadata.deletionGracePeriodSeconds && !next.metadata.finalizers?.length) {
+      if (expected) throw conflict('pods', name, 'the object has been modified; please apply your changes to the latest version and try again');
+      return this.store.remove('pods', pod);
+    }
     return this.store.update('pods', next, expected);
   }
 }

@@ -125,6 +125,7 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
     // publish is one nobody in the pod listens on, refused as a real pod's would be.
     if (!target) return fail(`failed to connect to localhost:${pair.port} inside the pod: dial tcp4 127.0.0.1:${pair.port}: connect: connection refused`);
     const upstream = connect(target);
+    pod.opened?.(upstream);
     pair.upstream = upstream;
     let connected = false;
     upstream.on('connect', () => { connected = true; });

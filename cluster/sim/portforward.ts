@@ -6,7 +6,7 @@
 //   messages, with an error and a data stream per forwarded connection (portforward-tunnel.ts).
 // Pods are reached only through the kubelet's portTarget.
 import type { IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { PORT_FORWARD_PROTOCOL, serveTunnel, TUNNELING_PREFIX } from './portforward-tunnel.ts';
@@ -20,6 +20,8 @@ export interface PortForwardPod {
   name: string;
   uid: string;
   target(containerPort: number): { host: string; port: number } | undefined;
+  /** The stream to the pod is open (the kubelet proxies it: kubelet-server.ts). */
+  opened?(upstream: Socket): void;
 }
 
 /** The protocols a client offered, read from the raw header (ws rejects kubectl's `SPDY/3.1+…` names). */
@@ -73,6 +75,7 @@ function forwardChannels(ws: WebSocket, pod: PortForwardPod, port: number): void
     return;
   }
   const upstream = connect(target);
+  pod.opened?.(upstream);
   upstream.on('data', (chunk) => ws.send(Buffer.concat([Buffer.from([0]), chunk])));
   upstream.on('error', (error) => {
     if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod: ${error.message}`)]));

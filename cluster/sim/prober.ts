@@ -5,13 +5,13 @@
 // triggers a manual run at once ("Triggered Probe by manual run"). A result that changes is handed
 // to the sync loop ("SyncLoop (probe)"), which syncs the pod.
 import { request } from 'node:http';
-import type { ContainerSpec } from './pod-types.ts';
+import type { ContainerSpec, ReadinessProbe } from './pod-types.ts';
 import { resolvePort } from './runtime.ts';
 
 export interface ProbeTarget {
   /** Where the probed port is reached (the kubelet's portTarget); none means the probe fails. */
   target: { host: string; port: number } | undefined;
-  probe: any;
+  probe: ReadinessProbe & { httpGet: NonNullable<ReadinessProbe['httpGet']> };
   /** The results manager changed: the first (initial) result, then every flip. */
   onChange(ready: boolean): void;
   /** prober.go: every failed probe is a Warning event Unhealthy ("Readiness probe failed: ..."). */
@@ -87,8 +87,13 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
 /** prober_manager.go AddPod: a readiness worker for each container with an httpGet probe. */
 export function addPodProbers(containers: ContainerSpec[], at: (containerPort: number) => ProbeTarget['target'],
   onChange: (container: string, ready: boolean) => void, onFailure: (container: string, output: string) => void): ReadinessProber[] {
-  return containers.flatMap((c) => c.readinessProbe?.httpGet ? [startReadinessProber({
-    target: at(resolvePort(c.readinessProbe.httpGet.port, c.ports ?? [])), probe: c.readinessProbe,
-    onChange: (ready) => onChange(c.name, ready), onFailure: (output) => onFailure(c.name, output),
-  })] : []);
+  return containers.flatMap((c) => {
+    const probe = c.readinessProbe;
+    const httpGet = probe?.httpGet;
+    if (!probe || !httpGet) return [];
+    return [startReadinessProber({
+      target: at(resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
+      onChange: (ready) => onChange(c.name, ready), onFailure: (output) => onFailure(c.name, output),
+    })];
+  });
 }

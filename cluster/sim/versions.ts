@@ -14,6 +14,13 @@ export interface SimMinor {
    * postSync → RequestPodRelist; pleg/generic.go relistPod), instead of leaving it to the next 1 s relist.
    */
   onDemandRelist: boolean;
+  /**
+   * How often the kubelet's log reader looks again at a followed log (cri-client pkg/logs/logs.go waitLogs,
+   * logForceCheckPeriod, 1 s in every release): a follow ends at its first look after the exit, and the
+   * harness holds its finalizer until the log has ended. 0 ends it at the exit: 1.34 and 1.35 keep the timing
+   * their record agreed with 15 of 15 (reports/fidelity/v1.34), where the phase-locked relists hid it.
+   */
+  logReaderCheckMs: number;
 }
 
 // 1.34.4 kuberuntime_container.go:288,297: "Created container: %v", "Started container %v".
@@ -22,11 +29,11 @@ const MESSAGES_1_34 = { createdMessage: (c: string) => `Created container: ${c}`
 const MESSAGES_1_35 = { createdMessage: () => 'Container created', startedMessage: () => 'Container started' };
 
 export const SIM_MINORS: ReadonlyMap<string, SimMinor> = new Map([
-  ['1.34', { release: 'v1.34.4', ...MESSAGES_1_34, onDemandRelist: false }],
+  ['1.34', { release: 'v1.34.4', ...MESSAGES_1_34, onDemandRelist: false, logReaderCheckMs: 0 }],
   // 1.35.4 has no PLEGOnDemandRelist gate at all (pkg/features/kube_features.go): 1.34's timing.
-  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, onDemandRelist: false }],
-  ['1.36', { release: 'v1.36.3', ...MESSAGES_1_35, onDemandRelist: true }],
-  ['1.37', { release: 'v1.37.2', ...MESSAGES_1_35, onDemandRelist: true }],
+  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, onDemandRelist: false, logReaderCheckMs: 0 }],
+  ['1.36', { release: 'v1.36.3', ...MESSAGES_1_35, onDemandRelist: true, logReaderCheckMs: 1000 }],
+  ['1.37', { release: 'v1.37.2', ...MESSAGES_1_35, onDemandRelist: true, logReaderCheckMs: 1000 }],
 ]);
 export const DEFAULT_SIM_MINOR = '1.37';
 

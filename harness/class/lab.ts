@@ -2,9 +2,9 @@
 // predictions count. YAML, checked with zod; a bad one gets one line naming the file and field.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
+import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { isLabelValue } from '../safety/labels.ts';
 
@@ -30,8 +30,7 @@ export type Lab = z.infer<typeof LabSchema>;
 export async function readLab(path: string): Promise<Lab> {
   let text: string;
   try { text = await readFile(path, 'utf8'); } catch (error) { throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path }); }
-  let data: unknown;
-  try { data = parseYaml(text); } catch (error) { throw new TermlabError('LAB_INVALID', `${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`, { source: path }); }
+  const { data } = parseYamlText(text, path, 'LAB_INVALID');
   const parsed = LabSchema.safeParse(data);
   if (!parsed.success) throw new TermlabError('LAB_INVALID', `${path}: ${formatIssue(parsed.error.issues[0]!)}`, { source: path });
   return parsed.data;

@@ -1,11 +1,10 @@
 // A student's predictions, graded against what was observed and against the model.
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
+import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { type SealedPredictions, SealedPredictionsSchema } from '../observation.ts';
-import { oneLine } from '../report/terminal.ts';
 import { readRegularTextFile } from '../observation-read.ts';
 import type { Prediction } from './theory.ts';
 
@@ -24,12 +23,7 @@ export const PredictionsFileSchema = z.object({
 export type PredictionsFile = z.infer<typeof PredictionsFileSchema>;
 
 export function parsePredictions(text: string, source: string): PredictionsFile {
-  let data: unknown;
-  try {
-    data = parseYaml(text);
-  } catch (error) {
-    throw new TermlabError('PREDICTIONS_INVALID', `${source}: not YAML: ${oneLine((error as Error).message.split('\n')[0]!)}`, { source });
-  }
+  const { data } = parseYamlText(text, source, 'PREDICTIONS_INVALID');
   const result = PredictionsFileSchema.safeParse(data);
   if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${formatIssue(result.error.issues[0]!)}`, { source });
   return result.data;

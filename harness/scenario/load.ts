@@ -1,8 +1,8 @@
 // Reading scenario files and the pod template: YAML, checked with zod, errors that name the field.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, parseDocument } from 'yaml';
 import { TermlabError } from '../errors.ts';
+import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { oneLine } from '../report/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
@@ -25,13 +25,9 @@ async function readYaml(path: string, code: 'SCENARIO_INVALID'): Promise<YamlFil
   } catch (error) {
     throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path });
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length) {
-    throw new TermlabError(code, `${path}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { source: path });
-  }
+  const { doc, lineCounter, data } = parseYamlText(text, path, code);
   return {
-    data: doc.toJS(),
+    data,
     lineOf(at) {
       // The deepest node the path reaches: a missing field points at its scenario.
       for (let depth = at.length; depth >= 0; depth--) {

@@ -5,6 +5,7 @@
 // does; a try whose request the harness lost runs again on a fresh pod (as --retries 1 does). Every
 // try matches the model or is inconclusive with its cause; never differs, never evidence invalid;
 // the last try matches; nothing is left. Each point is the sim's own ground truth, not a sleep.
+// And the node's kubelet-paused-5s: the kubelet stopped 5 s inside the hook, graded as on the node.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
@@ -41,9 +42,10 @@ afterAll(async () => { await Promise.all(sims.map((s) => s.stop())); });
 const why = (o: Observation) => JSON.stringify({ checks: grade(o).checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.reason}`), transport: o.evidence.transport, lifecycle: o.evidence.watchLifecycle, request: o.request });
 
 /** The pair on a fresh sim; `fault` strikes once short-grace's first pod reaches `point`. */
-async function runPair(runId: string, fault: FaultRequest, point: Point): Promise<{ tries: Map<string, Observation[]>; left: number; struck: boolean; missed: string }> {
+async function runPair(runId: string, fault: FaultRequest, point: Point, started: (sim: SimCluster) => void = () => {}): Promise<{ tries: Map<string, Observation[]>; left: number; struck: boolean; missed: string; sim: SimCluster }> {
   const sim = await startSimCluster();
   sims.push(sim);
+  started(sim);
   const cluster: Cluster = await connect({ kubeconfigText: sim.kubeconfig, requestTimeoutMs: 1_000 });
   let struck = false;
   let watching = false;
@@ -81,7 +83,7 @@ async function runPair(runId: string, fault: FaultRequest, point: Point): Promis
     }
   }));
   const left = (await listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` })).items.length;
-  return { tries, left, struck, missed };
+  return { tries, left, struck, missed, sim };
 }
 
 function expectHonest(tries: Map<string, Observation[]>): void {
@@ -111,6 +113,37 @@ describe.concurrent('the lab pair on the default transport while the API server 
     expect(tries.get('short-grace')!.length, why(first)).toBe(2);
     expect(left).toBe(0);
   }, 150_000);
+});
+
+describe.concurrent('the lab pair on the default transport while the kubelet is stopped', () => {
+  // cluster/node/faults.ts kubelet-paused-5s: SIGSTOP 2 s into terminating (the hook starts about then), SIGCONT 5 s later.
+  it('paused 5 s inside the hook: the path held, so it is graded on the kubelet (matches, inconclusive with its cause, or differs naming its lateness), never a lost path or invalid; one try each', async () => {
+    let resumedAt = Number.POSITIVE_INFINITY;
+    const { tries, left, struck, missed, sim } = await runPair('run-fk-paused', { fault: 'pause-kubelet', seconds: 5 }, 'during-hook', (s) => s.kubeletPause.once('resumed', () => { resumedAt = performance.timeOrigin + performance.now(); }));
+    expect(struck, missed).toBe(true);
+    for (const [scenario, list] of tries) {
+      expect(list.length, `${scenario}: ${why(list[0]!)}`).toBe(1);
+      const o = list[0]!;
+      const result = grade(o);
+      // The node suite's rule for a kubelet fault (dishonest() in cluster/node/faults.ts).
+      const honest = result.verdict === 'matches-model' || (result.verdict === 'inconclusive' && result.explanation.trim() !== '')
+        || (result.verdict === 'differs-from-model' && /the kubelet was late/.test(result.explanation));
+      expect(honest, `${scenario}: ${result.verdict}: ${result.explanation} ${why(o)}`).toBe(true);
+      expect(result.lostPath ?? null, why(o)).toBeNull();
+      expect(result.checks.filter((c) => c.status === 'fail' && c.id.startsWith('evidence.')), why(o)).toEqual([]);
+      // As on the node: the watch and the forward held; nothing was cut by the remote side.
+      expect(o.evidence.watchLifecycle.map((l) => l.event)).toEqual(['connected']);
+      expect(o.evidence.transport.some((e) => e.event === 'closed' && e.by === 'remote' && e.code === 1006), why(o)).toBe(false);
+    }
+    // As on the node: the hook ended inside the pause, but its log line (the kubelet serves logs) and TERM came only once the kubelet ran.
+    const short = tries.get('short-grace')![0]!;
+    const truth = sim.truth(short.pod!.uid!)!;
+    const hookEnd = short.evidence.logLines.find((l) => l.text.includes('"event":"hook-end"'));
+    expect(truth.hookEndAt!, why(short)).toBeLessThan(resumedAt);
+    expect(truth.termSentAt!).toBeGreaterThanOrEqual(resumedAt);
+    expect(Date.parse(hookEnd!.receivedAt.wall), why(short)).toBeGreaterThanOrEqual(Math.floor(resumedAt));
+    expect(left).toBe(0);
+  }, 120_000);
 });
 
 describe.concurrent('the lab pair on the default transport while its port-forward streams alone are reset', () => {

@@ -43,4 +43,22 @@ describe('fidelity comparison', () => {
     const [c] = compareSides(side('sim', [deadline(0.9, 0.15, 1), deadline(late, 0.3, 2), deadline(0.91, 0.43, 3)]), node);
     expect(c!.disagreements).toEqual([expect.stringMatching(/^verdict: sim 0\.90s–.*outside the sync ticker's/)]);
   });
+
+  it('from 1.36 judges the kubelet reaction by its relist window, and a cut container from the reaction', () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    // A cut container (grace 3 s): the reaction anywhere in the relists, its end 3.2 s after it.
+    const cut = (reaction: number, toEnded: number, repetition: number) => run({
+      outcome: 'cut', exitCode: 137, reason: 'Error', term: reaction,
+      offsets: { hookStart: null, term: reaction, ended: reaction + toEnded, deleted: reaction + toEnded + 0.8, reaction, reactionToTerm: null, reactionToEnded: toEnded, endedToDeleted: 0.8 },
+    }, repetition);
+    const node = v137('node', [cut(0.05, 3.2, 1), cut(0.08, 3.25, 2), cut(0.9, 3.3, 3)]);
+    // Reaction medians 0.8 s apart, delete→ended likewise: inside the window, and equal from the reaction.
+    const [agree] = compareSides(v137('sim', [cut(0.7, 3.2, 1), cut(0.85, 3.2, 2), cut(0.95, 3.22, 3)]), node);
+    expect(agree!.rule).toBe('reaction');
+    expect(agree!.disagreements).toEqual([]);
+    // A reaction past two relists, and a kill half a second late after it, are both caught.
+    const late = TICKER_WINDOWS.reaction!.to + 0.2;
+    const [c] = compareSides(v137('sim', [cut(0.7, 3.7, 1), cut(late, 3.75, 2), cut(0.95, 3.8, 3)]), node);
+    expect(c!.disagreements).toEqual([expect.stringMatching(/^reaction: sim 0\.70s–.*outside one or two PLEG relists'/), expect.stringMatching(/^reactionToEnded: median 3\.75s on the sim, 3\.25s/)]);
+  });
 });

@@ -84,7 +84,7 @@ describe('generated predictions files', () => {
   );
 
   it('parse or are refused with PREDICTIONS_INVALID, and never say "undefined" for a scenario they lack', () => {
-    fc.assert(fc.property(fc.oneof(file.map((v) => stringify(v)), fc.string()), names, (text, scenario) => {
+    fc.assert(fc.property(fc.oneof(file.map((v) => stringify(v) ?? ''), fc.string()), names, (text, scenario) => {
       let parsed: ReturnType<typeof parsePredictions>;
       try { parsed = parsePredictions(text, 'generated.yaml'); } catch (error) {
         if (!isTermlabError(error) || error.code !== 'PREDICTIONS_INVALID') throw error;

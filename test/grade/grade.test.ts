@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { gradePairs } from '../../harness/grade/pairs.ts';
 import { parsePredictions } from '../../harness/grade/predictions.ts';
@@ -113,7 +113,17 @@ describe('grader', () => {
     });
     it('rejects a broken predictions file naming the field', () => {
       expect(() => parsePredictions('predictions:\n  a: { outcome: maybe, exitCode: 0 }\n', 'p.yaml')).toThrow(/p\.yaml: predictions\.a\.outcome/);
-      expect(() => parsePredictions('predictions: [', 'p.yaml')).toThrow(/not YAML/);
+      expect(() => parsePredictions('predictions: [', 'p.yaml')).toThrow(/p\.yaml: not valid YAML/);
+    });
+    it('refuses an unknown tag or directive naming its line, with no Node warning beside it', () => {
+      const warned = vi.spyOn(process, 'emitWarning');
+      try {
+        expect(() => parsePredictions('predictions:\n  a: !maybe { outcome: cut, exitCode: 137 }\n', 'p.yaml')).toThrow(/p\.yaml: not valid YAML: line 2: Unresolved tag: !maybe/);
+        expect(() => parsePredictions('%z\n---\npredictions: {}\n', 'p.yaml')).toThrow(/p\.yaml: not valid YAML: line 1: Unknown directive %z/);
+        expect(warned).not.toHaveBeenCalled();
+      } finally {
+        warned.mockRestore();
+      }
     });
   });
 

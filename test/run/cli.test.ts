@@ -23,6 +23,7 @@ describe('termlab run and scenarios: bad input and unreachable clusters', () => 
     ['an unknown hook kind', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: tcpSocket }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n', /scenario "a": preStop\.kind \(line 2\)/],
     ['a delete after the work ends', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 2000 }\n', /scenario "a": deleteDelayMs \(line 2\): deleteDelayMs must be shorter/],
     ['broken YAML', 'scenarios: [ {', /not valid YAML/],
+    ['an unknown YAML tag', 'scenarios:\n  - !pod { name: a }\n', /not valid YAML: line 2: Unresolved tag: !pod/],
     ['duplicate names', 'scenarios:\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n  - { name: a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 3, workMs: 1000, deleteDelayMs: 10 }\n', /unique/],
   ])('rejects a scenario file with %s, naming the field (exit 2)', async (_what, text, message) => {
     const file = join(mkdtempSync(join(tmpdir(), 'termlab-sc-')), 'scenarios.yaml');

@@ -79,9 +79,12 @@ describe('the API away while the kubelet carries on', () => {
 });
 
 describe('termlab run against an API that goes away', () => {
-  it('says the API is away and back, and exits as without the fault', async () => {
+  it('says the API is away and back, and exits as without the fault, or inconclusive for the log it lost', async () => {
     const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'brief'], () => sim.fault({ fault: 'refuse-connections', seconds: 6 }));
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The dead API cut the log follow too; a container that ended before the read again is gone, log and all
+    // (as on the node: "unable to retrieve container logs"), and then the exit code alone cannot say why: inconclusive.
+    if (r.code === 1) expect(r.stdout, r.stdout + r.stderr).toMatch(/inconclusive\n {2}short-grace: 137 not explained by the grace period: no TERM or hook was seen in the container log/);
+    else expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/API unreachable for \d+ s, still waiting/);
     expect(r.stdout).toMatch(/API reachable again after \d+\.\d s/);
     expect(await listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=brief' }).then((l) => l.items.length)).toBe(0);

@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { readLines } from '../support/labServer.ts';
@@ -19,6 +21,21 @@ async function logText(name: string) {
   return c.core.readNamespacedPodLog({ name, namespace: 'default' });
 }
 
+/**
+ * The whole log, followed from now until the container ends, as termlab reads it: once a deleted
+ * pod's container is gone the kubelet removes it, log and all (a read after that finds nothing).
+ */
+async function followedLog(name: string): Promise<{ whole: Promise<string> }> {
+  let text = '';
+  let done!: (t: string) => void;
+  const ended = new Promise<string>((resolve) => { done = resolve; });
+  const sink = new Writable({ write(chunk, _enc, next) { text += chunk; next(); } });
+  // Piped into the sink, which finishes when the API ends the stream (the container ended).
+  sink.on('finish', () => done(text));
+  await new k8s.Log(c.kc).log('default', name, 'lab', sink, { follow: true });
+  return { whole: ended };
+}
+
 describe('simulated kubelet: the life of a lab pod', () => {
   // The last column: the hook's own lines in the container log (an exec hook runs lab-hook inside the
   // container, an httpGet hook is served by the lab server; the sleep action leaves no trace).
@@ -32,6 +49,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
     const { watch, uid } = await readyPod(name, { lifecycle: { preStop: preStop as never }, grace: 10, finalizers: ['termlab.io/hold'] });
     const before = await logText(name);
     expect(before).toContain('"event":"listening"');
+    const followed = await followedLog(name);
     const deleteSent = Date.now();
     const deleted = await c.core.deleteNamespacedPod({ name, namespace: 'default', body: { preconditions: { uid } } });
     const deleteAnswered = Date.now();
@@ -43,7 +61,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
     const terminated = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
     expect(terminatedState(terminated)).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(terminated.pod.status?.phase).toBe('Succeeded');
-    const lines = (await logText(name)).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; time: string });
+    const lines = (await followed.whole).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; time: string });
     await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
     const gone = await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
     expect(terminatedState(gone)?.exitCode).toBe(0);
@@ -66,6 +84,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
     const name = 'hook-outlasts-grace';
     const { watch, uid } = await readyPod(name, { lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', '10000'] } } }, grace: 2, finalizers: ['termlab.io/hold'] });
     const forward = await forwardTo(c.kc, 'default', name, 8080);
+    const followed = await followedLog(name);
     const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=30000&id=long`);
     expect(res.headers['x-pod-uid']).toBe(uid);
     let accepted = false;
@@ -82,7 +101,7 @@ describe('simulated kubelet: the life of a lab pod', () => {
     expect(truth).toMatchObject({ hookTimedOut: true, hookElapsedSeconds: 2, stopGracePeriodSeconds: 2 });
     expect(truth.termSentAt! - truth.hookStartAt!).toBeGreaterThanOrEqual(2000);
     expect(truth.killSentAt! - truth.termSentAt!).toBeGreaterThanOrEqual(2000);
-    const log = await logText(name);
+    const log = await followed.whole;
     expect(log).toContain('"event":"hook-start"');
     expect(log).toContain('"signal":"SIGTERM"');
     // The hook ran inside the container: it dies with it, and the exec fails, as on a real node.

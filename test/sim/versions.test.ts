@@ -1,10 +1,11 @@
 // The simulator emulates one Kubernetes minor at a time: its /version, its event messages and its
 // PLEG's timing (cluster/sim/versions.ts), each as that release's source has it.
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as k8s from '@kubernetes/client-node';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { simMinor } from '../../cluster/sim/versions.ts';
-import { labPod, watchPod } from '../support/sim.ts';
+import { labPod, terminatedState, watchPod } from '../support/sim.ts';
 
 const started: SimCluster[] = [];
 afterEach(async () => { await Promise.all(started.splice(0).map((s) => s.stop())); });
@@ -61,5 +62,24 @@ describe('the emulated minor', () => {
     const olderPod = await older.core.readNamespacedPod({ namespace: 'default', name: 'starts' });
     expect(olderPod.metadata?.uid).toBe(b!.metadata!.uid);
     expect(olderPod.status?.phase).toBe('Pending');
+  });
+
+  it.each([
+    ['1.37', true],
+    ['1.34', false],
+  ])('%s: a followed log ends after the terminated status only where the log reader looks again a second later: %s', async (minor, afterTerminated) => {
+    const { kc, core } = await sim(minor);
+    const pod = await core.createNamespacedPod({ namespace: 'default', body: labPod('follow', { readinessProbe: undefined }) });
+    const watch = await watchPod(kc, 'default', 'follow', pod.metadata!.resourceVersion);
+    await watch.waitFor(running, 'running');
+    const sink = new PassThrough();
+    sink.resume();
+    const ended = new Promise<boolean>((resolve) => sink.on('end', () => resolve(watch.events.some((e) => Boolean(terminatedState(e))))));
+    await new k8s.Log(kc).log('default', 'follow', 'lab', sink, { follow: true });
+    // An idle graceful server exits at TERM right after its last line: the status of its end comes from
+    // killPod's return, which 1.34 follows (the follow ended at the exit) and 1.37 precedes (up to 1 s).
+    await core.deleteNamespacedPod({ name: 'follow', namespace: 'default' });
+    expect(await ended).toBe(afterTerminated);
+    watch.stop();
   });
 });
