@@ -135,3 +135,8 @@ export type KubeEvent = z.infer<typeof KubeEventSchema>;
 export function isVerification(data: unknown): boolean {
   return (data as { kind?: unknown } | null)?.kind === VERIFICATION_KIND;
 }
+
+/** The file's JSON Schema (docs/verification.schema.json), derived from the zod schema: never a hand-written twin. */
+export function verificationJsonSchema(): string {
+  return JSON.stringify(z.toJSONSchema(VerificationObservationSchema, { target: 'draft-2020-12', io: 'input' }), null, 2) + '\n';
+}
