@@ -2,7 +2,7 @@
 // however large the class; pod UIDs are kept to find two submissions of one run.
 import { z } from 'zod';
 import type { PairResult } from '../grade/pairs.ts';
-import type { GradeResult } from '../grade/types.ts';
+import { type GradeResult, objectUidOf } from '../grade/types.ts';
 import { csvCell } from './escape.ts';
 import { counts, type Lab } from './lab.ts';
 import type { SubmissionGrade } from './submission.ts';
@@ -97,7 +97,7 @@ export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow 
     },
     identityConflict: grade.identity.conflict,
     attention: grade.attention,
-    podUids: new Set(grade.results.map((r) => r.podUid).filter((u): u is string => u !== null)),
+    podUids: new Set(grade.results.map(objectUidOf).filter((u): u is string => u !== null)),
     checkIds: new Set([...grade.results.flatMap((r) => r.checks.map((c) => c.id)), ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id))]),
   };
 }

@@ -1,6 +1,5 @@
 // Evidence checks: is this file a faithful record of one pod's termination? A file that fails
 // any of them is "evidence invalid", whatever its outcome says (hand-edited files land here).
-import type { Observation } from '../observation.ts';
 import { oneLine } from '../report/terminal.ts';
 import { citationChecks } from './citations.ts';
 import { finalStateChecks } from './final-state.ts';
@@ -8,16 +7,18 @@ import { livePodChecks } from './live-pod.ts';
 import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
-import { carriesPod, describeEvent, describeLine, labLines, malformedLabLines, parseLogLineJson, type LabLine } from './sources.ts';
+import { carriesPod, describeEvent, describeLine, parseLogLineJson, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
 /** The lab server and hook derive each line's wall time from their monotonic clock (server/events.ts), so the two differ only by rounding. */
 const CONTAINER_CLOCK_DRIFT_MS = 2;
 /** setTimeout may fire a millisecond early, and the harness clock rounds to microseconds. */
 const TIMER_SLACK_MS = 2;
 
-function watchBeforeRequest(o: Observation): Check {
+function watchBeforeRequest(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.watch-before-request';
   const { watchEstablished, requestSent } = o.timeline;
   // A watch the harness could not open, or a request it never sent, is the harness's failure (a
@@ -29,7 +30,8 @@ function watchBeforeRequest(o: Observation): Check {
     : fail(id, 'the request was sent before the pod watch was established: early events could be missing');
 }
 
-function singlePodUid(o: Observation): Check {
+function singlePodUid(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.single-pod-uid';
   if (!o.pod) return fail(id, 'the live pod was never captured, so its UID is unknown');
   const uid = o.pod.uid;
@@ -41,7 +43,7 @@ function singlePodUid(o: Observation): Check {
     const logged = podUidOfLogLine(line.text);
     if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(typeof logged === 'string' ? logged : JSON.stringify(logged) ?? String(logged))}, not ${uid}`);
   }
-  const lab = labLines(o);
+  const lab = f.lab;
   const named = lab.find((l) => l.fields.podName !== undefined && l.fields.podName !== o.pod!.name);
   if (named) return fail(id, `${describeLine(named)} names pod ${oneLine(named.fields.podName!)}, but the live pod is ${o.pod.name}`);
   // The server stamps every line with its pod when it knows it: a line without is not its own.
@@ -58,16 +60,18 @@ function podUidOfLogLine(text: string): unknown {
 }
 
 /** Every line naming one of the server's events has the fields that event has, of the types the server writes. */
-function labLinesTyped(o: Observation): Check {
+function labLinesTyped(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.lab-lines';
-  const bad = malformedLabLines(o)[0];
+  const bad = f.malformed[0];
   if (bad) return fail(id, `${describeLine(bad)} is not a line the server writes: ${oneLine(bad.problem)}`);
   const deep = o.evidence.logLines.findIndex((l) => l.text.startsWith('{') && jsonDepth(l.text) > MAX_JSON_DEPTH);
   if (deep >= 0) return fail(id, `log line ${deep} is nested more than ${MAX_JSON_DEPTH} levels deep: no lab line is`);
   return pass(id, 'every lab event line has the fields the server writes');
 }
 
-function acceptedBeforeDelete(o: Observation): Check {
+function acceptedBeforeDelete(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.accepted-before-delete';
   const { requestAccepted, deleteIssued } = o.timeline;
   if (!requestAccepted) {
@@ -82,15 +86,10 @@ function acceptedBeforeDelete(o: Observation): Check {
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');
 }
 
-/** The harness waits deleteDelayMs after the acceptance; the model takes the delay it really waited. */
-export function observedDeleteDelayMs(o: Observation): number | null {
-  const { requestAccepted, deleteIssued } = o.timeline;
-  return requestAccepted && deleteIssued ? deleteIssued.at.mono - requestAccepted.at.mono : null;
-}
-
-function deleteDelay(o: Observation): Check {
+function deleteDelay(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.delete-delay';
-  const observed = observedDeleteDelayMs(o);
+  const observed = f.deleteDelayMs;
   if (observed === null) return inconclusive(id, 'no acceptance and delete to measure the delay between');
   const asked = o.scenario.deleteDelayMs;
   if (observed < asked - TIMER_SLACK_MS) return fail(id, `the harness clock puts the delete ${Math.round(observed)} ms after the acceptance, but the scenario says the harness waited ${asked} ms`);
@@ -108,7 +107,8 @@ function deleteDelay(o: Observation): Check {
 /** The runner notes the watch established right after the watch records its connection. */
 const WATCH_ESTABLISHED_SLACK_MS = 1000;
 
-function clockMonotonic(o: Observation): Check {
+function clockMonotonic(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.clock-monotonic';
   const t = o.timeline;
   const ordered: [string, number | undefined][] = [
@@ -130,9 +130,9 @@ function clockMonotonic(o: Observation): Check {
     if (after < 0 || after > WATCH_ESTABLISHED_SLACK_MS) return fail(id, `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`);
   }
   if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
-  const span = harnessSpanProblem(o);
+  const span = harnessSpanProblem(f);
   if (span) return fail(id, span);
-  const containerClock = containerClockProblem(o);
+  const containerClock = containerClockProblem(f);
   if (containerClock) return fail(id, containerClock);
   let previous: [string, number] | null = null;
   for (const [name, mono] of ordered) {
@@ -170,7 +170,8 @@ function harnessTimes(value: unknown, found: { mono: number; wall: string }[] = 
  * The harness's times are bounded by the run's own span: one origin (wall − mono) for all, and none
  * after the run was observed. A mono time moved by years is caught here, whatever its wall says.
  */
-function harnessSpanProblem(o: Observation): string | null {
+function harnessSpanProblem(f: Facts): string | null {
+  const o = f.o;
   const times = harnessTimes({ timeline: o.timeline, pod: o.pod, evidence: o.evidence, cleanup: o.cleanup });
   if (!times.length) return null;
   const origins = times.map((t) => Date.parse(t.wall) - t.mono);
@@ -186,9 +187,9 @@ function harnessSpanProblem(o: Observation): string | null {
 }
 
 /** Each process in the container has one clock: wall = origin + mono, and mono only grows. */
-function containerClockProblem(o: Observation): string | null {
+function containerClockProblem(f: Facts): string | null {
   const byProcess = new Map<unknown, LabLine[]>();
-  for (const l of labLines(o)) byProcess.set(l.fields.pid, [...(byProcess.get(l.fields.pid) ?? []), l]);
+  for (const l of f.lab) byProcess.set(l.fields.pid, [...(byProcess.get(l.fields.pid) ?? []), l]);
   for (const lines of byProcess.values()) {
     const origin = Date.parse(lines[0]!.time) - lines[0]!.mono;
     for (const [i, l] of lines.entries()) {
@@ -203,7 +204,8 @@ function containerClockProblem(o: Observation): string | null {
  * The watch's own life accounts for every event's arrival: events come only while it is connected,
  * so after a drop none arrives until it resumed or relisted (and none after it gave up).
  */
-function watchLife(o: Observation): Check {
+function watchLife(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.watch-life';
   const life = o.evidence.watchLifecycle;
   let down: (typeof life)[number] | null = null;
@@ -222,14 +224,14 @@ function watchLife(o: Observation): Check {
 }
 
 /** A lost path is the outcome's business (inconclusive there); here only a contradiction counts. */
-function lostPathEvidence(o: Observation): Check {
-  const check = lostPathCheck(o);
+function lostPathEvidence(f: Facts): Check {
+  const check = lostPathCheck(f);
   return check.status === 'inconclusive' ? pass(check.id, `the harness lost the request's path, and the server's log agrees: ${check.reason}`) : check;
 }
 
-export function evidenceChecks(o: Observation, fileVersion: number): Check[] {
+export function evidenceChecks(f: Facts, fileVersion: number): Check[] {
   return [
-    watchBeforeRequest(o), labLinesTyped(o), singlePodUid(o), ...livePodChecks(o), acceptedBeforeDelete(o), deleteDelay(o),
-    ...finalStateChecks(o), ...citationChecks(o), ...requestChecks(o, fileVersion), clockMonotonic(o), watchLife(o), lostPathEvidence(o),
+    watchBeforeRequest(f), labLinesTyped(f), singlePodUid(f), ...livePodChecks(f), acceptedBeforeDelete(f), deleteDelay(f),
+    ...finalStateChecks(f), ...citationChecks(f), ...requestChecks(f, fileVersion), clockMonotonic(f), watchLife(f), lostPathEvidence(f),
   ];
 }

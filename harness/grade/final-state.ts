@@ -1,12 +1,13 @@
 // The final container state, checked against every watch event and pod read that shows the lab
 // container, not only the one it cites: one container, one end, seen after the deletion.
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
-import type { Observation } from '../observation.ts';
-import { carriesPod, describeCitation, describeEvent, describeLine, labContainer, labLines, resolveState, stateSources, logComplete } from './sources.ts';
+import { carriesPod, describeCitation, describeEvent, describeLine, resolveState } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts, StateSource } from './facts.ts';
 
 /** A file whose watch shows one resourceVersion twice with different content has been edited. */
-function watchConsistent(o: Observation): Check {
+function watchConsistent(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.watch-consistent';
   // An ERROR event is a Status (a 410, a server error), a BOOKMARK only a resourceVersion: neither is a pod.
   const posing = o.evidence.watchEvents.find((e) => !carriesPod(e) && (e.uid !== null || e.phase !== null || e.containers.length > 0));
@@ -22,14 +23,14 @@ function watchConsistent(o: Observation): Check {
   }
   const names = new Set(o.pod?.containers.map((c) => c.name) ?? []);
   if (names.size) {
-    for (const source of stateSources(o)) {
+    for (const source of f.states) {
       const stranger = source.containers.find((c) => !names.has(c.name));
       if (stranger) return fail(id, `${describeCitation(source.citation)} shows a container "${stranger.name}" the live pod does not have`);
     }
   }
-  const container = labContainer(o);
-  let ended: { source: ReturnType<typeof stateSources>[number]; exitCode?: number; reason?: string } | null = null;
-  for (const source of stateSources(o)) {
+  const container = f.container;
+  let ended: { source: StateSource; exitCode?: number; reason?: string } | null = null;
+  for (const source of f.states) {
     const shown = source.containers.find((c) => c.name === container);
     const phase = source.citation.kind === 'watch' ? o.evidence.watchEvents.find((e) => e.resourceVersion === source.citation.resourceVersion)?.phase : o.evidence.podReads[(source.citation as { index: number }).index]?.phase;
     const terminated = shown?.state === 'terminated';
@@ -55,11 +56,12 @@ function watchConsistent(o: Observation): Check {
   return pass(id, 'every watch event and pod read tells one story: one container, ended once');
 }
 
-function terminationObserved(o: Observation): Check {
+function terminationObserved(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.terminated-observed';
   const final = o.finalState;
-  const container = labContainer(o);
-  const ends = stateSources(o).filter((s) => s.containers.some((c) => c.name === container && c.state === 'terminated'));
+  const container = f.container;
+  const ends = f.states.filter((s) => s.containers.some((c) => c.name === container && c.state === 'terminated'));
   if (!final) {
     if (ends.length) return fail(id, `the file records no final state, but ${describeCitation(ends[0]!.citation)} shows the container terminated`);
     const gone = o.evidence.watchEvents.some((e) => e.type === 'DELETED') || o.evidence.podReads.some((r) => !r.found);
@@ -68,7 +70,7 @@ function terminationObserved(o: Observation): Check {
       : 'no terminated container state was observed');
   }
   if (container !== null && final.container !== container) return fail(id, `the final state is of container "${final.container}", but the lab container is "${container}"`);
-  const cited = resolveState(o, final.from);
+  const cited = resolveState(f, final.from);
   if (typeof cited === 'string') return fail(id, `the final state cites ${cited}`);
   const shown = cited.containers.find((c) => c.name === final.container);
   if (shown?.state !== 'terminated' || shown.exitCode !== final.exitCode || (shown.reason ?? null) !== final.reason) {
@@ -77,12 +79,15 @@ function terminationObserved(o: Observation): Check {
   // A read stands in for the watch only when the watch never showed the end.
   const watchEnd = ends.find((s) => s.citation.kind === 'watch');
   if (final.from.kind === 'read' && watchEnd) return fail(id, `the final state cites ${describeCitation(final.from)}, but ${describeCitation(watchEnd.citation)} showed the end first`);
+  // The derivation the runner used names one source for the end: the file must cite that one.
+  const expected = f.derived.finalState;
+  if (expected && describeCitation(expected.from) !== describeCitation(final.from)) return fail(id, `the final state (finalState.from) cites ${describeCitation(final.from)}, but the evidence gives ${describeCitation(expected.from)}`);
   const issued = o.timeline.deleteIssued;
-  if (issued && !stateSources(o).some((s) => s.deletionTimestamp !== null)) {
+  if (issued && !f.states.some((s) => s.deletionTimestamp !== null)) {
     return fail(id, 'the container is claimed terminated after a delete, but no watch event or pod read shows the pod being deleted');
   }
   // A kubelet always gives a terminated container a reason and a finishedAt: one missing cannot be judged.
-  const reasonless = stateSources(o).find((s) => s.containers.some((c) => c.name === final.container && c.state === 'terminated' && c.reason === undefined));
+  const reasonless = f.states.find((s) => s.containers.some((c) => c.name === final.container && c.state === 'terminated' && c.reason === undefined));
   if (reasonless) return inconclusive(id, `${describeCitation(reasonless.citation)} shows the container terminated with no reason, which the API always fills: the file is missing the field \`reason\``);
   if (final.reason === null) return inconclusive(id, `the final state says exit ${final.exitCode} with no reason, which the API always fills: the file is missing the field \`finalState.reason\``);
   // (A final state taken from a pod read has none: the runner records no times from a read.)
@@ -92,9 +97,10 @@ function terminationObserved(o: Observation): Check {
 }
 
 /** The lab server logs its own exit code; the kubelet's must be the same. */
-function serverExit(o: Observation): Check {
+function serverExit(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.server-exit';
-  const exits = labLines(o).filter((l) => l.event === 'exit');
+  const exits = f.lab.filter((l) => l.event === 'exit');
   const final = o.finalState;
   if (exits.length > 1) return fail(id, `the server logged its exit twice (${describeLine(exits[0]!)}, ${describeLine(exits[1]!)})`);
   const exit = exits[0];
@@ -105,10 +111,10 @@ function serverExit(o: Observation): Check {
     return inconclusive(id, `${describeLine(exit)} says the server was exiting ${String(exit.fields.code)}, but SIGKILL ended it first (137): the kill and the exit raced`);
   }
   if (exit && exit.fields.code !== final.exitCode) return fail(id, `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`);
-  const logIsWhole = logComplete(o);
+  const logIsWhole = f.logComplete;
   if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logIsWhole) return fail(id, `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`);
   // In graceful mode the server exits 0 only after a TERM, which it logs first.
-  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logIsWhole && !labLines(o).some((l) => l.event === 'signal')) {
+  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logIsWhole && !f.lab.some((l) => l.event === 'signal')) {
     return inconclusive(id, 'the final state says exit 0, which in graceful mode the server gives only after a TERM, but its complete log has no signal line');
   }
   return pass(id, exit ? `${describeLine(exit)} and the final state agree on exit ${final.exitCode}` : `no exit line, as a process killed by a signal leaves none (exit ${final.exitCode})`);
@@ -117,6 +123,6 @@ function serverExit(o: Observation): Check {
 /** The lab server's own exit on TERM in immediate mode (the pod contract). */
 const LAB_EXIT_CODE = LAB_EXIT_CODES.immediate;
 
-export function finalStateChecks(o: Observation): Check[] {
-  return [terminationObserved(o), watchConsistent(o), serverExit(o)];
+export function finalStateChecks(f: Facts): Check[] {
+  return [terminationObserved(f), watchConsistent(f), serverExit(f)];
 }

@@ -2,15 +2,15 @@
 import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts';
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
-import { evidenceChecks, observedDeleteDelayMs } from './evidence.ts';
+import { evidenceChecks } from './evidence.ts';
 import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
-import { forgetSources } from './sources.ts';
+import { factsOf } from './facts.ts';
 import { predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { fail, inconclusive, RUBRIC_VERSION, type Check, type GradeResult, type Verdict, verdictOf } from './types.ts';
+import { fail, inconclusive, RUBRIC_VERSION, type Check, type PodGradeResult, type Verdict, verdictOf } from './types.ts';
 
 export interface GradeOptions {
   source?: string;
@@ -28,23 +28,24 @@ function explain(verdict: Verdict, checks: Check[]): string {
   return firstBad.reason;
 }
 
-export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
-  forgetSources(o);
+export function grade(o: Observation, options: GradeOptions = {}): PodGradeResult {
+  // Facts first (every source parsed once, the timeline derived), then checks over them.
+  const f = factsOf(o);
   const fileVersion = options.fileVersion ?? OBSERVATION_SCHEMA_VERSION;
   // The model takes the grace from the delete response and the delay the harness really waited;
   // the evidence checks hold both against every other source.
   // The rules of the minor the cluster said it runs (theory.ts RULES_BY_MINOR).
   const versioned = rulesFor(o.run.cluster.serverVersion);
-  const asRun = { ...o.scenario, deleteDelayMs: observedDeleteDelayMs(o) ?? o.scenario.deleteDelayMs };
+  const asRun = { ...o.scenario, deleteDelayMs: f.deleteDelayMs ?? o.scenario.deleteDelayMs };
   const deletionGrace = o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null;
   // Graded from the kubelet's observed TERM (kubelet-times.ts cross-examines it); a student's
   // prediction, made before the run, is compared with the model's answer without it.
-  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(o));
+  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f));
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const evidence = stoppedEarly(o, [...evidenceChecks(o, fileVersion), kubeletTimes(o)]);
-  const lost = lostPath(o);
+  const evidence = stoppedEarly(o, [...evidenceChecks(f, fileVersion), kubeletTimes(f)]);
+  const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
-  const outcome = underLostPath(o, [runComplete(o), requestOutcome(o, model), exitState(o, model), attributeExitCode(o, model)]);
+  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model)]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
   // The predictions the run sealed before its first pod are the ones graded; a file given beside
@@ -57,6 +58,7 @@ export function grade(o: Observation, options: GradeOptions = {}): GradeResult {
   ];
   const checks = [...evidence, ...outcome, ...predictions];
   return {
+    kind: 'pod',
     source: options.source ?? '',
     rubricVersion: RUBRIC_VERSION,
     graderVersion: HARNESS_VERSION,

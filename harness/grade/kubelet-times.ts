@@ -4,12 +4,11 @@
 // TERM or hook start would move the prediction, each is held here against every other clock that saw
 // it: the runtime's stamp on the line, the harness's receipt of it, the Killing event's second, the
 // hook's length and the delete itself.
-import type { Observation } from '../observation.ts';
-import { observedDeleteDelayMs } from './evidence.ts';
-import { describeLine, labLines, type LabLine } from './sources.ts';
+import { describeLine, type LabLine } from './sources.ts';
 import { hookDurationSeconds } from '../scenario/schema.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ObservedKubelet } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
 /** Rounding of the lab's millisecond times, and a Node process's wall clock drifting from the system's. */
 const CLOCK_SLACK_MS = 50;
@@ -26,18 +25,19 @@ interface Anchor {
 }
 
 /** The server's accepted line for this request, and with it the harness's clock on the server's. */
-function anchor(o: Observation): Anchor | null {
+function anchor(f: Facts): Anchor | null {
+  const o = f.o;
   const { requestAccepted, requestSent } = o.timeline;
-  const delay = observedDeleteDelayMs(o);
+  const delay = f.deleteDelayMs;
   if (!requestAccepted || !requestSent || delay === null) return null;
-  const accepted = labLines(o).find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
+  const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
   if (!accepted) return null;
   const acceptedWall = Date.parse(accepted.time);
   if (!Number.isFinite(acceptedWall)) return null;
   return { accepted, deleteWallMs: acceptedWall + delay, harnessToServerMs: acceptedWall - requestAccepted.at.mono, rttMs: Math.max(0, requestAccepted.at.mono - requestSent.at.mono) };
 }
 
-const firstLine = (o: Observation, event: string, pid: unknown) => labLines(o).find((l) => l.event === event && (pid === undefined || l.fields.pid === pid));
+const firstLine = (f: Facts, event: string, pid: unknown) => f.lab.find((l) => l.event === event && (pid === undefined || l.fields.pid === pid));
 
 /** Seconds after the delete on the server's clock: same-process lines by their monotonic time, others by wall. */
 function sinceDeleteOf(a: Anchor, l: LabLine): number {
@@ -61,7 +61,8 @@ const numberField = (l: LabLine, name: string) => {
 };
 
 /** The first Killing event with a time, in seconds after the delete on the server's clock (the node's). */
-function killingSecond(o: Observation, a: Anchor): { at: number; time: string } | null {
+function killingSecond(f: Facts, a: Anchor): { at: number; time: string } | null {
+  const o = f.o;
   const killing = o.evidence.podEvents.find((e) => e.reason === 'Killing' && e.time !== null);
   const ms = killing ? Date.parse(killing.time!) : Number.NaN;
   return Number.isFinite(ms) ? { at: (ms - a.deleteWallMs) / 1000, time: killing!.time! } : null;
@@ -72,13 +73,14 @@ function killingSecond(o: Observation, a: Anchor): { at: number; time: string } 
  * no TERM: then the model keeps its window. Only the server's first TERM line counts (the one the
  * timeline cites), and the first hook-start line.
  */
-export function observedKubelet(o: Observation): ObservedKubelet | null {
-  const a = anchor(o);
+export function observedKubelet(f: Facts): ObservedKubelet | null {
+  const o = f.o;
+  const a = anchor(f);
   if (!a) return null;
-  const term = firstLine(o, 'signal', a.accepted.fields.pid);
+  const term = firstLine(f, 'signal', a.accepted.fields.pid);
   if (!term || o.timeline.termReceived === null) return null;
-  const hook = firstLine(o, 'hook-start', undefined);
-  const killing = killingSecond(o, a);
+  const hook = firstLine(f, 'hook-start', undefined);
+  const killing = killingSecond(f, a);
   const notAfter = [hook ? hookStartOf(a, hook) : null, killing ? killing.at + 1 : null].filter((x): x is number => x !== null);
   return {
     termAt: sinceDeleteOf(a, term),
@@ -89,7 +91,8 @@ export function observedKubelet(o: Observation): ObservedKubelet | null {
 }
 
 /** Each line the model's times rest on, against the clocks that saw it written. */
-function lineProblem(o: Observation, a: Anchor, l: LabLine): string | null {
+function lineProblem(f: Facts, a: Anchor, l: LabLine): string | null {
+  const o = f.o;
   const written = Date.parse(l.time);
   const raw = o.evidence.logLines[l.line]!;
   // The harness received the line after it was written: on the server's clock, no later than its receipt plus the round trip.
@@ -107,15 +110,16 @@ function lineProblem(o: Observation, a: Anchor, l: LabLine): string | null {
 const secs = (x: number) => `${x.toFixed(3)}s`;
 
 /** The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and the runtime's and harness's clocks. */
-export function kubeletTimes(o: Observation): Check {
+export function kubeletTimes(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.kubelet-times';
-  const a = anchor(o);
-  const observed = observedKubelet(o);
+  const a = anchor(f);
+  const observed = observedKubelet(f);
   if (!a || !observed) return pass(id, 'no observed TERM to condition the model on: it keeps its window after the delete');
-  const term = firstLine(o, 'signal', a.accepted.fields.pid)!;
-  const hook = firstLine(o, 'hook-start', undefined) ?? null;
+  const term = firstLine(f, 'signal', a.accepted.fields.pid)!;
+  const hook = firstLine(f, 'hook-start', undefined) ?? null;
   for (const l of [a.accepted, hook, term]) {
-    const problem = l ? lineProblem(o, a, l) : null;
+    const problem = l ? lineProblem(f, a, l) : null;
     if (problem) return fail(id, problem);
   }
   const slack = CLOCK_SLACK_MS / 1000;
@@ -140,7 +144,7 @@ export function kubeletTimes(o: Observation): Check {
     if (span > most) return fail(id, `${describeLine(term)} (TERM) comes ${secs(span)} after the hook began by ${describeLine(hook!)}, more than the hook (${length}s, at most the ${grace}s grace) and the ${KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS}s a kubelet may add`);
   }
   // The Killing event is recorded as the kill sequence begins (its time is whole seconds): before the hook and TERM, and not long before.
-  const killing = killingSecond(o, a);
+  const killing = killingSecond(f, a);
   if (killing) {
     const first = started !== null && started < T ? { at: started, line: hook! } : { at: T, line: term };
     if (killing.at > first.at + slack) return fail(id, `the Killing event (${killing.time}) is after ${describeLine(first.line)}, ${secs(killing.at - first.at)} after the kill sequence began`);

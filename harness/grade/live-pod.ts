@@ -1,12 +1,12 @@
 // The live pod and the delete: what the scenario asked for against what the pod carried (grace,
 // hook), what the hook and server logged, and the grace the API gave the delete.
 import { parsePreStop } from '../../server/contract-schemas.ts';
-import type { Observation } from '../observation.ts';
 import { oneLine } from '../report/terminal.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
-import { describeCitation, describeLine, labLines, stateSources, logComplete } from './sources.ts';
+import { describeCitation, describeLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
 /** The hook the live pod carries, parsed back through the contract that rendered it. */
 function liveHook(lifecycle: Record<string, unknown> | null): PreStop | string {
@@ -24,7 +24,8 @@ function hookLineExpected(preStop: PreStop): { kind: 'exec' | 'httpGet'; ms: num
   }
 }
 
-function liveLifecycle(o: Observation): Check {
+function liveLifecycle(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.live-lifecycle';
   if (!o.pod) return fail(id, 'the live pod was not read before the delete');
   const deleted = o.timeline.deleteIssued;
@@ -46,7 +47,7 @@ function liveLifecycle(o: Observation): Check {
   // The hook's own log lines say how long it was asked to run.
   const want = hookLineExpected(o.scenario.preStop);
   const wantMs = hookDurationSeconds(o.scenario.preStop) * 1000;
-  for (const l of labLines(o).filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
+  for (const l of f.lab.filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
     if (!want) return fail(id, `${describeLine(l)} shows a hook in the container, but the scenario's hook (${describePreStop(o.scenario.preStop)}) leaves none`);
     if (want.ms === undefined) {
       // `lab-hook fail` writes one line, hook-start with fail: true, and ends at once.
@@ -57,19 +58,19 @@ function liveLifecycle(o: Observation): Check {
     if (l.fields.kind !== want.kind) return fail(id, `${describeLine(l)} says a ${oneLine(String(l.fields.kind))} hook ran, the scenario's is ${want.kind}`);
   }
   // The hook's own lines are stamped by its own clock: their distance is the length it really ran.
-  const hookStart = labLines(o).find((l) => l.event === 'hook-start');
-  const hookEnd = labLines(o).find((l) => l.event === 'hook-end');
+  const hookStart = f.lab.find((l) => l.event === 'hook-start');
+  const hookEnd = f.lab.find((l) => l.event === 'hook-end');
   if (hookStart && hookEnd) {
     const ranMs = Date.parse(hookEnd.time) - Date.parse(hookStart.time);
     if (Math.abs(ranMs - wantMs) > TOLERANCE_SECONDS * 1000) {
       return fail(id, `${describeLine(hookStart)} and ${describeLine(hookEnd)} are ${Math.round(ranMs)} ms apart, but the hook's length is ${wantMs} ms (scenario, live pod and the lines' own ms)`);
     }
   }
-  const listening = labLines(o).find((l) => l.event === 'listening');
+  const listening = f.lab.find((l) => l.event === 'listening');
   // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.
-  if (!listening && logComplete(o)) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
+  if (!listening && f.logComplete) return inconclusive(id, 'the container log has no line of the server starting: it never ran, or nothing says how it ran');
   if (listening && listening.fields.mode !== o.scenario.mode) return fail(id, `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`);
-  const logIsWhole = logComplete(o);
+  const logIsWhole = f.logComplete;
   if ((o.scenario.preStop.kind === 'exec-sleep' || o.scenario.preStop.kind === 'exec-fail') && logIsWhole && !hookStart) {
     return inconclusive(id, `the scenario's preStop is the lab's exec hook, which logs hook-start first, but the complete container log has no hook-start line: nothing shows the hook ran`);
   }
@@ -77,20 +78,25 @@ function liveLifecycle(o: Observation): Check {
 }
 
 /** The grace the model uses comes from the delete response; every other source must agree with it. */
-function deleteGrace(o: Observation): Check {
+function deleteGrace(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.delete-grace';
   const ack = o.timeline.deleteAcknowledged;
   if (!ack) return o.timeline.deleteIssued ? fail(id, 'the delete was issued but its response is not in the file') : pass(id, 'no delete was issued');
-  // termlab's delete sends no grace of its own: the API takes the pod's.
+  // termlab's delete sends the scenario's deleteGracePeriodSeconds when it has one (kubectl delete
+  // --grace-period), and no grace of its own otherwise: then the API takes the pod's.
   const spec = o.pod?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds;
-  const expected = Math.max(0, spec);
+  const asked = o.scenario.deleteGracePeriodSeconds ?? null;
+  const expected = Math.max(0, asked ?? spec);
   // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
   if (ack.deletionGracePeriodSeconds === 0 && expected !== 0) return inconclusive(id, `the delete response says grace 0s, not the spec's ${spec}s: the API does that for a pod that had already finished, so the run tested nothing`);
   if (ack.deletionGracePeriodSeconds !== expected) {
-    return fail(id, `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but the live pod's spec says ${spec}s and termlab sends no grace of its own`);
+    return fail(id, asked === null
+      ? `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but the live pod's spec says ${spec}s and termlab sends no grace of its own`
+      : `the delete response says grace ${ack.deletionGracePeriodSeconds}s, but termlab's delete asked for ${asked}s (the scenario's deleteGracePeriodSeconds)`);
   }
   let sawDeletion = false;
-  for (const source of stateSources(o)) {
+  for (const source of f.states) {
     const grace = source.deletionGracePeriodSeconds;
     if (source.deletionTimestamp !== null) sawDeletion = true;
     // 0 is the kubelet's own final delete once the containers are gone.
@@ -101,13 +107,13 @@ function deleteGrace(o: Observation): Check {
       return fail(id, `${describeCitation(source.citation)} shows the deletion before the harness issued the delete`);
     }
   }
-  const deletionTimestamps = new Set(stateSources(o).map((s) => s.deletionTimestamp).filter((t) => t !== null));
+  const deletionTimestamps = new Set(f.states.map((s) => s.deletionTimestamp).filter((t) => t !== null));
   if (deletionTimestamps.size && !deletionTimestamps.has(ack.deletionTimestamp)) {
     return fail(id, `the delete response's deletionTimestamp ${ack.deletionTimestamp} is in no watch event or pod read`);
   }
   return pass(id, `grace ${ack.deletionGracePeriodSeconds}s: the delete response, the live pod${sawDeletion ? ' and the watch' : ''} agree`);
 }
 
-export function livePodChecks(o: Observation): Check[] {
-  return [liveLifecycle(o), deleteGrace(o)];
+export function livePodChecks(f: Facts): Check[] {
+  return [liveLifecycle(f), deleteGrace(f)];
 }

@@ -6,8 +6,9 @@
 // terminating; the watch dropped (ECONNRESET), the server logged `aborted` 145 ms later, before the
 // preStop hook began, and with nothing in flight drained and exited 0.
 import type { Observation, TransportEvent } from '../observation.ts';
-import { describeLine, labLines, logComplete, type LabLine } from './sources.ts';
+import { describeLine, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
 export type LostPath =
   | { kind: 'lost'; reason: string }
@@ -22,7 +23,8 @@ const lostOnTransport = (e: TransportEvent) => (e.event === 'error' && (e.detail
  * The first loss of the request's path that came before the request ended: a forward cut after the
  * request had already ended (the kill cut it first, then the API went) lost nothing of it.
  */
-function firstLoss(o: Observation): TransportEvent | null {
+function firstLoss(f: Facts): TransportEvent | null {
+  const o = f.o;
   const ended = o.timeline.requestEnded?.at.mono ?? Infinity;
   return o.evidence.transport.find((e) => lostOnTransport(e) && e.at.mono <= ended) ?? null;
 }
@@ -34,7 +36,8 @@ const seconds = (s: number) => `${s.toFixed(2)} s`;
  * log lines. It is the skew plus the shortest delivery delay, so a container time plus it is never
  * before the harness could have seen it.
  */
-function containerToHarnessWallMs(o: Observation, lines: LabLine[]): number | null {
+function containerToHarnessWallMs(f: Facts, lines: readonly LabLine[]): number | null {
+  const o = f.o;
   let best: number | null = null;
   for (const l of lines) {
     const received = Date.parse(o.evidence.logLines[l.line]?.receivedAt.wall ?? '');
@@ -47,13 +50,14 @@ function containerToHarnessWallMs(o: Observation, lines: LabLine[]): number | nu
 }
 
 /** Seconds after the delete was issued for a harness wall time; null without a delete. */
-function sinceDeleteWall(o: Observation, wallMs: number): number | null {
+function sinceDeleteWall(f: Facts, wallMs: number): number | null {
+  const o = f.o;
   const issued = o.timeline.deleteIssued;
   return issued ? (wallMs - Date.parse(issued.at.wall)) / 1000 : null;
 }
 
 /** Where the loss falls among the termination steps the server logged (one clock: the container's wall). */
-function stepOf(lossMs: number, lines: LabLine[], o: Observation, sinceDelete: number | null): string {
+function stepOf(lossMs: number, lines: readonly LabLine[], o: Observation, sinceDelete: number | null): string {
   const hook = lines.find((l) => l.event === 'hook-start');
   const term = lines.find((l) => l.event === 'signal');
   // A delete the API took only after an outage can come after the loss (seen on the node: the request lost at -7.38 s).
@@ -66,7 +70,8 @@ function stepOf(lossMs: number, lines: LabLine[], o: Observation, sinceDelete: n
 }
 
 /** "the API server was unreachable from 2.30 s to 5.90 s", for each watch gap near the loss. */
-function outages(o: Observation, nearMono: number | null): string[] {
+function outages(f: Facts, nearMono: number | null): string[] {
+  const o = f.o;
   const issued = o.timeline.deleteIssued?.at.mono;
   const rel = (mono: number) => (issued === undefined ? `${seconds(mono / 1000)} into the run` : seconds((mono - issued) / 1000));
   const life = o.evidence.watchLifecycle;
@@ -83,22 +88,24 @@ function outages(o: Observation, nearMono: number | null): string[] {
   return found;
 }
 
-function transportText(o: Observation, e: TransportEvent): string {
+function transportText(f: Facts, e: TransportEvent): string {
+  const o = f.o;
   const rel = o.timeline.deleteIssued ? seconds((e.at.mono - o.timeline.deleteIssued.at.mono) / 1000) : `${seconds(e.at.mono / 1000)} into the run`;
   const what = e.event === 'error' ? `errored (${e.detail ?? 'no detail'})` : `was closed by the remote side ${e.code === undefined || e.code === null ? 'without a close code' : `with code ${e.code}`}`;
   return `the port-forward's connection ${e.connection} ${what} at ${rel}`;
 }
 
 /** The lost path of this run's request, if any; or a contradiction a hand edit leaves. */
-export function lostPath(o: Observation): LostPath | null {
+export function lostPath(f: Facts): LostPath | null {
+  const o = f.o;
   const r = o.request;
   if (r.outcome === 'completed' || r.outcome === 'rejected') return null;
-  const lines = labLines(o);
+  const lines = f.lab;
   const mine = lines.filter((l) => l.fields.id === r.id);
   const aborted = mine.find((l) => l.event === 'aborted');
   const accepted = mine.find((l) => l.event === 'accepted');
   const term = lines.find((l) => l.event === 'signal');
-  const transportLoss = firstLoss(o);
+  const transportLoss = firstLoss(f);
   const interrupted = !o.run.complete && /^interrupted/.test(o.run.incompleteReason ?? '');
 
   if (aborted) {
@@ -108,12 +115,12 @@ export function lostPath(o: Observation): LostPath | null {
     if (o.scenario.mode === 'graceful' && term && abortedMs < Date.parse(term.time) && o.finalState?.exitCode === 137) {
       return { kind: 'contradiction', reason: `${describeLine(aborted)} says the server lost request ${r.id} before TERM (${describeLine(term)}), so nothing was in flight and it would have drained and exited 0; yet the container was killed (137)` };
     }
-    const offset = containerToHarnessWallMs(o, lines);
+    const offset = containerToHarnessWallMs(f, lines);
     const lossWall = offset === null ? null : abortedMs + offset;
-    const at = lossWall === null ? null : sinceDeleteWall(o, lossWall);
+    const at = lossWall === null ? null : sinceDeleteWall(f, lossWall);
     const issuedMono = o.timeline.deleteIssued?.at.mono ?? null;
     const nearMono = at !== null && issuedMono !== null ? issuedMono + at * 1000 : transportLoss?.at.mono ?? o.timeline.requestEnded?.at.mono ?? null;
-    const why = [transportLoss ? transportText(o, transportLoss) : null, ...outages(o, nearMono), interrupted ? `the run was ${o.run.incompleteReason}` : null].filter(Boolean);
+    const why = [transportLoss ? transportText(f, transportLoss) : null, ...outages(f, nearMono), interrupted ? `the run was ${o.run.incompleteReason}` : null].filter(Boolean);
     return {
       kind: 'lost',
       reason: `the connection to the pod was lost${at === null ? '' : ` at ${seconds(at)}`}, ${stepOf(abortedMs, lines, o, at)} (${describeLine(aborted)}: the server saw its client go while alive, so the kubelet did not cut it)${why.length ? `; ${why.join('; ')}` : ''}: this run says nothing about the grace; run it again`,
@@ -127,29 +134,30 @@ export function lostPath(o: Observation): LostPath | null {
   // client go: a loss the server never saw came with the container's end (the kill cut the path).
   // An API outage cuts the log stream too, and what the harness read again after it may not be
   // all (on the node, containerd had removed the log: "unable to retrieve container logs").
-  const logWhole = logComplete(o);
+  const logWhole = f.logComplete;
   if (transportLoss && !logWhole) {
-    return { kind: 'lost', reason: `${transportText(o, transportLoss)}${outages(o, transportLoss.at.mono).map((x) => `; ${x}`).join('')}, and the container log is not whole, so nothing places the loss after the kill: run it again` };
+    return { kind: 'lost', reason: `${transportText(f, transportLoss)}${outages(f, transportLoss.at.mono).map((x) => `; ${x}`).join('')}, and the container log is not whole, so nothing places the loss after the kill: run it again` };
   }
   return null;
 }
 
 /** The evidence check: a lost-path claim that contradicts the server's own lines is invalid. */
-export function lostPathCheck(o: Observation): Check {
+export function lostPathCheck(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.lost-path';
-  const lost = lostPath(o);
+  const lost = lostPath(f);
   if (lost?.kind === 'contradiction') return fail(id, lost.reason);
   if (lost?.kind === 'lost') return inconclusive(id, lost.reason);
-  const transportLoss = firstLoss(o);
+  const transportLoss = firstLoss(f);
   if (transportLoss && (o.request.outcome === 'cut' || o.request.outcome === 'transport-failed')) {
-    return pass(id, `${transportText(o, transportLoss)}, but the server never logged losing request ${o.request.id} and its log is whole: the container's end cut the path`);
+    return pass(id, `${transportText(f, transportLoss)}, but the server never logged losing request ${o.request.id} and its log is whole: the container's end cut the path`);
   }
   return pass(id, o.evidence.transport.length ? 'the request\'s path held until its outcome was decided' : 'no lost path on record');
 }
 
 /** Outcome checks under a lost path: none of them may grade the kubelet on the harness's loss. */
-export function underLostPath(o: Observation, checks: Check[]): Check[] {
-  const lost = lostPath(o);
+export function underLostPath(f: Facts, checks: Check[]): Check[] {
+  const lost = lostPath(f);
   if (lost?.kind !== 'lost') return checks;
   return checks.map((c) => {
     if (c.id === 'outcome.request') return inconclusive(c.id, lost.reason);

@@ -1,13 +1,14 @@
 // Outcome checks: the same accepted request's fate and the exit state, against the model.
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
-import type { Observation } from '../observation.ts';
 import { apiSecondsToEnd } from './citations.ts';
-import { describeLine, labLines, watchHadGap } from './sources.ts';
+import { describeLine, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
-export function requestOutcome(o: Observation, p: Prediction): Check {
+export function requestOutcome(f: Facts, p: Prediction): Check {
+  const o = f.o;
   const id = 'outcome.request';
   const seen = o.request.outcome;
   switch (seen) {
@@ -22,7 +23,7 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
     return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
   }
   if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
-  const late = kubeletLate(o);
+  const late = kubeletLate(f);
   return fail(id, seen === 'completed'
     ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
     : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
@@ -33,8 +34,8 @@ export function requestOutcome(o: Observation, p: Prediction): Check {
  * KUBELET_EXTRA_DELAY_SECONDS) was itself late: stalled or starved (on the node: SIGSTOPped for 5 s).
  * Both lines are the container's own clock. Names the step; the verdict stays the kubelet's.
  */
-function kubeletLate(o: Observation): string | null {
-  const lines = labLines(o);
+function kubeletLate(f: Facts): string | null {
+  const lines = f.lab;
   const hookEnd = lines.find((l) => l.event === 'hook-end');
   const term = lines.find((l) => l.event === 'signal');
   if (!hookEnd || !term) return null;
@@ -64,7 +65,8 @@ const SIGKILL_EXIT_CODE = 137;
 /** containerd's reason for each end (container_status.go). */
 const reasonFor = (exitCode: number) => (exitCode === 0 ? 'Completed' : 'Error');
 
-export function exitState(o: Observation, p: Prediction): Check {
+export function exitState(f: Facts, p: Prediction): Check {
+  const o = f.o;
   const id = 'outcome.exit-code';
   const final = o.finalState;
   if (!final) return inconclusive(id, 'no final container state to compare');
@@ -83,9 +85,10 @@ export function exitState(o: Observation, p: Prediction): Check {
  * much later than the harness's delete the API may have stamped its own: between the delete issued
  * and its answer (under load, up to a second or more). The API's span is measured from its own stamp.
  */
-export function secondsToTermination(o: Observation): { seconds: number; basis: string; apiLag: number }[] {
+export function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLag: number }[] {
+  const o = f.o;
   const spans: { seconds: number; basis: string; apiLag: number }[] = [];
-  const api = apiSecondsToEnd(o);
+  const api = apiSecondsToEnd(f);
   const { deleteIssued, deleteAcknowledged } = o.timeline;
   const apiLag = deleteIssued && deleteAcknowledged ? Math.max(0, (deleteAcknowledged.at.mono - deleteIssued.at.mono) / 1000) : 0;
   if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)', apiLag });
@@ -96,7 +99,8 @@ export function secondsToTermination(o: Observation): { seconds: number; basis: 
   return spans;
 }
 
-export function attributeExitCode(o: Observation, p: Prediction): Check {
+export function attributeExitCode(f: Facts, p: Prediction): Check {
+  const o = f.o;
   const id = 'attribution.exit-code';
   const final = o.finalState;
   if (!final) return inconclusive(id, 'no exit code to attribute');
@@ -104,7 +108,7 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
   const hookSeen = o.timeline.hookStart !== null;
   switch (final.exitCode) {
     case 0:
-      return attribute0(o, p, termSeen);
+      return attribute0(f, p, termSeen);
     case IMMEDIATE_EXIT_CODE:
       return termSeen
         ? pass(id, `exit ${IMMEDIATE_EXIT_CODE} is the lab server leaving at once on TERM (immediate mode)`)
@@ -112,26 +116,27 @@ export function attributeExitCode(o: Observation, p: Prediction): Check {
     case 143:
       return pass(id, 'exit 143 is death by SIGTERM with no handler');
     case SIGKILL_EXIT_CODE:
-      return attribute137(o, p, termSeen, hookSeen);
+      return attribute137(f, p, termSeen, hookSeen);
     default:
       return inconclusive(id, `exit code ${final.exitCode} is not one the lab server produces on shutdown`);
   }
 }
 
 /** An exit 0 is the server leaving once its work is done: every clock must put it where the model's exitAt is, as a 137's must sit at the kill. */
-function attribute0(o: Observation, p: Prediction, termSeen: boolean): Check {
+function attribute0(f: Facts, p: Prediction, termSeen: boolean): Check {
   const id = 'attribution.exit-code';
   const high = p.exitAt + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
   // The work runs from the acceptance, so from an API stamp that came `apiLag` late its end comes that much sooner (never before TERM).
   const lowFor = (s: { apiLag: number }) => Math.max(p.termAt, p.exitAt) - s.apiLag - TOLERANCE_SECONDS;
-  const outside = secondsToTermination(o).filter((s) => s.seconds < lowFor(s) || s.seconds > high);
+  const outside = secondsToTermination(f).filter((s) => s.seconds < lowFor(s) || s.seconds > high);
   if (outside.length) {
     return inconclusive(id, `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis} (window ${lowFor(s).toFixed(2)}–${high.toFixed(2)}s${s.apiLag ? `, from the API's own deletion stamp, which may be up to ${s.apiLag.toFixed(2)}s after the harness's delete` : ''})`).join('; ')}; the model's exit is at ${p.exitAt}s`);
   }
   return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
 }
 
-function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen: boolean): Check {
+function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: boolean): Check {
+  const o = f.o;
   const id = 'attribution.exit-code';
   const reason = o.finalState?.reason ?? null;
   if (reason === 'OOMKilled') return fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
@@ -141,7 +146,7 @@ function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen
   if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing')) missing.push('the pod\'s events have no Killing event');
   const { requestEnded, deleteIssued } = o.timeline;
   if (o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
-  const spans = secondsToTermination(o);
+  const spans = secondsToTermination(f);
   if (!spans.length) missing.push('no times to place the kill');
   // From an API stamp that came apiLag after the harness's delete, the end comes that much sooner.
   const lowFor = (s: { apiLag: number }) => p.killEarliestAt - s.apiLag - TOLERANCE_SECONDS;
@@ -159,7 +164,8 @@ function attribute137(o: Observation, p: Prediction, termSeen: boolean, hookSeen
   return pass(id, `killed after the grace period ran out: TERM at ${at(p.termAt)}s, SIGKILL at ${at(p.killAt)}s after the delete, ended ${ends}`);
 }
 
-export function runComplete(o: Observation): Check {
+export function runComplete(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.run-complete';
   if (!o.run.complete) return inconclusive(id, `the run stopped before it finished: ${o.run.incompleteReason ?? 'no reason recorded'}`);
   const gaveUp = o.evidence.watchLifecycle.find((w) => w.event === 'gave-up');

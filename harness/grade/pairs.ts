@@ -1,6 +1,6 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { dirname } from 'node:path';
-import { fail, inconclusive, pass, type Check, type GradeResult } from './types.ts';
+import { fail, inconclusive, objectUidOf, pass, type Check, type GradeResult } from './types.ts';
 
 export interface PairResult {
   pairId: string;
@@ -45,7 +45,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     if (restored.outcome !== 'completed') problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
     if (restored.graceSeconds <= short.graceSeconds) problems.push(`the restored grace (${restored.graceSeconds}s) is not longer than the short one (${short.graceSeconds}s)`);
     if (short.workMs !== restored.workMs) problems.push(`the work differs (${short.workMs} vs ${restored.workMs} ms)`);
-    if (!short.podUid || short.podUid === restored.podUid) problems.push('both runs claim the same pod UID: they must be two pods');
+    if (!objectUidOf(short) || objectUidOf(short) === objectUidOf(restored)) problems.push('both runs claim the same pod UID: they must be two pods');
     return {
       pairId,
       checks: [problems.length

@@ -1,10 +1,10 @@
 // The request, cross-examined: the client's record (status, bytes, sha256, done line, times), the
 // server's own log lines for the same request id, and the pod UID the server answered with.
-import type { Observation } from '../observation.ts';
 import { lostPath } from './lost-path.ts';
-import { describeLine, labLines, type LabLine, logComplete } from './sources.ts';
+import { describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
+import type { Facts } from './facts.ts';
 
 /** The lab server writes a progress line this often while it works (server/app.ts). */
 const PROGRESS_INTERVAL_MS = 250;
@@ -20,21 +20,23 @@ export function maxBodyBytes(workMs: number): number {
   return ACCEPTED_LINE_MAX_BYTES + (Math.floor(workMs / PROGRESS_INTERVAL_MS) + 1) * PROGRESS_LINE_MAX_BYTES;
 }
 
-function requestLines(o: Observation): Map<string, LabLine[]> {
+function requestLines(f: Facts): Map<string, LabLine[]> {
+  const o = f.o;
   const byEvent = new Map<string, LabLine[]>();
-  for (const l of labLines(o)) {
+  for (const l of f.lab) {
     if (l.fields.id !== o.request.id) continue;
     byEvent.set(l.event, [...(byEvent.get(l.event) ?? []), l]);
   }
   return byEvent;
 }
 
-function requestRecord(o: Observation, fileVersion: number): Check {
+function requestRecord(f: Facts, fileVersion: number): Check {
+  const o = f.o;
   const id = 'evidence.request-record';
   const r = o.request;
   const t = o.timeline;
-  const lines = requestLines(o);
-  const logIsWhole = logComplete(o);
+  const lines = requestLines(f);
+  const logIsWhole = f.logComplete;
   const accepted = lines.get('accepted')?.[0];
   const completed = lines.get('completed')?.[0];
   const aborted = lines.get('aborted')?.[0];
@@ -72,7 +74,7 @@ function requestRecord(o: Observation, fileVersion: number): Check {
       if (r.doneSeen) return fail(id, 'the request is recorded as cut, but a done line vouching for its bytes was seen');
       if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono) {
         // The server's own word that its client went (lost-path.ts) explains an end before the delete: the harness lost it.
-        const lost = lostPath(o);
+        const lost = lostPath(f);
         return lost?.kind === 'lost' ? inconclusive(id, lost.reason) : fail(id, 'the request is recorded as cut, but it ended before the delete was issued: nothing cut it');
       }
       if (completed) return inconclusive(id, `${describeLine(completed)} says the server finished the request, but the client saw no done line: lost on the way`);
@@ -85,12 +87,13 @@ function requestRecord(o: Observation, fileVersion: number): Check {
   return pass(id, `the client's record of the request (${r.outcome}, ${r.bytes} bytes) agrees with the server's log and the timeline`);
 }
 
-function requestReachedPod(o: Observation): Check {
+function requestReachedPod(f: Facts): Check {
+  const o = f.o;
   const id = 'evidence.request-reached-pod';
   const uid = o.pod?.uid;
   if (!uid) return inconclusive(id, 'the live pod was never captured: no UID to compare with');
   if (o.request.status === null) return inconclusive(id, `the server never answered (${o.request.outcome}): nothing says which pod got the request`);
-  const lines = requestLines(o);
+  const lines = requestLines(f);
   const logged = lines.get('accepted')?.[0] ?? lines.get('rejected')?.[0];
   if (o.request.podUid !== null) {
     if (o.request.podUid !== uid) return fail(id, `the server answered as pod ${o.request.podUid}, but the live pod is ${uid}`);
@@ -101,7 +104,7 @@ function requestReachedPod(o: Observation): Check {
   return inconclusive(id, 'neither the answer nor the container log says which pod handled the request');
 }
 
-export function requestChecks(o: Observation, fileVersion: number): Check[] {
+export function requestChecks(f: Facts, fileVersion: number): Check[] {
   // Which pod answered comes first: a request that reached another pod explains everything after it.
-  return [requestReachedPod(o), requestRecord(o, fileVersion)];
+  return [requestReachedPod(f), requestRecord(f, fileVersion)];
 }

@@ -1,142 +1,21 @@
-// The evidence an observation holds, looked up the same way by every check: the lab server's own
-// log lines (with the index each came from), the watch events, and the pod reads of this pod.
+// How checks name and follow the evidence behind their facts (facts.ts): a log line, a watch event,
+// a pod read, and what a citation points at.
 import type { Observation, PodRead, StateCitation, WatchEvent } from '../observation.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
-import { parseLabLine } from '../../server/contract-schemas.ts';
+import { carriesPod } from '../observation-timeline.ts';
+import type { Facts, ShownState } from './facts.ts';
 
-/** Every field a lab event may carry, typed; which are present depends on the event. */
-export interface LabFields {
-  pid?: number;
-  podUid?: string | null;
-  podName?: string;
-  mode?: string;
-  id?: string;
-  ms?: number;
-  bytes?: number;
-  signal?: string;
-  kind?: string;
-  code?: number;
-  fail?: true;
-}
+export { carriesPod };
 
-export interface LabLine {
-  /** Index in evidence.logLines. */
-  line: number;
-  event: string;
-  time: string;
-  mono: number;
-  fields: LabFields;
-}
+export { type LabFields, type LabLine, type MalformedLabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
 
-/** A log line that names a lab event but whose fields do not have the types the server writes. */
-export interface MalformedLabLine {
-  line: number;
-  event: string;
-  problem: string;
-}
-
-/** A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line (parsing it would only exhaust the stack). */
-export function parseLogLineJson(text: string): unknown {
-  if (!text.startsWith('{')) return undefined;
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
-  try { return JSON.parse(text); } catch { return undefined; }
-}
-
-// Checks ask for the same parsed lines and sources many times: each is worked out once per grading
-// of an observation (grade() forgets them first, so an object edited between gradings is seen anew).
-const labLinesOf = new WeakMap<Observation, { lines: LabLine[]; malformed: MalformedLabLine[] }>();
-const stateSourcesOf = new WeakMap<Observation, StateSource[]>();
-
-export function forgetSources(o: Observation): void {
-  labLinesOf.delete(o);
-  stateSourcesOf.delete(o);
-}
-
-function parseLabLines(o: Observation): { lines: LabLine[]; malformed: MalformedLabLine[] } {
-  const cached = labLinesOf.get(o);
-  if (cached) return cached;
-  const both = parseLabLogLines(o.evidence.logLines);
-  labLinesOf.set(o, both);
-  return both;
-}
-
-/** The lab server's events in any container log (a rollout has one per pod), each parsed once through its schema. */
-export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
-  const lines: LabLine[] = [];
-  const malformed: MalformedLabLine[] = [];
-  logLines.forEach((l, line) => {
-    // Each line through its schema in the pod contract (server/contract-schemas.ts).
-    const parsed = parseLabLine(parseLogLineJson(l.text));
-    if (parsed.kind === 'malformed') malformed.push({ line, event: parsed.event, problem: parsed.problem });
-    if (parsed.kind !== 'event' && parsed.kind !== 'other') return;
-    const { event, time, mono, ...fields } = parsed.line;
-    lines.push({ line, event, time, mono, fields: fields as LabFields });
-  });
-  return { lines, malformed };
-}
-
-/** Every log line that is one of the lab server's (or hook's) JSON events, its fields typed. */
-export function labLines(o: Observation): LabLine[] {
-  return parseLabLines(o).lines;
-}
-
-/** Log lines that name a lab event with fields of the wrong type: the server never writes them. */
-export function malformedLabLines(o: Observation): MalformedLabLine[] {
-  return parseLabLines(o).malformed;
-}
-
-/** A watch of the run lost events (dropped, or relisted after its history expired): the API was away. Pod and rollout observations alike. */
-export function watchHadGap(o: { evidence: { watchLifecycle: Observation['evidence']['watchLifecycle'] } }, beforeMono = Infinity): boolean {
-  return o.evidence.watchLifecycle.some((w) => (w.event === 'dropped' || w.event === 'expired-relisted') && w.at.mono <= beforeMono);
-}
-
-/** The container log can be taken as whole: the run finished, the stream did not end early, and no API outage cut it. */
-export function logComplete(o: Observation): boolean {
-  return !o.evidence.logEndedEarly && o.run.complete && !watchHadGap(o);
-}
+export { type Facts, type ShownState, type StateSource, watchHadGap } from './facts.ts';
 
 export const describeLine = (l: { line: number; event?: string }) => `log line ${l.line}${l.event ? ` (${l.event})` : ''}`;
 export const describeEvent = (e: { type: string; resourceVersion: string }) => `watch event ${e.type}@${e.resourceVersion}`;
 export const describeCitation = (c: StateCitation) => c.kind === 'watch' ? describeEvent(c) : `pod read ${c.index} (resourceVersion ${c.resourceVersion ?? 'none'})`;
 
-/** The lab container: the first in the live pod's spec (the template has one). */
-export function labContainer(o: Observation): string | null {
-  return o.pod?.containers[0]?.name ?? null;
-}
-
-/** A container state as the watch event or pod read shows it. */
-export type ShownState = WatchEvent['containers'][number];
-
-export interface StateSource {
-  citation: StateCitation;
-  receivedAt: number;
-  containers: ShownState[];
-  deletionTimestamp: string | null;
-  deletionGracePeriodSeconds: number | null;
-}
-
-/** Watch events and found pod reads of this pod, in the order the harness received them. */
-export function stateSources(o: Observation): StateSource[] {
-  const cached = stateSourcesOf.get(o);
-  if (cached) return cached;
-  const uid = o.pod?.uid ?? null;
-  const fromWatch = o.evidence.watchEvents
-    .filter(carriesPod)
-    .map((e): StateSource => ({ citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion }, receivedAt: e.receivedAt.mono, containers: e.containers, deletionTimestamp: e.deletionTimestamp, deletionGracePeriodSeconds: e.deletionGracePeriodSeconds }));
-  const fromReads = o.evidence.podReads
-    .map((r, index) => ({ r, index }))
-    .filter(({ r }) => r.found && r.uid === uid)
-    .map(({ r, index }): StateSource => ({ citation: { kind: 'read', index, resourceVersion: r.resourceVersion }, receivedAt: r.at.mono, containers: r.containers, deletionTimestamp: r.deletionTimestamp, deletionGracePeriodSeconds: r.deletionGracePeriodSeconds }));
-  const sources = [...fromWatch, ...fromReads].sort((a, b) => a.receivedAt - b.receivedAt);
-  stateSourcesOf.set(o, sources);
-  return sources;
-}
-
-/** ERROR and BOOKMARK watch events carry a Status or a bare resourceVersion, never a pod's state. */
-export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
-
 /** What a citation points at, or a sentence saying why it points at nothing acceptable. */
-export function resolveState(o: Observation, c: StateCitation): { at: number; containers: ShownState[]; event?: WatchEvent; read?: PodRead } | string {
+export function resolveState({ o }: Facts, c: StateCitation): { at: number; containers: ShownState[]; event?: WatchEvent; read?: PodRead } | string {
   if (c.kind === 'watch') {
     if (!carriesPod(c)) return `${describeEvent(c)}, which is a Status, not a pod: it shows no container state`;
     const matches = o.evidence.watchEvents.filter((e) => e.type === c.type && e.resourceVersion === c.resourceVersion);

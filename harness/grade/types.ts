@@ -22,7 +22,8 @@ export interface TimelineBar {
   source: 'harness' | 'container-log' | 'inferred' | 'model';
 }
 
-export interface GradeResult {
+/** What every grade says, whatever kind of run it grades. */
+interface ResultBase {
   source: string;
   rubricVersion: string;
   graderVersion: string;
@@ -34,7 +35,6 @@ export interface GradeResult {
   graceSeconds: number;
   workMs: number;
   labPair: { id: string; role: 'short' | 'restored' } | null;
-  podUid: string | null;
   outcome: string;
   exitCode: number | null;
   reason: string | null;
@@ -55,9 +55,27 @@ export interface GradeResult {
   lostPath?: string | null;
   /** A later try of the same scenario in the same run replaced this one (its file), which then counts instead. */
   supersededBy?: string;
-  /** A rollout's own findings, for the reports. */
-  rollout?: RolloutSection;
 }
+
+/** A pod scenario's grade: the one pod it deleted. */
+export interface PodGradeResult extends ResultBase {
+  kind: 'pod';
+  podUid: string | null;
+  rollout?: undefined;
+}
+
+/** A rollout's grade: the Deployment it rolled, and its own findings for the reports. */
+export interface RolloutGradeResult extends ResultBase {
+  kind: 'rollout';
+  deploymentUid: string | null;
+  rollout: RolloutSection;
+}
+
+/** A grade, keyed by the kind of run it grades. */
+export type GradeResult = PodGradeResult | RolloutGradeResult;
+
+/** The UID of the object the run made and graded: its pod, or its Deployment. */
+export const objectUidOf = (r: GradeResult): string | null => (r.kind === 'pod' ? r.podUid : r.deploymentUid);
 
 export const pass = (id: string, reason: string): Check => ({ id, status: 'pass', reason });
 export const fail = (id: string, reason: string): Check => ({ id, status: 'fail', reason });

@@ -1,7 +1,7 @@
 // One self-contained HTML file: no external assets, an SVG timeline per scenario.
 // Every string from an observation is untrusted and goes through escapeXml.
 import type { PairResult } from '../grade/pairs.ts';
-import type { GradeResult, TimelineBar } from '../grade/types.ts';
+import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
 import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, SUPERSEDED_LABEL, tryName } from './format.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
@@ -115,7 +115,7 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
   ${svgTimeline(r)}`}
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
-  </table><p class="muted">pod ${e(r.podUid ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>
+  </table><p class="muted">${r.kind === 'pod' ? 'pod' : 'deployment'} ${e(objectUidOf(r) ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>
 </section>`).join('');
 }
 

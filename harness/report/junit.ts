@@ -17,10 +17,11 @@ export function renderJunit(results: GradeResult[], pairs: PairResult[] = []): s
   for (const r of results) {
     const bad = r.checks.filter((c) => c.status !== 'pass').length;
     tests += r.checks.length; failures += bad;
-    const properties = { podUid: r.podUid, runId: r.runId, observedAt: r.observedAt, deleteIssuedAt: r.deleteWall, verdict: r.verdict, source: r.source };
+    const uid: Record<string, string | null> = r.kind === 'pod' ? { podUid: r.podUid } : { deploymentUid: r.deploymentUid };
+    const properties = { ...uid, runId: r.runId, observedAt: r.observedAt, deleteIssuedAt: r.deleteWall, verdict: r.verdict, source: r.source };
     suites.push(`  <testsuite name="${x(r.scenario)}" tests="${r.checks.length}" failures="${bad}" errors="0" timestamp="${x(r.observedAt)}">`,
       `    <properties>${Object.entries(properties).filter(([, v]) => v).map(([k, v]) => `<property name="${k}" value="${x(v)}"/>`).join('')}</properties>`,
-      ...r.checks.map((c) => testcase(`termlab.${r.scenario}`, c, { podUid: r.podUid, deleteIssuedAt: r.deleteWall })),
+      ...r.checks.map((c) => testcase(`termlab.${r.scenario}`, c, { ...uid, deleteIssuedAt: r.deleteWall })),
       '  </testsuite>');
   }
   for (const p of pairs) {

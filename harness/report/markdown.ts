@@ -1,6 +1,6 @@
 // Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
 import type { PairResult } from '../grade/pairs.ts';
-import type { GradeResult, TimelineBar } from '../grade/types.ts';
+import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
 import { formatExit, predictionShown, predictionsCount, seconds, SUPERSEDED_LABEL, tryName, VERDICT_LABEL } from './format.ts';
 import { lifecycleRows, requestsStrip, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
@@ -74,7 +74,7 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
     else out.push(`Model: ${cell(r.prediction?.steps.join('; ') ?? '')}.`, '', gantt(r), '');
     out.push('<details><summary>Checks</summary>', '', '| check | status | reason |', '| --- | --- | --- |');
     for (const c of r.checks) out.push(`| ${code(c.id)} | ${c.status} | ${cell(c.reason)} |`);
-    out.push('', `Pod ${cell(r.podUid ?? 'unknown')}, run ${cell(r.runId)}, ${cell(r.source)}`, '', '</details>');
+    out.push('', `${r.kind === 'pod' ? 'Pod' : 'Deployment'} ${cell(objectUidOf(r) ?? 'unknown')}, run ${cell(r.runId)}, ${cell(r.source)}`, '', '</details>');
   }
   return out.join('\n') + '\n';
 }

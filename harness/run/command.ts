@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CommandModule as Command } from '../command.ts';
+import type { CommandIO, CommandModule as Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { markSuperseded } from '../grade/attempts.ts';
@@ -14,11 +14,9 @@ import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
 import { formatIssue, writeFileAtomic } from '../files.ts';
-import { type Observation, writeObservation } from '../observation.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
-import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { formatReap, reap } from '../safety/reap.ts';
 import { newRunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
@@ -27,14 +25,11 @@ import { environmentOf } from '../safety/environment.ts';
 import { ownershipOf, whoAmI } from '../safety/identity.ts';
 import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
-import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
-import type { Scenario } from '../scenario/schema.ts';
-import { RolloutObservationSchema, type RolloutObservation } from '../observation-rollout.ts';
-import { runRollout } from './rollout.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { RunClock } from './clock.ts';
 import { createProgress } from './progress.ts';
-import { runScenario, type ScenarioContext } from './scenario.ts';
+import type { ScenarioContext } from './scenario.ts';
+import { POD_SCENARIOS, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
 import { exitReason, summaryTable } from './summary.ts';
 import { predictionsCount } from '../report/format.ts';
 
@@ -101,164 +96,176 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
     summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
     usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N] [--quota-wait SECONDS]',
     async run(argv, io) {
-      const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
-      if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
-      const transport = values.transport ?? 'portforward';
-      if (transport !== 'portforward' && transport !== 'direct') throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
-      const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-      const set = await loadScenarioSet(values.scenarios, only);
-      const scenarios: (Scenario | RolloutScenario)[] = set.scenarios;
-      const deadlineOf = (s: Scenario | RolloutScenario) => ('kind' in s ? rolloutDeadlineSeconds(s) : podDeadlineSeconds(s));
-      const template = await loadTemplate();
-      // Sealed now, before any pod exists: the run records what was predicted before it was seen.
-      const sealable = values.predictions ? await readSealable(values.predictions) : undefined;
-      const predictions = sealable?.file;
-      const sealed = sealable ? seal(sealable.text) : undefined;
-      // Rollouts run one at a time by default: their timing under load is the lesson.
-      const parallel = positiveInt(values.parallel, '--parallel', set.kind === 'rollout' ? 1 : 8);
-      const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
-      const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
-      const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
-      const env = await environmentOf(values);
-      // A scenario whose request the harness lost runs again on a fresh pod, this many times at most.
-      const retries = wholeNumber(values.retries, '--retries', 1);
-      // A full class quota: wait this long for room, with backoff, then end with exit 3 naming it.
-      const quotaWaitMs = wholeSeconds(values['quota-wait'], '--quota-wait', DEFAULT_QUOTA_WAIT_MS / 1000) * 1000;
-
-      if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
-      const delayText = values['sim-proxy-delay'];
-      if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
-      const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
-      // The minor a simulated cluster emulates; a real cluster is whatever version it is.
-      if (values['kube-version'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
-      const sim = values.sim ? await startSim({ proxySyncDelayMs, kubeVersion: values['kube-version'] }) : null;
+      const plan = await planRun(argv);
+      const sim = plan.values.sim ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] }) : null;
       try {
-        const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
-        const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
-        if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
-        // The owner label is who the cluster says the caller is; termlab's own name only where it does not say.
-        const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
-        const owner = ownership.owner;
-        const runId = newRunId();
-        const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
-        if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
-        // A rollout's worst moment: every old pod still terminating beside all the new ones, and the load pod.
-        const rolloutPods = set.kind === 'rollout' ? Math.max(...set.scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length) : 0;
-        await checkPodCap(cluster, namespace, owner, set.kind === 'rollout' ? rolloutPods : Math.min(parallel, scenarios.length), maxPods);
-        // Each wave of scenarios may also wait out one API outage.
-        const runDeadlineMs = ((Math.max(...scenarios.map(deadlineOf)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
-        const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
-        await saveRun(record);
-
-        const reportsRoot = resolve('reports');
-        const runDir = resolve(values.out ?? join('reports', runId));
-        try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
-        // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
-        if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
-        io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner} (${escapeTerminal(ownership.note)})\n`);
-        io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${set.kind === 'rollout' ? 'load from a pod through each Service' : `over ${transport}`}\n`);
-        io.out(`${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`);
-
-        const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: deadlineOf(s) })), io.out, io.isTTY);
-        // One line while the API is away, and one when it is back.
-        const stopOutageReports = cluster.health.onReport((report) => progress.notice(report.state === 'unreachable'
-          ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
-          : `API reachable again after ${report.seconds.toFixed(1)} s`));
-        const clock = new RunClock();
-        // Pods created and not yet seen gone: named in the message if the API never comes back.
-        const podsLeft = new Set<string>();
-        const context: Omit<ScenarioContext, 'onPhase'> = {
-          cluster, namespace, runId, owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-          template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, quotaWaitMs, predictions: sealed,
-          pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
-        };
-        const problems: string[] = [];
-        // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
-        const failures: { scenario: string; error: TermlabError }[] = [];
-        /** One try: its observation written, read back and graded exactly as `termlab grade` does. */
-        const tryOnce = async (scenario: Scenario | RolloutScenario, attempt: number): Promise<GradeResult | null> => {
-          const scenarioContext = {
-            ...context,
-            attempt,
-            onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
-            onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
-          };
-          const observation: Observation | RolloutObservation = 'kind' in scenario ? await runRollout(scenarioContext, scenario) : await runScenario(scenarioContext, scenario);
-          const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
-          try {
-            if ('kind' in scenario) await writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(observation), null, 2) + '\n');
-            else await writeObservation(path, observation as Observation);
-          } catch (error) {
-            // Never lose evidence: keep what was recorded beside it. A file that fails its own
-            // schema is a problem, not a verdict.
-            await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
-            const first = error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
-            problems.push(`${path}: the observation failed its own schema (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
-            return null;
-          }
-          try {
-            return await gradeFile(path, { predictions });
-          } catch (error) {
-            if (!isTermlabError(error)) throw error;
-            problems.push(error.message);
-            return null;
-          }
-        };
-        const graded = await pool(scenarios, parallel, async (scenario: Scenario | RolloutScenario): Promise<GradeResult[]> => {
-          const tries: GradeResult[] = [];
-          for (let attempt = 1; ; attempt++) {
-            const result = await tryOnce(scenario, attempt);
-            if (result) tries.push(result);
-            // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C.
-            if (!result?.lostPath || 'kind' in scenario || attempt > retries || io.signal.aborted) return tries;
-            progress.notice(`${scenario.name}: try ${attempt} lost its request (${escapeTerminal(result.lostPath.slice(0, 160))}); running it again on a fresh pod`);
-          }
-        });
-        const results = markSuperseded(graded.flat());
-        progress.stop();
-        stopOutageReports();
-        for (const problem of problems) io.err(`termlab run: ${problem}\n`);
-
-        // Finished only once its pods are really gone; otherwise the record stays for the reaper.
-        let apiLost: TermlabError | null = null;
-        try {
-          if (await sweepRun(cluster, namespace, runId, { workloads: set.kind === 'rollout' })) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
-        } catch (error) {
-          if (!isApiFailure(error)) throw error;
-          apiLost = error;
-        }
-
-        // When the API stayed away, the one line below says so for the run: a scenario's own API failure is part of it.
-        for (const f of failures) if (!(apiLost && isApiFailure(f.error))) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
-
-        // A pair is judged only when both of its halves were part of this run.
-        const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => 'labPair' in s && s.labPair?.id === p.pairId).length >= 2);
-        await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
-        // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one,
-        // and the folder says so (a scenario that finished before the Ctrl-C reads complete by itself).
-        if (io.signal.aborted) await writeFileAtomic(join(runDir, INTERRUPTED_MARKER), `run ${runId} was interrupted (Ctrl-C) before it finished\n`);
-        if (!values.out && !io.signal.aborted) await pointLatest(reportsRoot, runDir);
-        io.out(`\n${summaryTable(results)}`);
-        for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
-        for (const r of results) {
-          for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`);
-        }
-        const count = predictionsCount(results.filter((r) => !r.supersededBy));
-        if (count) io.out(`  ${count}\n`);
-        for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
-        io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
-        if (io.signal.aborted) io.out('interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n');
-        if (apiLost) {
-          const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
-          throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
-        }
-        const code = io.signal.aborted ? EXIT.interrupted : gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
-        // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
-        if (code !== EXIT.ok) io.out(`${exitReason(code, { results, pairs, problems, failures })}\n`);
-        return code;
+        // One kind per file: the kind's own object runs, writes and counts its scenarios.
+        return plan.set.kind === 'rollout' ? await executeRun(plan, ROLLOUT_SCENARIOS, plan.set.scenarios, sim, io) : await executeRun(plan, POD_SCENARIOS, plan.set.scenarios, sim, io);
       } finally {
         await sim?.stop();
       }
     },
   };
 }
+
+const isTransport = (t: string): t is 'portforward' | 'direct' => t === 'portforward' || t === 'direct';
+
+/** plan: every flag checked and the scenarios read before anything touches a cluster. */
+async function planRun(argv: string[]) {
+  const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
+  if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
+  const transport = values.transport ?? 'portforward';
+  if (!isTransport(transport)) throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const set = await loadScenarioSet(values.scenarios, only);
+  const template = await loadTemplate();
+  // Sealed now, before any pod exists: the run records what was predicted before it was seen.
+  const sealable = values.predictions ? await readSealable(values.predictions) : undefined;
+  const predictions = sealable?.file;
+  const sealed = sealable ? seal(sealable.text) : undefined;
+  // Rollouts run one at a time by default: their timing under load is the lesson.
+  const parallel = positiveInt(values.parallel, '--parallel', (set.kind === 'rollout' ? ROLLOUT_SCENARIOS : POD_SCENARIOS).defaultParallel);
+  const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
+  const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
+  const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
+  const env = await environmentOf(values);
+  // A scenario whose request the harness lost runs again on a fresh pod, this many times at most.
+  const retries = wholeNumber(values.retries, '--retries', 1);
+  // A full class quota: wait this long for room, with backoff, then end with exit 3 naming it.
+  const quotaWaitMs = wholeSeconds(values['quota-wait'], '--quota-wait', DEFAULT_QUOTA_WAIT_MS / 1000) * 1000;
+
+  if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
+  const delayText = values['sim-proxy-delay'];
+  if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
+  const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
+  // The minor a simulated cluster emulates; a real cluster is whatever version it is.
+  if (values['kube-version'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
+  return { values, transport, set, template, sealable, predictions, sealed, parallel, maxPods, readyTimeoutMs, apiPatienceMs, env, retries, quotaWaitMs, proxySyncDelayMs };
+}
+type RunPlan = Awaited<ReturnType<typeof planRun>>;
+
+/** execute and finish: one kind's scenarios on the cluster, each try written and graded, then the reports and the exit code. */
+async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: ScenarioKind<S, O>, scenarios: S[], sim: SimHandle | null, io: CommandIO): Promise<number> {
+  const { values, transport, template, sealable, predictions, sealed, parallel, maxPods, readyTimeoutMs, apiPatienceMs, env, retries, quotaWaitMs } = plan;
+  const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
+  const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
+  if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+  // The owner label is who the cluster says the caller is; termlab's own name only where it does not say.
+  const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
+  const owner = ownership.owner;
+  const runId = newRunId();
+  const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
+  if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
+  await checkPodCap(cluster, namespace, owner, kind.podsAtOnce(scenarios, parallel), maxPods);
+  // Each wave of scenarios may also wait out one API outage.
+  const runDeadlineMs = ((Math.max(...scenarios.map(kind.deadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
+  const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
+  await saveRun(record);
+
+  const reportsRoot = resolve('reports');
+  const runDir = resolve(values.out ?? join('reports', runId));
+  try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
+  // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
+  if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
+  io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner} (${escapeTerminal(ownership.note)})\n`);
+  io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${kind.describeTraffic(transport)}\n`);
+  io.out(`${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`);
+
+  const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: kind.deadlineSeconds(s) })), io.out, io.isTTY);
+  // One line while the API is away, and one when it is back.
+  const stopOutageReports = cluster.health.onReport((report) => progress.notice(report.state === 'unreachable'
+    ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
+    : `API reachable again after ${report.seconds.toFixed(1)} s`));
+  const clock = new RunClock();
+  // Pods created and not yet seen gone: named in the message if the API never comes back.
+  const podsLeft = new Set<string>();
+  const context: Omit<ScenarioContext, 'onPhase'> = {
+    cluster, namespace, runId, owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+    template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, quotaWaitMs, predictions: sealed,
+    pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
+  };
+  const problems: string[] = [];
+  // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
+  const failures: { scenario: string; error: TermlabError }[] = [];
+  /** One try: its observation written, read back and graded exactly as `termlab grade` does. */
+  const tryOnce = async (scenario: S, attempt: number): Promise<GradeResult | null> => {
+    const scenarioContext = {
+      ...context,
+      attempt,
+      onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
+      onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
+    };
+    const observation = await kind.run(scenarioContext, scenario);
+    const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
+    try {
+      await kind.write(path, observation);
+    } catch (error) {
+      // Never lose evidence: keep what was recorded beside it. A file that fails its own
+      // schema is a problem, not a verdict.
+      await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
+      const first = error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
+      problems.push(`${path}: the observation failed its own schema (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
+      return null;
+    }
+    try {
+      return await gradeFile(path, { predictions });
+    } catch (error) {
+      if (!isTermlabError(error)) throw error;
+      problems.push(error.message);
+      return null;
+    }
+  };
+  const graded = await pool(scenarios, parallel, async (scenario: S): Promise<GradeResult[]> => {
+    const tries: GradeResult[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const result = await tryOnce(scenario, attempt);
+      if (result) tries.push(result);
+      // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C.
+      if (!result?.lostPath || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) return tries;
+      progress.notice(`${scenario.name}: try ${attempt} lost its request (${escapeTerminal(result.lostPath.slice(0, 160))}); running it again on a fresh pod`);
+    }
+  });
+  const results = markSuperseded(graded.flat());
+  progress.stop();
+  stopOutageReports();
+  for (const problem of problems) io.err(`termlab run: ${problem}\n`);
+
+  // Finished only once its pods are really gone; otherwise the record stays for the reaper.
+  let apiLost: TermlabError | null = null;
+  try {
+    if (await sweepRun(cluster, namespace, runId, { workloads: kind.sweepsWorkloads })) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
+  } catch (error) {
+    if (!isApiFailure(error)) throw error;
+    apiLost = error;
+  }
+
+  // When the API stayed away, the one line below says so for the run: a scenario's own API failure is part of it.
+  for (const f of failures) if (!(apiLost && isApiFailure(f.error))) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
+
+  // A pair is judged only when both of its halves were part of this run.
+  const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => kind.pairOf(s) === p.pairId).length >= 2);
+  await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
+  // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one,
+  // and the folder says so (a scenario that finished before the Ctrl-C reads complete by itself).
+  if (io.signal.aborted) await writeFileAtomic(join(runDir, INTERRUPTED_MARKER), `run ${runId} was interrupted (Ctrl-C) before it finished\n`);
+  if (!values.out && !io.signal.aborted) await pointLatest(reportsRoot, runDir);
+  io.out(`\n${summaryTable(results)}`);
+  for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
+  for (const r of results) {
+    for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`);
+  }
+  const count = predictionsCount(results.filter((r) => !r.supersededBy));
+  if (count) io.out(`  ${count}\n`);
+  for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
+  io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
+  if (io.signal.aborted) io.out('interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n');
+  if (apiLost) {
+    const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
+    throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
+  }
+  const code = io.signal.aborted ? EXIT.interrupted : gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
+  // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
+  if (code !== EXIT.ok) io.out(`${exitReason(code, { results, pairs, problems, failures })}\n`);
+  return code;
+}
+

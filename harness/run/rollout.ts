@@ -6,10 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
 import { createDeployment, createPod, createService, deleteDeployment, deletePod, deleteService, readPod, replaceDeploymentTemplate } from '../kube/index.ts';
 import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type LiveRead, type RolloutObservation } from '../observation-rollout.ts';
-import type { HarnessTime, Observation } from '../observation.ts';
+import type { HarnessTime } from '../observation.ts';
 import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import { Cleaner } from './cleaner.ts';
+import { newRun, type RolloutPhase, runPhases } from './phases.ts';
 import { apiTimeString } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { liveContainers, RolloutWatches } from './rollout-watch.ts';
@@ -44,24 +45,27 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
   const renderOptions = { name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, expiresAt: Date.now() + rolloutDeadlineSeconds(scenario) * 1000 };
   const selector = Object.entries(labSelector(scenario, renderOptions)).map(([k, v]) => `${k}=${v}`).join(',');
   const podSelector = selector.split(',').filter((s) => !s.startsWith('termlab.io/role=')).join(',');
-  const run: Observation['run'] = {
-    runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
-    cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
-    transport: 'direct',
-  };
+  const run = newRun(ctx, 'direct');
   const watches = new RolloutWatches(cluster, namespace, clock);
   const cleaner = new Cleaner(clock);
   const objects: RolloutObservation['objects'] = { deployment: null, service: null, loadPod: null, target: null };
   const template: RolloutObservation['template'] = { before: null, after: null };
   const timeline: RolloutObservation['timeline'] = { watchesEstablished: null, deploymentAvailable: null, loadPodCreated: null, templateChanged: null, rolloutComplete: null, loadEnded: null };
-  const liveReads: LiveRead[] = [];
+  // Each terminating lab pod read live the moment its deletion is seen; in the order they began.
+  const liveReads: PendingRead[] = [];
+  const startLiveRead = (pod: string, uid: string, after: string): PendingRead => {
+    const began = clock.now();
+    const pending: PendingRead = { pod, uid, began, after, result: null };
+    const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: it stays not found */ });
+    pendingReads.add(read);
+    void read.finally(() => pendingReads.delete(read));
+    return pending;
+  };
   const followers = new Map<string, { pod: string; follower: LogFollower }>();
   const pendingReads = new Set<Promise<unknown>>();
   // The load's lines are read as they come (waiting phases look at them), once each.
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
-  let cleanup: Observation['cleanup'] = [];
-  let phase = 'creating';
-  const onPhase = (next: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => { phase = next; ctx.onPhase(next, detail); };
+  cleaner.defer('stop looking at the logs', async () => { clearInterval(poker); return 'skipped'; });
 
   // Every pod: its log followed once its container runs; a lab pod read live at its deletion.
   watches.onPod = (_type, pod: Raw, event) => {
@@ -69,25 +73,15 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     if (!followers.has(uid) && event.containers.some((c) => c.state === 'running' || c.state === 'terminated') && event.type !== 'DELETED') {
       const follower = new LogFollower();
       followers.set(uid, { pod: event.name, follower });
+      // The logs of old pods end with their containers; the new pods' are cut before the deletions.
+      cleaner.defer(`stop the log follow of ${event.name}`, async () => { if (!follower.ended) follower.stop(); return 'skipped'; });
       // A stream's end wakes the waiters at once; new lines are looked at by the run's one poker.
       void follower.start(cluster, namespace, event.name, pod.spec?.containers?.[0]?.name ?? 'lab', clock)
         .then(() => follower.waitForEnd(rolloutDeadlineSeconds(scenario) * 1000), () => false)
         .finally(() => watches.poke());
     }
     if (event.role === 'lab' && event.deletionTimestamp && !liveReads.some((r) => r.uid === uid || r.pod === event.name)) {
-      const placeholder: LiveRead = { pod: event.name, at: clock.now(), after: { resourceVersion: event.resourceVersion }, found: false, uid: null, resourceVersion: null, deletionTimestamp: null, terminationGracePeriodSeconds: null, templateHash: null, containers: [] };
-      liveReads.push(placeholder);
-      const read = readPod(cluster, namespace, event.name).then((live) => {
-        const found = live !== null && live.metadata?.uid === uid;
-        Object.assign(placeholder, {
-          at: clock.now(), found, uid: live?.metadata?.uid ?? null, resourceVersion: live?.metadata?.resourceVersion ?? null,
-          deletionTimestamp: apiTimeString(live?.metadata?.deletionTimestamp), terminationGracePeriodSeconds: live?.spec?.terminationGracePeriodSeconds ?? null,
-          templateHash: live?.metadata?.labels?.['pod-template-hash'] ?? null,
-          containers: live ? liveContainers(JSON.parse(JSON.stringify(live.spec))) : [],
-        });
-      }, () => { /* the read failed: the placeholder stays not found */ });
-      pendingReads.add(read);
-      void read.finally(() => pendingReads.delete(read));
+      liveReads.push(startLiveRead(event.name, uid, event.resourceVersion));
     }
   };
 
@@ -108,8 +102,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
   const labUids = () => [...new Set(watches.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid))];
   const goneUids = () => new Set(watches.evidence.podEvents.filter((e) => e.type === 'DELETED').map((e) => e.uid));
 
-  try {
-    onPhase('creating');
+  const cleanup = await runPhases<RolloutPhase>(ctx, run, cleaner, async ({ onPhase }) => {
     await watches.start(name, podSelector);
     timeline.watchesEstablished = clock.now();
     if (watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a rollout watch could not start');
@@ -189,34 +182,45 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     }
     if (!(await watches.waitFor(loadEnded, scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS, ctx.signal))) throw new Error('the load pod did not finish its load in time');
     timeline.loadEnded = clock.now();
-    run.complete = true;
-  } catch (error) {
-    run.incompleteReason = ctx.signal.aborted ? `interrupted (Ctrl-C) while ${phase}` : error instanceof Error ? error.message : String(error);
-    if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
-  } finally {
-    // The logs of old pods ended with their containers; the new pods' are cut here, before cleanup.
-    for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
-    clearInterval(poker);
-    onPhase('cleaning up');
-    cleanup = await cleaner.run();
-    const settle = new AbortController();
-    await Promise.race([Promise.allSettled([...pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
-    settle.abort();
-    watches.stop();
-    if (run.complete && cleanup.some((c) => !c.ok)) {
-      run.complete = false;
-      run.incompleteReason = `cleanup failed: ${cleanup.filter((c) => !c.ok).map((c) => `${c.action}: ${c.error}`).join('; ')}`;
-    }
-    run.observedAt = clock.now().wall;
-  }
-  onPhase(run.complete ? 'done' : 'failed', run.incompleteReason);
+  }, {
+    afterCleanup: async () => {
+      const settle = new AbortController();
+      await Promise.race([Promise.allSettled([...pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
+      settle.abort();
+      watches.stop();
+    },
+  });
+  return finishRollout({ run, scenario, objects, template, timeline, liveReads: liveReads.map(settledRead), cleanup }, watches, followers);
+}
+
+/** finish: every followed log as evidence (the load pod's apart), and the observation the runner writes. */
+function finishRollout(parts: Omit<RolloutObservation, 'schemaVersion' | 'kind' | 'evidence'>, watches: RolloutWatches, followers: Map<string, { pod: string; follower: LogFollower }>): RolloutObservation {
   const logOf = (uid: string) => {
     const f = followers.get(uid)!;
     return { pod: f.pod, uid, lines: f.follower.lines, ended: f.follower.ended && f.follower.error === null, error: f.follower.error };
   };
+  const loadUid = parts.objects.loadPod?.uid;
   const evidence = watches.evidence;
-  evidence.podLogs = [...followers.keys()].filter((u) => u !== objects.loadPod?.uid).map(logOf);
-  evidence.loadLog = objects.loadPod && followers.has(objects.loadPod.uid) ? logOf(objects.loadPod.uid) : null;
-  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads, evidence, cleanup };
+  evidence.podLogs = [...followers.keys()].filter((u) => u !== loadUid).map(logOf);
+  evidence.loadLog = loadUid && followers.has(loadUid) ? logOf(loadUid) : null;
+  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, ...parts, evidence };
 }
 
+
+/** A live read under way: its answer filled in when it comes. */
+interface PendingRead { pod: string; uid: string; began: HarnessTime; after: string; result: LiveRead | null }
+
+/** A read with no answer (failed, or not back by the end) is recorded as not found, at the time it began. */
+function settledRead(r: PendingRead): LiveRead {
+  return r.result ?? { pod: r.pod, at: r.began, after: { resourceVersion: r.after }, found: false, uid: null, resourceVersion: null, deletionTimestamp: null, terminationGracePeriodSeconds: null, templateHash: null, containers: [] };
+}
+
+/** The pod as the API held it while it terminated: found only when it is still the same pod (UID). */
+function liveReadOf(pod: string, uid: string, after: string, at: HarnessTime, live: k8s.V1Pod | null): LiveRead {
+  return {
+    pod, at, after: { resourceVersion: after }, found: live !== null && live.metadata?.uid === uid, uid: live?.metadata?.uid ?? null, resourceVersion: live?.metadata?.resourceVersion ?? null,
+    deletionTimestamp: apiTimeString(live?.metadata?.deletionTimestamp), terminationGracePeriodSeconds: live?.spec?.terminationGracePeriodSeconds ?? null,
+    templateHash: live?.metadata?.labels?.['pod-template-hash'] ?? null,
+    containers: live ? liveContainers(JSON.parse(JSON.stringify(live.spec))) : [],
+  };
+}

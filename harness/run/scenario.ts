@@ -11,6 +11,7 @@ import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { labPort, renderPod } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 import { Cleaner } from './cleaner.ts';
+import { newRun, type Phase, type PodPhase, runPhases } from './phases.ts';
 import { imagePullAdvice } from './image-pull.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 import { LogFollower } from './logs.ts';
@@ -18,8 +19,7 @@ import { buildObservation, type Recorded } from './observe.ts';
 import { newRequestRecord, sendWork, type RequestRecord } from './request.ts';
 import { hasTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
 
-export type Phase = 'creating' | 'waiting for Ready' | 'request in flight' | 'deleting' | 'terminating' | 'collecting' | 'cleaning up' | 'done' | 'failed'
-  | 'waiting for available' | 'load starting' | 'rolling out' | 'load finishing';
+export type { Phase } from './phases.ts';
 
 /** Beyond grace + hook, how long the container may take to be seen ended (a slow kubelet). */
 export const TERMINATION_MARGIN_MS = 30_000;
@@ -35,7 +35,7 @@ export interface PodTracker {
   gone(name: string): void;
 }
 
-export interface ScenarioContext {
+export interface ScenarioContext<P extends Phase = Phase> {
   cluster: Cluster;
   namespace: string;
   runId: string;
@@ -58,7 +58,7 @@ export interface ScenarioContext {
   /** The predictions sealed before the first pod: copied into every observation. */
   predictions?: SealedPredictions;
   pods?: PodTracker;
-  onPhase(phase: Phase, detail?: string): void;
+  onPhase(phase: P, detail?: string): void;
   /** A failure that ended the scenario early, with its own code: the run's exit code follows from it. */
   onFailure?(error: TermlabError): void;
 }
@@ -133,11 +133,15 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
 interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
 
 /** observe: the log follow before any request, and the pod as the API holds it now. */
-async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, setLogs: (logs: LogFollower) => void, setForward: (f: PortForwardHandle<HarnessTime>) => void): Promise<Observed> {
+/** What a scenario holds open in this process: each registered with the cleaner the moment it exists. */
+interface Held { logs: LogFollower | null; forward: PortForwardHandle<HarnessTime> | null }
+
+async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, cleaner: Cleaner, held: Held): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
   const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
-  setLogs(logs);
+  held.logs = logs;
+  cleaner.defer('stop the log follow', async () => { logs.stop(); return 'skipped'; });
   await logs.start(cluster, namespace, created.name, container, clock);
   // The pod as it is now, not as the template said.
   const captured = await readCaptured(ctx, created);
@@ -145,7 +149,9 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
   let base: string;
   if (ctx.transport === 'portforward') {
     const forward = await openPortForward(cluster, namespace, created.name, port, () => clock.now());
-    setForward(forward);
+    held.forward = forward;
+    // Closed before the pod is deleted (last in, first out); a close that fails is recorded.
+    cleaner.defer('close the port-forward', async () => { await forward.close(); return 'skipped'; });
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
     // A port published on the node (hostPort, as the simulated cluster does for every port) is
@@ -172,15 +178,18 @@ async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ p
 }
 
 /** request: GET /work; resolves once the server accepted it, with the promise of its end. */
-async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord): Promise<InFlight> {
+async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord, cleaner: Cleaner): Promise<InFlight> {
   let markAccepted!: () => void;
   const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
   // Ctrl-C ends it, and so does the collect phase when its answer never ends (a torn-down pod network).
   const giveUp = new AbortController();
   const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), AbortSignal.any([ctx.signal, giveUp.signal]));
+  // A request still open after a failure would hold the process: it ends with the scenario.
+  const inFlight = { requestDone, giveUp: () => giveUp.abort() };
+  cleaner.defer('end the request', async () => { inFlight.giveUp(); return 'skipped'; });
   await Promise.race([accepted, requestDone]);
   if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
-  return { requestDone, giveUp: () => giveUp.abort() };
+  return inFlight;
 }
 
 interface InFlight { requestDone: Promise<RequestRecord>; giveUp(): void }
@@ -252,96 +261,70 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   const attempt = ctx.attempt ?? 1;
   const name = podNameFor(scenario, ctx.runId, attempt);
   const request = newRequestRecord(`${scenario.name}-${ctx.runId.slice(-4)}${attempt > 1 ? `-${attempt}` : ''}`);
-  const run: Observation['run'] = {
-    runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
-    cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
-    transport: ctx.transport,
-    ...(attempt > 1 ? { attempt } : {}),
-    ...(ctx.predictions ? { predictions: ctx.predictions } : {}),
-  };
+  const run = newRun(ctx, ctx.transport, { ...(attempt > 1 ? { attempt } : {}), ...(ctx.predictions ? { predictions: ctx.predictions } : {}) });
   const cleaner = new Cleaner(clock);
   const deleteAttempts: Observation['cleanup'] = [];
-  let watch: PodWatch | null = null;
-  let logs: LogFollower | null = null;
-  let forward: PortForwardHandle<HarnessTime> | null = null;
-  let created: Created | null = null;
-  let observed: Observed | null = null;
-  let ready: { podReady: HarnessTime } | null = null;
-  let watchEstablished: HarnessTime | null = null;
-  let inFlight: InFlight | null = null;
-  let deletion: Deletion | null = null;
-  let collected: { podEvents: Observation['evidence']['podEvents'] } | null = null;
-  let phase: Phase = 'creating';
-  const onPhase = (next: Phase, detail?: string) => { phase = next; ctx.onPhase(next, detail); };
-  const phaseContext = { ...ctx, onPhase };
-  let cleanup: Observation['cleanup'] = [];
-  let failureEvents: Observation['evidence']['podEvents'] = [];
+  const held: Held = { logs: null, forward: null };
+  // What each phase returned, kept for the observation whatever phase the run stopped in.
+  const got: {
+    watch: PodWatch | null; watchEstablished: HarnessTime | null; created: Created | null; ready: { podReady: HarnessTime } | null; observed: Observed | null;
+    deletion: Deletion | null; podEvents: Observation['evidence']['podEvents'];
+  } = { watch: null, watchEstablished: null, created: null, ready: null, observed: null, deletion: null, podEvents: [] };
 
-  try {
-    onPhase('creating');
-    created = await createPhase(phaseContext, scenario, name, cleaner, () => watch);
-    watch = new PodWatch(cluster, ctx.namespace, name, created.uid, created.resourceVersion, clock);
+  const cleanup = await runPhases<PodPhase>(ctx, run, cleaner, async (phaseContext) => {
+    const created = got.created = await createPhase(phaseContext, scenario, name, cleaner, () => got.watch);
+    const watch = got.watch = new PodWatch(cluster, ctx.namespace, name, created.uid, created.resourceVersion, clock);
     await watch.start();
-    watchEstablished = clock.now();
+    got.watchEstablished = clock.now();
     if (watch.gaveUp) throw new TermlabError('API_UNREACHABLE', `the pod watch could not start: ${watch.lifecycle.at(-1)?.detail ?? ''}`);
 
-    onPhase('waiting for Ready');
-    ready = await readyPhase(phaseContext, watch, name);
-    observed = await observePhase(phaseContext, created, watch, (l) => { logs = l; }, (f) => { forward = f; });
+    phaseContext.onPhase('waiting for Ready');
+    got.ready = await readyPhase(phaseContext, watch, name);
+    const observed = got.observed = await observePhase(phaseContext, created, watch, cleaner, held);
 
-    onPhase('request in flight');
-    inFlight = await requestPhase(phaseContext, scenario, observed.base, request);
-    deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
+    phaseContext.onPhase('request in flight');
+    const inFlight = await requestPhase(phaseContext, scenario, observed.base, request, cleaner);
+    got.deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
 
-    onPhase('terminating');
+    phaseContext.onPhase('terminating');
     await terminatePhase(phaseContext, scenario, watch);
 
-    onPhase('collecting');
-    collected = await collectPhase(phaseContext, created, inFlight, observed.logs);
-    run.complete = true;
-  } catch (error) {
-    run.incompleteReason = ctx.signal.aborted
-      ? `interrupted (Ctrl-C) while ${phase}`
-      : error instanceof Error ? error.message : String(error);
-    const events = error instanceof TermlabError ? error.context.events : undefined;
-    if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
-    failureEvents = Array.isArray(events) ? events as Observation['evidence']['podEvents'] : created ? await podEvents(ctx, name) : [];
-  } finally {
-    // A request still open after a failure would hold the process: it ends with the scenario.
-    (inFlight as InFlight | null)?.giveUp();
-    (logs as LogFollower | null)?.stop();
-    await (forward as PortForwardHandle<HarnessTime> | null)?.close();
-    onPhase('cleaning up');
-    cleanup = await cleaner.run();
-    const ended = watch as PodWatch | null;
-    await ended?.settle();
-    ended?.stop();
-    // Complete means the evidence is whole and the pod is gone.
-    if (run.complete && cleanup.some((c) => !c.ok)) {
-      run.complete = false;
-      run.incompleteReason = `cleanup failed: ${cleanup.filter((c) => !c.ok).map((c) => `${c.action}: ${c.error}`).join('; ')}`;
-    }
-    run.observedAt = clock.now().wall;
-  }
-  onPhase(run.complete ? 'done' : 'failed', run.incompleteReason);
-  const finalWatch = watch as PodWatch | null;
-  run.cluster.nodeName = observed?.node.nodeName ?? null;
-  run.cluster.containerRuntime = observed?.node.runtime ?? null;
-  const recorded: Recorded = {
+    phaseContext.onPhase('collecting');
+    got.podEvents = (await collectPhase(phaseContext, created, inFlight, observed.logs)).podEvents;
+  }, {
+    onError: async (error) => {
+      const events = error instanceof TermlabError ? error.context.events : undefined;
+      got.podEvents = Array.isArray(events) ? events as Observation['evidence']['podEvents'] : got.created ? await podEvents(ctx, name) : [];
+    },
+    afterCleanup: async () => {
+      await got.watch?.settle();
+      got.watch?.stop();
+    },
+  });
+  return finishScenario({ run, scenario, request, got, held, cleanup: [...deleteAttempts, ...cleanup] });
+}
+
+/** finish: the record of what each phase returned, as the observation the runner writes. */
+function finishScenario({ run, scenario, request, got, held, cleanup }: {
+  run: Observation['run']; scenario: Scenario; request: RequestRecord; held: Held; cleanup: Observation['cleanup'];
+  got: { watch: PodWatch | null; watchEstablished: HarnessTime | null; ready: { podReady: HarnessTime } | null; observed: Observed | null; deletion: Deletion | null; podEvents: Observation['evidence']['podEvents'] };
+}): Observation {
+  run.cluster.nodeName = got.observed?.node.nodeName ?? null;
+  run.cluster.containerRuntime = got.observed?.node.runtime ?? null;
+  return buildObservation({
     run, scenario, request,
-    pod: observed?.pod ?? null,
-    podReady: ready?.podReady ?? null,
+    pod: got.observed?.pod ?? null,
+    podReady: got.ready?.podReady ?? null,
     // The one watch is up from the pod's creation, before Ready and long before any request.
-    watchEstablished: watch === null ? null : watchEstablished,
-    deleteIssued: deletion?.deleteIssued ?? null,
-    deleteAck: deletion?.deleteAck ?? null,
-    watch: finalWatch,
-    logs: observed?.logs ?? (logs as LogFollower | null),
-    podEvents: collected?.podEvents ?? failureEvents,
-    podReads: finalWatch?.reads ?? [],
-    cleanup: [...deleteAttempts, ...cleanup],
-    portForwardErrors: (forward as PortForwardHandle<HarnessTime> | null)?.errors ?? [],
-    transport: [...((forward as PortForwardHandle<HarnessTime> | null)?.life ?? [])],
-  };
-  return buildObservation(recorded);
+    watchEstablished: got.watch === null ? null : got.watchEstablished,
+    deleteIssued: got.deletion?.deleteIssued ?? null,
+    deleteAck: got.deletion?.deleteAck ?? null,
+    watch: got.watch,
+    logs: got.observed?.logs ?? held.logs,
+    podEvents: got.podEvents,
+    podReads: got.watch?.reads ?? [],
+    cleanup,
+    portForwardErrors: held.forward?.errors ?? [],
+    transport: [...(held.forward?.life ?? [])],
+  });
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { observedKubelet } from '../../harness/grade/kubelet-times.ts';
 import { tooCloseToCall } from '../../harness/grade/outcome.ts';
-import { forgetSources } from '../../harness/grade/sources.ts';
+import { factsOf } from '../../harness/grade/facts.ts';
 import { predict } from '../../harness/grade/theory.ts';
 import type { Observation } from '../../harness/observation.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
@@ -18,9 +18,8 @@ const check = (o: Observation, id: string) => grade(o).checks.find((c) => c.id =
 
 /** The model as grade() asks it, for the file as it now stands (with the delay the harness waited). */
 function conditioned(o: Observation) {
-  forgetSources(o);
   const delay = o.timeline.deleteIssued!.at.mono - o.timeline.requestAccepted!.at.mono;
-  return predict({ ...o.scenario, deleteDelayMs: delay }, o.timeline.deleteAcknowledged!.deletionGracePeriodSeconds, undefined, observedKubelet(o));
+  return predict({ ...o.scenario, deleteDelayMs: delay }, o.timeline.deleteAcknowledged!.deletionGracePeriodSeconds, undefined, observedKubelet(factsOf(o)));
 }
 
 const lineOf = (o: Observation, event: string) => o.evidence.logLines.findIndex((l) => l.text.includes(`"event":"${event}"`));
@@ -70,7 +69,7 @@ describe('the model conditioned on the observed kubelet', () => {
   it('with no TERM in the evidence it keeps the window', () => {
     const o = load('im-none-g3-w2000-d500');
     o.timeline.termReceived = null;
-    expect(observedKubelet(o)).toBeNull();
+    expect(observedKubelet(factsOf(o))).toBeNull();
   });
 });
 

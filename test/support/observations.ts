@@ -2,6 +2,7 @@
 // writes, with times laid out the way a kubelet following the rules would produce them.
 import type { Observation, WatchEvent } from '../../harness/observation.ts';
 import { predict } from '../../harness/grade/theory.ts';
+import { deriveTimeline } from '../../harness/observation-timeline.ts';
 import { renderPreStop } from '../../server/contract-schemas.ts';
 import { hookDurationSeconds, type Scenario } from '../../harness/scenario/schema.ts';
 
@@ -57,8 +58,6 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
   if (outcome === 'completed') logLines.push(logLine(requestEnd - 3, 'completed', { id: 'req-1', ms: scenario.workMs, bytes }));
   if (exitCode === 0 || exitCode === 17) logLines.push(logLine(exitMono - 10, 'exit', { code: exitCode }));
   logLines.sort((a, b) => a.receivedAt.mono - b.receivedAt.mono);
-  const lineOf = (event: string) => logLines.findIndex((l) => JSON.parse(l.text).event === event);
-  const logged = (mono: number, event: string) => ({ source: 'container-log' as const, at: { time: wall(mono), mono: mono + 500 }, from: { kind: 'log' as const, line: lineOf(event) } });
 
   const deletionTimestamp = apiTime(deleted + scenario.terminationGracePeriodSeconds * 1000);
   const container = (state: 'running' | 'terminated', ready: boolean) =>
@@ -79,6 +78,12 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
   ];
   const handler = renderPreStop(scenario.preStop, 'http');
   const lifecycle = handler ? { preStop: handler } : null;
+  const pod: Observation['pod'] = {
+    name: `termlab-${scenario.name}`, namespace: 'default', uid, resourceVersion: '104',
+    terminationGracePeriodSeconds: scenario.terminationGracePeriodSeconds, capturedAt: at(1100),
+    containers: [{ name: 'lab', image: 'termlab/lab-server:0.1.0', lifecycle }],
+  };
+  const derived = deriveTimeline({ scenario, pod, deleteIssued: at(deleted), evidence: { watchEvents, podReads: [], logLines } });
   return {
     schemaVersion: 3, kind: 'termlab.observation',
     run: {
@@ -87,25 +92,15 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
       transport: 'portforward',
     },
     scenario,
-    pod: {
-      name: `termlab-${scenario.name}`, namespace: 'default', uid, resourceVersion: '104',
-      terminationGracePeriodSeconds: scenario.terminationGracePeriodSeconds, capturedAt: at(1100),
-      containers: [{ name: 'lab', image: 'termlab/lab-server:0.1.0', lifecycle }],
-    },
+    pod,
     timeline: {
       watchEstablished: { at: at(1000) }, podReady: { at: at(900) }, requestSent: { at: at(1200) },
       requestAccepted: outcome === 'rejected' ? null : { at: at(accepted) }, deleteIssued: { at: at(deleted) },
       deleteAcknowledged: { at: at(deleted + 10), deletionTimestamp, deletionGracePeriodSeconds: scenario.terminationGracePeriodSeconds },
-      hookStart: hookStart === null ? null : hookLogs
-        ? logged(hookStart, 'hook-start')
-        : { source: 'inferred', at: at(deleted + 12), basis: 'deletion seen by the watch; this hook kind leaves no trace', from: { kind: 'watch', type: 'MODIFIED', resourceVersion: '105' } },
-      hookEnd: hookEnd === null ? null : hookLogs
-        ? (hookEndLogged ? logged(hookEnd, 'hook-end') : null)
-        : { source: 'inferred', at: at(termMono + 3), basis: 'TERM received', from: { kind: 'log', line: lineOf('signal') } },
-      termReceived: { ...logged(termMono, 'signal'), signal: 'SIGTERM' },
+      // The derived points as the runner derives them (harness/observation-timeline.ts).
+      hookStart: derived.hookStart, hookEnd: derived.hookEnd, termReceived: derived.termReceived,
       requestEnded: { at: at(requestEnd) },
-      containerTerminated: { at: at(terminatedMono), from: { kind: 'watch', type: 'MODIFIED', resourceVersion: '106' } },
-      podDeleted: { at: at(terminatedMono + 30), from: { kind: 'watch', type: 'DELETED', resourceVersion: '108' } },
+      containerTerminated: derived.containerTerminated, podDeleted: derived.podDeleted,
     },
     request: {
       id: 'req-1', status: outcome === 'rejected' ? 503 : 200, bytes: outcome === 'rejected' ? 0 : bytes,
@@ -113,10 +108,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
       doneSeen: outcome === 'completed', podUid: outcome === 'rejected' ? null : uid,
       errorCode: outcome === 'cut' ? 'UND_ERR_SOCKET' : null, outcome,
     },
-    finalState: {
-      exitCode, reason, signal: null, startedAt: apiTime(700), finishedAt: apiTime(exitMono), message: null,
-      container: 'lab', from: { kind: 'watch', type: 'MODIFIED', resourceVersion: '106' },
-    },
+    finalState: derived.finalState && { ...derived.finalState, signal: null, startedAt: apiTime(700), finishedAt: apiTime(exitMono), message: null },
     evidence: {
       watchEvents,
       watchLifecycle: [{ event: 'connected', at: at(1000), resourceVersion: '104' }],

@@ -235,7 +235,7 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
     mode: s.from.mode === s.to.mode ? s.from.mode : `${s.from.mode} → ${s.to.mode}`,
     preStop: `${describePreStop(s.from.preStop)} → ${describePreStop(s.to.preStop)}`,
     graceSeconds: s.terminationGracePeriodSeconds, workMs: s.load.workMs, labPair: null,
-    podUid: o.objects.deployment?.uid ?? null,
+    kind: 'rollout', deploymentUid: o.objects.deployment?.uid ?? null,
     outcome: `${attributions.length} of ${load.records.length} requests failed`,
     exitCode: null, reason: null, verdict,
     explanation: verdict === 'matches-model' || !firstBad ? 'the rollout did what the model predicts from the old pods\' live lifecycle' : firstBad.reason,

@@ -1,0 +1,153 @@
+// The one derivation of an observation's timeline from its evidence: the runner writes its result,
+// the grader recomputes it from the same evidence and compares, test fixtures call it. Pure: no
+// clock, no cluster, only what the file holds.
+import { parseLabLine } from '../server/contract-schemas.ts';
+import type { HarnessTime, Observation, WatchEvent } from './observation.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from './observation-read.ts';
+
+type Timeline = Observation['timeline'];
+type FinalState = NonNullable<Observation['finalState']>;
+
+/** What the timeline is derived from: the recorded evidence, the live pod and the harness's delete. */
+export interface TimelineEvidence {
+  scenario: { preStop: { kind: string } };
+  pod: Observation['pod'];
+  deleteIssued: HarnessTime | null;
+  evidence: Pick<Observation['evidence'], 'watchEvents' | 'podReads' | 'logLines'>;
+}
+
+/** The derived part of the timeline, and the final state as far as the evidence names it (the API's times come from the raw pod). */
+export interface DerivedTimeline {
+  hookStart: Timeline['hookStart'];
+  hookEnd: Timeline['hookEnd'];
+  termReceived: Timeline['termReceived'];
+  containerTerminated: Timeline['containerTerminated'];
+  podDeleted: Timeline['podDeleted'];
+  finalState: Pick<FinalState, 'exitCode' | 'reason' | 'container' | 'from'> | null;
+}
+
+/** The fields of the timeline this derivation owns, in the order a report names them. */
+export const DERIVED_TIMELINE_FIELDS = ['hookStart', 'hookEnd', 'termReceived', 'containerTerminated', 'podDeleted'] as const;
+
+/** The API always fills a terminated state's exit code; a state without one is recorded as this, which no model predicts. */
+export const UNKNOWN_EXIT_CODE = -1;
+
+/** Every field a lab event may carry, typed; which are present depends on the event. */
+export interface LabFields {
+  pid?: number;
+  podUid?: string | null;
+  podName?: string;
+  mode?: string;
+  id?: string;
+  ms?: number;
+  bytes?: number;
+  signal?: string;
+  kind?: string;
+  code?: number;
+  fail?: true;
+}
+
+export interface LabLine {
+  /** Index in evidence.logLines. */
+  line: number;
+  event: string;
+  time: string;
+  mono: number;
+  fields: LabFields;
+}
+
+/** A log line that names a lab event but whose fields do not have the types the server writes. */
+export interface MalformedLabLine {
+  line: number;
+  event: string;
+  problem: string;
+}
+
+/** A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line (parsing it would only exhaust the stack). */
+export function parseLogLineJson(text: string): unknown {
+  if (!text.startsWith('{')) return undefined;
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
+  try { return JSON.parse(text); } catch { return undefined; }
+}
+
+/** The lab server's events in any container log (a rollout has one per pod), each parsed once through its schema. */
+export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
+  const lines: LabLine[] = [];
+  const malformed: MalformedLabLine[] = [];
+  logLines.forEach((l, line) => {
+    // Each line through its schema in the pod contract (server/contract-schemas.ts).
+    const parsed = parseLabLine(parseLogLineJson(l.text));
+    if (parsed.kind === 'malformed') malformed.push({ line, event: parsed.event, problem: parsed.problem });
+    if (parsed.kind !== 'event' && parsed.kind !== 'other') return;
+    const { event, time, mono, ...fields } = parsed.line;
+    lines.push({ line, event, time, mono, fields: fields as LabFields });
+  });
+  return { lines, malformed };
+}
+
+/** ERROR and BOOKMARK watch events carry a Status or a bare resourceVersion, never a pod's state. */
+export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
+
+/** The lab container: the first in the live pod's spec (the template has one), else the first a watch event shows. */
+export function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string | null {
+  return e.pod?.containers[0]?.name ?? e.evidence.watchEvents.find((w) => carriesPod(w) && w.containers.length)?.containers[0]?.name ?? null;
+}
+
+/**
+ * The container's end: the first watch event that shows it terminated, else the last pod read of
+ * this pod (same UID) that shows it, cited as a read, never as a watch event.
+ */
+function containerEnd(e: TimelineEvidence, container: string | null): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
+  if (!container) return null;
+  const { watchEvents, podReads } = e.evidence;
+  const event = watchEvents.find((w) => carriesPod(w) && w.containers.some((c) => c.name === container && c.state === 'terminated'));
+  if (event) {
+    const shown = event.containers.find((c) => c.name === container && c.state === 'terminated')!;
+    const from = { kind: 'watch' as const, type: event.type, resourceVersion: event.resourceVersion };
+    return { seen: { at: event.receivedAt, from }, final: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, container, from } };
+  }
+  const uid = e.pod?.uid;
+  for (let i = podReads.length - 1; i >= 0; i--) {
+    const read = podReads[i]!;
+    const shown = read.containers.find((c) => c.name === container && c.state === 'terminated');
+    if (!read.found || read.uid !== uid || !shown) continue;
+    const from = { kind: 'read' as const, index: i, resourceVersion: read.resourceVersion };
+    return { seen: { at: read.at, from }, final: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, container, from } };
+  }
+  return null;
+}
+
+function podDeleted(e: TimelineEvidence): Timeline['podDeleted'] {
+  const deleted = e.evidence.watchEvents.find((w) => w.type === 'DELETED');
+  if (deleted) return { at: deleted.receivedAt, from: { kind: 'watch', type: 'DELETED', resourceVersion: deleted.resourceVersion } };
+  const gone = e.evidence.podReads.findIndex((r) => !r.found);
+  return gone >= 0 ? { at: e.evidence.podReads[gone]!.at, from: { kind: 'read', index: gone, resourceVersion: e.evidence.podReads[gone]!.resourceVersion } } : null;
+}
+
+/** The sleep action runs in the kubelet and leaves no trace in the container: its span is inferred. */
+function inferredSleepAction(e: TimelineEvidence, term: LabLine | undefined): { start: Timeline['hookStart']; end: Timeline['hookEnd'] } {
+  if (e.scenario.preStop.kind !== 'sleep-action' || !e.deleteIssued) return { start: null, end: null };
+  const deletionSeen: WatchEvent | undefined = e.evidence.watchEvents.find((w) => w.deletionTimestamp !== null);
+  return {
+    start: deletionSeen
+      ? { source: 'inferred', at: deletionSeen.receivedAt, basis: 'the sleep action leaves no trace; taken as the deletion seen by the watch', from: { kind: 'watch', type: deletionSeen.type, resourceVersion: deletionSeen.resourceVersion } }
+      : { source: 'inferred', at: e.deleteIssued, basis: 'the sleep action leaves no trace; taken as the delete issued', from: { kind: 'harness', point: 'deleteIssued' } },
+    end: term ? { source: 'inferred', at: e.evidence.logLines[term.line]!.receivedAt, basis: 'the TERM line arriving: the kubelet signals right after the hook', from: { kind: 'log', line: term.line } } : null,
+  };
+}
+
+export function deriveTimeline(e: TimelineEvidence, lab = parseLabLogLines(e.evidence.logLines).lines): DerivedTimeline {
+  const first = (event: string) => lab.find((l) => l.event === event);
+  const logged = (l: LabLine) => ({ source: 'container-log' as const, at: { time: l.time, mono: l.mono }, from: { kind: 'log' as const, line: l.line } });
+  const hookStart = first('hook-start'), hookEnd = first('hook-end'), term = first('signal');
+  const inferred = inferredSleepAction(e, term);
+  const end = containerEnd(e, labContainerOf(e));
+  return {
+    hookStart: hookStart ? logged(hookStart) : inferred.start,
+    hookEnd: hookEnd ? logged(hookEnd) : inferred.end,
+    termReceived: term ? { ...logged(term), signal: String(term.fields.signal ?? 'unknown') } : null,
+    containerTerminated: end?.seen ?? null,
+    podDeleted: podDeleted(e),
+    finalState: end?.final ?? null,
+  };
+}

@@ -1,0 +1,60 @@
+// The two kinds of scenario a run runs, each one object: how long one may take, how many pods it
+// holds at once, how it runs (plan → execute → finish, in scenario.ts and rollout.ts), how its
+// observation is written, and whether a try whose request the harness lost runs again.
+import { writeFileAtomic } from '../files.ts';
+import { type Observation, writeObservation } from '../observation.ts';
+import { type RolloutObservation, RolloutObservationSchema } from '../observation-rollout.ts';
+import type { ScenarioSet } from '../scenario/load.ts';
+import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { podDeadlineSeconds } from '../safety/deadline.ts';
+import { runRollout } from './rollout.ts';
+import { runScenario, type ScenarioContext } from './scenario.ts';
+
+export interface ScenarioKind<S extends { name: string }, O> {
+  kind: ScenarioSet['kind'];
+  deadlineSeconds(s: S): number;
+  /** How many run at once when --parallel is not given. */
+  defaultParallel: number;
+  /** The most pods the run holds at once, for the pod cap. */
+  podsAtOnce(scenarios: readonly S[], parallel: number): number;
+  /** How its traffic reaches the lab, for the run's opening lines. */
+  describeTraffic(transport: string): string;
+  run(ctx: ScenarioContext, s: S): Promise<O>;
+  /** Written through its own schema: a file the run writes is a file it can read back. */
+  write(path: string, o: O): Promise<void>;
+  /** A try whose request the harness lost runs again on a fresh pod. */
+  retriesLostRequests: boolean;
+  /** The lab pair a scenario belongs to, if any. */
+  pairOf(s: S): string | null;
+  /** Whether the run's sweep also deletes Deployments and Services. */
+  sweepsWorkloads: boolean;
+}
+
+export const POD_SCENARIOS: ScenarioKind<Scenario, Observation> = {
+  kind: 'pod',
+  deadlineSeconds: podDeadlineSeconds,
+  defaultParallel: 8,
+  podsAtOnce: (scenarios, parallel) => Math.min(parallel, scenarios.length),
+  describeTraffic: (transport) => `over ${transport}`,
+  run: runScenario,
+  write: writeObservation,
+  retriesLostRequests: true,
+  pairOf: (s) => s.labPair?.id ?? null,
+  sweepsWorkloads: false,
+};
+
+export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation> = {
+  kind: 'rollout',
+  deadlineSeconds: rolloutDeadlineSeconds,
+  // Rollouts run one at a time by default: their timing under load is the lesson.
+  defaultParallel: 1,
+  // A rollout's worst moment: every old pod still terminating beside all the new ones, and the load pod.
+  podsAtOnce: (scenarios, parallel) => Math.max(...scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length),
+  describeTraffic: () => 'load from a pod through each Service',
+  run: runRollout,
+  write: async (path, o) => writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(o), null, 2) + '\n'),
+  retriesLostRequests: false,
+  pairOf: () => null,
+  sweepsWorkloads: true,
+};
