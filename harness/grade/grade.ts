@@ -8,7 +8,7 @@ import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
 import { factsOf } from './facts.ts';
-import { predict, rulesFor } from './theory.ts';
+import { type Prediction, predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { fail, inconclusive, RUBRIC_VERSION, type Check, type PodGradeResult, type Verdict, verdictOf } from './types.ts';
 
@@ -21,6 +21,8 @@ export interface GradeOptions {
   /** The schema version the file was written in (older ones are upgraded on reading). */
   fileVersion?: number;
 }
+
+const asDesigned = (p: Prediction) => ({ outcome: p.outcome, termAt: p.termAt });
 
 function explain(verdict: Verdict, checks: Check[]): string {
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
@@ -81,6 +83,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     lostPath: lost?.kind === 'lost' ? lost.reason : null,
     sealedPredictions: unsealed && 'file' in unsealed ? { sha256: o.run.predictions!.sha256, student: unsealed.file.student?.trim() || null } : null,
     prediction: model,
+    asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
     checks,
     timeline: timelineBars(o, model),
     deleteWall: o.timeline.deleteIssued?.at.wall ?? null,

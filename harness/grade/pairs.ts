@@ -40,6 +40,13 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     if (open.length) {
       return { pairId, checks: [inconclusive(id, open.map((r) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) is inconclusive: ${r.explanation}`).join('; '))] };
     }
+    // A half that did what the model says for this run's own times, where the scenario as written says
+    // otherwise, strayed from the design (a delete that reached the API seconds late, a late kubelet): the
+    // lesson was not tested, which is no fault of the student's, nor a pass.
+    const strayed = ([[short, 'cut'], [restored, 'completed']] as const).filter(([r, wanted]) => r.outcome !== wanted && r.verdict === 'matches-model' && r.kind === 'pod' && r.asDesigned?.outcome === wanted);
+    if (strayed.length) {
+      return { pairId, checks: [inconclusive(id, strayed.map(([r, wanted]) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}: this run did not test the grace; run it again`).join('; '))] };
+    }
     const problems: string[] = [];
     if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
     if (restored.outcome !== 'completed') problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
@@ -53,4 +60,11 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
         : pass(id, `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`)],
     };
   });
+}
+
+/** How a run's own times strayed from its scenario: where its TERM came against the model's for the design. */
+function strayedHow(r: GradeResult): string {
+  const designed = r.kind === 'pod' ? r.asDesigned : undefined;
+  if (!designed || !r.prediction || r.prediction.basis !== 'observed') return '';
+  return ` (TERM came ${r.prediction.termAt.toFixed(2)}s after the delete, where the design puts it at ${designed.termAt.toFixed(2)}s)`;
 }

@@ -62,6 +62,11 @@ export interface PodGradeResult extends ResultBase {
   kind: 'pod';
   podUid: string | null;
   rollout?: undefined;
+  /**
+   * The model's answer for the scenario as written (from the rules alone, no observed times): a pair half
+   * whose own times (a delete the API took late, a late kubelet) gave another answer did not test the design.
+   */
+  asDesigned?: { outcome: Prediction['outcome']; termAt: number };
 }
 
 /** A rollout's grade: the Deployment it rolled, and its own findings for the reports. */

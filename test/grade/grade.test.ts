@@ -1,4 +1,7 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
+import { gradeFile } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { gradePairs } from '../../harness/grade/pairs.ts';
 import { parsePredictions } from '../../harness/grade/predictions.ts';
@@ -140,6 +143,22 @@ describe('grader', () => {
     });
     it('is inconclusive with only one half', () => {
       expect(gradePairs([short])[0]!.checks[0]!.status).toBe('inconclusive');
+    });
+    // Recorded: one of 40 students at once on one simulator (bench:class-run), the API stamped the delete
+    // seconds late and TERM came 7.26 s after it: the work finished within the grace, as the model says for
+    // that run's own times. The pair was not tested; that is no fail of the student's.
+    it('is inconclusive, naming the late TERM, when the short-grace run completed only because the kubelet began late', async () => {
+      const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'late-kubelet-pair');
+      const results = await Promise.all(['short-grace', 'restored-grace'].map((n) => gradeFile(join(dir, `${n}.observation.json`))));
+      expect(results[0]).toMatchObject({ verdict: 'matches-model', outcome: 'completed', asDesigned: { outcome: 'cut' } });
+      const [pair] = gradePairs(results);
+      expect(pair!.checks[0]).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/^the short-grace run \(5s\) was completed, as the model predicts from that run's own times, but as written it is cut \(TERM came 7\.26s after the delete, where the design puts it at 3\.00s\): this run did not test the grace/) });
+    });
+    it('still fails a short-grace scenario that as written completes', () => {
+      const tooLong = { ...examples['cut-137-after-grace']!.scenario, terminationGracePeriodSeconds: 60 };
+      const r = grade(buildObservation(tooLong, undefined, 'uid-long'));
+      expect(r).toMatchObject({ verdict: 'matches-model', outcome: 'completed', asDesigned: { outcome: 'completed' } });
+      expect(gradePairs([r, restored])[0]!.checks[0]).toMatchObject({ status: 'fail', reason: expect.stringContaining('was completed, not cut') });
     });
   });
 });
