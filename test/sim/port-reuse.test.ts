@@ -2,8 +2,10 @@
 // process opens more port-forwards (each a local listener on a kernel-picked port, as the harness's
 // are): every answer must come from the pod it was sent to, as on a real node where each pod has its
 // own network namespace.
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { NodePorts } from '../../cluster/sim/ports.ts';
 import type { PortForwardHandle } from '../../harness/kube/index.ts';
 import { forwardTo, isReady, labPod, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
 
@@ -65,4 +67,20 @@ describe('port-forward under many pods at once', () => {
     console.log(`port-reuse wrong: ${wrong.length}`);
     expect(wrong).toEqual([]);
   }, 300_000);
+});
+
+describe('the node\'s host ports', () => {
+  it('gives no port twice while it is held, across two nodes in one process, and none from the ephemeral range', async () => {
+    const nodes = [new NodePorts(), new NodePorts()];
+    const picks = await Promise.all(Array.from({ length: 400 }, (_, i) => nodes[i % 2]!.reserve()));
+    console.log(`port-reuse reserved: ${picks.length}, distinct: ${new Set(picks).size}`);
+    expect(new Set(picks).size).toBe(picks.length);
+    const range = '/proc/sys/net/ipv4/ip_local_port_range';
+    // macOS's default first ephemeral port where Linux's /proc is absent.
+    const ephemeralLow = existsSync(range) ? Number(readFileSync(range, 'utf8').split(/\s+/)[0]) : 49152;
+    expect(picks.filter((p) => p >= ephemeralLow)).toEqual([]);
+    // Released, they are free to be given again.
+    for (const node of nodes) node.release(picks);
+    expect(await nodes[0]!.reserve()).toBeGreaterThan(0);
+  });
 });
