@@ -18,6 +18,10 @@ export interface LoadConfig {
   connections: number;
   /** After the last send: how long requests still open may take before they are cut and recorded. */
   drainMs: number;
+  /** `termlab verify`: the path (and query) to GET instead of the lab's /work; null for /work?ms=workMs. */
+  path: string | null;
+  /** The response header that names the answering pod (the lab's x-pod-uid). */
+  podHeader: string;
 }
 
 export class LoadConfigError extends Error {
@@ -40,6 +44,11 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: num
   return value;
 }
 
+function loadPath(path: string): string {
+  if (!path.startsWith('/') || /[\s#]/.test(path)) throw new LoadConfigError(`LOAD_PATH: expected a path such as /work?ms=200 (starting with /, no spaces or #), got ${JSON.stringify(path)}`);
+  return path;
+}
+
 export function parseLoadConfig(env: NodeJS.ProcessEnv): LoadConfig {
   const target = env.LOAD_TARGET ?? '';
   let url: URL;
@@ -53,6 +62,8 @@ export function parseLoadConfig(env: NodeJS.ProcessEnv): LoadConfig {
     durationMs: wholeNumber(env, 'LOAD_DURATION_MS', 1, DURATION_MAX_MS),
     connections: wholeNumber(env, 'LOAD_CONNECTIONS', 1, CONNECTIONS_MAX, 32),
     drainMs: workMs + DRAIN_MARGIN_MS,
+    path: env.LOAD_PATH ? loadPath(env.LOAD_PATH) : null,
+    podHeader: (env.LOAD_POD_HEADER || 'x-pod-uid').toLowerCase(),
   };
 }
 
@@ -144,7 +155,8 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       open--;
       maybeFinish();
     };
-    const req = request(`${config.target}/work?ms=${config.workMs}&id=${id}`, { agent, headers: { connection: 'close' } });
+    const path = config.path ?? `/work?ms=${config.workMs}`;
+    const req = request(`${config.target}${path}${path.includes('?') ? '&' : '?'}id=${id}`, { agent, headers: { connection: 'close' } });
     // A request that never ends is recorded as timed out, not left open forever.
     const limit = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), config.drainMs);
     req.on('socket', (socket) => {
@@ -156,7 +168,7 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       rec.headersAt = clockNow();
       rec.stage = 'body';
       rec.status = res.statusCode ?? null;
-      const uid = res.headers['x-pod-uid'];
+      const uid = res.headers[config.podHeader];
       rec.podUid = typeof uid === 'string' ? uid : null;
       let text = '';
       res.setEncoding('utf8');
@@ -165,6 +177,7 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       res.on('aborted', () => end(rec.status === 200 ? 'cut' : 'failed', 'ECONNRESET'));
       res.on('end', () => {
         if (rec.status === 503) return end('rejected', null);
+        if (config.path !== null && rec.status !== null && rec.status >= 200 && rec.status < 300 && !String(res.headers['content-type'] ?? '').includes('ndjson')) return end('completed', null);
         if (rec.status !== 200) return end('http-error', `HTTP_${rec.status}`);
         // Completed only with the server's done line: a body cut at a line boundary is still cut.
         const doneLine = text.trimEnd().split('\n').at(-1) ?? '';

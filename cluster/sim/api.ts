@@ -52,6 +52,19 @@ const intParam = (url: URL, name: string) => {
 export function createApiServer(parts: SimParts, tls: ServingCertificate) {
   const { store, registry, kubelet, watches, truth, portForward, remoteCommand } = parts;
 
+  /** The create was applied; its answer is held until the pod is Ready (or gone, or 2 min), then the connection is cut. */
+  function loseAnswerOnceReady(res: ServerResponse, namespace: string, name: string): void {
+    const started = performance.now();
+    const look = setInterval(() => {
+      const pod = store.get('pods', namespace, name) as { status?: { conditions?: { type: string; status: string }[] } } | undefined;
+      const ready = pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      if (!ready && pod && performance.now() - started < 120_000) return;
+      clearInterval(look);
+      res.socket?.destroy();
+    }, 50);
+    res.on('close', () => clearInterval(look));
+  }
+
   function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
     const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
     const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
@@ -121,7 +134,11 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       const namespace = m[1] ?? null;
       const resource = m[2] as Resource;
       if (method === 'GET') return listOrWatch(req, res, url, resource, namespace);
-      if (method === 'POST' && resource === 'pods' && namespace) return sendJson(res, 201, registry.create(namespace, await readBody(req)));
+      if (method === 'POST' && resource === 'pods' && namespace) {
+        const created = registry.create(namespace, await readBody(req));
+        if (registry.takeLostCreateAnswer(namespace)) return loseAnswerOnceReady(res, namespace, created.metadata.name);
+        return sendJson(res, 201, created);
+      }
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/events\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'events', store.mustGet('events', m[1]!, m[2]!));
 

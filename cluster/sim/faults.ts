@@ -14,6 +14,8 @@ export const FaultRequestSchema = z.discriminatedUnion('fault', [
   z.object({ fault: z.literal('expire-next-watch') }),
   z.object({ fault: z.literal('delay-events'), ms: z.int().min(0).max(60_000) }),
   z.object({ fault: z.literal('fail-next-delete'), namespace: z.string(), name: z.string() }),
+  /** The next pod create in the namespace is applied, but its answer never arrives: the connection is cut once the pod is Ready (a network drop after the request got through). */
+  z.object({ fault: z.literal('lose-next-create-answer'), namespace: z.string() }),
   z.object({ fault: z.literal('ignore-sigterm'), namespace: z.string(), name: z.string() }),
   /** The API server goes away (listener closed, every connection cut, upgraded streams too) and comes back; the kubelet carries on. */
   z.object({ fault: z.literal('refuse-connections'), seconds: z.number().positive().max(MAX_OUTAGE_SECONDS) }),
@@ -29,6 +31,7 @@ export type FaultRequest = z.infer<typeof FaultRequestSchema>;
 export class Faults {
   expireNextWatch = false;
   readonly failNextDelete = new Set<string>();
+  readonly loseNextCreateAnswer = new Set<string>();
   readonly ignoreSigterm = new Set<string>();
 
   static key(namespace: string, name: string): string {

@@ -146,6 +146,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       case 'expire-next-watch': faults.expireNextWatch = true; return 'the next watch gets 410 Expired';
       case 'delay-events': store.eventDelayMs = request.ms; return `watch events delayed by ${request.ms} ms`;
       case 'fail-next-delete': faults.failNextDelete.add(Faults.key(request.namespace, request.name)); return `the next delete of ${request.namespace}/${request.name} fails with 500`;
+      case 'lose-next-create-answer': faults.loseNextCreateAnswer.add(request.namespace); return `the next pod create in ${request.namespace} is applied, and its answer lost once the pod is Ready`;
       case 'ignore-sigterm': faults.ignoreSigterm.add(Faults.key(request.namespace, request.name)); return `${request.namespace}/${request.name} will not get SIGTERM`;
       case 'refuse-connections': return listenerFaults!.refuse(request.seconds);
       case 'stall-requests': return listenerFaults!.stall(request.seconds, via);

@@ -24,6 +24,11 @@ export class PodRegistry {
     this.faults = faults;
   }
 
+  /** The lose-next-create-answer fault, taken by the API as it answers a create. */
+  takeLostCreateAnswer(namespace: string): boolean {
+    return this.faults.loseNextCreateAnswer.delete(namespace);
+  }
+
   create(namespace: string, body: any): KubeObject {
     if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
     if (!body || typeof body !== 'object') throw badRequest('the body must be a Pod object');

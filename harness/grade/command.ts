@@ -31,6 +31,8 @@ export const gradeCommand: CommandModule = {
       options: parseOptions(gradeFlags),
     });
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
+    // A `termlab verify` file (*.verification.json) has its own grader (harness/verify).
+    if (positionals.every((p) => p.endsWith('.verification.json'))) return (await import('../verify/command.ts')).gradeVerifications(positionals, values, io);
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
     if (values.gradebook || values['gradebook-json'] || values.lab) {
       // A class is graded into a gradebook and a class report; a per-file output would be silently empty.

@@ -7,8 +7,11 @@ import { withRetry, type RetryOptions } from './retry.ts';
 
 const limit = (cluster: Cluster) => timeoutOptions(cluster.health.requestTimeoutMs);
 
-/** Creates a pod. A create whose answer was lost is found by reading the pod back. */
-export async function createPod(cluster: Cluster, namespace: string, body: k8s.V1Pod, options?: RetryOptions): Promise<k8s.V1Pod> {
+/**
+ * Creates a pod. A create whose answer was lost is found by reading the pod back (onReadBack says so):
+ * that pod may already be Ready, so a watch from its resourceVersion would never see it become so.
+ */
+export async function createPod(cluster: Cluster, namespace: string, body: k8s.V1Pod, options?: RetryOptions & { onReadBack?: () => void }): Promise<k8s.V1Pod> {
   let tried = false;
   const name = body.metadata!.name!;
   return withRetry(cluster, `create pod ${namespace}/${name}`, async () => {
@@ -17,7 +20,9 @@ export async function createPod(cluster: Cluster, namespace: string, body: k8s.V
     } catch (error) {
       const conflict = (error as { code?: number }).code === 409;
       if (!(conflict && tried)) { tried = true; throw error; }
-      return cluster.core.readNamespacedPod({ name, namespace }, limit(cluster));
+      const pod = await cluster.core.readNamespacedPod({ name, namespace }, limit(cluster));
+      options?.onReadBack?.();
+      return pod;
     }
   }, options);
 }

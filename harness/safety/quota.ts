@@ -30,14 +30,14 @@ export function usageText(r: QuotaRefusal): string {
   return Object.keys(r.limited).map((key) => `${r.used[key] ?? '?'} of ${r.limited[key]} ${key} in use`).join(', ');
 }
 
-export async function createPodWithinQuota(cluster: Cluster, namespace: string, body: k8s.V1Pod, options: { signal?: AbortSignal; maxWaitMs?: number; onWait?: (text: string) => void; now?: () => number } = {}): Promise<k8s.V1Pod> {
+export async function createPodWithinQuota(cluster: Cluster, namespace: string, body: k8s.V1Pod, options: { signal?: AbortSignal; maxWaitMs?: number; onWait?: (text: string) => void; onReadBack?: () => void; now?: () => number } = {}): Promise<k8s.V1Pod> {
   const now = options.now ?? Date.now;
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_QUOTA_WAIT_MS;
   const started = now();
   let delay = FIRST_DELAY_MS;
   for (;;) {
     try {
-      return await createPod(cluster, namespace, body, { signal: options.signal });
+      return await createPod(cluster, namespace, body, { signal: options.signal, onReadBack: options.onReadBack });
     } catch (error) {
       const refusal = quotaRefusal(error);
       if (!refusal) throw error;

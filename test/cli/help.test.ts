@@ -17,7 +17,7 @@ const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: tru
 
 describe('each subcommand is one Command object', () => {
   it('shows every one of its flags, with its help, in --help', () => {
-    expect(commands.map((c) => c.name).sort()).toEqual(['class', 'grade', 'pack', 'predict', 'reap', 'run', 'scenarios', 'schema', 'sim']);
+    expect(commands.map((c) => c.name).sort()).toEqual(['class', 'grade', 'pack', 'predict', 'reap', 'run', 'scenarios', 'schema', 'sim', 'verify']);
     for (const command of commands) {
       const help = helpOf(command);
       expect(help).toContain(`usage: ${usageOf(command)}`);

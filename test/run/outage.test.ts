@@ -78,6 +78,20 @@ describe('the API away while the kubelet carries on', () => {
   });
 });
 
+describe('a create whose answer is lost', () => {
+  it('reads the pod back and, though it is Ready by then, still sees it Ready and grades the run', async () => {
+    // The default request limit: the held answer ends when the connection is cut at Ready, not by a timeout.
+    const patient = await connect({ kubeconfigText: sim.kubeconfig });
+    await sim.fault({ fault: 'lose-next-create-answer', namespace: 'default' });
+    const o = await runScenario({ ...context('run-o-0005', () => {}), cluster: patient }, cutScenario);
+    expect(o.run.complete, o.run.incompleteReason ?? '').toBe(true);
+    // The create was tried again and found the pod: its watch began with the pod as it was (ADDED, Ready).
+    expect(o.evidence.watchEvents[0]).toMatchObject({ type: 'ADDED' });
+    expect(grade(o).verdict, why(o)).toBe('matches-model');
+    expect(await runPods('run-o-0005')).toBe(0);
+  });
+});
+
 describe('termlab run against an API that goes away', () => {
   it('says the API is away and back, and exits as without the fault, or inconclusive for the log it lost', async () => {
     const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'brief'], () => sim.fault({ fault: 'refuse-connections', seconds: 6 }));

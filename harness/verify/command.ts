@@ -1,0 +1,118 @@
+// `termlab verify deployment/NAME`: parse, connect, read and print the plan, ask for --yes (unless
+// the cluster is the simulated one), run, write the one observation file, grade it back from the
+// file exactly as `termlab grade` does, write the reports, and exit as `run` does.
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type CommandModule, parseOptions } from '../command.ts';
+import { verifyFlags } from '../commands/verify.ts';
+import { EXIT, exitCodeFor, TermlabError, unwritable } from '../errors.ts';
+import { connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
+import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
+import { RunClock } from '../run/clock.ts';
+import { ownershipOf, whoAmI } from '../safety/identity.ts';
+import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
+import { newRunRecord, saveRun } from '../safety/runs.ts';
+import { sweepRun } from '../safety/sweep.ts';
+import { loadTemplate } from '../scenario/load.ts';
+import { HARNESS_VERSION } from '../version.ts';
+import { gradeVerificationFile, writeVerification, writeVerifyReports } from './files.ts';
+import { exitCodeOfGrade } from './grade.ts';
+import { ActionSchema, VERIFICATION_SUFFIX, type VerifyRequest } from './observation.ts';
+import { runVerification, verifyBoundsMs } from './run.ts';
+import { planText, readTarget } from './target.ts';
+import { terminalSummary } from './report.ts';
+
+const DNS_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DEFAULT_LOAD_IMAGE = 'termlab/lab-server:0.1.0';
+
+function whole(value: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new TermlabError('USAGE', `${flag}: expected a whole number ${min}-${max}, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** `deployment/NAME` (also `deploy/NAME`, `deployments/NAME`, `deployment.apps/NAME`), as kubectl writes it. */
+export function parseTarget(positionals: string[]): string {
+  if (positionals.length !== 1) throw new TermlabError('USAGE', `verify needs one target, deployment/NAME${positionals.length ? `; got ${positionals.length}: ${positionals.join(' ')}` : ''}`);
+  const m = /^(deployment|deployments|deploy|deployment\.apps)\/(.+)$/.exec(positionals[0]!);
+  if (!m) throw new TermlabError('USAGE', `${JSON.stringify(positionals[0])}: expected deployment/NAME (only Deployments can be verified)`);
+  const name = m[2]!;
+  if (name.length > 253 || !DNS_NAME.test(name)) throw new TermlabError('USAGE', `deployment/${name}: not a valid Deployment name (lower-case letters, digits and -, starting and ending alphanumeric)`);
+  return name;
+}
+
+export const verifyCommand: CommandModule = {
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: parseOptions(verifyFlags) });
+    const deployment = parseTarget(positionals);
+    const action = ActionSchema.safeParse(values.action ?? 'rollout-restart');
+    if (!action.success) throw new TermlabError('USAGE', `--action: expected rollout-restart or delete-pod, got ${JSON.stringify(values.action)}`);
+    const path = values.path ?? '/';
+    if (!path.startsWith('/') || /[\s#]/.test(path)) throw new TermlabError('USAGE', `--path: expected a path such as /healthz or '/work?ms=200' (starting with /, no spaces or #), got ${JSON.stringify(path)}`);
+    if (values.service !== undefined && !DNS_NAME.test(values.service)) throw new TermlabError('USAGE', `--service: ${JSON.stringify(values.service)} is not a valid Service name`);
+    if (values['pod-header'] !== undefined && !/^[A-Za-z0-9-]+$/.test(values['pod-header'])) throw new TermlabError('USAGE', `--pod-header: ${JSON.stringify(values['pod-header'])} is not a header name`);
+    if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value`);
+    const readyTimeoutMs = whole(values['ready-timeout'], '--ready-timeout', 120, 1, 3600) * 1000;
+    const apiPatienceMs = whole(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000, 0, 3600) * 1000;
+    const requestFields = {
+      deployment, service: values.service ?? null, port: values.port === undefined ? null : whole(values.port, '--port', 0, 1, 65535), path,
+      rate: whole(values.rate, '--rate', 50, 1, 10_000), connections: whole(values.connections, '--connections', 32, 1, 1024),
+      podHeader: values['pod-header'] ?? 'x-pod-uid', action: action.data, maxFailed: whole(values['max-failed'], '--max-failed', 0, 0, 1_000_000),
+      loadImage: values['load-image'] ?? DEFAULT_LOAD_IMAGE,
+    };
+
+    const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context, apiPatienceMs });
+    const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
+    const request: VerifyRequest = { ...requestFields, namespace };
+    const simulated = Boolean(cluster.serverVersion?.includes('termlab-sim'));
+    const read = await readTarget(cluster, request, simulated);
+    const victim = request.action === 'delete-pod' ? read.target.pods.filter((p) => p.ready && !p.deletionTimestamp).map((p) => p.name).sort()[0] ?? null : null;
+    io.out(`termlab ${HARNESS_VERSION} on context "${t(cluster.context)}" (${t(cluster.serverVersion)}${simulated ? ', the simulated cluster' : ''})\n${planText(request, read, victim).split('\n').map(t).join('\n')}`);
+    if (!simulated && !values.yes) throw new TermlabError('USAGE', 'this changes a Deployment on a real cluster: re-run with --yes to go ahead (nothing was changed)');
+
+    const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
+    const runId = newRunId();
+    const outDir = resolve(values.out ?? join('reports', `verify-${runId}`));
+    try { await mkdir(outDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', '--out', outDir, error); }
+    const bounds = verifyBoundsMs({ read, readyTimeoutMs });
+    // The record lets `termlab reap` take the load pod (and a temporary Service) if this process dies.
+    const record = newRunRecord({ runId, owner: ownership.owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + bounds.loadMs + 120_000).toISOString() });
+    await saveRun(record);
+
+    const clock = new RunClock();
+    const { observation, failure } = await runVerification({
+      cluster, request, read, runId, owner: ownership.owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION,
+      simulated, template: await loadTemplate(), clock, signal: io.signal, readyTimeoutMs,
+      onPhase: (phase) => { if (!values.json) io.err(`  ${phase}\n`); },
+    });
+    const file = join(outDir, `${deployment}${VERIFICATION_SUFFIX}`);
+    await writeVerification(file, observation);
+    let swept = false;
+    try { swept = await sweepRun(cluster, namespace, runId); } catch { /* the record stays running: `termlab reap` finishes it */ }
+    if (swept) await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' });
+
+    // Graded from the file, as `termlab grade` will: the same verdict offline.
+    const { grade } = await gradeVerificationFile(file);
+    await writeVerifyReports(grade, observation, { md: join(outDir, 'report.md'), html: join(outDir, 'report.html'), junit: join(outDir, 'junit.xml') });
+    await writeVerifyReports(grade, observation, { md: values.md, html: values.html, junit: values.junit });
+    if (values.json) io.out(terminalJson({ verdict: grade.verdict, explanation: grade.explanation, requests: grade.requests, failed: grade.failed, byCause: grade.byCause, advice: grade.advice, reasoning: grade.reasoning, scope: grade.scope, observation: file }) + '\n');
+    else io.out(`\n${terminalSummary(grade)}\nobservation: ${t(file)} (regrade offline: termlab grade ${t(file)})\nreports: ${t(join(outDir, 'report.html'))} (also report.md, junit.xml)\n`);
+    if (io.signal.aborted) return EXIT.interrupted;
+    if (failure) { io.err(`termlab verify: ${failure.code}: ${t(failure.message)}\n`); return exitCodeFor(failure.code); }
+    return exitCodeOfGrade(grade);
+  },
+};
+
+/** `termlab grade` on verification files: the same grade, reports and exit code, offline. */
+export async function gradeVerifications(paths: string[], targets: { json?: boolean; md?: string; html?: string; junit?: string }, io: { out(text: string): void; signal: AbortSignal }): Promise<number> {
+  if (paths.length > 1 && (targets.md || targets.html || targets.junit)) throw new TermlabError('USAGE', '--md/--html/--junit with verification files: one file at a time');
+  const codes: number[] = [];
+  for (const path of paths) {
+    const { grade, observation } = await gradeVerificationFile(path, io.signal);
+    if (paths.length === 1) await writeVerifyReports(grade, observation, targets);
+    io.out(targets.json ? terminalJson(grade) + '\n' : terminalSummary(grade));
+    codes.push(exitCodeOfGrade(grade));
+  }
+  return Math.max(0, ...codes);
+}

@@ -1,0 +1,40 @@
+// A verification file read back through its schema and graded: the one path `termlab verify` and
+// `termlab grade` both take, so the verdict offline is the verdict the run printed.
+import { TermlabError } from '../errors.ts';
+import { formatIssue, writeFileAtomic } from '../files.ts';
+import { parseJsonText, readRegularTextFile } from '../observation-read.ts';
+import { MAX_OBSERVATION_BYTES } from '../observation.ts';
+import { writeReport } from '../report/write.ts';
+import { gradeVerification, type VerifyGrade } from './grade.ts';
+import { VERIFICATION_SCHEMA_VERSION, VERIFICATION_SUFFIX, type VerificationObservation, VerificationObservationSchema } from './observation.ts';
+import { renderVerifyHtml, renderVerifyJunit, renderVerifyMarkdown } from './report.ts';
+
+export function parseVerification(data: unknown, source: string): VerificationObservation {
+  const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (version !== VERIFICATION_SCHEMA_VERSION) throw new TermlabError('OBSERVATION_INVALID', `${source}: schemaVersion: this termlab reads verification files of version ${VERIFICATION_SCHEMA_VERSION}, the file says ${JSON.stringify(version ?? null)}`, { source, path: 'schemaVersion' });
+  const result = VerificationObservationSchema.safeParse(data);
+  if (!result.success) throw new TermlabError('OBSERVATION_INVALID', `${source}: ${formatIssue(result.error.issues[0]!)}`, { source });
+  return result.data;
+}
+
+export async function readVerification(path: string, signal?: AbortSignal): Promise<VerificationObservation> {
+  const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
+  return parseVerification(parseJsonText(text, path), path);
+}
+
+export async function writeVerification(path: string, o: VerificationObservation): Promise<void> {
+  await writeFileAtomic(path, JSON.stringify(VerificationObservationSchema.parse(o), null, 2) + '\n');
+}
+
+export const isVerificationPath = (path: string) => path.endsWith(VERIFICATION_SUFFIX);
+
+export async function gradeVerificationFile(path: string, signal?: AbortSignal): Promise<{ grade: VerifyGrade; observation: VerificationObservation }> {
+  const observation = await readVerification(path, signal);
+  return { grade: gradeVerification(observation, { source: path }), observation };
+}
+
+export async function writeVerifyReports(grade: VerifyGrade, observation: VerificationObservation, targets: { md?: string; html?: string; junit?: string }): Promise<void> {
+  if (targets.md) await writeReport(targets.md, renderVerifyMarkdown(grade), 'the Markdown summary');
+  if (targets.html) await writeReport(targets.html, renderVerifyHtml(grade, observation), 'the HTML report');
+  if (targets.junit) await writeReport(targets.junit, renderVerifyJunit(grade), 'the JUnit report');
+}

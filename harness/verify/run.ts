@@ -1,0 +1,273 @@
+// One verification as phases: watches → (temporary Service) → available → load → steady → act →
+// rolled out and old pods gone → load tail → clean (LIFO). Each terminating pod is read live the
+// moment its deletion is seen; the old pods' logs and the load pod's log are followed.
+import type * as k8s from '@kubernetes/client-node';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TermlabError } from '../errors.ts';
+import { type Cluster, createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
+import type { LiveRead } from '../observation-rollout.ts';
+import type { Observation } from '../observation.ts';
+import { Cleaner } from '../run/cleaner.ts';
+import { apiTimeString, type RunClock } from '../run/clock.ts';
+import { LogFollower } from '../run/logs.ts';
+import { liveContainers } from '../run/rollout-watch.ts';
+import { ownershipLabels } from '../safety/labels.ts';
+import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
+import { parseLoadLine } from '../../server/contract-schemas.ts';
+import { needing, patchRestartedAt, RESTARTED_AT } from './kube.ts';
+import { renderVerifyLoadPod, VERIFY_SCENARIO, workMsOf } from './load-pod.ts';
+import { type Target, VERIFICATION_KIND, VERIFICATION_SCHEMA_VERSION, type VerificationObservation, type VerifyRequest } from './observation.ts';
+import type { ReadTarget } from './target.ts';
+import { VerifyWatches } from './watches.ts';
+
+/** After the EndpointSlice lists every replica ready: time for the proxies to route to them all. */
+const SERVICE_SETTLE_MS = 2_000;
+/** Steady load this long before acting (beyond the first second of unbroken success). */
+const STEADY_MS = 2_000;
+/** After the rollout completed and the old pods are gone: how long the load goes on. */
+export const LOAD_TAIL_MS = 3_000;
+const LOG_POKE_MS = 100;
+const READS_SETTLE_MS = 10_000;
+const GONE_MARGIN_MS = 60_000;
+/** The Deployment's own default (spec.progressDeadlineSeconds). */
+const DEFAULT_PROGRESS_DEADLINE_S = 600;
+/** The load pod's own bound: it never sends longer than this (server/load.ts allows 30 min). */
+const LOAD_MAX_MS = 30 * 60 * 1000;
+
+type Raw = Record<string, any>;
+
+export interface VerifyContext {
+  cluster: Cluster;
+  request: VerifyRequest;
+  read: ReadTarget;
+  runId: string;
+  owner: string;
+  identity?: string;
+  harnessVersion: string;
+  simulated: boolean;
+  template: Record<string, any>;
+  clock: RunClock;
+  signal: AbortSignal;
+  readyTimeoutMs: number;
+  onPhase(phase: string): void;
+}
+
+/** How long the whole run may take: what the load pod's deadline and the run record's say. */
+export function verifyBoundsMs(ctx: Pick<VerifyContext, 'read' | 'readyTimeoutMs'>): { rolloutMs: number; loadMs: number } {
+  const d = ctx.read.target.deployment;
+  const grace = Math.max(d.terminationGracePeriodSeconds ?? 30, ...ctx.read.target.pods.map((p) => p.terminationGracePeriodSeconds ?? 0));
+  const rolloutMs = ((d.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_S) + grace) * 1000 + GONE_MARGIN_MS;
+  return { rolloutMs, loadMs: Math.min(LOAD_MAX_MS, rolloutMs + ctx.readyTimeoutMs * 2 + LOAD_TAIL_MS) };
+}
+
+const suffix = (runId: string) => runId.slice(-4);
+
+export interface VerifyOutcome {
+  observation: VerificationObservation;
+  /** What ended the run early, when it was the cluster or the input (exit 3 or 2), not the app. */
+  failure: TermlabError | null;
+}
+
+export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome> {
+  const { cluster, request, read, clock } = ctx;
+  const ns = request.namespace;
+  const watches = new VerifyWatches(cluster, ns, clock);
+  const cleaner = new Cleaner(clock);
+  const bounds = verifyBoundsMs(ctx);
+  const run: Observation['run'] = {
+    runId: ctx.runId, ownerId: ctx.owner, harnessVersion: ctx.harnessVersion, observedAt: clock.now().wall, complete: false,
+    cluster: { context: cluster.context, server: cluster.server, serverVersion: cluster.serverVersion, nodeName: null, containerRuntime: null, simulated: ctx.simulated },
+    transport: 'direct',
+  };
+  const existing = read.service.existing;
+  let service: Target['service'] = {
+    name: existing?.metadata?.name ?? '', uid: existing?.metadata?.uid ?? '', temporary: false, type: existing?.spec?.type ?? 'ClusterIP',
+    clusterIP: existing?.spec?.clusterIP ?? null, port: read.service.port, nodePort: existing?.spec?.ports?.find((p) => p.port === read.service.port)?.nodePort ?? null,
+  };
+  const tempName = `termlab-verify-${request.deployment}`.slice(0, 52).replace(/-+$/, '') + `-${suffix(ctx.runId)}`;
+  if (read.service.temporary) service = { ...service, name: tempName, uid: '', temporary: true, type: read.service.temporary.type, clusterIP: null, nodePort: null };
+  const objects: VerificationObservation['objects'] = { loadPod: null, loadTarget: null };
+  const timeline: VerificationObservation['timeline'] = { watchesEstablished: null, loadPodCreated: null, loadSteady: null, acted: null, rolloutComplete: null, loadEnded: null };
+  let acted: VerificationObservation['acted'] = null;
+  let progressCondition: string | null = null;
+  const liveReads: LiveRead[] = [];
+  const followers = new Map<string, { pod: string; follower: LogFollower }>();
+  const pendingReads = new Set<Promise<unknown>>();
+  const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
+  let phase = 'starting';
+  let cleanup: Observation['cleanup'] = [];
+  let failure: TermlabError | null = null;
+  const onPhase = (next: string) => { phase = next; ctx.onPhase(next); };
+  const oldUids = new Set(read.target.pods.map((p) => p.uid));
+
+  watches.onPod = (pod: Raw, event) => {
+    const uid = event.uid;
+    // The old pods' logs (their TERM and exit, when the app says so) and the load pod's records.
+    const follow = event.role === 'load' || oldUids.has(uid);
+    if (follow && !followers.has(uid) && event.type !== 'DELETED' && event.containers.some((c) => c.state === 'running' || c.state === 'terminated')) {
+      const follower = new LogFollower();
+      followers.set(uid, { pod: event.name, follower });
+      void follower.start(cluster, ns, event.name, pod.spec?.containers?.[0]?.name ?? 'app', clock)
+        .then(() => follower.waitForEnd(bounds.loadMs), () => false)
+        .finally(() => watches.poke());
+    }
+    if (event.role !== 'load' && event.deletionTimestamp && !liveReads.some((r) => r.uid === uid || r.pod === event.name)) {
+      const placeholder: LiveRead = { pod: event.name, at: clock.now(), after: { resourceVersion: event.resourceVersion }, found: false, uid: null, resourceVersion: null, deletionTimestamp: null, terminationGracePeriodSeconds: null, templateHash: null, containers: [] };
+      liveReads.push(placeholder);
+      const live = readPod(cluster, ns, event.name).then((p) => {
+        Object.assign(placeholder, {
+          at: clock.now(), found: p !== null && p.metadata?.uid === uid, uid: p?.metadata?.uid ?? null, resourceVersion: p?.metadata?.resourceVersion ?? null,
+          deletionTimestamp: apiTimeString(p?.metadata?.deletionTimestamp), terminationGracePeriodSeconds: p?.spec?.terminationGracePeriodSeconds ?? null,
+          templateHash: p?.metadata?.labels?.['pod-template-hash'] ?? null, containers: p ? liveContainers(JSON.parse(JSON.stringify(p.spec))) : [],
+        });
+      }, () => { /* the read failed: the placeholder stays not found */ });
+      pendingReads.add(live);
+      void live.finally(() => pendingReads.delete(live));
+    }
+  };
+
+  const loadLog = () => (objects.loadPod ? followers.get(objects.loadPod.uid)?.follower ?? null : null);
+  const load = { scanned: 0, started: false, ended: false, completedInARow: 0 };
+  const scanLoad = () => {
+    const lines = loadLog()?.lines ?? [];
+    for (; load.scanned < lines.length; load.scanned++) {
+      const line = parseLoadLine(lines[load.scanned]!.text);
+      if (line?.event === 'request') load.completedInARow = line.outcome === 'completed' ? load.completedInARow + 1 : 0;
+      else if (line?.event === 'load-start') load.started = true;
+      else if (line?.event === 'load-end') load.ended = true;
+    }
+    return load;
+  };
+  const appEvents = () => watches.evidence.podEvents.filter((e) => e.role !== 'load');
+  const goneUids = () => new Set(appEvents().filter((e) => e.type === 'DELETED').map((e) => e.uid));
+  const replicas = read.target.deployment.replicas;
+  const available = (generation: number) => () => {
+    const st = watches.deployment?.status ?? {};
+    return (st.observedGeneration ?? 0) >= generation && st.updatedReplicas === replicas && st.availableReplicas === replicas && st.replicas === replicas;
+  };
+
+  try {
+    onPhase('watching');
+    await watches.start({ deployment: request.deployment, podSelector: read.podSelector, loadSelector: `termlab.io/run=${ctx.runId}`, service: service.name });
+    timeline.watchesEstablished = clock.now();
+    if (watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a verification watch could not start');
+
+    const temp = read.service.temporary;
+    if (temp) {
+      const body: k8s.V1Service = {
+        metadata: { name: tempName, labels: ownershipLabels(ctx.owner, ctx.runId, VERIFY_SCENARIO), annotations: { [EXPIRES_ANNOTATION]: new Date(Date.now() + bounds.loadMs + GONE_MARGIN_MS).toISOString() } },
+        spec: { type: temp.type, selector: temp.selector, ports: [{ name: 'http', port: temp.port, targetPort: temp.targetPort as never, protocol: 'TCP' }] },
+      };
+      const made = await needing('create', 'services', ns, () => createService(cluster, ns, body, { signal: ctx.signal }));
+      service = { ...service, uid: made.metadata!.uid!, clusterIP: made.spec?.clusterIP ?? null, nodePort: made.spec?.ports?.[0]?.nodePort ?? null };
+      cleaner.defer(`delete temporary service ${tempName}`, async () => ((await deleteService(cluster, ns, tempName, service.uid)) === 'gone' ? 'gone' : 'done'));
+    }
+
+    onPhase('waiting for available');
+    const generation0 = read.deployment.metadata?.generation ?? 1;
+    if (!(await watches.waitFor(available(generation0), ctx.readyTimeoutMs, ctx.signal))) {
+      throw new TermlabError('POD_NOT_READY', `deployment/${request.deployment} was not available (${replicas} updated, available replicas) within ${ctx.readyTimeoutMs / 1000}s: verify a Deployment at rest`);
+    }
+    const sliceReady = () => {
+      // Slices are per Service and may be several: the newest event of each.
+      const latest = new Map<string, (typeof watches.evidence.sliceEvents)[number]>();
+      for (const s of watches.evidence.sliceEvents) latest.set(s.name, s);
+      return [...latest.values()].filter((s) => s.type !== 'DELETED').flatMap((s) => s.endpoints).filter((e) => e.ready).length >= replicas;
+    };
+    if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `Service ${service.name}'s EndpointSlices did not list ${replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`);
+    await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
+
+    onPhase('load starting');
+    if (ctx.simulated) {
+      const hostIP = read.target.pods[0] ? (await readPod(cluster, ns, read.target.pods[0].name))?.status?.hostIP : undefined;
+      if (!service.nodePort) throw new TermlabError('USAGE', `Service ${service.name} has no nodePort: the simulated cluster routes only NodePorts`);
+      objects.loadTarget = `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`;
+    } else {
+      if (!service.clusterIP || service.clusterIP === 'None') throw new TermlabError('USAGE', `Service ${service.name} has no ClusterIP (headless): the load goes through a ClusterIP, as clients do; give --service`);
+      objects.loadTarget = `http://${service.clusterIP}:${service.port}`;
+    }
+    const loadName = `termlab-verify-load-${suffix(ctx.runId)}`;
+    const body = renderVerifyLoadPod(ctx.template, request, { name: loadName, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, target: objects.loadTarget, durationMs: bounds.loadMs, deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60 });
+    const made = await needing('create', 'pods', ns, () => createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }));
+    objects.loadPod = { name: loadName, uid: made.metadata!.uid! };
+    timeline.loadPodCreated = clock.now();
+    cleaner.defer(`delete load pod ${loadName}`, async () => ((await deletePod(cluster, ns, loadName, objects.loadPod!.uid)) === 'gone' ? 'gone' : 'done'));
+    if (!(await watches.waitFor(() => scanLoad().started, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `the load pod ${loadName} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
+    if (!(await watches.waitFor(() => scanLoad().completedInARow >= request.rate, ctx.readyTimeoutMs, ctx.signal))) {
+      throw new TermlabError('POD_NOT_READY', `requests through Service ${service.name} (${objects.loadTarget}${request.path}) did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s: is the path right, and does it answer 2xx?`);
+    }
+    timeline.loadSteady = clock.now();
+    await sleep(STEADY_MS, undefined, { signal: ctx.signal });
+
+    onPhase('acting');
+    for (const e of appEvents()) oldUids.add(e.uid);
+    let done: () => boolean;
+    if (request.action === 'rollout-restart') {
+      const value = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const current = watches.deployment ?? read.deployment;
+      const patched = await patchRestartedAt(cluster, ns, current as k8s.V1Deployment, value);
+      timeline.acted = clock.now();
+      const generation = patched.metadata?.generation ?? generation0 + 1;
+      acted = { action: request.action, at: timeline.acted, restartedAt: patched.spec?.template.metadata?.annotations?.[RESTARTED_AT] ?? value, generation, pod: null };
+      done = () => { const gone = goneUids(); return available(generation)() && [...oldUids].every((u) => gone.has(u)); };
+    } else {
+      const ready = appEvents().filter((e) => !e.deletionTimestamp);
+      const latest = new Map(ready.map((e) => [e.uid, e]));
+      const victim = [...latest.values()].filter((e) => e.ready && !goneUids().has(e.uid)).sort((a, b) => a.name.localeCompare(b.name))[0];
+      if (!victim) throw new TermlabError('POD_NOT_READY', `deployment/${request.deployment} has no Ready pod to delete`);
+      const answer = await needing('delete', 'pods', ns, () => deletePod(cluster, ns, victim.name, victim.uid, { signal: ctx.signal }));
+      timeline.acted = clock.now();
+      acted = { action: request.action, at: timeline.acted, restartedAt: null, generation: null, pod: { name: victim.name, uid: victim.uid, deletionTimestamp: answer === 'gone' ? null : apiTimeString(answer.metadata?.deletionTimestamp) } };
+      done = () => goneUids().has(victim.uid) && available(generation0)();
+    }
+
+    onPhase('rolling out');
+    if (!(await watches.waitFor(done, bounds.rolloutMs, ctx.signal))) {
+      if (ctx.signal.aborted) throw new Error('interrupted');
+      const cond = (watches.deployment?.status?.conditions ?? []).find((c: Raw) => c.type === 'Progressing');
+      progressCondition = cond ? `Progressing=${cond.status} (${cond.reason}): ${cond.message}` : null;
+      throw new Error(`the rollout did not complete within ${Math.round(bounds.rolloutMs / 1000)}s${progressCondition ? `; the Deployment says ${progressCondition}` : ''}`);
+    }
+    timeline.rolloutComplete = clock.now();
+
+    onPhase('load finishing');
+    await sleep(LOAD_TAIL_MS, undefined, { signal: ctx.signal });
+    // Its pod's TERM ends the sending; what is in flight still ends and is logged, then load-end.
+    await deletePod(cluster, ns, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
+    const ended = () => scanLoad().ended && (loadLog()?.ended ?? false);
+    if (!(await watches.waitFor(ended, workMsOf(request.path) + GONE_MARGIN_MS, ctx.signal))) throw new Error('the load pod did not finish its load in time');
+    timeline.loadEnded = clock.now();
+    run.complete = true;
+  } catch (error) {
+    run.incompleteReason = ctx.signal.aborted ? `interrupted (Ctrl-C) while ${phase}` : error instanceof Error ? error.message : String(error);
+    if (error instanceof TermlabError && !ctx.signal.aborted && error.code !== 'POD_NOT_READY') failure = error;
+  } finally {
+    for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
+    clearInterval(poker);
+    onPhase('cleaning up');
+    cleanup = await cleaner.run();
+    const settle = new AbortController();
+    await Promise.race([Promise.allSettled([...pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
+    settle.abort();
+    watches.stop();
+    watches.keepOwnEvents();
+    if (run.complete && cleanup.some((c) => !c.ok)) {
+      run.complete = false;
+      run.incompleteReason = `cleanup failed: ${cleanup.filter((c) => !c.ok).map((c) => `${c.action}: ${c.error}`).join('; ')}`;
+    }
+    run.observedAt = clock.now().wall;
+  }
+  onPhase(run.complete ? 'done' : 'incomplete');
+  const logOf = (uid: string) => {
+    const f = followers.get(uid)!;
+    return { pod: f.pod, uid, lines: f.follower.lines, ended: f.follower.ended && f.follower.error === null, error: f.follower.error };
+  };
+  const evidence = watches.evidence;
+  evidence.podLogs = [...followers.keys()].filter((u) => u !== objects.loadPod?.uid).map(logOf);
+  evidence.loadLog = objects.loadPod && followers.has(objects.loadPod.uid) ? logOf(objects.loadPod.uid) : null;
+  const observation: VerificationObservation = {
+    schemaVersion: VERIFICATION_SCHEMA_VERSION, kind: VERIFICATION_KIND, run, request,
+    target: { ...read.target, service }, objects, acted, timeline, progressCondition, liveReads, evidence, cleanup,
+  };
+  return { observation, failure };
+}

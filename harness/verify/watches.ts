@@ -1,0 +1,153 @@
+// The watches of a verification, each started from its collection's current resourceVersion before
+// anything is done: the Deployment, its ReplicaSets, its pods, the load pod, the Service's
+// EndpointSlices and the namespace's pod Events. Each event is kept compactly with the harness time
+// it arrived, and each watch's own life (a gap is evidence too). Each collection is listed first.
+import { COLLECTIONS, collectionVersion, type Cluster, WatchStream, withRetry } from '../kube/index.ts';
+import { getText } from '../kube/http.ts';
+import type { RolloutPodEvent } from '../observation-rollout.ts';
+import { apiTimeString, type RunClock } from '../run/clock.ts';
+import { liveContainers } from '../run/rollout-watch.ts';
+import { containerStates } from '../run/watch.ts';
+import { needing } from './kube.ts';
+import type { VerificationObservation } from './observation.ts';
+
+type Evidence = VerificationObservation['evidence'];
+type Raw = Record<string, any>;
+type Resource = VerificationObservation['evidence']['watchLifecycle'][number]['resource'];
+
+export function podEventOf(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodEvent['receivedAt'], role: RolloutPodEvent['role']): RolloutPodEvent {
+  return {
+    type, resourceVersion: String(p.metadata?.resourceVersion ?? ''), receivedAt,
+    name: String(p.metadata?.name ?? ''), uid: String(p.metadata?.uid ?? ''), role,
+    templateHash: p.metadata?.labels?.['pod-template-hash'] ?? null,
+    phase: p.status?.phase ?? null,
+    ready: (p.status?.conditions ?? []).some((c: Raw) => c.type === 'Ready' && c.status === 'True'),
+    creationTimestamp: apiTimeString(p.metadata?.creationTimestamp),
+    deletionTimestamp: apiTimeString(p.metadata?.deletionTimestamp),
+    deletionGracePeriodSeconds: p.metadata?.deletionGracePeriodSeconds ?? null,
+    containers: containerStates(p),
+    spec: liveContainers(p.spec),
+  };
+}
+
+export interface WatchTargets {
+  deployment: string;
+  /** The Deployment's selector as a label selector. */
+  podSelector: string;
+  /** The load pod's label selector (its run label). */
+  loadSelector: string;
+  service: string;
+}
+
+export class VerifyWatches {
+  readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], kubeEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
+  deployment: Raw | null = null;
+  onPod: (pod: Raw, event: RolloutPodEvent) => void = () => {};
+  private readonly streams: WatchStream<Raw>[] = [];
+  private readonly waiters = new Set<() => void>();
+
+  private readonly cluster: Cluster;
+  private readonly namespace: string;
+  private readonly clock: RunClock;
+
+  constructor(cluster: Cluster, namespace: string, clock: RunClock) {
+    this.cluster = cluster;
+    this.namespace = namespace;
+    this.clock = clock;
+  }
+
+  get gaveUp(): boolean {
+    return this.evidence.watchLifecycle.some((l) => l.event === 'gave-up');
+  }
+
+  async start(t: WatchTargets): Promise<void> {
+    const ns = this.namespace;
+    const targets: [Resource, string, Record<string, string>][] = [
+      ['deployments', COLLECTIONS.deployments(ns), { fieldSelector: `metadata.name=${t.deployment}` }],
+      ['replicasets', COLLECTIONS.replicasets(ns), { labelSelector: t.podSelector }],
+      ['pods', COLLECTIONS.pods(ns), { labelSelector: t.podSelector }],
+      ['load', COLLECTIONS.pods(ns), { labelSelector: t.loadSelector }],
+      ['endpointslices', COLLECTIONS.endpointslices(ns), { labelSelector: `kubernetes.io/service-name=${t.service}` }],
+      ['events', `/api/v1/namespaces/${ns}/events`, { fieldSelector: 'involvedObject.kind=Pod' }],
+    ];
+    await Promise.all(targets.map(async ([resource, path, query]) => {
+      // A Deployment at rest sends no event: each collection's objects are listed first and kept as
+      // ADDED at the list's time, and the watch goes on from the list's resourceVersion. Old Events are not wanted.
+      let from: string;
+      const kind = resource === 'load' ? 'pods' : resource;
+      if (resource === 'events') from = await needing('list', kind, ns, () => collectionVersion(this.cluster, path, query));
+      else {
+        const list = JSON.parse(await needing('list', kind, ns, () => withRetry(this.cluster, `list ${path}`, () => getText(this.cluster, path, query)))) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
+        from = list.metadata?.resourceVersion ?? '0';
+        for (const item of list.items ?? []) this.take(resource, 'ADDED', item);
+      }
+      const stream = new WatchStream<Raw>(this.cluster, { path, query }, from, {
+        event: (type, object) => this.take(resource, type, object),
+        life: (event, resourceVersion, detail) => {
+          this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
+          this.wake();
+        },
+      });
+      this.streams.push(stream);
+      await stream.start();
+    }));
+  }
+
+  private take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
+    const receivedAt = this.clock.now();
+    const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt };
+    const st = o.status ?? {};
+    if (resource === 'deployments') {
+      this.deployment = o;
+      this.evidence.deploymentEvents.push({ ...base, generation: o.metadata?.generation ?? null, observedGeneration: st.observedGeneration ?? null, replicas: st.replicas ?? 0, updatedReplicas: st.updatedReplicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, unavailableReplicas: st.unavailableReplicas ?? 0 });
+    } else if (resource === 'replicasets') {
+      this.evidence.replicaSetEvents.push({ ...base, name: String(o.metadata?.name ?? ''), uid: String(o.metadata?.uid ?? ''), templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null, revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null, replicas: st.replicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp) });
+    } else if (resource === 'pods' || resource === 'load') {
+      const event = podEventOf(type, o, receivedAt, resource === 'load' ? 'load' : 'other');
+      this.evidence.podEvents.push(event);
+      this.onPod(o, event);
+    } else if (resource === 'endpointslices') {
+      this.evidence.sliceEvents.push({ ...base, name: String(o.metadata?.name ?? ''), endpoints: (o.endpoints ?? []).map((ep: Raw) => ({ podUid: ep.targetRef?.uid ?? null, podName: ep.targetRef?.name ?? null, addresses: ep.addresses ?? [], ready: ep.conditions?.ready ?? null, serving: ep.conditions?.serving ?? null, terminating: ep.conditions?.terminating ?? null })) });
+    } else if (type !== 'DELETED') {
+      this.evidence.kubeEvents.push({
+        receivedAt, type: o.type ?? null, reason: o.reason ?? null, message: o.message ?? null,
+        involvedName: o.involvedObject?.name ?? null, involvedUid: o.involvedObject?.uid ?? null,
+        firstTimestamp: apiTimeString(o.firstTimestamp), eventTime: o.eventTime ? String(o.eventTime instanceof Date ? o.eventTime.toISOString() : o.eventTime) : null,
+      });
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters) waiter();
+  }
+
+  /** Waits until `test` holds (checked on every event and poke), the deadline, a watch giving up, or the signal. */
+  waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (test()) { done(); resolve(true); } else if (this.gaveUp || signal?.aborted) { done(); resolve(false); }
+      };
+      const timer = setTimeout(() => { done(); resolve(false); }, timeoutMs);
+      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', check); };
+      this.waiters.add(check);
+      signal?.addEventListener('abort', check);
+      check();
+    });
+  }
+
+  poke(): void {
+    this.wake();
+  }
+
+  stop(): void {
+    for (const s of this.streams) s.stop();
+    this.wake();
+  }
+
+  /** Keeps only the Events about pods this run saw (the namespace may hold other teams' pods). */
+  keepOwnEvents(): void {
+    const uids = new Set(this.evidence.podEvents.map((e) => e.uid));
+    this.evidence.kubeEvents = this.evidence.kubeEvents.filter((e) => e.involvedUid !== null && uids.has(e.involvedUid));
+  }
+}
