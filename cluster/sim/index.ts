@@ -187,6 +187,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
         portForward.close();
         remoteCommand.close();
         await kubelet.shutdown();
+        ports.forgetAll();
         http.closeAllConnections();
         // The listener may be closed already (a refuse-connections fault): that is stopped too.
         await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -1,30 +1,73 @@
 // Host ports for container ports. The sim has no pod network: every container port is published
-// on 127.0.0.1 at a free port the kernel picks (a hostPort, as the pod's spec then says), so any
-// number of pods and simulated clusters share one machine, on Linux and macOS alike.
+// on 127.0.0.1 at a free host port (a hostPort, as the pod's spec then says), so any number of pods
+// and simulated clusters share one machine, on Linux and macOS alike.
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export const NODE_IP = '127.0.0.1';
 export const NODE_NAME = 'termlab-sim-node';
 
-/** A port free on NODE_IP right now: the kernel picks it; the listener closes before the container binds it. */
-export function freeHostPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Host ports come from below the kernel's ephemeral range and below Services' NodePorts (30000–32767):
+ * the container binds its port a while after it is chosen, and a port from the ephemeral range could
+ * meanwhile go to any listen(0) or connect() on the machine (a port-forward's local listener), so the
+ * pod's forwards and probes would reach whatever took it, another pod's server included.
+ */
+const HOST_PORT_MIN = 20000;
+const HOST_PORT_MAX = Math.max(HOST_PORT_MIN + 999, Math.min(29999, ephemeralLow() - 1));
+/** Random ports tried before giving up: the range is shared with every other program on the machine. */
+const HOST_PORT_ATTEMPTS = 64;
+/** macOS's default net.inet.ip.portrange.first; Linux says its own in /proc. */
+const DEFAULT_EPHEMERAL_LOW = 49152;
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : DEFAULT_EPHEMERAL_LOW;
+  } catch {
+    return DEFAULT_EPHEMERAL_LOW;
+  }
+}
+
+/** Ports given to pods of any sim in this process and not yet released: never given twice, bound or not. */
+const held = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, NODE_IP, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: NODE_IP, exclusive: true }, () => probe.close(() => resolve(true)));
   });
 }
 
 /** The node's published ports (as the CNI portmap plugin's table): pod UID -> container port -> host port. */
 export class NodePorts {
   private readonly byPod = new Map<string, Map<number, number>>();
+  /** The ports reserve() gave each pod (a spec's own hostPort is not one). */
+  private readonly reservedBy = new Map<string, number[]>();
 
-  publish(uid: string, ports: Map<number, number>): void {
+  /** A host port free on NODE_IP now and held for one pod until released (or forgotten with its pod). */
+  async reserve(): Promise<number> {
+    for (let attempt = 0; attempt < HOST_PORT_ATTEMPTS; attempt++) {
+      const port = randomInt(HOST_PORT_MIN, HOST_PORT_MAX + 1);
+      if (held.has(port)) continue;
+      // Held before the check, so a pick made meanwhile in this process cannot choose it too.
+      held.add(port);
+      if (await bindable(port)) return port;
+      held.delete(port);
+    }
+    throw new Error(`no free host port in ${HOST_PORT_MIN}-${HOST_PORT_MAX} on ${NODE_IP} after ${HOST_PORT_ATTEMPTS} tries`);
+  }
+
+  /** Reserved ports no pod got (it was deleted before it was bound). */
+  release(ports: Iterable<number>): void {
+    for (const port of ports) held.delete(port);
+  }
+
+  publish(uid: string, ports: Map<number, number>, reserved: Iterable<number>): void {
     this.byPod.set(uid, ports);
+    this.reservedBy.set(uid, [...reserved]);
   }
 
   of(uid: string): Map<number, number> {
@@ -33,5 +76,12 @@ export class NodePorts {
 
   forget(uid: string): void {
     this.byPod.delete(uid);
+    this.release(this.reservedBy.get(uid) ?? []);
+    this.reservedBy.delete(uid);
+  }
+
+  /** The node stopped: its processes are gone, so are its pods' ports. */
+  forgetAll(): void {
+    for (const uid of [...this.byPod.keys()]) this.forget(uid);
   }
 }

@@ -5,7 +5,7 @@
 import { inform } from './controller-queue.ts';
 import { recordEvent } from './events.ts';
 import type { ContainerSpec, PodCondition, PodPort, PodSpec } from './pod-types.ts';
-import { freeHostPort, NODE_NAME, type NodePorts } from './ports.ts';
+import { NODE_NAME, type NodePorts } from './ports.ts';
 import { type ImageMap, listenPort } from './runtime.ts';
 import type { KubeObject, Store } from './store.ts';
 import { apiTime } from './time.ts';
@@ -41,22 +41,29 @@ export class Scheduler {
   /** Binds the pod to the node with every TCP container port published at a free host port. */
   private async bind(created: KubeObject): Promise<void> {
     const hostPorts = new Map<number, number>();
-    for (const port of podPorts(created.spec)) {
-      hostPorts.set(port.containerPort, port.hostPort ?? await freeHostPort());
-    }
-    // A port the program listens on without declaring it (Kubernetes does not require it) is published too.
-    for (const spec of (created.spec as PodSpec).containers) {
-      const listening = listenPort(spec, this.images);
-      if (listening !== undefined && !hostPorts.has(listening)) hostPorts.set(listening, await freeHostPort());
+    const reserved: number[] = [];
+    const reserve = async () => { const port = await this.ports.reserve(); reserved.push(port); return port; };
+    try {
+      for (const port of podPorts(created.spec)) {
+        hostPorts.set(port.containerPort, port.hostPort ?? await reserve());
+      }
+      // A port the program listens on without declaring it (Kubernetes does not require it) is published too.
+      for (const spec of (created.spec as PodSpec).containers) {
+        const listening = listenPort(spec, this.images);
+        if (listening !== undefined && !hostPorts.has(listening)) hostPorts.set(listening, await reserve());
+      }
+    } catch (error) {
+      this.ports.release(reserved);
+      throw error;
     }
     const pod = this.store.get('pods', created.metadata.namespace, created.metadata.name);
-    if (!pod || pod.metadata.uid !== created.metadata.uid || pod.metadata.deletionTimestamp) return;
+    if (!pod || pod.metadata.uid !== created.metadata.uid || pod.metadata.deletionTimestamp) return this.ports.release(reserved);
     const spec: PodSpec = pod.spec;
     spec.nodeName = NODE_NAME;
     for (const port of podPorts(spec)) port.hostPort = hostPorts.get(port.containerPort);
     const scheduled: PodCondition = { type: 'PodScheduled', status: 'True', lastTransitionTime: apiTime() };
     pod.status = { ...pod.status, phase: 'Pending', conditions: [scheduled], qosClass: 'BestEffort' };
-    this.ports.publish(pod.metadata.uid, hostPorts);
+    this.ports.publish(pod.metadata.uid, hostPorts, reserved);
     const bound = this.store.update('pods', pod);
     recordEvent(this.store, bound, COMPONENT, 'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${NODE_NAME}`);
   }

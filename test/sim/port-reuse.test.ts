@@ -1,0 +1,86 @@
+// Many pods on one sim created and deleted at once, each reached through port-forward while the same
+// process opens more port-forwards (each a local listener on a kernel-picked port, as the harness's
+// are): every answer must come from the pod it was sent to, as on a real node where each pod has its
+// own network namespace.
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { NodePorts } from '../../cluster/sim/ports.ts';
+import type { PortForwardHandle } from '../../harness/kube/index.ts';
+import { forwardTo, isReady, labPod, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
+
+const PODS = 16;
+const ROUNDS = 6;
+/** Port-forwards opened while the round's pods start: each is a listen(0), as the harness's are. */
+const FORWARDS_WHILE_STARTING = 300;
+
+let c: SimClient;
+beforeAll(async () => { c = await startSimClient(); });
+afterAll(async () => { await c?.sim.stop(); });
+
+async function answeredBy(port: number): Promise<string> {
+  const res = await request(`http://127.0.0.1:${port}/work?ms=1`);
+  await res.body.dump();
+  return String(res.headers['x-pod-uid']);
+}
+
+describe('port-forward under many pods at once', () => {
+  it('reaches only the pod it was sent to', async () => {
+    const anchor = await c.core.createNamespacedPod({ namespace: 'default', body: labPod('anchor') });
+    const anchorWatch = await watchPod(c.kc, 'default', 'anchor', anchor.metadata!.resourceVersion);
+    await anchorWatch.waitFor(isReady, 'anchor Ready');
+    anchorWatch.stop();
+    const wrong: string[] = [];
+    const nameOf = new Map([[anchor.metadata!.uid!, 'anchor']]);
+    let answers = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const names = Array.from({ length: PODS }, (_, i) => `r${round}-p${i}`);
+      const created = await Promise.all(names.map((name) => c.core.createNamespacedPod({ namespace: 'default', body: labPod(name, { grace: 1 }) })));
+      for (const pod of created) nameOf.set(pod.metadata!.uid!, pod.metadata!.name!);
+      // Listeners opened while the pods are scheduled and started, held until the round ends.
+      const decoys: PortForwardHandle[] = await Promise.all(Array.from({ length: FORWARDS_WHILE_STARTING }, () => forwardTo(c.kc, 'default', 'anchor', 8080)));
+      await Promise.all(created.map(async (pod) => {
+        const name = pod.metadata!.name!, uid = pod.metadata!.uid!;
+        const where = async () => {
+          const hostPort = (await c.core.readNamespacedPod({ name, namespace: 'default' })).spec!.containers[0]!.ports![0]!.hostPort;
+          return `host port ${hostPort}${decoys.some((d) => d.localPort === hostPort) ? ', also a port-forward\'s local port' : ''}`;
+        };
+        const watch = await watchPod(c.kc, 'default', name, pod.metadata!.resourceVersion);
+        const seen = await watch.waitFor((e) => isReady(e) || e.pod.status?.phase === 'Failed' || e.pod.status?.phase === 'Succeeded', `${name} Ready`);
+        watch.stop();
+        if (!isReady(seen)) { wrong.push(`${name} (${uid}) never became Ready (${await where()}): ${JSON.stringify(seen.pod.status?.containerStatuses?.[0]?.state)}`); return; }
+        const forward = await forwardTo(c.kc, 'default', name, 8080);
+        try {
+          const by = await answeredBy(forward.localPort);
+          answers++;
+          if (by !== uid) wrong.push(`${name}: sent to ${uid}, answered as ${by} (${nameOf.get(by) ?? 'no pod'}; ${await where()})`);
+        } catch (error) {
+          wrong.push(`${name} (${uid}): ${(error as Error).message} ${forward.errors.join('; ')}`);
+        } finally {
+          await forward.close();
+        }
+      }));
+      await Promise.all(decoys.map((d) => d.close()));
+      await Promise.all(names.map((name) => c.core.deleteNamespacedPod({ name, namespace: 'default' })));
+    }
+    console.log(`port-reuse answers: ${answers}`);
+    console.log(`port-reuse wrong: ${wrong.length}`);
+    expect(wrong).toEqual([]);
+  }, 300_000);
+});
+
+describe('the node\'s host ports', () => {
+  it('gives no port twice while it is held, across two nodes in one process, and none from the ephemeral range', async () => {
+    const nodes = [new NodePorts(), new NodePorts()];
+    const picks = await Promise.all(Array.from({ length: 400 }, (_, i) => nodes[i % 2]!.reserve()));
+    console.log(`port-reuse reserved: ${picks.length}, distinct: ${new Set(picks).size}`);
+    expect(new Set(picks).size).toBe(picks.length);
+    const range = '/proc/sys/net/ipv4/ip_local_port_range';
+    // macOS's default first ephemeral port where Linux's /proc is absent.
+    const ephemeralLow = existsSync(range) ? Number(readFileSync(range, 'utf8').split(/\s+/)[0]) : 49152;
+    expect(picks.filter((p) => p >= ephemeralLow)).toEqual([]);
+    // Released, they are free to be given again.
+    for (const node of nodes) node.release(picks);
+    expect(await nodes[0]!.reserve()).toBeGreaterThan(0);
+  });
+});
