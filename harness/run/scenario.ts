@@ -87,7 +87,8 @@ async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: strin
   const { cluster, namespace } = ctx;
   const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env });
   // A full class quota is waited out (bounded by --quota-wait), said on the progress line.
-  const pod = await createPodWithinQuota(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal, maxWaitMs: ctx.quotaWaitMs, onWait: (text) => ctx.onPhase('creating', text) });
+  let readBack = false;
+  const pod = await createPodWithinQuota(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal, maxWaitMs: ctx.quotaWaitMs, onWait: (text) => ctx.onPhase('creating', text), onReadBack: () => { readBack = true; } });
   const uid = pod.metadata!.uid!;
   ctx.pods?.created(name);
   const deleted = { value: false };
@@ -114,7 +115,9 @@ async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: strin
     const result = await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
     return result === 'gone' ? 'gone' : 'done';
   });
-  return { name, uid, resourceVersion: pod.metadata!.resourceVersion!, deleted };
+  // A pod read back after its create's answer was lost may be Ready already: its watch then starts with no
+  // version, so the API's first event is the pod as it is now (ADDED), not only what changes after.
+  return { name, uid, resourceVersion: readBack ? '' : pod.metadata!.resourceVersion!, deleted };
 }
 
 /** ready: on the scenario's one watch; a pod stuck on its image fails at once, with its events. */
