@@ -13,12 +13,16 @@ type Resource = 'deployments' | 'replicasets' | 'pods' | 'endpointslices';
 const labModeOf = (c: Raw) => (c.env ?? []).find((e: Raw) => e.name === 'LAB_MODE')?.value ?? null;
 export const liveContainers = (spec: Raw | undefined) => (spec?.containers ?? []).map((c: Raw) => ({ name: String(c.name), image: String(c.image ?? ''), lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null, labMode: labModeOf(c) }));
 
-function podEvent(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodEvent['receivedAt']): RolloutPodEvent {
+const roleOf = (p: Raw): RolloutPodEvent['role'] => {
   const role = p.metadata?.labels?.[ROLE_LABEL];
+  return role === 'lab' || role === 'load' ? role : 'other';
+};
+
+/** A pod as a watch event shows it, compactly; `role` when the caller knows it better than the label. */
+export function podEvent(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodEvent['receivedAt'], role = roleOf(p)): RolloutPodEvent {
   return {
     type, resourceVersion: String(p.metadata?.resourceVersion ?? ''), receivedAt,
-    name: String(p.metadata?.name ?? ''), uid: String(p.metadata?.uid ?? ''),
-    role: role === 'lab' || role === 'load' ? role : 'other',
+    name: String(p.metadata?.name ?? ''), uid: String(p.metadata?.uid ?? ''), role,
     templateHash: p.metadata?.labels?.['pod-template-hash'] ?? null,
     phase: p.status?.phase ?? null,
     ready: (p.status?.conditions ?? []).some((c: Raw) => c.type === 'Ready' && c.status === 'True'),
@@ -30,12 +34,57 @@ function podEvent(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodE
   };
 }
 
+type EventBase = { type: RolloutPodEvent['type']; resourceVersion: string; receivedAt: RolloutPodEvent['receivedAt'] };
+type Events = RolloutObservation['evidence'];
+
+/** The Deployment, ReplicaSet and EndpointSlice events a rollout and a verification keep alike. */
+export function deploymentEvent(base: EventBase, o: Raw): Events['deploymentEvents'][number] {
+  const st = o.status ?? {};
+  return { ...base, generation: o.metadata?.generation ?? null, observedGeneration: st.observedGeneration ?? null, replicas: st.replicas ?? 0, updatedReplicas: st.updatedReplicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, unavailableReplicas: st.unavailableReplicas ?? 0 };
+}
+
+export function replicaSetEvent(base: EventBase, o: Raw): Events['replicaSetEvents'][number] {
+  const st = o.status ?? {};
+  return { ...base, name: String(o.metadata?.name ?? ''), uid: String(o.metadata?.uid ?? ''), templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null, revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null, replicas: st.replicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp) };
+}
+
+export function sliceEvent(base: EventBase, o: Raw): Events['sliceEvents'][number] {
+  return { ...base, name: String(o.metadata?.name ?? ''), endpoints: (o.endpoints ?? []).map((ep: Raw) => ({ podUid: ep.targetRef?.uid ?? null, podName: ep.targetRef?.name ?? null, addresses: ep.addresses ?? [], ready: ep.conditions?.ready ?? null, serving: ep.conditions?.serving ?? null, terminating: ep.conditions?.terminating ?? null })) };
+}
+
+/** Waiters woken on every event or poke: waitFor resolves true once its test holds, false at the deadline, a watch giving up or the signal. */
+export class Waiters {
+  private readonly waiters = new Set<() => void>();
+  private readonly gaveUp: () => boolean;
+
+  constructor(gaveUp: () => boolean) {
+    this.gaveUp = gaveUp;
+  }
+
+  wake(): void {
+    for (const waiter of this.waiters) waiter();
+  }
+
+  waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (test()) { done(); resolve(true); } else if (this.gaveUp() || signal?.aborted) { done(); resolve(false); }
+      };
+      const timer = setTimeout(() => { done(); resolve(false); }, timeoutMs);
+      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', check); };
+      this.waiters.add(check);
+      signal?.addEventListener('abort', check);
+      check();
+    });
+  }
+}
+
 export class RolloutWatches {
   readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
   /** The latest Deployment object seen. */
   deployment: Raw | null = null;
   private readonly streams: WatchStream<Raw>[] = [];
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters(() => this.gaveUp);
   private readonly cluster: Cluster;
   private readonly namespace: string;
   private readonly clock: RunClock;
@@ -67,7 +116,7 @@ export class RolloutWatches {
         event: (type, object) => this.take(resource, type, object),
         life: (event, resourceVersion, detail) => {
           this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
-          this.wake();
+          this.waiters.wake();
         },
       });
       this.streams.push(stream);
@@ -77,47 +126,32 @@ export class RolloutWatches {
 
   private take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
     const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt: this.clock.now() };
-    const st = o.status ?? {};
     if (resource === 'deployments') {
       this.deployment = o;
-      this.evidence.deploymentEvents.push({ ...base, generation: o.metadata?.generation ?? null, observedGeneration: st.observedGeneration ?? null, replicas: st.replicas ?? 0, updatedReplicas: st.updatedReplicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, unavailableReplicas: st.unavailableReplicas ?? 0 });
+      this.evidence.deploymentEvents.push(deploymentEvent(base, o));
     } else if (resource === 'replicasets') {
-      this.evidence.replicaSetEvents.push({ ...base, name: String(o.metadata?.name ?? ''), uid: String(o.metadata?.uid ?? ''), templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null, revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null, replicas: st.replicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp) });
+      this.evidence.replicaSetEvents.push(replicaSetEvent(base, o));
     } else if (resource === 'pods') {
       const event = podEvent(type, o, base.receivedAt);
       this.evidence.podEvents.push(event);
       this.onPod(type, o, event);
     } else {
-      this.evidence.sliceEvents.push({ ...base, name: String(o.metadata?.name ?? ''), endpoints: (o.endpoints ?? []).map((ep: Raw) => ({ podUid: ep.targetRef?.uid ?? null, podName: ep.targetRef?.name ?? null, addresses: ep.addresses ?? [], ready: ep.conditions?.ready ?? null, serving: ep.conditions?.serving ?? null, terminating: ep.conditions?.terminating ?? null })) });
+      this.evidence.sliceEvents.push(sliceEvent(base, o));
     }
-    this.wake();
+    this.waiters.wake();
   }
 
-  private wake(): void {
-    for (const waiter of this.waiters) waiter();
-  }
-
-  /** Waits until `test` holds (checked on every event), the deadline, a watch giving up, or the signal. */
   waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (test()) { done(); resolve(true); } else if (this.gaveUp || signal?.aborted) { done(); resolve(false); }
-      };
-      const timer = setTimeout(() => { done(); resolve(false); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', check); };
-      this.waiters.add(check);
-      signal?.addEventListener('abort', check);
-      check();
-    });
+    return this.waiters.waitFor(test, timeoutMs, signal);
   }
 
   /** Wakes the waiters for a change that is not a watch event (a log line). */
   poke(): void {
-    this.wake();
+    this.waiters.wake();
   }
 
   stop(): void {
     for (const s of this.streams) s.stop();
-    this.wake();
+    this.waiters.wake();
   }
 }

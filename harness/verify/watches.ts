@@ -6,29 +6,13 @@ import { COLLECTIONS, collectionVersion, type Cluster, WatchStream, withRetry } 
 import { getText } from '../kube/http.ts';
 import type { RolloutPodEvent } from '../observation-rollout.ts';
 import { apiTimeString, type RunClock } from '../run/clock.ts';
-import { liveContainers } from '../run/rollout-watch.ts';
-import { containerStates } from '../run/watch.ts';
+import { deploymentEvent, podEvent, replicaSetEvent, sliceEvent, Waiters } from '../run/rollout-watch.ts';
 import { needing } from './kube.ts';
 import type { VerificationObservation } from './observation.ts';
 
 type Evidence = VerificationObservation['evidence'];
 type Raw = Record<string, any>;
 type Resource = VerificationObservation['evidence']['watchLifecycle'][number]['resource'];
-
-export function podEventOf(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodEvent['receivedAt'], role: RolloutPodEvent['role']): RolloutPodEvent {
-  return {
-    type, resourceVersion: String(p.metadata?.resourceVersion ?? ''), receivedAt,
-    name: String(p.metadata?.name ?? ''), uid: String(p.metadata?.uid ?? ''), role,
-    templateHash: p.metadata?.labels?.['pod-template-hash'] ?? null,
-    phase: p.status?.phase ?? null,
-    ready: (p.status?.conditions ?? []).some((c: Raw) => c.type === 'Ready' && c.status === 'True'),
-    creationTimestamp: apiTimeString(p.metadata?.creationTimestamp),
-    deletionTimestamp: apiTimeString(p.metadata?.deletionTimestamp),
-    deletionGracePeriodSeconds: p.metadata?.deletionGracePeriodSeconds ?? null,
-    containers: containerStates(p),
-    spec: liveContainers(p.spec),
-  };
-}
 
 export interface WatchTargets {
   deployment: string;
@@ -44,7 +28,7 @@ export class VerifyWatches {
   deployment: Raw | null = null;
   onPod: (pod: Raw, event: RolloutPodEvent) => void = () => {};
   private readonly streams: WatchStream<Raw>[] = [];
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters(() => this.gaveUp);
 
   private readonly cluster: Cluster;
   private readonly namespace: string;
@@ -85,7 +69,7 @@ export class VerifyWatches {
         event: (type, object) => this.take(resource, type, object),
         life: (event, resourceVersion, detail) => {
           this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
-          this.wake();
+          this.waiters.wake();
         },
       });
       this.streams.push(stream);
@@ -96,18 +80,18 @@ export class VerifyWatches {
   private take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
     const receivedAt = this.clock.now();
     const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt };
-    const st = o.status ?? {};
     if (resource === 'deployments') {
       this.deployment = o;
-      this.evidence.deploymentEvents.push({ ...base, generation: o.metadata?.generation ?? null, observedGeneration: st.observedGeneration ?? null, replicas: st.replicas ?? 0, updatedReplicas: st.updatedReplicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, unavailableReplicas: st.unavailableReplicas ?? 0 });
+      this.evidence.deploymentEvents.push(deploymentEvent(base, o));
     } else if (resource === 'replicasets') {
-      this.evidence.replicaSetEvents.push({ ...base, name: String(o.metadata?.name ?? ''), uid: String(o.metadata?.uid ?? ''), templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null, revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null, replicas: st.replicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp) });
+      this.evidence.replicaSetEvents.push(replicaSetEvent(base, o));
     } else if (resource === 'pods' || resource === 'load') {
-      const event = podEventOf(type, o, receivedAt, resource === 'load' ? 'load' : 'other');
+      // A team's pods carry no termlab role label: the watch they came from says which is the load.
+      const event = podEvent(type, o, receivedAt, resource === 'load' ? 'load' : 'other');
       this.evidence.podEvents.push(event);
       this.onPod(o, event);
     } else if (resource === 'endpointslices') {
-      this.evidence.sliceEvents.push({ ...base, name: String(o.metadata?.name ?? ''), endpoints: (o.endpoints ?? []).map((ep: Raw) => ({ podUid: ep.targetRef?.uid ?? null, podName: ep.targetRef?.name ?? null, addresses: ep.addresses ?? [], ready: ep.conditions?.ready ?? null, serving: ep.conditions?.serving ?? null, terminating: ep.conditions?.terminating ?? null })) });
+      this.evidence.sliceEvents.push(sliceEvent(base, o));
     } else if (type !== 'DELETED') {
       this.evidence.kubeEvents.push({
         receivedAt, type: o.type ?? null, reason: o.reason ?? null, message: o.message ?? null,
@@ -115,34 +99,20 @@ export class VerifyWatches {
         firstTimestamp: apiTimeString(o.firstTimestamp), eventTime: o.eventTime ? String(o.eventTime instanceof Date ? o.eventTime.toISOString() : o.eventTime) : null,
       });
     }
-    this.wake();
+    this.waiters.wake();
   }
 
-  private wake(): void {
-    for (const waiter of this.waiters) waiter();
-  }
-
-  /** Waits until `test` holds (checked on every event and poke), the deadline, a watch giving up, or the signal. */
   waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (test()) { done(); resolve(true); } else if (this.gaveUp || signal?.aborted) { done(); resolve(false); }
-      };
-      const timer = setTimeout(() => { done(); resolve(false); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', check); };
-      this.waiters.add(check);
-      signal?.addEventListener('abort', check);
-      check();
-    });
+    return this.waiters.waitFor(test, timeoutMs, signal);
   }
 
   poke(): void {
-    this.wake();
+    this.waiters.wake();
   }
 
   stop(): void {
     for (const s of this.streams) s.stop();
-    this.wake();
+    this.waiters.wake();
   }
 
   /** Keeps only the Events about pods this run saw (the namespace may hold other teams' pods). */
