@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { REPO } from '../../cluster/kind/versions.ts';
 
 /** .ci/run installs this version here; the tests build it here too when Go is present. */
@@ -70,4 +70,15 @@ export function expectLintsClean(context: { skip(note?: string): void }, actionl
 /** Every `uses:` of a parsed workflow. */
 export function actionsUsed(workflow: { jobs: Record<string, { steps: { uses?: string }[] }> }): string[] {
   return Object.values(workflow.jobs).flatMap((job) => job.steps.map((s) => s.uses)).filter((uses): uses is string => Boolean(uses));
+}
+
+/** actionlint for one test file, found (or built) once before its tests; a test without it skips with the reason. */
+export function useActionlint(): { path: string | null; skipReason: string } {
+  const linter = { path: null as string | null, skipReason: '' };
+  beforeAll(() => {
+    const found = ensureActionlint();
+    if ('path' in found) linter.path = found.path;
+    else linter.skipReason = found.skipReason;
+  }, GO_INSTALL_TIMEOUT_MS);
+  return linter;
 }

@@ -3,26 +3,20 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { REPO } from '../../cluster/kind/versions.ts';
 import { RELEASED_LAB_IMAGE } from '../../harness/run/image-pull.ts';
 import { DOCKERFILE, LAB_STAGE } from '../../server/dockerfile.ts';
 import { LAB_IMAGE } from '../../server/image.ts';
-import { actionsUsed, COMMIT_PIN, ensureActionlint, expectLintsClean, GO_INSTALL_TIMEOUT_MS, lint } from './actionlint.ts';
+import { actionsUsed, COMMIT_PIN, expectLintsClean, lint, useActionlint } from './actionlint.ts';
 import { dockerfileStages } from './dockerfile-contract.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/release.yml');
 const REAPER_STAGE = 'reaper';
 const read = (path: string) => readFileSync(join(REPO, path), 'utf8');
 
-let actionlint: string | null = null;
-let skipReason = '';
-beforeAll(() => {
-  const found = ensureActionlint();
-  if ('path' in found) actionlint = found.path;
-  else skipReason = found.skipReason;
-}, GO_INSTALL_TIMEOUT_MS);
+const linter = useActionlint();
 
 const workflow = parse(read('.github/workflows/release.yml'));
 const job = workflow.jobs.images;
@@ -44,15 +38,15 @@ describe('the release workflow, linted by actionlint', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'termlab-release-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('has no actionlint errors', (context) => expectLintsClean(context, actionlint, skipReason, WORKFLOW));
+  it('has no actionlint errors', (context) => expectLintsClean(context, linter.path, linter.skipReason, WORKFLOW));
 
   it('actionlint does reject a broken copy of it', (context) => {
-    if (!actionlint) context.skip(skipReason);
+    if (!linter.path) context.skip(linter.skipReason);
     const broken = read('.github/workflows/release.yml').replace('steps.version.outputs.lab', 'steps.versions.outputs.lab');
     const dir = join(scratch, '.github/workflows');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'release.yml'), broken);
-    const { status, errors } = lint(actionlint!, join(dir, 'release.yml'));
+    const { status, errors } = lint(linter.path!, join(dir, 'release.yml'));
     expect(status).toBe(1);
     expect(errors.some((error) => error.message.includes('versions'))).toBe(true);
   });

@@ -3,11 +3,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LAB_STAGE } from '../../server/dockerfile.ts';
 import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage, nodeImageVersion } from '../../cluster/kind/versions.ts';
-import { ACTIONLINT_VERSION, actionsUsed, COMMIT_PIN, ensureActionlint, expectLintsClean, GO_INSTALL_TIMEOUT_MS, lint } from './actionlint.ts';
+import { ACTIONLINT_VERSION, actionsUsed, COMMIT_PIN, expectLintsClean, lint, useActionlint } from './actionlint.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');
 /** The Node.js lines termlab supports (README, package.json engines): npm test runs on each. */
@@ -15,26 +15,20 @@ const NODE_LINES = [22, 24, 26];
 /** The line every other job runs on. */
 const JOB_NODE = 24;
 
-let actionlint: string | null = null;
-let skipReason = '';
-beforeAll(() => {
-  const found = ensureActionlint();
-  if ('path' in found) actionlint = found.path;
-  else skipReason = found.skipReason;
-}, GO_INSTALL_TIMEOUT_MS);
+const linter = useActionlint();
 
 describe('the lab workflow, linted by actionlint', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'termlab-workflow-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('has no actionlint errors', (context) => expectLintsClean(context, actionlint, skipReason, WORKFLOW));
+  it('has no actionlint errors', (context) => expectLintsClean(context, linter.path, linter.skipReason, WORKFLOW));
 
   it('is the actionlint version .ci/run builds', () => {
     expect(/^ACTIONLINT_VERSION=(\S+)$/m.exec(readFileSync(join(REPO, '.ci/run'), 'utf8'))?.[1]).toBe(ACTIONLINT_VERSION);
   });
 
   it('actionlint does reject a broken copy of it', (context) => {
-    if (!actionlint) context.skip(skipReason);
+    if (!linter.path) context.skip(linter.skipReason);
     const broken = readFileSync(WORKFLOW, 'utf8')
       .replace('runs-on: ubuntu-24.04', 'runs-on: ubuntu-24.04\n    run-on: ubuntu-24.04')
       .replace('${{ !cancelled() }}', '${{ !cancelled( }}')
@@ -42,7 +36,7 @@ describe('the lab workflow, linted by actionlint', () => {
     const dir = join(scratch, '.github/workflows');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'lab.yml'), broken);
-    const { status, errors } = lint(actionlint!, join(dir, 'lab.yml'));
+    const { status, errors } = lint(linter.path!, join(dir, 'lab.yml'));
     expect(status).toBe(1);
     expect(errors.map((error) => error.kind)).toEqual(expect.arrayContaining(['syntax-check', 'expression']));
     expect(errors.some((error) => error.message.includes('nodes'))).toBe(true);

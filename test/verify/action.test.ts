@@ -9,7 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
-import { ensureActionlint, expectLintsClean, GO_INSTALL_TIMEOUT_MS, lint } from '../ci/actionlint.ts';
+import { expectLintsClean, lint, useActionlint } from '../ci/actionlint.ts';
 import { repoRoot } from '../support/processes.ts';
 import { createApp } from './support.ts';
 
@@ -29,21 +29,15 @@ function workflowUsing(name: string, inputs: Record<string, string>): string {
 }
 
 describe('action.yml through actionlint', () => {
-  let actionlint: string | null = null;
-  let skipReason = '';
-  beforeAll(() => {
-    const found = ensureActionlint();
-    if ('path' in found) actionlint = found.path;
-    else skipReason = found.skipReason;
-  }, GO_INSTALL_TIMEOUT_MS);
+  const linter = useActionlint();
 
   it('a workflow using it with every input lints clean', (context) => {
-    expectLintsClean(context, actionlint, skipReason, workflowUsing('clean', { deployment: 'web', namespace: 'shop', service: 'web', port: '80', path: '/healthz', action: 'rollout-restart', 'max-failed': '0' }));
+    expectLintsClean(context, linter.path, linter.skipReason, workflowUsing('clean', { deployment: 'web', namespace: 'shop', service: 'web', port: '80', path: '/healthz', action: 'rollout-restart', 'max-failed': '0' }));
   });
 
   it('an input it does not have is refused (actionlint really read it)', (context) => {
-    if (!actionlint) context.skip(skipReason);
-    const { status, errors } = lint(actionlint!, workflowUsing('broken', { deployment: 'web', 'max-failure': '0' }));
+    if (!linter.path) context.skip(linter.skipReason);
+    const { status, errors } = lint(linter.path!, workflowUsing('broken', { deployment: 'web', 'max-failure': '0' }));
     expect(status).toBe(1);
     expect(errors.some((e) => e.message.includes('"max-failure" is not defined in action "termlab verify"'))).toBe(true);
   });
