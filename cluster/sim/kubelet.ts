@@ -28,6 +28,8 @@ const stopProbers = (worker: PodWorker) => { for (const prober of worker.probers
 
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
+  /** SyncPod's container starts under way: shutdown waits for them to give up, so no process starts after it. */
+  private readonly starting = new Set<Promise<void>>();
   private readonly store: Store;
   private readonly ports: NodePorts;
   private readonly truth: GroundTruth;
@@ -80,7 +82,9 @@ export class Kubelet {
   /** SyncPod: the first one writes Pending, creates the sandbox and starts the containers; later ones write what the PLEG and the deadline say. */
   private async syncPod(worker: PodWorker): Promise<WorkType | undefined> {
     if (worker.stage === 'admitted') {
-      await this.createContainers(worker);
+      const start = this.createContainers(worker);
+      this.starting.add(start);
+      try { await start; } finally { this.starting.delete(start); }
       // The sandbox and the containers are new in the runtime: result.SyncResults is not empty, so 1.36+
       // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
       if (this.minor.onDemandRelist) worker.loop.postSync(() => this.pleg.requestRelist(worker.uid));
@@ -274,6 +278,7 @@ export class Kubelet {
       stopProbers(worker);
       for (const c of worker.containers.values()) { c.process.signal('SIGKILL'); exits.push(c.process.exited); }
     }
+    await Promise.allSettled(this.starting);
     await Promise.all(exits);
   }
 }

@@ -51,6 +51,7 @@ export class RuntimeManager {
   private readonly timing: RuntimeTiming;
   private readonly minor: SimMinor;
   private readonly oomKiller = new OomKiller();
+  private stopped = false;
 
   constructor(store: Store, images: ImageMap, timing: RuntimeTiming, minor: SimMinor) {
     this.store = store;
@@ -81,6 +82,8 @@ export class RuntimeManager {
     for (const spec of (pod.spec as PodSpec).containers) {
       kubeletEvent(this.store, pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, spec.name);
       await sleepAtLeast(this.timing.startContainerMs);
+      // A sync under way when the kubelet stops: no process outlives the runtime that would have to kill it.
+      if (this.stopped) throw new Error(`the runtime stopped before container ${spec.name} of ${target.namespace}/${target.name} started`);
       const container = this.startContainer(target, spec, imageFor(this.images, spec.image)!);
       target.containers.set(spec.name, container);
       started(container);
@@ -103,6 +106,7 @@ export class RuntimeManager {
   }
 
   stop(): void {
+    this.stopped = true;
     this.oomKiller.stop();
   }
 

@@ -87,6 +87,17 @@ export class PodWorkerLoop {
 
   private async loop(): Promise<void> {
     this.running = true;
+    try {
+      await this.drain();
+    } catch (error) {
+      // A sync that fails once the kubelet has stopped (its runtime gone) is the shutdown's, not the pod's.
+      if (!this.stopped) throw error;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async drain(): Promise<void> {
     while (this.pending && !this.stopped) {
       const work = this.pending;
       this.pending = null;
@@ -99,7 +110,6 @@ export class PodWorkerLoop {
       for (const run of postSyncs) run();
       if (next) this.update(next);
     }
-    this.running = false;
   }
 
   stop(): void {
