@@ -112,9 +112,6 @@ export class PodWorkerLoop {
       // In the same tick as the loop's last check: work queued after it starts a new loop.
       this.running = false;
     }
-    // An update made while the last sync's promise settled (a 1.36+ on-demand relist's ContainerStarted)
-    // found the loop still running and only set pending: run it now, or the pod never syncs again.
-    if (this.pending && !this.stopped) void this.loop();
   }
 
   stop(): void {
