@@ -46,6 +46,8 @@ export type ProxyOnTerm = (typeof PROXY_ON_TERM_MODES)[number];
  * app, so a startup or readiness probe that went through to the app could never pass.
  */
 export const PROXY_OWN_PATHS = { healthz: '/proxy/healthz', readyz: '/proxy/readyz' } as const;
+/** The proxy container a scenario's `sidecar:` block adds (harness/scenario/render.ts): its name and port. */
+export const PROXY_CONTAINER = { name: 'proxy', port: 8081, portName: 'proxy' } as const;
 /** Every proxy line carries `role: "proxy"`, so a proxy's line is never taken for the app's. */
 export const PROXY_ROLE = 'proxy';
 /**
