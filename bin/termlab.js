@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The published entry. Node 22.18 and later strip the types themselves (process.features.typescript):
-// the CLI then loads without tsx's hooks, in about half the CPU (the Kubernetes client alone is ~2,500
-// modules, each a round trip through the hooks' thread). Older lines, Node 20 among them, load it through tsx.
-if (!process.features.typescript) {
+// The published entry. Node 22.18 and later strip the types themselves (process.features.typescript),
+// though never in a file under node_modules (an installed termlab): there, and on older lines (Node 20),
+// the CLI loads through tsx. Natively it starts in about half the CPU: the Kubernetes client alone is
+// ~2,500 modules, and through tsx each is a round trip to the hooks' thread.
+if (!process.features.typescript || import.meta.url.includes('/node_modules/')) {
   const { register } = await import('tsx/esm/api');
   register();
 }
