@@ -27,6 +27,12 @@ function underAFile(): string {
   return join(file, 'below');
 }
 const isolated = () => ({ TERMLAB_STATE_DIR: temp('state') });
+/** One short scenario: these tests are about the run's files and links, not its drain (the matrix's is 10 s). */
+function shortScenario(): string {
+  const file = join(temp('scenarios'), 'short.yaml');
+  writeFileSync(file, 'scenarios:\n  - { name: no-prestop, description: short, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 30, workMs: 1000, deleteDelayMs: 500 }\n');
+  return file;
+}
 
 /** The CLI run from another working directory (where `reports/` is resolved). */
 function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
@@ -77,7 +83,7 @@ describe('exit codes from the CLI', () => {
 
   it('0: reports/latest is a relative link, so the folder still works moved or zipped', async () => {
     const cwd = temp('cwd');
-    const r = await runCliIn(cwd, ['run', '--sim', '--only', 'no-prestop'], isolated());
+    const r = await runCliIn(cwd, ['run', '--sim', '--scenarios', shortScenario()], isolated());
     expect(r.code, r.stderr).toBe(EXIT.ok);
     const runDir = readdirSync(join(cwd, 'reports')).find((d) => d.startsWith('run-'))!;
     expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(runDir);
@@ -89,7 +95,7 @@ describe('exit codes from the CLI', () => {
     const cwd = temp('cwd');
     mkdirSync(join(cwd, 'reports', 'latest'), { recursive: true });
     writeFileSync(join(cwd, 'reports', 'latest', 'keep'), 'a directory, not a link: rename cannot replace it\n');
-    const r = await runCliIn(cwd, ['run', '--sim', '--only', 'no-prestop'], isolated());
+    const r = await runCliIn(cwd, ['run', '--sim', '--scenarios', shortScenario()], isolated());
     expect(r.stderr).not.toContain('internal error');
     expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(join(cwd, 'reports', 'latest')) });
     const runDir = readdirSync(join(cwd, 'reports')).find((d) => d.startsWith('run-'));
