@@ -61,10 +61,20 @@ export type ParsedLabLine =
 /** A line with another event name must still carry the stamped fields with their types. */
 const OTHER_LINE = z.looseObject({ event: z.string(), ...common });
 
-function problemOf(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  return `field ${issue.path.map(String).join('.') || '(line)'}: ${issue.message}`;
+/** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
+export function issuePath(issue: z.core.$ZodIssue, whole = '(top level)'): string {
+  return issue.path.length ? issue.path.map(String).join('.') : whole;
 }
+
+/**
+ * The one way a zod issue is told: where, then what. Raw text (the server side has no terminal
+ * escaper); the harness prints it through its own, as formatIssue in harness/files.ts.
+ */
+export function issueText(issue: z.core.$ZodIssue, whole = '(top level)'): string {
+  return `${issuePath(issue, whole)}: ${issue.message}`;
+}
+
+const problemOf = (error: z.ZodError): string => `field ${issueText(error.issues[0]!, '(line)')}`;
 
 /** A parsed JSON value (see parseLogLineJson for reading the text safely) through the contract. */
 export function parseLabLine(json: unknown): ParsedLabLine {

@@ -91,10 +91,8 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
 }
 
 export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
+  // Its name, summary, usage and help are the Command object's (harness/commands/run.ts): one of each.
   return {
-    name: 'run',
-    summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N] [--quota-wait SECONDS]',
     async run(argv, io) {
       const plan = await planRun(argv);
       const sim = plan.values.sim ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] }) : null;
