@@ -41,8 +41,11 @@ export function observedDeadline(f: Facts): DeadlineTiming | null {
   const start = startTimeOf(f);
   const deleteMs = deleteOnNodeMs(f);
   const startMs = start === null ? Number.NaN : Date.parse(start);
-  if (deleteMs === null || !Number.isFinite(startMs) || !Number.isFinite(deleteMs)) return { seconds, passesAt: null };
-  return { seconds, passesAt: (startMs + seconds * 1000 - deleteMs) / 1000 };
+  const ack = f.o.timeline.deleteAcknowledged;
+  const takenMs = ack ? Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : Number.NaN;
+  const deleteTakenAt = deleteMs !== null && Number.isFinite(takenMs) ? (takenMs - deleteMs) / 1000 : null;
+  if (deleteMs === null || !Number.isFinite(startMs) || !Number.isFinite(deleteMs)) return { seconds, passesAt: null, deleteTakenAt };
+  return { seconds, passesAt: (startMs + seconds * 1000 - deleteMs) / 1000, deleteTakenAt };
 }
 
 interface StatusShown { citation: StateCitation; receivedAt: number; phase: string | null; reason: string | null | undefined; message: string | null | undefined; running: boolean }
@@ -147,14 +150,15 @@ export function podStatusOutcome(f: Facts, p: Prediction, deadline: DeadlineTimi
   const shown = `${describeCitation(end.citation)} shows phase ${end.phase}${end.reason ? `, reason ${oneLine(end.reason)}` : ', no reason'}`;
   const deadlineEnded = end.reason === DEADLINE_EXCEEDED.reason;
   // The deadline passing within the kubelet's reaction of the delete: which sync acted first is timing.
-  const raced = deadline?.passesAt !== null && deadline !== null && deadline.passesAt! > -DEADLINE_REACTION_SECONDS && deadline.passesAt! < 0;
+  const taken = Math.max(0, deadline?.deleteTakenAt ?? 0);
+  const raced = deadline !== null && deadline.passesAt !== null && deadline.passesAt > taken - DEADLINE_REACTION_SECONDS && deadline.passesAt < taken;
   if (p.cause === 'deadline') {
     if (deadlineEnded) return pass(id, `${shown}, as the model predicts: the kubelet ended the pod for its deadline`);
-    if (raced) return inconclusive(id, `${shown}; the deadline passed ${secs(-deadline!.passesAt!)} before the delete, within the kubelet's reaction: which one it acted on first is timing`);
+    if (raced) return inconclusive(id, `${shown}; the deadline passed within the kubelet's reaction of the API taking the delete: which one it acted on first is timing`);
     return fail(id, `${shown}, but ${cause}: the kubelet gives such a pod phase Failed and reason ${DEADLINE_EXCEEDED.reason}`);
   }
   if (deadlineEnded) {
-    if (raced) return inconclusive(id, `${shown}: the deadline passed ${secs(-deadline!.passesAt!)} before the delete, within the kubelet's reaction: which one ended the pod is timing`);
+    if (raced) return inconclusive(id, `${shown}: the deadline passed within the kubelet's reaction of the API taking the delete: which one ended the pod is timing`);
     // Past its deadline while the delete's kill ran, the kubelet gives the pod the reason too (ShouldEvict on every status); the kill was the delete's.
     return pass(id, `${shown}: the deadline passed while the delete's kill ran; the kill, its grace and the exit are the delete's`);
   }

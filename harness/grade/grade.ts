@@ -48,7 +48,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const deadline = observedDeadline(f);
   const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const evidence = stoppedEarly(o, [...evidenceChecks(f, fileVersion), kubeletTimes(f, deadline), podStatusEvidence(f, deadline), memoryEvidence(f)]);
+  const evidence = stoppedEarly(o, [...evidenceChecks(f, fileVersion), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f)]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
   const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline)]);

@@ -116,7 +116,7 @@ function lineProblem(f: Facts, a: Anchor, l: LabLine): string | null {
 const secs = (x: number) => `${x.toFixed(3)}s`;
 
 /** The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and the runtime's and harness's clocks. */
-export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null = null): Check {
+export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null = null, graceSeconds: number | null = null): Check {
   const o = f.o;
   const id = 'evidence.kubelet-times';
   const a = anchor(f);
@@ -139,7 +139,8 @@ export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null = null): 
   if (T < floor - slack) return fail(id, `${describeLine(term)} puts TERM ${secs(floor - T)} before ${before}${floor === 0 && deadline ? ', and before the pod\'s active deadline had passed' : ''}`);
   if (h !== null && h < floor - slack) return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(floor - h)} before ${before}`);
   // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
-  const grace = Math.max(1, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
+  // The model's grace: the delete's, or the pod's own when the deadline started the kill.
+  const grace = graceSeconds ?? Math.max(1, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
   const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
   const hookWait = Math.min(length, grace);
   if (started !== null) {

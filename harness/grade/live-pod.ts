@@ -90,8 +90,8 @@ function deleteGrace(f: Facts): Check {
   const expected = Math.max(0, asked ?? spec);
   // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
   // One the kubelet had already ended for its deadline (deadline.ts cross-examines that status) was the test itself.
-  const endedFirst = ack.deletionGracePeriodSeconds === 0 && o.timeline.deleteIssued ? deadlineEndedBefore(f, o.timeline.deleteIssued.at.mono) : null;
-  if (endedFirst) return pass(id, `the delete response says grace 0s: ${endedFirst} had shown the pod ended for its active deadline (DeadlineExceeded) before the delete, and the API deletes a finished pod at once`);
+  const endedFirst = ack.deletionGracePeriodSeconds === 0 ? deadlineEndedBefore(f, ack.at.mono) : null;
+  if (endedFirst) return pass(id, `the delete response says grace 0s: ${endedFirst} had shown the pod ended for its active deadline (DeadlineExceeded) before the delete's answer, and the API deletes a finished pod at once`);
   if (ack.deletionGracePeriodSeconds === 0 && expected !== 0) return inconclusive(id, `the delete response says grace 0s, not the spec's ${spec}s: the API does that for a pod that had already finished, so the run tested nothing`);
   if (ack.deletionGracePeriodSeconds !== expected) {
     return fail(id, asked === null
@@ -117,7 +117,7 @@ function deleteGrace(f: Facts): Check {
   return pass(id, `grace ${ack.deletionGracePeriodSeconds}s: the delete response, the live pod${sawDeletion ? ' and the watch' : ''} agree`);
 }
 
-/** The watch event that showed the pod Failed for its deadline before the harness's delete, if one did. */
+/** The watch event that showed the pod Failed for its deadline before the delete's answer came, if one did. */
 function deadlineEndedBefore(f: Facts, beforeMono: number): string | null {
   const e = f.o.evidence.watchEvents.find((w) => w.receivedAt.mono < beforeMono && w.phase === 'Failed' && w.statusReason === 'DeadlineExceeded');
   return e ? describeEvent(e) : null;

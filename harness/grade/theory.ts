@@ -87,6 +87,12 @@ export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was
 export interface DeadlineTiming {
   seconds: number;
   passesAt: number | null;
+  /**
+   * When the API took the delete (its deletionTimestamp less the grace, whole seconds), seconds after the
+   * harness issued it: a loaded API server can take it many seconds late, and the kubelet sees no
+   * deletion before then. Null or absent: taken as issued.
+   */
+  deleteTakenAt?: number | null;
 }
 
 /**
@@ -190,11 +196,14 @@ function triggerOf(scenario: Scenario, deadline: DeadlineTiming | null, rules: K
   if (!deadline) return byDelete;
   // Placed by no run, it passes at the latest its seconds after the acceptance: the pod started before it.
   const at = deadline.passesAt ?? deadline.seconds - scenario.deleteDelayMs / 1000;
-  const killBegunBefore = observed !== null && (observed.termAt < 0 || (observed.startNotAfter ?? Number.POSITIVE_INFINITY) < 0);
-  if (!(at + rules.deadlineReactionSeconds <= 0 || (at <= 0 && killBegunBefore))) return byDelete;
+  // The kubelet can act on the delete only once the API has taken it.
+  const taken = Math.max(0, deadline.deleteTakenAt ?? 0);
+  const killBegunBefore = observed !== null && (observed.termAt < taken || (observed.startNotAfter ?? Number.POSITIVE_INFINITY) < taken);
+  if (!(at + rules.deadlineReactionSeconds <= taken || (at <= taken && killBegunBefore))) return byDelete;
   const where = deadline.passesAt === null
     ? `at most ${deadline.seconds}s after the request's acceptance, ${fmt(-at)}s before the delete`
-    : `${fmt(-at)}s before the delete (startTime + ${deadline.seconds}s)`;
+    : at < 0 ? `${fmt(-at)}s before the delete (startTime + ${deadline.seconds}s)`
+      : `${fmt(at)}s after the harness's delete, before the API took it (${fmt(taken)}s after) (startTime + ${deadline.seconds}s)`;
   return { cause: 'deadline', at, step: `activeDeadlineSeconds ${deadline.seconds}s passes ${where}: the kubelet fails the pod (${DEADLINE_EXCEEDED.reason}) and kills it with its own grace` };
 }
 

@@ -143,3 +143,16 @@ describe('oom-on-term: the allocation on TERM crosses the memory limit', () => {
     expect(check(o, 'outcome.exit-code')).toMatchObject({ status: 'fail', reason: expect.stringContaining('the memory limit killed the container, not the grace period') });
   });
 });
+
+describe('a class of 40 on one simulated cluster (load 117 on 2 cores): pods that outlived termlab\'s safety deadline', () => {
+  // Recorded by `npm run bench:class-run -- --students 40`: Ready to the request's acceptance took 52-59 s, the
+  // harness's delete reached the API 12.7 s (short-grace) and 41.9 s (restored-grace) after it was issued, and by then
+  // the kubelet had failed the pod for its deadline (79 s, 89 s): the server drained and exited 0, phase Failed.
+  it.each([['class-safety-net-short-grace'], ['class-safety-net-restored-grace']])('%s: the harness\'s own delay, inconclusive and run again, never evidence invalid', (name) => {
+    const r = grade(load(name));
+    expect(r.verdict, r.explanation).toBe('inconclusive');
+    expect(r.prediction).toMatchObject({ cause: 'deadline' });
+    expect(r.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(r.lostPath).toMatch(/outlived termlab's safety deadline/);
+  });
+});
