@@ -86,17 +86,22 @@ export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHan
  * a timer on this event loop fires late when the loop is starved (check:model saw a kill 0.31 s late under
  * load). Cancelled when the container exits first; if sh cannot start, the in-process timer still kills.
  */
-function killWatchdog(pid: number, deadline: number): { cancel(): void; killed: Promise<boolean> } {
+export function killWatchdog(pid: number, deadline: number): { cancel(): void; killed: Promise<boolean> } {
   const seconds = (Math.max(0, deadline - wallNow()) / 1000).toFixed(3);
-  const dog = spawn('/bin/sh', ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // A process group of its own, so that cancelling ends its sleep too: killing sh alone left the sleep
+  // holding the stdout pipe, and with it this process alive, until the grace had run out.
+  const dog = spawn('/bin/sh', ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   let out = '';
   dog.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
   const killed = new Promise<boolean>((resolve) => {
     dog.on('error', () => resolve(false));
     dog.on('close', () => resolve(out.includes('killed')));
   });
-  // Killing sh first leaves its sleep to run out alone, with nothing after it.
-  return { killed, cancel: () => { if (dog.exitCode === null && dog.signalCode === null) dog.kill('SIGKILL'); } };
+  const cancel = () => {
+    if (dog.pid === undefined || dog.exitCode !== null || dog.signalCode !== null) return;
+    try { process.kill(-dog.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
+  };
+  return { killed, cancel };
 }
 
 /** StopContainer: SIGTERM (the image's STOPSIGNAL), wait gracePeriod seconds, then SIGKILL. */

@@ -30,7 +30,7 @@ const startTimeOf = (f: Facts) => f.o.evidence.watchEvents.find((e) => carriesPo
 function deleteOnNodeMs(f: Facts): number | null {
   const a = anchor(f);
   if (a) return a.deleteWallMs;
-  const ack = f.o.timeline.deleteAcknowledged;
+  const ack = f.timeline.deleteAcknowledged;
   return ack ? Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : null;
 }
 
@@ -41,7 +41,7 @@ export function observedDeadline(f: Facts): DeadlineTiming | null {
   const start = startTimeOf(f);
   const deleteMs = deleteOnNodeMs(f);
   const startMs = start === null ? Number.NaN : Date.parse(start);
-  const ack = f.o.timeline.deleteAcknowledged;
+  const ack = f.timeline.deleteAcknowledged;
   const takenMs = ack ? Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : Number.NaN;
   const deleteTakenAt = deleteMs !== null && Number.isFinite(takenMs) ? (takenMs - deleteMs) / 1000 : null;
   if (deleteMs === null || !Number.isFinite(startMs) || !Number.isFinite(deleteMs)) return { seconds, passesAt: null, deleteTakenAt };

@@ -27,7 +27,7 @@ export interface Anchor {
 /** The server's accepted line for this request, and with it the harness's clock on the server's. */
 export function anchor(f: Facts): Anchor | null {
   const o = f.o;
-  const { requestAccepted, requestSent } = o.timeline;
+  const { requestAccepted, requestSent } = f.timeline;
   const delay = f.deleteDelayMs;
   if (!requestAccepted || !requestSent || delay === null) return null;
   const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
@@ -80,11 +80,10 @@ const killFloor = (deadline: DeadlineTiming | null) => Math.min(0, deadline?.pas
  * timeline cites), and the first hook-start line.
  */
 export function observedKubelet(f: Facts, deadline: DeadlineTiming | null = null): ObservedKubelet | null {
-  const o = f.o;
   const a = anchor(f);
   if (!a) return null;
   const term = firstLine(f, 'signal', a.accepted.fields.pid);
-  if (!term || o.timeline.termReceived === null) return null;
+  if (!term || f.timeline.termReceived === null) return null;
   const hook = firstLine(f, 'hook-start', undefined);
   const killing = killingSecond(f, a);
   const notAfter = [hook ? hookStartOf(a, hook) : null, killing ? killing.at + 1 : null].filter((x): x is number => x !== null);
@@ -140,7 +139,7 @@ export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null = null, g
   if (h !== null && h < floor - slack) return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(floor - h)} before ${before}`);
   // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
   // The model's grace: the delete's, or the pod's own when the deadline started the kill.
-  const grace = graceSeconds ?? Math.max(1, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
+  const grace = graceSeconds ?? Math.max(1, f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
   const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
   const hookWait = Math.min(length, grace);
   if (started !== null) {

@@ -35,7 +35,7 @@ function requestRecord(f: Facts, fileVersion: number): Check {
   const o = f.o;
   const id = 'evidence.request-record';
   const r = o.request;
-  const t = o.timeline;
+  const t = f.timeline;
   const lines = requestLines(f);
   const logIsWhole = f.logComplete;
   const accepted = lines.get('accepted')?.[0];
@@ -114,6 +114,6 @@ export function requestChecks(f: Facts, fileVersion: number): Check[] {
 /** A harness time after the pod's active deadline passed, which came before the delete (placed on the harness clock from it). */
 function afterDeadline(f: Facts, mono: number): boolean {
   const passesAt = observedDeadline(f)?.passesAt ?? null;
-  const issued = f.o.timeline.deleteIssued;
+  const issued = f.timeline.deleteIssued;
   return passesAt !== null && passesAt < 0 && issued !== null && mono >= issued.at.mono + passesAt * 1000;
 }

@@ -188,12 +188,12 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
   const failures: { scenario: string; error: TermlabError }[] = [];
   /** One try: its observation written, read back and graded exactly as `termlab grade` does. */
-  const tryOnce = async (scenario: S, attempt: number): Promise<GradeResult | null> => {
+  const tryOnce = async (scenario: S, attempt: number, ended: TermlabError[]): Promise<GradeResult | null> => {
     const scenarioContext = {
       ...context,
       attempt,
       onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
-      onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
+      onFailure: (error: TermlabError) => { ended.push(error); },
     };
     const observation = await kind.run(scenarioContext, scenario);
     const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
@@ -218,10 +218,15 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   const graded = await pool(scenarios, parallel, async (scenario: S): Promise<GradeResult[]> => {
     const tries: GradeResult[] = [];
     for (let attempt = 1; ; attempt++) {
-      const result = await tryOnce(scenario, attempt);
+      const ended: TermlabError[] = [];
+      const result = await tryOnce(scenario, attempt, ended);
       if (result) tries.push(result);
-      // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C.
-      if (!result?.lostPath || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) return tries;
+      // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C;
+      // as only the last try's grade counts, so does only its early end.
+      if (!result?.lostPath || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) {
+        failures.push(...ended.map((error) => ({ scenario: scenario.name, error })));
+        return tries;
+      }
       progress.notice(`${scenario.name}: try ${attempt} lost its request (${escapeTerminal(result.lostPath.slice(0, 160))}); running it again on a fresh pod`);
     }
   });

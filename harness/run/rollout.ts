@@ -170,7 +170,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     const oldUids = labUids();
     const rolloutLimit = scenario.load.durationMs + scenario.replicas * scenario.terminationGracePeriodSeconds * 1000 + ROLLOUT_MARGIN_MS;
     const complete = () => { const gone = goneUids(); return rolledTo(patched.metadata?.generation ?? 2)() && oldUids.every((u) => gone.has(u)); };
-    if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal))) throw new Error(`the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`);
+    if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal))) throw new TermlabError('ROLLOUT_NOT_COMPLETE', `the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`, { limitMs: rolloutLimit });
     timeline.rolloutComplete = clock.now();
 
     onPhase('load finishing');
@@ -180,7 +180,8 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
     if (!(await watches.waitFor(loadEnded, LOAD_TAIL_MS, ctx.signal)) && !ctx.signal.aborted) {
       await deletePod(cluster, namespace, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
     }
-    if (!(await watches.waitFor(loadEnded, scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS, ctx.signal))) throw new Error('the load pod did not finish its load in time');
+    const loadLimit = scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS;
+    if (!(await watches.waitFor(loadEnded, loadLimit, ctx.signal))) throw new TermlabError('LOAD_NOT_ENDED', `the load pod did not log the end of its load within ${Math.round(loadLimit / 1000)}s`, { limitMs: loadLimit });
     timeline.loadEnded = clock.now();
   }, {
     afterCleanup: async () => {
