@@ -33,6 +33,14 @@ describe('deadline-runs-out: the kubelet ends the pod at its active deadline, be
     expect(r.lostPath).toBeNull();
   });
 
+  it('on the real node (1.37.2) too: TERM 1.4 s after the deadline passed, 13.6 s before the delete', () => {
+    const r = grade(load('node-deadline-runs-out'));
+    expect(r.verdict, r.explanation).toBe('matches-model');
+    expect(r.prediction).toMatchObject({ cause: 'deadline', graceSeconds: 2, outcome: 'cut', exitCode: 137 });
+    expect(r.prediction!.termAt - r.prediction!.deadlineAt!).toBeGreaterThanOrEqual(0);
+    expect(r.prediction!.termAt - r.prediction!.deadlineAt!).toBeLessThan(2);
+  });
+
   it('the reason removed: the pod ended Failed with no DeadlineExceeded, which the kubelet never gives it', () => {
     const o = load('deadline-runs-out');
     for (const e of terminal(o)) { e.statusReason = null; e.statusMessage = null; }
