@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
 import { issuePath } from '../server/contract-schemas.ts';
 import { oneLine } from './report/terminal.ts';
-import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
+import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, ObservationV3Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
 import { isRolloutObservation, ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema, type RolloutObservation } from './observation-rollout.ts';
 
@@ -27,10 +27,10 @@ export function parseObservationFile(data: unknown, source: string): ParsedObser
     if (!result.success) throw schemaProblem(result.error, source);
     return { observation: upgradeV1(result.data), fileVersion: 1 };
   }
-  if (data && typeof data === 'object' && version === 2) {
-    const result = ObservationV2Schema.safeParse(data);
+  if (data && typeof data === 'object' && (version === 2 || version === 3)) {
+    const result = (version === 2 ? ObservationV2Schema : ObservationV3Schema).safeParse(data);
     if (!result.success) throw schemaProblem(result.error, source);
-    return { observation: { ...result.data, schemaVersion: OBSERVATION_SCHEMA_VERSION }, fileVersion: 2 };
+    return { observation: { ...result.data, schemaVersion: OBSERVATION_SCHEMA_VERSION }, fileVersion: version };
   }
   if (data && typeof data === 'object' && version !== undefined && version !== OBSERVATION_SCHEMA_VERSION) {
     throw invalid(source, 'schemaVersion', `this termlab reads versions ${[...READABLE_OLD_VERSIONS, OBSERVATION_SCHEMA_VERSION].join(', ')}, the file says ${JSON.stringify(version)}`);

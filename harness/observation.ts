@@ -5,9 +5,9 @@ import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
-export const OBSERVATION_SCHEMA_VERSION = 3;
+export const OBSERVATION_SCHEMA_VERSION = 4;
 /** Older versions this termlab still reads (and grades with a note). */
-export const READABLE_OLD_VERSIONS = [1, 2] as const;
+export const READABLE_OLD_VERSIONS = [1, 2, 3] as const;
 export const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
@@ -29,6 +29,15 @@ export const ContainerStateSchema = z.object({
   reason: z.string().optional(),
 });
 
+/**
+ * status.reason and status.message, verbatim (null: the pod had none): why the kubelet ended a pod
+ * on its own, as `DeadlineExceeded` when activeDeadlineSeconds ran out. Absent in files before version 4.
+ */
+const PodStatusCause = {
+  statusReason: z.string().max(1024).nullable().optional(),
+  statusMessage: z.string().max(4096).nullable().optional(),
+};
+
 export const WatchEventSchema = z.object({
   type: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']),
   resourceVersion: z.string(),
@@ -41,6 +50,7 @@ export const WatchEventSchema = z.object({
   containers: z.array(ContainerStateSchema),
   /** status.startTime (whole seconds): what activeDeadlineSeconds is measured from. Absent in files from before it was recorded. */
   startTime: ApiTimeSchema.nullable().optional(),
+  ...PodStatusCause,
 });
 
 export const WatchLifecycleSchema = z.object({
@@ -83,6 +93,7 @@ export const PodReadSchema = z.object({
   deletionGracePeriodSeconds: z.int().nullable(),
   finalizers: z.array(z.string()),
   containers: z.array(ContainerStateSchema),
+  ...PodStatusCause,
 });
 
 /** Where a claim came from: a watch event, a pod read (index in evidence.podReads), a log line (index in evidence.logLines), or a harness point. */
@@ -172,6 +183,8 @@ export const ObservationSchema = z.object({
     uid: z.string().min(1),
     resourceVersion: z.string(),
     terminationGracePeriodSeconds: z.int().nullable(),
+    /** The live pod's spec.activeDeadlineSeconds (null: none). Absent in files before version 4. */
+    activeDeadlineSeconds: z.int().min(0).nullable().optional(),
     capturedAt: HarnessTimeSchema,
     containers: z.array(z.object({ name: z.string(), image: z.string(), lifecycle: z.record(z.string(), z.unknown()).nullable() })),
   }).nullable(),
@@ -221,8 +234,10 @@ export type WatchEvent = z.infer<typeof WatchEventSchema>;
 export type PodRead = z.infer<typeof PodReadSchema>;
 export type TransportEvent = z.infer<typeof TransportEventSchema>;
 
-/** Version 2 files: the same shape, without the transport's life (read as version 3 with none recorded). */
+/** Version 2 files: the same shape, without the transport's life (read as the current version with none recorded). */
 export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2) });
+/** Version 3 files: the same shape, without the pod's status reason and message or its active deadline (read as version 4 with none recorded). */
+export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
 
 export async function writeObservation(path: string, observation: Observation): Promise<void> {
   // Validate on the way out too: a file we write must be a file we can read back.

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from './config.ts';
-import { HOOK_HTTP_PATH, LAB_EXIT_CODES } from './contract.ts';
+import { HOOK_HTTP_PATH, LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND } from './contract.ts';
 import { clockNow, type LogEvent } from './events.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
 const MIB = 1024 * 1024;
 /** How fast the memory grows after TERM: past any readiness probe period before a 192 MiB limit is hit. */
-const ALLOCATE_MIB_PER_SECOND = 64;
+const ALLOCATE_MIB_PER_SECOND = LAB_TERM_ALLOCATE_MIB_PER_SECOND;
 
 export interface LabState {
   mode: ServerConfig['mode'];

@@ -10,6 +10,8 @@ export type LabMode = (typeof LAB_MODES)[number];
 /** The environment variable the server reads its mode from; the pod renderer sets it. */
 export const LAB_MODE_ENV = 'LAB_MODE';
 export const LAB_TERM_ALLOCATE_ENV = 'LAB_TERM_ALLOCATE_MIB';
+/** How fast the server allocates (and touches) that memory on TERM, MiB a second: paced like a leak. */
+export const LAB_TERM_ALLOCATE_MIB_PER_SECOND = 64;
 
 /** The lab server's own exit codes. Kubernetes gives them no meaning; 137/143 are the runtime's. */
 export const LAB_EXIT_CODES = {

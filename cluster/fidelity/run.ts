@@ -26,7 +26,8 @@ import { renderFidelity } from './report.ts';
 import { SideFileSchema, summarize, type RunSummary, type SideFile } from './summary.ts';
 
 const EDGE_SCENARIOS = resolve('manifests/fidelity-edge.yaml');
-const OOM_EXAMPLE = resolve('reports/examples/oom-137.observation.json');
+// The real node's OOM kill, which the model predicts (test/grade/deadline.test.ts); reports/examples/oom-137 is the built one it does not.
+const OOM_EXAMPLE = resolve('test/grade/fixtures/deadline/oom-on-term.observation.json');
 const REPETITIONS = 3;
 const PARALLEL = 5;
 const READY_TIMEOUT_MS = 120_000;

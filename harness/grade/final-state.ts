@@ -32,11 +32,14 @@ function watchConsistent(f: Facts): Check {
   let ended: { source: StateSource; exitCode?: number; reason?: string } | null = null;
   for (const source of f.states) {
     const shown = source.containers.find((c) => c.name === container);
-    const phase = source.citation.kind === 'watch' ? o.evidence.watchEvents.find((e) => e.resourceVersion === source.citation.resourceVersion)?.phase : o.evidence.podReads[(source.citation as { index: number }).index]?.phase;
+    const status = source.citation.kind === 'watch' ? o.evidence.watchEvents.find((e) => e.resourceVersion === source.citation.resourceVersion) : o.evidence.podReads[(source.citation as { index: number }).index];
+    const phase = status?.phase;
     const terminated = shown?.state === 'terminated';
+    // A pod the kubelet failed for its deadline is Failed whatever its exit (deadline.ts cross-examines that reason).
+    const evicted = phase === 'Failed' && status?.statusReason === 'DeadlineExceeded';
     // The kubelet's own final delete (grace 0) comes only once the containers are gone.
     if (source.deletionGracePeriodSeconds === 0 && !terminated) return fail(id, `${describeCitation(source.citation)} shows grace 0 while the container still runs`);
-    if ((phase === 'Succeeded' || phase === 'Failed') && !(terminated && (phase === 'Succeeded') === (shown!.exitCode === 0))) {
+    if ((phase === 'Succeeded' || phase === 'Failed') && !(terminated && (evicted || (phase === 'Succeeded') === (shown!.exitCode === 0)))) {
       return fail(id, `${describeCitation(source.citation)} shows phase ${phase} with the container ${shown ? `${shown.state}${shown.exitCode !== undefined ? ` ${shown.exitCode}` : ''}` : 'missing'}`);
     }
     if (!shown) continue;

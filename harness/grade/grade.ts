@@ -2,9 +2,11 @@
 import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts';
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
+import { observedDeadline, podStatusEvidence, podStatusOutcome, safetyNetEnded } from './deadline.ts';
 import { evidenceChecks } from './evidence.ts';
 import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
+import { memoryEvidence } from './memory.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
 import { type Facts, factsOf } from './facts.ts';
@@ -42,12 +44,14 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const deletionGrace = f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null;
   // Graded from the kubelet's observed TERM (kubelet-times.ts cross-examines it); a student's
   // prediction, made before the run, is compared with the model's answer without it.
-  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f));
+  // The pod's active deadline, placed by its startTime: when it passes before the delete, it starts the kill (deadline.ts).
+  const deadline = observedDeadline(f);
+  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), kubeletTimes(f)]);
+  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f)]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
-  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model)]);
+  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline)]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
   // The predictions the run sealed before its first pod are the ones graded; a file given beside
@@ -80,7 +84,8 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     explanation: explain(verdict, checks),
     notes: [...versionNotes(fileVersion), ...(versioned.note ? [versioned.note] : [])],
     attempt: o.run.attempt ?? 1,
-    lostPath: lost?.kind === 'lost' ? lost.reason : null,
+    // A try the harness's own delays spoiled (its request lost, its safety deadline outlived) may run again.
+    lostPath: lost?.kind === 'lost' ? lost.reason : safetyNetEnded(f, model),
     sealedPredictions: unsealed && 'file' in unsealed ? { sha256: o.run.predictions!.sha256, student: unsealed.file.student?.trim() || null } : null,
     prediction: model,
     asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
@@ -103,8 +108,9 @@ function stoppedEarly({ o, timeline }: Facts, checks: Check[]): Check[] {
 function versionNotes(fileVersion: number): string[] {
   if (fileVersion >= OBSERVATION_SCHEMA_VERSION) return [];
   const missing = fileVersion < 2
-    ? 'its citations were found by the grader and it has no record of the pod UID the server answered with nor of the port-forward\'s life'
-    : 'it has no record of the port-forward\'s life (opens, errors, closes)';
+    ? 'its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward\'s life nor of the pod\'s status reason'
+    : fileVersion < 3 ? 'it has no record of the port-forward\'s life (opens, errors, closes) nor of the pod\'s status reason and active deadline'
+      : 'it has no record of the pod\'s status reason and message nor of its active deadline';
   return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 

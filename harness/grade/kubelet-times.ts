@@ -6,7 +6,7 @@
 // hook's length and the delete itself.
 import { describeLine, type LabLine } from './sources.ts';
 import { hookDurationSeconds } from '../scenario/schema.ts';
-import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ObservedKubelet } from './theory.ts';
+import { DEADLINE_REACTION_SECONDS, type DeadlineTiming, KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ObservedKubelet } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
 
@@ -15,7 +15,7 @@ const CLOCK_SLACK_MS = 50;
 /** The runtime's exec of a hook program before its first line (seen up to 1.3 s on the loaded real node). */
 const HOOK_LAUNCH_SLACK_MS = 2_000;
 
-interface Anchor {
+export interface Anchor {
   accepted: LabLine;
   /** The delete on the server's clock (wall ms): its accepted line plus the delay the harness waited. */
   deleteWallMs: number;
@@ -25,7 +25,7 @@ interface Anchor {
 }
 
 /** The server's accepted line for this request, and with it the harness's clock on the server's. */
-function anchor(f: Facts): Anchor | null {
+export function anchor(f: Facts): Anchor | null {
   const o = f.o;
   const { requestAccepted, requestSent } = f.timeline;
   const delay = f.deleteDelayMs;
@@ -69,11 +69,17 @@ function killingSecond(f: Facts, a: Anchor): { at: number; time: string } | null
 }
 
 /**
+ * The earliest the kill sequence can start, in seconds after the delete: the delete itself, or the
+ * pod's active deadline when that passed before it (deadline.ts places it).
+ */
+const killFloor = (deadline: DeadlineTiming | null) => Math.min(0, deadline?.passesAt ?? 0);
+
+/**
  * TERM and the bounds on the kill sequence's start, after the delete, or null when the evidence shows
  * no TERM: then the model keeps its window. Only the server's first TERM line counts (the one the
  * timeline cites), and the first hook-start line.
  */
-export function observedKubelet(f: Facts): ObservedKubelet | null {
+export function observedKubelet(f: Facts, deadline: DeadlineTiming | null = null): ObservedKubelet | null {
   const a = anchor(f);
   if (!a) return null;
   const term = firstLine(f, 'signal', a.accepted.fields.pid);
@@ -83,7 +89,7 @@ export function observedKubelet(f: Facts): ObservedKubelet | null {
   const notAfter = [hook ? hookStartOf(a, hook) : null, killing ? killing.at + 1 : null].filter((x): x is number => x !== null);
   return {
     termAt: sinceDeleteOf(a, term),
-    startNotBefore: Math.max(0, killing?.at ?? 0),
+    startNotBefore: Math.max(killFloor(deadline), killing?.at ?? killFloor(deadline)),
     startNotAfter: notAfter.length ? Math.min(...notAfter) : null,
     hookRequestStartAt: hook && hook.fields.kind === 'httpGet' ? sinceDeleteOf(a, hook) : null,
   };
@@ -109,11 +115,11 @@ function lineProblem(f: Facts, a: Anchor, l: LabLine): string | null {
 const secs = (x: number) => `${x.toFixed(3)}s`;
 
 /** The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and the runtime's and harness's clocks. */
-export function kubeletTimes(f: Facts): Check {
+export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null = null, graceSeconds: number | null = null): Check {
   const o = f.o;
   const id = 'evidence.kubelet-times';
   const a = anchor(f);
-  const observed = observedKubelet(f);
+  const observed = observedKubelet(f, deadline);
   if (!a || !observed) return pass(id, 'no observed TERM to condition the model on: it keeps its window after the delete');
   const term = firstLine(f, 'signal', a.accepted.fields.pid)!;
   const hook = firstLine(f, 'hook-start', undefined) ?? null;
@@ -125,11 +131,15 @@ export function kubeletTimes(f: Facts): Check {
   const T = observed.termAt;
   const h = hook ? sinceDeleteOf(a, hook) : null;
   const started = hook ? hookStartOf(a, hook) : null;
-  // Nothing of the kubelet's comes before the delete (which the round trip places at or after the anchor's).
-  if (T < -slack) return fail(id, `${describeLine(term)} puts TERM ${secs(-T)} before the delete`);
-  if (h !== null && h < -slack) return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(-h)} before the delete`);
+  // Nothing of the kubelet's comes before the delete (which the round trip places at or after the anchor's),
+  // or before the pod's active deadline when that passed first (startTime + activeDeadlineSeconds).
+  const floor = killFloor(deadline);
+  const before = floor < 0 ? `the pod's active deadline (${secs(-floor)} before the delete)` : 'the delete';
+  if (T < floor - slack) return fail(id, `${describeLine(term)} puts TERM ${secs(floor - T)} before ${before}${floor === 0 && deadline ? ', and before the pod\'s active deadline had passed' : ''}`);
+  if (h !== null && h < floor - slack) return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(floor - h)} before ${before}`);
   // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
-  const grace = Math.max(1, f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
+  // The model's grace: the delete's, or the pod's own when the deadline started the kill.
+  const grace = graceSeconds ?? Math.max(1, f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
   const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
   const hookWait = Math.min(length, grace);
   if (started !== null) {
@@ -154,5 +164,10 @@ export function kubeletTimes(f: Facts): Check {
     // the kubelet's own delay, not false evidence, but neither can the model lean on times it cannot place.
     if (startBy > killing.at + 1 + slack) return inconclusive(id, `${describeLine(byHook >= startBy ? hook! : term)} puts the kill sequence's start ${secs(startBy - killing.at - 1)} after the second of the Killing event (${killing.time}) had ended: the kubelet was delayed between recording Killing and acting (paused or starved), or the times were edited; the kill cannot be placed from them`);
   }
-  return pass(id, `TERM ${secs(T)} after the delete by the server's clock agrees with the runtime's stamps, the harness's receipt${hook ? ', the hook\'s start' : ''}${killing ? ' and the Killing event' : ''}`);
+  // Before the delete, only the deadline's sync can have begun the kill: within its ticker and relist of it.
+  const start = started !== null && started < T ? started : T - hookWait;
+  if (floor < 0 && start < 0 && start > floor + DEADLINE_REACTION_SECONDS + TOLERANCE_SECONDS) {
+    return inconclusive(id, `the kill sequence began ${secs(start - floor)} after the pod's active deadline passed (${describeLine(started !== null && started < T ? hook! : term)}), later than the kubelet's sync ticker and relist (${DEADLINE_REACTION_SECONDS}s) allow: the kubelet was starved or paused, or the times were edited; the kill cannot be placed from them`);
+  }
+  return pass(id, `TERM ${T < 0 ? `${secs(-T)} before` : `${secs(T)} after`} the delete by the server's clock agrees with the runtime's stamps, the harness's receipt${hook ? ', the hook\'s start' : ''}${killing ? ' and the Killing event' : ''}`);
 }

@@ -3,7 +3,7 @@
 import { parsePreStop } from '../../server/contract-schemas.ts';
 import { oneLine } from '../report/terminal.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
-import { describeCitation, describeLine } from './sources.ts';
+import { describeCitation, describeEvent, describeLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
@@ -89,6 +89,9 @@ function deleteGrace(f: Facts): Check {
   const asked = o.scenario.deleteGracePeriodSeconds ?? null;
   const expected = Math.max(0, asked ?? spec);
   // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
+  // One the kubelet had already ended for its deadline (deadline.ts cross-examines that status) was the test itself.
+  const endedFirst = ack.deletionGracePeriodSeconds === 0 ? deadlineEndedBefore(f, ack.at.mono) : null;
+  if (endedFirst) return pass(id, `the delete response says grace 0s: ${endedFirst} had shown the pod ended for its active deadline (DeadlineExceeded) before the delete's answer, and the API deletes a finished pod at once`);
   if (ack.deletionGracePeriodSeconds === 0 && expected !== 0) return inconclusive(id, `the delete response says grace 0s, not the spec's ${spec}s: the API does that for a pod that had already finished, so the run tested nothing`);
   if (ack.deletionGracePeriodSeconds !== expected) {
     return fail(id, asked === null
@@ -112,6 +115,12 @@ function deleteGrace(f: Facts): Check {
     return fail(id, `the delete response's deletionTimestamp ${ack.deletionTimestamp} is in no watch event or pod read`);
   }
   return pass(id, `grace ${ack.deletionGracePeriodSeconds}s: the delete response, the live pod${sawDeletion ? ' and the watch' : ''} agree`);
+}
+
+/** The watch event that showed the pod Failed for its deadline before the delete's answer came, if one did. */
+function deadlineEndedBefore(f: Facts, beforeMono: number): string | null {
+  const e = f.o.evidence.watchEvents.find((w) => w.receivedAt.mono < beforeMono && w.phase === 'Failed' && w.statusReason === 'DeadlineExceeded');
+  return e ? describeEvent(e) : null;
 }
 
 export function livePodChecks(f: Facts): Check[] {

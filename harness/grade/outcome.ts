@@ -71,8 +71,14 @@ export function exitState(f: Facts, p: Prediction): Check {
   const final = o.finalState;
   if (!final) return inconclusive(id, 'no final container state to compare');
   const shown = `exit code ${final.exitCode} (${final.reason ?? 'no reason'})`;
-  if (final.reason === 'OOMKilled') return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
+  // Only a server the model sees allocating past its limit on TERM (theory.ts memoryKillAfterTerm) is killed for memory.
+  if (final.reason === 'OOMKilled' && p.reason !== 'OOMKilled') return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
+  if (p.reason === 'OOMKilled' && !tooCloseToCall(p) && final.reason !== 'OOMKilled') return fail(id, `${shown}, but the model predicts the kernel kills it for memory after TERM: 137 (OOMKilled)`);
   if (final.reason === 'ContainerStatusUnknown') return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
+  if (final.reason === 'OOMKilled') {
+    if (tooCloseToCall(p)) return inconclusive(id, `${shown}; the model predicts ${p.exitCode} (${p.reason}), but the limit and the kill (or the work's end) are within ${within(p)}: too close to call`);
+    return final.exitCode === p.exitCode ? pass(id, `${shown}, as the model predicts: the allocation on TERM crossed the memory limit`) : fail(id, `${shown}, but the kernel's OOM kill gives 137`);
+  }
   if (final.reason !== null && final.reason !== reasonFor(final.exitCode)) return fail(id, `${shown}: the runtime reports exit ${final.exitCode} as ${reasonFor(final.exitCode)}, so this state is not one a kill or an exit gives`);
   const expected = `the model predicts ${p.exitCode} (${p.reason})`;
   if (tooCloseToCall(p)) return inconclusive(id, `${shown}; ${expected}, but the work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
@@ -139,13 +145,14 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   const o = f.o;
   const id = 'attribution.exit-code';
   const reason = o.finalState?.reason ?? null;
-  if (reason === 'OOMKilled') return fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
+  if (reason === 'OOMKilled') return p.reason === 'OOMKilled' ? attributeMemoryKill(f, p, termSeen) : fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
   const missing: string[] = [];
   if (reason === 'ContainerStatusUnknown') missing.push('reason ContainerStatusUnknown: the kubelet lost the container');
   if (!termSeen && !hookSeen) missing.push('no TERM or hook was seen in the container log');
   if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing')) missing.push('the pod\'s events have no Killing event');
   const { requestEnded, deleteIssued } = f.timeline;
-  if (o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
+  // Only a kill the deadline started (theory.ts) ends the request before the delete.
+  if (p.cause === 'delete' && o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
   const spans = secondsToTermination(f);
   if (!spans.length) missing.push('no times to place the kill');
   // From an API stamp that came apiLag after the harness's delete, the end comes that much sooner.
@@ -162,6 +169,23 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   if (missing.length) return inconclusive(id, `137 not explained by the grace period: ${missing.join('; ')}`);
   const ends = spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ');
   return pass(id, `killed after the grace period ran out: TERM at ${at(p.termAt)}s, SIGKILL at ${at(p.killAt)}s after the delete, ended ${ends}`);
+}
+
+/** An OOM kill the model predicts: after TERM (the allocation's start, logged), by the time the allocation alone reaches the limit. */
+function attributeMemoryKill(f: Facts, p: Prediction, termSeen: boolean): Check {
+  const id = 'attribution.exit-code';
+  const missing: string[] = [];
+  if (!termSeen) missing.push('no TERM was seen in the container log');
+  if (f.logComplete && !f.lab.some((l) => l.event === 'allocating')) missing.push('the complete container log has no line of the server allocating on TERM');
+  const spans = secondsToTermination(f);
+  if (!spans.length) missing.push('no times to place the end');
+  const high = p.exitAt + (p.basis === 'window' ? KUBELET_REACTION_SECONDS : 0) + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+  for (const span of spans) {
+    const low = p.termAt - span.apiLag - TOLERANCE_SECONDS;
+    if (span.seconds < low || span.seconds > high) missing.push(`it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the memory limit is reached by ${at(p.exitAt)}s (window ${low.toFixed(2)}–${high.toFixed(2)}s)`);
+  }
+  if (missing.length) return inconclusive(id, `137 OOMKilled not explained by the allocation on TERM: ${missing.join('; ')}`);
+  return pass(id, `killed for memory after TERM (${at(p.termAt)}s), as the allocation reached the limit by ${at(p.exitAt)}s: ended ${spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ')}`);
 }
 
 export function runComplete(f: Facts): Check {

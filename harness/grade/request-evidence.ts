@@ -1,6 +1,7 @@
 // The request, cross-examined: the client's record (status, bytes, sha256, done line, times), the
 // server's own log lines for the same request id, and the pod UID the server answered with.
 import { lostPath } from './lost-path.ts';
+import { observedDeadline } from './deadline.ts';
 import { describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -72,7 +73,8 @@ function requestRecord(f: Facts, fileVersion: number): Check {
     }
     case 'cut':
       if (r.doneSeen) return fail(id, 'the request is recorded as cut, but a done line vouching for its bytes was seen');
-      if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono) {
+      // Before the delete only the pod's active deadline, once passed, starts a kill (deadline.ts places it).
+      if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono && !afterDeadline(f, t.requestEnded!.at.mono)) {
         // The server's own word that its client went (lost-path.ts) explains an end before the delete: the harness lost it.
         const lost = lostPath(f);
         return lost?.kind === 'lost' ? inconclusive(id, lost.reason) : fail(id, 'the request is recorded as cut, but it ended before the delete was issued: nothing cut it');
@@ -107,4 +109,11 @@ function requestReachedPod(f: Facts): Check {
 export function requestChecks(f: Facts, fileVersion: number): Check[] {
   // Which pod answered comes first: a request that reached another pod explains everything after it.
   return [requestReachedPod(f), requestRecord(f, fileVersion)];
+}
+
+/** A harness time after the pod's active deadline passed, which came before the delete (placed on the harness clock from it). */
+function afterDeadline(f: Facts, mono: number): boolean {
+  const passesAt = observedDeadline(f)?.passesAt ?? null;
+  const issued = f.timeline.deleteIssued;
+  return passesAt !== null && passesAt < 0 && issued !== null && mono >= issued.at.mono + passesAt * 1000;
 }

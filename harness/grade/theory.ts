@@ -1,6 +1,6 @@
 // The grader's model of the kubelet (../shared/kubelet-termination.md), written apart from
 // the simulator on purpose: the comparison means something only if the two are independent.
-import { LAB_EXIT_CODES } from '../../server/contract.ts';
+import { LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND } from '../../server/contract.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 
 /**
@@ -13,6 +13,8 @@ export interface KubeletRules {
   minimumGracePeriodSeconds: number;
   /** The window after the delete within which the kill sequence starts (see KUBELET_REACTION_SECONDS). */
   kubeletReactionSeconds: number;
+  /** The window after the active deadline passes within which the kill sequence starts (see DEADLINE_REACTION_SECONDS). */
+  deadlineReactionSeconds: number;
   /** Where the rules were read and checked. */
   source: string;
 }
@@ -20,12 +22,13 @@ export interface KubeletRules {
 // The kill path is the same in all four (killContainer, executePreStopHook, killContainersWithSyncResult,
 // setTerminationGracePeriod, calculateEffectiveGracePeriod, minimumGracePeriodInSeconds = 2). From 1.36 the
 // kubelet reacts up to about a second sooner (its PLEG relists a pod on demand after a sync that changed it),
-// still inside the same 2 s window (docs/versions.md has what was measured on which version).
+// still inside the same 2 s window (docs/versions.md has what was measured on which version). active_deadline.go
+// and its place in the sync loop (syncTicker, generateAPIPodStatus's ShouldEvict) are the same in all four.
 export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
-  ['1.34', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.34.4' }],
-  ['1.35', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.35.4' }],
-  ['1.36', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.36.3' }],
-  ['1.37', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, source: 'k8s.io/kubernetes v1.37.2' }],
+  ['1.34', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.34.4' }],
+  ['1.35', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.35.4' }],
+  ['1.36', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.36.3' }],
+  ['1.37', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.37.2' }],
 ]);
 
 const minorNumber = (minor: string) => Number(minor.split('.')[1]);
@@ -64,6 +67,35 @@ export const KUBELET_EXTRA_DELAY_SECONDS = 2;
 export const KUBELET_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.kubeletReactionSeconds;
 
 /**
+ * pkg/kubelet/active_deadline.go: a pod is past its deadline once the kubelet's clock is
+ * activeDeadlineSeconds past status.startTime, which the status manager keeps in whole seconds
+ * (status_manager.go normalizeStatus). The sync loop's 1 s syncTicker asks ShouldSync; that sync's
+ * generateAPIPodStatus takes ShouldEvict's answer (phase Failed, the reason and message below, Ready
+ * off), SyncPod returns terminal, and the terminating sync waits for a PLEG relist newer than it (1 s)
+ * before killContainer: the kill sequence starts 0-2 s after the deadline (measured on the real node,
+ * 1.37.2: TERM 1.45-1.85 s after it). The grace is the pod's: no delete gave one (calculateEffectiveGracePeriod).
+ */
+export const DEADLINE_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.deadlineReactionSeconds;
+/** active_deadline.go: the status the kubelet gives a pod it ends for its deadline (mergePodStatus holds it back, with the phase Failed, until no container can run). */
+export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } as const;
+
+/**
+ * The pod's active deadline, where a run places it: `passesAt` is startTime (whole seconds) plus the
+ * pod's activeDeadlineSeconds, in seconds after the delete on the server's clock (negative: before
+ * it); null when nothing placed it (no run yet: then it is at most `seconds` after the acceptance).
+ */
+export interface DeadlineTiming {
+  seconds: number;
+  passesAt: number | null;
+  /**
+   * When the API took the delete (its deletionTimestamp less the grace, whole seconds), seconds after the
+   * harness issued it: a loaded API server can take it many seconds late, and the kubelet sees no
+   * deletion before then. Null or absent: taken as issued.
+   */
+  deleteTakenAt?: number | null;
+}
+
+/**
  * How closely the observed times place the work's end against the kill (or TERM): TERM and the work's
  * start are read off the server's one clock, so what they leave open is the runtime's kill timer and
  * the server's work timer, each late by a few to tens of milliseconds on a loaded machine (the work's
@@ -94,9 +126,18 @@ export interface ObservedKubelet {
 export type RequestOutcome = 'completed' | 'cut';
 
 export interface Prediction {
-  /** Effective grace: deletion grace else spec grace, at least 1 s. */
+  /**
+   * What starts the kill: the delete, or the pod's active deadline passing before the delete's own
+   * kill could begin (the kubelet fails the pod, DeadlineExceeded, with the spec's grace).
+   */
+  cause: 'delete' | 'deadline';
+  /** For the deadline: when it passes, seconds after the delete (negative: before it); the latest it can be when no run placed it. */
+  deadlineAt: number | null;
+  /** The pod's phase and status reason and message at the end, as the kubelet writes them. */
+  podStatus: { phase: 'Succeeded' | 'Failed'; reason: string | null; message: string | null };
+  /** Effective grace: deletion grace else spec grace, at least 1 s (the spec's alone when the deadline ends the pod). */
   graceSeconds: number;
-  /** Seconds after the delete. */
+  /** Seconds after the delete (for the deadline too: then they are negative, before it). */
   hookEndsAt: number | null;
   termAt: number;
   /** When SIGKILL comes if the container is still alive; null if it exits at TERM. */
@@ -107,14 +148,27 @@ export interface Prediction {
   exitAt: number;
   outcome: RequestOutcome;
   exitCode: number;
-  reason: 'Completed' | 'Error';
+  /** containerd's reason: OOMKilled when the kernel killed the container for its memory limit. */
+  reason: 'Completed' | 'Error' | 'OOMKilled';
   /** Seconds between the request's end and the kill; small means "too close to call". */
   marginSeconds: number;
   /** A margin below this is too close to call: a second from the delete, a tenth from observed times. */
   resolutionSeconds: number;
-  /** Where the times come from: the rules alone (the kubelet starts 0-2 s after the delete), or the kubelet's observed TERM. */
+  /** Where the times come from: the rules alone (the kubelet starts 0-2 s after the delete or the deadline), or the kubelet's observed TERM. */
   basis: 'window' | 'observed';
   steps: string[];
+}
+
+/**
+ * server/app.ts: on TERM a server with LAB_TERM_ALLOCATE_MIB allocates that much, paced; over the
+ * container's memory limit the kernel's OOM killer ends it (containerd: OOMKilled, 137). At the latest
+ * that is when the allocation alone reaches the limit (what the server held before only brings it
+ * sooner): seconds after TERM, or null when the allocation stays under the limit or there is none.
+ */
+export function memoryKillAfterTerm(scenario: Scenario): number | null {
+  const limit = scenario.memoryLimitMiB, allocate = scenario.termAllocateMiB;
+  if (!limit || !allocate || allocate < limit) return null;
+  return limit / LAB_TERM_ALLOCATE_MIB_PER_SECOND;
 }
 
 /** Seconds as a step shows them: observed times to the millisecond, the rules' own as they are. */
@@ -124,27 +178,62 @@ export function effectiveGraceSeconds(specGrace: number, deletionGrace: number |
   return Math.max(1, deletionGrace ?? specGrace);
 }
 
+/** The deadline a scenario gives its pod, placed by no run (termlab predict, the design); null when it sets none of its own. */
+export function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
+  return scenario.activeDeadlineSeconds === undefined ? null : { seconds: scenario.activeDeadlineSeconds, passesAt: null };
+}
+
+interface Trigger { cause: 'delete' | 'deadline'; at: number; step: string }
+
+/**
+ * What starts the kill, and when (seconds after the delete). The deadline does when its kill sequence
+ * must have begun before the delete's could (it passed more than the kubelet's reaction before the
+ * delete), or when the evidence shows the kill begun before the delete. Nearer, the delete is taken:
+ * the deadline and the delete raced (deadline.ts makes that inconclusive when the pod says otherwise).
+ */
+function triggerOf(scenario: Scenario, deadline: DeadlineTiming | null, rules: KubeletRules, observed: ObservedKubelet | null): Trigger {
+  const byDelete: Trigger = { cause: 'delete', at: 0, step: '' };
+  if (!deadline) return byDelete;
+  // Placed by no run, it passes at the latest its seconds after the acceptance: the pod started before it.
+  const at = deadline.passesAt ?? deadline.seconds - scenario.deleteDelayMs / 1000;
+  // The kubelet can act on the delete only once the API has taken it.
+  const taken = Math.max(0, deadline.deleteTakenAt ?? 0);
+  const killBegunBefore = observed !== null && (observed.termAt < taken || (observed.startNotAfter ?? Number.POSITIVE_INFINITY) < taken);
+  if (!(at + rules.deadlineReactionSeconds <= taken || (at <= taken && killBegunBefore))) return byDelete;
+  const where = deadline.passesAt === null
+    ? `at most ${deadline.seconds}s after the request's acceptance, ${fmt(-at)}s before the delete`
+    : at < 0 ? `${fmt(-at)}s before the delete (startTime + ${deadline.seconds}s)`
+      : `${fmt(at)}s after the harness's delete, before the API took it (${fmt(taken)}s after) (startTime + ${deadline.seconds}s)`;
+  return { cause: 'deadline', at, step: `activeDeadlineSeconds ${deadline.seconds}s passes ${where}: the kubelet fails the pod (${DEADLINE_EXCEEDED.reason}) and kills it with its own grace` };
+}
+
 /**
  * The model's answer. With no observed times (termlab predict, a run not yet made) every time is the
  * earliest and the kubelet's start lies in a 0-2 s window after it; with the kubelet's observed TERM
  * (grading), the rules run from it and only the resolution of those times is left open.
  */
-export function predict(scenario: Scenario, deletionGrace: number | null = null, rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!, observed: ObservedKubelet | null = null): Prediction {
+export function predict(scenario: Scenario, deletionGrace: number | null = null, rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!, observed: ObservedKubelet | null = null, deadline: DeadlineTiming | null = scenarioDeadline(scenario)): Prediction {
   const minimumGrace = rules.minimumGracePeriodSeconds;
-  const reaction = observed ? 0 : rules.kubeletReactionSeconds;
+  const trigger = triggerOf(scenario, deadline, rules, observed);
+  // With the deadline placed by a run, the window opens at it; with none, it is at most its seconds after
+  // the acceptance, so the kill may come any time before the latest and nothing bounds it from below.
+  const reaction = observed ? 0 : trigger.cause === 'deadline' ? rules.deadlineReactionSeconds : rules.kubeletReactionSeconds;
+  const unplaced = trigger.cause === 'deadline' && !observed && deadline?.passesAt === null;
   const resolutionSeconds = observed ? OBSERVED_RESOLUTION_SECONDS : TOLERANCE_SECONDS;
   const basis = observed ? 'observed' as const : 'window' as const;
   const steps: string[] = [];
-  const grace = effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
+  // A deadline's kill takes the pod's own grace: no delete had given one (a later delete can only shorten it).
+  const grace = trigger.cause === 'deadline' ? effectiveGraceSeconds(scenario.terminationGracePeriodSeconds) : effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
+  if (trigger.cause === 'deadline') steps.push(trigger.step);
   steps.push(`grace ${grace}s`);
   let remaining = grace;
-  let termAt = 0;
+  let termAt = trigger.at;
   let hookEndsAt: number | null = null;
   if (scenario.preStop.kind !== 'none') {
     const hookWait = Math.min(hookDurationSeconds(scenario.preStop), grace);
     const elapsedWhole = Math.floor(hookWait);
-    hookEndsAt = hookWait;
-    termAt = hookWait;
+    hookEndsAt = trigger.at + hookWait;
+    termAt = trigger.at + hookWait;
     remaining = grace - elapsedWhole;
     steps.push(hookWait < hookDurationSeconds(scenario.preStop)
       ? `preStop cut off at the grace (${grace}s), still running`
@@ -178,16 +267,36 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
   // Distance from the work's end to a window [from, at + reaction]; 0 inside it: too close to call.
-  const marginTo = (at: number, from = at) => (workEndsAt < from ? from - workEndsAt : Math.max(0, workEndsAt - (at + reaction)));
+  const marginTo = (at: number, from = at) => (workEndsAt < (unplaced ? Number.NEGATIVE_INFINITY : from) ? from - workEndsAt : Math.max(0, workEndsAt - (at + reaction)));
   steps.push(observed
-    ? `TERM as the server logged it, ${fmt(observed.termAt)}s after the delete: the rules run from the observed kubelet`
-    : `the kubelet starts this 0-${reaction}s after the delete`);
+    ? `TERM as the server logged it, ${observed.termAt < 0 ? `${fmt(-observed.termAt)}s before` : `${fmt(observed.termAt)}s after`} the delete: the rules run from the observed kubelet`
+    : `the kubelet starts this 0-${reaction}s after the ${trigger.cause === 'deadline' ? 'deadline passes' : 'delete'}${unplaced ? ' (the deadline itself at the latest: the pod started before the request was accepted)' : ''}`);
+  const cause = { cause: trigger.cause, deadlineAt: trigger.cause === 'deadline' ? trigger.at : null };
+  const statusFor = (exitCode: number): Prediction['podStatus'] => (trigger.cause === 'deadline'
+    ? { phase: 'Failed', ...DEADLINE_EXCEEDED }
+    : { phase: exitCode === 0 ? 'Succeeded' : 'Failed', reason: null, message: null });
   if (scenario.mode === 'immediate') {
     const completed = workEndsAt <= termAt;
     return {
+      ...cause, podStatus: statusFor(LAB_EXIT_CODES.immediate),
       graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: termAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
       marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
+    };
+  }
+  const oom = memoryKillAfterTerm(scenario);
+  // A graceful server with nothing left at TERM exits at once, before its allocation gets far.
+  if (oom !== null && (scenario.mode === 'ignore-term' || workEndsAt > termAt)) {
+    const oomAt = termAt + oom;
+    // Work ending between TERM and the limit may finish first (then a graceful server exits 0): too close to call.
+    const completed = workEndsAt <= termAt;
+    const raced = killAt <= oomAt;
+    return {
+      ...cause, podStatus: statusFor(137),
+      graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: raced ? killAt : oomAt, resolutionSeconds, basis,
+      outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'OOMKilled',
+      marginSeconds: raced ? 0 : Math.min(marginTo(oomAt, termAt), killAt - oomAt),
+      steps: [...steps, `on TERM the server allocates ${scenario.termAllocateMiB} MiB at ${LAB_TERM_ALLOCATE_MIB_PER_SECOND} MiB/s against its ${scenario.memoryLimitMiB} MiB limit: ${raced ? 'the limit and the kill race' : `the kernel kills it for memory by ${fmt(oomAt)}s, before the kill: 137 OOMKilled`}`],
     };
   }
   if (scenario.mode === 'ignore-term') {
@@ -195,6 +304,7 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
     const completed = workEndsAt <= killAt;
     return {
+      ...cause, podStatus: statusFor(137),
       graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: killAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
       marginSeconds: marginTo(killAt, killEarliest),
@@ -207,9 +317,9 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
   const hookToServer = scenario.preStop.kind === 'httpGet' && scenario.preStop.port === undefined;
   const hookRequestEndsAt = !hookToServer ? null
     : observed ? (observed.hookRequestStartAt ?? termAt - Math.min(hookDurationSeconds(scenario.preStop), grace)) + hookDurationSeconds(scenario.preStop)
-      : hookDurationSeconds(scenario.preStop);
+      : trigger.at + hookDurationSeconds(scenario.preStop);
   const heldByHook = hookRequestEndsAt !== null && hookRequestEndsAt > termAt;
-  const drainedAt = Math.max(termAt, workEndsAt, heldByHook ? hookRequestEndsAt : 0);
+  const drainedAt = Math.max(termAt, workEndsAt, heldByHook ? hookRequestEndsAt : Number.NEGATIVE_INFINITY);
   const exitsItself = completed && drainedAt <= killAt;
   // Hook and kill are both counted from the kubelet's start: their distance has no reaction window.
   const margin = heldByHook ? Math.min(marginTo(killAt, killEarliest), Math.abs(hookRequestEndsAt - killAt), Math.abs(hookRequestEndsAt - killEarliest)) : marginTo(killAt, killEarliest);
@@ -217,6 +327,7 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     : exitsItself ? `work ends at ${fmt(workEndsAt)}s, before the kill: exit 0`
       : `work ends at ${fmt(workEndsAt)}s, but the httpGet hook's request, still open until ${fmt(hookRequestEndsAt!)}s, keeps the draining server alive past the kill: 137`;
   return {
+    ...cause, podStatus: statusFor(exitsItself ? 0 : 137),
     graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: exitsItself ? drainedAt : killAt, resolutionSeconds, basis,
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,

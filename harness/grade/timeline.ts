@@ -17,7 +17,9 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
     const end = t.requestEnded ? fromHarness(t.requestEnded.at.mono) : fromHarness(t.requestAccepted.at.mono);
     bars.push({ label: `request ${o.request.outcome}`, kind: 'request', start: fromHarness(t.requestAccepted.at.mono), end, source: 'harness' });
   }
-  bars.push({ label: `grace ${p.graceSeconds}s`, kind: 'grace', start: 0, end: p.graceSeconds, source: 'model' });
+  // The grace runs from what started the kill: the delete, or the active deadline before it.
+  const from = p.deadlineAt ?? 0;
+  bars.push({ label: `grace ${p.graceSeconds}s${p.cause === 'deadline' ? ' (from the active deadline)' : ''}`, kind: 'grace', start: from, end: from + p.graceSeconds, source: 'model' });
   if (t.hookStart) {
     const start = fromPoint(t.hookStart);
     // A hook with no end of its own was left running when the kubelet moved on: draw it to TERM.

@@ -173,7 +173,8 @@ async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ p
     pod,
     record: {
       name: created.name, namespace: ctx.namespace, uid: created.uid, resourceVersion: pod.metadata!.resourceVersion!,
-      terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? null, capturedAt,
+      terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? null,
+      activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds ?? null, capturedAt,
       // The wire form: lifecycle's model fields carry their JSON names, so a JSON round trip is verbatim.
       containers: pod.spec!.containers.map((c) => ({ name: c.name, image: c.image ?? '', lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null })),
     },

@@ -20,6 +20,9 @@ export const containerStates = (pod: k8s.V1Pod) => (pod.status?.containerStatuse
   } as WatchEvent['containers'][number];
 });
 
+/** Why the kubelet ended the pod on its own (status.reason, status.message: `DeadlineExceeded`), verbatim; null when none. */
+const statusCause = (pod: k8s.V1Pod | null) => ({ statusReason: pod?.status?.reason ?? null, statusMessage: pod?.status?.message ?? null });
+
 export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
     type,
@@ -32,6 +35,7 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
     deletionGracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds ?? null,
     containers: containerStates(pod),
     startTime: apiTimeString(pod.status?.startTime),
+    ...statusCause(pod),
   };
 }
 
@@ -45,6 +49,7 @@ export function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: 
     deletionGracePeriodSeconds: pod?.metadata?.deletionGracePeriodSeconds ?? null,
     finalizers: pod?.metadata?.finalizers ?? [],
     containers: pod ? containerStates(pod) : [],
+    ...statusCause(pod),
   };
 }
 

@@ -47,3 +47,53 @@ describe('kubelet model', () => {
     expect(p).toMatchObject({ outcome: 'completed', exitCode: 0, exitAt: 10 });
   });
 });
+
+describe('the active deadline (active_deadline.go)', () => {
+  const deadline: Scenario = { name: 'd', mode: 'graceful', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 2, activeDeadlineSeconds: 8, workMs: 30_000, deleteDelayMs: 20_000 };
+
+  it('a deadline that passes before the delete starts the kill, with the pod\'s own grace: Failed, DeadlineExceeded, 137', () => {
+    // No run places it: at the latest 8 s after the acceptance, 12 s before the delete.
+    const p = predict(deadline);
+    expect(p).toMatchObject({ cause: 'deadline', deadlineAt: -12, graceSeconds: 2, termAt: -12, killAt: -10, outcome: 'cut', exitCode: 137, reason: 'Error' });
+    expect(p.podStatus).toEqual({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(p.steps[0]).toMatch(/activeDeadlineSeconds 8s passes at most 8s after the request's acceptance, 12s before the delete/);
+  });
+
+  it('placed by a run, the kill follows the deadline; the delete on the finished pod (grace 0) changes nothing', () => {
+    const p = predict(deadline, 0, undefined, null, { seconds: 8, passesAt: -13.4 });
+    expect(p).toMatchObject({ cause: 'deadline', graceSeconds: 2, outcome: 'cut', exitCode: 137, basis: 'window' });
+    expect(p.termAt).toBeCloseTo(-13.4, 6);
+    expect(p.killAt).toBeCloseTo(-11.4, 6);
+  });
+
+  it('work that ends before a deadline no run placed cannot be called: the pod may have started any time before', () => {
+    const p = predict({ ...deadline, workMs: 9_000, terminationGracePeriodSeconds: 5, deleteDelayMs: 20_000 });
+    expect(p).toMatchObject({ cause: 'deadline', outcome: 'completed', exitCode: 0, marginSeconds: 0 });
+  });
+
+  it('a deadline after the delete, or within the kubelet\'s reaction before it, leaves the kill to the delete', () => {
+    expect(predict({ ...deadline, activeDeadlineSeconds: 30 })).toMatchObject({ cause: 'delete', deadlineAt: null, termAt: 0, podStatus: { phase: 'Failed', reason: null } });
+    expect(predict(deadline, 2, undefined, null, { seconds: 8, passesAt: -1.5 })).toMatchObject({ cause: 'delete', termAt: 0 });
+    // Unless the kubelet is seen to have begun before the delete.
+    const observed = { termAt: -0.4, startNotBefore: -1.5, startNotAfter: null, hookRequestStartAt: null };
+    expect(predict(deadline, 2, undefined, observed, { seconds: 8, passesAt: -1.5 })).toMatchObject({ cause: 'deadline', basis: 'observed' });
+  });
+});
+
+describe('a memory limit the allocation on TERM crosses', () => {
+  const oom: Scenario = { name: 'o', mode: 'graceful', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 10, memoryLimitMiB: 192, termAllocateMiB: 512, workMs: 10_000, deleteDelayMs: 1_000 };
+
+  it('the kernel kills it for memory by the time the allocation alone reaches the limit: cut, 137 OOMKilled', () => {
+    // 192 MiB at 64 MiB/s: 3 s after TERM, long before the kill at 10 s.
+    expect(predict(oom)).toMatchObject({ outcome: 'cut', exitCode: 137, reason: 'OOMKilled', termAt: 0, exitAt: 3, killAt: 10, marginSeconds: 4 });
+  });
+
+  it('an allocation under the limit, or none, changes nothing; nor does immediate mode, which leaves at TERM', () => {
+    expect(predict({ ...oom, termAllocateMiB: 100 })).toMatchObject({ outcome: 'completed', exitCode: 0, reason: 'Completed' });
+    expect(predict({ ...oom, mode: 'immediate' })).toMatchObject({ exitCode: 17 });
+  });
+
+  it('a kill that comes before the allocation surely reaches the limit is too close to call', () => {
+    expect(predict({ ...oom, terminationGracePeriodSeconds: 2, workMs: 30_000 })).toMatchObject({ reason: 'OOMKilled', marginSeconds: 0 });
+  });
+});

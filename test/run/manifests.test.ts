@@ -14,10 +14,8 @@ import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
 /** Scenarios the model does not cover yet, with the verdict they get today and why. */
-const OPEN_GAPS = new Map<string, { verdict: string; why: string }>([
-  ['deadline-runs-out', { verdict: 'evidence-invalid', why: 'the model knows no activeDeadlineSeconds: the kill before the delete reads as a TERM before the delete' }],
-  ['oom-on-term', { verdict: 'differs-from-model', why: 'the model knows no memory limit: it predicts a drain where the kernel kills for memory' }],
-]);
+// None today: deadline-runs-out and oom-on-term were, until the model learned activeDeadlineSeconds and memory limits.
+const OPEN_GAPS = new Map<string, { verdict: string; why: string }>([]);
 
 /** A manifest's whole run: three rollouts one after another take about 80 s on an idle machine. */
 const RUN_TIMEOUT_MS = 600_000;
