@@ -79,4 +79,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// Exit once stdout and stderr have taken every byte, not when the event loop has drained: twice here a
+// `run --sim` of the rollouts printed its reports and then spun at 100 % CPU for as long as it was left
+// (Node 20 and 24), inside Node's teardown of the handles still open (gdb: FreeEnvironment ->
+// CleanupHandles -> uv_run, no syscall for seconds). Everything the command does is awaited by then.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+process.exit(code);
