@@ -134,7 +134,7 @@ async function verifyOn(cluster: Cluster, request: VerifyRequest, { values, read
   const { grade } = await gradeVerificationFile(file);
   await writeVerifyReports(grade, observation, { md: join(outDir, 'report.md'), html: join(outDir, 'report.html'), junit: join(outDir, 'junit.xml') });
   await writeVerifyReports(grade, observation, { md: values.md, html: values.html, junit: values.junit });
-  if (values.json) io.out(terminalJson({ verdict: grade.verdict, explanation: grade.explanation, requests: grade.requests, failed: grade.failed, byCause: grade.byCause, advice: grade.advice, reasoning: grade.reasoning, scope: grade.scope, observation: file }) + '\n');
+  if (values.json) io.out(terminalJson({ verdict: grade.verdict, explanation: grade.explanation, rolloutStalled: grade.rolloutStalled, requests: grade.requests, failed: grade.failed, byCause: grade.byCause, advice: grade.advice, reasoning: grade.reasoning, scope: grade.scope, observation: file }) + '\n');
   else io.out(`\n${terminalSummary(grade)}\nobservation: ${t(file)} (regrade offline: termlab grade ${t(file)})\nreports: ${t(join(outDir, 'report.html'))} (also report.md, junit.xml)\n`);
   if (io.signal.aborted) return EXIT.interrupted;
   if (failure) { io.err(`termlab verify: ${failure.code}: ${t(failure.message)}\n`); return exitCodeFor(failure.code); }
