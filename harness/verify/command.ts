@@ -3,6 +3,7 @@
 // simulated one), run, write the one observation file, grade it back from the file exactly as
 // `termlab grade` does, write the reports, and exit as `run` does.
 import { mkdir } from 'node:fs/promises';
+import type * as k8s from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type CommandIO, type CommandModule, parseOptions } from '../command.ts';
@@ -22,7 +23,9 @@ import { createManifests, readManifests, waitAvailable } from './apply.ts';
 import { gradeVerificationFile, writeVerification, writeVerifyReports } from './files.ts';
 import { exitCodeOfGrade } from './grade.ts';
 import { ActionSchema, VERIFICATION_SUFFIX, type VerifyRequest } from './observation.ts';
-import { runVerification, verifyBoundsMs } from './run.ts';
+import { renderVerifyLoadPod } from './load-pod.ts';
+import { preflight } from './preflight.ts';
+import { objectNames, runVerification, temporaryService, verifyBoundsMs } from './run.ts';
 import { planText, readTarget } from './target.ts';
 import { terminalSummary } from './report.ts';
 
@@ -107,13 +110,22 @@ async function verifyOn(cluster: Cluster, request: VerifyRequest, { values, read
   const read = await readTarget(cluster, request, simulated);
   const victim = request.action === 'delete-pod' ? read.target.pods.filter((p) => p.ready && !p.deletionTimestamp).map((p) => p.name).sort()[0] ?? null : null;
   io.out(`termlab ${HARNESS_VERSION} on context "${t(cluster.context)}" (${t(cluster.serverVersion)}${simulated ? ', the simulated cluster' : ''})\n${planText(request, read, victim).split('\n').map(t).join('\n')}`);
-  if (!simulated && !values.yes) throw new TermlabError('USAGE', 'this changes a Deployment on a real cluster: re-run with --yes to go ahead (nothing was changed)');
-
   const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
   const runId = newRunId();
+  const bounds = verifyBoundsMs({ read, readyTimeoutMs });
+  const template = await loadTemplate();
+  // Every write of the plan, tried with dryRun=All first: a missing right is named before anything changes.
+  const names = objectNames(request, runId);
+  const victimPod = read.target.pods.find((p) => p.name === victim);
+  await preflight(cluster, request, read, {
+    loadPod: renderVerifyLoadPod(template, request, { name: names.loadPod, owner: ownership.owner, identity: ownership.identity ?? undefined, runId, target: 'http://preflight.invalid', durationMs: bounds.loadMs, deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60 }) as k8s.V1Pod,
+    service: temporaryService(read, names.service, ownership.owner, runId, bounds.loadMs),
+    victim: victimPod ? { name: victimPod.name, uid: victimPod.uid } : null,
+  });
+  if (!simulated && !values.yes) throw new TermlabError('USAGE', 'this changes a Deployment on a real cluster: re-run with --yes to go ahead (nothing was changed; every right it needs was checked with a dry run)');
+
   const outDir = resolve(values.out ?? join('reports', `verify-${runId}`));
   try { await mkdir(outDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', '--out', outDir, error); }
-  const bounds = verifyBoundsMs({ read, readyTimeoutMs });
   // The record lets `termlab reap` take the load pod (and a temporary Service) if this process dies.
   const record = newRunRecord({ runId, owner: ownership.owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + bounds.loadMs + 120_000).toISOString() });
   await saveRun(record);
@@ -121,7 +133,7 @@ async function verifyOn(cluster: Cluster, request: VerifyRequest, { values, read
   const clock = new RunClock();
   const { observation, failure } = await runVerification({
     cluster, request, read, runId, owner: ownership.owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION,
-    simulated, template: await loadTemplate(), clock, signal: io.signal, readyTimeoutMs,
+    simulated, template, clock, signal: io.signal, readyTimeoutMs,
     onPhase: (phase) => { if (!values.json) io.err(`  ${phase}\n`); },
   });
   const file = join(outDir, `${deployment}${VERIFICATION_SUFFIX}`);

@@ -62,6 +62,21 @@ export function verifyBoundsMs(ctx: Pick<VerifyContext, 'read' | 'readyTimeoutMs
 
 const suffix = (runId: string) => runId.slice(-4);
 
+/** The names of what a verification makes: its load pod and (when the plan says) its temporary Service. */
+export function objectNames(request: Pick<VerifyRequest, 'deployment'>, runId: string): { loadPod: string; service: string } {
+  return { loadPod: `termlab-verify-load-${suffix(runId)}`, service: `termlab-verify-${request.deployment}`.slice(0, 52).replace(/-+$/, '') + `-${suffix(runId)}` };
+}
+
+/** The temporary Service the plan makes (labelled and expiring like every termlab object), or null. */
+export function temporaryService(read: ReadTarget, name: string, owner: string, runId: string, loadMs: number): k8s.V1Service | null {
+  const temp = read.service.temporary;
+  if (!temp) return null;
+  return {
+    metadata: { name, labels: ownershipLabels(owner, runId, VERIFY_SCENARIO), annotations: { [EXPIRES_ANNOTATION]: new Date(Date.now() + loadMs + GONE_MARGIN_MS).toISOString() } },
+    spec: { type: temp.type, selector: temp.selector, ports: [{ name: 'http', port: temp.port, targetPort: temp.targetPort as never, protocol: 'TCP' }] },
+  };
+}
+
 const progressingOf = (d: Raw | null): Raw | undefined => (d?.status?.conditions ?? []).find((c: Raw) => c.type === 'Progressing');
 
 interface Stall {
@@ -127,7 +142,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     name: existing?.metadata?.name ?? '', uid: existing?.metadata?.uid ?? '', temporary: false, type: existing?.spec?.type ?? 'ClusterIP',
     clusterIP: existing?.spec?.clusterIP ?? null, port: read.service.port, nodePort: existing?.spec?.ports?.find((p) => p.port === read.service.port)?.nodePort ?? null,
   };
-  const tempName = `termlab-verify-${request.deployment}`.slice(0, 52).replace(/-+$/, '') + `-${suffix(ctx.runId)}`;
+  const tempName = objectNames(request, ctx.runId).service;
   if (read.service.temporary) service = { ...service, name: tempName, uid: '', temporary: true, type: read.service.temporary.type, clusterIP: null, nodePort: null };
   const objects: VerificationObservation['objects'] = { loadPod: null, loadTarget: null };
   const timeline: VerificationObservation['timeline'] = { watchesEstablished: null, loadPodCreated: null, loadSteady: null, acted: null, rolloutComplete: null, loadEnded: null };
@@ -197,10 +212,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
 
     const temp = read.service.temporary;
     if (temp) {
-      const body: k8s.V1Service = {
-        metadata: { name: tempName, labels: ownershipLabels(ctx.owner, ctx.runId, VERIFY_SCENARIO), annotations: { [EXPIRES_ANNOTATION]: new Date(Date.now() + bounds.loadMs + GONE_MARGIN_MS).toISOString() } },
-        spec: { type: temp.type, selector: temp.selector, ports: [{ name: 'http', port: temp.port, targetPort: temp.targetPort as never, protocol: 'TCP' }] },
-      };
+      const body = temporaryService(read, tempName, ctx.owner, ctx.runId, bounds.loadMs)!;
       const made = await needing('create', 'services', ns, () => createService(cluster, ns, body, { signal: ctx.signal }));
       service = { ...service, uid: made.metadata!.uid!, clusterIP: made.spec?.clusterIP ?? null, nodePort: made.spec?.ports?.[0]?.nodePort ?? null };
       cleaner.defer(`delete temporary service ${tempName}`, async () => ((await deleteService(cluster, ns, tempName, service.uid)) === 'gone' ? 'gone' : 'done'));
@@ -229,7 +241,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
       if (!service.clusterIP || service.clusterIP === 'None') throw new TermlabError('USAGE', `Service ${service.name} has no ClusterIP (headless): the load goes through a ClusterIP, as clients do; give --service`);
       objects.loadTarget = `http://${service.clusterIP}:${service.port}`;
     }
-    const loadName = `termlab-verify-load-${suffix(ctx.runId)}`;
+    const loadName = objectNames(request, ctx.runId).loadPod;
     const body = renderVerifyLoadPod(ctx.template, request, { name: loadName, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, target: objects.loadTarget, durationMs: bounds.loadMs, deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60 });
     const made = await needing('create', 'pods', ns, () => createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }));
     objects.loadPod = { name: loadName, uid: made.metadata!.uid! };
