@@ -1,8 +1,10 @@
 // The process kubelet: a pod worker for each pod bound to this node (SyncPod, SyncTerminatingPod,
 // SyncTerminatedPod), its containers as local processes (kuberuntime.ts), their exits as the PLEG
 // reports them, and termination by the real kubelet's rules (kill.ts). Like the real one it learns of
-// pods from its informer; the status manager writes every status and the final delete.
+// pods from its informer; the status manager writes every status and the final delete, the prober
+// manager keeps readiness, and dead containers go by container-gc.ts.
 import { activeDeadline, DEADLINE_EXCEEDED } from './active-deadline.ts';
+import { ContainerGC, cleanUpContainersInPod } from './container-gc.ts';
 import { kubeletEvent } from './events.ts';
 import { ApiReachability, Faults, KubeletPause } from './faults.ts';
 import { type ContainerRecord, RuntimeManager } from './kuberuntime.ts';
@@ -12,7 +14,7 @@ import { advance, calculateEffectiveGracePeriod, type PodWorker, PodWorkerLoop, 
 import type { PodSpec } from './pod-types.ts';
 import { portTarget, type ServedPod } from './kubelet-server.ts';
 import type { NodePorts } from './ports.ts';
-import { addPodProbers } from './prober.ts';
+import { ProberManager } from './prober-manager.ts';
 import type { ImageMap } from './runtime.ts';
 import { StatusManager } from './status-manager.ts';
 import type { KubeObject, Store } from './store.ts';
@@ -20,11 +22,7 @@ import { apiTime, wallNow } from './time.ts';
 import type { GroundTruth } from './truth.ts';
 import { DEFAULT_SIM_MINOR, SIM_MINORS, type SimMinor } from './versions.ts';
 
-/** kubelet.go ContainerGCPeriod. */
-const CONTAINER_GC_PERIOD_MS = 60_000;
-
 const refOf = (pod: KubeObject) => ({ uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name });
-const stopProbers = (worker: PodWorker) => { for (const prober of worker.probers) prober.stop(); };
 
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
@@ -36,10 +34,11 @@ export class Kubelet {
   private readonly faults: Faults;
   private readonly minor: SimMinor;
   private readonly status: StatusManager;
+  private readonly probers: ProberManager;
   private readonly runtime: RuntimeManager;
   private readonly pleg: Pleg;
   private readonly syncTicker: NodeJS.Timeout;
-  private readonly containerGc: NodeJS.Timeout;
+  private readonly containerGc: ContainerGC;
   private readonly unsubscribe: () => void;
   /** SIGSTOP/SIGCONT of this kubelet (the pause-kubelet fault): its own timers and callbacks wait while it is stopped. */
   readonly pause: KubeletPause;
@@ -53,14 +52,13 @@ export class Kubelet {
     this.minor = minor;
     this.pause = pause;
     this.status = new StatusManager(store);
+    this.probers = new ProberManager(store, this.status, pause, (uid, port) => portTarget(this.served(uid), port));
     this.runtime = new RuntimeManager(store, images, timing.runtime, minor);
     this.pleg = new Pleg(timing, pause);
     // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
     this.syncTicker = setInterval(() => { if (!pause.paused) this.syncTick(); }, timing.syncTickMs);
     this.syncTicker.unref();
-    // ContainerGCPeriod (kubelet.go): what cleanUpContainersInPod left, the garbage collector removes.
-    this.containerGc = setInterval(() => { if (!pause.paused) this.collectContainers(); }, CONTAINER_GC_PERIOD_MS);
-    this.containerGc.unref();
+    this.containerGc = new ContainerGC(() => this.workers.values(), pause);
     this.unsubscribe = podConfig(store, {
       add: (pod) => this.admit(pod), deleting: (pod) => this.podDeleting(pod),
       releasable: (pod) => this.finishDeletion(pod), removed: (pod) => this.ports.forget(pod.metadata.uid),
@@ -106,9 +104,7 @@ export class Kubelet {
     await this.runtime.startPod(pending, worker, (container) => {
       void container.process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs));
     });
-    // A probe's result is the prober goroutine's: a stopped kubelet acts on it once it runs again.
-    worker.probers = addPodProbers(spec.containers, (port) => this.portTarget(worker.uid, port), (name, ready) => this.pause.whenRunning(() => this.setContainerReady(worker, name, ready)),
-      (name, output) => this.pause.whenRunning(() => kubeletEvent(this.store, pending, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, name)));
+    this.probers.addPod(worker, pending);
     // GenericPLEG: the next relist (or, 1.36+, the pod's own relist after this sync) sees the containers
     // running and hands the pod worker a ContainerStarted event.
     void this.pleg.newerThan(wallNow(), worker.uid).then(() => {
@@ -122,17 +118,7 @@ export class Kubelet {
     advance(worker, 'running');
     const running = this.status.running(worker, (name) => worker.containers.get(name)?.startedAt);
     if (!running) return;
-    for (const c of (running.spec as PodSpec).containers) {
-      if (!c.readinessProbe?.httpGet) this.setContainerReady(worker, c.name, true);
-    }
-    for (const prober of worker.probers) prober.containerStarted();
-  }
-
-  /** The probe result also syncs the pod ("SyncLoop (probe)"). */
-  private setContainerReady(worker: PodWorker, name: string, ready: boolean): void {
-    if (reached(worker, 'finished')) return;
-    this.status.setContainerReadiness(worker, name, ready);
-    worker.loop.update('sync');
+    this.probers.containersStarted(worker, running.spec as PodSpec);
   }
 
   private containerExited(worker: PodWorker, container: ContainerRecord, exitCode: number, exitedAt: number): void {
@@ -145,29 +131,12 @@ export class Kubelet {
     // Either way that event is the kubelet's cue to clean up the pod's dead containers.
     const killing = reached(worker, 'killing');
     void this.pleg.newerThan(exitedAt, worker.uid).then(() => {
-      this.cleanUpContainersInPod(worker);
+      cleanUpContainersInPod(worker);
       if (killing) return;
       record.exitSeenAt = wallNow();
       container.exitSeen = true;
       worker.loop.update('sync');
     });
-  }
-
-  /**
-   * cleanUpContainersInPod (kubelet.go, on the PLEG's ContainerDied): once a deleted pod's worker has
-   * terminated it (ShouldPodContentBeRemoved: IsDeleted and IsTerminated), every dead container goes,
-   * its log with it; otherwise the one dead container is kept until the container GC finds the pod so.
-   * Seen on the real node (v1.37.2, 2026-12-01): a deleted pod's container exited 0, and from then on
-   * GET pods/log answered 200 with only "unable to retrieve container logs for containerd://<id>" (the
-   * container was gone from containerd) — what a log read after an API outage got (issue 21).
-   */
-  private cleanUpContainersInPod(worker: PodWorker): void {
-    if (!worker.deleted || !reached(worker, 'finished')) return;
-    for (const c of worker.containers.values()) if (c.process.hasExited) c.removed = true;
-  }
-
-  private collectContainers(): void {
-    for (const worker of this.workers.values()) this.cleanUpContainersInPod(worker);
   }
 
   /** Writes every exit seen so far in one status write; true once all containers have exited ("Pod is terminal"). */
@@ -179,7 +148,7 @@ export class Kubelet {
     const updated = this.status.containersExited(worker, exits, allExited, worker.evicted);
     if (allExited) {
       advance(worker, 'finished');
-      stopProbers(worker);
+      this.probers.removePod(worker);
     }
     return allExited && updated !== undefined;
   }
@@ -204,7 +173,7 @@ export class Kubelet {
   /** SyncTerminatedPod, then the status manager: once the containers are gone it deletes the object with grace 0. */
   private syncTerminatedPod(worker: PodWorker): undefined {
     advance(worker, 'terminated');
-    stopProbers(worker);
+    this.probers.removePod(worker);
     const latest = this.store.get('pods', worker.namespace, worker.name);
     if (latest?.metadata.uid === worker.uid) this.finishDeletion(latest);
   }
@@ -234,7 +203,7 @@ export class Kubelet {
     truth.gracePeriodSeconds = gracePeriod;
     advance(worker, 'killing');
     const ignoreSigterm = this.faults.ignoreSigterm.has(Faults.key(worker.namespace, worker.name));
-    return this.runtime.killPod(pod, worker, gracePeriod, { truth, ignoreSigterm, portTarget: (port) => this.portTarget(worker.uid, port), kubeletRunning: () => this.pause.running() });
+    return this.runtime.killPod(pod, worker, gracePeriod, { truth, ignoreSigterm, portTarget: (port) => portTarget(this.served(worker.uid), port), kubeletRunning: () => this.pause.running() });
   }
 
   private syncTick(): void {
@@ -249,7 +218,7 @@ export class Kubelet {
     worker.evicted = DEADLINE_EXCEEDED;
     const pod = this.status.deadlineExceeded(worker);
     if (!pod) return undefined;
-    stopProbers(worker);
+    this.probers.removePod(worker);
     kubeletEvent(this.store, pod, 'Normal', worker.evicted.reason, worker.evicted.message);
     return 'terminating';
   }
@@ -260,22 +229,18 @@ export class Kubelet {
     return worker && { pod: worker, done: reached(worker, 'finished') };
   }
 
-  private portTarget(uid: string, containerPort: number): { host: string; port: number } | undefined {
-    return portTarget(this.served(uid), containerPort);
-  }
-
   /** Stops every process this kubelet started, at once. */
   async shutdown(): Promise<void> {
     this.unsubscribe();
     this.pleg.stop();
     clearInterval(this.syncTicker);
-    clearInterval(this.containerGc);
+    this.containerGc.stop();
     this.pause.resume();
     this.runtime.stop();
     const exits: Promise<unknown>[] = [];
     for (const worker of this.workers.values()) {
       worker.loop.stop();
-      stopProbers(worker);
+      this.probers.removePod(worker);
       for (const c of worker.containers.values()) { c.process.signal('SIGKILL'); exits.push(c.process.exited); }
     }
     await Promise.allSettled(this.starting);

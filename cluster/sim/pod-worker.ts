@@ -88,27 +88,24 @@ export class PodWorkerLoop {
   private async loop(): Promise<void> {
     this.running = true;
     try {
-      await this.drain();
+      while (this.pending && !this.stopped) {
+        const work = this.pending;
+        this.pending = null;
+        await this.pleg.newerThan(this.lastSyncTime, this.uid);
+        if (this.stopped) break;
+        const next = await this.handle(work);
+        this.lastSyncTime = wallNow();
+        const postSyncs = this.postSyncs;
+        this.postSyncs = [];
+        for (const run of postSyncs) run();
+        if (next) this.update(next);
+      }
     } catch (error) {
       // A sync that fails once the kubelet has stopped (its runtime gone) is the shutdown's, not the pod's.
       if (!this.stopped) throw error;
     } finally {
+      // In the same tick as the loop's last check: work queued after it starts a new loop.
       this.running = false;
-    }
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending && !this.stopped) {
-      const work = this.pending;
-      this.pending = null;
-      await this.pleg.newerThan(this.lastSyncTime, this.uid);
-      if (this.stopped) break;
-      const next = await this.handle(work);
-      this.lastSyncTime = wallNow();
-      const postSyncs = this.postSyncs;
-      this.postSyncs = [];
-      for (const run of postSyncs) run();
-      if (next) this.update(next);
     }
   }
 

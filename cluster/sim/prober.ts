@@ -5,8 +5,7 @@
 // triggers a manual run at once ("Triggered Probe by manual run"). A result that changes is handed
 // to the sync loop ("SyncLoop (probe)"), which syncs the pod.
 import { request } from 'node:http';
-import type { ContainerSpec, ReadinessProbe } from './pod-types.ts';
-import { resolvePort } from './runtime.ts';
+import type { ReadinessProbe } from './pod-types.ts';
 
 export interface ProbeTarget {
   /** Where the probed port is reached (the kubelet's portTarget); none means the probe fails. */
@@ -82,18 +81,4 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     },
     stop() { stopped = true; clearInterval(ticker); },
   };
-}
-
-/** prober_manager.go AddPod: a readiness worker for each container with an httpGet probe. */
-export function addPodProbers(containers: ContainerSpec[], at: (containerPort: number) => ProbeTarget['target'],
-  onChange: (container: string, ready: boolean) => void, onFailure: (container: string, output: string) => void): ReadinessProber[] {
-  return containers.flatMap((c) => {
-    const probe = c.readinessProbe;
-    const httpGet = probe?.httpGet;
-    if (!probe || !httpGet) return [];
-    return [startReadinessProber({
-      target: at(resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
-      onChange: (ready) => onChange(c.name, ready), onFailure: (output) => onFailure(c.name, output),
-    })];
-  });
 }

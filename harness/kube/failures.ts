@@ -55,7 +55,14 @@ function networkCode(error: unknown): string | null {
   return typeof code === 'string' ? code : null;
 }
 
-export function classify(error: unknown): Failure {
+/** ws reports a WebSocket that failed to open (client-node's port-forward and exec) as an ErrorEvent: the Error is inside it. */
+function unwrapErrorEvent(error: unknown): unknown {
+  const inner = (error as { error?: unknown } | null)?.error;
+  return !(error instanceof Error) && inner instanceof Error ? inner : error;
+}
+
+export function classify(given: unknown): Failure {
+  const error = unwrapErrorEvent(given);
   if (error instanceof TermlabError) return { transient: false, status: (error.context.status as number | undefined) ?? null, text: error.message, retryAfterSeconds: null };
   if (error instanceof k8s.ApiException) {
     const retryAfter = Number(error.headers?.['retry-after']);
@@ -65,6 +72,12 @@ export function classify(error: unknown): Failure {
   if (error instanceof RequestTimeoutError) return { transient: true, status: null, text: error.message, retryAfterSeconds: null };
   const code = networkCode(error);
   const message = error instanceof Error ? error.message : String(error);
+  // ws's words for an upgrade the API server answered with a status instead of 101.
+  const upgradeStatus = /^Unexpected server response: (\d{3})$/.exec(message);
+  if (upgradeStatus) {
+    const status = Number(upgradeStatus[1]);
+    return { transient: TRANSIENT_STATUS.has(status), status, text: `HTTP ${status} to the stream's upgrade`, retryAfterSeconds: null };
+  }
   // node-fetch reports our own timeout signal as an AbortError.
   if ((error as Error | null)?.name === 'AbortError') return { transient: true, status: null, text: 'the request timed out', retryAfterSeconds: null };
   if (code && TRANSIENT_NETWORK.has(code)) return { transient: true, status: null, text: code, retryAfterSeconds: null };
