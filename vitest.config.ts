@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -13,5 +14,6 @@ export default defineConfig({
     // two files per core on a loaded machine rollouts went inconclusive and CLI tests timed out.
     maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ['test/support/state-dir.ts'],
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

@@ -30,11 +30,8 @@ export interface Command {
   run(argv: string[], io: CommandIO): Promise<number>;
 }
 
-/** What a command's module gives: its run (run/command.ts still carries a name and usage line of its own, unused). */
+/** What a command's module gives: its run alone (name, summary and usage are the Command object's). */
 export interface CommandModule {
-  name?: string;
-  summary?: string;
-  usage?: string;
   run(argv: string[], io: CommandIO): Promise<number>;
 }
 

@@ -24,6 +24,16 @@ export type ErrorCode =
   /** The namespace's ResourceQuota stayed full past --quota-wait: names the quota and its use. */
   | 'QUOTA_FULL'
   | 'POD_NOT_READY'
+  /** The scenario's pod was gone, or another pod had its name, before the harness was done with it. */
+  | 'POD_GONE_EARLY'
+  /** The lab server did not accept the scenario's request (refused, reset, or an answer other than the accepted line). */
+  | 'REQUEST_NOT_ACCEPTED'
+  /** The container was not seen to end within the grace, the hook and the margin for a slow kubelet. */
+  | 'CONTAINER_NOT_ENDED'
+  /** The rollout did not complete (every replica updated and available, every old pod gone) within its limit. */
+  | 'ROLLOUT_NOT_COMPLETE'
+  /** The rollout's load pod did not log the end of its load in time. */
+  | 'LOAD_NOT_ENDED'
   /** A rollout `termlab verify` started did not complete: the Deployment's progressDeadlineSeconds passed (or verify's own bound); names what it waited for. */
   | 'ROLLOUT_STALLED'
   | 'POD_CAP_REACHED'
@@ -64,6 +74,11 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   CLASS_NOT_READY: EXIT.clusterUnreachable,
   QUOTA_FULL: EXIT.clusterUnreachable,
   POD_NOT_READY: EXIT.checksFailed,
+  POD_GONE_EARLY: EXIT.checksFailed,
+  REQUEST_NOT_ACCEPTED: EXIT.checksFailed,
+  CONTAINER_NOT_ENDED: EXIT.checksFailed,
+  ROLLOUT_NOT_COMPLETE: EXIT.checksFailed,
+  LOAD_NOT_ENDED: EXIT.checksFailed,
   ROLLOUT_STALLED: EXIT.rolloutStalled,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,

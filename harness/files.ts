@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import type { z } from 'zod';
+import { issueText } from '../server/contract-schemas.ts';
 import { oneLine } from './report/terminal.ts';
 
 /**
@@ -44,12 +45,7 @@ export async function readJsonFile<S extends z.ZodType>(path: string, schema: S)
   return { ok: false, problem: `${path}: ${formatIssue(parsed.error.issues[0]!)}` };
 }
 
-/** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
-export function issuePath(issue: z.core.$ZodIssue, whole = '(top level)'): string {
-  return issue.path.length ? issue.path.map(String).join('.') : whole;
-}
-
-/** The one way a zod issue is told: where, then what, on one line with control characters escaped. */
+/** A zod issue as the contract tells it (where, then what), on one line with control characters escaped. */
 export function formatIssue(issue: z.core.$ZodIssue, whole = '(top level)'): string {
-  return oneLine(`${issuePath(issue, whole)}: ${issue.message}`);
+  return oneLine(issueText(issue, whole));
 }

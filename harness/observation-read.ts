@@ -4,7 +4,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
-import { issuePath } from './files.ts';
+import { issuePath } from '../server/contract-schemas.ts';
 import { oneLine } from './report/terminal.ts';
 import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';

@@ -1,7 +1,10 @@
 // The server stays free of npm dependencies so its image is node and these files alone;
-// its inputs are four settings, checked here with messages that name each one.
+// its inputs are a few settings (the app's, then the proxy's), checked here with messages that name each one.
 import { parseArgs } from 'node:util';
-import { LAB_MODE_ENV, LAB_MODES, LAB_TERM_ALLOCATE_ENV, type LabMode } from './contract.ts';
+import {
+  LAB_MODE_ENV, LAB_MODES, LAB_TERM_ALLOCATE_ENV, type LabMode, PROXY_ON_TERM_ENV, PROXY_ON_TERM_MODES, PROXY_UPSTREAM_PORT_ENV,
+  type ProxyOnTerm,
+} from './contract.ts';
 
 export type { LabMode };
 
@@ -22,7 +25,7 @@ export class ConfigError extends Error {
 const MODES: readonly string[] = LAB_MODES;
 const ALLOCATE_MIB_MAX = 65536;
 
-export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig {
+function parseFlags(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -34,15 +37,22 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
       'pod-name': { type: 'string' },
     },
   });
+  return values;
+}
+
+function listenPort(text: string, name: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`${name}: expected an integer 0-65535, got ${JSON.stringify(text)}`);
+  return port;
+}
+
+export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const values = parseFlags(argv);
   const mode = values.mode ?? env[LAB_MODE_ENV] ?? 'graceful';
   if (!MODES.includes(mode)) {
-    throw new ConfigError(`${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term or load (the load generator), got ${JSON.stringify(mode)}`);
+    throw new ConfigError(`${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator) or proxy (the sidecar proxy), got ${JSON.stringify(mode)}`);
   }
-  const portText = values.port ?? env.PORT ?? '8080';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) {
-    throw new ConfigError(`PORT/--port: expected an integer 0-65535, got ${JSON.stringify(portText)}`);
-  }
+  const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
   const host = values.host ?? env.HOST ?? '0.0.0.0';
   if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
   const allocateText = env[LAB_TERM_ALLOCATE_ENV] || '0';
@@ -57,5 +67,39 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
     podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
     podName: values['pod-name'] ?? (env.POD_NAME || undefined),
     termAllocateMiB,
+  };
+}
+
+/** LAB_MODE=proxy: where it listens, the app's port on localhost, and what it does on TERM. */
+export interface ProxyConfig {
+  port: number;
+  host: string;
+  upstreamPort: number;
+  onTerm: ProxyOnTerm;
+  podUid?: string;
+  podName?: string;
+}
+
+const ON_TERM: readonly string[] = PROXY_ON_TERM_MODES;
+
+export function parseProxyConfig(argv: string[], env: NodeJS.ProcessEnv): ProxyConfig {
+  const values = parseFlags(argv);
+  if (values.mode !== undefined && values.mode !== 'proxy') throw new ConfigError(`--mode: ${JSON.stringify(values.mode)} contradicts ${LAB_MODE_ENV}=proxy`);
+  const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
+  const host = values.host ?? env.HOST ?? '0.0.0.0';
+  if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
+  const upstreamText = env[PROXY_UPSTREAM_PORT_ENV] ?? '';
+  const upstreamPort = Number(upstreamText);
+  if (!/^\d+$/.test(upstreamText) || upstreamPort < 1 || upstreamPort > 65535) {
+    throw new ConfigError(`${PROXY_UPSTREAM_PORT_ENV}: expected the app container's port, an integer 1-65535, got ${JSON.stringify(env[PROXY_UPSTREAM_PORT_ENV] ?? null)}`);
+  }
+  if (upstreamPort === port) throw new ConfigError(`${PROXY_UPSTREAM_PORT_ENV}: ${upstreamPort} is the proxy's own PORT; the app container listens on another`);
+  // Exit is what many proxies do by default, and what this setting defaults to.
+  const onTerm = env[PROXY_ON_TERM_ENV] || 'exit';
+  if (!ON_TERM.includes(onTerm)) throw new ConfigError(`${PROXY_ON_TERM_ENV}: expected exit or drain, got ${JSON.stringify(onTerm)}`);
+  return {
+    port, host, upstreamPort, onTerm: onTerm as ProxyOnTerm,
+    podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
+    podName: values['pod-name'] ?? (env.POD_NAME || undefined),
   };
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import {
   HOOK_COMMANDS, HOOK_HTTP_PATH, HOOK_LINE_KINDS, HOOK_PROGRAM, LAB_EVENT_NAMES, LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV,
-  type LabEventName, type LabMode,
+  type LabEventName, type LabMode, PROXY_EVENT_NAMES, PROXY_ON_TERM_MODES, PROXY_OUTCOMES, PROXY_ROLE, type ProxyEventName,
 } from './contract.ts';
 
 // --- event lines -----------------------------------------------------------------------------
@@ -61,26 +61,80 @@ export type ParsedLabLine =
 /** A line with another event name must still carry the stamped fields with their types. */
 const OTHER_LINE = z.looseObject({ event: z.string(), ...common });
 
-function problemOf(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  return `field ${issue.path.map(String).join('.') || '(line)'}: ${issue.message}`;
+/** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
+export function issuePath(issue: z.core.$ZodIssue, whole = '(top level)'): string {
+  return issue.path.length ? issue.path.map(String).join('.') : whole;
 }
+
+/**
+ * The one way a zod issue is told: where, then what. Raw text (the server side has no terminal
+ * escaper); the harness prints it through its own, as formatIssue in harness/files.ts.
+ */
+export function issueText(issue: z.core.$ZodIssue, whole = '(top level)'): string {
+  return `${issuePath(issue, whole)}: ${issue.message}`;
+}
+
+const problemOf = (error: z.ZodError): string => `field ${issueText(error.issues[0]!, '(line)')}`;
 
 /** A parsed JSON value (see parseLogLineJson for reading the text safely) through the contract. */
 export function parseLabLine(json: unknown): ParsedLabLine {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { kind: 'none' };
+  return parseThrough(LAB_LINE_SCHEMAS, isLabEventName, json) as ParsedLabLine;
+}
+
+/** One line through the schema table of its writer: the app's (LAB_LINE_SCHEMAS) or the proxy's. */
+function parseThrough(schemas: Record<string, z.ZodType>, known: (name: string) => boolean, json: unknown) {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return { kind: 'none' } as const;
   const event = (json as { event?: unknown }).event;
-  if (typeof event !== 'string') return { kind: 'none' };
-  if (!isLabEventName(event)) {
+  if (typeof event !== 'string') return { kind: 'none' } as const;
+  if (!known(event)) {
     const other = OTHER_LINE.safeParse(json);
-    if (other.success) return { kind: 'other', event, line: other.data };
+    if (other.success) return { kind: 'other', event, line: other.data } as const;
     // Without the clock it is not a line the lab wrote (every writer stamps one) but someone else's JSON.
-    if (other.error.issues.some((i) => i.path[0] === 'time' || i.path[0] === 'mono')) return { kind: 'none' };
-    return { kind: 'malformed', event, problem: problemOf(other.error) };
+    if (other.error.issues.some((i) => i.path[0] === 'time' || i.path[0] === 'mono')) return { kind: 'none' } as const;
+    return { kind: 'malformed', event, problem: problemOf(other.error) } as const;
   }
-  const result = LAB_LINE_SCHEMAS[event].safeParse(json);
-  if (!result.success) return { kind: 'malformed', event, problem: problemOf(result.error) };
-  return { kind: 'event', event, line: { ...result.data, event } as LabLineOf<LabEventName> };
+  const result = schemas[event]!.safeParse(json);
+  if (!result.success) return { kind: 'malformed', event, problem: problemOf(result.error) } as const;
+  return { kind: 'event', event, line: { ...(result.data as object), event } } as const;
+}
+
+// --- the proxy's lines (server/proxy.ts, LAB_MODE=proxy) --------------------------------------
+
+/** A proxy line: the common stamp and `role: "proxy"`, which no app line has. */
+const proxyCommon = { ...common, role: z.literal(PROXY_ROLE) };
+const requestId = z.string().min(1);
+
+export const PROXY_LINE_SCHEMAS = {
+  listening: z.object({ ...proxyCommon, host: z.string(), port: z.int(), upstreamPort: z.int(), onTerm: z.enum(PROXY_ON_TERM_MODES) }),
+  // id: the request's own ?id= when it has one (the app logs the same), else the proxy's p<n>.
+  accepted: z.object({ ...proxyCommon, id: requestId, method: z.string(), path: z.string() }),
+  forwarded: z.object({ ...proxyCommon, id: requestId }),
+  // status: the app's, null when none came; bytes: the app's body bytes passed on to the client.
+  'upstream-done': z.object({
+    ...proxyCommon, id: requestId, outcome: z.enum(PROXY_OUTCOMES), status: z.int().nullable(), bytes: z.int().min(0),
+    elapsedMs: z.number().min(0), error: z.string().optional(),
+  }),
+  rejected: z.object({ ...proxyCommon, id: requestId, reason: z.literal('draining') }),
+  signal: z.object({ ...proxyCommon, signal: z.string(), repeated: z.boolean() }),
+  draining: z.object({ ...proxyCommon, active: z.int().min(0) }),
+  drained: z.object({ ...proxyCommon, completed: z.int().min(0), rejected: z.int().min(0) }),
+  exit: z.object({ ...proxyCommon, code: z.int() }),
+} as const satisfies Record<ProxyEventName, z.ZodType>;
+
+export type ProxyLineOf<E extends ProxyEventName> = z.infer<(typeof PROXY_LINE_SCHEMAS)[E]> & { event: E };
+/** What the proxy's writer is passed: a line's own fields, without the stamped ones and the role. */
+export type ProxyLineFields<E extends ProxyEventName> = Omit<z.input<(typeof PROXY_LINE_SCHEMAS)[E]>, StampedField | 'role'>;
+
+export const isProxyEventName = (name: string): name is ProxyEventName => (PROXY_EVENT_NAMES as readonly string[]).includes(name);
+
+/** One line of the proxy container's log, read as ParsedLabLine reads the app's. */
+export type ParsedProxyLine =
+  | { kind: 'event'; event: ProxyEventName; line: ProxyLineOf<ProxyEventName> }
+  | Exclude<ParsedLabLine, { kind: 'event' }>;
+
+/** A parsed JSON value through the proxy's schemas; an app's line (no `role`) is malformed here. */
+export function parseProxyLine(json: unknown): ParsedProxyLine {
+  return parseThrough(PROXY_LINE_SCHEMAS, isProxyEventName, json) as ParsedProxyLine;
 }
 
 // --- the load generator's lines (server/load.ts) ----------------------------------------------

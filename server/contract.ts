@@ -30,6 +30,48 @@ export type LabEventName = (typeof LAB_EVENT_NAMES)[number];
 export const LOAD_EVENT_NAMES = ['load-start', 'request', 'load-end'] as const;
 export type LoadEventName = (typeof LOAD_EVENT_NAMES)[number];
 
+/**
+ * LAB_MODE=proxy makes the same program a sidecar proxy (server/proxy.ts): it listens on PORT and
+ * forwards each request to the app container on localhost, PROXY_UPSTREAM_PORT. It is no LAB_MODES
+ * entry: a scenario's `mode` is the app's, and the proxy is the sidecar block's.
+ */
+export const LAB_PROXY_MODE = 'proxy';
+export const PROXY_UPSTREAM_PORT_ENV = 'PROXY_UPSTREAM_PORT';
+/** What the proxy does on TERM: `exit` at once (as many proxies do by default) or `drain` its open requests. */
+export const PROXY_ON_TERM_ENV = 'PROXY_ON_TERM';
+export const PROXY_ON_TERM_MODES = ['exit', 'drain'] as const;
+export type ProxyOnTerm = (typeof PROXY_ON_TERM_MODES)[number];
+/**
+ * The proxy's own endpoints, answered by it and never forwarded: a native sidecar starts before the
+ * app, so a startup or readiness probe that went through to the app could never pass.
+ */
+export const PROXY_OWN_PATHS = { healthz: '/proxy/healthz', readyz: '/proxy/readyz' } as const;
+/** The proxy container a scenario's `sidecar:` block adds (harness/scenario/render.ts): its name and port. */
+export const PROXY_CONTAINER = { name: 'proxy', port: 8081, portName: 'proxy' } as const;
+/** Every proxy line carries `role: "proxy"`, so a proxy's line is never taken for the app's. */
+export const PROXY_ROLE = 'proxy';
+/**
+ * Event lines of the proxy. accepted: a client's request reached it; forwarded: the connection to the
+ * app is open and the request is on its way; upstream-done: the app's answer ended (how, in `outcome`).
+ * In exit mode the proxy leaves with LAB_EXIT_CODES.immediate, the lab's "left at once".
+ */
+export const PROXY_EVENT_NAMES = [
+  'listening', 'accepted', 'forwarded', 'upstream-done', 'rejected', 'signal', 'draining', 'drained', 'exit',
+] as const;
+export type ProxyEventName = (typeof PROXY_EVENT_NAMES)[number];
+/** How one forwarded request ended, as the proxy saw it. */
+export const PROXY_OUTCOMES = [
+  /** The app's whole answer was passed on to the client. */
+  'completed',
+  /** The app's answer stopped before its end (the app died or reset): the client's is cut too. */
+  'cut',
+  /** No answer from the app (refused, reset before the headers): the client gets a 502. */
+  'failed',
+  /** The client went away first; the request to the app is dropped. */
+  'client-gone',
+] as const;
+export type ProxyOutcome = (typeof PROXY_OUTCOMES)[number];
+
 /** The exec hook program's path inside the image (server/image.ts installs it there). */
 export const HOOK_PROGRAM = '/usr/local/bin/lab-hook';
 /** `lab-hook sleep <ms>` and `lab-hook fail`: its two commands. */

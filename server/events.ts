@@ -4,8 +4,8 @@
 // Each event's fields are typed by its schema in the contract (a type-only import: nothing of zod
 // is loaded here, so the image stays node and server/ alone).
 import { performance } from 'node:perf_hooks';
-import type { LabLineFields } from './contract-schemas.ts';
-import type { LabEventName } from './contract.ts';
+import type { LabLineFields, ProxyLineFields } from './contract-schemas.ts';
+import { type LabEventName, PROXY_ROLE, type ProxyEventName } from './contract.ts';
 
 export type { LabEventName };
 
@@ -39,3 +39,13 @@ export function createEventLog(identity: EventIdentity, sink: EventSink = stdout
 }
 
 export type LogEvent = ReturnType<typeof createEventLog>;
+
+/** The proxy's writer (server/proxy.ts): its own events, each line stamped `role: "proxy"`. */
+export function createProxyEventLog(identity: EventIdentity, sink: EventSink = stdoutSink) {
+  return function logEvent<E extends ProxyEventName>(event: E, fields: ProxyLineFields<E>): void {
+    const record = { event, ...clockNow(), pid: process.pid, ...identity, role: PROXY_ROLE, ...fields };
+    sink(JSON.stringify(record) + '\n');
+  };
+}
+
+export type LogProxyEvent = ReturnType<typeof createProxyEventLog>;

@@ -1,10 +1,12 @@
 // Entry of the lab server. In an image node runs this file as PID 1, so the signals reach it.
-// LAB_MODE=load makes the same program the rollout lab's load generator (server/load.ts).
+// LAB_MODE=load makes the same program the rollout lab's load generator (server/load.ts), and
+// LAB_MODE=proxy a sidecar proxy in front of the app container (server/proxy.ts).
 import { createLabServer } from './app.ts';
-import { ConfigError, parseServerConfig, type ServerConfig } from './config.ts';
-import { LAB_EXIT_CODES } from './contract.ts';
-import { createEventLog } from './events.ts';
+import { ConfigError, parseProxyConfig, parseServerConfig, type ProxyConfig, type ServerConfig } from './config.ts';
+import { LAB_EXIT_CODES, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
+import { createEventLog, createProxyEventLog } from './events.ts';
 import { LoadConfigError, parseLoadConfig, runLoad } from './load.ts';
+import { createProxy } from './proxy.ts';
 
 const CONFIG_EXIT = LAB_EXIT_CODES.config;
 
@@ -42,5 +44,23 @@ function start(): void {
   });
 }
 
-if (process.env.LAB_MODE === 'load') startLoad();
+function startProxy(): void {
+  let config: ProxyConfig;
+  try {
+    config = parseProxyConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    fail(error);
+  }
+  const logEvent = createProxyEventLog({ podUid: config.podUid, podName: config.podName });
+  const proxy = createProxy(config, logEvent, (code) => process.exit(code));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => proxy.terminate(signal));
+  proxy.listen().catch((error: Error) => {
+    process.stderr.write(`lab-server: proxy cannot listen on ${config.host}:${config.port}: ${error.message}\n`);
+    process.exit(CONFIG_EXIT);
+  });
+}
+
+const mode = process.env[LAB_MODE_ENV];
+if (mode === 'load') startLoad();
+else if (mode === LAB_PROXY_MODE) startProxy();
 else start();

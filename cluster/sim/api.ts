@@ -166,14 +166,13 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
   function podLog(res: ServerResponse, url: URL, namespace: string, name: string): void {
     const pod = store.get('pods', namespace, name);
     if (!pod) throw notFound('pods', name);
-    const containerName = url.searchParams.get('container') ?? undefined;
-    if (containerName && !(pod.spec.containers as any[]).some((c) => c.name === containerName)) {
+    const containerName = url.searchParams.get('container') ?? defaultLogContainer(pod);
+    if (!podContainerNames(pod).includes(containerName)) {
       throw badRequest(`container ${containerName} is not valid for pod ${name}`);
     }
     const container = kubelet.containerLog(pod.metadata.uid, containerName);
     if (!container) {
-      const first = containerName ?? pod.spec.containers[0].name;
-      throw badRequest(`container "${first}" in pod "${name}" is waiting to start: ContainerCreating`);
+      throw badRequest(`container "${containerName}" in pod "${name}" is waiting to start: ContainerCreating`);
     }
     serveLog(res, container, {
       follow: url.searchParams.get('follow') === 'true', timestamps: url.searchParams.get('timestamps') === 'true',
@@ -213,7 +212,7 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     if (subresource === 'exec') {
       const options = parseExecOptions(url);
       const containerName = options.container ?? pod.spec.containers[0].name;
-      if (!(pod.spec.containers as any[]).some((c) => c.name === containerName)) throw badRequest(`container ${containerName} is not valid for pod ${name}`);
+      if (!podContainerNames(pod).includes(containerName)) throw badRequest(`container ${containerName} is not valid for pod ${name}`);
       const container = kubelet.runningContainer(pod.metadata.uid, containerName);
       if (!container) throw badRequest(`container not found ("${containerName}")`);
       return remoteCommand.handleUpgrade(req, socket, head, container, options);
@@ -225,4 +224,16 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
   }
 
   return server;
+}
+
+/** podutil.VisitContainers' order: init containers, then the main ones. */
+function podContainerNames(pod: KubeObject): string[] {
+  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c: { name: string }) => c.name);
+}
+
+/** strategy.go validateContainer: with no container named, the one main container, else a 400 that lists them. */
+function defaultLogContainer(pod: KubeObject): string {
+  const main = pod.spec.containers as { name: string }[];
+  if (main.length === 1) return main[0]!.name;
+  throw badRequest(`a container name must be specified for pod ${pod.metadata.name}, choose one of: [${podContainerNames(pod).join(' ')}]`);
 }

@@ -1,11 +1,13 @@
-// The kubelet's kill sequence, after pkg/kubelet/kuberuntime/kuberuntime_container.go (1.34),
-// step by step and with its names. Written apart from harness/grade/theory.ts on purpose.
+// The kubelet's kill sequence, after pkg/kubelet/kuberuntime/kuberuntime_container.go (1.34; the same
+// killContainer in 1.35.4, 1.36.3 and 1.37.2), step by step and with its names. Written apart from
+// harness/grade/theory.ts on purpose.
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { spawnInContainer } from './exec.ts';
 import type { Lifecycle, LifecycleHandler } from './pod-types.ts';
 import type { ContainerProcess, ImageEntry } from './runtime.ts';
-import type { TruthRecord } from './truth.ts';
+import type { TerminationOrdering } from './termination-order.ts';
+import type { ContainerTruth } from './truth.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
 
 export const minimumGracePeriodInSeconds = 2;
@@ -19,11 +21,22 @@ export interface KillContext {
   portTarget(port: number | string): { host: string; port: number } | undefined;
   env: Record<string, string>;
   image: ImageEntry;
-  truth: TruthRecord;
+  /** This container's own record. */
+  truth: ContainerTruth;
+  /** The pod's record too, for the container whose times it keeps (spec.containers[0]). */
+  podTruth?: ContainerTruth;
+  /** The pod's sidecar order (killContainersWithSyncResult makes one only for a pod with a restartable init container). */
+  ordering?: TerminationOrdering;
   ignoreSigterm: boolean;
   recordEvent(type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** Resolves once the kubelet runs: at once, unless it is stopped (the pause-kubelet fault). */
   kubeletRunning?(): Promise<void>;
+}
+
+/** Writes to the container's record and, for the container the pod's record follows, to that one too. */
+function note(ctx: KillContext, fields: Partial<ContainerTruth>): void {
+  Object.assign(ctx.truth, fields);
+  if (ctx.podTruth) Object.assign(ctx.podTruth, fields);
 }
 
 /**
@@ -31,22 +44,37 @@ export interface KillContext {
  * 1. Event Killing: "Stopping container <name>".
  * 2. If the container has a preStop hook and gracePeriod > 0:
  *    gracePeriod = gracePeriod - executePreStopHook(...)   (whole seconds elapsed)
- * 3. If gracePeriod < minimumGracePeriodInSeconds, it becomes minimumGracePeriodInSeconds
- *    (the one-off 2 s extension when a hook outlasts the grace).
- * 4. StopContainer(gracePeriod): the stop signal, then SIGKILL once gracePeriod seconds pass.
+ *    The hook runs at once, before the container waits for its turn: a sidecar's beside the app's.
+ * 3. If there is an ordering (the pod has a restartable init container) and gracePeriod > 0:
+ *    gracePeriod -= int64(ordering.waitForTurn(name, gracePeriod))   (the wait truncated to whole seconds)
+ * 4. If gracePeriod < minimumGracePeriodInSeconds, it becomes minimumGracePeriodInSeconds
+ *    (the one-off 2 s extension when a hook, or the wait, outlasts the grace).
+ * 5. StopContainer(gracePeriod): the stop signal, then SIGKILL once gracePeriod seconds pass.
+ * 6. If there is an ordering: containerTerminated(name), so the sidecars waiting on it may go.
+ *    (Only when StopContainer returned without error; the sim's does not fail.)
  */
 export async function killContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
   ctx.recordEvent('Normal', 'Killing', `Stopping container ${ctx.containerName}`);
-  ctx.truth.killingAt ??= wallNow();
+  const killingAt = wallNow();
+  ctx.truth.killingAt ??= killingAt;
+  if (ctx.podTruth) ctx.podTruth.killingAt ??= killingAt;
   const preStop = ctx.lifecycle?.preStop;
   if (preStop && gracePeriod > 0) {
     gracePeriod = gracePeriod - await executePreStopHook(ctx, preStop, gracePeriod);
   }
+  if (ctx.ordering && gracePeriod > 0) {
+    const waited = await ctx.ordering.waitForTurn(ctx.containerName, gracePeriod);
+    // A stopped kubelet's goroutine goes on only once it runs again; the pause counts as waited.
+    await ctx.kubeletRunning?.();
+    note(ctx, { turnWaitSeconds: waited });
+    gracePeriod -= Math.trunc(waited);
+  }
   if (gracePeriod < minimumGracePeriodInSeconds) {
     gracePeriod = minimumGracePeriodInSeconds;
   }
-  ctx.truth.stopGracePeriodSeconds = gracePeriod;
+  note(ctx, { stopGracePeriodSeconds: gracePeriod });
   await stopContainer(ctx, gracePeriod);
+  ctx.ordering?.containerTerminated(ctx.containerName);
 }
 
 /**
@@ -58,11 +86,11 @@ export async function killContainer(ctx: KillContext, gracePeriod: number): Prom
  */
 export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHandler, gracePeriod: number): Promise<number> {
   const start = wallNow();
-  ctx.truth.hookStartAt = start;
+  note(ctx, { hookStartAt: start });
   const done = runHandler(ctx, preStop).then(
-    () => { ctx.truth.hookEndAt = wallNow(); },
+    () => { note(ctx, { hookEndAt: wallNow() }); },
     (error: Error) => {
-      ctx.truth.hookEndAt = wallNow();
+      note(ctx, { hookEndAt: wallNow() });
       ctx.recordEvent('Warning', 'FailedPreStopHook', `PreStopHook failed: ${error.message}`);
     },
   );
@@ -74,9 +102,8 @@ export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHan
   clearTimeout(timer);
   // A stopped kubelet learns of the hook's end (or its own timer) when it runs again; the pause counts as elapsed.
   await ctx.kubeletRunning?.();
-  ctx.truth.hookTimedOut = timedOut;
   const elapsed = Math.trunc((wallNow() - start) / 1000);
-  ctx.truth.hookElapsedSeconds = elapsed;
+  note(ctx, { hookTimedOut: timedOut, hookElapsedSeconds: elapsed });
   return elapsed;
 }
 
@@ -86,26 +113,31 @@ export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHan
  * a timer on this event loop fires late when the loop is starved (check:model saw a kill 0.31 s late under
  * load). Cancelled when the container exits first; if sh cannot start, the in-process timer still kills.
  */
-function killWatchdog(pid: number, deadline: number): { cancel(): void; killed: Promise<boolean> } {
+export function killWatchdog(pid: number, deadline: number): { cancel(): void; killed: Promise<boolean> } {
   const seconds = (Math.max(0, deadline - wallNow()) / 1000).toFixed(3);
-  const dog = spawn('/bin/sh', ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // A process group of its own, so that cancelling ends its sleep too: killing sh alone left the sleep
+  // holding the stdout pipe, and with it this process alive, until the grace had run out.
+  const dog = spawn('/bin/sh', ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   let out = '';
   dog.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
   const killed = new Promise<boolean>((resolve) => {
     dog.on('error', () => resolve(false));
     dog.on('close', () => resolve(out.includes('killed')));
   });
-  // Killing sh first leaves its sleep to run out alone, with nothing after it.
-  return { killed, cancel: () => { if (dog.exitCode === null && dog.signalCode === null) dog.kill('SIGKILL'); } };
+  const cancel = () => {
+    if (dog.pid === undefined || dog.exitCode !== null || dog.signalCode !== null) return;
+    try { process.kill(-dog.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
+  };
+  return { killed, cancel };
 }
 
 /** StopContainer: SIGTERM (the image's STOPSIGNAL), wait gracePeriod seconds, then SIGKILL. */
 async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
   if (ctx.container.hasExited) return;
-  if (ctx.ignoreSigterm) ctx.truth.termSuppressed = true;
+  if (ctx.ignoreSigterm) note(ctx, { termSuppressed: true });
   else ctx.container.signal('SIGTERM');
   const termSentAt = wallNow();
-  ctx.truth.termSentAt = termSentAt;
+  note(ctx, { termSentAt });
   const deadline = termSentAt + gracePeriod * 1000;
   const pid = ctx.container.pid;
   const watchdog = pid === undefined ? { cancel: () => {}, killed: Promise.resolve(false) } : killWatchdog(pid, deadline);
@@ -125,7 +157,7 @@ async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<voi
   }
   watchdog.cancel();
   // The watchdog's kill was at the deadline, whenever this loop got to see it.
-  ctx.truth.killSentAt = (await watchdog.killed) ? deadline : sentAt;
+  note(ctx, { killSentAt: (await watchdog.killed) ? deadline : sentAt });
 }
 
 /** pkg/kubelet/lifecycle/handlers.go: exec, httpGet and sleep; tcpSocket is not supported. */

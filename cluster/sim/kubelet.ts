@@ -2,16 +2,19 @@
 // SyncTerminatedPod), its containers as local processes (kuberuntime.ts), their exits as the PLEG
 // reports them, and termination by the real kubelet's rules (kill.ts). Like the real one it learns of
 // pods from its informer; the status manager writes every status and the final delete, the prober
-// manager keeps readiness, and dead containers go by container-gc.ts.
+// manager keeps readiness, and dead containers go by container-gc.ts. Native sidecars start one per
+// sync before the main containers (init-containers.ts) and stop in their order (termination-order.ts).
 import { activeDeadline, DEADLINE_EXCEEDED } from './active-deadline.ts';
 import { ContainerGC, cleanUpContainersInPod } from './container-gc.ts';
 import { kubeletEvent } from './events.ts';
+import { newInitProgress } from './init-containers.ts';
 import { ApiReachability, Faults, KubeletPause } from './faults.ts';
 import { type ContainerRecord, RuntimeManager } from './kuberuntime.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { podConfig } from './pod-config.ts';
 import { advance, calculateEffectiveGracePeriod, type PodWorker, PodWorkerLoop, reached, type WorkType } from './pod-worker.ts';
 import type { PodSpec } from './pod-types.ts';
+import { PodStarter } from './pod-start.ts';
 import { portTarget, type ServedPod } from './kubelet-server.ts';
 import type { NodePorts } from './ports.ts';
 import { ProberManager } from './prober-manager.ts';
@@ -35,6 +38,7 @@ export class Kubelet {
   private readonly minor: SimMinor;
   private readonly status: StatusManager;
   private readonly probers: ProberManager;
+  private readonly starter: PodStarter;
   private readonly runtime: RuntimeManager;
   private readonly pleg: Pleg;
   private readonly syncTicker: NodeJS.Timeout;
@@ -55,6 +59,8 @@ export class Kubelet {
     this.probers = new ProberManager(store, this.status, pause, (uid, port) => portTarget(this.served(uid), port));
     this.runtime = new RuntimeManager(store, images, timing.runtime, minor);
     this.pleg = new Pleg(timing, pause);
+    this.starter = new PodStarter({ store, status: this.status, runtime: this.runtime, probers: this.probers, pleg: this.pleg, truth,
+      started: (worker, container) => { void container.process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs)); } });
     // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
     this.syncTicker = setInterval(() => { if (!pause.paused) this.syncTick(); }, timing.syncTickMs);
     this.syncTicker.unref();
@@ -72,21 +78,20 @@ export class Kubelet {
     // The loop's handler is called only after update(), by which time `worker` is assigned.
     const loop = new PodWorkerLoop(pod.metadata.uid, this.pleg, (work) =>
       work === 'sync' ? this.syncPod(worker) : work === 'terminating' ? this.syncTerminatingPod(worker) : this.syncTerminatedPod(worker));
-    const worker: PodWorker = { ...refOf(pod), stage: 'admitted', hostPorts: this.ports.of(pod.metadata.uid), containers: new Map(), loop, probers: [] };
+    const worker: PodWorker = { ...refOf(pod), stage: 'admitted', hostPorts: this.ports.of(pod.metadata.uid), containers: new Map(), loop, probers: [],
+      init: newInitProgress(pod.spec as PodSpec), leadContainer: (pod.spec as PodSpec).containers[0]!.name };
     this.workers.set(worker.uid, worker);
     loop.update('sync');
   }
 
-  /** SyncPod: the first one writes Pending, creates the sandbox and starts the containers; later ones write what the PLEG and the deadline say. */
+  /** SyncPod: the first one writes Pending, creates the sandbox and starts the first containers; later ones start the next and write what the PLEG and the deadline say. */
   private async syncPod(worker: PodWorker): Promise<WorkType | undefined> {
     if (worker.stage === 'admitted') {
-      const start = this.createContainers(worker);
-      this.starting.add(start);
-      try { await start; } finally { this.starting.delete(start); }
-      // The sandbox and the containers are new in the runtime: result.SyncResults is not empty, so 1.36+
-      // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
-      if (this.minor.onDemandRelist) worker.loop.postSync(() => this.pleg.requestRelist(worker.uid));
+      await this.started(worker, this.createContainers(worker).then(() => true));
       return undefined;
+    }
+    if (!worker.init.initialized && worker.stage === 'created') {
+      await this.started(worker, this.starter.syncInitContainers(worker));
     }
     if (worker.stage === 'startSeen') this.publishRunning(worker);
     if (this.publishExits(worker)) return 'terminating';
@@ -94,23 +99,25 @@ export class Kubelet {
     return undefined;
   }
 
+  /** A sync's container starts, awaited where shutdown can find them; true when one started. */
+  private async started(worker: PodWorker, start: Promise<boolean>): Promise<boolean> {
+    const tracked = start.then(() => undefined, () => undefined);
+    this.starting.add(tracked);
+    let startedOne: boolean;
+    try { startedOne = await start; } finally { this.starting.delete(tracked); }
+    // The sandbox or a container is new in the runtime: result.SyncResults is not empty, so 1.36+
+    // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
+    if (startedOne && this.minor.onDemandRelist) worker.loop.postSync(() => this.pleg.requestRelist(worker.uid));
+    return startedOne;
+  }
+
   private async createContainers(worker: PodWorker): Promise<void> {
     advance(worker, 'created');
     const startedWall = wallNow();
     const pending = this.status.pending(worker, apiTime(startedWall));
     if (!pending) return;
-    const spec: PodSpec = pending.spec;
-    worker.deadlineAt = activeDeadline(startedWall, spec);
-    await this.runtime.startPod(pending, worker, (container) => {
-      void container.process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs));
-    });
-    this.probers.addPod(worker, pending);
-    // GenericPLEG: the next relist (or, 1.36+, the pod's own relist after this sync) sees the containers
-    // running and hands the pod worker a ContainerStarted event.
-    void this.pleg.newerThan(wallNow(), worker.uid).then(() => {
-      advance(worker, 'startSeen');
-      worker.loop.update('sync');
-    });
+    worker.deadlineAt = activeDeadline(startedWall, pending.spec as PodSpec);
+    await this.starter.createContainers(worker, pending);
   }
 
   /** The sync after ContainerStarted: Running, the containers' start, and the prober's first (manual) run. */
@@ -123,8 +130,12 @@ export class Kubelet {
 
   private containerExited(worker: PodWorker, container: ContainerRecord, exitCode: number, exitedAt: number): void {
     const record = this.truth.for({ metadata: worker });
-    record.exitedAt = exitedAt;
-    record.exitCode = exitCode;
+    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), { exitedAt, exitCode });
+    // The pod's record keeps the first main container's exit (the lab's), as with one container.
+    if (container.spec.name === worker.leadContainer) {
+      record.exitedAt = exitedAt;
+      record.exitCode = exitCode;
+    }
     container.exitCode = exitCode;
     // During killPod the exit is read from the runtime when it returns (SyncTerminatingPod); every other
     // exit reaches the pod worker as the PLEG's ContainerDied event at the end of the next relist.
@@ -203,7 +214,7 @@ export class Kubelet {
     truth.gracePeriodSeconds = gracePeriod;
     advance(worker, 'killing');
     const ignoreSigterm = this.faults.ignoreSigterm.has(Faults.key(worker.namespace, worker.name));
-    return this.runtime.killPod(pod, worker, gracePeriod, { truth, ignoreSigterm, portTarget: (port) => portTarget(this.served(worker.uid), port), kubeletRunning: () => this.pause.running() });
+    return this.runtime.killPod(pod, worker, gracePeriod, { truth, containerTruth: (name) => this.truth.container(pod, name), ignoreSigterm, portTarget: (port) => portTarget(this.served(worker.uid), port), kubeletRunning: () => this.pause.running() });
   }
 
   private syncTick(): void {

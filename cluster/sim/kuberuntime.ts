@@ -11,7 +11,8 @@ import { NODE_IP, NODE_NAME } from './ports.ts';
 import { ContainerProcess, type ImageEntry, type ImageMap, imageFor, listenPort, resolvePort } from './runtime.ts';
 import type { KubeObject, Store } from './store.ts';
 import { apiTime, sleepAtLeast } from './time.ts';
-import type { TruthRecord } from './truth.ts';
+import { hasRestartableInitContainer, TerminationOrdering } from './termination-order.ts';
+import type { ContainerTruth, TruthRecord } from './truth.ts';
 import type { SimMinor } from './versions.ts';
 
 export interface ContainerRecord {
@@ -37,7 +38,10 @@ export interface RuntimePod extends PodRef {
 }
 
 export interface KillOptions {
+  /** The pod's record: it follows the first main container's kill (spec.containers[0]). */
   truth: TruthRecord;
+  /** Each container's own record. */
+  containerTruth(name: string): ContainerTruth;
   ignoreSigterm: boolean;
   /** The kubelet's portTarget for a container port of this pod. */
   portTarget(containerPort: number): { host: string; port: number } | undefined;
@@ -63,7 +67,8 @@ export class RuntimeManager {
   /** EnsureImageExists for each container: the containers whose image the node has no program for, each with its events. */
   missingImages(pod: KubeObject): Set<string> {
     const missing = new Set<string>();
-    for (const c of (pod.spec as PodSpec).containers) {
+    const spec = pod.spec as PodSpec;
+    for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
       if (imageFor(this.images, c.image)) continue;
       missing.add(c.name);
       kubeletEvent(this.store, pod, 'Warning', 'Failed', `Failed to pull image "${c.image}": the simulated cluster has no program for this image (known: ${Object.keys(this.images).join(', ')})`, c.name);
@@ -72,14 +77,24 @@ export class RuntimeManager {
     return missing;
   }
 
-  /** SyncPod: RunPodSandbox, then each container in order: its image (present), CreateContainer and StartContainer. */
-  async startPod(pod: KubeObject, target: RuntimePod, started: (container: ContainerRecord) => void): Promise<void> {
+  /** SyncPod's first step: RunPodSandbox. */
+  async runPodSandbox(pod: KubeObject, target: RuntimePod): Promise<void> {
     if (((pod.spec as PodSpec).dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
       // The sandbox's DNS: the sim has no cluster DNS, like the project's real node, and dns.go GetPodDNS says so.
       kubeletEvent(this.store, pod, 'Warning', 'MissingClusterDNS', `pod: "${target.name}_${target.namespace}(${target.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
     }
     await sleepAtLeast(this.timing.runPodSandboxMs);
-    for (const spec of (pod.spec as PodSpec).containers) {
+  }
+
+  /** SyncPod for a pod without init containers: RunPodSandbox, then its containers. */
+  async startPod(pod: KubeObject, target: RuntimePod, started: (container: ContainerRecord) => void): Promise<void> {
+    await this.runPodSandbox(pod, target);
+    await this.startContainers(pod, target, (pod.spec as PodSpec).containers, started);
+  }
+
+  /** SyncPod's starts: each container in order, its image (present), CreateContainer and StartContainer. */
+  async startContainers(pod: KubeObject, target: RuntimePod, specs: readonly ContainerSpec[], started: (container: ContainerRecord) => void): Promise<void> {
+    for (const spec of specs) {
       kubeletEvent(this.store, pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, spec.name);
       await sleepAtLeast(this.timing.startContainerMs);
       // A sync under way when the kubelet stops: no process outlives the runtime that would have to kill it.
@@ -92,11 +107,21 @@ export class RuntimeManager {
     }
   }
 
-  /** KillPod: killContainer (kill.ts) for every running container at once, then StopPodSandbox and the status read. */
+  /**
+   * KillPod, killContainersWithSyncResult:
+   * 1. If the pod has a restartable init container: newTerminationOrdering(pod, the running containers' names).
+   * 2. killContainer (kill.ts) for every running container at once, each in its own goroutine, with the ordering.
+   * 3. Wait for all; then StopPodSandbox and the status read.
+   */
   async killPod(pod: KubeObject, target: RuntimePod, gracePeriod: number, options: KillOptions): Promise<void> {
-    await Promise.all([...target.containers].filter(([, c]) => !c.process.hasExited).map(([name, c]) => killContainer({
-      containerName: name, container: c.process, lifecycle: c.spec.lifecycle, env: c.env, image: c.image,
-      truth: options.truth, ignoreSigterm: options.ignoreSigterm, kubeletRunning: options.kubeletRunning,
+    const spec = pod.spec as PodSpec;
+    const running = [...target.containers].filter(([, c]) => !c.process.hasExited);
+    const ordering = hasRestartableInitContainer(spec) ? new TerminationOrdering(spec, running.map(([name]) => name)) : undefined;
+    const first = spec.containers[0]?.name;
+    await Promise.all(running.map(([name, c]) => killContainer({
+      containerName: name, container: c.process, lifecycle: c.spec.lifecycle, env: c.env, image: c.image, ordering,
+      truth: options.containerTruth(name), podTruth: name === first ? options.truth : undefined,
+      ignoreSigterm: options.ignoreSigterm, kubeletRunning: options.kubeletRunning,
       portTarget: (port) => options.portTarget(resolvePort(port, c.spec.ports ?? [])),
       recordEvent: (type, reason, message) => kubeletEvent(this.store, pod, type, reason, message, name),
     }, gracePeriod)));
@@ -141,6 +166,10 @@ export class RuntimeManager {
     env.HOST = NODE_IP;
     const listening = listenPort(spec, this.images);
     if (image.portEnv && listening !== undefined) env[image.portEnv] = String(pod.hostPorts.get(listening));
+    for (const name of image.localPortEnvs ?? []) {
+      const published = env[name] === undefined ? undefined : pod.hostPorts.get(Number(env[name]));
+      if (published !== undefined) env[name] = String(published);
+    }
     return env;
   }
 }

@@ -33,6 +33,10 @@ export interface ContainerSpec {
   ports?: PodPort[];
   /** Read by the prober (prober.ts); only httpGet probes are run. */
   readinessProbe?: ReadinessProbe;
+  /** An init container's own policy: Always makes it a native sidecar (termination-order.ts). */
+  restartPolicy?: string;
+  /** Gates the next init container's start while it has not succeeded (only httpGet, as readiness). */
+  startupProbe?: ReadinessProbe;
   /** Read by the kill sequence (kill.ts). */
   lifecycle?: Lifecycle;
   resources?: { limits?: { memory?: unknown } };
@@ -40,6 +44,8 @@ export interface ContainerSpec {
 
 export interface PodSpec {
   containers: ContainerSpec[];
+  /** The sim runs only restartable ones (restartPolicy: Always); pods.ts refuses the others. */
+  initContainers?: ContainerSpec[];
   nodeName?: string;
   dnsPolicy?: string;
   activeDeadlineSeconds?: number;
@@ -77,6 +83,7 @@ export interface PodStatus {
   podIPs?: { ip: string }[];
   conditions?: PodCondition[];
   containerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[];
 }
 
 /** The pod a kubelet part acts for: the object it reads afresh is this one only while the UID matches. */

@@ -6,6 +6,7 @@
 // for its relist and runs, so a DELETE that finds one waits for two relists (the real node's log
 // at --v=4 shows exactly this). From 1.36 SyncPod may hand back a postSync, run after lastSyncTime is
 // set (1.37.2 pod_workers.go:1322-1325): the kubelet's on-demand relist of the pod.
+import type { InitProgress } from './init-containers.ts';
 import type { RuntimePod } from './kuberuntime.ts';
 import type { Pleg } from './pleg.ts';
 import type { ReadinessProber } from './prober.ts';
@@ -27,6 +28,10 @@ export interface PodWorker extends RuntimePod {
   stage: PodStage;
   loop: PodWorkerLoop;
   probers: ReadinessProber[];
+  /** Its native sidecars' start, one per sync (init-containers.ts). */
+  init: InitProgress;
+  /** The main container whose times the pod's truth record keeps: spec.containers[0], the lab's. */
+  leadContainer: string;
   /** status.startTime plus activeDeadlineSeconds, wall ms. */
   deadlineAt?: number;
   /** An eviction (the active deadline) decided the pod's terminal reason; the phase waits for the containers to stop. */

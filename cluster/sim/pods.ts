@@ -47,6 +47,17 @@ export class PodRegistry {
       if (!c?.name) throw invalid('Pod', name, `spec.containers[${i}].name: Required value`);
       if (!c?.image) throw invalid('Pod', name, `spec.containers[${i}].image: Required value`);
     }
+    const inits = body.spec?.initContainers ?? [];
+    if (!Array.isArray(inits)) throw invalid('Pod', name, 'spec.initContainers: must be a list');
+    const names = new Set(containers.map((c: { name: string }) => c.name));
+    for (const [i, c] of inits.entries()) {
+      if (!c?.name) throw invalid('Pod', name, `spec.initContainers[${i}].name: Required value`);
+      if (!c?.image) throw invalid('Pod', name, `spec.initContainers[${i}].image: Required value`);
+      if (names.has(c.name)) throw invalid('Pod', name, `spec.initContainers[${i}].name: Duplicate value: ${JSON.stringify(c.name)}`);
+      names.add(c.name);
+      // A real API takes run-to-completion init containers too; this kubelet runs only native sidecars, and says so.
+      if (c.restartPolicy !== 'Always') throw invalid('Pod', name, `spec.initContainers[${i}].restartPolicy: the simulated cluster runs only restartable init containers (restartPolicy: Always), got ${JSON.stringify(c.restartPolicy ?? null)}`);
+    }
     const now = apiTime();
     const pod: KubeObject = {
       apiVersion: 'v1', kind: 'Pod',

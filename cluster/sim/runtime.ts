@@ -6,7 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { HOOK_PROGRAM } from '../../server/contract.ts';
+import { HOOK_PROGRAM, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
 import { LogFileFollower } from './logfile.ts';
 import { wallNow } from './time.ts';
 
@@ -20,6 +20,11 @@ export interface ImageEntry {
   env: Record<string, string>;
   /** The variable through which the program learns the port to listen on (its first container port's host port). */
   portEnv?: string;
+  /**
+   * Variables that name a port of another container of the pod on localhost (the proxy's upstream). The sim
+   * has no pod network, so it gives the host port it published that container port at, as for portEnv.
+   */
+  localPortEnvs?: string[];
 }
 
 /** Image repository (tag ignored) -> local programs. */
@@ -35,6 +40,7 @@ export function defaultImages(serverBundle: string): ImageMap {
       paths: { [HOOK_PROGRAM]: labHook, 'lab-hook': labHook, sleep: ['/bin/sleep'], '/bin/sleep': ['/bin/sleep'] },
       env: { LAB_MODE: 'graceful', PORT: '8080' },
       portEnv: 'PORT',
+      localPortEnvs: [PROXY_UPSTREAM_PORT_ENV],
     },
   };
 }

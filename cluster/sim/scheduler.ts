@@ -48,7 +48,7 @@ export class Scheduler {
         hostPorts.set(port.containerPort, port.hostPort ?? await reserve());
       }
       // A port the program listens on without declaring it (Kubernetes does not require it) is published too.
-      for (const spec of (created.spec as PodSpec).containers) {
+      for (const spec of allContainers(created.spec as PodSpec)) {
         const listening = listenPort(spec, this.images);
         if (listening !== undefined && !hostPorts.has(listening)) hostPorts.set(listening, await reserve());
       }
@@ -69,6 +69,9 @@ export class Scheduler {
   }
 }
 
+/** A sidecar's ports are the pod's too: its containers share one network. */
+const allContainers = (spec: PodSpec): ContainerSpec[] => [...(spec.initContainers ?? []), ...spec.containers];
+
 function podPorts(spec: PodSpec): PodPort[] {
-  return spec.containers.flatMap((c: ContainerSpec) => c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP' && Number.isInteger(p.containerPort));
+  return allContainers(spec).flatMap((c: ContainerSpec) => c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP' && Number.isInteger(p.containerPort));
 }

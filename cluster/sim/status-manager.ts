@@ -21,8 +21,12 @@ function setReady(conditions: PodCondition[] | undefined, ready: boolean, reason
   }
 }
 
-const waiting = (spec: PodSpec, reason: (name: string, image: string) => ContainerStatus['state']['waiting']): ContainerStatus[] =>
-  spec.containers.map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: reason(c.name, c.image) } }));
+const waiting = (containers: PodSpec['containers'], reason: (name: string, image: string) => ContainerStatus['state']['waiting']): ContainerStatus[] =>
+  containers.map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: reason(c.name, c.image) } }));
+
+/** A container's status in either list: the main containers', else the (restartable) init containers'. */
+const statusOf = (status: PodStatus, name: string) =>
+  status.containerStatuses?.find((c) => c.name === name) ?? status.initContainerStatuses?.find((c) => c.name === name);
 
 export class StatusManager {
   private readonly store: Store;
@@ -42,26 +46,55 @@ export class StatusManager {
   /** An image the node cannot pull: ErrImagePull for its containers, the others still ContainerCreating. */
   imagePullFailed(ref: PodRef, unknown: ReadonlySet<string>): void {
     this.update(ref, (status, spec) => {
-      status.containerStatuses = waiting(spec, (name, image) => unknown.has(name)
+      status.containerStatuses = waiting(spec.containers, (name, image) => unknown.has(name)
         ? { reason: 'ErrImagePull', message: `image "${image}" is not known to the simulated cluster` }
         : { reason: 'ContainerCreating' });
     });
   }
 
-  /** The first sync: Pending with its start time, the sandbox not yet ready, every container creating. */
+  /**
+   * The first sync: Pending with its start time, the sandbox not yet ready, every container creating.
+   * With init containers (convertToAPIContainerStatuses' hasInitContainers) every container waits as
+   * PodInitializing, and Initialized is False (generate.go ContainersNotInitialized) until they have started.
+   */
   pending(ref: PodRef, startedAt: string): KubeObject | undefined {
     return this.update(ref, (status, spec) => {
+      const inits = spec.initContainers ?? [];
+      const waitingReason = inits.length ? 'PodInitializing' : 'ContainerCreating';
       status.startTime = startedAt;
       status.hostIP = NODE_IP;
       status.hostIPs = [{ ip: NODE_IP }];
       status.conditions = [
         { type: 'PodReadyToStartContainers', status: 'False', lastTransitionTime: startedAt },
-        { type: 'Initialized', status: 'True', lastTransitionTime: startedAt },
+        inits.length
+          ? { type: 'Initialized', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotInitialized' }
+          : { type: 'Initialized', status: 'True', lastTransitionTime: startedAt },
         { type: 'Ready', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotReady' },
         { type: 'ContainersReady', status: 'False', lastTransitionTime: startedAt, reason: 'ContainersNotReady' },
         { type: 'PodScheduled', status: 'True', lastTransitionTime: startedAt },
       ];
-      status.containerStatuses = waiting(spec, () => ({ reason: 'ContainerCreating' }));
+      status.containerStatuses = waiting(spec.containers, () => ({ reason: waitingReason }));
+      if (inits.length) status.initContainerStatuses = waiting(inits, () => ({ reason: waitingReason }));
+    });
+  }
+
+  /**
+   * The sync after the PLEG saw a sidecar running: its status running, the sandbox ready; `started` once its
+   * startup is done (no startupProbe, or it succeeded); with `initialized`, the Initialized condition True.
+   */
+  initContainerRunning(ref: PodRef, name: string, startedAt: string, started: boolean, initialized: boolean): KubeObject | undefined {
+    return this.update(ref, (status) => {
+      const now = apiTime();
+      for (const condition of status.conditions ?? []) {
+        if (condition.type === 'PodReadyToStartContainers' && condition.status !== 'True') { condition.status = 'True'; condition.lastTransitionTime = now; }
+        if (initialized && condition.type === 'Initialized' && condition.status !== 'True') { condition.status = 'True'; condition.lastTransitionTime = now; delete condition.reason; }
+      }
+      const container = status.initContainerStatuses?.find((c) => c.name === name);
+      if (!container || container.state.terminated) return;
+      container.imageID = `sim://${container.image}`;
+      container.containerID = `sim://${ref.uid}-${name}`;
+      container.started = started;
+      container.state = { running: { startedAt } };
     });
   }
 
@@ -83,25 +116,26 @@ export class StatusManager {
     });
   }
 
-  /** SetContainerReadiness writes at once; the pod is Ready when every container is. */
+  /** SetContainerReadiness writes at once; the pod is Ready when every container is, its sidecars too (GenerateContainersReadyCondition). */
   setContainerReadiness(ref: PodRef, name: string, ready: boolean): void {
     this.update(ref, (status) => {
-      const container = status.containerStatuses?.find((c) => c.name === name);
+      const container = statusOf(status, name);
       if (!container || container.state.terminated) return;
       container.ready = ready;
-      const allReady = (status.containerStatuses ?? []).every((c) => c.ready);
+      const allReady = [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])].every((c) => c.ready);
       setReady(status.conditions, allReady, allReady ? undefined : 'ContainersNotReady');
     });
   }
 
   /**
    * Every exit seen so far in one write. With `allExited` the sandbox goes too (killPodWithSyncResult) and the
-   * phase is terminal: the eviction's when one decided it, else Succeeded only if every container exited 0.
+   * phase is terminal: the eviction's when one decided it, else Succeeded only if every main container exited
+   * 0 (getPhase leaves terminated sidecars out).
    */
   containersExited(ref: PodRef, exits: ContainerExit[], allExited: boolean, evicted?: { reason: string; message: string }): KubeObject | undefined {
     return this.update(ref, (status) => {
       for (const exit of exits) {
-        const container = status.containerStatuses?.find((cs) => cs.name === exit.name);
+        const container = statusOf(status, exit.name);
         if (!container || container.state.terminated) continue;
         container.ready = false;
         container.started = false;

@@ -4,25 +4,41 @@ import { inform } from './controller-queue.ts';
 import type { Store } from './store.ts';
 import { wallNow } from './time.ts';
 
-export interface TruthRecord {
-  uid: string;
-  name: string;
-  namespace: string;
-  deleteReceivedAt?: number;
+/** One container's start and kill sequence (kill.ts, termination-order.ts). */
+export interface ContainerTruth {
+  /** Its process started; the PLEG saw it running; its startupProbe first succeeded. */
+  startedAt?: number;
+  startSeenAt?: number;
+  startupSucceededAt?: number;
   killingAt?: number;
-  gracePeriodSeconds?: number;
   hookStartAt?: number;
   hookEndAt?: number;
   hookTimedOut?: boolean;
   hookElapsedSeconds?: number;
+  /** waitForTurn's seconds (a float, as it returns them), when the pod has a sidecar order. */
+  turnWaitSeconds?: number;
   stopGracePeriodSeconds?: number;
   termSentAt?: number;
   termSuppressed?: boolean;
   killSentAt?: number;
   exitedAt?: number;
+  exitCode?: number;
+}
+
+/**
+ * A pod's record. Its kill fields are the first main container's (spec.containers[0], the lab's), as
+ * they were before pods had more than one; `containers` has every container's own, by name.
+ */
+export interface TruthRecord extends ContainerTruth {
+  uid: string;
+  name: string;
+  namespace: string;
+  deleteReceivedAt?: number;
+  gracePeriodSeconds?: number;
+  /** By container name (a null-prototype object: the names came from a pod spec). */
+  containers?: Record<string, ContainerTruth>;
   /** When the PLEG's relist saw the exit and the status was written. */
   exitSeenAt?: number;
-  exitCode?: number;
   /** When the store took the pod in, the first status with a terminated container, the pod's removal (what a watch then shows). */
   createdAt?: number;
   exitPublishedAt?: number;
@@ -41,14 +57,28 @@ export class GroundTruth {
     return record;
   }
 
+  /** One container's record in its pod's, made on first use. */
+  container(pod: { metadata: { uid: string; name: string; namespace?: string } }, name: string): ContainerTruth {
+    const record = this.for(pod);
+    record.containers ??= Object.create(null) as Record<string, ContainerTruth>;
+    return (record.containers[name] ??= {});
+  }
+
   get(uid: string): TruthRecord | undefined {
     const record = this.records.get(uid);
-    return record && { ...record };
+    return record && copy(record);
   }
 
   all(): TruthRecord[] {
-    return [...this.records.values()].map((r) => ({ ...r }));
+    return [...this.records.values()].map(copy);
   }
+}
+
+function copy(record: TruthRecord): TruthRecord {
+  if (!record.containers) return { ...record };
+  const containers = Object.create(null) as Record<string, ContainerTruth>;
+  for (const [name, c] of Object.entries(record.containers)) containers[name] = { ...c };
+  return { ...record, containers };
 }
 
 /** Records each pod's life as the store publishes it: created, its first container end written, gone. */

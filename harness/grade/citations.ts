@@ -59,22 +59,22 @@ function timelineDerived(f: Facts): Check {
 function apiTimes(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.api-times';
-  const ack = o.timeline.deleteAcknowledged, final = o.finalState;
+  const ack = f.timeline.deleteAcknowledged, final = o.finalState;
   if (final?.startedAt && final.finishedAt && Date.parse(final.finishedAt) < Date.parse(final.startedAt)) return fail(id, `the container finished (${final.finishedAt}) before it started (${final.startedAt})`);
-  if (!ack || !final?.finishedAt || !o.timeline.deleteIssued || !o.timeline.containerTerminated) return pass(id, 'no API end time to compare with the harness clock');
+  if (!ack || !final?.finishedAt || !f.timeline.deleteIssued || !f.timeline.containerTerminated) return pass(id, 'no API end time to compare with the harness clock');
   const api = apiSecondsToEnd(f)!;
-  const seen = (o.timeline.containerTerminated.at.mono - o.timeline.deleteIssued.at.mono) / 1000;
+  const seen = (f.timeline.containerTerminated.at.mono - f.timeline.deleteIssued.at.mono) / 1000;
   // The API stamped its deletion somewhere between the harness's delete and its answer: a busy API
   // server stamps late, so the span on the harness clock is bounded from the answer below.
-  const seenFromAnswer = (o.timeline.containerTerminated.at.mono - Math.max(ack.at.mono, o.timeline.deleteIssued.at.mono)) / 1000;
+  const seenFromAnswer = (f.timeline.containerTerminated.at.mono - Math.max(ack.at.mono, f.timeline.deleteIssued.at.mono)) / 1000;
   const both = `finishedAt puts the end ${api.toFixed(1)}s after the delete (API times), but the watch saw it end ${seen.toFixed(1)}s after it (harness clock${seenFromAnswer < seen - API_PRECISION_SECONDS ? `; ${seenFromAnswer.toFixed(1)}s after the delete's answer` : ''})`;
   // The container cannot have ended after the watch saw it end, nor long before the kubelet said so.
   // After a watch gap the harness saw the end only once the API was back: then it bounds from above alone.
-  const seenLate = watchHadGap(o, o.timeline.containerTerminated.at.mono);
+  const seenLate = watchHadGap(o, f.timeline.containerTerminated.at.mono);
   if (api > seen + API_PRECISION_SECONDS || (!seenLate && api < seenFromAnswer - API_PRECISION_SECONDS - STATUS_DELAY_SECONDS)) return fail(id, both);
   const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
   // The container ran before the request was accepted: startedAt is before the delete by at least that delay.
-  const acceptedAt = deletedAt - (o.timeline.requestAccepted ? o.timeline.deleteIssued.at.mono - o.timeline.requestAccepted.at.mono : 0);
+  const acceptedAt = deletedAt - (f.timeline.requestAccepted ? f.timeline.deleteIssued.at.mono - f.timeline.requestAccepted.at.mono : 0);
   if (final.startedAt && Date.parse(final.startedAt) > acceptedAt + API_PRECISION_SECONDS * 1000) return fail(id, `startedAt (${final.startedAt}) is after the request was accepted (${isoTime(acceptedAt)}, from the deletionTimestamp and the harness clock)`);
   return pass(id, `the API's times (end ${api.toFixed(1)}s after the delete) agree with the harness clock (${seen.toFixed(1)}s)`);
 }
@@ -87,7 +87,7 @@ const MAX_DATE_MS = 8.64e15;
 /** Seconds from the delete to finishedAt, from the API's whole-second times alone. */
 export function apiSecondsToEnd(f: Facts): number | null {
   const o = f.o;
-  const ack = o.timeline.deleteAcknowledged, finishedAt = o.finalState?.finishedAt;
+  const ack = f.timeline.deleteAcknowledged, finishedAt = o.finalState?.finishedAt;
   if (!ack || !finishedAt) return null;
   // deletionTimestamp = delete time + grace, so finishedAt - (deletionTimestamp - grace) is the API's view.
   const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;

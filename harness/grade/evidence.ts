@@ -20,7 +20,7 @@ const TIMER_SLACK_MS = 2;
 function watchBeforeRequest(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.watch-before-request';
-  const { watchEstablished, requestSent } = o.timeline;
+  const { watchEstablished, requestSent } = f.timeline;
   // A watch the harness could not open, or a request it never sent, is the harness's failure (a
   // loaded API, Ctrl-C): nothing was observed to grade, so inconclusive; never a verdict on the file.
   if (!watchEstablished) return inconclusive(id, `no pod watch was established${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: the harness could not observe the termination; run it again`);
@@ -73,7 +73,7 @@ function labLinesTyped(f: Facts): Check {
 function acceptedBeforeDelete(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.accepted-before-delete';
-  const { requestAccepted, deleteIssued } = o.timeline;
+  const { requestAccepted, deleteIssued } = f.timeline;
   if (!requestAccepted) {
     const accepted = o.request.outcome === 'completed' || o.request.outcome === 'cut';
     return accepted
@@ -96,7 +96,7 @@ function deleteDelay(f: Facts): Check {
   if (observed > asked + TOLERANCE_SECONDS * 1000) {
     // A delete the API refused and the runner tried again comes late for a recorded reason; the
     // model takes the delay it really waited, so the comparison still holds.
-    const issued = o.timeline.deleteIssued!.at.mono;
+    const issued = f.timeline.deleteIssued!.at.mono;
     const failedAttempts = o.cleanup.filter((c) => c.action.startsWith('delete attempt') && !c.ok && c.at.mono <= issued).length;
     if (failedAttempts) return pass(id, `the delete came ${Math.round(observed)} ms after the acceptance, later than the ${asked} ms asked because ${failedAttempts} attempt(s) failed first; the model takes the real delay`);
     return inconclusive(id, `the delete came ${Math.round(observed)} ms after the acceptance, not the ${asked} ms the scenario asked: the run did not follow its scenario`);
@@ -110,7 +110,7 @@ const WATCH_ESTABLISHED_SLACK_MS = 1000;
 function clockMonotonic(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.clock-monotonic';
-  const t = o.timeline;
+  const t = f.timeline;
   const ordered: [string, number | undefined][] = [
     ['watch established', t.watchEstablished?.at.mono],
     ['request sent', t.requestSent?.at.mono],

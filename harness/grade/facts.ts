@@ -28,6 +28,12 @@ export interface Facts {
   readonly container: string | null;
   /** The timeline as the runner's own derivation gives it from this file's evidence. */
   readonly derived: DerivedTimeline;
+  /**
+   * The timeline as the checks read it: the harness's own points (watch, request, Ready, delete) as it
+   * recorded them, every point the evidence gives as `derived` recomputes it, never as the file claims
+   * it (evidence.timeline-cited compares the two).
+   */
+  readonly timeline: Observation['timeline'];
   /** The container log can be taken as whole: the run finished, the stream did not end early, and no API outage cut it. */
   readonly logComplete: boolean;
   /** The delay the harness really waited between the acceptance and the delete (ms), when both happened. */
@@ -55,11 +61,14 @@ function stateSourcesOf(o: Observation): StateSource[] {
 export function factsOf(o: Observation): Facts {
   const { lines, malformed } = parseLabLogLines(o.evidence.logLines);
   const { requestAccepted, deleteIssued } = o.timeline;
+  const derived = deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence }, lines);
+  const { finalState: _final, ...points } = derived;
   return {
     o, lab: lines, malformed,
     states: stateSourcesOf(o),
     container: o.pod?.containers[0]?.name ?? null,
-    derived: deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence }, lines),
+    derived,
+    timeline: { ...o.timeline, ...points },
     logComplete: !o.evidence.logEndedEarly && o.run.complete && !watchHadGap(o),
     deleteDelayMs: requestAccepted && deleteIssued ? deleteIssued.at.mono - requestAccepted.at.mono : null,
   };

@@ -82,7 +82,7 @@ function terminationObserved(f: Facts): Check {
   // The derivation the runner used names one source for the end: the file must cite that one.
   const expected = f.derived.finalState;
   if (expected && describeCitation(expected.from) !== describeCitation(final.from)) return fail(id, `the final state (finalState.from) cites ${describeCitation(final.from)}, but the evidence gives ${describeCitation(expected.from)}`);
-  const issued = o.timeline.deleteIssued;
+  const issued = f.timeline.deleteIssued;
   if (issued && !f.states.some((s) => s.deletionTimestamp !== null)) {
     return fail(id, 'the container is claimed terminated after a delete, but no watch event or pod read shows the pod being deleted');
   }

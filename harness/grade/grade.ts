@@ -7,7 +7,7 @@ import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
-import { factsOf } from './facts.ts';
+import { type Facts, factsOf } from './facts.ts';
 import { type Prediction, predict, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { fail, inconclusive, RUBRIC_VERSION, type Check, type PodGradeResult, type Verdict, verdictOf } from './types.ts';
@@ -39,12 +39,12 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   // The rules of the minor the cluster said it runs (theory.ts RULES_BY_MINOR).
   const versioned = rulesFor(o.run.cluster.serverVersion);
   const asRun = { ...o.scenario, deleteDelayMs: f.deleteDelayMs ?? o.scenario.deleteDelayMs };
-  const deletionGrace = o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null;
+  const deletionGrace = f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? null;
   // Graded from the kubelet's observed TERM (kubelet-times.ts cross-examines it); a student's
   // prediction, made before the run, is compared with the model's answer without it.
   const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f));
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const evidence = stoppedEarly(o, [...evidenceChecks(f, fileVersion), kubeletTimes(f)]);
+  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), kubeletTimes(f)]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
   const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model)]);
@@ -86,7 +86,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
     checks,
     timeline: timelineBars(o, model),
-    deleteWall: o.timeline.deleteIssued?.at.wall ?? null,
+    deleteWall: f.timeline.deleteIssued?.at.wall ?? null,
   };
 }
 
@@ -94,8 +94,8 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
  * A run that stopped (Ctrl-C, a harness failure) before it captured the pod or had a request
  * accepted holds no claim about any termination: what it lacks is missing, not false.
  */
-function stoppedEarly(o: Observation, checks: Check[]): Check[] {
-  if (o.run.complete || (o.pod !== null && o.timeline.requestAccepted !== null)) return checks;
+function stoppedEarly({ o, timeline }: Facts, checks: Check[]): Check[] {
+  if (o.run.complete || (o.pod !== null && timeline.requestAccepted !== null)) return checks;
   const why = o.run.incompleteReason ?? 'the run stopped early';
   return checks.map((c) => (c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c));
 }

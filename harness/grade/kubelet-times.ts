@@ -27,7 +27,7 @@ interface Anchor {
 /** The server's accepted line for this request, and with it the harness's clock on the server's. */
 function anchor(f: Facts): Anchor | null {
   const o = f.o;
-  const { requestAccepted, requestSent } = o.timeline;
+  const { requestAccepted, requestSent } = f.timeline;
   const delay = f.deleteDelayMs;
   if (!requestAccepted || !requestSent || delay === null) return null;
   const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
@@ -74,11 +74,10 @@ function killingSecond(f: Facts, a: Anchor): { at: number; time: string } | null
  * timeline cites), and the first hook-start line.
  */
 export function observedKubelet(f: Facts): ObservedKubelet | null {
-  const o = f.o;
   const a = anchor(f);
   if (!a) return null;
   const term = firstLine(f, 'signal', a.accepted.fields.pid);
-  if (!term || o.timeline.termReceived === null) return null;
+  if (!term || f.timeline.termReceived === null) return null;
   const hook = firstLine(f, 'hook-start', undefined);
   const killing = killingSecond(f, a);
   const notAfter = [hook ? hookStartOf(a, hook) : null, killing ? killing.at + 1 : null].filter((x): x is number => x !== null);
@@ -130,7 +129,7 @@ export function kubeletTimes(f: Facts): Check {
   if (T < -slack) return fail(id, `${describeLine(term)} puts TERM ${secs(-T)} before the delete`);
   if (h !== null && h < -slack) return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(-h)} before the delete`);
   // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
-  const grace = Math.max(1, o.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
+  const grace = Math.max(1, f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
   const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
   const hookWait = Math.min(length, grace);
   if (started !== null) {

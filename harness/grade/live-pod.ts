@@ -28,7 +28,7 @@ function liveLifecycle(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.live-lifecycle';
   if (!o.pod) return fail(id, 'the live pod was not read before the delete');
-  const deleted = o.timeline.deleteIssued;
+  const deleted = f.timeline.deleteIssued;
   if (deleted && o.pod.capturedAt.mono > deleted.at.mono) return fail(id, 'the pod was read after the delete was issued, not before');
   if (o.pod.terminationGracePeriodSeconds !== o.scenario.terminationGracePeriodSeconds) {
     return fail(id, `the live pod's grace is ${o.pod.terminationGracePeriodSeconds}s but the scenario asked for ${o.scenario.terminationGracePeriodSeconds}s`);
@@ -81,8 +81,8 @@ function liveLifecycle(f: Facts): Check {
 function deleteGrace(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.delete-grace';
-  const ack = o.timeline.deleteAcknowledged;
-  if (!ack) return o.timeline.deleteIssued ? fail(id, 'the delete was issued but its response is not in the file') : pass(id, 'no delete was issued');
+  const ack = f.timeline.deleteAcknowledged;
+  if (!ack) return f.timeline.deleteIssued ? fail(id, 'the delete was issued but its response is not in the file') : pass(id, 'no delete was issued');
   // termlab's delete sends the scenario's deleteGracePeriodSeconds when it has one (kubectl delete
   // --grace-period), and no grace of its own otherwise: then the API takes the pod's.
   const spec = o.pod?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds;
@@ -103,7 +103,7 @@ function deleteGrace(f: Facts): Check {
     if (grace !== null && grace !== ack.deletionGracePeriodSeconds && grace !== 0) {
       return fail(id, `${describeCitation(source.citation)} says grace ${grace}s, the delete response ${ack.deletionGracePeriodSeconds}s`);
     }
-    if (source.deletionTimestamp !== null && source.receivedAt < (o.timeline.deleteIssued?.at.mono ?? 0)) {
+    if (source.deletionTimestamp !== null && source.receivedAt < (f.timeline.deleteIssued?.at.mono ?? 0)) {
       return fail(id, `${describeCitation(source.citation)} shows the deletion before the harness issued the delete`);
     }
   }

@@ -5,7 +5,7 @@
 // kubelet did not cut it. Measured on the real node (issue 21): kube-apiserver SIGKILLed ~1 s into
 // terminating; the watch dropped (ECONNRESET), the server logged `aborted` 145 ms later, before the
 // preStop hook began, and with nothing in flight drained and exited 0.
-import type { Observation, TransportEvent } from '../observation.ts';
+import type { TransportEvent } from '../observation.ts';
 import { describeLine, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
@@ -25,7 +25,7 @@ const lostOnTransport = (e: TransportEvent) => (e.event === 'error' && (e.detail
  */
 function firstLoss(f: Facts): TransportEvent | null {
   const o = f.o;
-  const ended = o.timeline.requestEnded?.at.mono ?? Infinity;
+  const ended = f.timeline.requestEnded?.at.mono ?? Infinity;
   return o.evidence.transport.find((e) => lostOnTransport(e) && e.at.mono <= ended) ?? null;
 }
 
@@ -51,17 +51,16 @@ function containerToHarnessWallMs(f: Facts, lines: readonly LabLine[]): number |
 
 /** Seconds after the delete was issued for a harness wall time; null without a delete. */
 function sinceDeleteWall(f: Facts, wallMs: number): number | null {
-  const o = f.o;
-  const issued = o.timeline.deleteIssued;
+  const issued = f.timeline.deleteIssued;
   return issued ? (wallMs - Date.parse(issued.at.wall)) / 1000 : null;
 }
 
 /** Where the loss falls among the termination steps the server logged (one clock: the container's wall). */
-function stepOf(lossMs: number, lines: readonly LabLine[], o: Observation, sinceDelete: number | null): string {
+function stepOf(lossMs: number, lines: readonly LabLine[], { o, timeline }: Facts, sinceDelete: number | null): string {
   const hook = lines.find((l) => l.event === 'hook-start');
   const term = lines.find((l) => l.event === 'signal');
   // A delete the API took only after an outage can come after the loss (seen on the node: the request lost at -7.38 s).
-  if (!o.timeline.deleteIssued || (sinceDelete !== null && sinceDelete < 0)) return 'before the delete was issued';
+  if (!timeline.deleteIssued || (sinceDelete !== null && sinceDelete < 0)) return 'before the delete was issued';
   if (hook && lossMs < Date.parse(hook.time)) return 'before the preStop hook began';
   if (!hook && term && lossMs < Date.parse(term.time)) return o.scenario.preStop.kind === 'none' ? 'before TERM' : 'before TERM (no hook line was logged)';
   if (hook && (!term || lossMs < Date.parse(term.time))) return 'while the preStop hook ran';
@@ -72,7 +71,7 @@ function stepOf(lossMs: number, lines: readonly LabLine[], o: Observation, since
 /** "the API server was unreachable from 2.30 s to 5.90 s", for each watch gap near the loss. */
 function outages(f: Facts, nearMono: number | null): string[] {
   const o = f.o;
-  const issued = o.timeline.deleteIssued?.at.mono;
+  const issued = f.timeline.deleteIssued?.at.mono;
   const rel = (mono: number) => (issued === undefined ? `${seconds(mono / 1000)} into the run` : seconds((mono - issued) / 1000));
   const life = o.evidence.watchLifecycle;
   const found: string[] = [];
@@ -89,8 +88,7 @@ function outages(f: Facts, nearMono: number | null): string[] {
 }
 
 function transportText(f: Facts, e: TransportEvent): string {
-  const o = f.o;
-  const rel = o.timeline.deleteIssued ? seconds((e.at.mono - o.timeline.deleteIssued.at.mono) / 1000) : `${seconds(e.at.mono / 1000)} into the run`;
+  const rel = f.timeline.deleteIssued ? seconds((e.at.mono - f.timeline.deleteIssued.at.mono) / 1000) : `${seconds(e.at.mono / 1000)} into the run`;
   const what = e.event === 'error' ? `errored (${e.detail ?? 'no detail'})` : `was closed by the remote side ${e.code === undefined || e.code === null ? 'without a close code' : `with code ${e.code}`}`;
   return `the port-forward's connection ${e.connection} ${what} at ${rel}`;
 }
@@ -118,16 +116,16 @@ export function lostPath(f: Facts): LostPath | null {
     const offset = containerToHarnessWallMs(f, lines);
     const lossWall = offset === null ? null : abortedMs + offset;
     const at = lossWall === null ? null : sinceDeleteWall(f, lossWall);
-    const issuedMono = o.timeline.deleteIssued?.at.mono ?? null;
-    const nearMono = at !== null && issuedMono !== null ? issuedMono + at * 1000 : transportLoss?.at.mono ?? o.timeline.requestEnded?.at.mono ?? null;
+    const issuedMono = f.timeline.deleteIssued?.at.mono ?? null;
+    const nearMono = at !== null && issuedMono !== null ? issuedMono + at * 1000 : transportLoss?.at.mono ?? f.timeline.requestEnded?.at.mono ?? null;
     const why = [transportLoss ? transportText(f, transportLoss) : null, ...outages(f, nearMono), interrupted ? `the run was ${o.run.incompleteReason}` : null].filter(Boolean);
     return {
       kind: 'lost',
-      reason: `the connection to the pod was lost${at === null ? '' : ` at ${seconds(at)}`}, ${stepOf(abortedMs, lines, o, at)} (${describeLine(aborted)}: the server saw its client go while alive, so the kubelet did not cut it)${why.length ? `; ${why.join('; ')}` : ''}: this run says nothing about the grace; run it again`,
+      reason: `the connection to the pod was lost${at === null ? '' : ` at ${seconds(at)}`}, ${stepOf(abortedMs, lines, f, at)} (${describeLine(aborted)}: the server saw its client go while alive, so the kubelet did not cut it)${why.length ? `; ${why.join('; ')}` : ''}: this run says nothing about the grace; run it again`,
     };
   }
   if (interrupted) return { kind: 'lost', reason: `the run was ${o.run.incompleteReason}: the harness's own abort ended the request, not the kubelet` };
-  if (r.outcome === 'transport-failed' && !o.timeline.requestAccepted) {
+  if (r.outcome === 'transport-failed' && !f.timeline.requestAccepted) {
     return { kind: 'lost', reason: `the request never reached the server (${r.errorCode ?? 'no code'}): nothing was in flight, so neither the outcome nor the exit code says anything about the grace` };
   }
   // No word from the server. A whole log would hold an `aborted` line had the server seen its

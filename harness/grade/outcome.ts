@@ -89,10 +89,10 @@ export function secondsToTermination(f: Facts): { seconds: number; basis: string
   const o = f.o;
   const spans: { seconds: number; basis: string; apiLag: number }[] = [];
   const api = apiSecondsToEnd(f);
-  const { deleteIssued, deleteAcknowledged } = o.timeline;
+  const { deleteIssued, deleteAcknowledged } = f.timeline;
   const apiLag = deleteIssued && deleteAcknowledged ? Math.max(0, (deleteAcknowledged.at.mono - deleteIssued.at.mono) / 1000) : 0;
   if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)', apiLag });
-  const issued = o.timeline.deleteIssued, terminated = o.timeline.containerTerminated;
+  const issued = f.timeline.deleteIssued, terminated = f.timeline.containerTerminated;
   // After a watch gap the harness saw the end only when the API came back: that time places nothing
   // (api-times has already checked that it is not before the API's own end).
   if (issued && terminated && !watchHadGap(o, terminated.at.mono)) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)', apiLag: 0 });
@@ -104,8 +104,8 @@ export function attributeExitCode(f: Facts, p: Prediction): Check {
   const id = 'attribution.exit-code';
   const final = o.finalState;
   if (!final) return inconclusive(id, 'no exit code to attribute');
-  const termSeen = o.timeline.termReceived !== null;
-  const hookSeen = o.timeline.hookStart !== null;
+  const termSeen = f.timeline.termReceived !== null;
+  const hookSeen = f.timeline.hookStart !== null;
   switch (final.exitCode) {
     case 0:
       return attribute0(f, p, termSeen);
@@ -144,7 +144,7 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   if (reason === 'ContainerStatusUnknown') missing.push('reason ContainerStatusUnknown: the kubelet lost the container');
   if (!termSeen && !hookSeen) missing.push('no TERM or hook was seen in the container log');
   if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing')) missing.push('the pod\'s events have no Killing event');
-  const { requestEnded, deleteIssued } = o.timeline;
+  const { requestEnded, deleteIssued } = f.timeline;
   if (o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
   const spans = secondsToTermination(f);
   if (!spans.length) missing.push('no times to place the kill');

@@ -34,7 +34,7 @@ function requestRecord(f: Facts, fileVersion: number): Check {
   const o = f.o;
   const id = 'evidence.request-record';
   const r = o.request;
-  const t = o.timeline;
+  const t = f.timeline;
   const lines = requestLines(f);
   const logIsWhole = f.logComplete;
   const accepted = lines.get('accepted')?.[0];

@@ -1,6 +1,6 @@
 // How checks name and follow the evidence behind their facts (facts.ts): a log line, a watch event,
 // a pod read, and what a citation points at.
-import type { Observation, PodRead, StateCitation, WatchEvent } from '../observation.ts';
+import type { PodRead, StateCitation, WatchEvent } from '../observation.ts';
 import { carriesPod } from '../observation-timeline.ts';
 import type { Facts, ShownState } from './facts.ts';
 
@@ -29,10 +29,4 @@ export function resolveState({ o }: Facts, c: StateCitation): { at: number; cont
   if (!read.found) return `pod read ${c.index} found no pod`;
   if (read.uid !== o.pod?.uid) return `pod read ${c.index} is of pod ${read.uid}, not the live pod ${o.pod?.uid ?? '(unknown)'}`;
   return { at: read.at.mono, containers: read.containers, read };
-}
-
-/** Seconds on the harness clock from the delete being issued. */
-export function sinceDelete(o: Observation, mono: number): number | null {
-  const issued = o.timeline.deleteIssued;
-  return issued ? (mono - issued.at.mono) / 1000 : null;
 }

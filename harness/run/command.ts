@@ -91,10 +91,8 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
 }
 
 export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
+  // Its name, summary, usage and help are the Command object's (harness/commands/run.ts): one of each.
   return {
-    name: 'run',
-    summary: 'run the lab: delete pods during a request (or roll out a Deployment under load) and record what happens',
-    usage: 'termlab run [--sim | --context NAME | --kubeconfig FILE] [--namespace NS] [--scenarios FILE] [--only a,b] [--out DIR] [--parallel N] [--image IMAGE] [--transport portforward|direct] [--owner ID] [--predictions FILE] [--max-pods N] [--api-patience SECONDS] [--env NAME | --lab FILE] [--sim-proxy-delay MS] [--kube-version 1.35|1.36|1.37] [--retries N] [--quota-wait SECONDS]',
     async run(argv, io) {
       const plan = await planRun(argv);
       const sim = plan.values.sim ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] }) : null;
@@ -188,12 +186,12 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
   const failures: { scenario: string; error: TermlabError }[] = [];
   /** One try: its observation written, read back and graded exactly as `termlab grade` does. */
-  const tryOnce = async (scenario: S, attempt: number): Promise<GradeResult | null> => {
+  const tryOnce = async (scenario: S, attempt: number, ended: TermlabError[]): Promise<GradeResult | null> => {
     const scenarioContext = {
       ...context,
       attempt,
       onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
-      onFailure: (error: TermlabError) => { failures.push({ scenario: scenario.name, error }); },
+      onFailure: (error: TermlabError) => { ended.push(error); },
     };
     const observation = await kind.run(scenarioContext, scenario);
     const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
@@ -218,10 +216,15 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   const graded = await pool(scenarios, parallel, async (scenario: S): Promise<GradeResult[]> => {
     const tries: GradeResult[] = [];
     for (let attempt = 1; ; attempt++) {
-      const result = await tryOnce(scenario, attempt);
+      const ended: TermlabError[] = [];
+      const result = await tryOnce(scenario, attempt, ended);
       if (result) tries.push(result);
-      // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C.
-      if (!result?.lostPath || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) return tries;
+      // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C;
+      // as only the last try's grade counts, so does only its early end.
+      if (!result?.lostPath || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) {
+        failures.push(...ended.map((error) => ({ scenario: scenario.name, error })));
+        return tries;
+      }
       progress.notice(`${scenario.name}: try ${attempt} lost its request (${escapeTerminal(result.lostPath.slice(0, 160))}); running it again on a fresh pod`);
     }
   });

@@ -7,7 +7,7 @@ import { TermlabError } from '../errors.ts';
 import { createDeployment, createPod, createService, deleteDeployment, deletePod, deleteService, readPod, replaceDeploymentTemplate } from '../kube/index.ts';
 import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type LiveRead, type RolloutObservation } from '../observation-rollout.ts';
 import type { HarnessTime } from '../observation.ts';
-import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
+import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, type RolloutRenderOptions, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import { Cleaner } from './cleaner.ts';
 import { newRun, type RolloutPhase, runPhases } from './phases.ts';
@@ -39,35 +39,76 @@ export function rolloutNameFor(scenario: RolloutScenario, runId: string): string
   return `tl-${scenario.name}-${runId.slice(-4)}`;
 }
 
+type ServiceRecord = NonNullable<RolloutObservation['objects']['service']>;
+type PodRecord = NonNullable<RolloutObservation['objects']['loadPod']>;
+
+/** What one rollout holds while it runs: its names, the record each phase fills in, and what it follows. */
+interface Rollout {
+  ctx: ScenarioContext;
+  scenario: RolloutScenario;
+  name: string;
+  renderOptions: RolloutRenderOptions;
+  podSelector: string;
+  run: RolloutObservation['run'];
+  watches: RolloutWatches;
+  cleaner: Cleaner;
+  objects: RolloutObservation['objects'];
+  template: RolloutObservation['template'];
+  timeline: RolloutObservation['timeline'];
+  /** Each terminating lab pod read live the moment its deletion is seen; in the order they began. */
+  liveReads: PendingRead[];
+  pendingReads: Set<Promise<unknown>>;
+  followers: Map<string, { pod: string; follower: LogFollower }>;
+  /** What the load's log has said so far, scanned incrementally: at 200 lines a second a rescan per look would cost. */
+  load: { scanned: number; start: HarnessTime | null; end: HarnessTime | null; completedInARow: number };
+}
+
+/** Runs one rollout scenario and returns its observation; failures are recorded in it, never thrown. */
 export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario): Promise<RolloutObservation> {
-  const { cluster, namespace, clock } = ctx;
+  const r = planRollout(ctx, scenario);
+  followEveryPod(r);
+  const cleanup = await runPhases<RolloutPhase>(ctx, r.run, r.cleaner, async ({ onPhase }) => {
+    await watchPhase(r);
+    const created = await createPhase(r);
+    onPhase('waiting for available');
+    await availablePhase(r, created.generation);
+    onPhase('load starting');
+    const loadPod = await loadPhase(r, created.service);
+    onPhase('rolling out');
+    await rolloutPhase(r);
+    onPhase('load finishing');
+    await loadEndPhase(r, loadPod);
+  }, { afterCleanup: () => settleReads(r) });
+  return finishRollout(r, cleanup);
+}
+
+/** plan: the names and selectors, the empty record, the watches and the cleaner; nothing touches the cluster yet. */
+function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
   const name = rolloutNameFor(scenario, ctx.runId);
   const renderOptions = { name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, expiresAt: Date.now() + rolloutDeadlineSeconds(scenario) * 1000 };
   const selector = Object.entries(labSelector(scenario, renderOptions)).map(([k, v]) => `${k}=${v}`).join(',');
-  const podSelector = selector.split(',').filter((s) => !s.startsWith('termlab.io/role=')).join(',');
-  const run = newRun(ctx, 'direct');
-  const watches = new RolloutWatches(cluster, namespace, clock);
-  const cleaner = new Cleaner(clock);
-  const objects: RolloutObservation['objects'] = { deployment: null, service: null, loadPod: null, target: null };
-  const template: RolloutObservation['template'] = { before: null, after: null };
-  const timeline: RolloutObservation['timeline'] = { watchesEstablished: null, deploymentAvailable: null, loadPodCreated: null, templateChanged: null, rolloutComplete: null, loadEnded: null };
-  // Each terminating lab pod read live the moment its deletion is seen; in the order they began.
-  const liveReads: PendingRead[] = [];
-  const startLiveRead = (pod: string, uid: string, after: string): PendingRead => {
-    const began = clock.now();
-    const pending: PendingRead = { pod, uid, began, after, result: null };
-    const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: it stays not found */ });
-    pendingReads.add(read);
-    void read.finally(() => pendingReads.delete(read));
-    return pending;
+  return {
+    ctx, scenario, name, renderOptions,
+    podSelector: selector.split(',').filter((s) => !s.startsWith('termlab.io/role=')).join(','),
+    run: newRun(ctx, 'direct'),
+    watches: new RolloutWatches(ctx.cluster, ctx.namespace, ctx.clock),
+    cleaner: new Cleaner(ctx.clock),
+    objects: { deployment: null, service: null, loadPod: null, target: null },
+    template: { before: null, after: null },
+    timeline: { watchesEstablished: null, deploymentAvailable: null, loadPodCreated: null, templateChanged: null, rolloutComplete: null, loadEnded: null },
+    liveReads: [],
+    pendingReads: new Set(),
+    followers: new Map(),
+    load: { scanned: 0, start: null, end: null, completedInARow: 0 },
   };
-  const followers = new Map<string, { pod: string; follower: LogFollower }>();
-  const pendingReads = new Set<Promise<unknown>>();
+}
+
+/** Every pod: its log followed once its container runs; a lab pod read live at its deletion. */
+function followEveryPod(r: Rollout): void {
+  const { ctx: { cluster, namespace, clock }, watches, cleaner, followers } = r;
   // The load's lines are read as they come (waiting phases look at them), once each.
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
   cleaner.defer('stop looking at the logs', async () => { clearInterval(poker); return 'skipped'; });
-
-  // Every pod: its log followed once its container runs; a lab pod read live at its deletion.
   watches.onPod = (_type, pod: Raw, event) => {
     const uid = event.uid;
     if (!followers.has(uid) && event.containers.some((c) => c.state === 'running' || c.state === 'terminated') && event.type !== 'DELETED') {
@@ -77,135 +118,173 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
       cleaner.defer(`stop the log follow of ${event.name}`, async () => { if (!follower.ended) follower.stop(); return 'skipped'; });
       // A stream's end wakes the waiters at once; new lines are looked at by the run's one poker.
       void follower.start(cluster, namespace, event.name, pod.spec?.containers?.[0]?.name ?? 'lab', clock)
-        .then(() => follower.waitForEnd(rolloutDeadlineSeconds(scenario) * 1000), () => false)
+        .then(() => follower.waitForEnd(rolloutDeadlineSeconds(r.scenario) * 1000), () => false)
         .finally(() => watches.poke());
     }
-    if (event.role === 'lab' && event.deletionTimestamp && !liveReads.some((r) => r.uid === uid || r.pod === event.name)) {
-      liveReads.push(startLiveRead(event.name, uid, event.resourceVersion));
+    if (event.role === 'lab' && event.deletionTimestamp && !r.liveReads.some((read) => read.uid === uid || read.pod === event.name)) {
+      r.liveReads.push(startLiveRead(r, event.name, uid, event.resourceVersion));
     }
   };
+}
 
-  const loadLog = () => (objects.loadPod ? followers.get(objects.loadPod.uid)?.follower ?? null : null);
-  // What the load's log has said so far, scanned incrementally: at 200 lines a second a rescan per look would cost.
-  const load = { scanned: 0, start: null as HarnessTime | null, end: null as HarnessTime | null, completedInARow: 0 };
-  const scanLoad = () => {
-    const lines = loadLog()?.lines ?? [];
-    for (; load.scanned < lines.length; load.scanned++) {
-      const { text, receivedAt } = lines[load.scanned]!;
-      const line = parseLoadLine(text);
-      if (line?.event === 'request') load.completedInARow = line.outcome === 'completed' ? load.completedInARow + 1 : 0;
-      else if (line?.event === 'load-start') load.start = receivedAt;
-      else if (line?.event === 'load-end') load.end = receivedAt;
-    }
-    return load;
-  };
-  const labUids = () => [...new Set(watches.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid))];
-  const goneUids = () => new Set(watches.evidence.podEvents.filter((e) => e.type === 'DELETED').map((e) => e.uid));
+function startLiveRead(r: Rollout, pod: string, uid: string, after: string): PendingRead {
+  const { cluster, namespace, clock } = r.ctx;
+  const began = clock.now();
+  const pending: PendingRead = { pod, uid, began, after, result: null };
+  const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: it stays not found */ });
+  r.pendingReads.add(read);
+  void read.finally(() => r.pendingReads.delete(read));
+  return pending;
+}
 
-  const cleanup = await runPhases<RolloutPhase>(ctx, run, cleaner, async ({ onPhase }) => {
-    await watches.start(name, podSelector);
-    timeline.watchesEstablished = clock.now();
-    if (watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a rollout watch could not start');
+const loadLog = (r: Rollout) => (r.objects.loadPod ? r.followers.get(r.objects.loadPod.uid)?.follower ?? null : null);
 
-    const service = await createService(cluster, namespace, renderService(ctx.template, scenario, renderOptions) as k8s.V1Service, { signal: ctx.signal });
-    objects.service = { name, uid: service.metadata!.uid!, clusterIP: service.spec?.clusterIP ?? null, port: SERVICE_PORT, nodePort: service.spec?.ports?.[0]?.nodePort ?? null };
-    cleaner.defer('delete service', async () => ((await deleteService(cluster, namespace, name, objects.service!.uid)) === 'gone' ? 'gone' : 'done'));
+function scanLoad(r: Rollout): Rollout['load'] {
+  const { load } = r;
+  const lines = loadLog(r)?.lines ?? [];
+  for (; load.scanned < lines.length; load.scanned++) {
+    const { text, receivedAt } = lines[load.scanned]!;
+    const line = parseLoadLine(text);
+    if (line?.event === 'request') load.completedInARow = line.outcome === 'completed' ? load.completedInARow + 1 : 0;
+    else if (line?.event === 'load-start') load.start = receivedAt;
+    else if (line?.event === 'load-end') load.end = receivedAt;
+  }
+  return load;
+}
 
-    const deployment = await createDeployment(cluster, namespace, renderDeployment(ctx.template, scenario, renderOptions) as k8s.V1Deployment, { signal: ctx.signal });
-    objects.deployment = { name, uid: deployment.metadata!.uid! };
-    template.before = { at: clock.now(), generation: deployment.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(deployment.spec?.template?.spec))) };
-    cleaner.defer('wait for the lab pods to be gone', async () => {
-      if (ctx.signal.aborted) return 'skipped';
-      const ok = await watches.waitFor(() => { const gone = goneUids(); return labUids().every((u) => gone.has(u)); }, GONE_TIMEOUT_MS + scenario.terminationGracePeriodSeconds * 1000);
-      if (!ok) throw new Error(`lab pods still there after ${GONE_TIMEOUT_MS / 1000 + scenario.terminationGracePeriodSeconds}s`);
-      return 'done';
-    });
-    cleaner.defer('delete deployment', async () => ((await deleteDeployment(cluster, namespace, name, objects.deployment!.uid)) === 'gone' ? 'gone' : 'done'));
+const labUids = (r: Rollout) => [...new Set(r.watches.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid))];
+const goneUids = (r: Rollout) => new Set(r.watches.evidence.podEvents.filter((e) => e.type === 'DELETED').map((e) => e.uid));
 
-    onPhase('waiting for available');
-    const rolledTo = (generation: number) => () => {
-      const d = watches.deployment;
-      const st = d?.status ?? {};
-      return Boolean(d) && (st.observedGeneration ?? 0) >= generation && st.updatedReplicas === scenario.replicas && st.availableReplicas === scenario.replicas && st.replicas === scenario.replicas;
-    };
-    if (!(await watches.waitFor(rolledTo(deployment.metadata?.generation ?? 1), ctx.readyTimeoutMs, ctx.signal))) {
-      throw new TermlabError('POD_NOT_READY', `deployment ${namespace}/${name} was not available within ${ctx.readyTimeoutMs / 1000}s`);
-    }
-    timeline.deploymentAvailable = clock.now();
-    const sliceReady = () => (watches.evidence.sliceEvents.at(-1)?.endpoints.filter((e) => e.ready).length ?? 0) >= scenario.replicas;
-    if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `the Service's EndpointSlice did not list ${scenario.replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`);
-    await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
+/** The Deployment, as watched, at this generation with every replica updated and available. */
+const rolledTo = (r: Rollout, generation: number) => () => {
+  const d = r.watches.deployment;
+  const st = d?.status ?? {};
+  const { replicas } = r.scenario;
+  return Boolean(d) && (st.observedGeneration ?? 0) >= generation && st.updatedReplicas === replicas && st.availableReplicas === replicas && st.replicas === replicas;
+};
 
-    onPhase('load starting');
-    const readyPod = [...watches.evidence.podEvents].reverse().find((e) => e.role === 'lab' && e.ready);
-    const hostIP = readyPod ? (await readPod(cluster, namespace, readyPod.name))?.status?.hostIP : undefined;
-    objects.target = ctx.simulated
-      ? `http://${hostIP ?? '127.0.0.1'}:${objects.service.nodePort}`
-      : `http://${objects.service.clusterIP}:${SERVICE_PORT}`;
-    const loadBody = renderLoadPod(ctx.template, scenario, { ...renderOptions, target: objects.target });
-    const loadPod = await createPod(cluster, namespace, loadBody as k8s.V1Pod, { signal: ctx.signal });
-    objects.loadPod = { name: loadPod.metadata!.name!, uid: loadPod.metadata!.uid! };
-    timeline.loadPodCreated = clock.now();
-    ctx.pods?.created(objects.loadPod.name);
-    cleaner.defer('delete load pod', async () => {
-      const result = await deletePod(cluster, namespace, objects.loadPod!.name, objects.loadPod!.uid);
-      ctx.pods?.gone(objects.loadPod!.name);
-      return result === 'gone' ? 'gone' : 'done';
-    });
-    if (!(await watches.waitFor(() => scanLoad().start !== null, ctx.readyTimeoutMs, ctx.signal))) {
-      throw new TermlabError('POD_NOT_READY', `the load pod ${objects.loadPod.name} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
-    }
-    // The change is timed from a second of steady success: until then the proxies may not route
-    // to every endpoint yet (a real cluster's take unknown time), which is not the rollout's doing.
-    const steady = () => scanLoad().completedInARow >= scenario.load.rate;
-    if (!(await watches.waitFor(steady, ctx.readyTimeoutMs, ctx.signal))) {
-      throw new TermlabError('POD_NOT_READY', `requests through the Service did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s (target ${objects.target})`);
-    }
-    await sleep(scenario.changeAfterMs, undefined, { signal: ctx.signal });
+/** watch: the four watches, started before anything is created. */
+async function watchPhase(r: Rollout): Promise<void> {
+  await r.watches.start(r.name, r.podSelector);
+  r.timeline.watchesEstablished = r.ctx.clock.now();
+  if (r.watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a rollout watch could not start');
+}
 
-    onPhase('rolling out');
-    const patched = await replaceDeploymentTemplate(cluster, namespace, name, renderPodTemplate(ctx.template, scenario, scenario.to, 'to', renderOptions) as k8s.V1PodTemplateSpec, { signal: ctx.signal });
-    timeline.templateChanged = clock.now();
-    template.after = { at: timeline.templateChanged, generation: patched.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(patched.spec?.template?.spec))) };
-    const oldUids = labUids();
-    const rolloutLimit = scenario.load.durationMs + scenario.replicas * scenario.terminationGracePeriodSeconds * 1000 + ROLLOUT_MARGIN_MS;
-    const complete = () => { const gone = goneUids(); return rolledTo(patched.metadata?.generation ?? 2)() && oldUids.every((u) => gone.has(u)); };
-    if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal))) throw new Error(`the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`);
-    timeline.rolloutComplete = clock.now();
+/** create: the Service and the Deployment, each with how to undo it registered the moment it exists. */
+async function createPhase(r: Rollout): Promise<{ service: ServiceRecord; generation: number }> {
+  const { ctx, scenario, name, renderOptions, objects, cleaner, watches } = r;
+  const { cluster, namespace, clock } = ctx;
+  const service = await createService(cluster, namespace, renderService(ctx.template, scenario, renderOptions) as k8s.V1Service, { signal: ctx.signal });
+  const serviceRecord = objects.service = { name, uid: service.metadata!.uid!, clusterIP: service.spec?.clusterIP ?? null, port: SERVICE_PORT, nodePort: service.spec?.ports?.[0]?.nodePort ?? null };
+  cleaner.defer('delete service', async () => ((await deleteService(cluster, namespace, name, objects.service!.uid)) === 'gone' ? 'gone' : 'done'));
 
-    onPhase('load finishing');
-    // The load runs on a little past the rollout, then is stopped: its pod's TERM ends the sending,
-    // what is in flight still ends and is logged, and its log ends with the load-end line.
-    const loadEnded = () => scanLoad().end !== null && (loadLog()?.ended ?? false);
-    if (!(await watches.waitFor(loadEnded, LOAD_TAIL_MS, ctx.signal)) && !ctx.signal.aborted) {
-      await deletePod(cluster, namespace, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
-    }
-    if (!(await watches.waitFor(loadEnded, scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS, ctx.signal))) throw new Error('the load pod did not finish its load in time');
-    timeline.loadEnded = clock.now();
-  }, {
-    afterCleanup: async () => {
-      const settle = new AbortController();
-      await Promise.race([Promise.allSettled([...pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
-      settle.abort();
-      watches.stop();
-    },
+  const deployment = await createDeployment(cluster, namespace, renderDeployment(ctx.template, scenario, renderOptions) as k8s.V1Deployment, { signal: ctx.signal });
+  objects.deployment = { name, uid: deployment.metadata!.uid! };
+  r.template.before = { at: clock.now(), generation: deployment.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(deployment.spec?.template?.spec))) };
+  cleaner.defer('wait for the lab pods to be gone', async () => {
+    if (ctx.signal.aborted) return 'skipped';
+    const ok = await watches.waitFor(() => { const gone = goneUids(r); return labUids(r).every((u) => gone.has(u)); }, GONE_TIMEOUT_MS + scenario.terminationGracePeriodSeconds * 1000);
+    if (!ok) throw new Error(`lab pods still there after ${GONE_TIMEOUT_MS / 1000 + scenario.terminationGracePeriodSeconds}s`);
+    return 'done';
   });
-  return finishRollout({ run, scenario, objects, template, timeline, liveReads: liveReads.map(settledRead), cleanup }, watches, followers);
+  cleaner.defer('delete deployment', async () => ((await deleteDeployment(cluster, namespace, name, objects.deployment!.uid)) === 'gone' ? 'gone' : 'done'));
+  return { service: serviceRecord, generation: deployment.metadata?.generation ?? 1 };
+}
+
+/** available: every replica available, the EndpointSlice listing them ready, then time for the proxies. */
+async function availablePhase(r: Rollout, generation: number): Promise<void> {
+  const { ctx, scenario, name, watches } = r;
+  if (!(await watches.waitFor(rolledTo(r, generation), ctx.readyTimeoutMs, ctx.signal))) {
+    throw new TermlabError('POD_NOT_READY', `deployment ${ctx.namespace}/${name} was not available within ${ctx.readyTimeoutMs / 1000}s`);
+  }
+  r.timeline.deploymentAvailable = ctx.clock.now();
+  const sliceReady = () => (watches.evidence.sliceEvents.at(-1)?.endpoints.filter((e) => e.ready).length ?? 0) >= scenario.replicas;
+  if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `the Service's EndpointSlice did not list ${scenario.replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`);
+  await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
+}
+
+/** load: the load pod aimed at the Service, until a second of steady success, then changeAfterMs. */
+async function loadPhase(r: Rollout, service: ServiceRecord): Promise<PodRecord> {
+  const { ctx, scenario, objects, watches } = r;
+  const { cluster, namespace, clock } = ctx;
+  const readyPod = [...watches.evidence.podEvents].reverse().find((e) => e.role === 'lab' && e.ready);
+  const hostIP = readyPod ? (await readPod(cluster, namespace, readyPod.name))?.status?.hostIP : undefined;
+  const target = objects.target = ctx.simulated
+    ? `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`
+    : `http://${service.clusterIP}:${SERVICE_PORT}`;
+  const loadBody = renderLoadPod(ctx.template, scenario, { ...r.renderOptions, target });
+  const created = await createPod(cluster, namespace, loadBody as k8s.V1Pod, { signal: ctx.signal });
+  const loadPod = objects.loadPod = { name: created.metadata!.name!, uid: created.metadata!.uid! };
+  r.timeline.loadPodCreated = clock.now();
+  ctx.pods?.created(loadPod.name);
+  r.cleaner.defer('delete load pod', async () => {
+    const result = await deletePod(cluster, namespace, objects.loadPod!.name, objects.loadPod!.uid);
+    ctx.pods?.gone(objects.loadPod!.name);
+    return result === 'gone' ? 'gone' : 'done';
+  });
+  if (!(await watches.waitFor(() => scanLoad(r).start !== null, ctx.readyTimeoutMs, ctx.signal))) {
+    throw new TermlabError('POD_NOT_READY', `the load pod ${loadPod.name} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
+  }
+  // The change is timed from a second of steady success: until then the proxies may not route
+  // to every endpoint yet (a real cluster's take unknown time), which is not the rollout's doing.
+  const steady = () => scanLoad(r).completedInARow >= scenario.load.rate;
+  if (!(await watches.waitFor(steady, ctx.readyTimeoutMs, ctx.signal))) {
+    throw new TermlabError('POD_NOT_READY', `requests through the Service did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s (target ${target})`);
+  }
+  await sleep(scenario.changeAfterMs, undefined, { signal: ctx.signal });
+  return loadPod;
+}
+
+/** roll out: the new template, until every replica is new and available and every old pod is gone. */
+async function rolloutPhase(r: Rollout): Promise<void> {
+  const { ctx, scenario, name, timeline, watches } = r;
+  const patched = await replaceDeploymentTemplate(ctx.cluster, ctx.namespace, name, renderPodTemplate(ctx.template, scenario, scenario.to, 'to', r.renderOptions) as k8s.V1PodTemplateSpec, { signal: ctx.signal });
+  timeline.templateChanged = ctx.clock.now();
+  r.template.after = { at: timeline.templateChanged, generation: patched.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(patched.spec?.template?.spec))) };
+  const oldUids = labUids(r);
+  const rolloutLimit = scenario.load.durationMs + scenario.replicas * scenario.terminationGracePeriodSeconds * 1000 + ROLLOUT_MARGIN_MS;
+  const complete = () => { const gone = goneUids(r); return rolledTo(r, patched.metadata?.generation ?? 2)() && oldUids.every((u) => gone.has(u)); };
+  if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal))) throw new TermlabError('ROLLOUT_NOT_COMPLETE', `the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`, { limitMs: rolloutLimit });
+  timeline.rolloutComplete = ctx.clock.now();
+}
+
+/**
+ * load end: the load runs on a little past the rollout, then is stopped: its pod's TERM ends the
+ * sending, what is in flight still ends and is logged, and its log ends with the load-end line.
+ */
+async function loadEndPhase(r: Rollout, loadPod: PodRecord): Promise<void> {
+  const { ctx, scenario, watches } = r;
+  const loadEnded = () => scanLoad(r).end !== null && (loadLog(r)?.ended ?? false);
+  if (!(await watches.waitFor(loadEnded, LOAD_TAIL_MS, ctx.signal)) && !ctx.signal.aborted) {
+    await deletePod(ctx.cluster, ctx.namespace, loadPod.name, loadPod.uid, { signal: ctx.signal });
+  }
+  const loadLimit = scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS;
+  if (!(await watches.waitFor(loadEnded, loadLimit, ctx.signal))) throw new TermlabError('LOAD_NOT_ENDED', `the load pod did not log the end of its load within ${Math.round(loadLimit / 1000)}s`, { limitMs: loadLimit });
+  r.timeline.loadEnded = ctx.clock.now();
+}
+
+/** After cleanup: the live reads still under way get a little while to answer; then the watches stop. */
+async function settleReads(r: Rollout): Promise<void> {
+  const settle = new AbortController();
+  await Promise.race([Promise.allSettled([...r.pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
+  settle.abort();
+  r.watches.stop();
 }
 
 /** finish: every followed log as evidence (the load pod's apart), and the observation the runner writes. */
-function finishRollout(parts: Omit<RolloutObservation, 'schemaVersion' | 'kind' | 'evidence'>, watches: RolloutWatches, followers: Map<string, { pod: string; follower: LogFollower }>): RolloutObservation {
+function finishRollout(r: Rollout, cleanup: RolloutObservation['cleanup']): RolloutObservation {
+  const { followers, watches } = r;
   const logOf = (uid: string) => {
     const f = followers.get(uid)!;
     return { pod: f.pod, uid, lines: f.follower.lines, ended: f.follower.ended && f.follower.error === null, error: f.follower.error };
   };
-  const loadUid = parts.objects.loadPod?.uid;
+  const loadUid = r.objects.loadPod?.uid;
   const evidence = watches.evidence;
   evidence.podLogs = [...followers.keys()].filter((u) => u !== loadUid).map(logOf);
   evidence.loadLog = loadUid && followers.has(loadUid) ? logOf(loadUid) : null;
-  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, ...parts, evidence };
+  const { run, scenario, objects, template, timeline } = r;
+  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads: r.liveReads.map(settledRead), cleanup, evidence };
 }
-
 
 /** A live read under way: its answer filled in when it comes. */
 interface PendingRead { pod: string; uid: string; began: HarnessTime; after: string; result: LiveRead | null }

@@ -168,7 +168,7 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
 async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ pod: k8s.V1Pod; record: NonNullable<Observation['pod']> }> {
   const pod = await readPod(ctx.cluster, ctx.namespace, created.name, { signal: ctx.signal });
   const capturedAt = ctx.clock.now();
-  if (!pod || pod.metadata?.uid !== created.uid) throw new Error(`pod ${created.name} was replaced or is gone (uid ${pod?.metadata?.uid ?? 'none'}, created ${created.uid})`);
+  if (!pod || pod.metadata?.uid !== created.uid) throw new TermlabError('POD_GONE_EARLY', `pod ${created.name} was replaced or is gone (uid ${pod?.metadata?.uid ?? 'none'}, created ${created.uid})`);
   return {
     pod,
     record: {
@@ -191,7 +191,7 @@ async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: stri
   const inFlight = { requestDone, giveUp: () => giveUp.abort() };
   cleaner.defer('end the request', async () => { inFlight.giveUp(); return 'skipped'; });
   await Promise.race([accepted, requestDone]);
-  if (!request.accepted) throw new Error(`the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`);
+  if (!request.accepted) throw new TermlabError('REQUEST_NOT_ACCEPTED', `the request was not accepted (${request.outcome}${request.errorCode ? `, ${request.errorCode}` : ''})`, { outcome: request.outcome, errorCode: request.errorCode });
   return inFlight;
 }
 
@@ -219,7 +219,7 @@ async function deletePhase(ctx: ScenarioContext, scenario: Scenario, created: Cr
       attempts.push({ action: `delete attempt ${attempt}`, at: clock.now(), ok: false, error: failure.text });
     },
   });
-  if (pod === 'gone') throw new Error('the pod was gone before it was deleted');
+  if (pod === 'gone') throw new TermlabError('POD_GONE_EARLY', 'the pod was gone before it was deleted');
   created.deleted.value = true;
   return {
     deleteIssued: issued,
@@ -232,16 +232,16 @@ async function deletePhase(ctx: ScenarioContext, scenario: Scenario, created: Cr
   };
 }
 
-/** terminate: until the container is seen ended, by the watch or a read after a gap; then a final read. */
-async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, watch: PodWatch): Promise<void> {
+/** terminate: until the container is seen ended, by the watch or a read after a gap; then a final read. Exported for its test. */
+export async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, watch: PodWatch): Promise<void> {
   const limitMs = (scenario.terminationGracePeriodSeconds + hookDurationSeconds(scenario.preStop)) * 1000 + TERMINATION_MARGIN_MS + ctx.cluster.health.patienceMs;
   const ended = await watch.waitFor((s) => (s.pod !== null && hasTerminated(s.pod)) || isGone(s), limitMs, ctx.signal);
   await watch.settle();
   await watch.read('final');
   if (ended) return;
-  if (ctx.signal.aborted) throw new Error('interrupted before the container ended');
+  if (ctx.signal.aborted) throw new TermlabError('INTERRUPTED', 'interrupted before the container ended');
   if (watch.gaveUp) throw new TermlabError('API_UNREACHABLE', `the watch gave up before the container ended: ${watch.lifecycle.at(-1)?.detail ?? ''}`);
-  throw new Error(`the container was not seen to end within ${Math.round(limitMs / 1000)}s`);
+  throw new TermlabError('CONTAINER_NOT_ENDED', `the container was not seen to end within ${Math.round(limitMs / 1000)}s`, { limitMs });
 }
 
 /** collect: the request's end, the log (made whole if the API cut its stream), the pod's events. */

@@ -7,7 +7,7 @@ import { formatIssue } from '../files.ts';
 import { oneLine } from '../report/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
 import { nearest } from '../suggest.ts';
-import { PreStopSchema, ScenarioFileSchema, ScenarioSchema, type Scenario } from './schema.ts';
+import { FileScenarioSchema, PreStopSchema, ScenarioFileSchema, type Scenario } from './schema.ts';
 
 export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../manifests/scenarios.yaml', import.meta.url));
 export const DEFAULT_TEMPLATE = fileURLToPath(new URL('../../manifests/lab-pod.yaml', import.meta.url));
@@ -39,7 +39,7 @@ async function readYaml(path: string, code: 'SCENARIO_INVALID'): Promise<YamlFil
   };
 }
 
-const SCENARIO_FIELDS = Object.keys(ScenarioSchema.shape);
+const SCENARIO_FIELDS = Object.keys(FileScenarioSchema.shape);
 const PRESTOP_FIELDS = [...new Set(PreStopSchema.options.flatMap((o) => Object.keys(o.shape)))];
 
 /** Where an issue is, as a person finds it: the scenario by its name, and the file's line. */

@@ -3,8 +3,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ENV_LABEL, HOLD_FINALIZER, ownershipLabels } from '../safety/labels.ts';
-import { configureLabContainer } from '../../server/contract-schemas.ts';
-import type { Scenario } from './schema.ts';
+import { configureLabContainer, renderPreStop } from '../../server/contract-schemas.ts';
+import { LAB_MODE_ENV, LAB_PROXY_MODE, PROXY_CONTAINER, PROXY_ON_TERM_ENV, PROXY_OWN_PATHS, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
+import type { FileScenario, Scenario, Sidecar } from './schema.ts';
 
 export interface RenderOptions {
   podName: string;
@@ -17,7 +18,7 @@ export interface RenderOptions {
   env?: string;
 }
 
-export function renderPod(template: Record<string, any>, scenario: Scenario, options: RenderOptions): V1Pod {
+export function renderPod(template: Record<string, any>, scenario: Scenario | FileScenario, options: RenderOptions): V1Pod {
   const pod = structuredClone(template) as any;
   pod.metadata = {
     ...pod.metadata,
@@ -36,9 +37,43 @@ export function renderPod(template: Record<string, any>, scenario: Scenario, opt
     const limit = `${scenario.memoryLimitMiB}Mi`;
     container.resources = { ...container.resources, limits: { ...container.resources?.limits, memory: limit }, requests: { ...container.resources?.requests, memory: limit } };
   }
+  if ('sidecar' in scenario && scenario.sidecar) addSidecar(pod.spec, container, scenario.sidecar);
   return pod as V1Pod;
+}
+
+/**
+ * The proxy container: the lab's image in proxy mode on its own port, forwarding to the lab container's
+ * port on localhost, with the lab container's pod identity, resources and security context. A native one
+ * goes last in initContainers with restartPolicy: Always; a regular one after the lab container.
+ */
+function addSidecar(spec: Record<string, any>, lab: Record<string, any>, sidecar: Sidecar): void {
+  const identity = (lab.env ?? []).filter((e: { valueFrom?: unknown }) => e.valueFrom);
+  const hook = renderPreStop(sidecar.preStop, PROXY_CONTAINER.portName);
+  const proxy: Record<string, unknown> = {
+    name: PROXY_CONTAINER.name,
+    image: lab.image,
+    ...(lab.imagePullPolicy ? { imagePullPolicy: lab.imagePullPolicy } : {}),
+    ...(sidecar.native ? { restartPolicy: 'Always' } : {}),
+    ports: [{ name: PROXY_CONTAINER.portName, containerPort: PROXY_CONTAINER.port }],
+    env: [
+      { name: LAB_MODE_ENV, value: LAB_PROXY_MODE }, { name: 'PORT', value: String(PROXY_CONTAINER.port) },
+      { name: PROXY_UPSTREAM_PORT_ENV, value: String(lab.ports[0].containerPort) }, { name: PROXY_ON_TERM_ENV, value: sidecar.onTerm },
+      ...identity,
+    ],
+    readinessProbe: { httpGet: { path: PROXY_OWN_PATHS.readyz, port: PROXY_CONTAINER.portName }, periodSeconds: 1, failureThreshold: 1 },
+    ...(lab.resources ? { resources: structuredClone(lab.resources) } : {}),
+    ...(lab.securityContext ? { securityContext: structuredClone(lab.securityContext) } : {}),
+    ...(hook ? { lifecycle: { preStop: hook } } : {}),
+  };
+  if (sidecar.native) spec.initContainers = [...(spec.initContainers ?? []), proxy];
+  else spec.containers.push(proxy);
 }
 
 export function labPort(template: Record<string, any>): number {
   return template.spec.containers[0].ports[0].containerPort as number;
+}
+
+/** Where the scenario's request goes: the proxy's port when it has a sidecar, else the lab server's. */
+export function requestPort(template: Record<string, any>, scenario: Scenario | FileScenario): number {
+  return 'sidecar' in scenario && scenario.sidecar ? PROXY_CONTAINER.port : labPort(template);
 }

@@ -1,11 +1,25 @@
 import { z } from 'zod';
-import { LAB_MODES } from '../../server/contract.ts';
+import { LAB_MODES, PROXY_ON_TERM_MODES } from '../../server/contract.ts';
 import { type PreStop, PreStopSchema } from '../../server/contract-schemas.ts';
 
 // The hook is part of the pod's contract (rendered and parsed back there): one schema for both.
 export { PreStopSchema, type PreStop };
 
-export const ScenarioSchema = z.object({
+/**
+ * A proxy in front of the lab server (server/proxy.ts, LAB_MODE=proxy), on the request's path: a native
+ * sidecar (an init container with restartPolicy: Always) or a regular second container.
+ */
+export const SidecarSchema = z.object({
+  native: z.boolean(),
+  /** PROXY_ON_TERM: exit at once, or drain its open requests. */
+  onTerm: z.enum(PROXY_ON_TERM_MODES),
+  // Its own hook. An httpGet one would reach the proxy's port, which forwards it to the app's.
+  preStop: PreStopSchema.refine((p) => p.kind !== 'httpGet', { message: 'a sidecar\'s httpGet hook would be forwarded by the proxy to the app: use exec-sleep, exec-fail or sleep-action' })
+    .default({ kind: 'none' }),
+});
+export type Sidecar = z.infer<typeof SidecarSchema>;
+
+const ScenarioFields = z.object({
   name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
   description: z.string().max(500).optional(),
   mode: z.enum(LAB_MODES),
@@ -22,11 +36,23 @@ export const ScenarioSchema = z.object({
   termAllocateMiB: z.int().min(1).max(65536).optional(),
   /** Two runs of the same work that a student compares: a grace too short, then restored. */
   labPair: z.object({ id: z.string().min(1).max(64), role: z.enum(['short', 'restored']) }).optional(),
-}).refine((s) => s.deleteDelayMs < s.workMs, { message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete', path: ['deleteDelayMs'] });
+});
+const workOutlastsDelay = (s: { deleteDelayMs: number; workMs: number }) => s.deleteDelayMs < s.workMs;
+const WORK_OUTLASTS_DELAY = { message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete', path: ['deleteDelayMs'] };
+
+/** One container's scenario, as the observation records it (harness/observation.ts). */
+export const ScenarioSchema = ScenarioFields.refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
 export type Scenario = z.infer<typeof ScenarioSchema>;
 
+/**
+ * A scenario as a scenario file may give it: with a `sidecar:` block, a proxy in the pod in front of the
+ * lab server (manifests/sidecars.yaml). The observation's schema does not carry the block yet (issue 26).
+ */
+export const FileScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
+export type FileScenario = z.infer<typeof FileScenarioSchema>;
+
 export const ScenarioFileSchema = z.object({
-  scenarios: z.array(ScenarioSchema).min(1),
+  scenarios: z.array(FileScenarioSchema).min(1),
 }).refine((f) => new Set(f.scenarios.map((s) => s.name)).size === f.scenarios.length, {
   message: 'scenario names must be unique', path: ['scenarios'],
 });

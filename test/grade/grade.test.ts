@@ -75,8 +75,11 @@ describe('grader', () => {
     });
     it('never concludes grace from 137 alone', () => {
       const o = buildObservation();
+      // No TERM or hook in the evidence, and so none on the timeline (the grader derives it from the log).
+      o.evidence.logLines = o.evidence.logLines.filter((l) => !/"event":"(signal|hook-start|hook-end)"/.test(l.text));
       o.timeline.termReceived = null;
       o.timeline.hookStart = null;
+      o.timeline.hookEnd = null;
       expect(statusOf(o, 'attribution.exit-code')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('137 not explained') });
     });
     it('does not attribute a 137 that came long before the grace ran out', () => {

@@ -177,6 +177,18 @@ describe('tampering: times without evidence behind them', () => {
     o.timeline.termReceived!.at.time = new Date(Date.parse(o.timeline.termReceived!.at.time) + 1500).toISOString();
     expect(check(o, 'evidence.timeline-cited').status).toBe('fail');
   });
+  it('derived points edited on the timeline alone fail evidence.timeline-cited and move no other check: the checks read the timeline the grader derives', () => {
+    const honest = grade(example('cut-137-after-grace')).checks.filter((c) => c.id !== 'evidence.timeline-cited');
+    const o = example('cut-137-after-grace');
+    // The end seen 3 s sooner (on one clock) and no TERM: were they read, api-times and attribution.exit-code would move.
+    const end = o.timeline.containerTerminated!.at;
+    end.mono -= 3_000;
+    end.wall = new Date(Date.parse(end.wall) - 3_000).toISOString();
+    o.timeline.termReceived = null;
+    const edited = grade(o).checks;
+    expect(edited.find((c) => c.id === 'evidence.timeline-cited')!.status).toBe('fail');
+    expect(edited.filter((c) => c.id !== 'evidence.timeline-cited')).toEqual(honest);
+  });
   it('a log line\'s time moved alone', () => {
     const o = example('completed-0');
     setLogField(o, 'completed', 'time', new Date(Date.parse(JSON.parse(o.evidence.logLines[lineIndex(o, 'completed')]!.text).time) + 5000).toISOString());

@@ -6,8 +6,16 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rename
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT, exitCodeFor, gravestExit, TermlabError } from '../../harness/errors.ts';
 import { escapedApiFailure } from '../../harness/kube/failures.ts';
+import type { Observation } from '../../harness/observation.ts';
+import { Cleaner } from '../../harness/run/cleaner.ts';
+import { RunClock } from '../../harness/run/clock.ts';
+import { runPhases } from '../../harness/run/phases.ts';
+import { type ScenarioContext, terminatePhase } from '../../harness/run/scenario.ts';
+import { exitReason } from '../../harness/run/summary.ts';
+import type { PodWatch } from '../../harness/run/watch.ts';
+import { ScenarioSchema } from '../../harness/scenario/schema.ts';
 import { type CliResult, runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
@@ -19,6 +27,12 @@ function underAFile(): string {
   return join(file, 'below');
 }
 const isolated = () => ({ TERMLAB_STATE_DIR: temp('state') });
+/** One short scenario: these tests are about the run's files and links, not its drain (the matrix's is 10 s). */
+function shortScenario(): string {
+  const file = join(temp('scenarios'), 'short.yaml');
+  writeFileSync(file, 'scenarios:\n  - { name: no-prestop, description: short, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 30, workMs: 1000, deleteDelayMs: 500 }\n');
+  return file;
+}
 
 /** The CLI run from another working directory (where `reports/` is resolved). */
 function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
@@ -69,7 +83,7 @@ describe('exit codes from the CLI', () => {
 
   it('0: reports/latest is a relative link, so the folder still works moved or zipped', async () => {
     const cwd = temp('cwd');
-    const r = await runCliIn(cwd, ['run', '--sim', '--only', 'no-prestop'], isolated());
+    const r = await runCliIn(cwd, ['run', '--sim', '--scenarios', shortScenario()], isolated());
     expect(r.code, r.stderr).toBe(EXIT.ok);
     const runDir = readdirSync(join(cwd, 'reports')).find((d) => d.startsWith('run-'))!;
     expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(runDir);
@@ -81,7 +95,7 @@ describe('exit codes from the CLI', () => {
     const cwd = temp('cwd');
     mkdirSync(join(cwd, 'reports', 'latest'), { recursive: true });
     writeFileSync(join(cwd, 'reports', 'latest', 'keep'), 'a directory, not a link: rename cannot replace it\n');
-    const r = await runCliIn(cwd, ['run', '--sim', '--only', 'no-prestop'], isolated());
+    const r = await runCliIn(cwd, ['run', '--sim', '--scenarios', shortScenario()], isolated());
     expect(r.stderr).not.toContain('internal error');
     expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(join(cwd, 'reports', 'latest')) });
     const runDir = readdirSync(join(cwd, 'reports')).find((d) => d.startsWith('run-'));
@@ -125,5 +139,30 @@ describe('an error that escaped to the CLI', () => {
     expect(escapedApiFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBeNull();
     expect(escapedApiFailure(new Error('a bug'))).toBeNull();
     expect(escapedApiFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toMatchObject({ transient: true });
+  });
+});
+
+describe('a scenario ended early keeps its own code to the exit code', () => {
+  // The run phases' own failures (POD_NOT_READY is driven from the CLI above).
+  const EARLY_ENDS = ['POD_GONE_EARLY', 'REQUEST_NOT_ACCEPTED', 'CONTAINER_NOT_ENDED', 'ROLLOUT_NOT_COMPLETE', 'LOAD_NOT_ENDED'] as const;
+
+  it.each(EARLY_ENDS)('%s: exit 1 even when every grade passed, and the closing line names the scenario and the code', (code) => {
+    const failures = [{ scenario: 'short-grace', error: new TermlabError(code, 'what happened') }];
+    const exit = gravestExit([EXIT.ok, ...failures.map((f) => exitCodeFor(f.error.code))]);
+    expect(exit).toBe(EXIT.checksFailed);
+    expect(exitReason(exit, { results: [], pairs: [], problems: [], failures })).toBe(`exit 1: short-grace ended early (${code})`);
+  });
+
+  it('a container never seen to end fails the terminate phase with CONTAINER_NOT_ENDED, handed to the run with its limit', async () => {
+    // A watch that never sees the container end (a kubelet that never killed it), and no read that finds it ended.
+    const watch = { waitFor: async () => null, settle: async () => {}, read: async () => null, gaveUp: false, lifecycle: [] } as unknown as PodWatch;
+    const scenario = ScenarioSchema.parse({ name: 'stuck', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 2 }, terminationGracePeriodSeconds: 3, workMs: 5000, deleteDelayMs: 1000 });
+    const failures: TermlabError[] = [];
+    const clock = new RunClock();
+    const ctx = { cluster: { health: { patienceMs: 0 } }, clock, signal: new AbortController().signal, onPhase: () => {}, onFailure: (error: TermlabError) => failures.push(error) } as unknown as ScenarioContext;
+    const run = { complete: false, observedAt: clock.now().wall } as Observation['run'];
+    await runPhases(ctx, run, new Cleaner(clock), () => terminatePhase(ctx, scenario, watch));
+    expect(failures.map((f) => [f.code, f.context.limitMs])).toEqual([['CONTAINER_NOT_ENDED', 35_000]]);
+    expect(run).toMatchObject({ complete: false, incompleteReason: 'the container was not seen to end within 35s' });
   });
 });

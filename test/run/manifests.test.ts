@@ -22,8 +22,13 @@ const OPEN_GAPS = new Map<string, { verdict: string; why: string }>([
 /** A manifest's whole run: three rollouts one after another take about 80 s on an idle machine. */
 const RUN_TIMEOUT_MS = 600_000;
 
+/** Manifests whose scenarios the runner and the grader cannot run whole yet, and why. */
+const NOT_YET_RUN = new Map([
+  ['sidecars.yaml', 'issue 26: the runner sends the request to the lab port, not through the proxy, and the grader reads one container (test/sim/sidecar-scenarios.test.ts runs these pods on the sim)'],
+]);
+
 const manifests = readdirSync(join(repoRoot, 'manifests'))
-  .filter((f) => f.endsWith('.yaml'))
+  .filter((f) => f.endsWith('.yaml') && !NOT_YET_RUN.has(f))
   .map((f) => ({ file: f, data: parseAllDocuments(readFileSync(join(repoRoot, 'manifests', f), 'utf8')).map((d) => d.toJS() as { scenarios?: { name: string; kind?: string }[] } | null)[0] ?? null }))
   .filter((m) => Array.isArray(m.data?.scenarios));
 

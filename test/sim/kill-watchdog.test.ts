@@ -3,7 +3,7 @@
 // outright for the whole grace, so only the watchdog process can kill the container in time.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { killContainer } from '../../cluster/sim/kill.ts';
+import { killContainer, killWatchdog } from '../../cluster/sim/kill.ts';
 import { ContainerProcess } from '../../cluster/sim/runtime.ts';
 import type { TruthRecord } from '../../cluster/sim/truth.ts';
 
@@ -28,5 +28,23 @@ describe('simulated kubelet: the kill at the end of the grace', () => {
     const exit = await container.exited;
     expect(exit.signal).toBe('SIGKILL');
     expect(truth.killSentAt).toBe(truth.termSentAt! + GRACE_SECONDS * 1000);
+  });
+});
+
+describe('simulated kubelet: a watchdog cancelled when the container ends in time', () => {
+  it('ends at once, sleep and all, and kills nothing', async () => {
+    // A process of our own to aim at, which must survive the cancelled watchdog.
+    const target = new ContainerProcess(['/bin/sleep', '60'], { PATH: process.env.PATH ?? '' });
+    try {
+      const dog = killWatchdog(target.pid!, Date.now() + 60_000);
+      dog.cancel();
+      // 'close' comes once every holder of the watchdog's stdout is gone: before the fix, its sleep held
+      // it for the whole minute and this timed out.
+      expect(await dog.killed).toBe(false);
+      expect(target.hasExited).toBe(false);
+    } finally {
+      target.signal('SIGKILL');
+      await target.exited;
+    }
   });
 });

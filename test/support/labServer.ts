@@ -41,3 +41,11 @@ export async function getJson(url: string, dispatcher?: Dispatcher) {
   const res = await request(url, { dispatcher });
   return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as Record<string, unknown> };
 }
+
+/** The lab server in proxy mode (LAB_MODE=proxy) in front of an app on 127.0.0.1:upstreamPort. */
+export async function startProxy(upstreamPort: number, onTerm: 'exit' | 'drain', env: NodeJS.ProcessEnv = {}): Promise<LabProcess> {
+  const proc = spawnTs('server/main.ts', ['--port', '0', '--host', '127.0.0.1'], { LAB_MODE: 'proxy', PROXY_UPSTREAM_PORT: String(upstreamPort), PROXY_ON_TERM: onTerm, ...env });
+  const listening = await proc.waitForEvent((e) => e.event === 'listening', 'the proxy listening');
+  const port = listening.port as number;
+  return { ...proc, port, base: `http://127.0.0.1:${port}` };
+}

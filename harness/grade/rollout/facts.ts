@@ -23,6 +23,8 @@ export interface PodFacts {
   endedWall: number | null;
   deleted: number | null;
   live: LiveRead | null;
+  /** When the harness's live read of it was answered (seconds, its clock). */
+  liveReadAt: number | null;
   log: { lines: LabLine[]; whole: boolean } | null;
 }
 
@@ -66,6 +68,7 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
     const term = lines?.find((l) => l.event === 'signal');
     const hookStart = lines?.find((l) => l.event === 'hook-start');
     const exit = lines?.find((l) => l.event === 'exit');
+    const live = o.liveReads.find((r) => r.found && r.uid === uid) ?? null;
     const exitCode = terminated?.containers.find((c) => c.state === 'terminated')?.exitCode ?? exit?.fields.code ?? null;
     return {
       name: first.name, uid, templateHash: hash, revision, events,
@@ -80,7 +83,8 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
       ended: exit ? fromWall(exit.time) : terminated ? fromMono(terminated.receivedAt.mono) : null,
       endedWall: exit ? Date.parse(exit.time) : terminated ? Date.parse(terminated.receivedAt.wall) : null,
       deleted: deleted ? fromMono(deleted.receivedAt.mono) : null,
-      live: o.liveReads.find((r) => r.found && r.uid === uid) ?? null,
+      live,
+      liveReadAt: live ? fromMono(live.at.mono) : null,
       // As for a pod scenario (sources.ts logComplete): a follow that ran through an API outage may have lost lines.
       log: podLog && lines ? { lines, whole: podLog.ended && podLog.error === null && !apiWasAway } : null,
     };

@@ -112,8 +112,7 @@ function lifecycleCaptured(o: RolloutObservation, pods: PodFacts[]): Check {
     if (!reads.length) return inconclusive(id, `pod ${p.name} terminated but its live lifecycle was not read`);
     const read = reads.find((r) => r.found && r.uid === p.uid);
     if (!read) return inconclusive(id, `pod ${p.name}: the read found ${reads[0]!.found ? `another pod (uid ${reads[0]!.uid})` : 'nothing'}; its live lifecycle is unknown`);
-    const deleted = p.events.find((e) => e.type === 'DELETED');
-    if (deleted && read.at.mono > deleted.receivedAt.mono) return fail(id, `pod ${p.name}: its live read is dated after its DELETED event (${read.at.mono} > ${deleted.receivedAt.mono} ms): it cannot have read the live pod`);
+    if (p.deleted !== null && p.liveReadAt !== null && p.liveReadAt > p.deleted) return fail(id, `pod ${p.name}: its live read is dated after its DELETED event (${p.liveReadAt.toFixed(3)}s > ${p.deleted.toFixed(3)}s after the change): it cannot have read the live pod`);
     const trigger = p.events.find((e) => e.resourceVersion === read.after.resourceVersion && e.deletionTimestamp !== null);
     if (!trigger) return fail(id, `pod ${p.name}: its live read cites watch event @${read.after.resourceVersion}, which shows no deletion of this pod`);
   }

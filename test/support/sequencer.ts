@@ -1,0 +1,32 @@
+// The suite's longest files start first, so that none of them starts last and runs on alone: vitest
+// orders a fresh clone's files by size (it has no timings yet), which started the longest, a small
+// file, after 700 s of a 900 s run. Once vitest has timings (a second run) it orders by them, as before.
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** The longest files on an idle 2-core machine, longest first (vitest's per-file durations, 2026-12-01). */
+export const LONGEST_FIRST = [
+  'test/run/manifests.test.ts',
+  'test/verify/sim.test.ts',
+  'test/faults/default-transport.test.ts',
+  'test/rollout/sim.test.ts',
+  'test/docs/guides.test.ts',
+  'test/run/interrupt.test.ts',
+  'test/run/outage.test.ts',
+  'test/run/lost-path.test.ts',
+  'test/verify/safety.test.ts',
+  'test/run/exit-codes.test.ts',
+];
+
+export class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const hasTimings = sorted.some((f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`));
+    if (hasTimings) return sorted;
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.indexOf(relative(this.ctx.config.root, f.moduleId));
+      return i === -1 ? LONGEST_FIRST.length : i;
+    };
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
