@@ -34,6 +34,8 @@ export type ErrorCode =
   | 'ROLLOUT_NOT_COMPLETE'
   /** The rollout's load pod did not log the end of its load in time. */
   | 'LOAD_NOT_ENDED'
+  /** A rollout `termlab verify` started did not complete: the Deployment's progressDeadlineSeconds passed (or verify's own bound); names what it waited for. */
+  | 'ROLLOUT_STALLED'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED'
   | 'PLATFORM_UNSUPPORTED';
@@ -49,8 +51,8 @@ export class TermlabError extends Error {
   }
 }
 
-/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 70 a bug in termlab, 130 interrupted. */
-export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, needsReview: 4, internalError: 70, interrupted: 130 } as const;
+/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 5 a rollout verify started did not complete (the Deployment is left mid-rollout), 70 a bug in termlab, 130 interrupted. */
+export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, needsReview: 4, rolloutStalled: 5, internalError: 70, interrupted: 130 } as const;
 
 /** Every code has its exit code: the type checker refuses a code left out. */
 const EXIT_FOR_CODE: Record<ErrorCode, number> = {
@@ -77,6 +79,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   CONTAINER_NOT_ENDED: EXIT.checksFailed,
   ROLLOUT_NOT_COMPLETE: EXIT.checksFailed,
   LOAD_NOT_ENDED: EXIT.checksFailed,
+  ROLLOUT_STALLED: EXIT.rolloutStalled,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,
 };
@@ -86,7 +89,7 @@ export function exitCodeFor(code: ErrorCode): number {
 }
 
 /** Gravest first: when several failures end one command, its exit code is the gravest one's. */
-const EXIT_GRAVITY: readonly number[] = [EXIT.interrupted, EXIT.internalError, EXIT.clusterUnreachable, EXIT.needsReview, EXIT.badInput, EXIT.checksFailed, EXIT.ok];
+const EXIT_GRAVITY: readonly number[] = [EXIT.interrupted, EXIT.internalError, EXIT.clusterUnreachable, EXIT.rolloutStalled, EXIT.needsReview, EXIT.badInput, EXIT.checksFailed, EXIT.ok];
 
 export function gravestExit(codes: readonly number[]): number {
   // A code not in the list is taken as the gravest.

@@ -6,7 +6,7 @@ import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3,
 import { formatIssue } from '../../harness/files.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
-import { routeObjects } from './objects-api.ts';
+import { dryRunOf, routeObjects } from './objects-api.ts';
 import { apiVersionOf, listKindOf } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { SimParts } from './parts.ts';
@@ -119,10 +119,11 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     if (path === '/api/v1/namespaces') {
       if (method === 'GET') return listOrWatch(req, res, url, 'namespaces', null);
       if (method === 'POST') {
+        const dryRun = dryRunOf(url, 'Create');
         const body = (await readBody(req)) as any;
         const name = body?.metadata?.name;
         if (!name || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new ApiError(422, 'Invalid', 'metadata.name: a lowercase RFC 1123 label is required');
-        const created = store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { ...body.metadata.labels, 'kubernetes.io/metadata.name': name }, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: apiTime() }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+        const created = store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { ...body.metadata.labels, 'kubernetes.io/metadata.name': name }, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: apiTime() }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, dryRun);
         return sendJson(res, 201, created);
       }
     }
@@ -135,8 +136,9 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       const resource = m[2] as Resource;
       if (method === 'GET') return listOrWatch(req, res, url, resource, namespace);
       if (method === 'POST' && resource === 'pods' && namespace) {
-        const created = registry.create(namespace, await readBody(req));
-        if (registry.takeLostCreateAnswer(namespace)) return loseAnswerOnceReady(res, namespace, created.metadata.name);
+        const dryRun = dryRunOf(url, 'Create');
+        const created = registry.create(namespace, await readBody(req), dryRun);
+        if (!dryRun && registry.takeLostCreateAnswer(namespace)) return loseAnswerOnceReady(res, namespace, created.metadata.name);
         return sendJson(res, 201, created);
       }
     }
@@ -150,9 +152,12 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       if (!sub && method === 'DELETE') {
         const body = ((await readBody(req)) ?? {}) as any;
         const grace = intParam(url, 'gracePeriodSeconds') ?? body.gracePeriodSeconds;
-        return sendJson(res, 200, registry.delete(namespace, name, { gracePeriodSeconds: grace ?? undefined, preconditions: body.preconditions }));
+        return sendJson(res, 200, registry.delete(namespace, name, { gracePeriodSeconds: grace ?? undefined, preconditions: body.preconditions, dryRun: dryRunOf(url, 'Delete', body) }));
       }
-      if (!sub && method === 'PATCH') return sendJson(res, 200, registry.patch(namespace, name, req.headers['content-type'] ?? '', await readBody(req)));
+      if (!sub && method === 'PATCH') {
+        const dryRun = dryRunOf(url, 'Patch');
+        return sendJson(res, 200, registry.patch(namespace, name, req.headers['content-type'] ?? '', await readBody(req), dryRun));
+      }
     }
     if (await routeObjects({ store, objects: parts.objects, readBody, listOrWatch, one }, req, res, url, path, method)) return;
     throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${method} ${path})`);

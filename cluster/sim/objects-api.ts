@@ -25,6 +25,23 @@ function resourceOf(group: string | undefined, name: string): Resource | null {
   return resource && RESOURCES[resource].group === (group ?? '') ? resource : null;
 }
 
+const DRY_RUN_VALUES = ['All'];
+
+/**
+ * `?dryRun=All` (or DeleteOptions.dryRun, as kubectl's `delete --dry-run=server` sends it): the
+ * request is validated, defaulted and checked as a real one (names, preconditions, conflicts) and
+ * answered as if done; nothing is stored, no watch hears of it. Any other value is refused as the
+ * apiserver's ValidateDryRun does (422, naming the options kind).
+ */
+export function dryRunOf(url: URL, verb: 'Create' | 'Update' | 'Patch' | 'Delete', body?: unknown): boolean {
+  const fromBody = (body as { dryRun?: unknown } | null | undefined)?.dryRun;
+  const values = [...url.searchParams.getAll('dryRun'), ...(Array.isArray(fromBody) ? fromBody.map(String) : [])];
+  if (values.some((v) => !DRY_RUN_VALUES.includes(v))) {
+    throw new ApiError(422, 'Invalid', `${verb}Options.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{${values.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`, { kind: `${verb}Options`, causes: [{ reason: 'FieldValueNotSupported', field: 'dryRun' }] });
+  }
+  return values.length > 0;
+}
+
 /** autoscaling/v1 Scale for a Deployment or ReplicaSet (kubectl scale). */
 function scaleOf(object: KubeObject) {
   const selector = Object.entries(object.spec.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
@@ -43,15 +60,20 @@ export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: S
     if (!resource) return false;
     const namespace = m[2] ?? null;
     if (method === 'GET') { r.listOrWatch(req, res, url, resource, namespace); return true; }
-    if (method === 'POST' && namespace) { sendJson(res, 201, await r.objects.create(resource, namespace, await r.readBody(req))); return true; }
+    if (method === 'POST' && namespace) {
+      const dryRun = dryRunOf(url, 'Create');
+      sendJson(res, 201, await r.objects.create(resource, namespace, await r.readBody(req), dryRun));
+      return true;
+    }
     if (method === 'DELETE' && namespace && resource !== 'endpointslices') {
       // deletecollection: every object the selectors match, each with the request's DeleteOptions.
       const options = ((await r.readBody(req)) ?? {}) as any;
+      const dryRun = dryRunOf(url, 'Delete', options);
       const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
       const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
       const policy = url.searchParams.get('propagationPolicy');
       const items = r.store.list(resource, namespace, (o) => labels(o.metadata.labels) && fields(o));
-      for (const o of items) r.objects.delete(resource, namespace, o.metadata.name, { ...options, ...(policy ? { propagationPolicy: policy } : {}), preconditions: { uid: o.metadata.uid } });
+      for (const o of items) r.objects.delete(resource, namespace, o.metadata.name, { ...options, ...(policy ? { propagationPolicy: policy } : {}), preconditions: { uid: o.metadata.uid }, dryRun });
       sendJson(res, 200, { kind: listKindOf(resource), apiVersion: apiVersionOf(resource), metadata: { resourceVersion: r.store.currentVersion }, items });
       return true;
     }
@@ -67,26 +89,27 @@ export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: S
   if (sub === 'scale') {
     if (method === 'GET') { sendJson(res, 200, scaleOf(r.store.mustGet(resource, namespace, name))); return true; }
     if (method === 'PUT' || method === 'PATCH') {
+      const dryRun = dryRunOf(url, method === 'PUT' ? 'Update' : 'Patch');
       const current = r.store.mustGet(resource, namespace, name);
       const body = (await r.readBody(req)) as any;
       const scale = method === 'PUT' ? body : applyPatch(contentType, scaleOf(current), body);
       const replicas = scale?.spec?.replicas;
       if (!Number.isInteger(replicas) || replicas < 0) throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
-      const updated = await r.objects.patch(resource, namespace, name, 'application/merge-patch+json', { spec: { replicas } });
+      const updated = await r.objects.patch(resource, namespace, name, 'application/merge-patch+json', { spec: { replicas } }, undefined, dryRun);
       sendJson(res, 200, scaleOf(updated));
       return true;
     }
   }
   if (method === 'GET') { r.one(req, res, resource, r.store.mustGet(resource, namespace, name)); return true; }
-  if (method === 'PUT') { sendJson(res, 200, await r.objects.replace(resource, namespace, name, await r.readBody(req), sub)); return true; }
-  if (method === 'PATCH') { sendJson(res, 200, await r.objects.patch(resource, namespace, name, contentType, await r.readBody(req), sub)); return true; }
+  if (method === 'PUT') { const dryRun = dryRunOf(url, 'Update'); sendJson(res, 200, await r.objects.replace(resource, namespace, name, await r.readBody(req), sub, dryRun)); return true; }
+  if (method === 'PATCH') { const dryRun = dryRunOf(url, 'Patch'); sendJson(res, 200, await r.objects.patch(resource, namespace, name, contentType, await r.readBody(req), sub, dryRun)); return true; }
   if (method === 'DELETE' && !sub) {
     const body = ((await r.readBody(req)) ?? {}) as any;
     if (typeof body !== 'object') throw badRequest('the body must be DeleteOptions');
     const fromQuery = url.searchParams.get('propagationPolicy');
     const orphan = url.searchParams.get('orphanDependents');
     const { code, body: answer } = r.objects.delete(resource, namespace, name, {
-      ...body, ...(fromQuery ? { propagationPolicy: fromQuery } : {}), ...(orphan !== null ? { orphanDependents: orphan === 'true' } : {}),
+      ...body, ...(fromQuery ? { propagationPolicy: fromQuery } : {}), ...(orphan !== null ? { orphanDependents: orphan === 'true' } : {}), dryRun: dryRunOf(url, 'Delete', body),
     });
     sendJson(res, code, answer);
     return true;

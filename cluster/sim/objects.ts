@@ -23,6 +23,8 @@ export interface ObjectDeleteOptions {
   orphanDependents?: boolean;
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** dryRun=All: every check, nothing done. */
+  dryRun?: boolean;
 }
 
 export class ObjectRegistry {
@@ -36,14 +38,15 @@ export class ObjectRegistry {
     this.services = services;
   }
 
-  private async prepare(resource: Resource, object: KubeObject, old?: KubeObject): Promise<void> {
+  private async prepare(resource: Resource, object: KubeObject, old?: KubeObject, dryRun = false): Promise<void> {
     if (resource === 'deployments') prepareDeployment(object, old);
     else if (resource === 'replicasets') prepareReplicaSet(object, old);
-    else if (resource === 'services') await this.services.prepare(object, old);
+    else if (resource === 'services') await this.services.prepare(object, old, dryRun);
     else throw new ApiError(405, 'MethodNotAllowed', `the simulated cluster does not accept writes to ${resource}`);
   }
 
-  async create(resource: Resource, namespace: string, body: any): Promise<KubeObject> {
+  /** `dryRun`: validated and defaulted (a Service's addresses picked, not taken), answered as if made; nothing stored. */
+  async create(resource: Resource, namespace: string, body: any, dryRun = false): Promise<KubeObject> {
     const { kind } = RESOURCES[resource];
     if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the body must be a ${kind} object`);
@@ -63,7 +66,8 @@ export class ObjectRegistry {
     };
     delete object.metadata.deletionTimestamp;
     delete object.metadata.deletionGracePeriodSeconds;
-    await this.prepare(resource, object);
+    await this.prepare(resource, object, undefined, dryRun);
+    if (dryRun) return this.store.create(resource, object, true);
     try {
       return this.store.create(resource, object);
     } catch (error) {
@@ -81,22 +85,22 @@ export class ObjectRegistry {
   }
 
   /** PUT: the whole object; with `status`, the status subresource (only status changes). */
-  async replace(resource: Resource, namespace: string, name: string, body: any, subresource?: string): Promise<KubeObject> {
+  async replace(resource: Resource, namespace: string, name: string, body: any, subresource?: string, dryRun = false): Promise<KubeObject> {
     const old = this.store.mustGet(resource, namespace, name);
     if (!body || typeof body !== 'object') throw badRequest(`the body must be a ${RESOURCES[resource].kind} object`);
     if (body.metadata?.name !== undefined && body.metadata.name !== name) throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
     if (body.metadata?.uid && body.metadata.uid !== old.metadata.uid) {
       throw conflict(resource, name, `Precondition failed: UID in precondition: ${body.metadata.uid}, UID in object meta: ${old.metadata.uid}`);
     }
-    return this.write(resource, old, body, subresource);
+    return this.write(resource, old, body, subresource, dryRun);
   }
 
-  async patch(resource: Resource, namespace: string, name: string, contentType: string, body: unknown, subresource?: string): Promise<KubeObject> {
+  async patch(resource: Resource, namespace: string, name: string, contentType: string, body: unknown, subresource?: string, dryRun = false): Promise<KubeObject> {
     const old = this.store.mustGet(resource, namespace, name);
-    return this.write(resource, old, applyPatch(contentType, old, body), subresource);
+    return this.write(resource, old, applyPatch(contentType, old, body), subresource, dryRun);
   }
 
-  private async write(resource: Resource, old: KubeObject, body: any, subresource?: string): Promise<KubeObject> {
+  private async write(resource: Resource, old: KubeObject, body: any, subresource?: string, dryRun = false): Promise<KubeObject> {
     const next: KubeObject = structuredClone(old);
     const expected = body.metadata?.resourceVersion || undefined;
     if (subresource === 'status') {
@@ -108,24 +112,24 @@ export class ObjectRegistry {
         else next.metadata[field] = body.metadata[field];
       }
       next.spec = structuredClone(body.spec);
-      if (!old.metadata.deletionTimestamp || resource !== 'services') await this.prepare(resource, next, old);
+      if (!old.metadata.deletionTimestamp || resource !== 'services') await this.prepare(resource, next, old, dryRun);
     }
-    return this.commitUpdate(resource, next, expected);
+    return this.commitUpdate(resource, next, expected, dryRun);
   }
 
   /** An update; an object being deleted whose last finalizer went is removed, as the API server does. */
-  commitUpdate(resource: Resource, next: KubeObject, expectedVersion?: string): KubeObject {
+  commitUpdate(resource: Resource, next: KubeObject, expectedVersion?: string, dryRun = false): KubeObject {
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
       const current = this.store.mustGet(resource, next.metadata.namespace, next.metadata.name);
       if (expectedVersion && current.metadata.resourceVersion !== expectedVersion) throw conflict(resource, next.metadata.name, 'the object has been modified; please apply your changes to the latest version and try again');
-      return this.remove(resource, next);
+      return this.remove(resource, next, dryRun);
     }
-    return this.store.update(resource, next, expectedVersion);
+    return this.store.update(resource, next, expectedVersion, dryRun);
   }
 
-  private remove(resource: Resource, object: KubeObject): KubeObject {
-    const removed = this.store.remove(resource, object);
-    if (resource === 'services') this.services.released(removed);
+  private remove(resource: Resource, object: KubeObject, dryRun = false): KubeObject {
+    const removed = this.store.remove(resource, object, dryRun);
+    if (resource === 'services' && !dryRun) this.services.released(removed);
     return removed;
   }
 
@@ -145,13 +149,13 @@ export class ObjectRegistry {
     if (policy === 'Foreground') { finalizers.add(FOREGROUND_FINALIZER); finalizers.delete(ORPHAN_FINALIZER); }
     if (policy === 'Background') { finalizers.delete(ORPHAN_FINALIZER); finalizers.delete(FOREGROUND_FINALIZER); }
     if (finalizers.size === 0) {
-      const removed = this.remove(resource, object);
+      const removed = this.remove(resource, object, options.dryRun);
       return { code: 200, body: { ...statusObject(200, '', ''), details: { name, group: RESOURCES[resource].group, kind: resource, uid: removed.metadata.uid } } };
     }
     object.metadata.finalizers = [...finalizers];
     object.metadata.deletionTimestamp ??= apiTime();
     object.metadata.deletionGracePeriodSeconds = 0;
-    const updated = this.store.update(resource, object);
+    const updated = this.store.update(resource, object, undefined, options.dryRun);
     return { code: 202, body: updated };
   }
 

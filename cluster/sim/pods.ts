@@ -13,6 +13,8 @@ const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** dryRun=All: the answer the delete would give; the pod is not touched and the kubelet not told. */
+  dryRun?: boolean;
 }
 
 export class PodRegistry {
@@ -29,7 +31,8 @@ export class PodRegistry {
     return this.faults.loseNextCreateAnswer.delete(namespace);
   }
 
-  create(namespace: string, body: any): KubeObject {
+  /** `dryRun`: validated and defaulted, answered as if made; nothing stored, nothing scheduled. */
+  create(namespace: string, body: any, dryRun = false): KubeObject {
     if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
     if (!body || typeof body !== 'object') throw badRequest('the body must be a Pod object');
     if (body.kind !== undefined && body.kind !== 'Pod') throw badRequest(`expected kind Pod, got ${JSON.stringify(body.kind)}`);
@@ -65,7 +68,7 @@ export class PodRegistry {
     delete pod.metadata.deletionTimestamp;
     delete pod.metadata.deletionGracePeriodSeconds;
     // The POST answers with the Pending pod; the scheduler and the kubelet follow from their informers.
-    return this.store.create('pods', pod);
+    return this.store.create('pods', pod, dryRun);
   }
 
   delete(namespace: string, name: string, options: DeleteOptions): KubeObject {
@@ -74,7 +77,7 @@ export class PodRegistry {
     if (expectedUid && expectedUid !== pod.metadata.uid) {
       throw conflict('pods', name, `Precondition failed: UID in precondition: ${expectedUid}, UID in object meta: ${pod.metadata.uid}`);
     }
-    if (this.faults.takeDeleteFailure(namespace, name)) {
+    if (!options.dryRun && this.faults.takeDeleteFailure(namespace, name)) {
       throw new ApiError(500, 'InternalError', `Internal error occurred: injected fault: delete of pods "${name}" failed`);
     }
     let grace = options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
@@ -91,12 +94,12 @@ export class PodRegistry {
     pod.metadata.deletionGracePeriodSeconds = grace;
     if (grace === 0 && !pod.metadata.finalizers?.length) {
       // Immediate deletion: the object goes now; the kubelet still stops whatever runs.
-      return this.store.remove('pods', pod);
+      return this.store.remove('pods', pod, options.dryRun);
     }
-    return this.store.update('pods', pod);
+    return this.store.update('pods', pod, undefined, options.dryRun);
   }
 
-  patch(namespace: string, name: string, contentType: string, body: unknown): KubeObject {
+  patch(namespace: string, name: string, contentType: string, body: unknown, dryRun = false): KubeObject {
     const pod = this.store.mustGet('pods', namespace, name);
     const patched = applyPatch(contentType, pod, body);
     // Only what a user may change on a live pod: labels, annotations, finalizers, owners, the deadline.
@@ -112,8 +115,8 @@ export class PodRegistry {
     // the last stored object); otherwise the kubelet, once done with it, deletes it (its informer).
     if (pod.metadata.deletionTimestamp && !pod.metadata.deletionGracePeriodSeconds && !next.metadata.finalizers?.length) {
       if (expected) throw conflict('pods', name, 'the object has been modified; please apply your changes to the latest version and try again');
-      return this.store.remove('pods', pod);
+      return this.store.remove('pods', pod, dryRun);
     }
-    return this.store.update('pods', next, expected);
+    return this.store.update('pods', next, expected, dryRun);
   }
 }

@@ -29,8 +29,12 @@ export class ServiceAllocator {
     this.binder = binder;
   }
 
-  /** Defaults, validation and allocation for a new Service (or the new ports of an updated one). */
-  async prepare(svc: KubeObject, old?: KubeObject): Promise<void> {
+  /**
+   * Defaults, validation and allocation for a new Service (or the new ports of an updated one).
+   * `dryRun`: the addresses are picked and checked as for a real write but not taken, and no
+   * NodePort is bound (the apiserver's dry-run allocators).
+   */
+  async prepare(svc: KubeObject, old?: KubeObject, dryRun = false): Promise<void> {
     const name = svc.metadata.name;
     const spec = (svc.spec ??= {});
     spec.type ??= 'ClusterIP';
@@ -58,7 +62,7 @@ export class ServiceAllocator {
       spec.clusterIP = old.spec.clusterIP;
       spec.clusterIPs = old.spec.clusterIPs;
     } else {
-      spec.clusterIP = this.allocateClusterIP(name, spec.clusterIP);
+      spec.clusterIP = this.allocateClusterIP(name, spec.clusterIP, dryRun);
       spec.clusterIPs = [spec.clusterIP];
     }
     const wantsNodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
@@ -69,43 +73,44 @@ export class ServiceAllocator {
       for (const [i, p] of ports.entries()) {
         if (!wantsNodePorts) { delete p.nodePort; continue; }
         if (p.nodePort !== undefined && kept.has(p.nodePort)) { kept.delete(p.nodePort); continue; }
-        p.nodePort = await this.allocateNodePort(name, `spec.ports[${i}].nodePort`, p.nodePort);
-        bound.push(p.nodePort);
+        p.nodePort = await this.allocateNodePort(name, `spec.ports[${i}].nodePort`, p.nodePort, dryRun);
+        if (!dryRun) bound.push(p.nodePort);
       }
     } catch (error) {
       for (const port of bound) this.releaseNodePort(port);
       throw error;
     }
     // Ports the update dropped go back to the pool.
-    for (const port of kept) this.releaseNodePort(port);
+    if (!dryRun) for (const port of kept) this.releaseNodePort(port);
     if (spec.type === 'LoadBalancer') svc.status = { loadBalancer: {} };
   }
 
-  private allocateClusterIP(name: string, requested: unknown): string {
+  private allocateClusterIP(name: string, requested: unknown, dryRun: boolean): string {
     if (requested === 'None') return 'None';
     if (requested !== undefined && requested !== '') {
       const m = typeof requested === 'string' ? /^10\.96\.(\d{1,3})\.(\d{1,3})$/.exec(requested) : null;
       if (!m || Number(m[1]) > 255 || Number(m[2]) > 255) throw invalidField(name, 'spec.clusterIP', `Invalid value: ${JSON.stringify(requested)}: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/16`);
       if (this.clusterIPs.has(requested as string)) throw invalidField(name, 'spec.clusterIP', `Invalid value: ${JSON.stringify(requested)}: provided IP is already allocated`);
-      this.clusterIPs.add(requested as string);
+      if (!dryRun) this.clusterIPs.add(requested as string);
       return requested as string;
     }
     for (;;) {
       // .0.0 is the network and .0.1 the `kubernetes` Service's on a real cluster.
       const ip = `${CLUSTER_IP_PREFIX}${randomInt(256)}.${randomInt(1, 255)}`;
       if (ip === '10.96.0.1' || this.clusterIPs.has(ip)) continue;
-      this.clusterIPs.add(ip);
+      if (!dryRun) this.clusterIPs.add(ip);
       return ip;
     }
   }
 
-  private async allocateNodePort(name: string, field: string, requested: unknown): Promise<number> {
+  private async allocateNodePort(name: string, field: string, requested: unknown, dryRun: boolean): Promise<number> {
     if (requested !== undefined && requested !== 0) {
       if (!Number.isInteger(requested) || (requested as number) < NODE_PORT_MIN || (requested as number) > NODE_PORT_MAX) {
         throw invalidField(name, field, `Invalid value: ${JSON.stringify(requested)}: provided port is not in the valid range. The range of valid ports is ${NODE_PORT_MIN}-${NODE_PORT_MAX}`);
       }
       const port = requested as number;
       if (this.nodePorts.has(port)) throw invalidField(name, field, `Invalid value: ${port}: provided port is already allocated`);
+      if (dryRun) return port;
       if (!(await this.binder.bind(port))) throw invalidField(name, field, `Invalid value: ${port}: provided port is in use on this machine (the simulated cluster's service proxy cannot listen on 127.0.0.1:${port})`);
       this.nodePorts.add(port);
       return port;
@@ -113,6 +118,7 @@ export class ServiceAllocator {
     for (let attempt = 0; attempt < NODE_PORT_ATTEMPTS; attempt++) {
       const port = randomInt(NODE_PORT_MIN, NODE_PORT_MAX + 1);
       if (this.nodePorts.has(port)) continue;
+      if (dryRun) return port;
       // Taken on the machine (another simulated cluster, another program): try another.
       if (!(await this.binder.bind(port))) continue;
       this.nodePorts.add(port);

@@ -48,6 +48,12 @@ const HISTORY_LIMIT = 10_000;
 
 const keyOf = (resource: Resource, namespace: string | undefined, name: string) => `${resource}/${namespace ?? ''}/${name}`;
 const clone = <T>(value: T): T => structuredClone(value);
+/** A dry run's answer: no new resourceVersion, no event, nothing kept. */
+const wouldBe = (object: KubeObject, resourceVersion: string): KubeObject => {
+  const answer = clone(object);
+  answer.metadata.resourceVersion = resourceVersion;
+  return answer;
+};
 
 export class Store {
   private rv = 100;
@@ -82,26 +88,31 @@ export class Store {
     return items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   }
 
-  create(resource: Resource, object: KubeObject): KubeObject {
+  /** `dryRun`: every check made, nothing stored (DryRunnableStorage): the answer is the object as it would be, without a resourceVersion. */
+  create(resource: Resource, object: KubeObject, dryRun = false): KubeObject {
     const key = keyOf(resource, object.metadata.namespace, object.metadata.name);
     if (this.objects.has(key)) throw new ApiError(409, 'AlreadyExists', `${resource} "${object.metadata.name}" already exists`, { name: object.metadata.name, kind: resource });
+    if (dryRun) return wouldBe(object, '');
     return this.commit('ADDED', resource, key, object);
   }
 
-  /** Replaces an object; with expectedVersion set, a stale write is a 409 Conflict. */
-  update(resource: Resource, object: KubeObject, expectedVersion?: string): KubeObject {
+  /** Replaces an object; with expectedVersion set, a stale write is a 409 Conflict. `dryRun`: checked, not stored, the version unchanged. */
+  update(resource: Resource, object: KubeObject, expectedVersion?: string, dryRun = false): KubeObject {
     const key = keyOf(resource, object.metadata.namespace, object.metadata.name);
     const current = this.objects.get(key);
     if (!current) throw notFound(resource, object.metadata.name);
     if (expectedVersion && current.metadata.resourceVersion !== expectedVersion) {
       throw conflict(resource, object.metadata.name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
+    if (dryRun) return wouldBe(object, current.metadata.resourceVersion);
     return this.commit('MODIFIED', resource, key, object);
   }
 
-  remove(resource: Resource, object: KubeObject): KubeObject {
+  remove(resource: Resource, object: KubeObject, dryRun = false): KubeObject {
     const key = keyOf(resource, object.metadata.namespace, object.metadata.name);
-    if (!this.objects.has(key)) throw notFound(resource, object.metadata.name);
+    const current = this.objects.get(key);
+    if (!current) throw notFound(resource, object.metadata.name);
+    if (dryRun) return wouldBe(object, current.metadata.resourceVersion);
     return this.commit('DELETED', resource, key, object);
   }
 

@@ -11,7 +11,7 @@ import { runCommand } from './run.ts';
 import { scenarios } from './scenarios.ts';
 import { schema } from './schema.ts';
 import { simCommand } from './sim.ts';
-import { verify } from './verify.ts';
+import { verifyCommand } from './verify.ts';
 
 /** What the CLI's one door to cluster/sim gives. */
 export interface SimModule {
@@ -23,5 +23,5 @@ export function createCommands(loadSim: () => Promise<SimModule>): Command[] {
   const startSim = async (options: SimStartOptions) => (await loadSim()).startSimCluster({
     kubeVersion: options.kubeVersion, ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }),
   });
-  return [runCommand(startSim), scenarios, grade, reap, schema, simCommand(loadSim), pack, predict, classCommand, verify];
+  return [runCommand(startSim), scenarios, grade, reap, schema, simCommand(loadSim), pack, predict, classCommand, verifyCommand(startSim)];
 }

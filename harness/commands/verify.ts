@@ -1,9 +1,14 @@
 // `termlab verify deployment/NAME`: the lab's evidence for a team's own Deployment — roll it (or
 // delete one pod) under load through its Service and learn whether any request failed, and why.
 import type { Command, Flags } from '../command.ts';
+import type { StartSim } from './run.ts';
 
 export const verifyFlags = {
   namespace: { type: 'string', value: 'NS', help: "the Deployment's namespace (default: the context's, else default)" },
+  sim: { type: 'boolean', help: 'start a simulated cluster for this run (no Kubernetes needed); it starts empty: give --apply' },
+  apply: { type: 'string', value: 'FILE', help: 'with --sim: create the objects in this YAML file (your Deployment, its Service) on the simulated cluster first' },
+  'sim-proxy-delay': { type: 'string', value: 'MS', help: 'with --sim: the simulated service proxy applies endpoint changes this late' },
+  'kube-version': { type: 'string', value: '1.35|1.36|1.37', help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept)' },
   context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
   kubeconfig: { type: 'string', value: 'FILE', help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config; a `termlab sim` writes .termlab/sim/kubeconfig)' },
   service: { type: 'string', value: 'NAME', help: 'the Service the load goes through (default: the one that selects the pods; none: a temporary ClusterIP Service)' },
@@ -26,10 +31,12 @@ export const verifyFlags = {
   junit: { type: 'string', value: 'FILE', help: 'also write the JUnit XML here' },
 } as const satisfies Flags;
 
-export const verify: Command = {
-  name: 'verify',
-  summary: "roll your own Deployment under load through its Service: did any request fail, at which pod, why, and what would have saved it",
-  forms: ['deployment/NAME'],
-  flags: verifyFlags,
-  run: async (argv, io) => (await import('../verify/command.ts')).verifyCommand.run(argv, io),
-};
+export function verifyCommand(startSim: StartSim): Command {
+  return {
+    name: 'verify',
+    summary: "roll your own Deployment under load through its Service: did any request fail, at which pod, why, and what would have saved it",
+    forms: ['deployment/NAME'],
+    flags: verifyFlags,
+    run: async (argv, io) => (await import('../verify/command.ts')).createVerifyCommand(startSim).run(argv, io),
+  };
+}

@@ -2,6 +2,7 @@
 // request gets one of four causes from the evidence (the pod's deletion and TERM, its endpoint's
 // serving state), then the advice from the measured figures, never claiming more than was seen.
 import { z } from 'zod';
+import { EXIT } from '../errors.ts';
 import { PROXY_PROPAGATION_SECONDS } from '../grade/rollout/theory.ts';
 import { isFailure, parseLoadLog } from '../grade/rollout/records.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
@@ -42,6 +43,8 @@ export interface VerifyGrade {
   advice: string[];
   /** The measured figures each piece of advice stands on. */
   reasoning: string[];
+  /** The rollout verify started did not complete (progressDeadlineSeconds, or verify's own bound): the Deployment was left mid-rollout. */
+  rolloutStalled: boolean;
   /** "one run is not all traffic": what this run exercised. */
   scope: string;
   problems: string[];
@@ -136,7 +139,9 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const scope = `this run exercised ${requests} requests at ${o.request.rate}/s across ${terminations} pod termination(s); one run is not all traffic: a pass says these requests did not fail, not that none ever will`;
   return {
     deployment: o.request.deployment, namespace: o.request.namespace, action: o.request.action, source: options.source ?? '',
-    verdict, explanation, requests, completed, failed: failures.length, maxFailed, byCause, terminations, failures, pods, advice, reasoning, scope, problems,
+    verdict, explanation, requests, completed, failed: failures.length, maxFailed, byCause, terminations, failures, pods, advice, reasoning,
+    // Set only where the wait for the rollout ended without it (run.ts): the condition quoted then.
+    rolloutStalled: o.progressCondition !== null, scope, problems,
   };
 }
 
@@ -191,5 +196,5 @@ function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: Faile
   return { advice, reasoning };
 }
 
-/** Exit codes as `run`'s: 0 pass, 1 fail or inconclusive. */
-export const exitCodeOfGrade = (g: VerifyGrade) => (g.verdict === 'pass' ? 0 : 1);
+/** Exit codes as `run`'s: 0 pass, 1 fail or inconclusive; 5 the rollout did not complete (whatever the requests did: the Deployment is left mid-rollout). */
+export const exitCodeOfGrade = (g: VerifyGrade) => (g.rolloutStalled ? EXIT.rolloutStalled : g.verdict === 'pass' ? EXIT.ok : EXIT.checksFailed);

@@ -17,6 +17,8 @@ export async function needing<T>(verb: string, resource: string, namespace: stri
     return await call();
   } catch (error) {
     if (isTermlabError(error) && error.context.status === 403) {
+      // RBAC says "User ... cannot VERB resource"; an admission's 403 (PodSecurity, a webhook) says why in its own words.
+      if (!/cannot |forbidden: User /i.test(error.message)) throw new TermlabError('API_REJECTED', `forbidden: the cluster refused to ${verb} ${resource} in namespace ${namespace}: ${error.message}`, { ...error.context, verb, resource, namespace }, { cause: error });
       throw new TermlabError('API_REJECTED', `forbidden: cannot ${verb} ${resource} in namespace ${namespace} (manifests/rbac-verify.yaml lists every right termlab verify needs)`, { ...error.context, verb, resource, namespace }, { cause: error });
     }
     throw error;
@@ -38,9 +40,10 @@ export async function listServices(cluster: Cluster, namespace: string): Promise
 
 /**
  * What `kubectl rollout restart` does: the template's restartedAt annotation set to now, as a JSON
- * patch guarded by the resourceVersion read (a concurrent change is not clobbered).
+ * patch guarded by the resourceVersion read (a concurrent change is not clobbered). `dryRun`: the
+ * API checks the right and the patch and changes nothing (verify's preflight).
  */
-export async function patchRestartedAt(cluster: Cluster, namespace: string, deployment: k8s.V1Deployment, value: string): Promise<k8s.V1Deployment> {
+export async function patchRestartedAt(cluster: Cluster, namespace: string, deployment: k8s.V1Deployment, value: string, options: { dryRun?: boolean } = {}): Promise<k8s.V1Deployment> {
   const name = deployment.metadata!.name!;
   const hasAnnotations = Boolean(deployment.spec?.template?.metadata?.annotations);
   const hasMetadata = Boolean(deployment.spec?.template?.metadata);
@@ -51,7 +54,8 @@ export async function patchRestartedAt(cluster: Cluster, namespace: string, depl
       ? { op: 'add', path: `/spec/template/metadata/annotations/${RESTARTED_AT.replace('/', '~1')}`, value }
       : { op: 'add', path: '/spec/template/metadata/annotations', value: { [RESTARTED_AT]: value } },
   ];
-  return needing('patch', 'deployments', namespace, () => withRetry(cluster, `patch deployment ${namespace}/${name}`, () => apps(cluster).patchNamespacedDeployment({ name, namespace, body }, limit(cluster))));
+  const dryRun = options.dryRun ? { dryRun: 'All' } : {};
+  return needing('patch', 'deployments', namespace, () => withRetry(cluster, `patch deployment ${namespace}/${name}${options.dryRun ? ' (dry run)' : ''}`, () => apps(cluster).patchNamespacedDeployment({ name, namespace, body, ...dryRun }, limit(cluster))));
 }
 
 /** A Deployment's selector as a label selector string (matchLabels and matchExpressions). */

@@ -5,7 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
 import { type Cluster, createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
-import type { LiveRead } from '../observation-rollout.ts';
+import type { LiveRead, RolloutPodEvent } from '../observation-rollout.ts';
 import type { Observation } from '../observation.ts';
 import { Cleaner } from '../run/cleaner.ts';
 import { apiTimeString, type RunClock } from '../run/clock.ts';
@@ -62,6 +62,64 @@ export function verifyBoundsMs(ctx: Pick<VerifyContext, 'read' | 'readyTimeoutMs
 
 const suffix = (runId: string) => runId.slice(-4);
 
+/** The names of what a verification makes: its load pod and (when the plan says) its temporary Service. */
+export function objectNames(request: Pick<VerifyRequest, 'deployment'>, runId: string): { loadPod: string; service: string } {
+  return { loadPod: `termlab-verify-load-${suffix(runId)}`, service: `termlab-verify-${request.deployment}`.slice(0, 52).replace(/-+$/, '') + `-${suffix(runId)}` };
+}
+
+/** The temporary Service the plan makes (labelled and expiring like every termlab object), or null. */
+export function temporaryService(read: ReadTarget, name: string, owner: string, runId: string, loadMs: number): k8s.V1Service | null {
+  const temp = read.service.temporary;
+  if (!temp) return null;
+  return {
+    metadata: { name, labels: ownershipLabels(owner, runId, VERIFY_SCENARIO), annotations: { [EXPIRES_ANNOTATION]: new Date(Date.now() + loadMs + GONE_MARGIN_MS).toISOString() } },
+    spec: { type: temp.type, selector: temp.selector, ports: [{ name: 'http', port: temp.port, targetPort: temp.targetPort as never, protocol: 'TCP' }] },
+  };
+}
+
+const progressingOf = (d: Raw | null): Raw | undefined => (d?.status?.conditions ?? []).find((c: Raw) => c.type === 'Progressing');
+
+interface Stall {
+  request: VerifyRequest;
+  replicas: number;
+  generation: number;
+  oldLeft: number;
+  victim: string | null;
+  deployment: Raw | null;
+  newPods: RolloutPodEvent[];
+  oldUids: Set<string>;
+  gone: Set<string>;
+  condition: string;
+  /** The controller said ProgressDeadlineExceeded (else verify's own bound ran out first). */
+  byController: boolean;
+  waitedS: number;
+  boundS: number;
+}
+
+/** A rollout that did not complete, as one error naming the Deployment, what was waited for, what it is now and each new pod's state. */
+function stalledError(s: Stall): TermlabError {
+  const { deployment: name, namespace: ns, action } = s.request;
+  const st = s.deployment?.status ?? {};
+  const waitedFor = action === 'rollout-restart'
+    ? `${s.replicas} updated, available replicas of generation ${s.generation} and its ${s.oldUids.size} old pod(s) gone`
+    : `pod ${s.victim} gone and ${s.replicas} available replicas again`;
+  const latest = new Map<string, RolloutPodEvent>();
+  for (const e of s.newPods) if (!s.oldUids.has(e.uid)) latest.set(e.uid, e);
+  const pods = [...latest.values()].filter((e) => !s.gone.has(e.uid)).map((e) => {
+    const c = e.containers.map((x) => `${x.state}${x.reason ? ` (${x.reason})` : ''}`).join(', ') || e.phase || 'no status';
+    return `${e.name}: ${e.ready ? 'ready' : `not ready, ${c}`}`;
+  });
+  const why = s.byController
+    ? `the Deployment controller gave up on it after progressDeadlineSeconds (${s.deployment?.spec?.progressDeadlineSeconds ?? '?'}s)`
+    : `verify's own bound ran out (${s.boundS}s: progressDeadlineSeconds + the grace + 60s)`;
+  return new TermlabError('ROLLOUT_STALLED', [
+    `deployment/${name} in namespace ${ns} did not finish rolling out: waited ${s.waitedS}s for ${waitedFor}, and ${why}`,
+    `the Deployment says ${s.condition}`,
+    `now: ${st.updatedReplicas ?? 0} updated, ${st.availableReplicas ?? 0} available, ${st.replicas ?? 0} in all; ${s.oldLeft} old pod(s) still there${pods.length ? `; new pod(s): ${pods.join('; ')}` : ''}`,
+    `it is left as the rollout left it (\`kubectl rollout undo deployment/${name} -n ${ns}\` goes back); the load pod and anything else verify made are removed`,
+  ].join('. '), { deployment: name, namespace: ns, waitedFor, condition: s.condition });
+}
+
 export interface VerifyOutcome {
   observation: VerificationObservation;
   /** What ended the run early, when it was the cluster or the input (exit 3 or 2), not the app. */
@@ -84,7 +142,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     name: existing?.metadata?.name ?? '', uid: existing?.metadata?.uid ?? '', temporary: false, type: existing?.spec?.type ?? 'ClusterIP',
     clusterIP: existing?.spec?.clusterIP ?? null, port: read.service.port, nodePort: existing?.spec?.ports?.find((p) => p.port === read.service.port)?.nodePort ?? null,
   };
-  const tempName = `termlab-verify-${request.deployment}`.slice(0, 52).replace(/-+$/, '') + `-${suffix(ctx.runId)}`;
+  const tempName = objectNames(request, ctx.runId).service;
   if (read.service.temporary) service = { ...service, name: tempName, uid: '', temporary: true, type: read.service.temporary.type, clusterIP: null, nodePort: null };
   const objects: VerificationObservation['objects'] = { loadPod: null, loadTarget: null };
   const timeline: VerificationObservation['timeline'] = { watchesEstablished: null, loadPodCreated: null, loadSteady: null, acted: null, rolloutComplete: null, loadEnded: null };
@@ -154,10 +212,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
 
     const temp = read.service.temporary;
     if (temp) {
-      const body: k8s.V1Service = {
-        metadata: { name: tempName, labels: ownershipLabels(ctx.owner, ctx.runId, VERIFY_SCENARIO), annotations: { [EXPIRES_ANNOTATION]: new Date(Date.now() + bounds.loadMs + GONE_MARGIN_MS).toISOString() } },
-        spec: { type: temp.type, selector: temp.selector, ports: [{ name: 'http', port: temp.port, targetPort: temp.targetPort as never, protocol: 'TCP' }] },
-      };
+      const body = temporaryService(read, tempName, ctx.owner, ctx.runId, bounds.loadMs)!;
       const made = await needing('create', 'services', ns, () => createService(cluster, ns, body, { signal: ctx.signal }));
       service = { ...service, uid: made.metadata!.uid!, clusterIP: made.spec?.clusterIP ?? null, nodePort: made.spec?.ports?.[0]?.nodePort ?? null };
       cleaner.defer(`delete temporary service ${tempName}`, async () => ((await deleteService(cluster, ns, tempName, service.uid)) === 'gone' ? 'gone' : 'done'));
@@ -186,7 +241,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
       if (!service.clusterIP || service.clusterIP === 'None') throw new TermlabError('USAGE', `Service ${service.name} has no ClusterIP (headless): the load goes through a ClusterIP, as clients do; give --service`);
       objects.loadTarget = `http://${service.clusterIP}:${service.port}`;
     }
-    const loadName = `termlab-verify-load-${suffix(ctx.runId)}`;
+    const loadName = objectNames(request, ctx.runId).loadPod;
     const body = renderVerifyLoadPod(ctx.template, request, { name: loadName, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, target: objects.loadTarget, durationMs: bounds.loadMs, deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60 });
     const made = await needing('create', 'pods', ns, () => createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }));
     objects.loadPod = { name: loadName, uid: made.metadata!.uid! };
@@ -222,11 +277,24 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     }
 
     onPhase('rolling out');
-    if (!(await watches.waitFor(done, bounds.rolloutMs, ctx.signal))) {
+    // The Deployment controller's own word that the rollout stopped moving (progressDeadlineSeconds
+    // passed with no progress, for the generation acted on): waiting longer would change nothing.
+    const generation = acted?.generation ?? generation0;
+    const exceeded = () => {
+      const cond = progressingOf(watches.deployment);
+      return cond?.status === 'False' && cond.reason === 'ProgressDeadlineExceeded' && (watches.deployment?.status?.observedGeneration ?? 0) >= generation;
+    };
+    const waitStart = performance.now();
+    await watches.waitFor(() => done() || exceeded(), bounds.rolloutMs, ctx.signal);
+    if (!done()) {
       if (ctx.signal.aborted) throw new Error('interrupted');
-      const cond = (watches.deployment?.status?.conditions ?? []).find((c: Raw) => c.type === 'Progressing');
-      progressCondition = cond ? `Progressing=${cond.status} (${cond.reason}): ${cond.message}` : null;
-      throw new Error(`the rollout did not complete within ${Math.round(bounds.rolloutMs / 1000)}s${progressCondition ? `; the Deployment says ${progressCondition}` : ''}`);
+      const cond = progressingOf(watches.deployment);
+      progressCondition = cond ? `Progressing=${cond.status} (${cond.reason}): ${cond.message}` : 'no Progressing condition (the Deployment sets none without progressDeadlineSeconds)';
+      throw stalledError({
+        request, replicas, generation, oldLeft: [...oldUids].filter((u) => !goneUids().has(u)).length, victim: acted?.pod?.name ?? null,
+        deployment: watches.deployment, newPods: appEvents(), oldUids, gone: goneUids(), condition: progressCondition,
+        byController: exceeded(), waitedS: Math.round((performance.now() - waitStart) / 1000), boundS: Math.round(bounds.rolloutMs / 1000),
+      });
     }
     timeline.rolloutComplete = clock.now();
 

@@ -9,6 +9,8 @@ export interface AppOptions {
   serviceType?: 'ClusterIP' | 'NodePort';
   replicas?: number;
   grace?: number;
+  image?: string;
+  progressDeadlineSeconds?: number;
 }
 
 export function appDeployment(o: AppOptions): k8s.V1Deployment {
@@ -17,6 +19,7 @@ export function appDeployment(o: AppOptions): k8s.V1Deployment {
     metadata: { name: o.name, labels },
     spec: {
       replicas: o.replicas ?? 3,
+      ...(o.progressDeadlineSeconds ? { progressDeadlineSeconds: o.progressDeadlineSeconds } : {}),
       selector: { matchLabels: labels },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 as never, maxUnavailable: 0 as never } },
       template: {
@@ -24,7 +27,7 @@ export function appDeployment(o: AppOptions): k8s.V1Deployment {
         spec: {
           terminationGracePeriodSeconds: o.grace ?? 30,
           containers: [{
-            name: 'web', image: 'termlab/lab-server:0.1.0',
+            name: 'web', image: o.image ?? 'termlab/lab-server:0.1.0',
             env: [{ name: 'LAB_MODE', value: o.mode ?? 'graceful' }, { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
             ports: [{ name: 'http', containerPort: 8080 }],
             readinessProbe: { httpGet: { path: '/readyz', port: 'http' as never }, periodSeconds: 1, failureThreshold: 1 },
