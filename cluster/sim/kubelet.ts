@@ -29,13 +29,10 @@ const refOf = (pod: KubeObject) => ({ uid: pod.metadata.uid, namespace: pod.meta
 
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
-  /** SyncPod's container starts under way: shutdown waits for them to give up, so no process starts after it. */
-  private readonly starting = new Set<Promise<void>>();
   private readonly store: Store;
   private readonly ports: NodePorts;
   private readonly truth: GroundTruth;
   private readonly faults: Faults;
-  private readonly minor: SimMinor;
   private readonly status: StatusManager;
   private readonly probers: ProberManager;
   private readonly starter: PodStarter;
@@ -53,13 +50,12 @@ export class Kubelet {
     this.ports = ports;
     this.truth = truth;
     this.faults = faults;
-    this.minor = minor;
     this.pause = pause;
     this.status = new StatusManager(store);
     this.probers = new ProberManager(store, this.status, pause, (uid, port) => portTarget(this.served(uid), port));
     this.runtime = new RuntimeManager(store, images, timing.runtime, minor);
     this.pleg = new Pleg(timing, pause);
-    this.starter = new PodStarter({ store, status: this.status, runtime: this.runtime, probers: this.probers, pleg: this.pleg, truth,
+    this.starter = new PodStarter({ store, status: this.status, runtime: this.runtime, probers: this.probers, pleg: this.pleg, truth, onDemandRelist: minor.onDemandRelist,
       started: (worker, container) => { void container.process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs)); } });
     // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
     this.syncTicker = setInterval(() => { if (!pause.paused) this.syncTick(); }, timing.syncTickMs);
@@ -87,28 +83,16 @@ export class Kubelet {
   /** SyncPod: the first one writes Pending, creates the sandbox and starts the first containers; later ones start the next and write what the PLEG and the deadline say. */
   private async syncPod(worker: PodWorker): Promise<WorkType | undefined> {
     if (worker.stage === 'admitted') {
-      await this.started(worker, this.createContainers(worker).then(() => true));
+      await this.starter.tracked(worker, this.createContainers(worker).then(() => true));
       return undefined;
     }
     if (!worker.init.initialized && worker.stage === 'created') {
-      await this.started(worker, this.starter.syncInitContainers(worker));
+      await this.starter.tracked(worker, this.starter.syncInitContainers(worker));
     }
     if (worker.stage === 'startSeen') this.publishRunning(worker);
     if (this.publishExits(worker)) return 'terminating';
     if (worker.deadlineAt !== undefined && wallNow() >= worker.deadlineAt) return this.deadlineExceeded(worker);
     return undefined;
-  }
-
-  /** A sync's container starts, awaited where shutdown can find them; true when one started. */
-  private async started(worker: PodWorker, start: Promise<boolean>): Promise<boolean> {
-    const tracked = start.then(() => undefined, () => undefined);
-    this.starting.add(tracked);
-    let startedOne: boolean;
-    try { startedOne = await start; } finally { this.starting.delete(tracked); }
-    // The sandbox or a container is new in the runtime: result.SyncResults is not empty, so 1.36+
-    // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
-    if (startedOne && this.minor.onDemandRelist) worker.loop.postSync(() => this.pleg.requestRelist(worker.uid));
-    return startedOne;
   }
 
   private async createContainers(worker: PodWorker): Promise<void> {
@@ -254,7 +238,7 @@ export class Kubelet {
       this.probers.removePod(worker);
       for (const c of worker.containers.values()) { c.process.signal('SIGKILL'); exits.push(c.process.exited); }
     }
-    await Promise.allSettled(this.starting);
+    await this.starter.settled();
     await Promise.all(exits);
   }
 }

@@ -20,15 +20,36 @@ export interface PodStartParts {
   probers: ProberManager;
   pleg: Pleg;
   truth: GroundTruth;
+  /** 1.36+: a sync that started something relists its pod at once (PLEGOnDemandRelist). */
+  onDemandRelist: boolean;
   /** Every container started: the kubelet watches its exit. */
   started(worker: PodWorker, container: ContainerRecord): void;
 }
 
 export class PodStarter {
   private readonly parts: PodStartParts;
+  /** The starts under way: the kubelet's shutdown waits for them to give up, so no process starts after it. */
+  private readonly starting = new Set<Promise<void>>();
 
   constructor(parts: PodStartParts) {
     this.parts = parts;
+  }
+
+  /** A sync's starts, awaited where shutdown can find them; true when one started. */
+  async tracked(worker: PodWorker, start: Promise<boolean>): Promise<boolean> {
+    const settled = start.then(() => undefined, () => undefined);
+    this.starting.add(settled);
+    let startedOne: boolean;
+    try { startedOne = await start; } finally { this.starting.delete(settled); }
+    // The sandbox or a container is new in the runtime: result.SyncResults is not empty, so 1.36+
+    // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
+    if (startedOne && this.parts.onDemandRelist) worker.loop.postSync(() => this.parts.pleg.requestRelist(worker.uid));
+    return startedOne;
+  }
+
+  /** Resolves once every start under way has finished or given up. */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.starting);
   }
 
   /** The first SyncPod after Pending: RunPodSandbox, then the first sidecar or the main containers. */
