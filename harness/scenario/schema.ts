@@ -40,16 +40,15 @@ const ScenarioFields = z.object({
 const workOutlastsDelay = (s: { deleteDelayMs: number; workMs: number }) => s.deleteDelayMs < s.workMs;
 const WORK_OUTLASTS_DELAY = { message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete', path: ['deleteDelayMs'] };
 
-/** One container's scenario, as the observation records it (harness/observation.ts). */
-export const ScenarioSchema = ScenarioFields.refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
-export type Scenario = z.infer<typeof ScenarioSchema>;
-
 /**
- * A scenario as a scenario file may give it: with a `sidecar:` block, a proxy in the pod in front of the
- * lab server (manifests/sidecars.yaml). The observation's schema does not carry the block yet (issue 26).
+ * A scenario, as a scenario file gives it and the observation records it: with a `sidecar:` block, a
+ * proxy in the pod in front of the lab server (manifests/sidecars.yaml); without, one container.
  */
-export const FileScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
-export type FileScenario = z.infer<typeof FileScenarioSchema>;
+export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
+export type Scenario = z.infer<typeof ScenarioSchema>;
+/** The same schema under the name the scenario loader used before the observation carried the block. */
+export const FileScenarioSchema = ScenarioSchema;
+export type FileScenario = Scenario;
 
 export const ScenarioFileSchema = z.object({
   scenarios: z.array(FileScenarioSchema).min(1),
