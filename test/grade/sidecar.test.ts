@@ -34,14 +34,14 @@ describe('the recorded sidecar runs (simulated cluster) grade as the pod model s
     expect(g.outcome).toBe('cut');
     expect(g.explanation).toMatch(/cut: the proxy \(regular container\) exited 17 at .* while the app was still working; the app saw its client go \(log line \d+ \(aborted\)/);
     expect(g.checks.find((c) => c.id === 'evidence.lost-path')?.status).toBe('pass');
-    expect(g.prediction.pod?.containers.map((c) => [c.name, c.exitCode])).toEqual([['lab', 0], ['proxy', 17]]);
+    expect(g.prediction!.pod?.containers.map((c) => [c.name, c.exitCode])).toEqual([['lab', 0], ['proxy', 17]]);
   });
 
   it('the native proxy: TERM after the app is gone, the request completed; with a short grace, the turn comes by the timer and the 2 s minimum', () => {
     expect(grade(fixture('sidecar-native-proxy')).checks.find((c) => c.id === 'attribution.termination-order')?.reason).toMatch(/after the app was gone/);
     const short = grade(fixture('sidecar-native-short-grace'));
     expect(short.checks.find((c) => c.id === 'attribution.termination-order')?.reason).toMatch(/grace ran out while it waited .* the 2s minimum/);
-    expect(short.prediction.pod?.containers[1]).toMatchObject({ turnByTimer: true, stopGraceSeconds: 2, exitCode: 0 });
+    expect(short.prediction!.pod?.containers[1]).toMatchObject({ turnByTimer: true, stopGraceSeconds: 2, exitCode: 0 });
   });
 });
 
