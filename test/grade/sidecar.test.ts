@@ -1,15 +1,19 @@
 // Pods with a sidecar proxy, graded (issue 26): the recorded runs of manifests/sidecars.yaml on the
-// simulated cluster match the pod model, with the words naming who cut what; a single field of a
+// simulated cluster and on the project's real node (v1.37.2) match the pod model and pass the pair, with the words naming who cut what; a single field of a
 // sidecar edited by hand (its exit code or time, in its record, its log or the watch) is evidence invalid.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gradePaths } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import type { Observation } from '../../harness/observation.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const DIR = join(repoRoot, 'test/grade/fixtures/sidecar/sim');
+/** Recorded on the real node, Kubernetes v1.37.2 (termlab run --kubeconfig … --scenarios manifests/sidecars.yaml). */
+const NODE_DIR = join(repoRoot, 'test/grade/fixtures/sidecar/node');
+const recorded = [DIR, NODE_DIR].flatMap((dir) => readdirSync(dir).map((f) => [`${dir.endsWith('node') ? 'node' : 'sim'}: ${f.replace('.observation.json', '')}`, join(dir, f)] as const));
 const fixture = (name: string): Observation => parseObservationFile(JSON.parse(readFileSync(join(DIR, `${name}.observation.json`), 'utf8')), name).observation;
 const failed = (o: Observation) => grade(o).checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.reason}`);
 
@@ -23,10 +27,23 @@ function proxyLine(o: Observation, event: string): { json: Record<string, unknow
 const proxyRecord = (o: Observation) => o.containers!.find((c) => c.name === 'proxy')!;
 
 describe('the recorded sidecar runs (simulated cluster) grade as the pod model says', () => {
-  it.each(readdirSync(DIR).map((f) => [f.replace('.observation.json', '')]))('%s matches the model', (name) => {
-    const g = grade(fixture(name));
+  it.each(recorded)('%s matches the model', (_name, path) => {
+    const g = grade(parseObservationFile(JSON.parse(readFileSync(path, 'utf8')), path).observation);
     expect(g.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(g.verdict).toBe('matches-model');
+  });
+
+  it.each([['sim', DIR], ['node', NODE_DIR]])('%s: the sidecar pair passes offline, as it did in the run', async (_where, dir) => {
+    const run = await gradePaths([dir]);
+    expect(run.problems).toEqual([]);
+    expect(run.pairs.map((p) => [p.pairId, p.checks.map((c) => c.status)])).toEqual([['sidecar', ['pass']]]);
+  });
+
+  it('a pair whose halves are swapped (the native run as proxy-first) fails', async () => {
+    const [regular, native] = ['sidecar-regular-proxy', 'sidecar-native-proxy'].map((n) => grade(fixture(n), { source: `x/${n}` }));
+    const { gradePairs } = await import('../../harness/grade/pairs.ts');
+    const swapped = gradePairs([{ ...regular!, labPair: { id: 'sidecar', role: 'app-first' } }, { ...native!, labPair: { id: 'sidecar', role: 'proxy-first' } }]);
+    expect(swapped[0]!.checks[0]).toMatchObject({ status: 'fail', reason: expect.stringMatching(/the proxy-first run has no regular-container proxy/) });
   });
 
   it('names who cut what: the regular proxy exiting at TERM, and the app seeing its client go (its `aborted` is no lost path)', () => {
