@@ -106,7 +106,8 @@ function gradeSidecarPair(p: SidecarPair): PairResult {
  * (its outcome is the pair's lesson): how it strayed, or null. The runner runs such a half again.
  */
 export function strayedFromDesign(r: GradeResult): string | null {
-  const wanted = r.labPair?.role === 'short' ? 'cut' : r.labPair?.role === 'restored' ? 'completed' : null;
+  const role = r.labPair?.role;
+  const wanted = role === 'short' || role === 'proxy-first' ? 'cut' : role === 'restored' || role === 'app-first' ? 'completed' : null;
   if (!wanted || r.kind !== 'pod' || r.verdict !== 'matches-model' || r.outcome === wanted || r.asDesigned?.outcome !== wanted) return null;
   return `was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}`;
 }
