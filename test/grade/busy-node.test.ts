@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
 
-const load = (name: string) => {
-  const file = join(import.meta.dirname, 'fixtures', 'class10-node', `${name}.observation.json`);
+const load = (name: string, folder = 'class10-node') => {
+  const file = join(import.meta.dirname, 'fixtures', folder, `${name}.observation.json`);
   return parseObservationFile(JSON.parse(readFileSync(file, 'utf8')), file).observation;
 };
 const check = (o: ReturnType<typeof load>, id: string) => grade(o).checks.find((c) => c.id === id);
@@ -24,5 +24,10 @@ describe('a busy real node, graded', () => {
     const o = load('slow-hook.restored-grace');
     expect(grade(o).verdict).toBe('inconclusive');
     expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/are 4067 ms apart, but the hook's length is 3000 ms.*starved while the hook slept/) });
+  });
+  it('a TERM the starved kubelet sent 6.9 s after a 3 s hook began (40 students on one sim): inconclusive, not invalid', () => {
+    const o = load('late-term.restored-grace', 'class40-sim');
+    expect(grade(o).verdict).toBe('inconclusive');
+    expect(check(o, 'evidence.kubelet-times')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/comes 6\.868s after the hook began .*the kubelet was delayed before TERM \(paused or starved\), or the times were edited/) });
   });
 });
