@@ -1,14 +1,14 @@
 // The instructor's lab file: which scenarios and pairs count, points per check id, and whether
 // predictions count. YAML, checked with zod; a bad one gets one line naming the file and field.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
 import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { isLabelValue } from '../safety/labels.ts';
+import { packagePath } from '../package-root.ts';
 
-export const DEFAULT_LAB = fileURLToPath(new URL('../../manifests/lab.yaml', import.meta.url));
+export const DEFAULT_LAB = packagePath('manifests/lab.yaml');
 
 const CheckId = z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a check id such as outcome.request or pair.grace');
 
