@@ -37,7 +37,7 @@ afterAll(async () => { await sim.stop(); });
 describe('Ctrl-C during termlab run', () => {
   it('removes finalizers, deletes its pods, writes incomplete observations and exits 130', async () => {
     const out = join(dir, 'run');
-    const { code, stdout, stderr } = await interruptWhen(['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
+    const { code, stdout, stderr } = await interruptWhen(['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
       (seen) => (seen.match(/request in flight/g) ?? []).length >= 2);
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(130);
     const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));

@@ -11,7 +11,7 @@ import { repoRoot } from './processes.ts';
 const dir = join(repoRoot, 'reports', 'examples');
 mkdirSync(dir, { recursive: true });
 const recorded = join(mkdtempSync(join(tmpdir(), 'termlab-examples-')), 'run');
-execFileSync(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
+execFileSync(process.execPath, ['bin/termlab.js', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
 const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, `${name}.observation.json`), 'utf8')));
 
 const handEdited = read('short-grace');
