@@ -40,7 +40,7 @@ describe('the bundled CLI', () => {
     expect(second.stderr).not.toContain('building');
 
     const source = join(dir, 'harness/version.ts');
-    writeFileSync(source, readFileSync(source, 'utf8').replace('= PACKAGE_VERSION;', "= `${PACKAGE_VERSION}-edited`;"));
+    writeFileSync(source, readFileSync(source, 'utf8').replace('= PACKAGE_VERSION;', "= PACKAGE_VERSION + '-edited';"));
     const edited = termlab(dir, ['--version']);
     expect(edited.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: harness/version.ts changed\n`));
     expect(edited.stdout).toBe('0.1.0-edited\n');
