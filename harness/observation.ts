@@ -1,7 +1,6 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
 import { z } from 'zod';
-import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
@@ -239,8 +238,3 @@ export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.l
 /** Version 3 files: the same shape, without the pod's status reason and message or its active deadline (read as version 4 with none recorded). */
 export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
 
-export async function writeObservation(path: string, observation: Observation): Promise<void> {
-  // Validate on the way out too: a file we write must be a file we can read back.
-  const valid = ObservationSchema.parse(observation);
-  await writeFileAtomic(path, JSON.stringify(valid, null, 2) + '\n');
-}

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ObservationSchema, writeObservation } from '../../harness/observation.ts';
+import { ObservationSchema } from '../../harness/observation.ts';
+import { writeAnyObservation } from '../../harness/observation-write.ts';
 import { exampleObservations } from './observations.ts';
 import { repoRoot } from './processes.ts';
 
@@ -29,6 +30,6 @@ const examples = {
   'oom-137': built['oom-137']!,
 };
 for (const [name, observation] of Object.entries(examples)) {
-  await writeObservation(join(dir, `${name}.observation.json`), observation);
+  await writeAnyObservation(join(dir, `${name}.observation.json`), observation);
   console.log(`wrote ${name}.observation.json`);
 }
