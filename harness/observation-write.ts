@@ -6,7 +6,7 @@ import { MAX_OBSERVATION_BYTES, type Observation, ObservationSchema } from './ob
 import { isRolloutObservation, type RolloutObservation, RolloutObservationSchema } from './observation-rollout.ts';
 
 /** The observation as the file holds it; throws a ZodError, or an Error naming the size over the limit. */
-export function observationText(observation: Observation | RolloutObservation): string {
+function observationText(observation: Observation | RolloutObservation): string {
   const valid = isRolloutObservation(observation) ? RolloutObservationSchema.parse(observation) : ObservationSchema.parse(observation);
   const text = `${JSON.stringify(valid, null, 2)}\n`;
   const bytes = Buffer.byteLength(text);

@@ -14,7 +14,7 @@ export interface ContainerContext {
 }
 
 /** The runtime's answer when the command is not in the image (as runc words it). */
-export class ExecutableNotFound extends Error {
+class ExecutableNotFound extends Error {
   constructor(command: string) {
     super(`exec: ${JSON.stringify(command)}: executable file not found in $PATH`);
   }
@@ -29,7 +29,7 @@ const isExecutable = (path: string) => {
  * own tools stand in for the image's (the lab image is Alpine with busybox: sh, ls, cat, wget...),
  * looked up on the container's PATH.
  */
-export function resolveCommand(image: ImageEntry, env: Record<string, string>, command: string[]): string[] {
+function resolveCommand(image: ImageEntry, env: Record<string, string>, command: string[]): string[] {
   const [name, ...args] = command;
   if (name === undefined || name === '') throw new ExecutableNotFound('');
   const mapped = image.paths[name];

@@ -61,7 +61,7 @@ export function labServerBundle(): Promise<string> {
   return serverBundle;
 }
 
-export function imageRepository(image: string): string {
+function imageRepository(image: string): string {
   // Drop a digest, then a tag (a colon after the last slash), then docker.io/ and library/ prefixes.
   const noDigest = image.split('@')[0]!;
   const lastSlash = noDigest.lastIndexOf('/');

@@ -12,7 +12,7 @@ export const DEFAULT_LAB = packagePath('manifests/lab.yaml');
 
 const CheckId = z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a check id such as outcome.request or pair.grace');
 
-export const LabSchema = z.strictObject({
+const LabSchema = z.strictObject({
   name: z.string().min(1).max(64),
   /** The termlab.io/env label of this class's pods: `run` sets it, `reap --all-owners` needs it. */
   env: z.string().refine(isLabelValue, 'a label value: 63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric').optional(),

@@ -10,7 +10,7 @@ import { packagePath } from '../package-root.ts';
 import { FileScenarioSchema, PreStopSchema, ScenarioFileSchema, type Scenario } from './schema.ts';
 
 export const DEFAULT_SCENARIOS = packagePath('manifests/scenarios.yaml');
-export const DEFAULT_TEMPLATE = packagePath('manifests/lab-pod.yaml');
+const DEFAULT_TEMPLATE = packagePath('manifests/lab-pod.yaml');
 
 interface YamlFile {
   data: unknown;

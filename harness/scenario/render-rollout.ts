@@ -13,7 +13,7 @@ export const ROLE_LABEL = 'termlab.io/role';
 /** The Service's port: what a client inside the cluster connects to at the ClusterIP. */
 export const SERVICE_PORT = 80;
 /** A template change always changes this annotation too, so even an identical lifecycle rolls out. */
-export const REVISION_ANNOTATION = 'termlab.io/template';
+const REVISION_ANNOTATION = 'termlab.io/template';
 
 export interface RolloutRenderOptions {
   name: string;
