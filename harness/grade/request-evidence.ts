@@ -17,7 +17,7 @@ const ACCEPTED_LINE_MAX_BYTES = 400;
 const CLOCK_SLACK_MS = 5;
 
 /** The most bytes a body of this much work can hold before its done line. */
-export function maxBodyBytes(workMs: number): number {
+function maxBodyBytes(workMs: number): number {
   return ACCEPTED_LINE_MAX_BYTES + (Math.floor(workMs / PROGRESS_INTERVAL_MS) + 1) * PROGRESS_LINE_MAX_BYTES;
 }
 
