@@ -1,14 +1,13 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
 import { z } from 'zod';
-import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
 export const OBSERVATION_SCHEMA_VERSION = 5;
 /** Older versions this termlab still reads (and grades with a note). */
 export const READABLE_OLD_VERSIONS = [1, 2, 3, 4] as const;
-export const OBSERVATION_KIND = 'termlab.observation';
+const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
 export const READ_TIME_LIMIT_MS = 10_000;
@@ -67,7 +66,7 @@ export const WatchLifecycleSchema = z.object({
  * through the API server): its open, each error, its close and which side closed it. A path the
  * harness lost is its own trouble, never a verdict about the kubelet (version 3 on).
  */
-export const TransportEventSchema = z.object({
+const TransportEventSchema = z.object({
   /** The forwarded connection's number, from 1, in the order the harness opened them. */
   connection: z.int().min(1).max(1_000_000),
   event: z.enum(['opened', 'error', 'closed']),
@@ -83,7 +82,7 @@ export const TransportEventSchema = z.object({
  * A pod read with GET, not a watch event: after a watch gap, after a 410 relist, or at the end of a
  * scenario. Kept apart from the watch events so a re-read state is never disguised as one.
  */
-export const PodReadSchema = z.object({
+const PodReadSchema = z.object({
   reason: z.enum(['watch-resumed', 'watch-relisted', 'final']),
   at: HarnessTimeSchema,
   /** False when the API answered NotFound: the pod is really gone. */
@@ -99,10 +98,10 @@ export const PodReadSchema = z.object({
 });
 
 /** Where a claim came from: a watch event, a pod read (index in evidence.podReads), a log line (index in evidence.logLines), or a harness point. */
-export const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
-export const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
-export const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
-export const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
+const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
+const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
+const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
+const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
 const StateCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, ReadCitationSchema]);
 const InferenceCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, LogCitationSchema, HarnessCitationSchema]);
 export type StateCitation = z.infer<typeof StateCitationSchema>;
@@ -158,7 +157,7 @@ const ContainerLogPoint = z.object({ at: ContainerLogTimeSchema, line: z.int().m
  * own log (the app's is evidence.logLines, any other's evidence.containerLogs), its end from the pod
  * watch (or a read). Derived by observation-timeline.ts deriveContainers; the grader recomputes it.
  */
-export const ContainerRecordSchema = z.object({
+const ContainerRecordSchema = z.object({
   name: z.string(),
   /** The lab server (the app), or the proxy a scenario's sidecar block adds. */
   role: z.enum(['app', 'sidecar']),
@@ -175,14 +174,14 @@ export const ContainerRecordSchema = z.object({
 export type ContainerRecord = z.infer<typeof ContainerRecordSchema>;
 
 /** The log of a container other than the lab's (a sidecar's), followed like the lab's (version 5 on). */
-export const ContainerLogSchema = z.object({
+const ContainerLogSchema = z.object({
   container: z.string(),
   lines: z.array(LogLineSchema).max(100_000),
   /** The stream broke, or ended while the container was never seen to end. */
   endedEarly: z.boolean(),
 });
 
-export const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
+const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
 
@@ -286,8 +285,3 @@ export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.l
 /** Version 4 files: the same shape, one container recorded (read as version 5 with no container records: a one-container pod). */
 export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4) });
 
-export async function writeObservation(path: string, observation: Observation): Promise<void> {
-  // Validate on the way out too: a file we write must be a file we can read back.
-  const valid = ObservationSchema.parse(observation);
-  await writeFileAtomic(path, JSON.stringify(valid, null, 2) + '\n');
-}

@@ -29,7 +29,7 @@ function containerState(c: k8s.V1ContainerStatus): WatchEvent['containers'][numb
 /** Why the kubelet ended the pod on its own (status.reason, status.message: `DeadlineExceeded`), verbatim; null when none. */
 const statusCause = (pod: k8s.V1Pod | null) => ({ statusReason: pod?.status?.reason ?? null, statusMessage: pod?.status?.message ?? null });
 
-export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
+function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
     type,
     resourceVersion: pod.metadata?.resourceVersion ?? '',
@@ -45,7 +45,7 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
   };
 }
 
-export function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
+function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
   return {
     reason, at, found: pod !== null,
     resourceVersion: pod?.metadata?.resourceVersion ?? null,
