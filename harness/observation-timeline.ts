@@ -93,7 +93,7 @@ export function parseLabLogLines(logLines: readonly { text: string }[]): { lines
  * A sidecar proxy's log (server/proxy.ts): its own lines through the proxy's schemas, and the exec hook's
  * lines (lab-hook writes to the container's PID 1, so they land in the proxy's log) through the app's.
  */
-export function parseSidecarLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
+function parseSidecarLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
   const lines: LabLine[] = [];
   const malformed: MalformedLabLine[] = [];
   logLines.forEach((l, line) => {
@@ -121,7 +121,7 @@ function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string |
  * The container's end: the first watch event that shows it terminated, else the last pod read of
  * this pod (same UID) that shows it, cited as a read, never as a watch event.
  */
-export function containerEnd(e: Pick<TimelineEvidence, 'pod' | 'evidence'>, container: string | null): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
+function containerEnd(e: Pick<TimelineEvidence, 'pod' | 'evidence'>, container: string | null): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
   if (!container) return null;
   const { watchEvents, podReads } = e.evidence;
   const event = watchEvents.find((w) => carriesPod(w) && w.containers.some((c) => c.name === container && c.state === 'terminated'));

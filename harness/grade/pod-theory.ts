@@ -29,7 +29,7 @@ const PROXY = 'proxy';
  * ends what the proxy is passing on. Returns the app's Prediction with the client's outcome and the app's
  * end as the pod gives them, and the per-container answer in `pod`.
  */
-export function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, rules: KubeletRules): Prediction {
+function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, rules: KubeletRules): Prediction {
   const grace = app.graceSeconds;
   const minimum = rules.minimumGracePeriodSeconds;
   const appHook = scenario.preStop.kind === 'none' ? 0 : Math.min(hookDurationSeconds(scenario.preStop), grace);

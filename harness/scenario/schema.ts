@@ -20,8 +20,7 @@ const SidecarSchema = z.object({
 export type Sidecar = z.infer<typeof SidecarSchema>;
 
 /** The halves of the lab's pairs: the grace pair's, and the sidecar pair's. */
-export const LAB_PAIR_ROLES = ['short', 'restored', 'proxy-first', 'app-first'] as const;
-export type LabPairRole = (typeof LAB_PAIR_ROLES)[number];
+const LAB_PAIR_ROLES = ['short', 'restored', 'proxy-first', 'app-first'] as const;
 
 const ScenarioFields = z.object({
   name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
