@@ -143,29 +143,35 @@ interface Held { logs: LogFollower | null; sidecarLogs: SidecarLog[]; forward: P
 
 async function observePhase(ctx: ScenarioContext, scenario: Scenario, created: Created, watch: PodWatch, cleaner: Cleaner, held: Held): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
-  const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
+  const spec = watch.pods.at(-1)?.spec;
+  const container = spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
   held.logs = logs;
   cleaner.defer('stop the log follow', async () => { logs.stop(); return 'skipped'; });
-  await logs.start(cluster, namespace, created.name, container, clock);
   // Every other container's log (a sidecar's) too, before any request: each its own evidence.
-  const spec = watch.pods.at(-1)?.spec;
-  for (const other of [...(spec?.containers.slice(1) ?? []), ...(spec?.initContainers ?? [])]) {
+  const followers = [...(spec?.containers.slice(1) ?? []), ...(spec?.initContainers ?? [])].map((other) => {
     const follower = new LogFollower();
     held.sidecarLogs.push({ container: other.name, logs: follower });
     cleaner.defer(`stop the log follow of ${other.name}`, async () => { follower.stop(); return 'skipped'; });
-    await follower.start(cluster, namespace, created.name, other.name, clock);
-  }
-  // The pod as it is now, not as the template said.
-  const captured = await readCaptured(ctx, created);
+    return follower.start(cluster, namespace, created.name, other.name, clock);
+  });
   // Through the sidecar proxy when the pod has one, as a user's traffic would come.
   const port = requestPort(ctx.template, scenario);
-  let base: string;
-  if (ctx.transport === 'portforward') {
-    const forward = await openPortForward(cluster, namespace, created.name, port, () => clock.now());
+  const forwarding = ctx.transport === 'portforward' ? openPortForward(cluster, namespace, created.name, port, () => clock.now()).then((forward) => {
     held.forward = forward;
     // Closed before the pod is deleted (last in, first out); a close that fails is recorded.
     cleaner.defer('close the port-forward', async () => { await forward.close(); return 'skipped'; });
+    return forward;
+  }) : null;
+  // The follows, the pod as it is now (not as the template said), its node and the forward are apart:
+  // asked side by side, a busy API answers them in one round trip's time, not four (a class of 40 on one
+  // machine took 50-67 s from Ready to the request). All settle before any request, and each is cleaned up.
+  const [, , captured, node, forward] = await settleAll([
+    logs.start(cluster, namespace, created.name, container, clock), Promise.all(followers),
+    readCaptured(ctx, created), nodeInfo(cluster, spec?.nodeName), forwarding,
+  ] as const);
+  let base: string;
+  if (forward) {
     base = `http://127.0.0.1:${forward.localPort}`;
   } else {
     // A port published on the node (hostPort, as the simulated cluster does for every port) is
@@ -173,7 +179,15 @@ async function observePhase(ctx: ScenarioContext, scenario: Scenario, created: C
     const hostPort = [...(captured.pod.spec?.containers ?? []), ...(captured.pod.spec?.initContainers ?? [])].flatMap((c) => c.ports ?? []).find((p) => p.containerPort === port)?.hostPort;
     base = hostPort ? `http://${captured.pod.status?.hostIP}:${hostPort}` : `http://${captured.pod.status?.podIP}:${port}`;
   }
-  return { pod: captured.record, logs, node: await nodeInfo(cluster, captured.pod.spec?.nodeName), base };
+  return { pod: captured.record, logs, node, base };
+}
+
+/** Promise.all that waits for every promise before it throws the first error: what opened is then held, and cleaned up. */
+async function settleAll<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ pod: k8s.V1Pod; record: NonNullable<Observation['pod']> }> {
