@@ -48,10 +48,6 @@ function schemaProblem(error: z.ZodError, source: string): TermlabError {
   return problem;
 }
 
-export function parseObservation(data: unknown, source: string): Observation {
-  return parseObservationFile(data, source).observation;
-}
-
 /**
  * Reads a regular file as strict UTF-8, within a size and a time limit. FIFOs, devices and sockets
  * are refused before a byte is read: the open itself does not wait for a writer (O_NONBLOCK).
@@ -147,7 +143,7 @@ export function parseJsonText(text: string, source: string): unknown {
   }
 }
 
-export async function readObservationFile(path: string, signal?: AbortSignal): Promise<ParsedObservation> {
+async function readObservationFile(path: string, signal?: AbortSignal): Promise<ParsedObservation> {
   const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
   return parseObservationFile(parseJsonText(text, path), path);
 }
@@ -155,7 +151,7 @@ export async function readObservationFile(path: string, signal?: AbortSignal): P
 /** Either kind of observation file: a pod scenario's, or a rollout's (told apart by `kind`). */
 export type AnyParsedObservation = ({ kind: 'pod' } & ParsedObservation) | { kind: 'rollout'; observation: RolloutObservation; fileVersion: number };
 
-export function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
+function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
   if (!isRolloutObservation(data)) return { kind: 'pod', ...parseObservationFile(data, source) };
   const version = (data as { schemaVersion?: unknown }).schemaVersion;
   if (version !== ROLLOUT_SCHEMA_VERSION) throw invalid(source, 'schemaVersion', `this termlab reads rollout observations of version ${ROLLOUT_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`);
@@ -172,4 +168,3 @@ export async function readAnyObservationFile(path: string, signal?: AbortSignal)
 export async function readObservation(path: string): Promise<Observation> {
   return (await readObservationFile(path)).observation;
 }
-

@@ -30,7 +30,7 @@ export interface DerivedTimeline {
 export const DERIVED_TIMELINE_FIELDS = ['hookStart', 'hookEnd', 'termReceived', 'containerTerminated', 'podDeleted'] as const;
 
 /** The API always fills a terminated state's exit code; a state without one is recorded as this, which no model predicts. */
-export const UNKNOWN_EXIT_CODE = -1;
+const UNKNOWN_EXIT_CODE = -1;
 
 /** Every field a lab event may carry, typed; which are present depends on the event. */
 export interface LabFields {
@@ -89,7 +89,7 @@ export function parseLabLogLines(logLines: readonly { text: string }[]): { lines
 export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
 
 /** The lab container: the first in the live pod's spec (the template has one), else the first a watch event shows. */
-export function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string | null {
+function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string | null {
   return e.pod?.containers[0]?.name ?? e.evidence.watchEvents.find((w) => carriesPod(w) && w.containers.length)?.containers[0]?.name ?? null;
 }
 

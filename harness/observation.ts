@@ -1,14 +1,13 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
 import { z } from 'zod';
-import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
 export const OBSERVATION_SCHEMA_VERSION = 4;
 /** Older versions this termlab still reads (and grades with a note). */
 export const READABLE_OLD_VERSIONS = [1, 2, 3] as const;
-export const OBSERVATION_KIND = 'termlab.observation';
+const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
 export const READ_TIME_LIMIT_MS = 10_000;
@@ -65,7 +64,7 @@ export const WatchLifecycleSchema = z.object({
  * through the API server): its open, each error, its close and which side closed it. A path the
  * harness lost is its own trouble, never a verdict about the kubelet (version 3 on).
  */
-export const TransportEventSchema = z.object({
+const TransportEventSchema = z.object({
   /** The forwarded connection's number, from 1, in the order the harness opened them. */
   connection: z.int().min(1).max(1_000_000),
   event: z.enum(['opened', 'error', 'closed']),
@@ -81,7 +80,7 @@ export const TransportEventSchema = z.object({
  * A pod read with GET, not a watch event: after a watch gap, after a 410 relist, or at the end of a
  * scenario. Kept apart from the watch events so a re-read state is never disguised as one.
  */
-export const PodReadSchema = z.object({
+const PodReadSchema = z.object({
   reason: z.enum(['watch-resumed', 'watch-relisted', 'final']),
   at: HarnessTimeSchema,
   /** False when the API answered NotFound: the pod is really gone. */
@@ -97,10 +96,10 @@ export const PodReadSchema = z.object({
 });
 
 /** Where a claim came from: a watch event, a pod read (index in evidence.podReads), a log line (index in evidence.logLines), or a harness point. */
-export const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
-export const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
-export const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
-export const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
+const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
+const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
+const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
+const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
 const StateCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, ReadCitationSchema]);
 const InferenceCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, LogCitationSchema, HarnessCitationSchema]);
 export type StateCitation = z.infer<typeof StateCitationSchema>;
@@ -148,7 +147,7 @@ export const SealedPredictionsSchema = z.object({
 });
 export type SealedPredictions = z.infer<typeof SealedPredictionsSchema>;
 
-export const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
+const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
 
@@ -239,8 +238,3 @@ export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.l
 /** Version 3 files: the same shape, without the pod's status reason and message or its active deadline (read as version 4 with none recorded). */
 export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
 
-export async function writeObservation(path: string, observation: Observation): Promise<void> {
-  // Validate on the way out too: a file we write must be a file we can read back.
-  const valid = ObservationSchema.parse(observation);
-  await writeFileAtomic(path, JSON.stringify(valid, null, 2) + '\n');
-}

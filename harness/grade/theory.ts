@@ -103,7 +103,7 @@ export interface DeadlineTiming {
  * past that (load average 12-17 on 2 cores) once had the simulator's SIGKILL timer fire at least
  * 0.31 s late (check:model, 1 of 240): such a run is graded "differs" and is worth running again.
  */
-export const OBSERVED_RESOLUTION_SECONDS = 0.1;
+const OBSERVED_RESOLUTION_SECONDS = 0.1;
 
 /**
  * What the evidence shows the kubelet did, in seconds after the delete as the server's clock places it
@@ -174,12 +174,12 @@ export function memoryKillAfterTerm(scenario: Scenario): number | null {
 /** Seconds as a step shows them: observed times to the millisecond, the rules' own as they are. */
 const fmt = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 
-export function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
+function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
   return Math.max(1, deletionGrace ?? specGrace);
 }
 
 /** The deadline a scenario gives its pod, placed by no run (termlab predict, the design); null when it sets none of its own. */
-export function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
+function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
   return scenario.activeDeadlineSeconds === undefined ? null : { seconds: scenario.activeDeadlineSeconds, passesAt: null };
 }
 

@@ -22,12 +22,12 @@ import { hasTerminated, isGone, isReady, PodWatch, type Sighting } from './watch
 export type { Phase } from './phases.ts';
 
 /** Beyond grace + hook, how long the container may take to be seen ended (a slow kubelet). */
-export const TERMINATION_MARGIN_MS = 30_000;
+const TERMINATION_MARGIN_MS = 30_000;
 /** After the container ended: how long the request may take to end, and the log stream to close. */
-export const REQUEST_END_AFTER_TERMINATION_MS = 10_000;
-export const LOG_END_AFTER_TERMINATION_MS = 5_000;
+const REQUEST_END_AFTER_TERMINATION_MS = 10_000;
+const LOG_END_AFTER_TERMINATION_MS = 5_000;
 /** After the finalizer is removed: how long the pod may take to disappear. */
-export const POD_GONE_TIMEOUT_MS = 30_000;
+const POD_GONE_TIMEOUT_MS = 30_000;
 
 /** The run's own list of pods created and not yet seen gone: what is left if the API never returns. */
 export interface PodTracker {

@@ -23,7 +23,7 @@ export const containerStates = (pod: k8s.V1Pod) => (pod.status?.containerStatuse
 /** Why the kubelet ended the pod on its own (status.reason, status.message: `DeadlineExceeded`), verbatim; null when none. */
 const statusCause = (pod: k8s.V1Pod | null) => ({ statusReason: pod?.status?.reason ?? null, statusMessage: pod?.status?.message ?? null });
 
-export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
+function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
     type,
     resourceVersion: pod.metadata?.resourceVersion ?? '',
@@ -39,7 +39,7 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
   };
 }
 
-export function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
+function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
   return {
     reason, at, found: pod !== null,
     resourceVersion: pod?.metadata?.resourceVersion ?? null,

@@ -9,7 +9,7 @@ export { PreStopSchema, type PreStop };
  * A proxy in front of the lab server (server/proxy.ts, LAB_MODE=proxy), on the request's path: a native
  * sidecar (an init container with restartPolicy: Always) or a regular second container.
  */
-export const SidecarSchema = z.object({
+const SidecarSchema = z.object({
   native: z.boolean(),
   /** PROXY_ON_TERM: exit at once, or drain its open requests. */
   onTerm: z.enum(PROXY_ON_TERM_MODES),

@@ -92,7 +92,7 @@ describe('termlab grade: inputs', () => {
 
 describe('termlab grade: outputs', () => {
   it('ends quietly when stdout is closed early (| head -1)', async () => {
-    const child = spawn('bash', ['-c', `"${process.execPath}" --import tsx harness/cli.ts grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
+    const child = spawn('bash', ['-c', `"${process.execPath}" bin/termlab.js grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
     let stdout = '', stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c; });
     child.stderr.on('data', (c: Buffer) => { stderr += c; });
