@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
-export const OBSERVATION_SCHEMA_VERSION = 4;
+export const OBSERVATION_SCHEMA_VERSION = 5;
 /** Older versions this termlab still reads (and grades with a note). */
-export const READABLE_OLD_VERSIONS = [1, 2, 3] as const;
+export const READABLE_OLD_VERSIONS = [1, 2, 3, 4] as const;
 const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
@@ -26,6 +26,8 @@ export const ContainerStateSchema = z.object({
   ready: z.boolean().optional(),
   exitCode: z.int().optional(),
   reason: z.string().optional(),
+  /** From initContainerStatuses (a native sidecar's); absent for a main container's. Version 5 on. */
+  init: z.boolean().optional(),
 });
 
 /**
@@ -147,6 +149,38 @@ export const SealedPredictionsSchema = z.object({
 });
 export type SealedPredictions = z.infer<typeof SealedPredictionsSchema>;
 
+/** A point in one container's own log: its time there, and its index in that container's lines. */
+const ContainerLogPoint = z.object({ at: ContainerLogTimeSchema, line: z.int().min(0) });
+
+/**
+ * One container of the pod as its own sources show it (version 5 on): its hook, TERM and exit from its
+ * own log (the app's is evidence.logLines, any other's evidence.containerLogs), its end from the pod
+ * watch (or a read). Derived by observation-timeline.ts deriveContainers; the grader recomputes it.
+ */
+const ContainerRecordSchema = z.object({
+  name: z.string(),
+  /** The lab server (the app), or the proxy a scenario's sidecar block adds. */
+  role: z.enum(['app', 'sidecar']),
+  /** An init container with restartPolicy Always (a native sidecar). */
+  native: z.boolean(),
+  hookStart: ContainerLogPoint.nullable(),
+  hookEnd: ContainerLogPoint.nullable(),
+  termReceived: ContainerLogPoint.extend({ signal: z.string() }).nullable(),
+  /** The process's own exit line, with the code it said it exits with. */
+  exitLogged: ContainerLogPoint.extend({ code: z.int() }).nullable(),
+  terminated: SeenPoint.nullable(),
+  finalState: z.object({ exitCode: z.int(), reason: z.string().nullable(), from: StateCitationSchema }).nullable(),
+});
+export type ContainerRecord = z.infer<typeof ContainerRecordSchema>;
+
+/** The log of a container other than the lab's (a sidecar's), followed like the lab's (version 5 on). */
+const ContainerLogSchema = z.object({
+  container: z.string(),
+  lines: z.array(LogLineSchema).max(100_000),
+  /** The stream broke, or ended while the container was never seen to end. */
+  endedEarly: z.boolean(),
+});
+
 const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
@@ -185,7 +219,14 @@ export const ObservationSchema = z.object({
     /** The live pod's spec.activeDeadlineSeconds (null: none). Absent in files before version 4. */
     activeDeadlineSeconds: z.int().min(0).nullable().optional(),
     capturedAt: HarnessTimeSchema,
-    containers: z.array(z.object({ name: z.string(), image: z.string(), lifecycle: z.record(z.string(), z.unknown()).nullable() })),
+    /**
+     * The live pod's containers, the lab container first; from version 5 its init containers after them
+     * (`init: true`, with their restartPolicy: `Always` is a native sidecar).
+     */
+    containers: z.array(z.object({
+      name: z.string(), image: z.string(), lifecycle: z.record(z.string(), z.unknown()).nullable(),
+      init: z.boolean().optional(), restartPolicy: z.string().nullable().optional(),
+    })),
   }).nullable(),
   timeline: TimelineSchema,
   request: z.object({
@@ -202,6 +243,8 @@ export const ObservationSchema = z.object({
     errorCode: z.string().nullable(),
     outcome: RequestOutcomeSchema,
   }),
+  /** Every container of the pod, the app first (version 5 on; empty before: a one-container pod). */
+  containers: z.array(ContainerRecordSchema).max(16).optional(),
   finalState: z.object({
     exitCode: z.int(),
     reason: z.string().nullable(),
@@ -222,6 +265,8 @@ export const ObservationSchema = z.object({
     transport: z.array(TransportEventSchema).max(10_000).default([]),
     logLines: z.array(LogLineSchema),
     logEndedEarly: z.boolean(),
+    /** The logs of the pod's other containers (its sidecars), each apart (version 5 on). */
+    containerLogs: z.array(ContainerLogSchema).max(16).optional(),
     podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),
   }),
   cleanup: z.array(z.object({ action: z.string(), at: HarnessTimeSchema, ok: z.boolean(), error: z.string().nullable() })),
@@ -237,4 +282,6 @@ export type TransportEvent = z.infer<typeof TransportEventSchema>;
 export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2) });
 /** Version 3 files: the same shape, without the pod's status reason and message or its active deadline (read as version 4 with none recorded). */
 export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
+/** Version 4 files: the same shape, one container recorded (read as version 5 with no container records: a one-container pod). */
+export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4) });
 

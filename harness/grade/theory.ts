@@ -157,7 +157,39 @@ export interface Prediction {
   /** Where the times come from: the rules alone (the kubelet starts 0-2 s after the delete or the deadline), or the kubelet's observed TERM. */
   basis: 'window' | 'observed';
   steps: string[];
+  /** A pod with a sidecar: every container's answer (pod-theory.ts); the fields above are the app's and the client's. */
+  pod?: PodPrediction;
 }
+
+/** One container's answer in a pod with a sidecar (pod-theory.ts predictPod). */
+export interface ContainerPrediction {
+  name: string;
+  role: 'app' | 'sidecar';
+  native: boolean;
+  /** Seconds after the delete, on the model's clock (the app's observed TERM when grading). */
+  hookEndsAt: number | null;
+  termAt: number;
+  killAt: number;
+  exitAt: number;
+  exitCode: number;
+  reason: 'Completed' | 'Error' | 'OOMKilled';
+  /** A native sidecar's wait for its turn (waitForTurn), seconds; null for a main container. */
+  turnWaitSeconds: number | null;
+  /** Its turn came because the grace ran out while it waited, not because the app was gone. */
+  turnByTimer: boolean;
+  /** The seconds StopContainer was given. */
+  stopGraceSeconds: number;
+}
+
+export interface PodPrediction {
+  /** When every container's killContainer began (the kill sequence's start), seconds after the delete. */
+  startAt: number;
+  containers: ContainerPrediction[];
+  /** Who ended the client's request early: the proxy, the app's kill, or nothing (it completed). */
+  cutBy: 'proxy' | 'app' | null;
+  cause: string;
+}
+
 
 /**
  * server/app.ts: on TERM a server with LAB_TERM_ALLOCATE_MIB allocates that much, paced; over the
