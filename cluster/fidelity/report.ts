@@ -1,5 +1,5 @@
 // fidelity.md: per scenario, both sides and their difference.
-import { compareRule, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS, type ScenarioComparison, type SideResult } from './compare.ts';
+import { compareRule, MEDIAN_TOLERANCE_SECONDS, PROBER_REASON, TICKER_WINDOWS, type ScenarioComparison, type SideResult } from './compare.ts';
 import { OFFSET_LABELS, OFFSETS, type SideFile } from './summary.ts';
 
 const seconds = (v: number) => `${v.toFixed(2)}s`;
@@ -27,7 +27,7 @@ function summaryOffsets(c: ScenarioComparison): (keyof SideResult['offsets'])[] 
 }
 const RULE_TEXT = {
   delete: 'Offsets are seconds after the harness issued the delete: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
-  reaction: 'From 1.36 the on-demand relist leaves the pod worker idle at most deletes, so the kubelet reacts (starts the hook, else sends TERM) at once or at the end of the next one or two relists: that reaction is judged by its window, and what follows is timed from it (reaction→TERM, reaction→container ended for a container that was cut) or from the container\'s end (→DELETED); a container that completed on its own is timed from the delete (its work ran from the request). Offsets are seconds: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
+  reaction: 'From 1.35 the kubelet reacts (starts the hook, else sends TERM) at once or at the end of the next one or two relists, as the pod worker is idle or waiting at the delete (from 1.36 the on-demand relist leaves it idle at most deletes): that reaction is judged by its window, and what follows is timed from it (reaction→TERM, reaction→container ended for a container that was cut) or from the container\'s end (→DELETED); a container that completed on its own is timed from the delete (its work ran from the request). Offsets are seconds: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
 };
 
 interface HookFigures { lag: { sim: string; node: string }; own: { sim: string; node: string } }
@@ -39,7 +39,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile,
     `# Fidelity: the simulated cluster against the real node${node.runs.length ? ` (Kubernetes ${node.cluster})` : ''}`,
     '',
     `Written by \`npm run fidelity\`. ${[sim, node].map((f) => `${f.side === 'sim' ? 'Simulated side' : 'Real side'}: ${f.runs.length ? `${f.cluster}, recorded ${f.recordedAt}` : 'not recorded'}`).join('. ')}.`,
-    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason or event reasons differ, or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || n !== 'reaction').map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
+    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason or event reasons differ (${PROBER_REASON}, the readiness prober's, only where every run had the lab port closed for a probe period while the container ran: elsewhere its ticker's phase, or at start-up its first run's race with the status manager, decides it), or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || n !== 'reaction').map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
     '',
     `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
@@ -54,7 +54,12 @@ export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile,
     if (c.disagreements.length) lines.push(`Disagreements: ${c.disagreements.join('; ')}.`, '');
     lines.push('| | simulated | real node | difference |', '| --- | --- | --- | --- |');
     for (const field of ['outcome', 'exitCode', 'reason', 'phase', 'eventReasons'] as const) {
-      lines.push(`| ${field} | ${String(c.sim?.[field] ?? '–')} | ${String(c.node?.[field] ?? '–')} | ${c.sim?.[field] === c.node?.[field] ? 'same' : 'differs'} |`);
+      const same = c.sim?.[field] === c.node?.[field];
+      lines.push(`| ${field} | ${String(c.sim?.[field] ?? '–')} | ${String(c.node?.[field] ?? '–')} | ${same ? 'same' : field === 'eventReasons' && !c.proberCompared ? 'not compared' : 'differs'} |`);
+    }
+    if (!c.proberCompared) {
+      const same = c.sim?.eventReasonsBesidesProber === c.node?.eventReasonsBesidesProber;
+      lines.push(`| eventReasons besides ${PROBER_REASON} (compared: no drain held the port closed for a probe period on every run) | ${c.sim?.eventReasonsBesidesProber ?? '–'} | ${c.node?.eventReasonsBesidesProber ?? '–'} | ${same ? 'same' : 'differs'} |`);
     }
     for (const name of OFFSETS.filter((n) => c.sim?.offsets[n] || c.node?.offsets[n] || summaryOffsets(c).includes(n))) lines.push(`| ${OFFSET_LABELS[name]} | ${offsetCell(c.sim, name)} | ${offsetCell(c.node, name)} | ${difference(c, name)} |`);
     const incomplete = [...(c.sim?.incomplete ?? []).map((x) => `sim ${x}`), ...(c.node?.incomplete ?? []).map((x) => `node ${x}`)];

@@ -1,6 +1,7 @@
 // One scenario run, reduced to what the fidelity comparison looks at. Pure: observation in, summary out.
 import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
+import { parseLabLogLines } from '../../harness/observation-timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 
 export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
@@ -31,6 +32,11 @@ export const RunSummarySchema = z.object({
     reaction: z.number().nullable().optional(), reactionToTerm: z.number().nullable().optional(),
     reactionToEnded: z.number().nullable().optional(), endedToDeleted: z.number().nullable().optional(),
   }),
+  /**
+   * Seconds the lab port was closed (the server's draining or exit line) before the container was seen ended:
+   * the span a readiness probe must fail in. Null without either line; absent in older files.
+   */
+  portClosedSeconds: z.number().nullable().optional(),
   /** ms from the kubelet launching the exec hook to the hook's own first line, when both are known. */
   hookLaunchLagMs: z.number().nullable(),
   /** The hook process's age at its first line (lab-hook's procAgeMs, 10 ms steps): from its creation, so on a real node it includes runc init. */
@@ -110,9 +116,16 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
         verdict: null, verdictToTerm: null, termToEnded: null,
       }),
     },
+    portClosedSeconds: portClosed(o, endedAt),
     hookLaunchLagMs: hookLine !== null && hookLaunchedAt !== null ? round(hookLine - hookLaunchedAt) : null,
     hookProcAgeMs: hookProcAge(o),
   };
+}
+
+/** From the lab server's first draining or exit line (server/app.ts: server.close(), or process.exit) to the container seen ended. */
+function portClosed(o: Observation, endedAt: number | null): number | null {
+  const closed = parseLabLogLines(o.evidence.logLines).lines.find((l) => l.event === 'draining' || l.event === 'exit');
+  return closed && endedAt !== null ? round((endedAt - Date.parse(closed.time)) / 1000) : null;
 }
 
 function hookProcAge(o: Observation): number | null {

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { binaries, MODULE_DIR, paths } from './layout.ts';
-import { sh } from './steps.ts';
-import type { NodeModules } from './versions.ts';
+import { sh, step } from './steps.ts';
+import { modulesFor, type NodeModules } from './versions.ts';
 
 function fingerprint(dir: string, files: string[], extra: string): string {
   const hash = createHash('sha256').update(extra);
@@ -65,4 +65,21 @@ export function buildPause(): string {
   return buildIfChanged(paths.pause, MODULE_DIR, ['cmd/pause/main.go'], 'static', () => {
     sh('go', ['build', '-trimpath', '-o', paths.pause, './cmd/pause'], { cwd: MODULE_DIR, env: { ...process.env, CGO_ENABLED: '0' } });
   });
+}
+
+/** Every program one version's node runs, each step timed; cluster:up and cluster:build share it. */
+export async function buildPrograms(kubeVersion: string): Promise<{ kube: string; seconds: number }> {
+  const started = performance.now();
+  const bin = binaries(kubeVersion);
+  const modules = await step(`Go modules of ${kubeVersion}`, () => modulesFor(kubeVersion));
+  const kube = await step(`build ${kubeVersion}: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)`, () => buildKube(modules));
+  console.log(`  ${kube}: ${bin.kube}`);
+  const etcd = await step(`build etcd ${modules.etcdVersion}`, () => buildEtcd(modules));
+  console.log(`  ${etcd}: ${bin.etcd}`);
+  console.log(`  ${await step('build pause', () => buildPause())}`);
+  const seconds = (performance.now() - started) / 1000;
+  // "built" only when the kube binary was built here; Go's caches may still have made parts of it warm.
+  console.log(`build of ${kubeVersion}: ${kube === 'built' ? 'built' : 'cached'}`);
+  console.log(`cluster_build_seconds: ${seconds.toFixed(1)}`);
+  return { kube, seconds };
 }

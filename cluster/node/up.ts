@@ -6,8 +6,8 @@ import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildEtcd, buildKube, buildPause } from './build.ts';
-import { minorOf, modulesFor, requestedVersion, upVersion } from './versions.ts';
+import { buildPrograms } from './build.ts';
+import { minorOf, requestedVersion, upVersion } from './versions.ts';
 import { LAB_IMAGE, PAUSE_IMAGE, writeCniConfig, writeContainerdConfig, writeKubeletConfig, writeKubeProxyConfig } from './configs.ts';
 import { buildLabImage, buildPauseImage, importImage } from './images.ts';
 import { BRIDGE, binaries, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
@@ -66,16 +66,7 @@ async function main(): Promise<void> {
     sh('apt-get', ['update', '-qq']);
     sh('apt-get', ['install', '-y', '-qq', ...missing], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   });
-  const buildStarted = performance.now();
-  const modules = await step(`Go modules of ${kubeVersion}`, () => modulesFor(kubeVersion));
-  const built: string[] = [];
-  await step(`build ${kubeVersion}: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)`, () => { built.push(buildKube(modules)); console.log(`  ${built.at(-1)}: ${bin.kube}`); });
-  await step(`build etcd ${modules.etcdVersion}`, () => { built.push(buildEtcd(modules)); console.log(`  ${built.at(-1)}: ${bin.etcd}`); });
-  await step('build pause', () => { built.push(buildPause()); console.log(`  ${built.at(-1)}`); });
-  // "cold" only when the kube binary was built here; Go's caches may still have made parts of it warm.
-  const buildKind = built[0] === 'built' ? 'built' : 'cached';
-  console.log(`build of ${kubeVersion}: ${buildKind}`);
-  console.log(`cluster_build_seconds: ${((performance.now() - buildStarted) / 1000).toFixed(1)}`);
+  await buildPrograms(kubeVersion);
   writeFileSync(paths.upVersion, kubeVersion);
   const creds = await step('certificates, service-account key, tokens', () => ensureCredentials());
   await step('configuration: containerd, CNI bridge, kubelet, kube-proxy', () => {

@@ -17,7 +17,11 @@ const CONTAINER_GC_PERIOD_MS = 60_000;
  */
 export function cleanUpContainersInPod(worker: PodWorker): void {
   if (!worker.deleted || !reached(worker, 'finished')) return;
-  for (const c of worker.containers.values()) if (c.process.hasExited) c.removed = true;
+  for (const c of worker.containers.values()) {
+    if (!c.process.hasExited) continue;
+    c.removed = true;
+    c.process.removeLog();
+  }
 }
 
 /** The container GC's period: what cleanUpContainersInPod left, it removes; a stopped kubelet collects nothing. */

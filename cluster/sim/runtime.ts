@@ -85,6 +85,8 @@ export class ContainerProcess {
   /** The container's stdout log file: an exec hook appends its lines here (LAB_HOOK_LOG). */
   readonly stdoutPath: string;
   private readonly listeners = new Set<(line: LogLine | null) => void>();
+  private readonly removalListeners = new Set<() => void>();
+  private logRemoved = false;
   private ended = false;
   private exitedFlag = false;
 
@@ -144,6 +146,26 @@ export class ContainerProcess {
   follow(listener: (line: LogLine | null) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The kubelet removed the exited container and its log file (kuberuntime_container.go removeContainer ->
+   * removeContainerLog -> logs/container_log_manager.go Clean): a log reader waiting on the file's directory
+   * wakes on the removal (cri-client pkg/logs/logs.go waitLogs, fsnotify.Remove), finds the container not
+   * running and ends its follow (ReadLogs at EOF with found false).
+   */
+  removeLog(): void {
+    if (this.logRemoved) return;
+    this.logRemoved = true;
+    for (const listener of this.removalListeners) listener();
+    this.removalListeners.clear();
+  }
+
+  /** Calls back once the log is removed (at once if it already is). */
+  onLogRemoved(listener: () => void): () => void {
+    if (this.logRemoved) { listener(); return () => {}; }
+    this.removalListeners.add(listener);
+    return () => this.removalListeners.delete(listener);
   }
 
   signal(signal: NodeJS.Signals): void {

@@ -16,9 +16,10 @@ export interface SimMinor {
   onDemandRelist: boolean;
   /**
    * How often the kubelet's log reader looks again at a followed log (cri-client pkg/logs/logs.go waitLogs,
-   * logForceCheckPeriod, 1 s in every release): a follow ends at its first look after the exit, and the
-   * harness holds its finalizer until the log has ended. 0 ends it at the exit: 1.34 and 1.35 keep the timing
-   * their record agreed with 15 of 15 (reports/fidelity/v1.34), where the phase-locked relists hid it.
+   * logForceCheckPeriod, 1 s in every release; the same file in 1.35.4 and 1.37.2 but for its logger): a follow
+   * ends at its first look after the exit, or sooner when the kubelet removes the container (logs.ts), and the
+   * harness holds its finalizer until the log has ended. 0 ends it at the exit: 1.34 keeps the timing its record
+   * agreed with 15 of 15 (reports/fidelity/v1.34), where the phase-locked relists hid it.
    */
   logReaderCheckMs: number;
 }
@@ -31,7 +32,7 @@ const MESSAGES_1_35 = { createdMessage: () => 'Container created', startedMessag
 export const SIM_MINORS: ReadonlyMap<string, SimMinor> = new Map([
   ['1.34', { release: 'v1.34.4', ...MESSAGES_1_34, onDemandRelist: false, logReaderCheckMs: 0 }],
   // 1.35.4 has no PLEGOnDemandRelist gate at all (pkg/features/kube_features.go): 1.34's timing.
-  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, onDemandRelist: false, logReaderCheckMs: 0 }],
+  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, onDemandRelist: false, logReaderCheckMs: 1000 }],
   ['1.36', { release: 'v1.36.3', ...MESSAGES_1_35, onDemandRelist: true, logReaderCheckMs: 1000 }],
   ['1.37', { release: 'v1.37.2', ...MESSAGES_1_35, onDemandRelist: true, logReaderCheckMs: 1000 }],
 ]);

@@ -21,7 +21,24 @@ describe('fidelity comparison', () => {
 
   it('disagrees on exit code, reason and event reasons', () => {
     const [c] = compareSides(side('sim', [run({})]), side('node', [run({ exitCode: 137, reason: 'OOMKilled', eventReasons: ['Killing', 'Unhealthy'] })]));
-    expect(c!.disagreements.map((d) => d.split(':')[0])).toEqual(['exitCode', 'reason', 'eventReasons']);
+    expect(c!.disagreements.map((d) => d.split(':')[0])).toEqual(['exitCode', 'reason', 'eventReasonsBesidesProber']);
+  });
+
+  it("compares the readiness prober's Unhealthy only where a drain held the port closed for a probe period on every run", () => {
+    const reasons = ['Created', 'Killing', 'Pulled', 'Scheduled', 'Started'];
+    const withProber = (portClosedSeconds: number | null, repetition: number) => run({ eventReasons: [...reasons, 'Unhealthy'].sort(), portClosedSeconds }, repetition);
+    const without = (portClosedSeconds: number | null, repetition: number) => run({ eventReasons: reasons, portClosedSeconds }, repetition);
+    // An exit that the status showed 0.2 s later: a probe tick may or may not fall in between.
+    const [race] = compareSides(side('sim', [withProber(0.2, 1), withProber(0.2, 2), withProber(0.2, 3)]), side('node', [without(0.3, 1), without(0.25, 2), withProber(0.3, 3)]));
+    expect(race!.proberCompared).toBe(false);
+    expect(race!.disagreements).toEqual([]);
+    // A 3 s drain: every probe in it fails, so a side without Unhealthy disagrees.
+    const [drain] = compareSides(side('sim', [withProber(3.2, 1), withProber(3.3, 2), withProber(3.2, 3)]), side('node', [without(3.3, 1), without(3.4, 2), withProber(3.3, 3)]));
+    expect(drain!.proberCompared).toBe(true);
+    expect(drain!.disagreements).toEqual([expect.stringMatching(/^eventReasons: sim/)]);
+    // Other reasons are compared either way.
+    const [other] = compareSides(side('sim', [withProber(0.2, 1)]), side('node', [run({ eventReasons: ['Killing'], portClosedSeconds: 0.2 })]));
+    expect(other!.disagreements).toEqual([expect.stringMatching(/^eventReasonsBesidesProber: /)]);
   });
 
   it('disagrees when a median is off by more than the tolerance, or an offset is seen on one side only', () => {

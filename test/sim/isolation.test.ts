@@ -35,14 +35,16 @@ describe('simulated clusters side by side', () => {
       expect(await podUidAt(`http://${live.status!.hostIP}:${live.spec!.containers[0]!.ports![0]!.hostPort}`)).toBe(own);
     }
     await Promise.all(clusters.map((c) => c.core.deleteNamespacedPod({ name: 'same-name', namespace: 'default' })));
-    for (const [i, c] of clusters.entries()) {
+    // Each log read as soon as its own pod has ended: the kubelet removes a deleted pod's dead container, log and
+    // all, at the next relist (container-gc.ts), so the second cluster's log may be gone after the first's wait.
+    await Promise.all(clusters.map(async (c, i) => {
       await pods[i]!.watch.waitFor((e) => Boolean(terminatedState(e)), 'same-name terminated');
       pods[i]!.watch.stop();
       // The exec hook appended its lines to its own container's log, naming its own pod.
       const log = await c.core.readNamespacedPodLog({ name: 'same-name', namespace: 'default' });
       const hookLines = log.split('\n').filter((l) => l.includes('"event":"hook-')).map((l) => JSON.parse(l));
       expect(hookLines.map((l) => [l.event, l.podUid])).toEqual([['hook-start', pods[i]!.uid], ['hook-end', pods[i]!.uid]]);
-    }
+    }));
   });
 });
 
