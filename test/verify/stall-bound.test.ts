@@ -3,7 +3,7 @@
 // the two "rollout did not complete" codes: ROLLOUT_STALLED (verify, exit 5: the team's Deployment
 // is left mid-rollout) and ROLLOUT_NOT_COMPLETE (run's rollout lab, exit 1: termlab's own
 // Deployment, deleted by its cleanup, a lab scenario that ended early).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +40,13 @@ describe('ROLLOUT_STALLED and ROLLOUT_NOT_COMPLETE', () => {
     expect(EXIT.rolloutStalled).toBe(5);
     expect(exitCodeFor('ROLLOUT_NOT_COMPLETE')).toBe(EXIT.checksFailed);
     expect(gravestExit([EXIT.checksFailed, EXIT.rolloutStalled])).toBe(EXIT.rolloutStalled);
+  });
+
+  it('each is raised by its own command only: verify never says ROLLOUT_NOT_COMPLETE, run never ROLLOUT_STALLED', () => {
+    const raised = (folder: string) => readdirSync(folder).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(folder, f), 'utf8')).join('\n');
+    const verify = raised('harness/verify'), run = raised('harness/run');
+    expect([verify.includes("'ROLLOUT_STALLED'"), verify.includes('ROLLOUT_NOT_COMPLETE')]).toEqual([true, false]);
+    expect([run.includes("'ROLLOUT_NOT_COMPLETE'"), run.includes('ROLLOUT_STALLED')]).toEqual([true, false]);
   });
 });
 
