@@ -102,7 +102,8 @@ async function portForward(student: string, namespace: string, pod: string): Pro
   try {
     return await new Promise((resolve) => {
       const timer = setTimeout(() => resolve({ ok: false, text: `no answer within 300 s (lock wait included): ${oneLine(err)}` }), 300_000);
-      child.on('exit', (code) => { clearTimeout(timer); resolve({ ok: false, text: `exit ${code}: ${oneLine(err)}` }); });
+      // 'close', not 'exit': kubectl's refusal can still be in the stderr pipe when the process has exited.
+      child.on('close', (code) => { clearTimeout(timer); resolve({ ok: false, text: `exit ${code}: ${oneLine(err)}` }); });
       child.stdout.on('data', async (c) => {
         out += c;
         const port = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];

@@ -22,12 +22,17 @@ const COLUMNS: Column[] = [
   { header: 'score', value: scoreText },
   { header: 'flags', value: (r) => r.review.join('; ') },
 ];
+// Without --lab nothing is scored: an empty score column reads as zero, so it is left out and said why.
+const columnsOf = (book: Gradebook) => (book.lab ? COLUMNS : COLUMNS.filter((c) => c.header !== 'score'));
+const UNSCORED = 'Not scored: grade with `--lab FILE` (the lab\'s points and required scenarios) for a score column.';
 
 export function renderClassMarkdown(book: Gradebook): string {
+  const COLUMNS = columnsOf(book);
   const lines = [`# termlab class report${book.lab ? ` — ${cell(book.lab)}` : ''}`, '',
     `${book.rows.length} submission(s), ${book.rows.filter((r) => r.review.length).length} flagged for review, ${book.skipped.length} entr${book.skipped.length === 1 ? 'y' : 'ies'} not graded.`, '',
     `| ${COLUMNS.map((c) => c.header).join(' | ')} |`, `|${COLUMNS.map(() => '---').join('|')}|`,
     ...book.rows.map((r) => `| ${COLUMNS.map((c) => cell(c.value(r, book)) || ' ').join(' | ')} |`)];
+  if (!book.lab) lines.push('', UNSCORED);
   if (book.skipped.length) lines.push('', '## Not graded', '', ...book.skipped.map((s) => `- ${cell(s.path)}: ${cell(s.why)}`));
   return lines.join('\n') + '\n';
 }
@@ -40,6 +45,7 @@ rows.sort((a,b)=>{const x=key(a),y=key(b);return (x<y?-1:x>y?1:0)*dir;});rows.fo
 
 /** `sections`: each submission's rendered cards (its timelines and checks), by submission path. */
 export function renderClassHtml(book: Gradebook, sections: ReadonlyMap<string, string>): string {
+  const COLUMNS = columnsOf(book);
   const anchor = (i: number) => `student-${i}`;
   const rows = book.rows.map((r, i) => `<tr class="${r.review.length ? 'flagged' : ''}">${COLUMNS.map((c, k) => {
     const value = c.value(r, book);
@@ -63,6 +69,7 @@ body{max-width:1200px}</style></head><body>
 <table class="class"><thead><tr>${COLUMNS.map((c) => `<th>${e(c.header)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
 </tbody></table>
+${book.lab ? '' : `<p class="muted">${e(UNSCORED)}</p>`}
 ${skipped}
 ${students}
 <script>${SORT_SCRIPT}</script>

@@ -43,9 +43,9 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     // A half that did what the model says for this run's own times, where the scenario as written says
     // otherwise, strayed from the design (a delete that reached the API seconds late, a late kubelet): the
     // lesson was not tested, which is no fault of the student's, nor a pass.
-    const strayed = ([[short, 'cut'], [restored, 'completed']] as const).filter(([r, wanted]) => r.outcome !== wanted && r.verdict === 'matches-model' && r.kind === 'pod' && r.asDesigned?.outcome === wanted);
+    const strayed = [short, restored].filter((r) => strayedFromDesign(r) !== null);
     if (strayed.length) {
-      return { pairId, checks: [inconclusive(id, strayed.map(([r, wanted]) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}: this run did not test the grace; run it again`).join('; '))] };
+      return { pairId, checks: [inconclusive(id, strayed.map((r) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) ${strayedFromDesign(r)}: this run did not test the grace; run it again`).join('; '))] };
     }
     const problems: string[] = [];
     if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
@@ -60,6 +60,16 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
         : pass(id, `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`)],
     };
   });
+}
+
+/**
+ * A pair half that did what the model says for its own times, where the scenario as written says otherwise
+ * (its outcome is the pair's lesson): how it strayed, or null. The runner runs such a half again.
+ */
+export function strayedFromDesign(r: GradeResult): string | null {
+  const wanted = r.labPair?.role === 'short' ? 'cut' : r.labPair?.role === 'restored' ? 'completed' : null;
+  if (!wanted || r.kind !== 'pod' || r.verdict !== 'matches-model' || r.outcome === wanted || r.asDesigned?.outcome !== wanted) return null;
+  return `was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}`;
 }
 
 /** How a run's own times strayed from its scenario: where its TERM came against the model's for the design. */

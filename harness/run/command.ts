@@ -8,7 +8,7 @@ import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritabl
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { markSuperseded } from '../grade/attempts.ts';
 import { INTERRUPTED_MARKER, PREDICTIONS_NAME } from '../pack/manifest.ts';
-import { gradePairs } from '../grade/pairs.ts';
+import { gradePairs, strayedFromDesign } from '../grade/pairs.ts';
 import { readSealable, seal } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
@@ -219,13 +219,15 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
       const ended: TermlabError[] = [];
       const result = await tryOnce(scenario, attempt, ended);
       if (result) tries.push(result);
-      // Only a lost request is tried again (never a verdict the kubelet earned), and never after Ctrl-C;
-      // as only the last try's grade counts, so does only its early end.
-      if (!result?.lostPath || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) {
+      // Tried again: a lost request, or a pair half whose own times (a late kubelet, a delete the API took
+      // late) kept it from testing its design; never a verdict the kubelet earned, never after Ctrl-C.
+      // As only the last try's grade counts, so does only its early end.
+      const why = result?.lostPath ? `lost its request (${result.lostPath.slice(0, 160)})` : result && strayedFromDesign(result) ? `did not test its design: it ${strayedFromDesign(result)}` : null;
+      if (!why || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) {
         failures.push(...ended.map((error) => ({ scenario: scenario.name, error })));
         return tries;
       }
-      progress.notice(`${scenario.name}: try ${attempt} lost its request (${escapeTerminal(result.lostPath.slice(0, 160))}); running it again on a fresh pod`);
+      progress.notice(`${scenario.name}: try ${attempt} ${escapeTerminal(why)}; running it again on a fresh pod`);
     }
   });
   const results = markSuperseded(graded.flat());

@@ -97,6 +97,18 @@ describe('termlab grade --gradebook', () => {
     expect(ada.missingScenarios).toEqual(['hook-fits-grace', 'immediate-exit', 'no-prestop', 'hook-outlasts-grace', 'sleep-action', 'httpget-hook']);
   });
 
+  it('shows a score column in the class report only when a lab file scored it, and says so without one', async () => {
+    const unscored = join(root, 'unscored.md');
+    const scored = join(root, 'scored.md');
+    await runCli(['grade', submissions, '--gradebook', join(root, 'u.csv'), '--md', unscored], offline);
+    await runCli(['grade', submissions, '--gradebook', join(root, 's.csv'), '--md', scored, '--lab', 'manifests/lab.yaml'], offline);
+    const header = (file: string) => readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith('| student'))!;
+    expect(header(unscored)).not.toContain('score');
+    expect(readFileSync(unscored, 'utf8')).toContain('Not scored: grade with `--lab FILE`');
+    expect(header(scored)).toContain('| score |');
+    expect(readFileSync(scored, 'utf8')).toMatch(/\| 16\/46 \|/);
+  });
+
   it('refuses a bad lab file naming the file and the field', async () => {
     const bad = join(root, 'bad-lab.yaml');
     writeFileSync(bad, 'name: x\npoints: { outcome.request: -1 }\n');

@@ -94,3 +94,30 @@ describe('the harness loses its port-forward', () => {
     expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid/);
   });
 });
+
+describe('a kubelet that reacts late to the delete', () => {
+  it('termlab run: a pair half whose own times kept it from testing its design runs again; both tries kept; the pair from the last', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'termlab-strayed-'));
+    writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
+    const out = join(dir, 'run');
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'termlab.js'), 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'short-grace,restored-grace', '--owner', 'strayed', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    let paused = false;
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+      // The line comes before the delete is sent: the kubelet is stopped before it can see the deletion,
+      // and sees it 8 s late. Its hook (3 s) then ends after the work (9 s after the delete): completed.
+      if (!paused && /\] short-grace +deleting\n/.test(stdout)) { paused = true; sim.fault({ fault: 'pause-kubelet', seconds: 8 }); }
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+    expect(paused, shown).toBe(true);
+    expect(code, shown).toBe(0);
+    expect(stdout, shown).toMatch(/short-grace: try 1 did not test its design: it was completed, as the model predicts from that run's own times, but as written it is cut \(TERM came \d+\.\d\ds after the delete, where the design puts it at \d+\.\d\ds\); running it again on a fresh pod/);
+    expect(readdirSync(out).filter((f) => f.startsWith('short-grace') && f.endsWith('.observation.json')).sort()).toEqual(['short-grace.attempt-2.observation.json', 'short-grace.observation.json']);
+    expect(stdout, shown).toMatch(/^short-grace \(try 2\) .*matches the model$/m);
+    expect(stdout, shown).toMatch(/lab pair grace: pass/);
+    expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid/);
+  }, 120_000);
+});
