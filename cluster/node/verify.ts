@@ -137,7 +137,7 @@ try {
       // verify's own exit 2 or 3 (bad input, the cluster) is not in the file: offline it is the verdict's.
       const code = r.code === 2 || r.code === 3 ? (summary?.verdict === 'pass' ? 0 : 1) : r.code;
       const same = summary !== null && g.code === code && text.code === code && text.stdout.trim() !== '' && r.stdout.includes(text.stdout.trim());
-      console.log(`${c.name}.offline: termlab grade ${file}: exit ${text.code}, ${summary?.verdict}${same ? ' (the same summary and exit code as verify printed)' : ' (DIFFERENT from what verify printed)'}`);
+      console.log(`${c.name}.offline: termlab grade ${file}: exit ${text.code}, ${summary?.verdict}${!same ? ' (DIFFERENT from what verify printed)' : code === r.code ? ' (the same summary and exit code as verify printed)' : ` (the same summary; exit ${code} for that verdict, verify's ${r.code} was its own bad-input or cluster code)`}`);
       if (!same) { failed++; console.log(`${c.name}.problem: the offline grade differs`); }
     } else {
       console.log(`${c.name}.stderr: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
