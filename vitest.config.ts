@@ -14,6 +14,7 @@ export default defineConfig({
     // two files per core on a loaded machine rollouts went inconclusive and CLI tests timed out.
     maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ['test/support/state-dir.ts'],
+    globalSetup: ['test/support/bundle.ts'],
     sequence: { sequencer: LongestFirstSequencer },
   },
 });

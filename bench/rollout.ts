@@ -31,7 +31,7 @@ if (set.kind !== 'rollout') throw new Error('manifests/rollout.yaml is not a rol
 const scenario = { ...set.scenarios[0]!, load: { ...set.scenarios[0]!.load, rate: RATE, workMs: WORK_MS, connections: 64 } };
 const dir = mkdtempSync(join(tmpdir(), 'termlab-bench-rollout-'));
 const kubeconfig = join(dir, 'kubeconfig');
-const sim = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
+const sim = spawn(process.execPath, ['bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
 const lines = createInterface({ input: sim.stdout! });
 for await (const line of lines) if (line.startsWith('simulated cluster listening')) break;
 let peakRss = process.memoryUsage().rss;

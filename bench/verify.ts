@@ -28,7 +28,7 @@ const RATE = 200;
 const WORK_MS = 20;
 const dir = mkdtempSync(join(tmpdir(), 'termlab-bench-verify-'));
 const kubeconfig = join(dir, 'kubeconfig');
-const sim = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
+const sim = spawn(process.execPath, ['bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
 const lines = createInterface({ input: sim.stdout! });
 for await (const line of lines) if (line.includes(' listening on ')) break;
 try {

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
 import { issuePath } from '../server/contract-schemas.ts';
 import { oneLine } from './report/terminal.ts';
-import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, ObservationV3Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
+import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, ObservationV3Schema, ObservationV4Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
 import { isRolloutObservation, ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema, type RolloutObservation } from './observation-rollout.ts';
 
@@ -27,8 +27,8 @@ export function parseObservationFile(data: unknown, source: string): ParsedObser
     if (!result.success) throw schemaProblem(result.error, source);
     return { observation: upgradeV1(result.data), fileVersion: 1 };
   }
-  if (data && typeof data === 'object' && (version === 2 || version === 3)) {
-    const result = (version === 2 ? ObservationV2Schema : ObservationV3Schema).safeParse(data);
+  if (data && typeof data === 'object' && (version === 2 || version === 3 || version === 4)) {
+    const result = (version === 2 ? ObservationV2Schema : version === 3 ? ObservationV3Schema : ObservationV4Schema).safeParse(data);
     if (!result.success) throw schemaProblem(result.error, source);
     return { observation: { ...result.data, schemaVersion: OBSERVATION_SCHEMA_VERSION }, fileVersion: version };
   }
@@ -46,10 +46,6 @@ function schemaProblem(error: z.ZodError, source: string): TermlabError {
   const problem = invalid(source, issuePath(first, ''), `${first.message}${more}`);
   problem.context.issues = error.issues.length;
   return problem;
-}
-
-export function parseObservation(data: unknown, source: string): Observation {
-  return parseObservationFile(data, source).observation;
 }
 
 /**
@@ -147,7 +143,7 @@ export function parseJsonText(text: string, source: string): unknown {
   }
 }
 
-export async function readObservationFile(path: string, signal?: AbortSignal): Promise<ParsedObservation> {
+async function readObservationFile(path: string, signal?: AbortSignal): Promise<ParsedObservation> {
   const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
   return parseObservationFile(parseJsonText(text, path), path);
 }
@@ -155,7 +151,7 @@ export async function readObservationFile(path: string, signal?: AbortSignal): P
 /** Either kind of observation file: a pod scenario's, or a rollout's (told apart by `kind`). */
 export type AnyParsedObservation = ({ kind: 'pod' } & ParsedObservation) | { kind: 'rollout'; observation: RolloutObservation; fileVersion: number };
 
-export function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
+function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
   if (!isRolloutObservation(data)) return { kind: 'pod', ...parseObservationFile(data, source) };
   const version = (data as { schemaVersion?: unknown }).schemaVersion;
   if (version !== ROLLOUT_SCHEMA_VERSION) throw invalid(source, 'schemaVersion', `this termlab reads rollout observations of version ${ROLLOUT_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`);
@@ -172,4 +168,3 @@ export async function readAnyObservationFile(path: string, signal?: AbortSignal)
 export async function readObservation(path: string): Promise<Observation> {
   return (await readObservationFile(path)).observation;
 }
-

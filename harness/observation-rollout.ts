@@ -71,7 +71,7 @@ export const SliceEventSchema = z.object({
   })),
 });
 
-export const ResourceSchema = z.enum(['deployments', 'replicasets', 'pods', 'endpointslices']);
+const ResourceSchema = z.enum(['deployments', 'replicasets', 'pods', 'endpointslices']);
 
 /** A terminating pod read with GET the moment its deletionTimestamp was seen: what it really ran. */
 export const LiveReadSchema = z.object({
@@ -89,7 +89,7 @@ export const LiveReadSchema = z.object({
 });
 
 /** The Deployment's pod template as the API answered (create, then the patch): what new pods get. */
-export const TemplateRecordSchema = z.object({
+const TemplateRecordSchema = z.object({
   at: HarnessTimeSchema,
   generation: z.int().nullable(),
   containers: z.array(LiveContainerSchema),

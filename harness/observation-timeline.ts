@@ -1,8 +1,8 @@
 // The one derivation of an observation's timeline from its evidence: the runner writes its result,
 // the grader recomputes it from the same evidence and compares, test fixtures call it. Pure: no
 // clock, no cluster, only what the file holds.
-import { parseLabLine } from '../server/contract-schemas.ts';
-import type { HarnessTime, Observation, WatchEvent } from './observation.ts';
+import { parseLabLine, parseProxyLine } from '../server/contract-schemas.ts';
+import type { ContainerRecord, HarnessTime, Observation, WatchEvent } from './observation.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './observation-read.ts';
 
 type Timeline = Observation['timeline'];
@@ -30,7 +30,7 @@ export interface DerivedTimeline {
 export const DERIVED_TIMELINE_FIELDS = ['hookStart', 'hookEnd', 'termReceived', 'containerTerminated', 'podDeleted'] as const;
 
 /** The API always fills a terminated state's exit code; a state without one is recorded as this, which no model predicts. */
-export const UNKNOWN_EXIT_CODE = -1;
+const UNKNOWN_EXIT_CODE = -1;
 
 /** Every field a lab event may carry, typed; which are present depends on the event. */
 export interface LabFields {
@@ -45,6 +45,10 @@ export interface LabFields {
   kind?: string;
   code?: number;
   fail?: true;
+  /** A proxy's lines: `proxy`; how a forwarded request ended, and the app's status. */
+  role?: string;
+  outcome?: string;
+  status?: number | null;
 }
 
 export interface LabLine {
@@ -85,11 +89,31 @@ export function parseLabLogLines(logLines: readonly { text: string }[]): { lines
   return { lines, malformed };
 }
 
+/**
+ * A sidecar proxy's log (server/proxy.ts): its own lines through the proxy's schemas, and the exec hook's
+ * lines (lab-hook writes to the container's PID 1, so they land in the proxy's log) through the app's.
+ */
+function parseSidecarLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
+  const lines: LabLine[] = [];
+  const malformed: MalformedLabLine[] = [];
+  logLines.forEach((l, line) => {
+    const json = parseLogLineJson(l.text);
+    const proxy = parseProxyLine(json);
+    const hook = proxy.kind === 'event' ? null : parseLabLine(json);
+    const parsed = proxy.kind === 'event' ? proxy : hook && hook.kind === 'event' && (hook.event === 'hook-start' || hook.event === 'hook-end') ? hook : proxy;
+    if (parsed.kind === 'malformed') { malformed.push({ line, event: parsed.event, problem: parsed.problem }); return; }
+    if (parsed.kind !== 'event') return;
+    const { event, time, mono, ...fields } = parsed.line as { event: string; time: string; mono: number };
+    lines.push({ line, event, time, mono, fields: fields as LabFields });
+  });
+  return { lines, malformed };
+}
+
 /** ERROR and BOOKMARK watch events carry a Status or a bare resourceVersion, never a pod's state. */
 export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type !== 'BOOKMARK';
 
 /** The lab container: the first in the live pod's spec (the template has one), else the first a watch event shows. */
-export function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string | null {
+function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string | null {
   return e.pod?.containers[0]?.name ?? e.evidence.watchEvents.find((w) => carriesPod(w) && w.containers.length)?.containers[0]?.name ?? null;
 }
 
@@ -97,7 +121,7 @@ export function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): s
  * The container's end: the first watch event that shows it terminated, else the last pod read of
  * this pod (same UID) that shows it, cited as a read, never as a watch event.
  */
-function containerEnd(e: TimelineEvidence, container: string | null): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
+function containerEnd(e: Pick<TimelineEvidence, 'pod' | 'evidence'>, container: string | null): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
   if (!container) return null;
   const { watchEvents, podReads } = e.evidence;
   const event = watchEvents.find((w) => carriesPod(w) && w.containers.some((c) => c.name === container && c.state === 'terminated'));
@@ -150,4 +174,46 @@ export function deriveTimeline(e: TimelineEvidence, lab = parseLabLogLines(e.evi
     podDeleted: podDeleted(e),
     finalState: end?.final ?? null,
   };
+}
+
+/** The evidence the container records are derived from: the timeline's, and the sidecars' own logs. */
+export interface ContainersEvidence {
+  pod: Observation['pod'];
+  evidence: Pick<Observation['evidence'], 'watchEvents' | 'podReads' | 'logLines' | 'containerLogs'>;
+}
+
+/** Each container's own log lines, parsed once: the app's (evidence.logLines) and every sidecar's. */
+export function containerLabLines(e: ContainersEvidence): Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }> {
+  const app = labContainerOf(e);
+  const byName = new Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }>();
+  for (const c of e.pod?.containers ?? []) {
+    if (c.name === app) byName.set(c.name, parseLabLogLines(e.evidence.logLines));
+    else byName.set(c.name, parseSidecarLogLines(e.evidence.containerLogs?.find((l) => l.container === c.name)?.lines ?? []));
+  }
+  return byName;
+}
+
+/**
+ * Every container of the live pod, the app first, from its own sources: hook, TERM and exit from its
+ * own log (first of each), its end from the watch (else a read). A pod of one container has one record.
+ */
+export function deriveContainers(e: ContainersEvidence, parsed = containerLabLines(e)): ContainerRecord[] {
+  const app = labContainerOf(e);
+  return (e.pod?.containers ?? []).map((c) => {
+    const lines = parsed.get(c.name)?.lines ?? [];
+    const first = (event: string) => lines.find((l) => l.event === event && (c.name === app || event.startsWith('hook-') || l.fields.role !== undefined));
+    const point = (l: LabLine | undefined) => (l ? { at: { time: l.time, mono: l.mono }, line: l.line } : null);
+    const term = first('signal'), exit = first('exit');
+    const end = containerEnd(e, c.name);
+    return {
+      name: c.name,
+      role: c.name === app ? 'app' as const : 'sidecar' as const,
+      native: c.init === true && c.restartPolicy === 'Always',
+      hookStart: point(first('hook-start')), hookEnd: point(first('hook-end')),
+      termReceived: term ? { ...point(term)!, signal: String(term.fields.signal ?? 'unknown') } : null,
+      exitLogged: exit && typeof exit.fields.code === 'number' ? { ...point(exit)!, code: exit.fields.code } : null,
+      terminated: end?.seen ?? null,
+      finalState: end ? { exitCode: end.final.exitCode, reason: end.final.reason, from: end.final.from } : null,
+    };
+  });
 }

@@ -1,14 +1,13 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
 import { z } from 'zod';
-import { writeFileAtomic } from './files.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
-export const OBSERVATION_SCHEMA_VERSION = 4;
+export const OBSERVATION_SCHEMA_VERSION = 5;
 /** Older versions this termlab still reads (and grades with a note). */
-export const READABLE_OLD_VERSIONS = [1, 2, 3] as const;
-export const OBSERVATION_KIND = 'termlab.observation';
+export const READABLE_OLD_VERSIONS = [1, 2, 3, 4] as const;
+const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
 export const READ_TIME_LIMIT_MS = 10_000;
@@ -27,6 +26,8 @@ export const ContainerStateSchema = z.object({
   ready: z.boolean().optional(),
   exitCode: z.int().optional(),
   reason: z.string().optional(),
+  /** From initContainerStatuses (a native sidecar's); absent for a main container's. Version 5 on. */
+  init: z.boolean().optional(),
 });
 
 /**
@@ -65,7 +66,7 @@ export const WatchLifecycleSchema = z.object({
  * through the API server): its open, each error, its close and which side closed it. A path the
  * harness lost is its own trouble, never a verdict about the kubelet (version 3 on).
  */
-export const TransportEventSchema = z.object({
+const TransportEventSchema = z.object({
   /** The forwarded connection's number, from 1, in the order the harness opened them. */
   connection: z.int().min(1).max(1_000_000),
   event: z.enum(['opened', 'error', 'closed']),
@@ -81,7 +82,7 @@ export const TransportEventSchema = z.object({
  * A pod read with GET, not a watch event: after a watch gap, after a 410 relist, or at the end of a
  * scenario. Kept apart from the watch events so a re-read state is never disguised as one.
  */
-export const PodReadSchema = z.object({
+const PodReadSchema = z.object({
   reason: z.enum(['watch-resumed', 'watch-relisted', 'final']),
   at: HarnessTimeSchema,
   /** False when the API answered NotFound: the pod is really gone. */
@@ -97,10 +98,10 @@ export const PodReadSchema = z.object({
 });
 
 /** Where a claim came from: a watch event, a pod read (index in evidence.podReads), a log line (index in evidence.logLines), or a harness point. */
-export const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
-export const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
-export const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
-export const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
+const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
+const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
+const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
+const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
 const StateCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, ReadCitationSchema]);
 const InferenceCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, LogCitationSchema, HarnessCitationSchema]);
 export type StateCitation = z.infer<typeof StateCitationSchema>;
@@ -148,7 +149,39 @@ export const SealedPredictionsSchema = z.object({
 });
 export type SealedPredictions = z.infer<typeof SealedPredictionsSchema>;
 
-export const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
+/** A point in one container's own log: its time there, and its index in that container's lines. */
+const ContainerLogPoint = z.object({ at: ContainerLogTimeSchema, line: z.int().min(0) });
+
+/**
+ * One container of the pod as its own sources show it (version 5 on): its hook, TERM and exit from its
+ * own log (the app's is evidence.logLines, any other's evidence.containerLogs), its end from the pod
+ * watch (or a read). Derived by observation-timeline.ts deriveContainers; the grader recomputes it.
+ */
+const ContainerRecordSchema = z.object({
+  name: z.string(),
+  /** The lab server (the app), or the proxy a scenario's sidecar block adds. */
+  role: z.enum(['app', 'sidecar']),
+  /** An init container with restartPolicy Always (a native sidecar). */
+  native: z.boolean(),
+  hookStart: ContainerLogPoint.nullable(),
+  hookEnd: ContainerLogPoint.nullable(),
+  termReceived: ContainerLogPoint.extend({ signal: z.string() }).nullable(),
+  /** The process's own exit line, with the code it said it exits with. */
+  exitLogged: ContainerLogPoint.extend({ code: z.int() }).nullable(),
+  terminated: SeenPoint.nullable(),
+  finalState: z.object({ exitCode: z.int(), reason: z.string().nullable(), from: StateCitationSchema }).nullable(),
+});
+export type ContainerRecord = z.infer<typeof ContainerRecordSchema>;
+
+/** The log of a container other than the lab's (a sidecar's), followed like the lab's (version 5 on). */
+const ContainerLogSchema = z.object({
+  container: z.string(),
+  lines: z.array(LogLineSchema).max(100_000),
+  /** The stream broke, or ended while the container was never seen to end. */
+  endedEarly: z.boolean(),
+});
+
+const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
 
@@ -186,7 +219,14 @@ export const ObservationSchema = z.object({
     /** The live pod's spec.activeDeadlineSeconds (null: none). Absent in files before version 4. */
     activeDeadlineSeconds: z.int().min(0).nullable().optional(),
     capturedAt: HarnessTimeSchema,
-    containers: z.array(z.object({ name: z.string(), image: z.string(), lifecycle: z.record(z.string(), z.unknown()).nullable() })),
+    /**
+     * The live pod's containers, the lab container first; from version 5 its init containers after them
+     * (`init: true`, with their restartPolicy: `Always` is a native sidecar).
+     */
+    containers: z.array(z.object({
+      name: z.string(), image: z.string(), lifecycle: z.record(z.string(), z.unknown()).nullable(),
+      init: z.boolean().optional(), restartPolicy: z.string().nullable().optional(),
+    })),
   }).nullable(),
   timeline: TimelineSchema,
   request: z.object({
@@ -203,6 +243,8 @@ export const ObservationSchema = z.object({
     errorCode: z.string().nullable(),
     outcome: RequestOutcomeSchema,
   }),
+  /** Every container of the pod, the app first (version 5 on; empty before: a one-container pod). */
+  containers: z.array(ContainerRecordSchema).max(16).optional(),
   finalState: z.object({
     exitCode: z.int(),
     reason: z.string().nullable(),
@@ -223,6 +265,8 @@ export const ObservationSchema = z.object({
     transport: z.array(TransportEventSchema).max(10_000).default([]),
     logLines: z.array(LogLineSchema),
     logEndedEarly: z.boolean(),
+    /** The logs of the pod's other containers (its sidecars), each apart (version 5 on). */
+    containerLogs: z.array(ContainerLogSchema).max(16).optional(),
     podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),
   }),
   cleanup: z.array(z.object({ action: z.string(), at: HarnessTimeSchema, ok: z.boolean(), error: z.string().nullable() })),
@@ -238,9 +282,6 @@ export type TransportEvent = z.infer<typeof TransportEventSchema>;
 export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2) });
 /** Version 3 files: the same shape, without the pod's status reason and message or its active deadline (read as version 4 with none recorded). */
 export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
+/** Version 4 files: the same shape, one container recorded (read as version 5 with no container records: a one-container pod). */
+export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4) });
 
-export async function writeObservation(path: string, observation: Observation): Promise<void> {
-  // Validate on the way out too: a file we write must be a file we can read back.
-  const valid = ObservationSchema.parse(observation);
-  await writeFileAtomic(path, JSON.stringify(valid, null, 2) + '\n');
-}

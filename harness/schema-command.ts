@@ -5,7 +5,7 @@ import { ObservationSchema } from './observation.ts';
 import { RolloutObservationSchema } from './observation-rollout.ts';
 
 /** The JSON Schema of the observation file (a pod scenario's or a rollout's), derived from the zod schemas: never a hand-written twin. */
-export function observationJsonSchema(): string {
+function observationJsonSchema(): string {
   return JSON.stringify(z.toJSONSchema(z.union([ObservationSchema, RolloutObservationSchema]), { target: 'draft-2020-12', io: 'input' }), null, 2) + '\n';
 }
 

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
+import { PACKAGE_VERSION } from './package-root.ts';
 
-const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
-export const HARNESS_VERSION: string = packageJson.version;
+export const HARNESS_VERSION: string = PACKAGE_VERSION;

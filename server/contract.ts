@@ -9,6 +9,8 @@ export const LAB_MODES = ['graceful', 'immediate', 'ignore-term'] as const;
 export type LabMode = (typeof LAB_MODES)[number];
 /** The environment variable the server reads its mode from; the pod renderer sets it. */
 export const LAB_MODE_ENV = 'LAB_MODE';
+/** The mode that makes the server the rollout lab's load generator (server/load.ts). */
+export const LAB_LOAD_MODE = 'load';
 export const LAB_TERM_ALLOCATE_ENV = 'LAB_TERM_ALLOCATE_MIB';
 /** How fast the server allocates (and touches) that memory on TERM, MiB a second: paced like a leak. */
 export const LAB_TERM_ALLOCATE_MIB_PER_SECOND = 64;

@@ -3,7 +3,7 @@
 // LAB_MODE=proxy a sidecar proxy in front of the app container (server/proxy.ts).
 import { createLabServer } from './app.ts';
 import { ConfigError, parseProxyConfig, parseServerConfig, type ProxyConfig, type ServerConfig } from './config.ts';
-import { LAB_EXIT_CODES, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
+import { LAB_EXIT_CODES, LAB_LOAD_MODE, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
 import { createEventLog, createProxyEventLog } from './events.ts';
 import { LoadConfigError, parseLoadConfig, runLoad } from './load.ts';
 import { createProxy } from './proxy.ts';
@@ -61,6 +61,6 @@ function startProxy(): void {
 }
 
 const mode = process.env[LAB_MODE_ENV];
-if (mode === 'load') startLoad();
+if (mode === LAB_LOAD_MODE) startLoad();
 else if (mode === LAB_PROXY_MODE) startProxy();
 else start();

@@ -24,7 +24,7 @@ export interface CheckModelResult extends GridSummary {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(REPO, 'harness/cli.ts'), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => { stderr += c; });
     child.on('close', (code) => resolve({ code, stderr }));

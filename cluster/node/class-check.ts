@@ -36,7 +36,7 @@ function onNode(command: string, args: string[], env: NodeJS.ProcessEnv = {}, in
 
 const admin = (args: string[], input?: string) => onNode(kubectlBin, ['--kubeconfig', kubeconfig, '--context', CONTEXT, ...args], {}, input);
 const as = (student: string, args: string[], input?: string) => onNode(kubectlBin, ['--kubeconfig', join(dir, `${student}.kubeconfig`), ...args], {}, input);
-const termlab = (args: string[], env: NodeJS.ProcessEnv = {}) => onNode(process.execPath, ['--import', 'tsx', join(REPO, 'harness/cli.ts'), ...args], env);
+const termlab = (args: string[], env: NodeJS.ProcessEnv = {}) => onNode(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], env);
 const nsOf = (student: string) => `${CLASS}-${student}`;
 const oneLine = (text: string) => text.trim().split('\n').filter(Boolean).pop() ?? '';
 

@@ -105,7 +105,7 @@ async function termlabRun(name: string, transport: Transport, extra: string[], f
   const out = join(REPO, 'reports', 'node-faults', transport, name);
   rmSync(out, { recursive: true, force: true });
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', kubeconfig, '--context', CONTEXT,
+  const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', kubeconfig, '--context', CONTEXT,
     '--only', SCENARIOS, '--owner', OWNER, '--transport', transport, '--out', out, ...extra],
   { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -202,7 +202,7 @@ async function pastPatience(): Promise<void> {
   check('past-patience exit', past.code === 3, `exit ${past.code}`);
   check('past-patience message', message.length === 1 && /pods left in \S+: tl-/.test(message[0]!) && !/\n\s+at /.test(past.stderr), message.join(' / ') || 'no message');
   await apiReady(kubeconfig);
-  const reap = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'reap', '--kubeconfig', kubeconfig, '--context', CONTEXT, '--owner', OWNER],
+  const reap = spawn(process.execPath, ['bin/termlab.js', 'reap', '--kubeconfig', kubeconfig, '--context', CONTEXT, '--owner', OWNER],
     { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'inherit'] });
   reap.stdout.on('data', (c: Buffer) => process.stdout.write(c.toString().replace(/^(?=.)/gm, '  | ')));
   const reapCode: number | null = await new Promise((resolve) => reap.on('close', resolve));

@@ -9,7 +9,7 @@ export const StreamErr = 3;
 export const StreamResize = 4;
 export const StreamClose = 255;
 
-export const StreamProtocolV4Name = 'v4.channel.k8s.io';
+const StreamProtocolV4Name = 'v4.channel.k8s.io';
 export const StreamProtocolV5Name = 'v5.channel.k8s.io';
 /** What the sim speaks for exec, best first; v5 is what kubectl ≥1.30 asks for. */
 export const REMOTE_COMMAND_PROTOCOLS = [StreamProtocolV5Name, StreamProtocolV4Name];

@@ -11,7 +11,7 @@ const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
 const MAX_PROXY_SYNC_DELAY_MS = 60_000;
 
 /** The kubectl lines that work against the simulated cluster, for a student to paste. */
-export function kubectlHints(kubeconfig: string): string {
+function kubectlHints(kubeconfig: string): string {
   return [
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl run poke --image=termlab/lab-server:0.1.0 --restart=Never --port=8080',

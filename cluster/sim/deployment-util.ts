@@ -15,7 +15,7 @@ const SKIPPED = new Set(['kubectl.kubernetes.io/last-applied-configuration', REV
 const isRollingUpdate = (d: KubeObject) => d.spec.strategy?.type === 'RollingUpdate';
 
 /** ResolveFenceposts: surge rounds up, unavailable down; both zero means unavailable 1. */
-export function resolveFenceposts(d: KubeObject): [number, number] {
+function resolveFenceposts(d: KubeObject): [number, number] {
   const ru = d.spec.strategy.rollingUpdate ?? {};
   const surge = scaledValue(ru.maxSurge, d.spec.replicas, true);
   let unavailable = scaledValue(ru.maxUnavailable, d.spec.replicas, false);

@@ -4,7 +4,8 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { accessSync, constants as fs } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, type ImageEntry } from './runtime.ts';
+import { PACKAGE_ROOT } from '../../harness/package-root.ts';
+import type { ImageEntry } from './runtime.ts';
 
 /** What a process started in a container shares with it. */
 export interface ContainerContext {
@@ -13,7 +14,7 @@ export interface ContainerContext {
 }
 
 /** The runtime's answer when the command is not in the image (as runc words it). */
-export class ExecutableNotFound extends Error {
+class ExecutableNotFound extends Error {
   constructor(command: string) {
     super(`exec: ${JSON.stringify(command)}: executable file not found in $PATH`);
   }
@@ -28,7 +29,7 @@ const isExecutable = (path: string) => {
  * own tools stand in for the image's (the lab image is Alpine with busybox: sh, ls, cat, wget...),
  * looked up on the container's PATH.
  */
-export function resolveCommand(image: ImageEntry, env: Record<string, string>, command: string[]): string[] {
+function resolveCommand(image: ImageEntry, env: Record<string, string>, command: string[]): string[] {
   const [name, ...args] = command;
   if (name === undefined || name === '') throw new ExecutableNotFound('');
   const mapped = image.paths[name];
@@ -60,7 +61,7 @@ export interface SpawnInContainerOptions {
 export function spawnInContainer(container: ContainerContext, command: string[], options: SpawnInContainerOptions): ChildProcess {
   const env = { ...container.env, ...options.env };
   const argv = resolveCommand(container.image, env, command);
-  const spawnOptions = { cwd: REPO_ROOT, env, stdio: options.stdio, detached: options.detached ?? false };
+  const spawnOptions = { cwd: PACKAGE_ROOT, env, stdio: options.stdio, detached: options.detached ?? false };
   if (!options.tty) return spawn(argv[0]!, argv.slice(1), spawnOptions);
   // util-linux script: -q quiet, -f flush each write, -e return the command's exit code.
   const size = options.terminalSize ? `stty rows ${options.terminalSize.height} cols ${options.terminalSize.width}; ` : '';

@@ -32,7 +32,7 @@ import { GroundTruth, recordPublications, type TruthRecord } from './truth.ts';
 import { simMinor, versionInfo } from './versions.ts';
 import { WatchServer } from './watch.ts';
 
-export const SIM_CONTEXT = 'termlab-sim';
+const SIM_CONTEXT = 'termlab-sim';
 
 export interface SimOptions {
   port?: number;
@@ -67,13 +67,13 @@ export interface SimCluster {
  * The simulated kubelet sends real POSIX signals to real processes (the subject of the lab);
  * native Windows has neither, so the sim refuses it in one line (exit 2) and names WSL2.
  */
-export function assertPosixHost(platform: NodeJS.Platform = process.platform): void {
+function assertPosixHost(platform: NodeJS.Platform = process.platform): void {
   if (platform === 'win32') {
     throw new TermlabError('PLATFORM_UNSUPPORTED', 'the simulated cluster needs WSL2 on Windows: it sends POSIX signals (SIGTERM, SIGKILL) to real processes; run termlab inside WSL2, or against a real cluster with --context');
   }
 }
 
-export function renderKubeconfig(server: string, token: string, ca: string): string {
+function renderKubeconfig(server: string, token: string, ca: string): string {
   return toYaml({
     apiVersion: 'v1', kind: 'Config', preferences: {},
     clusters: [{ name: SIM_CONTEXT, cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } }],

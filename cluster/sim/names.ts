@@ -7,7 +7,7 @@ const RANDOM_LENGTH = 5;
 const MAX_NAME_LENGTH = 63;
 const MAX_GENERATED_BASE = MAX_NAME_LENGTH - RANDOM_LENGTH;
 
-export function randomSuffix(length = RANDOM_LENGTH): string {
+function randomSuffix(length = RANDOM_LENGTH): string {
   let out = '';
   for (let i = 0; i < length; i++) out += ALPHANUMS[randomInt(ALPHANUMS.length)];
   return out;

@@ -4,7 +4,7 @@ import { badRequest, ApiError } from './status.ts';
 type Json = any;
 
 /** RFC 7386: objects merge, null deletes, anything else replaces. */
-export function mergePatch(target: Json, patch: Json): Json {
+function mergePatch(target: Json, patch: Json): Json {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
   const result: Json = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
@@ -79,7 +79,7 @@ function pointer(path: string): string[] {
 }
 
 /** RFC 6902: add, remove, replace and test. */
-export function jsonPatch(target: Json, operations: Json): Json {
+function jsonPatch(target: Json, operations: Json): Json {
   if (!Array.isArray(operations)) throw badRequest('a json patch must be an array of operations');
   const doc = structuredClone(target);
   for (const op of operations) {

@@ -39,10 +39,6 @@ export const REAL_NODE_TIMING: KubeletTiming = {
   relistPeriodMs: 1000, relistDurationMs: 4, syncTickMs: 1000,
   runtime: { runPodSandboxMs: 190, startContainerMs: 90, killPodReturnMs: 170 },
 };
-/** A kubelet that acts at once: no relist waits, no runtime time (for tests of the kill sequence alone). */
-export const IMMEDIATE_TIMING: KubeletTiming = {
-  relistPeriodMs: 0, relistDurationMs: 0, syncTickMs: 1000, runtime: { runPodSandboxMs: 0, startContainerMs: 0, killPodReturnMs: 0 },
-};
 
 interface Waiter { uid: string; startedAfter: number; resolve: () => void }
 

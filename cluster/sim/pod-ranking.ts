@@ -29,7 +29,7 @@ function logRankDiff(t1: number, t2: number, now: number): number {
 const afterOrZero = (t1: number, t2: number) => (t1 === 0 || t2 === 0 ? t1 === 0 : t1 > t2);
 
 /** ActivePodsWithRanks.Less: true when pod a should be deleted before pod b. */
-export function deleteBefore(a: KubeObject, rankA: number, b: KubeObject, rankB: number, now: number): boolean {
+function deleteBefore(a: KubeObject, rankA: number, b: KubeObject, rankB: number, now: number): boolean {
   const nodeA = a.spec.nodeName ?? '', nodeB = b.spec.nodeName ?? '';
   // 1. Unassigned < assigned
   if (nodeA !== nodeB && (nodeA === '' || nodeB === '')) return nodeA === '';

@@ -9,12 +9,13 @@ import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { z } from 'zod';
 import { formatIssue } from '../../harness/files.ts';
+import { packagePath } from '../../harness/package-root.ts';
 import { goJson, parseShape, ShapeError, type Shapes } from './protobuf-json.ts';
 import { ApiError, badRequest } from './status.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-const TYPES_URL = new URL('./protobuf-types.json', import.meta.url);
+const TYPES_FILE = packagePath('cluster/sim/protobuf-types.json');
 
 const TypesFileSchema = z.object({
   source: z.string(),
@@ -31,8 +32,8 @@ let loaded: Types | null = null;
 /** The message types, read once, on the first protobuf body. */
 function types(): Types {
   if (loaded) return loaded;
-  const parsed = TypesFileSchema.safeParse(JSON.parse(readFileSync(TYPES_URL, 'utf8')));
-  if (!parsed.success) throw new Error(formatIssue(parsed.error.issues[0]!, TYPES_URL.pathname));
+  const parsed = TypesFileSchema.safeParse(JSON.parse(readFileSync(TYPES_FILE, 'utf8')));
+  if (!parsed.success) throw new Error(formatIssue(parsed.error.issues[0]!, TYPES_FILE));
   const root = protobuf.Root.fromJSON(parsed.data.protobuf as protobuf.INamespace);
   root.resolveAll();
   const kinds = new Map(Object.entries(parsed.data.kinds).map(([k, message]) => [k, root.lookupType(message)]));

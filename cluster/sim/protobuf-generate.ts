@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { writeFileAtomic } from '../../harness/files.ts';
+import { packagePath } from '../../harness/package-root.ts';
 import { CUSTOM_JSON } from './protobuf-json.ts';
 import { RESOURCES } from './resources.ts';
 
 export const K8S_MODULE_VERSION = 'v0.37.2';
-export const TYPES_FILE = fileURLToPath(new URL('./protobuf-types.json', import.meta.url));
+export const TYPES_FILE = packagePath('cluster/sim/protobuf-types.json');
 
 /** The Go package (module, folder) of each API group's version v1. */
 const GROUP_PACKAGE: Record<string, string> = { '': 'api/core/v1', apps: 'api/apps/v1', 'discovery.k8s.io': 'api/discovery/v1', autoscaling: 'api/autoscaling/v1' };

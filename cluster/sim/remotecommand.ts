@@ -46,7 +46,7 @@ export function parseExecOptions(url: URL): ExecOptions {
 }
 
 /** The statuses the kubelet writes on the error channel (remotecommand ServeExec). */
-export const execStatus = {
+const execStatus = {
   success: () => ({ metadata: {}, status: 'Success' }),
   nonZeroExit: (command: string[], code: number) => ({
     metadata: {}, status: 'Failure',

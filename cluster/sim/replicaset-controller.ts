@@ -119,7 +119,7 @@ export class ReplicaSetController {
 }
 
 /** controller.GetPodFromTemplate: the template's labels, annotations, finalizers and spec, generateName `<rs>-`. */
-export function podFromTemplate(rs: KubeObject): any {
+function podFromTemplate(rs: KubeObject): any {
   const template = rs.spec.template;
   return {
     apiVersion: 'v1', kind: 'Pod',

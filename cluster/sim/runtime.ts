@@ -4,13 +4,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { PACKAGE_ROOT, packagePath } from '../../harness/package-root.ts';
 import { HOOK_PROGRAM, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
 import { LogFileFollower } from './logfile.ts';
 import { wallNow } from './time.ts';
-
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ImageEntry {
   /** What the image runs when the spec gives no command (its ENTRYPOINT). */
@@ -30,7 +28,7 @@ export interface ImageEntry {
 /** Image repository (tag ignored) -> local programs. */
 export type ImageMap = Record<string, ImageEntry>;
 
-const labHook = ['/bin/sh', `${REPO_ROOT}server/lab-hook.sh`];
+const labHook = ['/bin/sh', packagePath('server/lab-hook.sh')];
 
 /** The lab-server image: its entrypoint is the server bundled to plain JavaScript (labServerBundle). */
 export function defaultImages(serverBundle: string): ImageMap {
@@ -57,13 +55,13 @@ export function labServerBundle(): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'termlab-sim-server-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const outfile = join(dir, 'main.cjs');
-    await build({ entryPoints: [`${REPO_ROOT}server/main.ts`], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'error' });
+    await build({ entryPoints: [packagePath('server/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'error' });
     return outfile;
   })();
   return serverBundle;
 }
 
-export function imageRepository(image: string): string {
+function imageRepository(image: string): string {
   // Drop a digest, then a tag (a colon after the last slash), then docker.io/ and library/ prefixes.
   const noDigest = image.split('@')[0]!;
   const lastSlash = noDigest.lastIndexOf('/');
@@ -99,7 +97,7 @@ export class ContainerProcess {
     const outFd = openSync(this.stdoutPath, 'a', 0o600);
     const errFd = openSync(stderrPath, 'a', 0o600);
     try {
-      this.child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, env, stdio: ['ignore', outFd, errFd] });
+      this.child = spawn(argv[0]!, argv.slice(1), { cwd: PACKAGE_ROOT, env, stdio: ['ignore', outFd, errFd] });
     } finally {
       closeSync(outFd);
       closeSync(errFd);

@@ -18,9 +18,9 @@ import type { NodePortBinder } from './services.ts';
 import { NODE_IP } from './ports.ts';
 
 /** --iptables-min-sync-period: 1 s by default (pkg/proxy/apis/config/v1alpha1/defaults.go). */
-export const DEFAULT_MIN_SYNC_PERIOD_MS = 1000;
+const DEFAULT_MIN_SYNC_PERIOD_MS = 1000;
 /** From a sync's start to its rules in place (iptables-restore): 20-40 ms on the real node (docs/ci-node.md, npm run measure:proxy). */
-export const DEFAULT_SYNC_DURATION_MS = 30;
+const DEFAULT_SYNC_DURATION_MS = 30;
 /** Truth kept per Service: enough for minutes of a 200 requests/s load. */
 const MAX_CONNECTION_RECORDS = 200_000;
 

@@ -5,8 +5,8 @@ import { randomInt } from 'node:crypto';
 import { ApiError } from './status.ts';
 import type { KubeObject } from './store.ts';
 
-export const NODE_PORT_MIN = 30000;
-export const NODE_PORT_MAX = 32767;
+const NODE_PORT_MIN = 30000;
+const NODE_PORT_MAX = 32767;
 const CLUSTER_IP_PREFIX = '10.96.';
 /** Random nodePorts tried before giving up: the range is shared with every other program on the machine. */
 const NODE_PORT_ATTEMPTS = 64;

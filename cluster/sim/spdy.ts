@@ -4,7 +4,7 @@
 // module with its own tests against frames recorded from spdystream's framer.
 import { constants as zlib, deflateRawSync, deflateSync, inflateSync } from 'node:zlib';
 
-export const SPDY_VERSION = 3;
+const SPDY_VERSION = 3;
 export const FLAG_FIN = 0x01;
 const CONTROL_BIT = 0x8000;
 const STREAM_ID_MASK = 0x7fffffff;
@@ -13,7 +13,7 @@ const FRAME_HEADER_BYTES = 8;
 /** Compressed header bytes a connection may send in all; the sim's clients send a few hundred. */
 const MAX_HEADER_HISTORY_BYTES = 1 << 20;
 
-export const ControlFrameType = { SynStream: 1, SynReply: 2, RstStream: 3, Settings: 4, Ping: 6, GoAway: 7, Headers: 8, WindowUpdate: 9 } as const;
+const ControlFrameType = { SynStream: 1, SynReply: 2, RstStream: 3, Settings: 4, Ping: 6, GoAway: 7, Headers: 8, WindowUpdate: 9 } as const;
 export const RstStreamStatus = { ProtocolError: 1, InvalidStream: 2, RefusedStream: 3, Cancel: 5, InternalError: 6 } as const;
 export const GoAwayStatus = { OK: 0, ProtocolError: 1, InternalError: 2 } as const;
 
@@ -57,7 +57,7 @@ function lengthPrefixed(bytes: Buffer): Buffer {
   return Buffer.concat([length, bytes]);
 }
 
-export function encodeHeaderBlock(headers: SpdyHeaders): Buffer {
+function encodeHeaderBlock(headers: SpdyHeaders): Buffer {
   const entries = Object.entries(headers);
   const count = Buffer.alloc(4);
   count.writeUInt32BE(entries.length);
@@ -66,7 +66,7 @@ export function encodeHeaderBlock(headers: SpdyHeaders): Buffer {
   ])]);
 }
 
-export function decodeHeaderBlock(block: Buffer): SpdyHeaders {
+function decodeHeaderBlock(block: Buffer): SpdyHeaders {
   let offset = 0;
   const take = () => {
     if (offset + 4 > block.length) throw new SpdyProtocolError('header block ends early');

@@ -8,8 +8,8 @@ import { counts, type Lab } from './lab.ts';
 import type { SubmissionGrade } from './submission.ts';
 
 /** `invalid`: a half was handed in but its evidence is invalid; `missing`: a half was not handed in. */
-export const PairStatusSchema = z.enum(['pass', 'fail', 'inconclusive', 'invalid', 'missing']);
-export const GradebookRowSchema = z.object({
+const PairStatusSchema = z.enum(['pass', 'fail', 'inconclusive', 'invalid', 'missing']);
+const GradebookRowSchema = z.object({
   student: z.string(),
   /** Where the student's name came from: the predictions, the name packed with --student, or the file name. */
   identity: z.enum(['predictions', 'packed --student', 'file name']),

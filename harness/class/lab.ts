@@ -1,18 +1,18 @@
 // The instructor's lab file: which scenarios and pairs count, points per check id, and whether
 // predictions count. YAML, checked with zod; a bad one gets one line naming the file and field.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TermlabError } from '../errors.ts';
 import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { isLabelValue } from '../safety/labels.ts';
+import { packagePath } from '../package-root.ts';
 
-export const DEFAULT_LAB = fileURLToPath(new URL('../../manifests/lab.yaml', import.meta.url));
+export const DEFAULT_LAB = packagePath('manifests/lab.yaml');
 
 const CheckId = z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a check id such as outcome.request or pair.grace');
 
-export const LabSchema = z.strictObject({
+const LabSchema = z.strictObject({
   name: z.string().min(1).max(64),
   /** The termlab.io/env label of this class's pods: `run` sets it, `reap --all-owners` needs it. */
   env: z.string().refine(isLabelValue, 'a label value: 63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric').optional(),

@@ -11,19 +11,19 @@ import { MANAGED_BY, MANAGER } from '../safety/labels.ts';
 import { CLASS_LABEL } from '../safety/reap-class.ts';
 import { classLimits, studentQuota } from './student-quota.ts';
 
-export const STUDENT_LABEL = 'termlab.io/student';
-export const CLASS_CONFIGMAP = 'termlab-class';
+const STUDENT_LABEL = 'termlab.io/student';
+const CLASS_CONFIGMAP = 'termlab-class';
 /** ClusterRoles from manifests/class.yaml, bound per student namespace. */
-export const STUDENT_ROLE = 'termlab-student';
-export const REAPER_ROLE = 'termlab-reaper';
-export const REAPER_ACCOUNT = 'termlab-reaper';
-export const QUOTA_NAME = 'termlab-quota';
+const STUDENT_ROLE = 'termlab-student';
+const REAPER_ROLE = 'termlab-reaper';
+const REAPER_ACCOUNT = 'termlab-reaper';
+const QUOTA_NAME = 'termlab-quota';
 export const MAX_TOKEN_HOURS = 168;
 export const DEFAULT_TOKEN_HOURS = 24;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-export function studentNamespace(classNamespace: string, name: string): string {
+function studentNamespace(classNamespace: string, name: string): string {
   return `${classNamespace}-${name}`;
 }
 

@@ -13,7 +13,7 @@ import { fail } from '../grade/types.ts';
 import { ARCHIVE_SUFFIX, INTERRUPTED_MARKER, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { archiveStem, isArchivePath, openArchive, type OpenedArchive } from '../pack/unpack.ts';
 
-export const MANIFEST_CHECK = 'submission.manifest';
+const MANIFEST_CHECK = 'submission.manifest';
 
 export interface GradeOptions {
   /** Used for every submission; otherwise each submission's own predictions.yaml. */

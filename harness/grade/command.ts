@@ -14,7 +14,7 @@ import { readPredictions } from './predictions.ts';
 import type { GradeResult } from './types.ts';
 
 /** One result as the terminal shows it; every string from the file is escaped. */
-export function formatResult(r: GradeResult): string {
+function formatResult(r: GradeResult): string {
   const lines = [`${VERDICT_LABEL[r.verdict]}  ${t(r.scenario)}  (${t(r.source)})`, `    ${t(r.explanation)}`];
   for (const note of r.notes) lines.push(`    note: ${t(note)}`);
   if (r.rollout) for (const line of requestsStrip(r.rollout).split('\n')) lines.push(`    ${t(line)}`);

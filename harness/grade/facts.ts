@@ -1,8 +1,8 @@
 // Grading in two stages: first the facts (every source of the file parsed once: the lab server's
 // lines, the container states the watch and the reads showed, the timeline as the one derivation
 // gives it), then the checks, each a pure function of these facts.
-import type { Observation, StateCitation, WatchEvent } from '../observation.ts';
-import { carriesPod, type DerivedTimeline, deriveTimeline, type LabLine, type MalformedLabLine, parseLabLogLines } from '../observation-timeline.ts';
+import type { ContainerRecord, Observation, StateCitation, WatchEvent } from '../observation.ts';
+import { carriesPod, containerLabLines, type DerivedTimeline, deriveContainers, deriveTimeline, type LabLine, type MalformedLabLine, parseLabLogLines } from '../observation-timeline.ts';
 
 /** A container state as the watch event or pod read shows it. */
 export type ShownState = WatchEvent['containers'][number];
@@ -36,6 +36,10 @@ export interface Facts {
   readonly timeline: Observation['timeline'];
   /** The container log can be taken as whole: the run finished, the stream did not end early, and no API outage cut it. */
   readonly logComplete: boolean;
+  /** Every container of the live pod as its own sources show it, the app first (deriveContainers, recomputed). */
+  readonly containers: readonly ContainerRecord[];
+  /** Each sidecar's own log lines, parsed once (the app's are `lab`). */
+  readonly sidecarLines: ReadonlyMap<string, { lines: readonly LabLine[]; malformed: readonly MalformedLabLine[] }>;
   /** The delay the harness really waited between the acceptance and the delete (ms), when both happened. */
   readonly deleteDelayMs: number | null;
 }
@@ -63,12 +67,17 @@ export function factsOf(o: Observation): Facts {
   const { requestAccepted, deleteIssued } = o.timeline;
   const derived = deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence }, lines);
   const { finalState: _final, ...points } = derived;
+  const parsed = containerLabLines(o);
+  const app = o.pod?.containers[0]?.name;
+  if (app !== undefined) parsed.set(app, { lines, malformed });
   return {
     o, lab: lines, malformed,
     states: stateSourcesOf(o),
     container: o.pod?.containers[0]?.name ?? null,
     derived,
     timeline: { ...o.timeline, ...points },
+    containers: deriveContainers(o, parsed),
+    sidecarLines: new Map([...parsed].filter(([name]) => name !== app)),
     logComplete: !o.evidence.logEndedEarly && o.run.complete && !watchHadGap(o),
     deleteDelayMs: requestAccepted && deleteIssued ? deleteIssued.at.mono - requestAccepted.at.mono : null,
   };

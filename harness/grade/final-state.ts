@@ -39,7 +39,12 @@ function watchConsistent(f: Facts): Check {
     const evicted = phase === 'Failed' && status?.statusReason === 'DeadlineExceeded';
     // The kubelet's own final delete (grace 0) comes only once the containers are gone.
     if (source.deletionGracePeriodSeconds === 0 && !terminated) return fail(id, `${describeCitation(source.citation)} shows grace 0 while the container still runs`);
-    if ((phase === 'Succeeded' || phase === 'Failed') && !(terminated && (evicted || (phase === 'Succeeded') === (shown!.exitCode === 0)))) {
+    // kubelet_pods.go getPhase: the main containers decide it (a native sidecar's end does not count): Succeeded when
+    // every one exited 0, Failed when one did not (a regular sidecar proxy that exits 17 fails the pod).
+    const mains = source.containers.filter((c) => !c.init);
+    const mainsZero = mains.every((c) => c.state === 'terminated' && c.exitCode === 0);
+    const mainsEnded = mains.every((c) => c.state === 'terminated');
+    if ((phase === 'Succeeded' || phase === 'Failed') && !(terminated && mainsEnded && (evicted || (phase === 'Succeeded') === mainsZero))) {
       return fail(id, `${describeCitation(source.citation)} shows phase ${phase} with the container ${shown ? `${shown.state}${shown.exitCode !== undefined ? ` ${shown.exitCode}` : ''}` : 'missing'}`);
     }
     if (!shown) continue;

@@ -3,6 +3,7 @@ import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts'
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../version.ts';
 import { observedDeadline, podStatusEvidence, podStatusOutcome, safetyNetEnded } from './deadline.ts';
+import { containerChecks, sidecarOutcomes } from './containers.ts';
 import { evidenceChecks } from './evidence.ts';
 import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
@@ -10,7 +11,8 @@ import { memoryEvidence } from './memory.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
 import { type Facts, factsOf } from './facts.ts';
-import { type Prediction, predict, rulesFor } from './theory.ts';
+import { predictScenario as predict } from './pod-theory.ts';
+import { type Prediction, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
 import { fail, inconclusive, RUBRIC_VERSION, type Check, type PodGradeResult, type Verdict, verdictOf } from './types.ts';
 
@@ -28,7 +30,9 @@ const asDesigned = (p: Prediction) => ({ outcome: p.outcome, termAt: p.termAt })
 
 function explain(verdict: Verdict, checks: Check[]): string {
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
-  if (verdict === 'matches-model' || !firstBad) return 'the run did what the kubelet model predicts';
+  // A pod with a sidecar says which container cut what (containers.ts attribution.cut-by).
+  const cut = checks.find((c) => c.id === 'attribution.cut-by' && c.status === 'pass');
+  if (verdict === 'matches-model' || !firstBad) return `the run did what the kubelet model predicts${cut ? `: ${cut.reason}` : ''}`;
   return firstBad.reason;
 }
 
@@ -48,10 +52,10 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const deadline = observedDeadline(f);
   const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f)]);
+  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), ...containerChecks(f), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f)]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
-  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline)]);
+  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline), ...sidecarOutcomes(f, model)]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
   // The predictions the run sealed before its first pod are the ones graded; a file given beside
@@ -110,7 +114,8 @@ function versionNotes(fileVersion: number): string[] {
   const missing = fileVersion < 2
     ? 'its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward\'s life nor of the pod\'s status reason'
     : fileVersion < 3 ? 'it has no record of the port-forward\'s life (opens, errors, closes) nor of the pod\'s status reason and active deadline'
-      : 'it has no record of the pod\'s status reason and message nor of its active deadline';
+      : fileVersion < 4 ? 'it has no record of the pod\'s status reason and message nor of its active deadline'
+        : 'it records one container: no sidecar\'s log, state or timeline';
   return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 

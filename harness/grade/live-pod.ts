@@ -62,9 +62,11 @@ function liveLifecycle(f: Facts): Check {
   const hookEnd = f.lab.find((l) => l.event === 'hook-end');
   if (hookStart && hookEnd) {
     const ranMs = Date.parse(hookEnd.time) - Date.parse(hookStart.time);
-    if (Math.abs(ranMs - wantMs) > TOLERANCE_SECONDS * 1000) {
-      return fail(id, `${describeLine(hookStart)} and ${describeLine(hookEnd)} are ${Math.round(ranMs)} ms apart, but the hook's length is ${wantMs} ms (scenario, live pod and the lines' own ms)`);
-    }
+    const apart = `${describeLine(hookStart)} and ${describeLine(hookEnd)} are ${Math.round(ranMs)} ms apart, but the hook's length is ${wantMs} ms (scenario, live pod and the lines' own ms)`;
+    // A sleep never ends early; it can end late on a starved machine (4067 ms for 3000, 10 students at
+    // once on the real node), which an edit could also give: then the hook's end cannot be trusted.
+    if (ranMs < wantMs - TOLERANCE_SECONDS * 1000) return fail(id, apart);
+    if (ranMs > wantMs + TOLERANCE_SECONDS * 1000) return inconclusive(id, `${apart}: the machine was starved while the hook slept, or the times were edited; the hook's end cannot be trusted`);
   }
   const listening = f.lab.find((l) => l.event === 'listening');
   // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.

@@ -6,6 +6,7 @@
 // terminating; the watch dropped (ECONNRESET), the server logged `aborted` 145 ms later, before the
 // preStop hook began, and with nothing in flight drained and exited 0.
 import type { TransportEvent } from '../observation.ts';
+import { proxyLeftFirst } from './containers.ts';
 import { describeLine, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
@@ -106,6 +107,8 @@ export function lostPath(f: Facts): LostPath | null {
   const transportLoss = firstLoss(f);
   const interrupted = !o.run.complete && /^interrupted/.test(o.run.incompleteReason ?? '');
 
+  // A sidecar proxy that exited first was the app's client: its going is the kill's, not a lost path (containers.ts).
+  if (aborted && proxyLeftFirst(f, aborted)) return null;
   if (aborted) {
     const abortedMs = Date.parse(aborted.time);
     if (accepted && abortedMs < Date.parse(accepted.time)) return { kind: 'contradiction', reason: `${describeLine(aborted)} has request ${r.id} aborted before ${describeLine(accepted)} accepted it` };

@@ -91,7 +91,7 @@ export function exitState(f: Facts, p: Prediction): Check {
  * much later than the harness's delete the API may have stamped its own: between the delete issued
  * and its answer (under load, up to a second or more). The API's span is measured from its own stamp.
  */
-export function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLag: number }[] {
+function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLag: number }[] {
   const o = f.o;
   const spans: { seconds: number; basis: string; apiLag: number }[] = [];
   const api = apiSecondsToEnd(f);

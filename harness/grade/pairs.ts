@@ -6,7 +6,7 @@ export interface PairResult {
   pairId: string;
   checks: Check[];
   /** The halves handed in whose evidence is invalid: such a pair is "invalid", not "missing". */
-  invalidRoles?: ('short' | 'restored')[];
+  invalidRoles?: ('short' | 'restored' | 'proxy-first' | 'app-first')[];
 }
 
 /** One run of one submission: the run id alone is not enough, a copied run shares it. */
@@ -17,16 +17,25 @@ function runKey(r: GradeResult): string {
 export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
   const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult; invalid: Set<'short' | 'restored'> }>();
+  const sidecarPairs = new Map<string, SidecarPair>();
   for (const r of results) {
     // A superseded try (its request lost, run again) never forms a pair: the last try of the same run does.
     if (!r.labPair || r.supersededBy) continue;
+    if (r.labPair.role === 'proxy-first' || r.labPair.role === 'app-first') {
+      const key = `${runKey(r)}\0${r.labPair.id}`;
+      const entry = sidecarPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
+      if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
+      else entry[r.labPair.role] = r;
+      sidecarPairs.set(key, entry);
+      continue;
+    }
     const key = `${runKey(r)}\0${r.labPair.id}`;
     const entry = byPair.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
     if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
     else entry[r.labPair.role] = r;
     byPair.set(key, entry);
   }
-  return [...byPair.values()].map(({ pairId, short, restored, invalid }) => {
+  return [...[...byPair.values()].map(({ pairId, short, restored, invalid }) => {
     const id = `pair.${pairId}`;
     const invalidRoles = (['short', 'restored'] as const).filter((role) => invalid.has(role) && !(role === 'short' ? short : restored));
     if (invalidRoles.length) {
@@ -59,7 +68,37 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
         ? fail(id, problems.join('; '))
         : pass(id, `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`)],
     };
-  });
+  }), ...[...sidecarPairs.values()].map(gradeSidecarPair)];
+}
+
+interface SidecarPair { pairId: string; 'proxy-first'?: GradeResult; 'app-first'?: GradeResult; invalid: Set<'proxy-first' | 'app-first'> }
+
+/**
+ * The sidecar pair (issue 26): the same work through the same proxy, cut when the proxy is a regular
+ * container stopped with the app, completed when it is a native sidecar stopped after it, on two pods.
+ */
+function gradeSidecarPair(p: SidecarPair): PairResult {
+  const id = `pair.${p.pairId}`;
+  const first = p['proxy-first'], after = p['app-first'];
+  const invalidRoles = (['proxy-first', 'app-first'] as const).filter((role) => p.invalid.has(role) && !p[role]);
+  if (invalidRoles.length) return { pairId: p.pairId, checks: [inconclusive(id, `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`)] };
+  if (!first || !after) return { pairId: p.pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${first ? 'app-first (native sidecar)' : 'proxy-first (regular container)'} one`)] };
+  const open = [first, after].filter((r) => r.verdict === 'inconclusive');
+  if (open.length) return { pairId: p.pairId, checks: [inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; '))] };
+  const native = (r: GradeResult) => (r.kind === 'pod' ? r.prediction?.pod?.containers.find((c) => c.role === 'sidecar')?.native ?? null : null);
+  const problems: string[] = [];
+  if (native(first) !== false) problems.push('the proxy-first run has no regular-container proxy');
+  if (native(after) !== true) problems.push('the app-first run has no native sidecar proxy');
+  if (first.outcome !== 'cut') problems.push(`the proxy-first run was ${first.outcome}, not cut`);
+  if (after.outcome !== 'completed') problems.push(`the app-first run was ${after.outcome}, not completed`);
+  if (first.workMs !== after.workMs) problems.push(`the work differs (${first.workMs} vs ${after.workMs} ms)`);
+  if (!objectUidOf(first) || objectUidOf(first) === objectUidOf(after)) problems.push('both runs claim the same pod UID: they must be two pods');
+  return {
+    pairId: p.pairId,
+    checks: [problems.length
+      ? fail(id, problems.join('; '))
+      : pass(id, `the same ${first.workMs / 1000}s of work through the same proxy was cut when the proxy was a regular container stopped with the app, and completed when it was a native sidecar stopped after it, on two pods`)],
+  };
 }
 
 /**
@@ -67,7 +106,8 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
  * (its outcome is the pair's lesson): how it strayed, or null. The runner runs such a half again.
  */
 export function strayedFromDesign(r: GradeResult): string | null {
-  const wanted = r.labPair?.role === 'short' ? 'cut' : r.labPair?.role === 'restored' ? 'completed' : null;
+  const role = r.labPair?.role;
+  const wanted = role === 'short' || role === 'proxy-first' ? 'cut' : role === 'restored' || role === 'app-first' ? 'completed' : null;
   if (!wanted || r.kind !== 'pod' || r.verdict !== 'matches-model' || r.outcome === wanted || r.asDesigned?.outcome !== wanted) return null;
   return `was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}`;
 }

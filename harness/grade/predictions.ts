@@ -16,7 +16,7 @@ const ExpectedSchema = z.object({
   outcome: z.enum(['completed', 'cut', 'rejected']),
   exitCode: z.int().min(0).max(255),
 });
-export const PredictionsFileSchema = z.object({
+const PredictionsFileSchema = z.object({
   student: z.string().optional(),
   predictions: z.record(z.string(), ExpectedSchema),
 });

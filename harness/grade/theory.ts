@@ -103,7 +103,7 @@ export interface DeadlineTiming {
  * past that (load average 12-17 on 2 cores) once had the simulator's SIGKILL timer fire at least
  * 0.31 s late (check:model, 1 of 240): such a run is graded "differs" and is worth running again.
  */
-export const OBSERVED_RESOLUTION_SECONDS = 0.1;
+const OBSERVED_RESOLUTION_SECONDS = 0.1;
 
 /**
  * What the evidence shows the kubelet did, in seconds after the delete as the server's clock places it
@@ -157,7 +157,39 @@ export interface Prediction {
   /** Where the times come from: the rules alone (the kubelet starts 0-2 s after the delete or the deadline), or the kubelet's observed TERM. */
   basis: 'window' | 'observed';
   steps: string[];
+  /** A pod with a sidecar: every container's answer (pod-theory.ts); the fields above are the app's and the client's. */
+  pod?: PodPrediction;
 }
+
+/** One container's answer in a pod with a sidecar (pod-theory.ts predictPod). */
+export interface ContainerPrediction {
+  name: string;
+  role: 'app' | 'sidecar';
+  native: boolean;
+  /** Seconds after the delete, on the model's clock (the app's observed TERM when grading). */
+  hookEndsAt: number | null;
+  termAt: number;
+  killAt: number;
+  exitAt: number;
+  exitCode: number;
+  reason: 'Completed' | 'Error' | 'OOMKilled';
+  /** A native sidecar's wait for its turn (waitForTurn), seconds; null for a main container. */
+  turnWaitSeconds: number | null;
+  /** Its turn came because the grace ran out while it waited, not because the app was gone. */
+  turnByTimer: boolean;
+  /** The seconds StopContainer was given. */
+  stopGraceSeconds: number;
+}
+
+export interface PodPrediction {
+  /** When every container's killContainer began (the kill sequence's start), seconds after the delete. */
+  startAt: number;
+  containers: ContainerPrediction[];
+  /** Who ended the client's request early: the proxy, the app's kill, or nothing (it completed). */
+  cutBy: 'proxy' | 'app' | null;
+  cause: string;
+}
+
 
 /**
  * server/app.ts: on TERM a server with LAB_TERM_ALLOCATE_MIB allocates that much, paced; over the
@@ -174,12 +206,12 @@ export function memoryKillAfterTerm(scenario: Scenario): number | null {
 /** Seconds as a step shows them: observed times to the millisecond, the rules' own as they are. */
 const fmt = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 
-export function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
+function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
   return Math.max(1, deletionGrace ?? specGrace);
 }
 
 /** The deadline a scenario gives its pod, placed by no run (termlab predict, the design); null when it sets none of its own. */
-export function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
+function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
   return scenario.activeDeadlineSeconds === undefined ? null : { seconds: scenario.activeDeadlineSeconds, passesAt: null };
 }
 

@@ -20,6 +20,11 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   // The grace runs from what started the kill: the delete, or the active deadline before it.
   const from = p.deadlineAt ?? 0;
   bars.push({ label: `grace ${p.graceSeconds}s${p.cause === 'deadline' ? ' (from the active deadline)' : ''}`, kind: 'grace', start: from, end: from + p.graceSeconds, source: 'model' });
+  // A pod with a sidecar: the app's own bars go in its lane, and every sidecar gets one of its own.
+  const records = o.containers ?? [];
+  const laneOf = (c: (typeof records)[number]) => `${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'})`;
+  const appLane = records.length > 1 ? laneOf(records[0]!) : undefined;
+  const first = bars.length;
   if (t.hookStart) {
     const start = fromPoint(t.hookStart);
     // A hook with no end of its own was left running when the kubelet moved on: draw it to TERM.
@@ -34,6 +39,23 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   if (t.containerTerminated) {
     const at = fromHarness(t.containerTerminated.at.mono);
     bars.push({ label: `terminated ${o.finalState?.exitCode ?? '?'}`, kind: 'terminated', start: at, end: at, source: 'harness' });
+  }
+  if (appLane) for (const bar of bars.slice(first)) bar.lane = appLane;
+  for (const c of records.slice(1)) {
+    const lane = laneOf(c);
+    if (c.hookStart) {
+      const start = fromWall(c.hookStart.at.time);
+      const end = c.hookEnd ? fromWall(c.hookEnd.at.time) : c.termReceived ? fromWall(c.termReceived.at.time) : start;
+      bars.push({ label: 'preStop hook', kind: 'hook', start, end, source: 'container-log', lane });
+    }
+    if (c.termReceived) {
+      const at = fromWall(c.termReceived.at.time);
+      bars.push({ label: c.termReceived.signal, kind: 'term', start: at, end: at, source: 'container-log', lane });
+    }
+    if (c.terminated) {
+      const at = fromHarness(c.terminated.at.mono);
+      bars.push({ label: `terminated ${c.finalState?.exitCode ?? '?'}`, kind: 'terminated', start: at, end: at, source: 'harness', lane });
+    }
   }
   return bars;
 }

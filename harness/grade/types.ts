@@ -20,6 +20,8 @@ export interface TimelineBar {
   start: number;
   end: number;
   source: 'harness' | 'container-log' | 'inferred' | 'model';
+  /** The container it belongs to, in a pod with a sidecar ("lab (app)", "proxy (native sidecar)"): one lane each. */
+  lane?: string;
 }
 
 /** What every grade says, whatever kind of run it grades. */
@@ -34,7 +36,7 @@ interface ResultBase {
   preStop: string;
   graceSeconds: number;
   workMs: number;
-  labPair: { id: string; role: 'short' | 'restored' } | null;
+  labPair: { id: string; role: 'short' | 'restored' | 'proxy-first' | 'app-first' } | null;
   outcome: string;
   exitCode: number | null;
   reason: string | null;

@@ -3,7 +3,7 @@
 // with backoff and jitter inside the outage budget; a 410 lists again and goes on from there.
 import { createInterface } from 'node:readline';
 import type * as k8s from '@kubernetes/client-node';
-import { timeoutOptions, type Cluster } from './connect.ts';
+import type { Cluster } from './connect.ts';
 import { classify } from './failures.ts';
 import { getText, openStream, type OpenStream } from './http.ts';
 import { Backoff, BACKOFF_INITIAL_MS } from './retry.ts';
@@ -159,19 +159,9 @@ export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> 
   }
 }
 
-/** The scenario's one pod, by name. */
+/** The scenario's one pod, by name: a 410 relists it through the base's own list, with the same selector. */
 export class PodWatchStream extends WatchStream<k8s.V1Pod> {
-  private readonly namespace: string;
-  private readonly name: string;
-
   constructor(cluster: Cluster, namespace: string, name: string, fromVersion: string, callbacks: PodWatchCallbacks) {
     super(cluster, { path: `/api/v1/namespaces/${namespace}/pods`, query: { fieldSelector: `metadata.name=${name}` } }, fromVersion, callbacks);
-    this.namespace = namespace;
-    this.name = name;
-  }
-
-  protected override async list(): Promise<{ items: k8s.V1Pod[]; resourceVersion: string | undefined }> {
-    const list = await this.cluster.core.listNamespacedPod({ namespace: this.namespace, fieldSelector: `metadata.name=${this.name}` }, timeoutOptions(this.cluster.health.requestTimeoutMs));
-    return { items: list.items, resourceVersion: list.metadata?.resourceVersion };
   }
 }

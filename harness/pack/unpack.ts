@@ -14,7 +14,7 @@ import { ARCHIVE_SUFFIX, MANIFEST_NAME, ManifestSchema, MEMBER_NAME, sha256, typ
 
 const OBSERVATION_SUFFIX = '.observation.json';
 
-export const ARCHIVE_LIMITS = {
+const ARCHIVE_LIMITS = {
   /** The compressed archive as handed in. */
   archiveBytes: 64 * 1024 * 1024,
   /** One member: no file in a submission is larger than an observation may be. */
@@ -27,7 +27,7 @@ export const ARCHIVE_LIMITS = {
 };
 
 /** What a hand-in may be: the `.tar.gz` that `termlab pack` writes, or the same run re-wrapped (`.tgz`, `.tar`, `.zip`). */
-export const ARCHIVE_SUFFIXES = [ARCHIVE_SUFFIX, '.tgz', '.tar', '.zip'] as const;
+const ARCHIVE_SUFFIXES = [ARCHIVE_SUFFIX, '.tgz', '.tar', '.zip'] as const;
 
 export function isArchivePath(path: string): boolean {
   const lower = path.toLowerCase();

@@ -13,7 +13,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import { describeSetup } from '../scenario/setup.ts';
 import { filledText, OUTCOMES, templateText, type Outcome } from './file.ts';
 
-export const DEFAULT_PREDICTIONS_FILE = 'predictions.yaml';
+const DEFAULT_PREDICTIONS_FILE = 'predictions.yaml';
 const MAX_EXIT_CODE = 255;
 
 function checkedStudent(name: string): string {

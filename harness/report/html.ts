@@ -42,7 +42,12 @@ function svgTimeline(r: GradeResult): string {
   const min = Math.min(0, ...bars.map((b) => b.start));
   const max = Math.max((r.prediction?.killAt ?? 0) + 1, ...bars.map((b) => b.end));
   // Room on the right for the label of a marker at the very end.
-  const width = 820, left = 110, right = 150, rowH = 26, height = ROWS.length * rowH + 40;
+  // One row per kind; in a pod with a sidecar, request and grace, then one lane per container.
+  const lanes = [...new Set(bars.flatMap((b) => (b.lane ? [b.lane] : [])))];
+  const rows: { name: string; bars: TimelineBar[] }[] = lanes.length
+    ? [...(['request', 'grace'] as const).map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind && !b.lane) })), ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) }))]
+    : ROWS.map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind) }));
+  const width = 820, left = lanes.length ? 170 : 110, right = 150, rowH = 26, height = rows.length * rowH + 40;
   const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
   const parts: string[] = [];
   // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.
@@ -54,10 +59,11 @@ function svgTimeline(r: GradeResult): string {
     if (major || max - min < 12) parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${formatTick(s)}s</text>`);
   }
   parts.push(`<text x="${x(0) + 4}" y="20" class="delete">delete</text>`);
-  ROWS.forEach((kind, row) => {
+  rows.forEach(({ name, bars: inRow }, row) => {
     const y = 28 + row * rowH;
-    parts.push(`<text x="8" y="${y + 14}" class="row">${ROW_NAME[kind]}</text>`);
-    for (const bar of bars.filter((b) => b.kind === kind)) {
+    parts.push(`<text x="8" y="${y + 14}" class="row">${e(name)}</text>`);
+    for (const bar of inRow) {
+      const kind = bar.kind;
       const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
       if (bar.start === bar.end) {
         const cx = x(bar.start);

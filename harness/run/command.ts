@@ -202,7 +202,7 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
       // schema is a problem, not a verdict.
       await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
       const first = error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
-      problems.push(`${path}: the observation failed its own schema (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
+      problems.push(`${path}: the observation could not be written as it is (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
       return null;
     }
     try {

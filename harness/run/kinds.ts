@@ -1,9 +1,9 @@
 // The two kinds of scenario a run runs, each one object: how long one may take, how many pods it
 // holds at once, how it runs (plan → execute → finish, in scenario.ts and rollout.ts), how its
 // observation is written, and whether a try whose request the harness lost runs again.
-import { writeFileAtomic } from '../files.ts';
-import { type Observation, writeObservation } from '../observation.ts';
-import { type RolloutObservation, RolloutObservationSchema } from '../observation-rollout.ts';
+import type { Observation } from '../observation.ts';
+import type { RolloutObservation } from '../observation-rollout.ts';
+import { writeAnyObservation } from '../observation-write.ts';
 import type { ScenarioSet } from '../scenario/load.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -21,7 +21,7 @@ export interface ScenarioKind<S extends { name: string }, O> {
   /** How its traffic reaches the lab, for the run's opening lines. */
   describeTraffic(transport: string): string;
   run(ctx: ScenarioContext, s: S): Promise<O>;
-  /** Written through its own schema: a file the run writes is a file it can read back. */
+  /** Written through its own schema and within the readers' size limit (observation-write.ts). */
   write(path: string, o: O): Promise<void>;
   /** A try whose request the harness lost runs again on a fresh pod. */
   retriesLostRequests: boolean;
@@ -38,7 +38,7 @@ export const POD_SCENARIOS: ScenarioKind<Scenario, Observation> = {
   podsAtOnce: (scenarios, parallel) => Math.min(parallel, scenarios.length),
   describeTraffic: (transport) => `over ${transport}`,
   run: runScenario,
-  write: writeObservation,
+  write: writeAnyObservation,
   retriesLostRequests: true,
   pairOf: (s) => s.labPair?.id ?? null,
   sweepsWorkloads: false,
@@ -53,7 +53,7 @@ export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation
   podsAtOnce: (scenarios, parallel) => Math.max(...scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length),
   describeTraffic: () => 'load from a pod through each Service',
   run: runRollout,
-  write: async (path, o) => writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(o), null, 2) + '\n'),
+  write: writeAnyObservation,
   retriesLostRequests: false,
   pairOf: () => null,
   sweepsWorkloads: true,

@@ -3,7 +3,6 @@
 import { apiErrorText, followLog, readLog, type Cluster } from '../kube/index.ts';
 import type { Observation } from '../observation.ts';
 import type { RunClock } from './clock.ts';
-import { parseLabLine } from '../../server/contract-schemas.ts';
 
 type LogLine = Observation['evidence']['logLines'][number];
 
@@ -96,17 +95,4 @@ export class LogFollower {
     this.stopped = true;
     this.handle?.stop();
   }
-}
-
-/** The lab server's own events, parsed from the log through the pod contract; lines that are not its JSON, or not the fields it writes, are skipped. */
-export function labEvents(lines: LogLine[]): { event: string; time: string; mono: number; [key: string]: unknown }[] {
-  const events = [];
-  for (const line of lines) {
-    if (!line.text.startsWith('{')) continue;
-    let json: unknown;
-    try { json = JSON.parse(line.text); } catch { continue; }
-    const parsed = parseLabLine(json);
-    if (parsed.kind === 'event' || parsed.kind === 'other') events.push(parsed.line);
-  }
-  return events;
 }

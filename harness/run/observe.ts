@@ -4,7 +4,7 @@ import { OBSERVATION_SCHEMA_VERSION, type HarnessTime, type Observation } from '
 import { apiTimeString } from './clock.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { LogFollower } from './logs.ts';
-import { type DerivedTimeline, deriveTimeline } from '../observation-timeline.ts';
+import { type DerivedTimeline, deriveContainers, deriveTimeline } from '../observation-timeline.ts';
 import type { RequestRecord } from './request.ts';
 import type { PodWatch } from './watch.ts';
 
@@ -19,6 +19,8 @@ export interface Recorded {
   request: RequestRecord;
   watch: PodWatch | null;
   logs: LogFollower | null;
+  /** The sidecars' logs (containers other than the lab's), each followed apart. */
+  sidecarLogs?: { container: string; logs: LogFollower }[];
   podEvents: Observation['evidence']['podEvents'];
   /** Pods read with GET after a watch gap or at the end, kept apart from watch events. */
   podReads: Observation['evidence']['podReads'];
@@ -45,6 +47,12 @@ export function buildObservation(r: Recorded): Observation {
   const derived = deriveTimeline({ scenario: r.scenario, pod: r.pod, deleteIssued: r.deleteIssued, evidence });
   const end = derived.finalState;
   const finalState = end ? { exitCode: end.exitCode, reason: end.reason, ...apiTimesOf(r, end), container: end.container, from: end.from } : null;
+  // The sidecars' logs, each with whether its stream broke or ended before its container was seen to.
+  const containerLogs = (r.sidecarLogs ?? []).map(({ container, logs }) => ({
+    container, lines: logs.lines,
+    endedEarly: logs.error !== null || (logs.ended && !derivedEnds(r, container)),
+  }));
+  const containers = deriveContainers({ pod: r.pod, evidence: { ...evidence, containerLogs } });
 
   let outcome = r.request.outcome;
   let errorCode = r.request.errorCode;
@@ -76,6 +84,7 @@ export function buildObservation(r: Recorded): Observation {
       id: r.request.id, status: r.request.status, bytes: r.request.bytes, sha256: r.request.sha256, done: r.request.done,
       doneSeen: r.request.doneSeen, podUid: r.request.podUid, errorCode, outcome,
     },
+    containers,
     finalState,
     evidence: {
       watchEvents,
@@ -85,8 +94,14 @@ export function buildObservation(r: Recorded): Observation {
       logLines: lines,
       // Early: the stream broke, or ended while the container was never seen to end.
       logEndedEarly: Boolean(r.logs && (r.logs.error !== null || (r.logs.ended && !finalState))),
+      containerLogs,
       podEvents: r.podEvents,
     },
     cleanup: r.cleanup,
   };
+}
+
+/** The watch (or a read) showed this container terminated. */
+function derivedEnds(r: Recorded, container: string): boolean {
+  return [...(r.watch?.events ?? []), ...r.podReads].some((e) => e.containers.some((c) => c.name === container && c.state === 'terminated'));
 }

@@ -6,7 +6,7 @@ import type { HarnessTime, Observation } from '../observation.ts';
 import type { RunClock } from './clock.ts';
 
 /** The lab server names the pod it runs in with this response header (server/app.ts). */
-export const POD_UID_HEADER = 'x-pod-uid';
+const POD_UID_HEADER = 'x-pod-uid';
 
 export interface RequestRecord {
   id: string;

@@ -3,6 +3,7 @@
 import { COLLECTIONS, collectionVersion, type Cluster, WatchStream } from '../kube/index.ts';
 import type { RolloutObservation, RolloutPodEvent } from '../observation-rollout.ts';
 import { ROLE_LABEL } from '../scenario/render-rollout.ts';
+import { LAB_MODE_ENV } from '../../server/contract.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 import { containerStates } from './watch.ts';
 
@@ -10,7 +11,7 @@ type Evidence = RolloutObservation['evidence'];
 type Raw = Record<string, any>;
 type Resource = 'deployments' | 'replicasets' | 'pods' | 'endpointslices';
 
-const labModeOf = (c: Raw) => (c.env ?? []).find((e: Raw) => e.name === 'LAB_MODE')?.value ?? null;
+const labModeOf = (c: Raw) => (c.env ?? []).find((e: Raw) => e.name === LAB_MODE_ENV)?.value ?? null;
 export const liveContainers = (spec: Raw | undefined) => (spec?.containers ?? []).map((c: Raw) => ({ name: String(c.name), image: String(c.image ?? ''), lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null, labMode: labModeOf(c) }));
 
 const roleOf = (p: Raw): RolloutPodEvent['role'] => {

@@ -8,7 +8,7 @@ import { deletePod, listEvents, nodeInfo, openPortForward, readPod, removeFinali
 import type { HarnessTime, Observation, SealedPredictions } from '../observation.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
-import { labPort, renderPod } from '../scenario/render.ts';
+import { renderPod, requestPort } from '../scenario/render.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 import { Cleaner } from './cleaner.ts';
 import { newRun, type Phase, type PodPhase, runPhases } from './phases.ts';
@@ -17,17 +17,17 @@ import { apiTimeString, type RunClock } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { buildObservation, type Recorded } from './observe.ts';
 import { newRequestRecord, sendWork, type RequestRecord } from './request.ts';
-import { hasTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
+import { allTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
 
 export type { Phase } from './phases.ts';
 
 /** Beyond grace + hook, how long the container may take to be seen ended (a slow kubelet). */
-export const TERMINATION_MARGIN_MS = 30_000;
+const TERMINATION_MARGIN_MS = 30_000;
 /** After the container ended: how long the request may take to end, and the log stream to close. */
-export const REQUEST_END_AFTER_TERMINATION_MS = 10_000;
-export const LOG_END_AFTER_TERMINATION_MS = 5_000;
+const REQUEST_END_AFTER_TERMINATION_MS = 10_000;
+const LOG_END_AFTER_TERMINATION_MS = 5_000;
 /** After the finalizer is removed: how long the pod may take to disappear. */
-export const POD_GONE_TIMEOUT_MS = 30_000;
+const POD_GONE_TIMEOUT_MS = 30_000;
 
 /** The run's own list of pods created and not yet seen gone: what is left if the API never returns. */
 export interface PodTracker {
@@ -134,21 +134,32 @@ async function readyPhase(ctx: ScenarioContext, watch: PodWatch, name: string): 
 }
 
 interface Observed { pod: NonNullable<Observation['pod']>; logs: LogFollower; node: { nodeName: string | null; runtime: string | null }; base: string }
+/** A sidecar's log, followed like the app's. */
+export interface SidecarLog { container: string; logs: LogFollower }
 
 /** observe: the log follow before any request, and the pod as the API holds it now. */
 /** What a scenario holds open in this process: each registered with the cleaner the moment it exists. */
-interface Held { logs: LogFollower | null; forward: PortForwardHandle<HarnessTime> | null }
+interface Held { logs: LogFollower | null; sidecarLogs: SidecarLog[]; forward: PortForwardHandle<HarnessTime> | null }
 
-async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWatch, cleaner: Cleaner, held: Held): Promise<Observed> {
+async function observePhase(ctx: ScenarioContext, scenario: Scenario, created: Created, watch: PodWatch, cleaner: Cleaner, held: Held): Promise<Observed> {
   const { cluster, namespace, clock } = ctx;
   const container = watch.pods.at(-1)?.spec?.containers[0]?.name ?? 'lab';
   const logs = new LogFollower();
   held.logs = logs;
   cleaner.defer('stop the log follow', async () => { logs.stop(); return 'skipped'; });
   await logs.start(cluster, namespace, created.name, container, clock);
+  // Every other container's log (a sidecar's) too, before any request: each its own evidence.
+  const spec = watch.pods.at(-1)?.spec;
+  for (const other of [...(spec?.containers.slice(1) ?? []), ...(spec?.initContainers ?? [])]) {
+    const follower = new LogFollower();
+    held.sidecarLogs.push({ container: other.name, logs: follower });
+    cleaner.defer(`stop the log follow of ${other.name}`, async () => { follower.stop(); return 'skipped'; });
+    await follower.start(cluster, namespace, created.name, other.name, clock);
+  }
   // The pod as it is now, not as the template said.
   const captured = await readCaptured(ctx, created);
-  const port = labPort(ctx.template);
+  // Through the sidecar proxy when the pod has one, as a user's traffic would come.
+  const port = requestPort(ctx.template, scenario);
   let base: string;
   if (ctx.transport === 'portforward') {
     const forward = await openPortForward(cluster, namespace, created.name, port, () => clock.now());
@@ -159,7 +170,7 @@ async function observePhase(ctx: ScenarioContext, created: Created, watch: PodWa
   } else {
     // A port published on the node (hostPort, as the simulated cluster does for every port) is
     // reached at the node's address; otherwise at the pod's own address.
-    const hostPort = captured.pod.spec?.containers.flatMap((c) => c.ports ?? []).find((p) => p.containerPort === port)?.hostPort;
+    const hostPort = [...(captured.pod.spec?.containers ?? []), ...(captured.pod.spec?.initContainers ?? [])].flatMap((c) => c.ports ?? []).find((p) => p.containerPort === port)?.hostPort;
     base = hostPort ? `http://${captured.pod.status?.hostIP}:${hostPort}` : `http://${captured.pod.status?.podIP}:${port}`;
   }
   return { pod: captured.record, logs, node: await nodeInfo(cluster, captured.pod.spec?.nodeName), base };
@@ -176,10 +187,15 @@ async function readCaptured(ctx: ScenarioContext, created: Created): Promise<{ p
       terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? null,
       activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds ?? null, capturedAt,
       // The wire form: lifecycle's model fields carry their JSON names, so a JSON round trip is verbatim.
-      containers: pod.spec!.containers.map((c) => ({ name: c.name, image: c.image ?? '', lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null })),
+      containers: [
+        ...pod.spec!.containers.map((c) => ({ name: c.name, image: c.image ?? '', lifecycle: wireLifecycle(c) })),
+        ...(pod.spec!.initContainers ?? []).map((c) => ({ name: c.name, image: c.image ?? '', lifecycle: wireLifecycle(c), init: true, restartPolicy: c.restartPolicy ?? null })),
+      ],
     },
   };
 }
+
+const wireLifecycle = (c: k8s.V1Container) => (c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null);
 
 /** request: GET /work; resolves once the server accepted it, with the promise of its end. */
 async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: string, request: RequestRecord, cleaner: Cleaner): Promise<InFlight> {
@@ -235,8 +251,11 @@ async function deletePhase(ctx: ScenarioContext, scenario: Scenario, created: Cr
 
 /** terminate: until the container is seen ended, by the watch or a read after a gap; then a final read. Exported for its test. */
 export async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, watch: PodWatch): Promise<void> {
-  const limitMs = (scenario.terminationGracePeriodSeconds + hookDurationSeconds(scenario.preStop)) * 1000 + TERMINATION_MARGIN_MS + ctx.cluster.health.patienceMs;
-  const ended = await watch.waitFor((s) => (s.pod !== null && hasTerminated(s.pod)) || isGone(s), limitMs, ctx.signal);
+  const base = (scenario.terminationGracePeriodSeconds + hookDurationSeconds(scenario.preStop)) * 1000 + TERMINATION_MARGIN_MS + ctx.cluster.health.patienceMs;
+  // Every container: a native sidecar ends after the app, its own hook and grace after the app's.
+  const sidecarMs = scenario.sidecar ? (hookDurationSeconds(scenario.sidecar.preStop) + 2) * 1000 : 0;
+  const limitMs = base + sidecarMs;
+  const ended = await watch.waitFor((s) => (s.pod !== null && allTerminated(s.pod)) || isGone(s), limitMs, ctx.signal);
   await watch.settle();
   await watch.read('final');
   if (ended) return;
@@ -246,15 +265,17 @@ export async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, w
 }
 
 /** collect: the request's end, the log (made whole if the API cut its stream), the pod's events. */
-async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: InFlight, logs: LogFollower): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
+async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: InFlight, logs: LogFollower, sidecarLogs: SidecarLog[]): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
   const timer = new AbortController();
   const ended = await Promise.race([inFlight.requestDone.then(() => true), sleep(REQUEST_END_AFTER_TERMINATION_MS, false, { signal: timer.signal }).catch(() => false)]);
   timer.abort();
   // The container is gone and the answer still has no end: it never will. Recorded as cut, not left in flight.
   if (!ended) { inFlight.giveUp(); await inFlight.requestDone; }
-  await logs.waitForEnd(LOG_END_AFTER_TERMINATION_MS);
-  if (logs.error !== null || !logs.ended) {
-    try { await logs.recover(); } catch { /* the stream's own error stays on record */ }
+  for (const follower of [logs, ...sidecarLogs.map((l) => l.logs)]) {
+    await follower.waitForEnd(LOG_END_AFTER_TERMINATION_MS);
+    if (follower.error !== null || !follower.ended) {
+      try { await follower.recover(); } catch { /* the stream's own error stays on record */ }
+    }
   }
   return { podEvents: await podEvents(ctx, created.name) };
 }
@@ -268,7 +289,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   const run = newRun(ctx, ctx.transport, { ...(attempt > 1 ? { attempt } : {}), ...(ctx.predictions ? { predictions: ctx.predictions } : {}) });
   const cleaner = new Cleaner(clock);
   const deleteAttempts: Observation['cleanup'] = [];
-  const held: Held = { logs: null, forward: null };
+  const held: Held = { logs: null, sidecarLogs: [], forward: null };
   // What each phase returned, kept for the observation whatever phase the run stopped in.
   const got: {
     watch: PodWatch | null; watchEstablished: HarnessTime | null; created: Created | null; ready: { podReady: HarnessTime } | null; observed: Observed | null;
@@ -284,7 +305,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
 
     phaseContext.onPhase('waiting for Ready');
     got.ready = await readyPhase(phaseContext, watch, name);
-    const observed = got.observed = await observePhase(phaseContext, created, watch, cleaner, held);
+    const observed = got.observed = await observePhase(phaseContext, scenario, created, watch, cleaner, held);
 
     phaseContext.onPhase('request in flight');
     const inFlight = await requestPhase(phaseContext, scenario, observed.base, request, cleaner);
@@ -294,7 +315,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     await terminatePhase(phaseContext, scenario, watch);
 
     phaseContext.onPhase('collecting');
-    got.podEvents = (await collectPhase(phaseContext, created, inFlight, observed.logs)).podEvents;
+    got.podEvents = (await collectPhase(phaseContext, created, inFlight, observed.logs, held.sidecarLogs)).podEvents;
   }, {
     onError: async (error) => {
       const events = error instanceof TermlabError ? error.context.events : undefined;
@@ -325,6 +346,7 @@ function finishScenario({ run, scenario, request, got, held, cleanup }: {
     deleteAck: got.deletion?.deleteAck ?? null,
     watch: got.watch,
     logs: got.observed?.logs ?? held.logs,
+    sidecarLogs: held.sidecarLogs,
     podEvents: got.podEvents,
     podReads: got.watch?.reads ?? [],
     cleanup,

@@ -11,19 +11,25 @@ type Lifecycle = { event: WatchLife; at: ReturnType<RunClock['now']>; resourceVe
 export type Sighting = { via: 'watch'; type: PodEventType; pod: k8s.V1Pod } | { via: 'read'; reason: PodRead['reason']; pod: k8s.V1Pod | null };
 
 /** The containers' states as a watch event records them (pod and rollout observations alike). */
-export const containerStates = (pod: k8s.V1Pod) => (pod.status?.containerStatuses ?? []).map((c) => {
+export const containerStates = (pod: k8s.V1Pod) => [
+  ...(pod.status?.containerStatuses ?? []).map((c) => containerState(c)),
+  // A native sidecar's status is in initContainerStatuses (version 5 on).
+  ...(pod.status?.initContainerStatuses ?? []).map((c) => ({ ...containerState(c), init: true })),
+];
+
+function containerState(c: k8s.V1ContainerStatus): WatchEvent['containers'][number] {
   const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
   return {
     name: c.name, state, ready: Boolean(c.ready),
     ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}),
     ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}),
   } as WatchEvent['containers'][number];
-});
+}
 
 /** Why the kubelet ended the pod on its own (status.reason, status.message: `DeadlineExceeded`), verbatim; null when none. */
 const statusCause = (pod: k8s.V1Pod | null) => ({ statusReason: pod?.status?.reason ?? null, statusMessage: pod?.status?.message ?? null });
 
-export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
+function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
     type,
     resourceVersion: pod.metadata?.resourceVersion ?? '',
@@ -39,7 +45,7 @@ export function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedA
   };
 }
 
-export function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
+function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
   return {
     reason, at, found: pod !== null,
     resourceVersion: pod?.metadata?.resourceVersion ?? null,
@@ -160,5 +166,10 @@ export class PodWatch {
 
 export const isReady = (pod: k8s.V1Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 export const hasTerminated = (pod: k8s.V1Pod) => pod.status?.containerStatuses?.some((c) => c.state?.terminated) ?? false;
+/** Every container of the pod has ended, its sidecars too (a native sidecar ends after the app). */
+export const allTerminated = (pod: k8s.V1Pod) => {
+  const all = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  return all.length > 0 && all.every((c) => c.state?.terminated);
+};
 /** The pod is gone: a DELETED event, or a read that found no pod of our UID. */
 export const isGone = (s: Sighting) => (s.via === 'watch' ? s.type === 'DELETED' : s.pod === null);

@@ -3,7 +3,7 @@ import { TermlabError } from '../errors.ts';
 import { listPods, type Cluster } from '../kube/index.ts';
 import { ownerSelector } from './labels.ts';
 
-export async function countLivePods(cluster: Cluster, namespace: string, owner: string): Promise<number> {
+async function countLivePods(cluster: Cluster, namespace: string, owner: string): Promise<number> {
   const list = await listPods(cluster, namespace, { labelSelector: ownerSelector(owner) });
   return list.items.filter((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? '')).length;
 }

@@ -3,7 +3,7 @@
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 
 /** Room for start-up, readiness and the watch to see the end. */
-export const DEADLINE_MARGIN_SECONDS = 60;
+const DEADLINE_MARGIN_SECONDS = 60;
 
 /**
  * work + delay + hook + grace + margin, in whole seconds: even if termlab is killed outright,
@@ -18,9 +18,4 @@ export function podDeadlineSeconds(scenario: Scenario): number {
 /** Seconds left of a deadline (activeDeadlineSeconds) counted from a start (ms since the epoch). */
 export function secondsLeftOf(deadlineSeconds: number, startedAtMs: number, nowMs: number = Date.now()): number {
   return Math.max(0, deadlineSeconds - (nowMs - startedAtMs) / 1000);
-}
-
-/** Seconds left before a scenario's pod ends by its deadline: what progress and the reaper show. */
-export function secondsLeft(scenario: Scenario, startedAtMs: number, nowMs: number = Date.now()): number {
-  return secondsLeftOf(podDeadlineSeconds(scenario), startedAtMs, nowMs);
 }

@@ -26,7 +26,7 @@ export function quotaRefusal(error: unknown): QuotaRefusal | null {
 }
 
 /** "40 of 40 pods in use": each limit the refusal names. */
-export function usageText(r: QuotaRefusal): string {
+function usageText(r: QuotaRefusal): string {
   return Object.keys(r.limited).map((key) => `${r.used[key] ?? '?'} of ${r.limited[key]} ${key} in use`).join(', ');
 }
 

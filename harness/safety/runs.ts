@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { unwritable } from '../errors.ts';
 import { readJsonFile, writeFileAtomic } from '../files.ts';
 
-export const RunRecordSchema = z.object({
+const RunRecordSchema = z.object({
   runId: z.string(),
   owner: z.string(),
   context: z.string(),

@@ -6,11 +6,11 @@ import { HOLD_FINALIZER, RUN_LABEL } from './labels.ts';
 import { sweepRunWorkloads } from './reap-workloads.ts';
 
 /** How long a run waits at its end for its pods to be gone, and how often it looks. */
-export const RUN_PODS_GONE_TIMEOUT_MS = 15_000;
+const RUN_PODS_GONE_TIMEOUT_MS = 15_000;
 const RUN_PODS_POLL_MS = 250;
 
 /** Names of this run's pods that still exist. API failures come out as TermlabErrors (exit 3). */
-export async function runPodsLeft(cluster: Cluster, namespace: string, runId: string): Promise<string[]> {
+async function runPodsLeft(cluster: Cluster, namespace: string, runId: string): Promise<string[]> {
   const list = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${runId}` });
   return list.items.map((p) => p.metadata!.name!);
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type CommandModule, parseOptions } from '../command.ts';
 import { scenariosFlags } from '../commands/scenarios.ts';
-import { predict } from '../grade/theory.ts';
+import { predictScenario as predict } from '../grade/pod-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { loadScenarioSet } from './load.ts';
 import { describeRollout } from './rollout.ts';
@@ -33,7 +33,10 @@ export const scenariosCommand: CommandModule = {
       if (!values.reveal) continue;
       const p = predict(s);
       if (s.description) io.out(`    ${s.description}\n`);
-      io.out(`    model: ${p.outcome}, exit ${p.exitCode} — ${p.steps.join('; ')}\n\n`);
+      io.out(`    model: ${p.outcome}, exit ${p.exitCode} — ${p.steps.join('; ')}\n`);
+      // A pod with a sidecar: every container's hook, TERM, kill and end.
+      for (const c of p.pod?.containers ?? []) io.out(`    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`);
+      io.out('\n');
     }
     if (!values.reveal) io.out('\nPredict each outcome first: `termlab predict`. `termlab scenarios --reveal` shows the model\'s answers.\n');
     return 0;

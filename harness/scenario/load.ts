@@ -1,16 +1,16 @@
 // Reading scenario files and the pod template: YAML, checked with zod, errors that name the field.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { TermlabError } from '../errors.ts';
 import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { oneLine } from '../report/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
 import { nearest } from '../suggest.ts';
+import { packagePath } from '../package-root.ts';
 import { FileScenarioSchema, PreStopSchema, ScenarioFileSchema, type Scenario } from './schema.ts';
 
-export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../manifests/scenarios.yaml', import.meta.url));
-export const DEFAULT_TEMPLATE = fileURLToPath(new URL('../../manifests/lab-pod.yaml', import.meta.url));
+export const DEFAULT_SCENARIOS = packagePath('manifests/scenarios.yaml');
+const DEFAULT_TEMPLATE = packagePath('manifests/lab-pod.yaml');
 
 interface YamlFile {
   data: unknown;

@@ -2,9 +2,10 @@
 // server, a NodePort Service in front of it, and the load pod (the same image, LAB_MODE=load).
 // Only the fields the scenario is about change; everything carries the run's ownership labels.
 import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
-import { ENV_LABEL, ownershipLabels } from '../safety/labels.ts';
+import { ENV_LABEL, ownershipLabels, RUN_LABEL, SCENARIO_LABEL } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { configureLabContainer } from '../../server/contract-schemas.ts';
+import { LAB_LOAD_MODE, LAB_MODE_ENV } from '../../server/contract.ts';
 import { type RolloutScenario, type RolloutTemplate, rolloutDeadlineSeconds } from './rollout.ts';
 
 /** Tells the Deployment's pods apart from the load pod, which carries the same run labels. */
@@ -12,7 +13,7 @@ export const ROLE_LABEL = 'termlab.io/role';
 /** The Service's port: what a client inside the cluster connects to at the ClusterIP. */
 export const SERVICE_PORT = 80;
 /** A template change always changes this annotation too, so even an identical lifecycle rolls out. */
-export const REVISION_ANNOTATION = 'termlab.io/template';
+const REVISION_ANNOTATION = 'termlab.io/template';
 
 export interface RolloutRenderOptions {
   name: string;
@@ -37,7 +38,7 @@ const expiry = (o: RolloutRenderOptions) => (o.expiresAt ? { annotations: { [EXP
 /** The Deployment's selector: this scenario's lab pods of this run, and nothing else. */
 export function labSelector(scenario: RolloutScenario, o: RolloutRenderOptions): Record<string, string> {
   const all = labels(scenario, o, 'lab');
-  return { 'termlab.io/run': all['termlab.io/run']!, 'termlab.io/scenario': all['termlab.io/scenario']!, [ROLE_LABEL]: 'lab' };
+  return { [RUN_LABEL]: all[RUN_LABEL]!, [SCENARIO_LABEL]: all[SCENARIO_LABEL]!, [ROLE_LABEL]: 'lab' };
 }
 
 /** The pod template of one version: the lab pod's spec with this version's mode and hook. */
@@ -98,8 +99,8 @@ export function renderLoadPod(template: Record<string, any>, scenario: RolloutSc
   delete container.lifecycle;
   const load = scenario.load;
   container.env = [
-    ...(container.env ?? []).filter((e: any) => e.name !== 'LAB_MODE'),
-    { name: 'LAB_MODE', value: 'load' },
+    ...(container.env ?? []).filter((e: any) => e.name !== LAB_MODE_ENV),
+    { name: LAB_MODE_ENV, value: LAB_LOAD_MODE },
     { name: 'LOAD_TARGET', value: o.target },
     { name: 'LOAD_RATE', value: String(load.rate) },
     { name: 'LOAD_WORK_MS', value: String(load.workMs) },

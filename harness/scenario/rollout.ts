@@ -7,7 +7,7 @@ import { describePreStop, PreStopSchema } from './schema.ts';
 const IntOrPercent = z.union([z.int().min(0).max(100), z.string().regex(/^\d{1,3}%$/, 'a whole percentage such as 25%')]);
 
 /** One version of the pod template: what the scenario changes between the two. */
-export const RolloutTemplateSchema = z.object({
+const RolloutTemplateSchema = z.object({
   mode: z.enum(['graceful', 'immediate']),
   preStop: PreStopSchema,
 });
@@ -50,7 +50,7 @@ export function isRolloutFile(data: unknown): boolean {
   return Array.isArray(scenarios) && scenarios.some((s) => (s as { kind?: unknown } | null)?.kind === 'rollout');
 }
 
-export function describeTemplate(t: RolloutTemplate): string {
+function describeTemplate(t: RolloutTemplate): string {
   return `${t.mode}, preStop ${describePreStop(t.preStop)}`;
 }
 

@@ -9,7 +9,7 @@ export { PreStopSchema, type PreStop };
  * A proxy in front of the lab server (server/proxy.ts, LAB_MODE=proxy), on the request's path: a native
  * sidecar (an init container with restartPolicy: Always) or a regular second container.
  */
-export const SidecarSchema = z.object({
+const SidecarSchema = z.object({
   native: z.boolean(),
   /** PROXY_ON_TERM: exit at once, or drain its open requests. */
   onTerm: z.enum(PROXY_ON_TERM_MODES),
@@ -18,6 +18,9 @@ export const SidecarSchema = z.object({
     .default({ kind: 'none' }),
 });
 export type Sidecar = z.infer<typeof SidecarSchema>;
+
+/** The halves of the lab's pairs: the grace pair's, and the sidecar pair's. */
+const LAB_PAIR_ROLES = ['short', 'restored', 'proxy-first', 'app-first'] as const;
 
 const ScenarioFields = z.object({
   name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
@@ -34,22 +37,24 @@ const ScenarioFields = z.object({
   /** The container's memory limit, and MiB the server allocates on SIGTERM: killed for memory. */
   memoryLimitMiB: z.int().min(16).max(65536).optional(),
   termAllocateMiB: z.int().min(1).max(65536).optional(),
-  /** Two runs of the same work that a student compares: a grace too short, then restored. */
-  labPair: z.object({ id: z.string().min(1).max(64), role: z.enum(['short', 'restored']) }).optional(),
+  /**
+   * Two runs of the same work that a student compares: a grace too short, then restored; or (issue 26) a
+   * proxy stopped first (a regular container), then stopped after the app (a native sidecar).
+   */
+  labPair: z.object({ id: z.string().min(1).max(64), role: z.enum(LAB_PAIR_ROLES) }).optional(),
 });
 const workOutlastsDelay = (s: { deleteDelayMs: number; workMs: number }) => s.deleteDelayMs < s.workMs;
 const WORK_OUTLASTS_DELAY = { message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete', path: ['deleteDelayMs'] };
 
-/** One container's scenario, as the observation records it (harness/observation.ts). */
-export const ScenarioSchema = ScenarioFields.refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
-export type Scenario = z.infer<typeof ScenarioSchema>;
-
 /**
- * A scenario as a scenario file may give it: with a `sidecar:` block, a proxy in the pod in front of the
- * lab server (manifests/sidecars.yaml). The observation's schema does not carry the block yet (issue 26).
+ * A scenario, as a scenario file gives it and the observation records it: with a `sidecar:` block, a
+ * proxy in the pod in front of the lab server (manifests/sidecars.yaml); without, one container.
  */
-export const FileScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
-export type FileScenario = z.infer<typeof FileScenarioSchema>;
+export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
+export type Scenario = z.infer<typeof ScenarioSchema>;
+/** The same schema under the name the scenario loader used before the observation carried the block. */
+export const FileScenarioSchema = ScenarioSchema;
+export type FileScenario = Scenario;
 
 export const ScenarioFileSchema = z.object({
   scenarios: z.array(FileScenarioSchema).min(1),

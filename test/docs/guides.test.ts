@@ -103,6 +103,7 @@ describe('the student guide, word by word', () => {
   it('runs on a laptop as written: scenarios, predict at a terminal, run --sim, pack', async () => {
     const run = (line: string) => sh(student, line);
     const answersByScenario = new Map<string, string[]>();
+    let sidecarAnswers: string[][] = [];
     for (const line of lines.filter((l) => !needsCluster(l))) {
       if (line === 'npx termlab scenarios') {
         const r = await run(line);
@@ -124,7 +125,7 @@ describe('the student guide, word by word', () => {
         expect(r.code, r.stderr).toBe(0);
         expect(readFileSync(join(other, 'predictions.yaml'), 'utf8')).toMatch(/outcome: ~/);
         expect((await sh(other, line)).code).toBe(EXIT.badInput);
-      } else if (line.startsWith('npx termlab run --sim')) {
+      } else if (line.startsWith('npx termlab run --sim') && !line.includes('sidecars.yaml')) {
         const r = await run(line);
         expect(r.code, r.stdout + r.stderr).toBe(EXIT.ok);
         expect(r.stdout).toContain('predictions sealed: predictions.yaml');
@@ -141,11 +142,38 @@ describe('the student guide, word by word', () => {
         const r = await run(line.replace('reports/run-…', `reports/${runDir}`));
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain('with the predictions the run sealed');
+      } else if (line === 'npx termlab scenarios --scenarios manifests/sidecars.yaml') {
+        // Exercise 3: the setups of the sidecar pods, no answers; then what an honest student works out.
+        const r = await run(line);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('sidecar-native-proxy');
+        expect(r.stdout).not.toMatch(/\bcut\b|\b137\b/);
+        const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number } }[];
+        sidecarAnswers = revealed.map((row) => [row.prediction.outcome, String(row.prediction.exitCode)]);
+      } else if (line.startsWith('npx termlab predict --scenarios manifests/sidecars.yaml --template')) {
+        const r = await run(line);
+        expect(r.code, r.stderr).toBe(0);
+        // Each ~ filled in, in the file's order, as the guide asks.
+        const file = join(student, 'sidecar-predictions.yaml');
+        const answers = sidecarAnswers.flat();
+        writeFileSync(file, readFileSync(file, 'utf8').replace(/: ~$/gm, () => `: ${answers.shift()}`));
+        expect(answers).toEqual([]);
+      } else if (line.startsWith('npx termlab run --sim --scenarios manifests/sidecars.yaml')) {
+        const r = await run(line);
+        expect(r.code, r.stdout + r.stderr).toBe(EXIT.ok);
+        expect(r.stdout).toContain('predictions sealed: sidecar-predictions.yaml');
+        expect(r.stdout).toContain('predictions: 4 of 4 right');
+        expect(r.stdout).toContain('lab pair sidecar: pass');
+      } else if (line === 'npx termlab pack -o ada-sidecars.tar.gz') {
+        const r = await run(line);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('for Ada Lovelace');
       } else {
         throw new Error(`the student guide has a command this test does not follow: ${line}`);
       }
     }
     expect(existsSync(join(student, 'ada.tar.gz'))).toBe(true);
+    expect(existsSync(join(student, 'ada-sidecars.tar.gz'))).toBe(true);
   }, 300_000);
 });
 

@@ -76,7 +76,7 @@ describe('termlab grade: inputs', () => {
     expect(r.code).toBe(1); // its lab pair lacks the restored half
     expect(r.stdout).toContain('✅ matches the model');
     expect(r.stdout).toContain('lab pair grace: inconclusive');
-    expect(r.stdout).toMatch(/note: schema version 1: read and graded as version 4/);
+    expect(r.stdout).toMatch(/note: schema version 1: read and graded as version 5/);
   });
 
   it('shows control characters from a file escaped, on one line', async () => {
@@ -92,7 +92,7 @@ describe('termlab grade: inputs', () => {
 
 describe('termlab grade: outputs', () => {
   it('ends quietly when stdout is closed early (| head -1)', async () => {
-    const child = spawn('bash', ['-c', `"${process.execPath}" --import tsx harness/cli.ts grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
+    const child = spawn('bash', ['-c', `"${process.execPath}" bin/termlab.js grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
     let stdout = '', stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c; });
     child.stderr.on('data', (c: Buffer) => { stderr += c; });

@@ -19,9 +19,16 @@ describe('a deletion the API stamped late', () => {
     expect(result.verdict).toBe('matches-model');
   });
 
-  it('still catches a finishedAt edited to before the delete\'s answer allows', () => {
+  it('never matches a finishedAt edited to before the delete\'s answer allows: a late status or an edit, the end not placed', () => {
     const o = load();
     o.finalState!.finishedAt = new Date(Date.parse(o.finalState!.finishedAt!) - 5000).toISOString().replace('.000', '');
+    const graded = grade(o);
+    expect(graded.verdict).not.toBe('matches-model');
+    expect(graded.checks.find((c) => c.id === 'evidence.api-times')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('the kubelet reported the end late (a busy node writes statuses seconds late) or finishedAt was edited') });
+  });
+  it('still refutes a finishedAt edited to after the watch saw the container end', () => {
+    const o = load();
+    o.finalState!.finishedAt = new Date(Date.parse(o.finalState!.finishedAt!) + 15_000).toISOString().replace('.000', '');
     expect(grade(o).checks.find((c) => c.id === 'evidence.api-times')).toMatchObject({ status: 'fail' });
   });
 });

@@ -266,23 +266,43 @@ describe('tampering: the server\'s own story', () => {
     expect(grade(o).verdict).not.toBe('matches-model');
     expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('no hook-start line') });
   });
-  it('hook lines further apart than the hook\'s declared length are evidence invalid, naming both', () => {
+  const moveHookEnd = (o: ReturnType<typeof example>, ms: number) => {
+    const line = JSON.parse(o.evidence.logLines[lineIndex(o, 'hook-end')]!.text) as { time: string; mono: number };
+    setLogField(o, 'hook-end', 'time', new Date(Date.parse(line.time) + ms).toISOString());
+    setLogField(o, 'hook-end', 'mono', line.mono + ms);
+  };
+  it('hook lines closer than the hook\'s declared length are evidence invalid, naming both: a sleep never ends early', () => {
     const o = example('completed-0');
-    const i = lineIndex(o, 'hook-end');
-    const line = JSON.parse(o.evidence.logLines[i]!.text) as { time: string; mono: number };
-    setLogField(o, 'hook-end', 'time', new Date(Date.parse(line.time) + 3_000).toISOString());
-    setLogField(o, 'hook-end', 'mono', line.mono + 3_000);
+    moveHookEnd(o, -2_000);
     expect(grade(o).verdict).toBe('evidence-invalid');
-    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/\(hook-start\) and log line \d+ \(hook-end\) are 60\d\d ms apart, but the hook's length is 3000 ms/) });
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'fail', reason: expect.stringMatching(/\(hook-start\) and log line \d+ \(hook-end\) are 10\d\d ms apart, but the hook's length is 3000 ms/) });
+  });
+  it('hook lines further apart than the hook\'s declared length are never a match: a starved machine or an edit, the hook\'s end untrusted', () => {
+    const o = example('completed-0');
+    moveHookEnd(o, 3_000);
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/\(hook-start\) and log line \d+ \(hook-end\) are 60\d\d ms apart, but the hook's length is 3000 ms .*starved while the hook slept, or the times were edited/) });
   });
 });
 
 describe('tampering: the request\'s and the exit\'s times', () => {
-  it('a completed request that ends long after the container was seen terminated is evidence invalid', () => {
+  it('a completed request that ends long after the container was seen terminated is evidence invalid on the direct path', () => {
     const o = example('completed-0');
+    o.run.transport = 'direct';
     o.timeline.requestEnded!.at.mono = o.timeline.containerTerminated!.at.mono + 5_000;
     expect(grade(o).verdict).toBe('evidence-invalid');
     expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: expect.stringContaining('after the container was seen terminated') });
+  });
+  it('over a port-forward, a late end is the relay\'s only when the server logged its completion before its exit', () => {
+    const relayed = example('completed-0');
+    relayed.run.transport = 'portforward';
+    relayed.timeline.requestEnded!.at.mono = relayed.timeline.containerTerminated!.at.mono + 5_000;
+    expect(check(relayed, 'evidence.request-record')?.reason ?? '').not.toContain('after the container was seen terminated');
+    const unordered = example('completed-0');
+    unordered.run.transport = 'portforward';
+    unordered.timeline.requestEnded!.at.mono = unordered.timeline.containerTerminated!.at.mono + 5_000;
+    setLogField(unordered, 'exit', 'event', 'gone-exit');
+    expect(grade(unordered).verdict).toBe('evidence-invalid');
   });
   it('an exit 0 outside the model\'s window for its exit is not "matches"', () => {
     const scenario = { ...BASE_SCENARIO, terminationGracePeriodSeconds: 30 };

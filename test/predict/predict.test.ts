@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), 'termlab-predict-'));
  * as it appears: the next answer is sent only once the output shows the prompt it answers.
  */
 function underPty(args: string[], dialogue: [prompt: string, answer: string][]): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, '--import', 'tsx', 'harness/cli.ts', 'predict', ...args].map((a) => `'${a}'`).join(' ');
+  const command = [process.execPath, 'bin/termlab.js', 'predict', ...args].map((a) => `'${a}'`).join(' ');
   const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'dumb' } });
   let output = '';
   let searchFrom = 0;

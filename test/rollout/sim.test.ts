@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { gradeFile } from '../../harness/grade/files.ts';
 import { connect } from '../../harness/kube/index.ts';
-import { writeFileAtomic } from '../../harness/files.ts';
-import { RolloutObservationSchema, type RolloutObservation } from '../../harness/observation-rollout.ts';
+import { writeAnyObservation } from '../../harness/observation-write.ts';
+import type { RolloutObservation } from '../../harness/observation-rollout.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { rolloutNameFor, runRollout } from '../../harness/run/rollout.ts';
 import { loadScenarioSet, loadTemplate } from '../../harness/scenario/load.ts';
@@ -38,7 +38,7 @@ async function run(name: string): Promise<{ observation: RolloutObservation; pat
     transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
   }, scenarios.find((s) => s.name === name)!);
   const path = join(dir, `${name}.observation.json`);
-  await writeFileAtomic(path, JSON.stringify(RolloutObservationSchema.parse(observation), null, 2));
+  await writeAnyObservation(path, observation);
   return { observation, path };
 }
 

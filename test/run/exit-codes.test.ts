@@ -37,7 +37,7 @@ function shortScenario(): string {
 /** The CLI run from another working directory (where `reports/` is resolved). */
 function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(repoRoot, 'harness/cli.ts'), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c; });
     child.stderr.on('data', (c: Buffer) => { stderr += c; });

@@ -37,7 +37,7 @@ afterAll(async () => { await sim.stop(); });
 describe('Ctrl-C during termlab run', () => {
   it('removes finalizers, deletes its pods, writes incomplete observations and exits 130', async () => {
     const out = join(dir, 'run');
-    const { code, stdout, stderr } = await interruptWhen(['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
+    const { code, stdout, stderr } = await interruptWhen(['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
       (seen) => (seen.match(/request in flight/g) ?? []).length >= 2);
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(130);
     const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
@@ -55,17 +55,16 @@ describe('Ctrl-C during termlab run', () => {
   // never graded as the kubelet's doing, reports/latest stays where it was, and pack refuses the run.
   it.each(['creating', 'waiting for Ready', 'request in flight', 'deleting', 'terminating', 'collecting'])('at "%s": no fail, no differs, latest not moved, pack refuses it', async (phase) => {
     const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-cwd-'));
-    const cli = join(repoRoot, 'harness', 'cli.ts');
+    const cli = join(repoRoot, 'bin', 'termlab.js');
     // Run from a folder of its own, whose reports/latest points at an earlier whole run.
     mkdirSync(join(cwd, 'reports', 'earlier'), { recursive: true });
     symlinkSync(join(cwd, 'reports', 'earlier'), join(cwd, 'reports', 'latest'));
-    const tsx = join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs');
     // The lab pair, shortened so that a run reaches its last phase quickly on a loaded machine.
     writeFileSync(join(cwd, 'pair.yaml'), `scenarios:
   - { name: short-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: short } }
   - { name: restored-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 8, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: restored } }
 `);
-    const { code, stdout, stderr } = await interruptWhen(['--import', tsx, cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], cwd,
+    const { code, stdout, stderr } = await interruptWhen([cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], cwd,
       (seen) => seen.includes(`  ${phase}`));
     const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
     expect(code, shown).toBe(130);

@@ -72,7 +72,7 @@ describe('the harness loses its port-forward', () => {
     const dir = mkdtempSync(join(tmpdir(), 'termlab-retry-'));
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
     const out = join(dir, 'run');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'short-grace,restored-grace', '--owner', 'retries', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'short-grace,restored-grace', '--owner', 'retries', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stderr.on('data', (c: Buffer) => { stderr += c; });
     let reset = false;

@@ -123,7 +123,7 @@ describe('termlab run against an API that goes away', () => {
 /** A real `termlab run` process; `fault` is applied when a scenario reaches terminating. */
 function runUntilTerminating(args: string[], fault: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--transport', 'direct', '--out', mkdtempSync(join(dir, 'run-')), ...args],
+    const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--transport', 'direct', '--out', mkdtempSync(join(dir, 'run-')), ...args],
       { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

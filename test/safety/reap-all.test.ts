@@ -140,7 +140,7 @@ describe('termlab reap --all-owners', () => {
   });
 
   it('termlab run puts the environment label on its pods (--env or the lab file)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'no-prestop', '--owner', 'gus', '--lab', 'manifests/lab.yaml', '--out', join(dir, 'run')],
+    const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'no-prestop', '--owner', 'gus', '--lab', 'manifests/lab.yaml', '--out', join(dir, 'run')],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
     let out = '';
     await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => { out += c; if (out.includes('request in flight')) resolve(); }));

@@ -114,7 +114,7 @@ describe('termlab reap', () => {
   });
 
   it('cleans up after a termlab run killed with SIGKILL', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'no-prestop,immediate-exit', '--owner', 'eve', '--out', join(dir, 'killed')],
+    const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'no-prestop,immediate-exit', '--owner', 'eve', '--out', join(dir, 'killed')],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
     let out = '';
     // Both pods exist and neither has been deleted yet (that comes only after Ready and a request):

@@ -50,7 +50,7 @@ describe('native Windows', () => {
   // process.platform made win32 before the CLI loads: the real code path, on any POSIX host.
   const asWindows = 'data:text/javascript,Object.defineProperty(process,"platform",{value:"win32"})';
   it.each([[['sim']], [['run', '--sim']]])('termlab %s says in one line that it needs WSL2, exit 2', async (args) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', asWindows, 'harness/cli.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', asWindows, 'bin/termlab.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => { err += chunk; });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -193,7 +193,7 @@ describe.skipIf(!hasKubectl)('termlab sim', () => {
   it('writes a kubeconfig only its owner can read and prints kubectl lines that work with it', async () => {
     const folder = join(mkdtempSync(join(tmpdir(), 'termlab-sim-cli-')), 'private');
     const kubeconfig = join(folder, 'kubeconfig');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'sim', '--kubeconfig-out', kubeconfig], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/termlab.js', 'sim', '--kubeconfig-out', kubeconfig], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     await new Promise<void>((resolve, reject) => {

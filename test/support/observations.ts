@@ -85,7 +85,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
   };
   const derived = deriveTimeline({ scenario, pod, deleteIssued: at(deleted), evidence: { watchEvents, podReads: [], logLines } });
   return {
-    schemaVersion: 4, kind: 'termlab.observation',
+    schemaVersion: 5, kind: 'termlab.observation',
     run: {
       runId: 'run-20261130-100000-abcd', ownerId: 'student-a', harnessVersion: '0.1.0', observedAt: wall(Math.max(terminatedMono, requestEnd, ...logLines.map((l) => l.receivedAt.mono)) + 30), complete: true,
       cluster: { context: 'termlab-sim', server: 'https://127.0.0.1:6443', serverVersion: 'v1.34.0-termlab-sim', nodeName: 'sim-node', containerRuntime: 'termlab-sim://0.1.0', simulated: true },

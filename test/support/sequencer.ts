@@ -8,7 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const LONGEST_FIRST = [
   'test/run/manifests.test.ts',
   'test/verify/sim.test.ts',
-  'test/faults/default-transport.test.ts',
+  'test/faults/default-transport-down-20s.test.ts',
   'test/rollout/sim.test.ts',
   'test/docs/guides.test.ts',
   'test/run/interrupt.test.ts',
@@ -16,6 +16,8 @@ export const LONGEST_FIRST = [
   'test/run/lost-path.test.ts',
   'test/verify/safety.test.ts',
   'test/run/exit-codes.test.ts',
+  'test/faults/default-transport-kubelet-streams.test.ts',
+  'test/faults/default-transport-down-3s.test.ts',
 ];
 
 export class LongestFirstSequencer extends BaseSequencer {

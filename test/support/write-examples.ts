@@ -4,14 +4,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ObservationSchema, writeObservation } from '../../harness/observation.ts';
+import { ObservationSchema } from '../../harness/observation.ts';
+import { writeAnyObservation } from '../../harness/observation-write.ts';
 import { exampleObservations } from './observations.ts';
 import { repoRoot } from './processes.ts';
 
 const dir = join(repoRoot, 'reports', 'examples');
 mkdirSync(dir, { recursive: true });
 const recorded = join(mkdtempSync(join(tmpdir(), 'termlab-examples-')), 'run');
-execFileSync(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
+execFileSync(process.execPath, ['bin/termlab.js', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
 const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, `${name}.observation.json`), 'utf8')));
 
 const handEdited = read('short-grace');
@@ -29,6 +30,6 @@ const examples = {
   'oom-137': built['oom-137']!,
 };
 for (const [name, observation] of Object.entries(examples)) {
-  await writeObservation(join(dir, `${name}.observation.json`), observation);
+  await writeAnyObservation(join(dir, `${name}.observation.json`), observation);
   console.log(`wrote ${name}.observation.json`);
 }

@@ -164,7 +164,7 @@ function failuresAttributed(attributions: Attribution[]): Check {
   return pass(id, `${attributions.length} failed request(s), each attributed: ${summary}`);
 }
 
-export function predictRollout(o: RolloutObservation, pods: PodFacts[]): { exposure: Exposure; steps: string[]; templateExposure: Exposure } {
+function predictRollout(o: RolloutObservation, pods: PodFacts[]): { exposure: Exposure; steps: string[]; templateExposure: Exposure } {
   const old = pods.filter((p) => p.revision === 'old');
   const steps: string[] = [];
   const exposures = old.map((p) => {

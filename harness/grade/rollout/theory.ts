@@ -24,7 +24,7 @@ export interface PodPrediction {
 }
 
 /** How long a preStop handler runs, parsed back through the pod contract; null for a hook the lab does not render. */
-export function hookSecondsOf(lifecycle: Record<string, unknown> | null): number | null {
+function hookSecondsOf(lifecycle: Record<string, unknown> | null): number | null {
   const hook = parsePreStop(lifecycle?.preStop);
   return typeof hook === 'string' ? null : hookDurationSeconds(hook);
 }

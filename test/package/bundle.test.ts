@@ -1,0 +1,71 @@
+// The CLI's bundle (bin/cli-bundle.js) in copies of the package, never the repo's own: built when missing,
+// used while up to date, built again after a source changes, the sources run (saying why, once) when it
+// cannot be built; and a fresh clone's `npm ci` builds it, so that its `npm start` uses it as it is.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/processes.ts';
+
+/** `npm ci` from the local cache is an install, not a check of speed. */
+const INSTALL_BUDGET_MS = 5 * 60_000;
+const PACKAGE_FILES = ['bin', 'harness', 'cluster/sim', 'server', 'manifests', 'package.json', 'package-lock.json', 'tsconfig.json'];
+
+const scratch = mkdtempSync(join(tmpdir(), 'termlab-bundle-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of the package's files (no dist/), with node_modules linked or left for npm to install. */
+function copyOfPackage(name: string, linkModules: boolean): string {
+  const dir = join(scratch, name);
+  for (const path of PACKAGE_FILES) cpSync(join(repoRoot, path), join(dir, path), { recursive: true });
+  if (linkModules) symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+/** NODE_DEBUG=termlab: the bundle says on stderr which file runs and why it was built. */
+function termlab(dir: string, args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [join(dir, 'bin/termlab.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'termlab' } });
+}
+
+describe('the bundled CLI', () => {
+  it('is built when missing, used while up to date, and built again after a source changes', () => {
+    const dir = copyOfPackage('edited', true);
+    const bundle = join(dir, 'dist/cli.mjs');
+    const first = termlab(dir, ['--version']);
+    expect(first.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: ${bundle} is not built yet\n`));
+    expect(first.stdout).toBe('0.1.0\n');
+    const second = termlab(dir, ['--version']);
+    expect(second.stderr).toMatch(new RegExp(`TERMLAB \\d+: running ${bundle}, up to date\n`));
+    expect(second.stderr).not.toContain('building');
+
+    const source = join(dir, 'harness/version.ts');
+    writeFileSync(source, readFileSync(source, 'utf8').replace('= PACKAGE_VERSION;', "= PACKAGE_VERSION + '-edited';"));
+    const edited = termlab(dir, ['--version']);
+    expect(edited.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: harness/version.ts changed\n`));
+    expect(edited.stdout).toBe('0.1.0-edited\n');
+    expect(readFileSync(bundle, 'utf8')).toContain('-edited');
+    expect(termlab(dir, ['--version']).stderr).toContain('up to date');
+  });
+
+  it('runs from the sources when the bundle cannot be built, and says why in one line', () => {
+    const dir = copyOfPackage('unbuildable', true);
+    writeFileSync(join(dir, 'dist'), 'a file where the bundle\'s folder belongs\n');
+    const r = spawnSync(process.execPath, [join(dir, 'bin/termlab.js'), 'scenarios'], { cwd: dir, encoding: 'utf8' });
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^termlab: running from the TypeScript sources \(slower\): the bundle could not be built: .*dist/)]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^short-grace /m);
+  });
+
+  it('is built by a fresh clone\'s npm ci, and its npm start then runs it as built', () => {
+    const dir = copyOfPackage('fresh-clone', false);
+    const install = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', timeout: INSTALL_BUDGET_MS });
+    if (install.status !== 0) throw new Error(`npm ci exited ${install.status}:\n${install.stdout}\n${install.stderr}`);
+    expect(existsSync(join(dir, 'dist/cli.mjs'))).toBe(true);
+    // npm start is `termlab run --sim`: its --help runs the same entry and bundle, without the matrix.
+    const start = spawnSync('npm', ['start', '--silent', '--', '--help'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'termlab' } });
+    expect(start.status).toBe(0);
+    expect(start.stdout).toContain('--sim');
+    expect(start.stderr).toMatch(new RegExp(`^TERMLAB \\d+: running ${join(dir, 'dist/cli.mjs')}, up to date\n$`));
+  }, INSTALL_BUDGET_MS);
+});
