@@ -4,10 +4,12 @@
 // Figures, all from the saved observation (the load pod's own log and clock):
 // - requests, requests_failed, requests_per_s (over the span of the sends: a generator that cannot
 //   keep up shows here), requests_per_s_target;
-// - load_path_overhead_ms_p50/p95: a completed request's time beyond the server's own work
-//   (WORK_MS): the load pod's connect, the sim's service proxy, the answer and the body. Not a real
-//   node's kube-proxy;
-// - send_lag_ms_p95: how far sends fell behind the steady schedule;
+// - load_path_overhead_ms_p50/p95: a completed request's time from its send (its connection opened)
+//   beyond the server's own work (WORK_MS): the connect, the sim's service proxy, the answer and the
+//   body. Not a real node's kube-proxy;
+// - send_lag_ms_p95: how far sends fell behind the steady schedule (a late timer, or a wait for one
+//   of the --connections to free up: the generator's own share, kept out of the overhead);
+// - requests_unsent: due but still waiting for a connection when the load stopped;
 // - verify_wall_s: the whole command, plan to reports.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -34,7 +36,7 @@ try {
   kc.loadFromFile(kubeconfig);
   await createApp(kc, 'default', { name: 'web', preStopSleep: 5 });
   const started = performance.now();
-  const r = await runCli(['verify', 'deployment/web', '--kubeconfig', kubeconfig, '--rate', String(RATE), '--connections', '64', '--path', `/work?ms=${WORK_MS}`, '--out', join(dir, 'out'), '--json']);
+  const r = await runCli(['verify', 'deployment/web', '--kubeconfig', kubeconfig, '--rate', String(RATE), '--connections', process.env.BENCH_CONNECTIONS ?? '64', '--path', `/work?ms=${WORK_MS}`, '--out', join(dir, 'out'), '--json']);
   const wall = (performance.now() - started) / 1000;
   const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as { observation: string; verdict: string };
   const o = VerificationObservationSchema.parse(JSON.parse(readFileSync(summary.observation, 'utf8')));
@@ -50,9 +52,15 @@ try {
   console.log(`load_path_overhead_ms_p50: ${percentile(overhead, 0.5).toFixed(2)}`);
   console.log(`load_path_overhead_ms_p95: ${percentile(overhead, 0.95).toFixed(2)}`);
   console.log(`send_lag_ms_p95: ${percentile(records.map((x) => x.sent.mono - x.dueMono), 0.95).toFixed(2)}`);
+  const end = o.evidence.loadLog?.lines.map((l) => l.text).filter((l) => l.includes('"event":"load-end"')).at(-1);
+  console.log(`requests_unsent: ${end ? (JSON.parse(end) as { unsent?: number }).unsent ?? 'n/a' : 'n/a'}`);
   console.log(`verify_wall_s: ${wall.toFixed(1)}`);
+  // What failed, so a regression names itself: outcome/errorCode/stage counts and the phase.
+  const failedBy = new Map<string, number>();
+  for (const x of records) if (x.outcome !== 'completed') { const k = `${x.outcome}/${x.errorCode}/${x.stage}`; failedBy.set(k, (failedBy.get(k) ?? 0) + 1); }
+  for (const [k, n] of failedBy) console.log(`requests_failed_as.${k}: ${n}`);
 } finally {
   sim.kill('SIGINT');
   await once(sim, 'exit');
-  rmSync(dir, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(`kept: ${dir}`);
 }

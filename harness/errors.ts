@@ -30,11 +30,11 @@ export type ErrorCode =
   | 'REQUEST_NOT_ACCEPTED'
   /** The container was not seen to end within the grace, the hook and the margin for a slow kubelet. */
   | 'CONTAINER_NOT_ENDED'
-  /** The rollout did not complete (every replica updated and available, every old pod gone) within its limit. */
+  /** `termlab run`'s rollout lab: its own Deployment's rollout did not complete within the scenario's limit; a scenario ended early (exit 1), its Deployment deleted by the cleanup. Not ROLLOUT_STALLED. */
   | 'ROLLOUT_NOT_COMPLETE'
   /** The rollout's load pod did not log the end of its load in time. */
   | 'LOAD_NOT_ENDED'
-  /** A rollout `termlab verify` started did not complete: the Deployment's progressDeadlineSeconds passed (or verify's own bound); names what it waited for. */
+  /** `termlab verify`: the rollout it started on a team's Deployment did not complete (ProgressDeadlineExceeded, or verify's own bound): exit 5, the Deployment is left mid-rollout for its owner to undo; names what it waited for. */
   | 'ROLLOUT_STALLED'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED'

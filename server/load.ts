@@ -6,7 +6,13 @@
 // connection at its own time (kube-proxy picks an endpoint per connection), which is what the
 // rollout lab measures. A kept-alive connection stays pinned to one pod past its endpoint's
 // removal (conntrack), a different lesson. node:http, not undici: the image is node and these
-// files alone (server/image.ts), and an Agent with maxSockets is the same bounded pool.
+// files alone (server/image.ts).
+//
+// The pool is this generator's own: a request due while `connections` are open waits here, unsent,
+// and is sent (its `sent` stamped, its time limit started) when one ends. Queued inside an http
+// Agent instead, a request's limit ran while it waited: on a starved machine the queue grew past
+// the limit and requests that never left this process were recorded as timed out (ETIMEDOUT at
+// connect), charged to the app. The wait shows as `sent` later than `dueMono`.
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { clockNow, type Clock, type EventSink, stdoutSink } from './events.ts';
 
@@ -74,6 +80,7 @@ export interface LoadRecord {
   id: string;
   /** When it was due by the steady rate (ms on this process's monotonic clock). */
   dueMono: number;
+  /** When its connection was opened: later than dueMono by the tick's lag and any wait for a free connection. */
   sent: Clock;
   /** The socket connected: null when it never did (refused, reset before connecting). */
   connectedAt: Clock | null;
@@ -113,33 +120,50 @@ export interface LoadRun {
 }
 
 export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadRun {
+  // maxSockets is only a guard: the pool below never lets more than `connections` be open.
   const agent = new Agent({ keepAlive: false, maxSockets: config.connections });
   const write = (record: object) => sink(JSON.stringify(record) + '\n');
   const tally: LoadTally = { sent: 0, completed: 0, rejected: 0 };
   const startedMono = performance.now();
   const intervalMs = 1000 / config.rate;
   const total = Math.max(1, Math.floor((config.durationMs / 1000) * config.rate));
+  const target = new URL(config.target);
+  const path = config.path ?? `/work?ms=${config.workMs}`;
+  const pathJoin = path.includes('?') ? '&' : '?';
   write({ event: 'load-start', ...clockNow(), pid: process.pid, target: config.target, rate: config.rate, workMs: config.workMs, durationMs: config.durationMs, connections: config.connections, planned: total });
+  let due = 0;
   let seq = 0;
   let open = 0;
+  /** Due times of requests waiting for a free connection, oldest first; `waitingAt` is the head. */
+  const waiting: number[] = [];
+  let waitingAt = 0;
+  let waitedMax = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let finish!: () => void;
   const done = new Promise<void>((resolve) => { finish = resolve; });
+  let finished = false;
   const maybeFinish = () => {
-    if ((seq >= total || stopped) && open === 0) {
-      write({ event: 'load-end', ...clockNow(), pid: process.pid, ...tally, failed: tally.sent - tally.completed, stopped });
-      agent.destroy();
-      finish();
-    }
+    if (finished || !((due >= total && waitingAt === waiting.length) || stopped) || open !== 0) return;
+    finished = true;
+    // unsent: due, but still waiting for a connection when the sending stopped (never sent, not a failure).
+    write({ event: 'load-end', ...clockNow(), pid: process.pid, ...tally, failed: tally.sent - tally.completed, stopped, unsent: waiting.length - waitingAt, waitedMaxMs: Math.round(waitedMax) });
+    agent.destroy();
+    finish();
+  };
+  const nextWaiting = () => {
+    while (!stopped && open < config.connections && waitingAt < waiting.length) send(waiting[waitingAt++]!);
+    if (waitingAt > 1024 && waitingAt * 2 > waiting.length) { waiting.splice(0, waitingAt); waitingAt = 0; }
   };
 
   function send(dueMono: number): void {
     seq++;
     open++;
     const id = `L${seq}`;
+    const sent = clockNow();
+    waitedMax = Math.max(waitedMax, sent.mono - dueMono);
     const rec: Omit<LoadRecord, 'ended'> & { ended?: Clock } = {
-      event: 'request', seq, id, dueMono: Math.round(dueMono * 1000) / 1000, sent: clockNow(), connectedAt: null, headersAt: null,
+      event: 'request', seq, id, dueMono: Math.round(dueMono * 1000) / 1000, sent, connectedAt: null, headersAt: null,
       status: null, podUid: null, outcome: 'failed', errorCode: null, stage: 'connect', bytes: 0,
     };
     let settled = false;
@@ -153,10 +177,10 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       if (outcome === 'rejected') tally.rejected++;
       write(record);
       open--;
+      nextWaiting();
       maybeFinish();
     };
-    const path = config.path ?? `/work?ms=${config.workMs}`;
-    const req = request(`${config.target}${path}${path.includes('?') ? '&' : '?'}id=${id}`, { agent, headers: { connection: 'close' } });
+    const req = request({ agent, host: target.hostname.replace(/^\[(.*)\]$/, '$1'), port: target.port || 80, path: `${path}${pathJoin}id=${id}`, headers: { connection: 'close' } });
     // A request that never ends is recorded as timed out, not left open forever.
     const limit = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), config.drainMs);
     req.on('socket', (socket) => {
@@ -187,12 +211,15 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
     req.end();
   }
 
-  // Steady rate against the schedule, not the last send: a late tick sends what is due.
+  // Steady rate against the schedule, not the last send: a late tick sends what is due (or queues it).
   const tick = () => {
     timer = null;
     const now = performance.now();
-    while (!stopped && seq < total && startedMono + seq * intervalMs <= now) send(startedMono + seq * intervalMs);
-    if (!stopped && seq < total) timer = setTimeout(tick, Math.max(0, startedMono + seq * intervalMs - performance.now()));
+    while (!stopped && due < total && startedMono + due * intervalMs <= now) {
+      const at = startedMono + due++ * intervalMs;
+      if (open < config.connections && waitingAt === waiting.length) send(at); else waiting.push(at);
+    }
+    if (!stopped && due < total) timer = setTimeout(tick, Math.max(0, startedMono + due * intervalMs - performance.now()));
     maybeFinish();
   };
   tick();

@@ -15,7 +15,7 @@ export const verifyFlags = {
   port: { type: 'string', value: 'PORT', help: "the Service's port (default: its only one)" },
   path: { type: 'string', value: 'PATH', help: 'what each request GETs (default /); the lab image: /work?ms=200' },
   rate: { type: 'string', value: 'N', help: 'requests per second, each on its own connection (default 50)' },
-  connections: { type: 'string', value: 'N', help: 'requests open at once at most (default 32)' },
+  connections: { type: 'string', value: 'N', help: "requests open at once at most; one due while all are open waits, unsent (default: rate × (the path's ?ms= or 1 s, + 1 s), at least 32)" },
   'pod-header': { type: 'string', value: 'NAME', help: "the response header naming the answering pod's UID or name (default x-pod-uid, as the lab image sends)" },
   action: { type: 'string', value: 'rollout-restart|delete-pod', help: 'what to do under load (default rollout-restart)' },
   'max-failed': { type: 'string', value: 'N', help: 'pass with at most this many failed requests (default 0)' },

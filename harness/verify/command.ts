@@ -23,7 +23,7 @@ import { createManifests, readManifests, waitAvailable } from './apply.ts';
 import { gradeVerificationFile, writeVerification, writeVerifyReports } from './files.ts';
 import { exitCodeOfGrade } from './grade.ts';
 import { ActionSchema, VERIFICATION_SUFFIX, type VerifyRequest } from './observation.ts';
-import { renderVerifyLoadPod } from './load-pod.ts';
+import { defaultConnections, renderVerifyLoadPod } from './load-pod.ts';
 import { preflight } from './preflight.ts';
 import { objectNames, runVerification, temporaryService, verifyBoundsMs } from './run.ts';
 import { planText, readTarget } from './target.ts';
@@ -77,9 +77,10 @@ export function createVerifyCommand(startSim: StartSim): CommandModule {
       if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value`);
       const readyTimeoutMs = whole(values['ready-timeout'], '--ready-timeout', 120, 1, 3600) * 1000;
       const apiPatienceMs = whole(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000, 0, 3600) * 1000;
+      const rate = whole(values.rate, '--rate', 50, 1, 10_000);
       const requestFields = {
         deployment, service: values.service ?? null, port: values.port === undefined ? null : whole(values.port, '--port', 0, 1, 65535), path,
-        rate: whole(values.rate, '--rate', 50, 1, 10_000), connections: whole(values.connections, '--connections', 32, 1, 1024),
+        rate, connections: whole(values.connections, '--connections', defaultConnections(rate, path), 1, 1024),
         podHeader: values['pod-header'] ?? 'x-pod-uid', action: action.data, maxFailed: whole(values['max-failed'], '--max-failed', 0, 0, 1_000_000),
         loadImage: values['load-image'] ?? DEFAULT_LOAD_IMAGE,
       };

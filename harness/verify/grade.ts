@@ -108,6 +108,18 @@ function terminatingCause(r: Sent, reached: number, named: PodTimes | null, pods
   return { pod: pod.name, cause: 3, why: `reached a pod ${fmt(after)} after ${pod.name} left the endpoints (past the proxies' ${PROXY_PROPAGATION_SECONDS}s): a kept connection or a late proxy` };
 }
 
+/** Past this, sends that fell behind the steady schedule are said so (the load did not run at --rate). */
+const BEHIND_MS = 1000;
+
+/** The rate the load ran at, as sent: `--rate`, or how far it fell behind (all connections busy, or a starved load pod). */
+function paceOf(records: ReturnType<typeof parseLoadLog>['records'], request: VerificationObservation['request']): string {
+  const late = records.reduce((m, r) => Math.max(m, r.sent.mono - r.dueMono), 0);
+  if (late <= BEHIND_MS || records.length < 2) return `${request.rate}/s`;
+  const sent = records.map((r) => r.sent.mono);
+  const span = (Math.max(...sent) - Math.min(...sent)) / 1000;
+  return `${span > 0 ? round1((records.length - 1) / span) : '?'}/s, not the ${request.rate}/s asked (sends fell up to ${fmt(late / 1000)} behind: at most ${request.connections} were open at once, --connections)`;
+}
+
 export function gradeVerification(o: VerificationObservation, options: { source?: string } = {}): VerifyGrade {
   const problems: string[] = [];
   const load = parseLoadLog(o.evidence.loadLog);
@@ -136,7 +148,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   else if (problems.length) { verdict = 'inconclusive'; explanation = problems[0]!; }
   else if (terminations === 0) { verdict = 'inconclusive'; explanation = 'no pod terminated during the load: nothing was exercised'; }
   else { verdict = 'pass'; explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`; }
-  const scope = `this run exercised ${requests} requests at ${o.request.rate}/s across ${terminations} pod termination(s); one run is not all traffic: a pass says these requests did not fail, not that none ever will`;
+  const scope = `this run exercised ${requests} requests at ${paceOf(load.records, o.request)} across ${terminations} pod termination(s); one run is not all traffic: a pass says these requests did not fail, not that none ever will`;
   return {
     deployment: o.request.deployment, namespace: o.request.namespace, action: o.request.action, source: options.source ?? '',
     verdict, explanation, requests, completed, failed: failures.length, maxFailed, byCause, terminations, failures, pods, advice, reasoning,

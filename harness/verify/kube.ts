@@ -40,22 +40,32 @@ export async function listServices(cluster: Cluster, namespace: string): Promise
 
 /**
  * What `kubectl rollout restart` does: the template's restartedAt annotation set to now, as a JSON
- * patch guarded by the resourceVersion read (a concurrent change is not clobbered). `dryRun`: the
- * API checks the right and the patch and changes nothing (verify's preflight).
+ * patch guarded by the generation read (a concurrent change of the spec is not clobbered). Not the
+ * resourceVersion: every status update moves it, and on a busy node (readiness flapping) the patch
+ * lost that race, 422, and verify ended with exit 3 before acting. `dryRun`: the API checks the
+ * right and the patch and changes nothing (verify's preflight).
  */
 export async function patchRestartedAt(cluster: Cluster, namespace: string, deployment: k8s.V1Deployment, value: string, options: { dryRun?: boolean } = {}): Promise<k8s.V1Deployment> {
   const name = deployment.metadata!.name!;
   const hasAnnotations = Boolean(deployment.spec?.template?.metadata?.annotations);
   const hasMetadata = Boolean(deployment.spec?.template?.metadata);
   const body = [
-    { op: 'test', path: '/metadata/resourceVersion', value: deployment.metadata?.resourceVersion },
+    { op: 'test', path: '/metadata/generation', value: deployment.metadata?.generation },
     ...(hasMetadata ? [] : [{ op: 'add', path: '/spec/template/metadata', value: {} }]),
     hasAnnotations
       ? { op: 'add', path: `/spec/template/metadata/annotations/${RESTARTED_AT.replace('/', '~1')}`, value }
       : { op: 'add', path: '/spec/template/metadata/annotations', value: { [RESTARTED_AT]: value } },
   ];
   const dryRun = options.dryRun ? { dryRun: 'All' } : {};
-  return needing('patch', 'deployments', namespace, () => withRetry(cluster, `patch deployment ${namespace}/${name}${options.dryRun ? ' (dry run)' : ''}`, () => apps(cluster).patchNamespacedDeployment({ name, namespace, body, ...dryRun }, limit(cluster))));
+  try {
+    return await needing('patch', 'deployments', namespace, () => withRetry(cluster, `patch deployment ${namespace}/${name}${options.dryRun ? ' (dry run)' : ''}`, () => apps(cluster).patchNamespacedDeployment({ name, namespace, body, ...dryRun }, limit(cluster))));
+  } catch (error) {
+    // The test op failed: its spec changed since it was read (someone else is changing or rolling it).
+    if (isTermlabError(error) && error.context.status === 422) {
+      throw new TermlabError('API_REJECTED', `deployment/${name} in namespace ${namespace} changed while verify was about to restart it (its generation is no longer ${deployment.metadata?.generation}): someone else changed its spec; verify a Deployment at rest (nothing was changed): ${error.message}`, { ...error.context }, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** A Deployment's selector as a label selector string (matchLabels and matchExpressions). */

@@ -18,6 +18,11 @@ export function workMsOf(path: string): number {
   return ms && /^\d+$/.test(ms) ? Math.min(WORK_MS_MAX, Math.max(1, Number(ms))) : DEFAULT_WORK_MS;
 }
 
+/** --connections by default: enough for --rate requests of the path's work plus a second of the path's own each (at least 32). */
+export function defaultConnections(rate: number, path: string): number {
+  return Math.min(1024, Math.max(32, Math.ceil((rate * (workMsOf(path) + 1000)) / 1000)));
+}
+
 export interface LoadPodOptions {
   name: string;
   owner: string;

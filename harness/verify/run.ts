@@ -185,12 +185,19 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   };
 
   const loadLog = () => (objects.loadPod ? followers.get(objects.loadPod.uid)?.follower ?? null : null);
-  const load = { scanned: 0, started: false, ended: false, completedInARow: 0 };
+  // refusedInARow: answers of one 4xx status in a row before any request completed (a path the app does not serve).
+  const load = { scanned: 0, started: false, ended: false, completedInARow: 0, completed: 0, refusedInARow: 0, refusedStatus: 0 };
   const scanLoad = () => {
     const lines = loadLog()?.lines ?? [];
     for (; load.scanned < lines.length; load.scanned++) {
       const line = parseLoadLine(lines[load.scanned]!.text);
-      if (line?.event === 'request') load.completedInARow = line.outcome === 'completed' ? load.completedInARow + 1 : 0;
+      if (line?.event === 'request') {
+        load.completedInARow = line.outcome === 'completed' ? load.completedInARow + 1 : 0;
+        if (line.outcome === 'completed') load.completed++;
+        const clientError = line.outcome === 'http-error' && line.status !== null && line.status >= 400 && line.status < 500 ? line.status : 0;
+        if (clientError && clientError === load.refusedStatus) load.refusedInARow++;
+        else { load.refusedInARow = clientError ? 1 : 0; load.refusedStatus = clientError; }
+      }
       else if (line?.event === 'load-start') load.started = true;
       else if (line?.event === 'load-end') load.ended = true;
     }
@@ -248,8 +255,12 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     timeline.loadPodCreated = clock.now();
     cleaner.defer(`delete load pod ${loadName}`, async () => ((await deletePod(cluster, ns, loadName, objects.loadPod!.uid)) === 'gone' ? 'gone' : 'done'));
     if (!(await watches.waitFor(() => scanLoad().started, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `the load pod ${loadName} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
-    if (!(await watches.waitFor(() => scanLoad().completedInARow >= request.rate, ctx.readyTimeoutMs, ctx.signal))) {
+    const wrongPath = () => load.completed === 0 && load.refusedInARow >= request.rate;
+    if (!(await watches.waitFor(() => scanLoad().completedInARow >= request.rate || wrongPath(), ctx.readyTimeoutMs, ctx.signal))) {
       throw new TermlabError('POD_NOT_READY', `requests through Service ${service.name} (${objects.loadTarget}${request.path}) did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s: is the path right, and does it answer 2xx?`);
+    }
+    if (wrongPath()) {
+      throw new TermlabError('USAGE', `--path ${request.path}: the app answered HTTP ${load.refusedStatus} to each of the first ${load.refusedInARow} requests through Service ${service.name} and none answered 2xx: give --path a path it serves (the lab image: '/work?ms=200'); deployment/${request.deployment} was not changed`, { path: request.path, status: load.refusedStatus });
     }
     timeline.loadSteady = clock.now();
     await sleep(STEADY_MS, undefined, { signal: ctx.signal });

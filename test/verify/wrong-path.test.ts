@@ -1,0 +1,24 @@
+// A path the app does not serve is bad input, said at once: `termlab verify` on the lab image with
+// the default path (/, which it answers 404) used to send a whole --ready-timeout of requests (6003
+// at 50/s), then grade them all as cause 4 with exit 1. Now the first second of one 4xx and no 2xx
+// ends it before anything is changed: exit 2, naming the path, the status and the Service.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../harness/errors.ts';
+import { runCli } from '../support/cli.ts';
+
+describe('termlab verify with a path the app does not serve', () => {
+  it('exits 2 within the first second of answers, naming the path and the status; the Deployment is not changed', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'termlab-verify-path-')), 'out');
+    const r = await runCli(['verify', 'deployment/web', '--sim', '--apply', 'manifests/verify-example.yaml', '--out', out]);
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(/USAGE: --path \/: the app answered HTTP 404 to each of the first \d+ requests through Service \S+ and none answered 2xx: give --path a path it serves .*deployment\/web was not changed/);
+    // It stopped before acting: nothing was done to the Deployment and no pod terminated.
+    const file = join(out, 'web.verification.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ acted: null, timeline: { acted: null, loadSteady: null } });
+    const offline = await runCli(['grade', file, '--json']);
+    expect(JSON.parse(offline.stdout)).toMatchObject({ terminations: 0 });
+  }, 180_000);
+});
