@@ -178,7 +178,9 @@ function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: Faile
     const x = Math.ceil(y + 1);
     const current = Math.max(0, ...deleted.map((p) => p.preStopSleepSeconds ?? 0));
     reasoning.push(`requests still reached a terminating pod up to ${fmt(Math.max(...reach))} after it began terminating (p99 ${fmt(p99(reach))}; ${c1.length - lateProxy.length} failed request(s) of cause 1${lateProxy.length ? ` and ${lateProxy.length} of cause 3 refused at connect` : ''})`);
-    advice.push(`${current ? `lengthen the preStop sleep from ${current}s to` : 'add `preStop: sleep`'} of at least ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that`);
+    // A sleep that already covers the measured propagation is not what failed: saying "lengthen 5s to 3s" would mislead.
+    if (current >= x) advice.push(`the preStop sleep (${current}s) already covers the ${fmt(y)} endpoint removal took to reach the proxies here, yet requests to terminating pods failed inside it: look at the app and the node's load (a starved pod or proxy), not the sleep`);
+    else advice.push(`${current ? `lengthen the preStop sleep from ${current}s to at least` : 'add `preStop: sleep` of at least'} ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that`);
     const grace = Math.min(...deleted.map((p) => p.grace ?? 30));
     const need = Math.ceil(x + longest);
     if (grace < need) advice.push(`\`terminationGracePeriodSeconds\` of at least ${need}s (hook ${x}s + your longest request ${fmt(longest)}); it is ${grace}s now`);
