@@ -1,5 +1,6 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { dirname } from 'node:path';
+import { tooCloseToCall } from './outcome.ts';
 import { fail, inconclusive, objectUidOf, pass, type Check, type GradeResult } from './types.ts';
 
 export interface PairResult {
@@ -110,6 +111,15 @@ export function strayedFromDesign(r: GradeResult): string | null {
   const wanted = role === 'short' || role === 'proxy-first' ? 'cut' : role === 'restored' || role === 'app-first' ? 'completed' : null;
   if (!wanted || r.kind !== 'pod' || r.verdict !== 'matches-model' || r.outcome === wanted || r.asDesigned?.outcome !== wanted) return null;
   return `was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}`;
+}
+
+/**
+ * A pair half the grade could not decide because its work ended too close to the kill to call (on a
+ * busy machine the delete or the kubelet lands a little late): how close, or null. Run again like a strayed one.
+ */
+export function tooCloseToDecide(r: GradeResult): string | null {
+  if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive' || !r.prediction || !tooCloseToCall(r.prediction)) return null;
+  return `could not be called: its work ended within ${r.prediction.marginSeconds.toFixed(3)}s of the kill`;
 }
 
 /** How a run's own times strayed from its scenario: where its TERM came against the model's for the design. */

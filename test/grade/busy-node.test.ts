@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
+import { strayedFromDesign, tooCloseToDecide } from '../../harness/grade/pairs.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
 
 const load = (name: string, folder = 'class10-node') => {
@@ -29,5 +30,13 @@ describe('a busy real node, graded', () => {
     const o = load('late-term.restored-grace', 'class40-sim');
     expect(grade(o).verdict).toBe('inconclusive');
     expect(check(o, 'evidence.kubelet-times')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/comes 6\.868s after the hook began .*the kubelet was delayed before TERM \(paused or starved\), or the times were edited/) });
+  });
+  it('a pair half too close to call (40 students on one sim: the work ended 0.080 s from the kill) is one the runner runs again; a clean half is not', () => {
+    const close = grade(load('too-close.short-grace', 'class40-sim'));
+    expect(close.verdict).toBe('inconclusive');
+    expect(tooCloseToDecide(close)).toBe('could not be called: its work ended within 0.080s of the kill');
+    expect(strayedFromDesign(close)).toBeNull();
+    const clean = grade(load('late-term.restored-grace', 'class40-sim'));
+    expect(tooCloseToDecide(clean)).toBeNull();
   });
 });

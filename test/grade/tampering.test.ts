@@ -111,7 +111,14 @@ describe('tampering: the request against the server and the client', () => {
   it('no completion line from the server in the log', () => {
     const o = example('completed-0');
     o.evidence.logLines = o.evidence.logLines.filter((l) => !l.text.includes('"event":"completed"'));
-    expect(check(o, 'evidence.request-record').reason).toContain('never logged completing it');
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: expect.stringContaining('never logged completing it') });
+  });
+  it('no completion line, the container killed as the client got its end: never a match, too close to call', () => {
+    const o = example('completed-0');
+    o.evidence.logLines = o.evidence.logLines.filter((l) => !l.text.includes('"event":"completed"'));
+    o.finalState!.exitCode = 137;
+    expect(grade(o).verdict).not.toBe('matches-model');
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('the kill landed between its done line and its log line, or the record was edited') });
   });
   it('a request that ended before the delete, or before it was sent', () => {
     const o = example('cut-137-after-grace');
