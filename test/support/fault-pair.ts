@@ -4,7 +4,7 @@
 // does; a try whose request the harness lost runs again on a fresh pod (as --retries 1 does); the fault
 // strikes when the sim's own ground truth says short-grace's first pod reached its point, not after a sleep.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, expect } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import type { FaultRequest } from '../../cluster/sim/faults.ts';
 import { grade } from '../../harness/grade/grade.ts';
@@ -96,3 +96,18 @@ export function expectHonest(tries: Map<string, Observation[]>): void {
   }
 }
 
+/** The API server dead for `seconds` at each of the three points: one file per length, so the lengths run side by side. */
+export function describeApiOutage(seconds: number): void {
+  describe.concurrent('the lab pair on the default transport while the API server dies', () => {
+    it.each((['before-kubelet', 'during-hook', 'after-term'] as const).map((point) => [`${seconds}s`, point] as const))('down %s, %s: every try matches or is inconclusive with its cause; the last matches; no pod left', async (label, point) => {
+      const { tries, left, struck, missed } = await runPair(`run-fd-${label}-${point}`.slice(0, 40), { fault: 'refuse-connections', seconds }, point);
+      expect(struck, missed).toBe(true);
+      expectHonest(tries);
+      // The outage cut short-grace's forward while its request was in flight: lost, and tried again.
+      const first = tries.get('short-grace')![0]!;
+      expect(first.evidence.transport.some((e) => e.event === 'closed' && e.by === 'remote' && e.code === 1006), why(first)).toBe(true);
+      expect(tries.get('short-grace')!.length, why(first)).toBe(2);
+      expect(left).toBe(0);
+    }, 150_000);
+  });
+}
