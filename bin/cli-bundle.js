@@ -64,7 +64,9 @@ export async function buildBundle() {
     format: 'esm',
     target: 'node20',
     // esbuild finds its own binary from its package folder; the sim bundles the lab server with it.
-    external: ['esbuild'],
+    // node-fetch (client-node's HTTP) calls url.parse() and, through tr46, the punycode module: Node 22+
+    // warns on stderr for such calls outside node_modules, so it loads from there as its authors ship it.
+    external: ['esbuild', 'node-fetch'],
     // Class and function names stay as written (errors and reports may show them).
     keepNames: true,
     banner: { js: BANNER },
