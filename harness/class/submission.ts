@@ -6,7 +6,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isTermlabError } from '../errors.ts';
 import { gradePaths, type GradeRun, slimResult } from '../grade/files.ts';
-import { gradePairs, strayedFromDesign, tooCloseToDecide } from '../grade/pairs.ts';
+import { retryReason } from '../grade/attempts.ts';
+import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { fail } from '../grade/types.ts';
@@ -77,7 +78,7 @@ function attentionOf(results: GradeResult[], own: { sha256?: string; shownAs?: s
     const offered = own.sha256;
     if (offered !== hash) lines.push(`${own.shownAs} (sha256 ${offered}) is not the predictions file the run sealed (sha256 ${hash}): graded with the sealed ones`);
   }
-  for (const r of results.filter((x) => x.supersededBy)) lines.push(`retried: ${r.scenario} try ${r.attempt ?? 1} ${r.lostPath ? `lost its request (${r.lostPath.slice(0, 160)})` : strayedFromDesign(r) ? `did not test its design (it ${strayedFromDesign(r)})` : tooCloseToDecide(r) ? `${tooCloseToDecide(r)}` : 'was run again'}; ${r.supersededBy} counts instead`);
+  for (const r of results.filter((x) => x.supersededBy)) lines.push(`retried: ${r.scenario} try ${r.attempt ?? 1} ${retryReason(r) ?? 'was run again'}; ${r.supersededBy} counts instead`);
   for (const r of results) {
     const stopped = r.checks.find((c) => c.id === 'evidence.run-complete' && /interrupted/i.test(c.reason));
     if (stopped) lines.push(`interrupted: ${r.scenario}: ${stopped.reason}`);

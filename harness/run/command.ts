@@ -6,9 +6,9 @@ import { parseArgs } from 'node:util';
 import type { CommandIO, CommandModule as Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
-import { markSuperseded } from '../grade/attempts.ts';
+import { markSuperseded, retryReason } from '../grade/attempts.ts';
 import { INTERRUPTED_MARKER, PREDICTIONS_NAME } from '../pack/manifest.ts';
-import { gradePairs, strayedFromDesign, tooCloseToDecide } from '../grade/pairs.ts';
+import { gradePairs } from '../grade/pairs.ts';
 import { readSealable, seal } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
@@ -219,12 +219,8 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
       const ended: TermlabError[] = [];
       const result = await tryOnce(scenario, attempt, ended);
       if (result) tries.push(result);
-      // Tried again: a lost request, or a pair half whose own times (a late kubelet, a delete the API took
-      // late) kept it from testing its design or left it too close to call; never a verdict the kubelet
-      // earned, never after Ctrl-C.
-      // As only the last try's grade counts, so does only its early end.
-      const why = result?.lostPath ? `lost its request (${result.lostPath.slice(0, 160)})` : result && strayedFromDesign(result) ? `did not test its design: it ${strayedFromDesign(result)}`
-        : result && tooCloseToDecide(result) ? tooCloseToDecide(result) : null;
+      // As only the last try's grade counts, so does only its early end; never run again after Ctrl-C.
+      const why = result ? retryReason(result) : null;
       if (!why || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) {
         failures.push(...ended.map((error) => ({ scenario: scenario.name, error })));
         return tries;
