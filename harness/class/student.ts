@@ -9,6 +9,7 @@ import { TermlabError } from '../errors.ts';
 import { classify, listObjects, timeoutOptions, withRetry, type Cluster } from '../kube/index.ts';
 import { MANAGED_BY, MANAGER } from '../safety/labels.ts';
 import { CLASS_LABEL } from '../safety/reap-class.ts';
+import { waitForDefaultAccount } from './default-account.ts';
 import { classLimits, studentQuota } from './student-quota.ts';
 
 const STUDENT_LABEL = 'termlab.io/student';
@@ -102,6 +103,9 @@ export async function addStudent(cluster: Cluster, options: { classNamespace: st
   await ensure(`rolebinding ${namespace}/${STUDENT_ROLE}`, () => rbac.createNamespacedRoleBinding({ namespace, body: binding(STUDENT_ROLE, STUDENT_ROLE, name) }, limit()));
   // The class-wide reaper may take expired pods here too, and nothing else.
   await ensure(`rolebinding ${namespace}/${REAPER_ROLE}`, () => rbac.createNamespacedRoleBinding({ namespace, body: binding(REAPER_ROLE, REAPER_ROLE, REAPER_ACCOUNT) }, limit()));
+
+  // The kubeconfig is handed out only once the namespace takes pods: a student's first run would be refused.
+  await waitForDefaultAccount(cluster, namespace, signal);
 
   const expirationSeconds = Math.round(options.hours * 3600);
   const review = await call(`create token for serviceaccount ${classNamespace}/${name}`, () => core.createNamespacedServiceAccountToken({ name, namespace: classNamespace, body: { spec: { expirationSeconds, audiences: [] } } }, limit()));
