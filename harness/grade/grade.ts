@@ -115,7 +115,8 @@ function versionNotes(fileVersion: number): string[] {
     ? 'its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward\'s life nor of the pod\'s status reason'
     : fileVersion < 3 ? 'it has no record of the port-forward\'s life (opens, errors, closes) nor of the pod\'s status reason and active deadline'
       : fileVersion < 4 ? 'it has no record of the pod\'s status reason and message nor of its active deadline'
-        : 'it records one container: no sidecar\'s log, state or timeline';
+        : fileVersion < 5 ? 'it records one container: no sidecar\'s log, state or timeline'
+          : 'it records no retries (attempts, standby pod, ledger): none of its scenarios retried';
   return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 
