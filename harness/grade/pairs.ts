@@ -103,7 +103,7 @@ function gradeRetryPair(p: RetryPair): PairResult {
     if (!s) { problems.push(`the ${role} run has no retries`); continue; }
     const [first, second] = s.attempts;
     if (first?.outcome !== 'cut') problems.push(`the ${role} run's first attempt was ${first?.outcome ?? 'not sent'}, not cut`);
-    if (!second || second.target !== 'standby' || second.podUid === null || second.podUid === first?.podUid) problems.push(`the ${role} run's retry did not land on another pod`);
+    if (second?.target !== 'standby' || second.podUid === null || second.podUid === first?.podUid) problems.push(`the ${role} run's retry did not land on another pod`);
   }
   const b = summary(bare), k = summary(keyed);
   if (b && b.effects !== 2) problems.push(`without a key the ledger shows ${b.effects} effect(s), not 2`);

@@ -16,12 +16,12 @@ export type Verdict = 'matches-model' | 'differs-from-model' | 'inconclusive' | 
 
 export interface TimelineBar {
   label: string;
-  kind: 'request' | 'grace' | 'hook' | 'term' | 'terminated' | 'deleted';
+  kind: 'request' | 'grace' | 'hook' | 'term' | 'terminated' | 'deleted' | 'effect';
   /** Seconds relative to the delete being issued. */
   start: number;
   end: number;
   source: 'harness' | 'container-log' | 'inferred' | 'model';
-  /** The container it belongs to, in a pod with a sidecar ("lab (app)", "proxy (native sidecar)"): one lane each. */
+  /** The container it belongs to, in a pod with a sidecar ("lab (app)", "proxy (native sidecar)"), or a retry's attempt: one lane each. */
   lane?: string;
 }
 
