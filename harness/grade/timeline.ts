@@ -69,7 +69,7 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
  */
 function retryLanes(o: Observation, r: NonNullable<Observation['retries']>, bars: TimelineBar[], podBars: number, fromHarness: (mono: number) => number, fromWall: (wall: string) => number): void {
   const pod = (target: 'deleted' | 'standby') => (target === 'deleted' ? `pod A ${o.pod?.name ?? ''} (deleted)` : `pod B ${r.standby?.name ?? ''} (standby)`);
-  const laneOf = (a: (typeof r.attempts)[number]) => `attempt ${a.n} → ${a.target === 'deleted' ? 'pod A' : 'pod B'}`;
+  const laneOf = (a: (typeof r.attempts)[number]) => `attempt ${a.n} to ${a.target === 'deleted' ? 'pod A' : 'pod B'}`;
   for (const bar of bars.slice(podBars)) bar.lane = pod('deleted');
   const first = r.attempts[0];
   const request = bars.find((b) => b.kind === 'request' && !b.lane);
@@ -86,6 +86,6 @@ function retryLanes(o: Observation, r: NonNullable<Observation['retries']>, bars
     const line = parsed.line as { id: string; seq: number; time: string };
     const a = byId.get(line.id);
     const at = fromWall(line.time);
-    bars.push({ label: parsed.event === 'applied' ? `effect #${line.seq}` : `already applied (#${line.seq})`, kind: 'effect', start: at, end: at, source: 'container-log', lane: a ? laneOf(a) : 'ledger' });
+    bars.push({ label: parsed.event === 'applied' ? `effect record ${line.seq}` : `already applied (record ${line.seq})`, kind: 'effect', start: at, end: at, source: 'container-log', lane: a ? laneOf(a) : 'ledger' });
   }
 }

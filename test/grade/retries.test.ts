@@ -1,5 +1,5 @@
 // Retry scenarios, graded (issue 27): the recorded runs of manifests/retries.yaml on the simulated cluster
-// match the retries model and pass the retries pair offline, the cause told with times; the model worked
+// and on the real node match the retries model and pass the retries pair offline, the cause told with times; the model worked
 // by hand; a hand-edited ledger count, a removed ledger line or a removed retry attempt is evidence invalid.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,20 +14,22 @@ import { repoRoot } from '../support/processes.ts';
 
 /** Recorded by `termlab run --sim --scenarios manifests/retries.yaml` (Kubernetes v1.37.2 simulated). */
 const DIR = join(repoRoot, 'test/grade/fixtures/retries/sim');
-const names = readdirSync(DIR).map((f) => f.replace('.observation.json', ''));
+/** Recorded on the project's real node, Kubernetes v1.37.2 (run-20261202-051109-ea57, the lab image built from this tree). */
+const NODE_DIR = join(repoRoot, 'test/grade/fixtures/retries/node');
+const recorded = [DIR, NODE_DIR].flatMap((dir) => readdirSync(dir).map((f) => [`${dir === NODE_DIR ? 'node' : 'sim'}: ${f.replace('.observation.json', '')}`, join(dir, f)] as const));
 const fixture = (name: string): Observation => parseObservationFile(JSON.parse(readFileSync(join(DIR, `${name}.observation.json`), 'utf8')), name).observation;
 const failed = (o: Observation) => grade(o).checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.reason}`);
 
 describe('the recorded retry runs grade as the retries model says', () => {
-  it.each(names)('%s matches the model', (name) => {
-    const g = grade(fixture(name));
+  it.each(recorded)('%s matches the model', (_name, path) => {
+    const g = grade(parseObservationFile(JSON.parse(readFileSync(path, 'utf8')), path).observation);
     expect(g.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(g.verdict).toBe('matches-model');
     expect(g.retries!.effects).toBe(g.retries!.predicted.effects);
   });
 
-  it('the retries pair passes offline, as it did in the run', async () => {
-    const run = await gradePaths([DIR]);
+  it.each([['sim', DIR], ['node', NODE_DIR]])('%s: the retries pair passes offline, as it did in the run', async (_where, dir) => {
+    const run = await gradePaths([dir]);
     expect(run.problems).toEqual([]);
     expect(run.pairs.map((p) => [p.pairId, p.checks.map((c) => c.status)])).toEqual([['retries', ['pass']]]);
   });
@@ -44,10 +46,10 @@ describe('the recorded retry runs grade as the retries model says', () => {
   it('draws one lane per attempt, with the ledger\'s effects marked in the lane of the attempt that made them', () => {
     const lanes = grade(fixture('retry-doubles-effect')).timeline.map((b) => [b.lane, b.kind, b.label]);
     expect(lanes).toEqual(expect.arrayContaining([
-      ['attempt 1 → pod A', 'request', 'attempt 1 cut'], ['attempt 1 → pod A', 'effect', 'effect #1'],
-      ['attempt 2 → pod B', 'request', 'attempt 2 completed'], ['attempt 2 → pod B', 'effect', 'effect #2'],
+      ['attempt 1 to pod A', 'request', 'attempt 1 cut'], ['attempt 1 to pod A', 'effect', 'effect record 1'],
+      ['attempt 2 to pod B', 'request', 'attempt 2 completed'], ['attempt 2 to pod B', 'effect', 'effect record 2'],
     ]));
-    expect(grade(fixture('retry-with-key')).timeline.find((b) => b.kind === 'effect' && b.lane === 'attempt 2 → pod B')?.label).toBe('already applied (#1)');
+    expect(grade(fixture('retry-with-key')).timeline.find((b) => b.kind === 'effect' && b.lane === 'attempt 2 to pod B')?.label).toBe('already applied (record 1)');
   });
 });
 
