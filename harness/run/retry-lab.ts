@@ -19,7 +19,7 @@ import type { Cleaner } from './cleaner.ts';
 import { LogFollower } from './logs.ts';
 import { newRequestRecord, type RequestRecord, sendWork } from './request.ts';
 import type { ScenarioContext } from './scenario.ts';
-import { allTerminated, isGone, isReady, PodWatch } from './watch.ts';
+import { allTerminated, hasTerminated, isGone, isReady, PodWatch } from './watch.ts';
 
 /** Real proxies program a new Service's rules in about a second (measure:proxy): as the rollout lab waits. */
 const PROXY_SETTLE_MS = 2000;
@@ -71,8 +71,12 @@ async function createSidePod(ctx: ScenarioContext, body: k8s.V1Pod, cleaner: Cle
 }
 
 async function waitReady(ctx: ScenarioContext, pod: SidePod, what: string): Promise<void> {
-  const ready = await pod.watch.waitFor((s) => s.pod !== null && isReady(s.pod), ctx.readyTimeoutMs, ctx.signal);
-  if (!ready) throw new TermlabError('POD_NOT_READY', `the ${what} pod ${ctx.namespace}/${pod.name} was not Ready within ${ctx.readyTimeoutMs / 1000}s`);
+  // A container that ended (an image without the ledger mode exits 2 at once) will never be Ready: say so now.
+  const seen = await pod.watch.waitFor((s) => s.pod !== null && (isReady(s.pod) || hasTerminated(s.pod)), ctx.readyTimeoutMs, ctx.signal);
+  if (seen?.pod && isReady(seen.pod)) return;
+  const ended = seen?.pod?.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated;
+  const why = ended ? `: its container exited ${ended.exitCode} (${ended.reason ?? 'no reason'}); does the image have the ledger mode (server/ledger.ts)?` : ` within ${ctx.readyTimeoutMs / 1000}s`;
+  throw new TermlabError('POD_NOT_READY', `the ${what} pod ${ctx.namespace}/${pod.name} was not Ready${why}`);
 }
 
 /** create: the ledger's Service and pod, then (once the ledger is Ready) the standby replica. */
