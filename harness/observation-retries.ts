@@ -9,7 +9,7 @@ const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex
 const LogLine = z.object({ receivedAt: HarnessTime, apiTime: z.string().nullable(), text: z.string().max(64 * 1024) });
 
 /** One attempt of the client's request: where it went, when, and how it ended (the request's own fields). */
-export const AttemptSchema = z.object({
+const AttemptSchema = z.object({
   /** From 1; attempt 1 is the observation's `request`. */
   n: z.int().min(1).max(5),
   id: z.string().min(1),

@@ -10,7 +10,7 @@ import { LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import type { LogLedgerEvent } from './events.ts';
 import { parseRequestId } from './work.ts';
 
-export interface LedgerRecord {
+interface LedgerRecord {
   seq: number;
   id: string;
   key: string | null;
@@ -35,7 +35,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 const optionalString = (v: unknown, max: number): v is string | null | undefined => v === undefined || v === null || (typeof v === 'string' && v.length <= max);
 
 /** The posted JSON, or the field that is wrong. */
-export function parseEffectBody(text: string): { ok: true; value: EffectBody } | { ok: false; field: string; message: string } {
+function parseEffectBody(text: string): { ok: true; value: EffectBody } | { ok: false; field: string; message: string } {
   let json: Record<string, unknown>;
   try { json = JSON.parse(text); } catch { return { ok: false, field: '(body)', message: 'not JSON' }; }
   if (!json || typeof json !== 'object' || Array.isArray(json)) return { ok: false, field: '(body)', message: 'expected an object' };

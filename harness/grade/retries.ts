@@ -173,7 +173,7 @@ function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string
   return { story: counterfactual ? `${told}; ${counterfactual}` : told, counterfactual };
 }
 
-export interface RetryGrade { evidence: Check[]; outcome: Check[]; summary: RetrySummary | null }
+interface RetryGrade { evidence: Check[]; outcome: Check[]; summary: RetrySummary | null }
 
 /** Every check of a retry scenario, and its summary; none for a scenario without a retry policy. */
 export function retryChecks(f: Facts, model: Prediction): RetryGrade {

@@ -159,7 +159,7 @@ export async function collectRetryLab(ctx: ScenarioContext, lab: RetryLab): Prom
 }
 
 /** The ledger's count from its own lines: applied records, and answers already-applied. */
-export function ledgerCountOf(lines: readonly { text: string }[]): Retries['ledgerCount'] {
+function ledgerCountOf(lines: readonly { text: string }[]): Retries['ledgerCount'] {
   const count = { applied: 0, alreadyApplied: 0 };
   for (const line of lines) {
     let json: unknown;

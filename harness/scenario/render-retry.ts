@@ -10,9 +10,9 @@ import { renderPod, type RenderOptions } from './render.ts';
 import { ROLE_LABEL, SERVICE_PORT } from './render-rollout.ts';
 import type { Scenario } from './schema.ts';
 
-export const RETRY_ROLES = { deleted: 'lab', standby: 'standby', ledger: 'ledger' } as const;
+const RETRY_ROLES = { deleted: 'lab', standby: 'standby', ledger: 'ledger' } as const;
 
-export function sidePodName(podName: string, role: 'standby' | 'ledger'): string {
+function sidePodName(podName: string, role: 'standby' | 'ledger'): string {
   return `${podName}-${role === 'standby' ? 'b' : 'ledger'}`;
 }
 

@@ -20,7 +20,7 @@ const SidecarSchema = z.object({
 export type Sidecar = z.infer<typeof SidecarSchema>;
 
 /** What a failed attempt looks like to the client: cut mid-answer, a draining 503, another 5xx. */
-export const RETRY_ON = ['cut', 'rejected', '5xx'] as const;
+const RETRY_ON = ['cut', 'rejected', '5xx'] as const;
 export type RetryOn = (typeof RETRY_ON)[number];
 
 /**
