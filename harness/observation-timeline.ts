@@ -49,6 +49,11 @@ export interface LabFields {
   role?: string;
   outcome?: string;
   status?: number | null;
+  /** An effect line (the retries lab): the client's key, the point in the work, the ledger's answer and record. */
+  key?: string | null;
+  point?: string;
+  result?: string;
+  seq?: number | null;
 }
 
 export interface LabLine {

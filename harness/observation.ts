@@ -1,12 +1,13 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
 import { z } from 'zod';
+import { RetriesSchema } from './observation-retries.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
-export const OBSERVATION_SCHEMA_VERSION = 5;
+export const OBSERVATION_SCHEMA_VERSION = 6;
 /** Older versions this termlab still reads (and grades with a note). */
-export const READABLE_OLD_VERSIONS = [1, 2, 3, 4] as const;
+export const READABLE_OLD_VERSIONS = [1, 2, 3, 4, 5] as const;
 const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
@@ -270,6 +271,8 @@ export const ObservationSchema = z.object({
     podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),
   }),
   cleanup: z.array(z.object({ action: z.string(), at: HarnessTimeSchema, ok: z.boolean(), error: z.string().nullable() })),
+  /** A retry scenario's attempts, standby pod and ledger (version 6 on; absent for any other scenario). */
+  retries: RetriesSchema.optional(),
 });
 
 export type Observation = z.infer<typeof ObservationSchema>;
@@ -284,4 +287,6 @@ export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.l
 export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
 /** Version 4 files: the same shape, one container recorded (read as version 5 with no container records: a one-container pod). */
 export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4) });
+/** Version 5 files: the same shape, no retries (read as version 6 with none: no scenario of theirs retried). */
+export const ObservationV5Schema = ObservationSchema.extend({ schemaVersion: z.literal(5) });
 

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from './config.ts';
-import { HOOK_HTTP_PATH, LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND } from './contract.ts';
+import { HOOK_HTTP_PATH, IDEMPOTENCY_HEADER, LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND, LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import { clockNow, type LogEvent } from './events.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
+/** The ledger answers on the same node in milliseconds; past this the effect is logged as failed. */
+const LEDGER_TIMEOUT_MS = 5000;
 const MIB = 1024 * 1024;
 /** How fast the memory grows after TERM: past any readiness probe period before a 192 MiB limit is hit. */
 const ALLOCATE_MIB_PER_SECOND = LAB_TERM_ALLOCATE_MIB_PER_SECOND;
@@ -54,7 +56,36 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     }
   }
 
-  function handleWork(url: URL, res: ServerResponse): void {
+  /**
+   * The work's side effect: one call to the ledger, logged with its answer. No retry of its own: a
+   * call that fails is logged as failed, and the work goes on (the effect is what the lab counts).
+   */
+  function callLedger(id: string, key: string | null, point: 'start' | 'end'): Promise<void> {
+    const effect = config.effect!;
+    const body = JSON.stringify({ id, key, podUid: config.podUid ?? null, podName: config.podName ?? null, point });
+    return new Promise((resolve) => {
+      const failed = (error: string) => { logEvent('effect', { id, key, point, result: 'failed', seq: null, error: error.slice(0, 200) }); resolve(); };
+      const req = httpRequest(`${effect.ledgerUrl}${LEDGER_PATHS.effect}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: LEDGER_TIMEOUT_MS }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => { text += chunk; });
+        res.on('end', () => {
+          let answer: { result?: unknown; seq?: unknown } = {};
+          try { answer = JSON.parse(text); } catch { /* told below */ }
+          const ok = res.statusCode === 200 && (answer.result === 'applied' || answer.result === 'already-applied') && Number.isInteger(answer.seq);
+          if (!ok) return failed(`the ledger answered ${res.statusCode}: ${text.trim()}`);
+          logEvent('effect', { id, key, point, result: answer.result as LedgerResult, seq: answer.seq as number });
+          resolve();
+        });
+        res.on('error', (error) => failed(error.message));
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${LEDGER_TIMEOUT_MS} ms`)));
+      req.on('error', (error) => failed((error as NodeJS.ErrnoException).code ?? error.message));
+      req.end(body);
+    });
+  }
+
+  function handleWork(url: URL, req: IncomingMessage, res: ServerResponse): void {
     const ms = parseMs(url.searchParams.get('ms'), WORK_MS_MIN, WORK_MS_MAX);
     const id = parseRequestId(url.searchParams.get('id'), () => `r${++nextRequest}`);
     if (!ms.ok) return sendJson(res, 400, { error: ms.message, parameter: ms.parameter });
@@ -64,10 +95,11 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
       logEvent('rejected', { id: id.value, reason: 'draining' });
       return sendJson(res, 503, { event: 'rejected', id: id.value, reason: 'draining' }, { connection: 'close' });
     }
-    runWork(id.value, ms.value, res);
+    const key = req.headers[IDEMPOTENCY_HEADER];
+    runWork(id.value, ms.value, typeof key === 'string' && key !== '' ? key : null, res);
   }
 
-  function runWork(id: string, ms: number, res: ServerResponse): void {
+  function runWork(id: string, ms: number, key: string | null, res: ServerResponse): void {
     state.accepted++;
     state.active++;
     const digest = createHash('sha256');
@@ -84,13 +116,22 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     res.writeHead(200, headers);
     res.write(write({ event: 'accepted', id, ms, podUid: config.podUid ?? null, ...clockNow() }));
     logEvent('accepted', { id, ms });
+    // The effect at the start: made while the work runs; a kill later cannot undo it.
+    if (config.effect?.point === 'start') void callLedger(id, key, 'start');
 
     const progress = setInterval(() => {
       res.write(write({ event: 'progress', id, elapsedMs: Math.round(performance.now() - startedMono) }));
     }, PROGRESS_INTERVAL_MS);
+    let gone = false;
+    const answer = () => {
+      if (gone) return;
+      res.end(`${JSON.stringify({ event: 'done', id, bytes, digest: digest.digest('hex') })}\n`);
+    };
     const done = setTimeout(() => {
       clearInterval(progress);
-      res.end(`${JSON.stringify({ event: 'done', id, bytes, digest: digest.digest('hex') })}\n`);
+      // The effect at the end: committed before the answer, so a kill before the end never made it.
+      if (config.effect?.point === 'end') void callLedger(id, key, 'end').then(answer);
+      else answer();
     }, ms);
     // Completed only once the done line is handed to the kernel; otherwise the client cut it.
     res.on('finish', () => {
@@ -100,6 +141,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     });
     res.on('close', () => {
       if (res.writableFinished) return;
+      gone = true;
       clearInterval(progress);
       clearTimeout(done);
       state.active--;
@@ -124,7 +166,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     const url = new URL(req.url ?? '/', 'http://lab.invalid');
     if (req.method !== 'GET') return sendJson(res, 405, { error: `method ${req.method} not allowed` }, { allow: 'GET' });
     switch (url.pathname) {
-      case '/work': return handleWork(url, res);
+      case '/work': return handleWork(url, req, res);
       case '/readyz': return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining });
       case '/healthz': return sendJson(res, 200, { alive: true });
       case '/state': return sendJson(res, 200, state);

@@ -2,7 +2,7 @@
 // its inputs are a few settings (the app's, then the proxy's), checked here with messages that name each one.
 import { parseArgs } from 'node:util';
 import {
-  LAB_MODE_ENV, LAB_MODES, LAB_TERM_ALLOCATE_ENV, type LabMode, PROXY_ON_TERM_ENV, PROXY_ON_TERM_MODES, PROXY_UPSTREAM_PORT_ENV,
+  type EffectPoint, LAB_EFFECT_ENV, LAB_EFFECT_POINTS, LAB_LEDGER_URL_ENV, LAB_MODE_ENV, LAB_MODES, LAB_TERM_ALLOCATE_ENV, type LabMode, PROXY_ON_TERM_ENV, PROXY_ON_TERM_MODES, PROXY_UPSTREAM_PORT_ENV,
   type ProxyOnTerm,
 } from './contract.ts';
 
@@ -16,6 +16,8 @@ export interface ServerConfig {
   podName?: string;
   /** MiB to allocate (and touch) on the termination signal: a shutdown that runs out of memory. */
   termAllocateMiB: number;
+  /** Where the work calls the ledger (the retries lab), and the ledger's base URL; none: no effect. */
+  effect: { point: Exclude<EffectPoint, 'none'>; ledgerUrl: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -50,7 +52,7 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   const values = parseFlags(argv);
   const mode = values.mode ?? env[LAB_MODE_ENV] ?? 'graceful';
   if (!MODES.includes(mode)) {
-    throw new ConfigError(`${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator) or proxy (the sidecar proxy), got ${JSON.stringify(mode)}`);
+    throw new ConfigError(`${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator), proxy (the sidecar proxy) or ledger (the retries lab's ledger), got ${JSON.stringify(mode)}`);
   }
   const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
   const host = values.host ?? env.HOST ?? '0.0.0.0';
@@ -67,7 +69,34 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
     podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
     podName: values['pod-name'] ?? (env.POD_NAME || undefined),
     termAllocateMiB,
+    effect: parseEffect(env),
   };
+}
+
+const EFFECT_POINTS: readonly string[] = LAB_EFFECT_POINTS;
+
+/** LAB_EFFECT and LAB_LEDGER_URL: an effect needs a ledger to call, and a ledger URL an effect. */
+function parseEffect(env: NodeJS.ProcessEnv): ServerConfig['effect'] {
+  const point = env[LAB_EFFECT_ENV] || 'none';
+  if (!EFFECT_POINTS.includes(point)) throw new ConfigError(`${LAB_EFFECT_ENV}: expected start, end or none, got ${JSON.stringify(point)}`);
+  const url = env[LAB_LEDGER_URL_ENV] || '';
+  if (point === 'none') return null;
+  let parsed: URL;
+  try { parsed = new URL(url); } catch { throw new ConfigError(`${LAB_LEDGER_URL_ENV}: ${LAB_EFFECT_ENV}=${point} needs the ledger's http:// base URL, got ${JSON.stringify(url)}`); }
+  if (parsed.protocol !== 'http:') throw new ConfigError(`${LAB_LEDGER_URL_ENV}: expected an http:// URL, got ${JSON.stringify(url)}`);
+  return { point: point as 'start' | 'end', ledgerUrl: url.replace(/\/+$/, '') };
+}
+
+/** LAB_MODE=ledger: where it listens. */
+export interface LedgerConfig { port: number; host: string; podUid?: string; podName?: string }
+
+export function parseLedgerConfig(argv: string[], env: NodeJS.ProcessEnv): LedgerConfig {
+  const values = parseFlags(argv);
+  if (values.mode !== undefined && values.mode !== 'ledger') throw new ConfigError(`--mode: ${JSON.stringify(values.mode)} contradicts ${LAB_MODE_ENV}=ledger`);
+  const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
+  const host = values.host ?? env.HOST ?? '0.0.0.0';
+  if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
+  return { port, host, podUid: values['pod-uid'] ?? (env.POD_UID || undefined), podName: values['pod-name'] ?? (env.POD_NAME || undefined) };
 }
 
 /** LAB_MODE=proxy: where it listens, the app's port on localhost, and what it does on TERM. */

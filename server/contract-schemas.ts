@@ -5,8 +5,8 @@
 // grader and the renderers import them as values. Names and numbers: ./contract.ts.
 import { z } from 'zod';
 import {
-  HOOK_COMMANDS, HOOK_HTTP_PATH, HOOK_LINE_KINDS, HOOK_PROGRAM, LAB_EVENT_NAMES, LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV,
-  type LabEventName, type LabMode, PROXY_EVENT_NAMES, PROXY_ON_TERM_MODES, PROXY_OUTCOMES, PROXY_ROLE, type ProxyEventName,
+  HOOK_COMMANDS, HOOK_HTTP_PATH, HOOK_LINE_KINDS, HOOK_PROGRAM, LAB_EFFECT_ENV, LAB_EVENT_NAMES, LAB_LEDGER_URL_ENV, LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV,
+  type EffectPoint, type LabEventName, type LabMode, LEDGER_EVENT_NAMES, LEDGER_RESULTS, LEDGER_ROLE, type LedgerEventName, PROXY_EVENT_NAMES, PROXY_ON_TERM_MODES, PROXY_OUTCOMES, PROXY_ROLE, type ProxyEventName,
 } from './contract.ts';
 
 // --- event lines -----------------------------------------------------------------------------
@@ -40,6 +40,12 @@ export const LAB_LINE_SCHEMAS = {
   'hook-end': z.object({ ...common, kind: hookKind, ms: z.number() }),
   exit: z.object({ ...common, code: z.number() }),
   allocating: z.object({ ...common, mib: z.number(), mibPerSecond: z.number().optional() }),
+  // The work's side effect as the app saw the ledger's answer (issue 27): seq is the ledger's record
+  // number (of the first application when the key was already applied); failed: no answer came.
+  effect: z.object({
+    ...common, id: z.string(), key: z.string().nullable(), point: z.enum(['start', 'end']),
+    result: z.enum([...LEDGER_RESULTS, 'failed']), seq: z.int().min(1).nullable(), error: z.string().optional(),
+  }),
 } as const satisfies Record<LabEventName, z.ZodType>;
 
 export type LabLineOf<E extends LabEventName> = z.infer<(typeof LAB_LINE_SCHEMAS)[E]> & { event: E };
@@ -135,6 +141,37 @@ export type ParsedProxyLine =
 /** A parsed JSON value through the proxy's schemas; an app's line (no `role`) is malformed here. */
 export function parseProxyLine(json: unknown): ParsedProxyLine {
   return parseThrough(PROXY_LINE_SCHEMAS, isProxyEventName, json) as ParsedProxyLine;
+}
+
+// --- the ledger's lines (server/ledger.ts, LAB_MODE=ledger) ------------------------------------
+
+const ledgerCommon = { ...common, role: z.literal(LEDGER_ROLE) };
+/** One effect as the ledger recorded it: its number, the request, the key, and the pod that asked. */
+const ledgerEffect = {
+  ...ledgerCommon, seq: z.int().min(1), id: z.string().min(1), key: z.string().nullable(),
+  fromPodUid: z.string().nullable(), fromPodName: z.string().nullable(), point: z.enum(['start', 'end']),
+};
+
+export const LEDGER_LINE_SCHEMAS = {
+  listening: z.object({ ...ledgerCommon, host: z.string(), port: z.int() }),
+  applied: z.object(ledgerEffect),
+  // seq: the record that first applied this key; nothing new is recorded.
+  'already-applied': z.object(ledgerEffect),
+  signal: z.object({ ...ledgerCommon, signal: z.string() }),
+  exit: z.object({ ...ledgerCommon, code: z.int(), records: z.int().min(0) }),
+} as const satisfies Record<LedgerEventName, z.ZodType>;
+
+export type LedgerLineOf<E extends LedgerEventName> = z.infer<(typeof LEDGER_LINE_SCHEMAS)[E]> & { event: E };
+export type LedgerLineFields<E extends LedgerEventName> = Omit<z.input<(typeof LEDGER_LINE_SCHEMAS)[E]>, StampedField | 'role'>;
+export const isLedgerEventName = (name: string): name is LedgerEventName => (LEDGER_EVENT_NAMES as readonly string[]).includes(name);
+
+export type ParsedLedgerLine =
+  | { kind: 'event'; event: LedgerEventName; line: LedgerLineOf<LedgerEventName> }
+  | Exclude<ParsedLabLine, { kind: 'event' }>;
+
+/** A parsed JSON value through the ledger's schemas; an app's line (no `role`) is malformed here. */
+export function parseLedgerLine(json: unknown): ParsedLedgerLine {
+  return parseThrough(LEDGER_LINE_SCHEMAS, isLedgerEventName, json) as ParsedLedgerLine;
 }
 
 // --- the load generator's lines (server/load.ts) ----------------------------------------------
@@ -248,6 +285,8 @@ export interface LabContainerSettings {
   mode: LabMode;
   preStop: PreStop;
   termAllocateMiB?: number;
+  /** The retries lab: where the work calls the ledger, and the ledger's address. */
+  effect?: { point: EffectPoint; ledgerUrl: string };
 }
 
 /**
@@ -256,9 +295,10 @@ export interface LabContainerSettings {
  */
 export function configureLabContainer(container: Record<string, any>, s: LabContainerSettings): void {
   if (s.image) container.image = s.image;
-  const ours = new Set([LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV]);
+  const ours = new Set([LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV, LAB_EFFECT_ENV, LAB_LEDGER_URL_ENV]);
   container.env = [...(container.env ?? []).filter((e: any) => !ours.has(e.name)), { name: LAB_MODE_ENV, value: s.mode }];
   if (s.termAllocateMiB) container.env.push({ name: LAB_TERM_ALLOCATE_ENV, value: String(s.termAllocateMiB) });
+  if (s.effect) container.env.push({ name: LAB_EFFECT_ENV, value: s.effect.point }, { name: LAB_LEDGER_URL_ENV, value: s.effect.ledgerUrl });
   const port = container.ports?.[0];
   const hook = renderPreStop(s.preStop, port?.name ?? port?.containerPort);
   const lifecycle = { ...container.lifecycle };

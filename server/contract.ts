@@ -26,7 +26,7 @@ export const LAB_EXIT_CODES = {
 /** Every event line the server (server/events.ts) and the exec hook (server/lab-hook.sh) write. */
 export const LAB_EVENT_NAMES = [
   'listening', 'accepted', 'completed', 'aborted', 'rejected',
-  'signal', 'draining', 'drained', 'hook-start', 'hook-end', 'exit', 'allocating',
+  'signal', 'draining', 'drained', 'hook-start', 'hook-end', 'exit', 'allocating', 'effect',
 ] as const;
 export type LabEventName = (typeof LAB_EVENT_NAMES)[number];
 
@@ -85,3 +85,28 @@ export const HOOK_HTTP_PATH = '/hook/prestop';
 /** The `kind` field of a hook-start/hook-end line: which handler ran it. */
 export const HOOK_LINE_KINDS = ['exec', 'httpGet'] as const;
 export type HookLineKind = (typeof HOOK_LINE_KINDS)[number];
+
+/**
+ * The retries lab (issue 27). A request's business side effect (charging a card, writing a row) is a
+ * call from the app's work to the ledger: the same program in LAB_MODE=ledger, one pod behind a Service.
+ * LAB_EFFECT says where in the work the call is made: `start` (right after the accepted line), `end`
+ * (after the work, before the done line: the effect is committed before the answer), or `none`.
+ */
+export const LAB_LEDGER_MODE = 'ledger';
+export const LAB_EFFECT_ENV = 'LAB_EFFECT';
+export const LAB_EFFECT_POINTS = ['start', 'end', 'none'] as const;
+export type EffectPoint = (typeof LAB_EFFECT_POINTS)[number];
+/** The ledger's base URL as the app reaches it (the Service's address). */
+export const LAB_LEDGER_URL_ENV = 'LAB_LEDGER_URL';
+/** The client's idempotency key: the app passes it on to the ledger, which applies a key once. */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** The ledger's own endpoints: POST an effect; GET every record kept so far. */
+export const LEDGER_PATHS = { effect: '/effect', records: '/records' } as const;
+/** Every ledger line carries `role: "ledger"`, so it is never taken for an app's line. */
+export const LEDGER_ROLE = 'ledger';
+/** How the ledger answered one effect: applied (a new record), or a key it had already applied. */
+export const LEDGER_RESULTS = ['applied', 'already-applied'] as const;
+export type LedgerResult = (typeof LEDGER_RESULTS)[number];
+/** Event lines of the ledger (server/ledger.ts). */
+export const LEDGER_EVENT_NAMES = ['listening', 'applied', 'already-applied', 'signal', 'exit'] as const;
+export type LedgerEventName = (typeof LEDGER_EVENT_NAMES)[number];

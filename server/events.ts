@@ -4,8 +4,8 @@
 // Each event's fields are typed by its schema in the contract (a type-only import: nothing of zod
 // is loaded here, so the image stays node and server/ alone).
 import { performance } from 'node:perf_hooks';
-import type { LabLineFields, ProxyLineFields } from './contract-schemas.ts';
-import { type LabEventName, PROXY_ROLE, type ProxyEventName } from './contract.ts';
+import type { LabLineFields, LedgerLineFields, ProxyLineFields } from './contract-schemas.ts';
+import { type LabEventName, type LedgerEventName, LEDGER_ROLE, PROXY_ROLE, type ProxyEventName } from './contract.ts';
 
 export type { LabEventName };
 
@@ -49,3 +49,13 @@ export function createProxyEventLog(identity: EventIdentity, sink: EventSink = s
 }
 
 export type LogProxyEvent = ReturnType<typeof createProxyEventLog>;
+
+/** The ledger's writer (server/ledger.ts): its own events, each line stamped `role: "ledger"`. */
+export function createLedgerEventLog(identity: EventIdentity, sink: EventSink = stdoutSink) {
+  return function logEvent<E extends LedgerEventName>(event: E, fields: LedgerLineFields<E>): void {
+    const record = { event, ...clockNow(), pid: process.pid, ...identity, role: LEDGER_ROLE, ...fields };
+    sink(JSON.stringify(record) + '\n');
+  };
+}
+
+export type LogLedgerEvent = ReturnType<typeof createLedgerEventLog>;

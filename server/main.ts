@@ -1,10 +1,12 @@
 // Entry of the lab server. In an image node runs this file as PID 1, so the signals reach it.
 // LAB_MODE=load makes the same program the rollout lab's load generator (server/load.ts), and
-// LAB_MODE=proxy a sidecar proxy in front of the app container (server/proxy.ts).
+// LAB_MODE=proxy a sidecar proxy in front of the app container (server/proxy.ts), and LAB_MODE=ledger
+// the retries lab's ledger (server/ledger.ts).
 import { createLabServer } from './app.ts';
-import { ConfigError, parseProxyConfig, parseServerConfig, type ProxyConfig, type ServerConfig } from './config.ts';
-import { LAB_EXIT_CODES, LAB_LOAD_MODE, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
-import { createEventLog, createProxyEventLog } from './events.ts';
+import { ConfigError, type LedgerConfig, parseLedgerConfig, parseProxyConfig, parseServerConfig, type ProxyConfig, type ServerConfig } from './config.ts';
+import { LAB_EXIT_CODES, LAB_LEDGER_MODE, LAB_LOAD_MODE, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
+import { createEventLog, createLedgerEventLog, createProxyEventLog } from './events.ts';
+import { createLedger } from './ledger.ts';
 import { LoadConfigError, parseLoadConfig, runLoad } from './load.ts';
 import { createProxy } from './proxy.ts';
 
@@ -60,7 +62,23 @@ function startProxy(): void {
   });
 }
 
+function startLedger(): void {
+  let config: LedgerConfig;
+  try {
+    config = parseLedgerConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    fail(error);
+  }
+  const ledger = createLedger(config, createLedgerEventLog({ podUid: config.podUid, podName: config.podName }), (code) => process.exit(code));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => ledger.terminate(signal));
+  ledger.listen().catch((error: Error) => {
+    process.stderr.write(`lab-server: ledger cannot listen on ${config.host}:${config.port}: ${error.message}\n`);
+    process.exit(CONFIG_EXIT);
+  });
+}
+
 const mode = process.env[LAB_MODE_ENV];
 if (mode === LAB_LOAD_MODE) startLoad();
 else if (mode === LAB_PROXY_MODE) startProxy();
+else if (mode === LAB_LEDGER_MODE) startLedger();
 else start();

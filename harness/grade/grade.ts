@@ -9,6 +9,7 @@ import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
 import { memoryEvidence } from './memory.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
+import { retryChecks } from './retries.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
 import { type Facts, factsOf } from './facts.ts';
 import { predictScenario as predict } from './pod-theory.ts';
@@ -32,7 +33,10 @@ function explain(verdict: Verdict, checks: Check[]): string {
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
   // A pod with a sidecar says which container cut what (containers.ts attribution.cut-by).
   const cut = checks.find((c) => c.id === 'attribution.cut-by' && c.status === 'pass');
-  if (verdict === 'matches-model' || !firstBad) return `the run did what the kubelet model predicts${cut ? `: ${cut.reason}` : ''}`;
+  // A retry scenario tells what its attempts did to the ledger (retries.ts attribution.effects).
+  const effects = checks.find((c) => c.id === 'attribution.effects' && c.status === 'pass');
+  const told = [cut, effects].filter((c) => c !== undefined).map((c) => c.reason).join('; ');
+  if (verdict === 'matches-model' || !firstBad) return `the run did what the kubelet model predicts${told ? `: ${told}` : ''}`;
   return firstBad.reason;
 }
 
@@ -52,10 +56,11 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const deadline = observedDeadline(f);
   const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), ...containerChecks(f), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f)]);
+  const retried = retryChecks(f, model);
+  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), ...containerChecks(f), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f), ...retried.evidence]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
-  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline), ...sidecarOutcomes(f, model)]);
+  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline), ...sidecarOutcomes(f, model), ...retried.outcome]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
   // The predictions the run sealed before its first pod are the ones graded; a file given beside
@@ -94,6 +99,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     prediction: model,
     asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
     checks,
+    ...(retried.summary ? { retries: retried.summary } : {}),
     timeline: timelineBars(o, model),
     deleteWall: f.timeline.deleteIssued?.at.wall ?? null,
   };
@@ -115,7 +121,8 @@ function versionNotes(fileVersion: number): string[] {
     ? 'its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward\'s life nor of the pod\'s status reason'
     : fileVersion < 3 ? 'it has no record of the port-forward\'s life (opens, errors, closes) nor of the pod\'s status reason and active deadline'
       : fileVersion < 4 ? 'it has no record of the pod\'s status reason and message nor of its active deadline'
-        : 'it records one container: no sidecar\'s log, state or timeline';
+        : fileVersion < 5 ? 'it records one container: no sidecar\'s log, state or timeline'
+          : 'it records no retries (attempts, standby pod, ledger): none of its scenarios retried';
   return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 

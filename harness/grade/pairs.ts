@@ -1,5 +1,6 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { dirname } from 'node:path';
+import type { LabPairRole } from '../scenario/schema.ts';
 import { tooCloseToCall } from './outcome.ts';
 import { fail, inconclusive, objectUidOf, pass, type Check, type GradeResult } from './types.ts';
 
@@ -7,7 +8,7 @@ export interface PairResult {
   pairId: string;
   checks: Check[];
   /** The halves handed in whose evidence is invalid: such a pair is "invalid", not "missing". */
-  invalidRoles?: ('short' | 'restored' | 'proxy-first' | 'app-first')[];
+  invalidRoles?: LabPairRole[];
 }
 
 /** One run of one submission: the run id alone is not enough, a copied run shares it. */
@@ -19,9 +20,18 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
   const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult; invalid: Set<'short' | 'restored'> }>();
   const sidecarPairs = new Map<string, SidecarPair>();
+  const retryPairs = new Map<string, RetryPair>();
   for (const r of results) {
     // A superseded try (its request lost, run again) never forms a pair: the last try of the same run does.
     if (!r.labPair || r.supersededBy) continue;
+    if (r.labPair.role === 'no-key' || r.labPair.role === 'with-key') {
+      const key = `${runKey(r)}\0${r.labPair.id}`;
+      const entry = retryPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
+      if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
+      else entry[r.labPair.role] = r;
+      retryPairs.set(key, entry);
+      continue;
+    }
     if (r.labPair.role === 'proxy-first' || r.labPair.role === 'app-first') {
       const key = `${runKey(r)}\0${r.labPair.id}`;
       const entry = sidecarPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
@@ -69,7 +79,44 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
         ? fail(id, problems.join('; '))
         : pass(id, `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`)],
     };
-  }), ...[...sidecarPairs.values()].map(gradeSidecarPair)];
+  }), ...[...sidecarPairs.values()].map(gradeSidecarPair), ...[...retryPairs.values()].map(gradeRetryPair)];
+}
+
+interface RetryPair { pairId: string; 'no-key'?: GradeResult; 'with-key'?: GradeResult; invalid: Set<'no-key' | 'with-key'> }
+
+/**
+ * The retries pair (issue 27): the same work cut by SIGKILL after its effect and retried on another pod,
+ * the effect doubled without an idempotency key and applied once with one.
+ */
+function gradeRetryPair(p: RetryPair): PairResult {
+  const id = `pair.${p.pairId}`;
+  const bare = p['no-key'], keyed = p['with-key'];
+  const invalidRoles = (['no-key', 'with-key'] as const).filter((role) => p.invalid.has(role) && !p[role]);
+  if (invalidRoles.length) return { pairId: p.pairId, invalidRoles, checks: [inconclusive(id, `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`)] };
+  if (!bare || !keyed) return { pairId: p.pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${bare ? 'with-key' : 'no-key'} one`)] };
+  const open = [bare, keyed].filter((r) => r.verdict === 'inconclusive');
+  if (open.length) return { pairId: p.pairId, checks: [inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; '))] };
+  const problems: string[] = [];
+  const summary = (r: GradeResult) => (r.kind === 'pod' ? r.retries : undefined);
+  for (const [role, r] of [['no-key', bare], ['with-key', keyed]] as const) {
+    const s = summary(r);
+    if (!s) { problems.push(`the ${role} run has no retries`); continue; }
+    const [first, second] = s.attempts;
+    if (first?.outcome !== 'cut') problems.push(`the ${role} run's first attempt was ${first?.outcome ?? 'not sent'}, not cut`);
+    if (second?.target !== 'standby' || second.podUid === null || second.podUid === first?.podUid) problems.push(`the ${role} run's retry did not land on another pod`);
+  }
+  const b = summary(bare), k = summary(keyed);
+  if (b && b.effects !== 2) problems.push(`without a key the ledger shows ${b.effects} effect(s), not 2`);
+  if (k && (k.effects !== 1 || k.alreadyApplied < 1)) problems.push(`with a key the ledger shows ${k.effects} effect(s) and ${k.alreadyApplied} already-applied, not 1 and at least 1`);
+  if (b && k && b.effect !== k.effect) problems.push(`the effect point differs (${b.effect} vs ${k.effect})`);
+  if (bare.workMs !== keyed.workMs) problems.push(`the work differs (${bare.workMs} vs ${keyed.workMs} ms)`);
+  if (!objectUidOf(bare) || objectUidOf(bare) === objectUidOf(keyed)) problems.push('both runs claim the same pod UID: they must be two pods');
+  return {
+    pairId: p.pairId,
+    checks: [problems.length
+      ? fail(id, problems.join('; '))
+      : pass(id, `the same ${bare.workMs / 1000}s of work, cut after its effect and retried on another pod, did its effect twice without an idempotency key and once with one (the ledger answered the retry already-applied)`)],
+  };
 }
 
 interface SidecarPair { pairId: string; 'proxy-first'?: GradeResult; 'app-first'?: GradeResult; invalid: Set<'proxy-first' | 'app-first'> }

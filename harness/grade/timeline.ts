@@ -1,5 +1,7 @@
 // The bars a report draws, in seconds from the delete; every bar keeps its source.
 import type { Observation } from '../observation.ts';
+import { parseLogLineJson } from '../observation-timeline.ts';
+import { parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Prediction } from './theory.ts';
 import type { TimelineBar } from './types.ts';
 
@@ -41,6 +43,7 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
     bars.push({ label: `terminated ${o.finalState?.exitCode ?? '?'}`, kind: 'terminated', start: at, end: at, source: 'harness' });
   }
   if (appLane) for (const bar of bars.slice(first)) bar.lane = appLane;
+  if (o.retries) retryLanes(o, o.retries, bars, first, fromHarness, fromWall);
   for (const c of records.slice(1)) {
     const lane = laneOf(c);
     if (c.hookStart) {
@@ -58,4 +61,31 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
     }
   }
   return bars;
+}
+
+/**
+ * A retry scenario: one lane per attempt (its request, and the ledger's effects for it marked on the same
+ * axis), and the deleted pod's own hook, TERM and end in a lane of its own.
+ */
+function retryLanes(o: Observation, r: NonNullable<Observation['retries']>, bars: TimelineBar[], podBars: number, fromHarness: (mono: number) => number, fromWall: (wall: string) => number): void {
+  const pod = (target: 'deleted' | 'standby') => (target === 'deleted' ? `pod A ${o.pod?.name ?? ''} (deleted)` : `pod B ${r.standby?.name ?? ''} (standby)`);
+  const laneOf = (a: (typeof r.attempts)[number]) => `attempt ${a.n} to ${a.target === 'deleted' ? 'pod A' : 'pod B'}`;
+  for (const bar of bars.slice(podBars)) bar.lane = pod('deleted');
+  const first = r.attempts[0];
+  const request = bars.find((b) => b.kind === 'request' && !b.lane);
+  if (request && first) { request.lane = laneOf(first); request.label = `attempt 1 ${first.outcome}`; }
+  for (const a of r.attempts.slice(1)) {
+    const from = a.accepted ?? a.sent;
+    if (!from) continue;
+    bars.push({ label: `attempt ${a.n} ${a.outcome}`, kind: 'request', start: fromHarness(from.mono), end: fromHarness((a.ended ?? from).mono), source: 'harness', lane: laneOf(a) });
+  }
+  const byId = new Map(r.attempts.map((a) => [a.id, a]));
+  for (const l of r.ledger?.logLines ?? []) {
+    const parsed = parseLedgerLine(parseLogLineJson(l.text));
+    if (parsed.kind !== 'event' || (parsed.event !== 'applied' && parsed.event !== 'already-applied')) continue;
+    const line = parsed.line as { id: string; seq: number; time: string };
+    const a = byId.get(line.id);
+    const at = fromWall(line.time);
+    bars.push({ label: parsed.event === 'applied' ? `effect record ${line.seq}` : `already applied (record ${line.seq})`, kind: 'effect', start: at, end: at, source: 'container-log', lane: a ? laneOf(a) : 'ledger' });
+  }
 }

@@ -1,3 +1,4 @@
+import type { LabPairRole } from '../scenario/schema.ts';
 import type { Prediction } from './theory.ts';
 
 export const RUBRIC_VERSION = 'termlab-rubric/2';
@@ -15,12 +16,12 @@ export type Verdict = 'matches-model' | 'differs-from-model' | 'inconclusive' | 
 
 export interface TimelineBar {
   label: string;
-  kind: 'request' | 'grace' | 'hook' | 'term' | 'terminated' | 'deleted';
+  kind: 'request' | 'grace' | 'hook' | 'term' | 'terminated' | 'deleted' | 'effect';
   /** Seconds relative to the delete being issued. */
   start: number;
   end: number;
   source: 'harness' | 'container-log' | 'inferred' | 'model';
-  /** The container it belongs to, in a pod with a sidecar ("lab (app)", "proxy (native sidecar)"): one lane each. */
+  /** The container it belongs to, in a pod with a sidecar ("lab (app)", "proxy (native sidecar)"), or a retry's attempt: one lane each. */
   lane?: string;
 }
 
@@ -36,7 +37,7 @@ interface ResultBase {
   preStop: string;
   graceSeconds: number;
   workMs: number;
-  labPair: { id: string; role: 'short' | 'restored' | 'proxy-first' | 'app-first' } | null;
+  labPair: { id: string; role: LabPairRole } | null;
   outcome: string;
   exitCode: number | null;
   reason: string | null;
@@ -59,6 +60,22 @@ interface ResultBase {
   supersededBy?: string;
 }
 
+/** A retry scenario's attempts and the ledger's count, as graded (harness/grade/retries.ts). */
+export interface RetrySummary {
+  idempotencyKey: boolean;
+  effect: 'start' | 'end' | 'none';
+  attempts: { n: number; target: 'deleted' | 'standby'; podUid: string | null; outcome: string }[];
+  /** Records the ledger applied, and effects it answered already-applied. */
+  effects: number;
+  alreadyApplied: number;
+  /** The model's answer for this run. */
+  predicted: { attempts: number; effects: number; alreadyApplied: number };
+  /** The cause in one sentence, with times. */
+  story: string;
+  /** What the effect one point earlier would have done (an effect at the end that a cut never reached). */
+  counterfactual: string | null;
+}
+
 /** A pod scenario's grade: the one pod it deleted. */
 export interface PodGradeResult extends ResultBase {
   kind: 'pod';
@@ -69,6 +86,8 @@ export interface PodGradeResult extends ResultBase {
    * whose own times (a delete the API took late, a late kubelet) gave another answer did not test the design.
    */
   asDesigned?: { outcome: Prediction['outcome']; termAt: number };
+  /** A retry scenario's attempts and effects (issue 27); absent otherwise. */
+  retries?: RetrySummary;
 }
 
 /** A rollout's grade: the Deployment it rolled, and its own findings for the reports. */

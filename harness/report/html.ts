@@ -16,11 +16,11 @@ export const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</sp
 const verdictBadge = (r: GradeResult) => (r.supersededBy ? `<span class="badge b-inconclusive">${e(SUPERSEDED_LABEL)}</span>` : badge(r.verdict));
 
 const COLORS: Record<TimelineBar['kind'], string> = {
-  request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777',
+  request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777', effect: '#8250df',
 };
 const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'terminated'];
 /** Rows named as the student guide names them. */
-const ROW_NAME: Record<TimelineBar['kind'], string> = { request: 'request', grace: 'grace', hook: 'preStop hook', term: 'SIGTERM', terminated: 'terminated', deleted: 'deleted' };
+const ROW_NAME: Record<TimelineBar['kind'], string> = { request: 'request', grace: 'grace', hook: 'preStop hook', term: 'SIGTERM', terminated: 'terminated', deleted: 'deleted', effect: 'effect' };
 
 const MAX_TICKS = 60;
 
@@ -45,9 +45,9 @@ function svgTimeline(r: GradeResult): string {
   // One row per kind; in a pod with a sidecar, request and grace, then one lane per container.
   const lanes = [...new Set(bars.flatMap((b) => (b.lane ? [b.lane] : [])))];
   const rows: { name: string; bars: TimelineBar[] }[] = lanes.length
-    ? [...(['request', 'grace'] as const).map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind && !b.lane) })), ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) }))]
+    ? [...(['request', 'grace'] as const).map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind && !b.lane) })).filter((row) => row.bars.length), ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) }))]
     : ROWS.map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind) }));
-  const width = 820, left = lanes.length ? 170 : 110, right = 150, rowH = 26, height = rows.length * rowH + 40;
+  const width = 820, left = lanes.length ? 200 : 110, right = 150, rowH = 26, height = rows.length * rowH + 40;
   const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
   const parts: string[] = [];
   // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.

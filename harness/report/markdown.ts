@@ -29,14 +29,14 @@ function gantt(result: GradeResult): string {
   // A pod with a sidecar: request and grace, then one section (lane) per container on the same axis.
   const lanes = [...new Set(result.timeline.flatMap((b) => (b.lane ? [b.lane] : [])))];
   const sectioned: [string, TimelineBar[]][] = lanes.length
-    ? [['request', result.timeline.filter((b) => b.kind === 'request')], ['kubelet', result.timeline.filter((b) => b.kind === 'grace')], ...lanes.map((lane): [string, TimelineBar[]] => [lane, result.timeline.filter((b) => b.lane === lane)])]
+    ? [['request', result.timeline.filter((b) => b.kind === 'request' && !b.lane)], ['kubelet', result.timeline.filter((b) => b.kind === 'grace')], ...lanes.map((lane): [string, TimelineBar[]] => [lane, result.timeline.filter((b) => b.lane === lane)])]
     : sections.map(([name, kinds]): [string, TimelineBar[]] => [name, result.timeline.filter((b) => kinds.includes(b.kind))]);
   let taskNumber = 0;
   for (const [name, bars] of sectioned) {
     if (!bars.length) continue;
     lines.push(`  section ${mermaidText(name)}`);
     for (const [i, bar] of bars.entries()) {
-      const tag = bar.start === bar.end ? 'milestone, ' : bar.kind === 'request' && result.outcome !== 'completed' ? 'crit, ' : '';
+      const tag = bar.start === bar.end ? 'milestone, ' : bar.kind === 'request' && (bar.lane ? !bar.label.endsWith('completed') : result.outcome !== 'completed') ? 'crit, ' : '';
       // Task ids are the diagram's own: unique across the lanes, which repeat kinds.
       const task = lanes.length ? `${bar.kind}${taskNumber++}` : `${bar.kind}${i}`;
       lines.push(`  ${mermaidText(bar.label)} :${tag}${task}, ${at(bar.start)}, ${at(bar.end)}`);

@@ -29,7 +29,7 @@ import { HARNESS_VERSION } from '../version.ts';
 import { RunClock } from './clock.ts';
 import { createProgress } from './progress.ts';
 import type { ScenarioContext } from './scenario.ts';
-import { POD_SCENARIOS, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
+import { POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
 import { exitReason, summaryTable } from './summary.ts';
 import { predictionsCount } from '../report/format.ts';
 
@@ -122,8 +122,10 @@ async function planRun(argv: string[]) {
   const predictions = sealable?.file;
   const sealed = sealable ? seal(sealable.text) : undefined;
   // Rollouts run one at a time by default: their timing under load is the lesson.
-  const parallel = positiveInt(values.parallel, '--parallel', (set.kind === 'rollout' ? ROLLOUT_SCENARIOS : POD_SCENARIOS).defaultParallel);
   const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
+  // Retry scenarios hold three pods each: by default as many run at once as the pod cap has room for.
+  const widest = set.kind === 'pod' ? Math.max(...set.scenarios.map(podsOfScenario)) : 1;
+  const parallel = positiveInt(values.parallel, '--parallel', Math.max(1, Math.min((set.kind === 'rollout' ? ROLLOUT_SCENARIOS : POD_SCENARIOS).defaultParallel, Math.floor(maxPods / widest))));
   const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
   const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
   const env = await environmentOf(values);

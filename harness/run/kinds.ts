@@ -31,11 +31,14 @@ export interface ScenarioKind<S extends { name: string }, O> {
   sweepsWorkloads: boolean;
 }
 
+export const podsOfScenario = (s: Scenario): number => (s.retry ? 3 : 1);
+
 export const POD_SCENARIOS: ScenarioKind<Scenario, Observation> = {
   kind: 'pod',
   deadlineSeconds: podDeadlineSeconds,
   defaultParallel: 8,
-  podsAtOnce: (scenarios, parallel) => Math.min(parallel, scenarios.length),
+  // A retry scenario holds three: the deleted pod, its standby replica and the ledger.
+  podsAtOnce: (scenarios, parallel) => scenarios.map(podsOfScenario).sort((a, b) => b - a).slice(0, parallel).reduce((sum, n) => sum + n, 0),
   describeTraffic: (transport) => `over ${transport}`,
   run: runScenario,
   write: writeAnyObservation,

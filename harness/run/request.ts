@@ -31,14 +31,14 @@ export function newRequestRecord(id: string): RequestRecord {
 }
 
 /** Sends the request; calls onAccepted once the accepted line is in; resolves when the body ends. */
-export async function sendWork(baseUrl: string, workMs: number, record: RequestRecord, clock: RunClock, onAccepted: () => void, signal: AbortSignal): Promise<RequestRecord> {
+export async function sendWork(baseUrl: string, workMs: number, record: RequestRecord, clock: RunClock, onAccepted: () => void, signal: AbortSignal, headers: Record<string, string> = {}): Promise<RequestRecord> {
   // One connection for this request alone; no timers of undici's own cut a long piece of work.
   const dispatcher = new Agent({ connections: 1, pipelining: 0, bodyTimeout: 0, headersTimeout: 30_000 });
   const digest = createHash('sha256');
   let buffered = '';
   try {
     record.sent = clock.now();
-    const res = await request(`${baseUrl}/work?ms=${workMs}&id=${encodeURIComponent(record.id)}`, { dispatcher, signal });
+    const res = await request(`${baseUrl}/work?ms=${workMs}&id=${encodeURIComponent(record.id)}`, { dispatcher, signal, headers });
     record.status = res.statusCode;
     const podUid = res.headers[POD_UID_HEADER];
     record.podUid = typeof podUid === 'string' ? podUid : null;

@@ -17,6 +17,7 @@ import { apiTimeString, type RunClock } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { buildObservation, type Recorded } from './observe.ts';
 import { newRequestRecord, sendWork, type RequestRecord } from './request.ts';
+import { collectRetryLab, directBase, idempotencyKeyOf, keyHeaders, readyStandby, type RetryLab, retriesRecord, runRetries, startRetryLab } from './retry-lab.ts';
 import { allTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
 
 export type { Phase } from './phases.ts';
@@ -83,9 +84,9 @@ async function podEvents(ctx: ScenarioContext, name: string): Promise<Observatio
 interface Created { name: string; uid: string; resourceVersion: string; deleted: { value: boolean } }
 
 /** create: the pod, and at once how to undo it (registered before anything can fail). */
-async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null): Promise<Created> {
+async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null, ledgerUrl?: string): Promise<Created> {
   const { cluster, namespace } = ctx;
-  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env });
+  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, ledgerUrl });
   // A full class quota is waited out (bounded by --quota-wait), said on the progress line.
   let readBack = false;
   const pod = await createPodWithinQuota(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal, maxWaitMs: ctx.quotaWaitMs, onWait: (text) => ctx.onPhase('creating', text), onReadBack: () => { readBack = true; } });
@@ -170,15 +171,9 @@ async function observePhase(ctx: ScenarioContext, scenario: Scenario, created: C
     logs.start(cluster, namespace, created.name, container, clock), Promise.all(followers),
     readCaptured(ctx, created), nodeInfo(cluster, spec?.nodeName), forwarding,
   ] as const);
-  let base: string;
-  if (forward) {
-    base = `http://127.0.0.1:${forward.localPort}`;
-  } else {
-    // A port published on the node (hostPort, as the simulated cluster does for every port) is
-    // reached at the node's address; otherwise at the pod's own address.
-    const hostPort = [...(captured.pod.spec?.containers ?? []), ...(captured.pod.spec?.initContainers ?? [])].flatMap((c) => c.ports ?? []).find((p) => p.containerPort === port)?.hostPort;
-    base = hostPort ? `http://${captured.pod.status?.hostIP}:${hostPort}` : `http://${captured.pod.status?.podIP}:${port}`;
-  }
+  // A port published on the node (hostPort, as the simulated cluster does for every port) is
+  // reached at the node's address; otherwise at the pod's own address.
+  const base = forward ? `http://127.0.0.1:${forward.localPort}` : directBase(captured.pod, port);
   return { pod: captured.record, logs, node, base };
 }
 
@@ -217,7 +212,8 @@ async function requestPhase(ctx: ScenarioContext, scenario: Scenario, base: stri
   const accepted = new Promise<void>((resolve) => { markAccepted = resolve; });
   // Ctrl-C ends it, and so does the collect phase when its answer never ends (a torn-down pod network).
   const giveUp = new AbortController();
-  const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), AbortSignal.any([ctx.signal, giveUp.signal]));
+  // A retry scenario's key rides on every attempt, the first one too.
+  const requestDone = sendWork(base, scenario.workMs, request, ctx.clock, () => markAccepted(), AbortSignal.any([ctx.signal, giveUp.signal]), keyHeaders(idempotencyKeyOf(scenario, request.id)));
   // A request still open after a failure would hold the process: it ends with the scenario.
   const inFlight = { requestDone, giveUp: () => giveUp.abort() };
   cleaner.defer('end the request', async () => { inFlight.giveUp(); return 'skipped'; });
@@ -278,6 +274,19 @@ export async function terminatePhase(ctx: ScenarioContext, scenario: Scenario, w
   throw new TermlabError('CONTAINER_NOT_ENDED', `the container was not seen to end within ${Math.round(limitMs / 1000)}s`, { limitMs });
 }
 
+/** A retry scenario's retries beyond the first attempt's end: each attempt's work and backoff, and this much more. */
+const RETRIES_MARGIN_MS = 30_000;
+
+/** collect, for a retry scenario: every attempt ended (bounded), then the standby's and the ledger's logs made whole. */
+async function collectRetries(ctx: ScenarioContext, scenario: Scenario, lab: RetryLab, retries: { done: Promise<void>; giveUp(): void }): Promise<void> {
+  const boundMs = (scenario.retry!.attempts - 1) * (scenario.workMs + scenario.retry!.backoffMs) + RETRIES_MARGIN_MS;
+  const timer = new AbortController();
+  const ended = await Promise.race([retries.done.then(() => true, () => true), sleep(boundMs, false, { signal: timer.signal }).catch(() => false)]);
+  timer.abort();
+  if (!ended) { retries.giveUp(); await retries.done.catch(() => {}); }
+  await collectRetryLab(ctx, lab);
+}
+
 /** collect: the request's end, the log (made whole if the API cut its stream), the pod's events. */
 async function collectPhase(ctx: ScenarioContext, created: Created, inFlight: InFlight, logs: LogFollower, sidecarLogs: SidecarLog[]): Promise<{ podEvents: Observation['evidence']['podEvents'] }> {
   const timer = new AbortController();
@@ -307,11 +316,13 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
   // What each phase returned, kept for the observation whatever phase the run stopped in.
   const got: {
     watch: PodWatch | null; watchEstablished: HarnessTime | null; created: Created | null; ready: { podReady: HarnessTime } | null; observed: Observed | null;
-    deletion: Deletion | null; podEvents: Observation['evidence']['podEvents'];
-  } = { watch: null, watchEstablished: null, created: null, ready: null, observed: null, deletion: null, podEvents: [] };
+    deletion: Deletion | null; podEvents: Observation['evidence']['podEvents']; lab: RetryLab | null;
+  } = { watch: null, watchEstablished: null, created: null, ready: null, observed: null, deletion: null, podEvents: [], lab: null };
 
   const cleanup = await runPhases<PodPhase>(ctx, run, cleaner, async (phaseContext) => {
-    const created = got.created = await createPhase(phaseContext, scenario, name, cleaner, () => got.watch);
+    // A retry scenario: the ledger behind its Service and the standby replica first, so both lab pods know the ledger.
+    const lab = got.lab = scenario.retry ? await startRetryLab(phaseContext, scenario, name, cleaner) : null;
+    const created = got.created = await createPhase(phaseContext, scenario, name, cleaner, () => got.watch, lab?.ledgerUrl);
     const watch = got.watch = new PodWatch(cluster, ctx.namespace, name, created.uid, created.resourceVersion, clock);
     await watch.start();
     got.watchEstablished = clock.now();
@@ -320,9 +331,13 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     phaseContext.onPhase('waiting for Ready');
     got.ready = await readyPhase(phaseContext, watch, name);
     const observed = got.observed = await observePhase(phaseContext, scenario, created, watch, cleaner, held);
+    if (lab) await readyStandby(phaseContext, lab, cleaner);
 
     phaseContext.onPhase('request in flight');
     const inFlight = await requestPhase(phaseContext, scenario, observed.base, request, cleaner);
+    const stopRetries = new AbortController();
+    const retries = lab ? { done: runRetries(phaseContext, scenario, lab, request, inFlight.requestDone, AbortSignal.any([ctx.signal, stopRetries.signal])), giveUp: () => stopRetries.abort() } : null;
+    if (retries) cleaner.defer('end the retries', async () => { retries.giveUp(); await retries.done.catch(() => {}); return 'skipped'; });
     got.deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
 
     phaseContext.onPhase('terminating');
@@ -330,6 +345,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
 
     phaseContext.onPhase('collecting');
     got.podEvents = (await collectPhase(phaseContext, created, inFlight, observed.logs, held.sidecarLogs)).podEvents;
+    if (lab && retries) await collectRetries(phaseContext, scenario, lab, retries);
   }, {
     onError: async (error) => {
       const events = error instanceof TermlabError ? error.context.events : undefined;
@@ -346,11 +362,11 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
 /** finish: the record of what each phase returned, as the observation the runner writes. */
 function finishScenario({ run, scenario, request, got, held, cleanup }: {
   run: Observation['run']; scenario: Scenario; request: RequestRecord; held: Held; cleanup: Observation['cleanup'];
-  got: { watch: PodWatch | null; watchEstablished: HarnessTime | null; ready: { podReady: HarnessTime } | null; observed: Observed | null; deletion: Deletion | null; podEvents: Observation['evidence']['podEvents'] };
+  got: { watch: PodWatch | null; watchEstablished: HarnessTime | null; ready: { podReady: HarnessTime } | null; observed: Observed | null; deletion: Deletion | null; podEvents: Observation['evidence']['podEvents']; lab: RetryLab | null };
 }): Observation {
   run.cluster.nodeName = got.observed?.node.nodeName ?? null;
   run.cluster.containerRuntime = got.observed?.node.runtime ?? null;
-  return buildObservation({
+  const observation = buildObservation({
     run, scenario, request,
     pod: got.observed?.pod ?? null,
     podReady: got.ready?.podReady ?? null,
@@ -367,4 +383,7 @@ function finishScenario({ run, scenario, request, got, held, cleanup }: {
     portForwardErrors: held.forward?.errors ?? [],
     transport: [...(held.forward?.life ?? [])],
   });
+  // The retries part: attempt 1 as the observation's request says it ended (a forward's break is not a cut).
+  if (got.lab) observation.retries = retriesRecord(got.lab, observation.request);
+  return observation;
 }

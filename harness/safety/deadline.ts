@@ -12,7 +12,9 @@ const DEADLINE_MARGIN_SECONDS = 60;
 export function podDeadlineSeconds(scenario: Scenario): number {
   const workAndDelay = Math.ceil((scenario.workMs + scenario.deleteDelayMs) / 1000);
   const hook = Math.ceil(hookDurationSeconds(scenario.preStop));
-  return workAndDelay + hook + scenario.terminationGracePeriodSeconds + DEADLINE_MARGIN_SECONDS;
+  // A retry scenario's pods (the standby and the ledger too) outlive the first attempt by every retry.
+  const retries = scenario.retry ? Math.ceil(((scenario.retry.attempts - 1) * (scenario.workMs + scenario.retry.backoffMs)) / 1000) : 0;
+  return workAndDelay + hook + scenario.terminationGracePeriodSeconds + retries + DEADLINE_MARGIN_SECONDS;
 }
 
 /** Seconds left of a deadline (activeDeadlineSeconds) counted from a start (ms since the epoch). */

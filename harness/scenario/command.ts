@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { type CommandModule, parseOptions } from '../command.ts';
 import { scenariosFlags } from '../commands/scenarios.ts';
 import { predictScenario as predict } from '../grade/pod-theory.ts';
+import { predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { loadScenarioSet } from './load.ts';
 import { describeRollout } from './rollout.ts';
@@ -23,7 +24,7 @@ export const scenariosCommand: CommandModule = {
     const scenarios = set.scenarios;
     if (values.json) {
       const rows = values.reveal
-        ? scenarios.map((s) => ({ scenario: s, prediction: predict(s), deadlineSeconds: podDeadlineSeconds(s) }))
+        ? scenarios.map((s) => ({ scenario: s, prediction: predict(s), ...(s.retry ? { retries: predictRetries(s, predict(s).outcome) } : {}), deadlineSeconds: podDeadlineSeconds(s) }))
         : scenarios.map(({ description: _hidden, ...s }) => ({ scenario: s }));
       io.out(JSON.stringify(rows, null, 2) + '\n');
       return 0;
@@ -36,6 +37,11 @@ export const scenariosCommand: CommandModule = {
       io.out(`    model: ${p.outcome}, exit ${p.exitCode} — ${p.steps.join('; ')}\n`);
       // A pod with a sidecar: every container's hook, TERM, kill and end.
       for (const c of p.pod?.containers ?? []) io.out(`    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`);
+      // A retry scenario: each attempt, the pod it lands on, and what the ledger counts.
+      if (s.retry) {
+        const r = predictRetries(s, p.outcome);
+        io.out(`    retries: ${r.attempts.map((a) => `attempt ${a.n} to the ${a.target} pod ${a.outcome}${a.effect === 'none' ? '' : `, effect ${a.effect}`}`).join('; ')} → ${r.effects} effect(s)${r.alreadyApplied ? `, ${r.alreadyApplied} already-applied` : ''}\n`);
+      }
       io.out('\n');
     }
     if (!values.reveal) io.out('\nPredict each outcome first: `termlab predict`. `termlab scenarios --reveal` shows the model\'s answers.\n');

@@ -7,7 +7,7 @@ import { oneLine } from '../report/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
 import { nearest } from '../suggest.ts';
 import { packagePath } from '../package-root.ts';
-import { FileScenarioSchema, PreStopSchema, ScenarioFileSchema, type Scenario } from './schema.ts';
+import { FileScenarioSchema, PreStopSchema, RETRY_FIELDS, ScenarioFileSchema, type Scenario } from './schema.ts';
 
 export const DEFAULT_SCENARIOS = packagePath('manifests/scenarios.yaml');
 const DEFAULT_TEMPLATE = packagePath('manifests/lab-pod.yaml');
@@ -62,6 +62,8 @@ function unknownField(file: YamlFile, path: string): TermlabError | null {
     const checks: [readonly PropertyKey[], object, string[], string][] = [[['scenarios', i], entry, SCENARIO_FIELDS, 'a scenario field']];
     const preStop = (entry as { preStop?: unknown }).preStop;
     if (preStop && typeof preStop === 'object') checks.push([['scenarios', i, 'preStop'], preStop, PRESTOP_FIELDS, 'a preStop field']);
+    const retry = (entry as { retry?: unknown }).retry;
+    if (retry && typeof retry === 'object' && !Array.isArray(retry)) checks.push([['scenarios', i, 'retry'], retry, RETRY_FIELDS, 'a retry field']);
     for (const [at, object, known, what] of checks) {
       for (const key of Object.keys(object)) {
         if (known.includes(key)) continue;

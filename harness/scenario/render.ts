@@ -16,6 +16,8 @@ export interface RenderOptions {
   image?: string;
   /** The termlab.io/env label (`--env` or the lab file): the class-wide reaper's scope. */
   env?: string;
+  /** A retry scenario's pods: the ledger's address their work calls at the scenario's effect point. */
+  ledgerUrl?: string;
 }
 
 export function renderPod(template: Record<string, any>, scenario: Scenario | FileScenario, options: RenderOptions): V1Pod {
@@ -32,7 +34,8 @@ export function renderPod(template: Record<string, any>, scenario: Scenario | Fi
   pod.spec.terminationGracePeriodSeconds = scenario.terminationGracePeriodSeconds;
   pod.spec.activeDeadlineSeconds = Math.min(podDeadlineSeconds(scenario), scenario.activeDeadlineSeconds ?? Infinity);
   const container = pod.spec.containers[0];
-  configureLabContainer(container, { image: options.image, mode: scenario.mode, preStop: scenario.preStop, termAllocateMiB: scenario.termAllocateMiB });
+  const effect = scenario.effect && scenario.effect !== 'none' && options.ledgerUrl ? { point: scenario.effect, ledgerUrl: options.ledgerUrl } : undefined;
+  configureLabContainer(container, { image: options.image, mode: scenario.mode, preStop: scenario.preStop, termAllocateMiB: scenario.termAllocateMiB, effect });
   if (scenario.memoryLimitMiB) {
     const limit = `${scenario.memoryLimitMiB}Mi`;
     container.resources = { ...container.resources, limits: { ...container.resources?.limits, memory: limit }, requests: { ...container.resources?.requests, memory: limit } };

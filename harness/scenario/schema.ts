@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LAB_MODES, PROXY_ON_TERM_MODES } from '../../server/contract.ts';
+import { LAB_EFFECT_POINTS, LAB_MODES, PROXY_ON_TERM_MODES } from '../../server/contract.ts';
 import { type PreStop, PreStopSchema } from '../../server/contract-schemas.ts';
 
 // The hook is part of the pod's contract (rendered and parsed back there): one schema for both.
@@ -19,8 +19,28 @@ const SidecarSchema = z.object({
 });
 export type Sidecar = z.infer<typeof SidecarSchema>;
 
-/** The halves of the lab's pairs: the grace pair's, and the sidecar pair's. */
-const LAB_PAIR_ROLES = ['short', 'restored', 'proxy-first', 'app-first'] as const;
+/** What a failed attempt looks like to the client: cut mid-answer, a draining 503, another 5xx. */
+const RETRY_ON = ['cut', 'rejected', '5xx'] as const;
+export type RetryOn = (typeof RETRY_ON)[number];
+
+/**
+ * The client's retry policy (issue 27): the first attempt goes to the pod the scenario deletes; a retry,
+ * after backoffMs, to the other ready pod of the scenario (its standby replica). With idempotencyKey every
+ * attempt carries the same Idempotency-Key header, which the ledger applies once.
+ */
+export const RetrySchema = z.object({
+  /** Every attempt, the first included. */
+  attempts: z.int().min(1).max(5),
+  backoffMs: z.int().min(0).max(60_000),
+  on: z.array(z.enum(RETRY_ON)).min(1).max(3).refine((on) => new Set(on).size === on.length, { message: 'each of cut, rejected, 5xx at most once' }),
+  idempotencyKey: z.boolean(),
+});
+export type Retry = z.infer<typeof RetrySchema>;
+export const RETRY_FIELDS = Object.keys(RetrySchema.shape);
+
+/** The halves of the lab's pairs: the grace pair's, the sidecar pair's, and the retries pair's. */
+const LAB_PAIR_ROLES = ['short', 'restored', 'proxy-first', 'app-first', 'no-key', 'with-key'] as const;
+export type LabPairRole = (typeof LAB_PAIR_ROLES)[number];
 
 const ScenarioFields = z.object({
   name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
@@ -42,6 +62,9 @@ const ScenarioFields = z.object({
    * proxy stopped first (a regular container), then stopped after the app (a native sidecar).
    */
   labPair: z.object({ id: z.string().min(1).max(64), role: z.enum(LAB_PAIR_ROLES) }).optional(),
+  /** Where the work makes its side effect (a call to the run's ledger): the retries lab. */
+  effect: z.enum(LAB_EFFECT_POINTS).optional(),
+  retry: RetrySchema.optional(),
 });
 const workOutlastsDelay = (s: { deleteDelayMs: number; workMs: number }) => s.deleteDelayMs < s.workMs;
 const WORK_OUTLASTS_DELAY = { message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete', path: ['deleteDelayMs'] };
@@ -50,7 +73,13 @@ const WORK_OUTLASTS_DELAY = { message: 'deleteDelayMs must be shorter than workM
  * A scenario, as a scenario file gives it and the observation records it: with a `sidecar:` block, a
  * proxy in the pod in front of the lab server (manifests/sidecars.yaml); without, one container.
  */
-export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY);
+export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY)
+  // The ledger is made for a scenario with a retry policy: an effect alone would have no one to call.
+  .refine((s) => (s.effect ?? 'none') === 'none' || s.retry !== undefined, { message: 'an effect is counted by the ledger a retry scenario runs: add a retry: block (attempts: 1 for none)', path: ['effect'] })
+  .refine((s) => !(s.retry && s.sidecar), { message: 'a retry scenario sends its attempts to the lab server itself: leave out the sidecar block', path: ['retry'] })
+  .refine((s) => !(s.labPair && (s.labPair.role === 'no-key' || s.labPair.role === 'with-key') && s.retry?.idempotencyKey !== (s.labPair.role === 'with-key')), {
+    message: 'the retries pair\'s no-key half has retry.idempotencyKey false, its with-key half true', path: ['labPair', 'role'],
+  });
 export type Scenario = z.infer<typeof ScenarioSchema>;
 /** The same schema under the name the scenario loader used before the observation carried the block. */
 export const FileScenarioSchema = ScenarioSchema;

@@ -32,6 +32,18 @@ const NEEDS_A_CLUSTER = [
 ];
 const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line);
 
+/** The student guide's later exercises, each its own scenario file, predictions, pair and archive. */
+const EXERCISES = [
+  { file: 'manifests/sidecars.yaml', shows: 'sidecar-native-proxy', hides: /\bcut\b|\b137\b/, predictions: 'sidecar-predictions.yaml', count: 4, pair: 'sidecar' },
+  // A retry's setup names what it retries on (a cut); the answers are the exit codes and the ledger's counts.
+  { file: 'manifests/retries.yaml', shows: 'retry-doubles-effect', hides: /\b137\b|already-applied|effect\(s\)/, predictions: 'retry-predictions.yaml', count: 4, pair: 'retries' },
+] as const;
+const exerciseOf = (line: string) => EXERCISES.find((e) => line.includes(e.file) || line.includes(e.predictions.replace('-predictions.yaml', '')))!;
+const EXERCISE_SCENARIOS = /^npx termlab scenarios --scenarios manifests\/(sidecars|retries)\.yaml$/;
+const EXERCISE_PREDICT = /^npx termlab predict --scenarios manifests\/(sidecars|retries)\.yaml --template/;
+const EXERCISE_RUN = /^npx termlab run --sim --scenarios manifests\/(sidecars|retries)\.yaml/;
+const EXERCISE_PACK = /^npx termlab pack -o ada-(sidecars|retries)\.tar\.gz$/;
+
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-guides-'));
 const tmuxSocket = `termlab-guide-${process.pid}`;
 const env = { ...process.env, HOME: join(scratch, 'home'), TERMLAB_STATE_DIR: join(scratch, 'state'), KUBECONFIG: '', npm_config_update_notifier: 'false' };
@@ -103,7 +115,7 @@ describe('the student guide, word by word', () => {
   it('runs on a laptop as written: scenarios, predict at a terminal, run --sim, pack', async () => {
     const run = (line: string) => sh(student, line);
     const answersByScenario = new Map<string, string[]>();
-    let sidecarAnswers: string[][] = [];
+    const exerciseAnswers = new Map<string, string[][]>();
     for (const line of lines.filter((l) => !needsCluster(l))) {
       if (line === 'npx termlab scenarios') {
         const r = await run(line);
@@ -125,7 +137,7 @@ describe('the student guide, word by word', () => {
         expect(r.code, r.stderr).toBe(0);
         expect(readFileSync(join(other, 'predictions.yaml'), 'utf8')).toMatch(/outcome: ~/);
         expect((await sh(other, line)).code).toBe(EXIT.badInput);
-      } else if (line.startsWith('npx termlab run --sim') && !line.includes('sidecars.yaml')) {
+      } else if (line.startsWith('npx termlab run --sim') && !EXERCISE_RUN.test(line)) {
         const r = await run(line);
         expect(r.code, r.stdout + r.stderr).toBe(EXIT.ok);
         expect(r.stdout).toContain('predictions sealed: predictions.yaml');
@@ -142,29 +154,33 @@ describe('the student guide, word by word', () => {
         const r = await run(line.replace('reports/run-…', `reports/${runDir}`));
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain('with the predictions the run sealed');
-      } else if (line === 'npx termlab scenarios --scenarios manifests/sidecars.yaml') {
-        // Exercise 3: the setups of the sidecar pods, no answers; then what an honest student works out.
+      } else if (EXERCISE_SCENARIOS.test(line)) {
+        // Exercises 3 and 4: the setups, no answers; then what an honest student works out.
+        const exercise = exerciseOf(line);
         const r = await run(line);
         expect(r.code, r.stderr).toBe(0);
-        expect(r.stdout).toContain('sidecar-native-proxy');
-        expect(r.stdout).not.toMatch(/\bcut\b|\b137\b/);
+        expect(r.stdout).toContain(exercise.shows);
+        expect(r.stdout).not.toMatch(exercise.hides);
         const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number } }[];
-        sidecarAnswers = revealed.map((row) => [row.prediction.outcome, String(row.prediction.exitCode)]);
-      } else if (line.startsWith('npx termlab predict --scenarios manifests/sidecars.yaml --template')) {
+        exerciseAnswers.set(exercise.file, revealed.map((row) => [row.prediction.outcome, String(row.prediction.exitCode)]));
+      } else if (EXERCISE_PREDICT.test(line)) {
+        const exercise = exerciseOf(line);
         const r = await run(line);
         expect(r.code, r.stderr).toBe(0);
         // Each ~ filled in, in the file's order, as the guide asks.
-        const file = join(student, 'sidecar-predictions.yaml');
-        const answers = sidecarAnswers.flat();
+        const file = join(student, exercise.predictions);
+        const answers = exerciseAnswers.get(exercise.file)!.flat();
         writeFileSync(file, readFileSync(file, 'utf8').replace(/: ~$/gm, () => `: ${answers.shift()}`));
         expect(answers).toEqual([]);
-      } else if (line.startsWith('npx termlab run --sim --scenarios manifests/sidecars.yaml')) {
+      } else if (EXERCISE_RUN.test(line)) {
+        const exercise = exerciseOf(line);
         const r = await run(line);
         expect(r.code, r.stdout + r.stderr).toBe(EXIT.ok);
-        expect(r.stdout).toContain('predictions sealed: sidecar-predictions.yaml');
-        expect(r.stdout).toContain('predictions: 4 of 4 right');
-        expect(r.stdout).toContain('lab pair sidecar: pass');
-      } else if (line === 'npx termlab pack -o ada-sidecars.tar.gz') {
+        expect(r.stderr).toBe('');
+        expect(r.stdout).toContain(`predictions sealed: ${exercise.predictions}`);
+        expect(r.stdout).toContain(`predictions: ${exercise.count} of ${exercise.count} right`);
+        expect(r.stdout).toContain(`lab pair ${exercise.pair}: pass`);
+      } else if (EXERCISE_PACK.test(line)) {
         const r = await run(line);
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain('for Ada Lovelace');
@@ -174,7 +190,9 @@ describe('the student guide, word by word', () => {
     }
     expect(existsSync(join(student, 'ada.tar.gz'))).toBe(true);
     expect(existsSync(join(student, 'ada-sidecars.tar.gz'))).toBe(true);
-  }, 300_000);
+    expect(existsSync(join(student, 'ada-retries.tar.gz'))).toBe(true);
+    // Four sim runs, each a lab: the retries exercise added one (its run took ~50 s at load 13; the whole test 246 s).
+  }, 420_000);
 });
 
 describe('the instructor guide, word by word', () => {

@@ -31,18 +31,24 @@ const manifests = readdirSync(join(repoRoot, 'manifests'))
 
 describe('every scenario of every manifest, on the simulated cluster, graded', () => {
   it('finds the scenario manifests', () => {
-    expect(manifests.map((m) => m.file).sort()).toEqual(['fidelity-edge.yaml', 'rollout.yaml', 'scenarios.yaml', 'sidecars.yaml']);
+    expect(manifests.map((m) => m.file).sort()).toEqual(['fidelity-edge.yaml', 'retries.yaml', 'rollout.yaml', 'scenarios.yaml', 'sidecars.yaml']);
   });
 
   it.each(manifests.map((m) => [m.file, m.data!.scenarios!.map((s) => s.name), m.data!.scenarios!.some((s) => s.kind === 'rollout')] as const))('%s', async (file, names, rollouts) => {
     const out = join(mkdtempSync(join(tmpdir(), 'termlab-manifest-')), 'run');
-    // Pod scenarios many at a time; rollouts one at a time, as termlab runs them (their timing under load is the lesson).
+    // Pod scenarios many at a time; rollouts one at a time, as termlab runs them (their timing under load is the lesson);
+    // retry scenarios as many as the pod cap has room for (three pods each), termlab's default for them.
     const defaultMatrix = file === 'scenarios.yaml';
-    const r = await runCli(['run', '--sim', ...(defaultMatrix ? [] : ['--scenarios', join('manifests', file), ...(rollouts ? [] : ['--parallel', '8'])]), '--out', out]);
+    const r = await runCli(['run', '--sim', ...(defaultMatrix ? [] : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]), '--out', out]);
     expect(r.stderr).not.toContain('internal error');
     if (defaultMatrix) expectWholeMatrix(out, r, names);
     // The sidecar pair: the proxy stopped with the app cuts what the native sidecar lets complete.
     if (file === 'sidecars.yaml') expect(r.stdout).toContain('lab pair sidecar: pass');
+    // The retries pair: the doubled effect without a key, the single one with it.
+    if (file === 'retries.yaml') {
+      expect(r.stdout).toContain('lab pair retries: pass');
+      expect(r.stderr).toBe('');
+    }
     const graded = await gradePaths([out]);
     expect(graded.problems).toEqual([]);
     const verdicts = new Map(graded.results.map((g) => [g.scenario, `${g.verdict}: ${g.explanation}`]));

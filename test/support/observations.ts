@@ -1,6 +1,6 @@
 // Builds consistent observation files for grader tests and benchmarks: the same shape the runner
 // writes, with times laid out the way a kubelet following the rules would produce them.
-import type { Observation, WatchEvent } from '../../harness/observation.ts';
+import { OBSERVATION_SCHEMA_VERSION, type Observation, type WatchEvent } from '../../harness/observation.ts';
 import { predict } from '../../harness/grade/theory.ts';
 import { deriveTimeline } from '../../harness/observation-timeline.ts';
 import { renderPreStop } from '../../server/contract-schemas.ts';
@@ -85,7 +85,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
   };
   const derived = deriveTimeline({ scenario, pod, deleteIssued: at(deleted), evidence: { watchEvents, podReads: [], logLines } });
   return {
-    schemaVersion: 5, kind: 'termlab.observation',
+    schemaVersion: OBSERVATION_SCHEMA_VERSION, kind: 'termlab.observation',
     run: {
       runId: 'run-20261130-100000-abcd', ownerId: 'student-a', harnessVersion: '0.1.0', observedAt: wall(Math.max(terminatedMono, requestEnd, ...logLines.map((l) => l.receivedAt.mono)) + 30), complete: true,
       cluster: { context: 'termlab-sim', server: 'https://127.0.0.1:6443', serverVersion: 'v1.34.0-termlab-sim', nodeName: 'sim-node', containerRuntime: 'termlab-sim://0.1.0', simulated: true },

@@ -1,0 +1,215 @@
+// Grading a retry scenario (issue 27): the client's attempts, each pod's own log and the ledger's log,
+// each against the others, then the attempts and the effect count against the retries model, and the
+// cause told in one sentence with times. A claim of one effect is checked against the ledger's records
+// and every server's effect lines: a hand-edited count or a removed attempt is evidence invalid.
+import type { Attempt, Retries } from '../observation-retries.ts';
+import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
+import { type LedgerLineOf, parseLedgerLine } from '../../server/contract-schemas.ts';
+import type { Facts } from './facts.ts';
+import { predictRetries, type RetryPrediction, withEffectEarlier } from './retry-theory.ts';
+import type { Prediction } from './theory.ts';
+import { fail, inconclusive, pass, type Check, type RetrySummary } from './types.ts';
+
+type LedgerEffect = LedgerLineOf<'applied'> | LedgerLineOf<'already-applied'>;
+
+interface RetryFacts {
+  r: Retries;
+  attempts: Attempt[];
+  /** The deleted pod's lines and the standby's, parsed as the lab's. */
+  deleted: readonly LabLine[];
+  standby: readonly LabLine[];
+  ledger: { effects: (LedgerEffect & { index: number })[]; malformed: string[] };
+  uids: { deleted: string | null; standby: string | null };
+}
+
+function ledgerLines(r: Retries): RetryFacts['ledger'] {
+  const effects: RetryFacts['ledger']['effects'] = [];
+  const malformed: string[] = [];
+  (r.ledger?.logLines ?? []).forEach((l, index) => {
+    const parsed = parseLedgerLine(parseLogLineJson(l.text));
+    if (parsed.kind === 'malformed') malformed.push(`line ${index} (${parsed.event}): ${parsed.problem}`);
+    if (parsed.kind === 'event' && (parsed.event === 'applied' || parsed.event === 'already-applied')) effects.push({ ...(parsed.line as LedgerEffect), index });
+  });
+  return { effects, malformed };
+}
+
+function retryFacts(f: Facts): RetryFacts | null {
+  const r = f.o.retries;
+  if (!r) return null;
+  return {
+    r, attempts: r.attempts, deleted: f.lab, standby: parseLabLogLines(r.standby?.logLines ?? []).lines, ledger: ledgerLines(r),
+    uids: { deleted: f.o.pod?.uid ?? null, standby: r.standby?.uid ?? null },
+  };
+}
+
+const REQUEST_FIELDS = ['id', 'status', 'bytes', 'sha256', 'done', 'doneSeen', 'podUid', 'errorCode', 'outcome'] as const;
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const retryReason = (a: Attempt): 'cut' | 'rejected' | '5xx' | null =>
+  a.outcome === 'cut' ? 'cut' : a.outcome === 'rejected' ? 'rejected' : a.status !== null && a.status >= 500 && a.status !== 503 ? '5xx' : null;
+
+/** evidence.retry-attempts: the attempts against the request, the policy and each pod's own log. */
+function attemptsCheck(f: Facts, x: RetryFacts): Check {
+  const id = 'evidence.retry-attempts';
+  const policy = f.o.scenario.retry!;
+  const { attempts } = x;
+  const first = attempts[0];
+  if (!first) return fail(id, 'the file records no attempt, though the request was sent');
+  const req = f.o.request;
+  const t = f.o.timeline;
+  for (const field of REQUEST_FIELDS) if (!same(first[field], req[field])) return fail(id, `attempt 1's ${field} (${JSON.stringify(first[field])}) is not the request's (${JSON.stringify(req[field])})`);
+  if (!same(first.sent, t.requestSent?.at ?? null) || !same(first.accepted, t.requestAccepted?.at ?? null) || !same(first.ended, t.requestEnded?.at ?? null)) return fail(id, 'attempt 1\'s times are not the timeline\'s request sent, accepted and ended');
+  if (first.target !== 'deleted') return fail(id, 'attempt 1 went to the standby, not the pod the scenario deletes');
+  if (attempts.length > policy.attempts) return fail(id, `${attempts.length} attempts recorded; the policy allows ${policy.attempts}`);
+  for (const [i, a] of attempts.entries()) {
+    if (a.n !== i + 1) return fail(id, `attempt ${i + 1} is numbered ${a.n}`);
+    if ((a.key !== null) !== policy.idempotencyKey || a.key !== first.key) return fail(id, `attempt ${a.n}'s idempotency key (${JSON.stringify(a.key)}) is not the policy's (${policy.idempotencyKey ? `attempt 1's ${JSON.stringify(first.key)}` : 'none'})`);
+    const uid = a.target === 'deleted' ? x.uids.deleted : x.uids.standby;
+    if (a.podUid !== null && a.podUid !== uid) return fail(id, `attempt ${a.n} was answered by pod ${a.podUid}, not the ${a.target} pod ${uid}`);
+    if (i === 0) continue;
+    const prev = attempts[i - 1]!;
+    if (a.target !== 'standby') return fail(id, `attempt ${a.n} went to the deleted pod; a retry goes to the standby`);
+    const reason = retryReason(prev);
+    if (!reason || !policy.on.includes(reason)) return fail(id, `attempt ${a.n} was sent though attempt ${prev.n} ended ${prev.outcome}, which the policy (on: ${policy.on.join(', ')}) does not retry`);
+    if (!a.sent || !prev.ended || a.sent.mono < prev.ended.mono + policy.backoffMs - 1) return fail(id, `attempt ${a.n} was sent ${a.sent && prev.ended ? `${Math.round(a.sent.mono - prev.ended.mono)} ms` : 'at no time'} after attempt ${prev.n} ended; the backoff is ${policy.backoffMs} ms`);
+  }
+  const last = attempts.at(-1)!;
+  const lastReason = retryReason(last);
+  if (lastReason && policy.on.includes(lastReason) && attempts.length < policy.attempts && f.o.run.complete) {
+    return fail(id, `attempt ${last.n} ended ${last.outcome}, which the policy retries, and ${policy.attempts} attempts are allowed, yet no attempt ${last.n + 1} is recorded`);
+  }
+  // Each pod's log against the attempts sent to it: a removed attempt leaves its pod's accepted line behind.
+  for (const [target, lines] of [['deleted', x.deleted], ['standby', x.standby]] as const) {
+    const sent = new Map(attempts.filter((a) => a.target === target).map((a) => [a.id, a]));
+    for (const line of lines.filter((l) => l.event === 'accepted')) {
+      if (!sent.has(line.fields.id ?? '')) return fail(id, `the ${target} pod's log accepted request ${line.fields.id} (line ${line.line}), which no recorded attempt sent`);
+    }
+    for (const a of sent.values()) {
+      const accepted = lines.some((l) => l.event === 'accepted' && l.fields.id === a.id);
+      if (a.accepted && !accepted && (target === 'standby' ? !(x.r.standby?.logEndedEarly ?? true) : f.logComplete)) return fail(id, `attempt ${a.n} (${a.id}) was accepted, but the ${target} pod's whole log has no accepted line for it`);
+      const completed = lines.find((l) => l.event === 'completed' && l.fields.id === a.id);
+      if (a.outcome === 'completed' && completed && completed.fields.bytes !== a.bytes) return fail(id, `attempt ${a.n} read ${a.bytes} bytes; the ${target} pod's completed line says ${completed.fields.bytes}`);
+      if (target === 'standby' && a.outcome === 'completed' && !completed && !(x.r.standby?.logEndedEarly ?? true)) return fail(id, `attempt ${a.n} completed, but the standby's whole log has no completed line for it`);
+    }
+  }
+  return pass(id, `${attempts.length} attempt(s), each the policy's (${policy.on.join(', ')}; ${policy.backoffMs} ms backoff; ${policy.idempotencyKey ? `key ${first.key}` : 'no key'}), each in its pod's own log`);
+}
+
+/** The ledger's count from its own lines. */
+const countOf = (x: RetryFacts) => ({ applied: x.ledger.effects.filter((e) => e.event === 'applied').length, alreadyApplied: x.ledger.effects.filter((e) => e.event === 'already-applied').length });
+
+/** evidence.ledger: the ledger's records against the file's count, the attempts and every server's effect lines. */
+function ledgerCheck(f: Facts, x: RetryFacts): Check {
+  const id = 'evidence.ledger';
+  const { r } = x;
+  const point = f.o.scenario.effect ?? 'none';
+  if (!r.ledger) return point === 'none' ? pass(id, 'no effect, no ledger') : fail(id, 'the scenario makes an effect, but the file has no ledger');
+  if (x.ledger.malformed.length) return fail(id, `a ledger line does not have the ledger's fields: ${x.ledger.malformed[0]}`);
+  const count = countOf(x);
+  if (!same(count, r.ledgerCount)) return fail(id, `the file's ledger count (applied ${r.ledgerCount.applied}, already-applied ${r.ledgerCount.alreadyApplied}) is not the ledger's own lines' (applied ${count.applied}, already-applied ${count.alreadyApplied})`);
+  const byId = new Map(x.attempts.map((a) => [a.id, a]));
+  const keys = new Map<string, number>();
+  let seq = 0;
+  for (const e of x.ledger.effects) {
+    if (e.podUid !== undefined && e.podUid !== null && e.podUid !== r.ledger.uid) return fail(id, `ledger line ${e.index} was written in pod ${e.podUid}, not the ledger ${r.ledger.uid}`);
+    const a = byId.get(e.id);
+    if (!a) return fail(id, `the ledger recorded request ${e.id} (line ${e.index}), which no recorded attempt sent`);
+    const uid = a.target === 'deleted' ? x.uids.deleted : x.uids.standby;
+    if (e.fromPodUid !== uid) return fail(id, `the ledger says pod ${e.fromPodUid} made ${e.id}'s effect; attempt ${a.n} went to ${uid}`);
+    if (e.key !== a.key) return fail(id, `the ledger recorded key ${JSON.stringify(e.key)} for ${e.id}; the attempt carried ${JSON.stringify(a.key)}`);
+    if (e.point !== point) return fail(id, `the ledger recorded an effect at the ${e.point}; the scenario's is at the ${point}`);
+    if (e.event === 'applied') {
+      if (e.seq !== ++seq) return fail(id, `ledger record ${e.seq} (line ${e.index}) breaks its numbering: record ${seq} was next`);
+      if (e.key !== null && keys.has(e.key)) return fail(id, `the ledger applied key ${e.key} twice (records ${keys.get(e.key)} and ${e.seq}): it answers a known key already-applied`);
+      if (e.key !== null) keys.set(e.key, e.seq);
+    } else if (e.key === null || keys.get(e.key) !== e.seq) return fail(id, `ledger line ${e.index} answers already-applied with record ${e.seq}, which did not apply key ${JSON.stringify(e.key)}`);
+  }
+  // Every server's effect line against the ledger: a ledger line removed leaves its server's answer behind.
+  for (const [target, lines] of [['deleted', x.deleted], ['standby', x.standby]] as const) {
+    for (const l of lines.filter((line) => line.event === 'effect')) {
+      if (l.fields.result === 'failed') continue;
+      const match = x.ledger.effects.find((e) => e.id === l.fields.id && e.event === l.fields.result && e.seq === l.fields.seq);
+      if (!match) return fail(id, `the ${target} pod logged its effect for ${l.fields.id} ${l.fields.result} as record ${l.fields.seq} (line ${l.line}); the ledger's log has no such line`);
+    }
+  }
+  for (const e of x.ledger.effects) {
+    const a = byId.get(e.id)!;
+    const lines = a.target === 'deleted' ? x.deleted : x.standby;
+    if (lines.some((l) => l.event === 'effect' && l.fields.id === e.id)) continue;
+    // The kill can land between the ledger's answer and the app's line; a pod that lived says what it was answered.
+    const killed = a.target === 'deleted' && f.o.finalState?.exitCode === 137;
+    const whole = a.target === 'deleted' ? f.logComplete : !(r.standby?.logEndedEarly ?? true);
+    if (whole && !killed) return fail(id, `the ledger recorded ${e.id}'s effect (line ${e.index}), but the ${a.target} pod's whole log has no effect line for it`);
+  }
+  return pass(id, `the ledger's ${count.applied} record(s) and ${count.alreadyApplied} already-applied answer(s) are the file's count, each from an attempt's pod with its key, each in that server's own effect line`);
+}
+
+/** Seconds after attempt 1 was sent, by each process's own wall clock (one machine, one time of day). */
+function secondsAfter(start: string, time: string): string {
+  return `${((Date.parse(time) - Date.parse(start)) / 1000).toFixed(2)} s`;
+}
+
+function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string; counterfactual: string | null } {
+  const first = x.attempts[0]!;
+  const start = first.sent?.wall ?? f.o.run.observedAt;
+  const pods = { deleted: `pod A (${f.o.pod?.name ?? 'the deleted pod'})`, standby: `pod B (${x.r.standby?.name ?? 'the standby'})` };
+  const endOf = (a: Attempt) => (a.ended ? secondsAfter(start, a.ended.wall) : 'an unknown time');
+  const effectOf = (a: Attempt) => x.ledger.effects.find((e) => e.id === a.id);
+  const parts: string[] = [];
+  for (const a of x.attempts) {
+    const e = effectOf(a);
+    const pod = pods[a.target];
+    const made = e ? (e.event === 'applied' ? `the effect ran at ${secondsAfter(start, e.time)} on ${pod}` : `the ledger answered ${pod}'s effect at ${secondsAfter(start, e.time)} already-applied (the same idempotency key)`) : null;
+    const how = a.outcome === 'cut' ? `was cut at ${endOf(a)}${a.target === 'deleted' && f.o.finalState?.exitCode === 137 ? ' by SIGKILL' : ''}` : `${a.outcome} at ${endOf(a)}`;
+    if (a.n === 1) parts.push(`${made ? `${made}, ` : ''}attempt 1 ${how}${made ? '' : ` on ${pod}${f.o.scenario.effect === 'end' && a.outcome === 'cut' ? ' before its work\'s end, where the effect is' : ''}`}`);
+    else parts.push(`${a.n === 2 ? 'the retry' : `retry ${a.n - 1}`} ${made ? (e!.event === 'applied' ? `ran it ${x.ledger.effects.indexOf(e!) > 0 ? 'again ' : ''}at ${secondsAfter(start, e!.time)} on ${pod}` : made.replace(/^the ledger answered /, 'reached the ledger, which answered ')) : `on ${pod} made no effect`} and ${a.outcome === 'completed' ? 'completed' : how}`);
+  }
+  if (x.attempts.length === 1 && first.outcome === 'completed') parts.push('nothing to retry');
+  const count = countOf(x);
+  const told = `${parts.join(', ')}: ${count.applied} effect(s) for one request${count.alreadyApplied ? `, ${count.alreadyApplied} answered already-applied` : ''}`;
+  const earlier = withEffectEarlier(f.o.scenario, first.outcome === 'cut' ? 'cut' : 'completed');
+  const counterfactual = earlier && earlier.effects !== model.effects
+    ? `that is luck, not design: with the effect one line earlier (at the work's start) attempt 1 would have made it before the cut and the retry again, ${earlier.effects} effects`
+    : null;
+  return { story: counterfactual ? `${told}; ${counterfactual}` : told, counterfactual };
+}
+
+interface RetryGrade { evidence: Check[]; outcome: Check[]; summary: RetrySummary | null }
+
+/** Every check of a retry scenario, and its summary; none for a scenario without a retry policy. */
+export function retryChecks(f: Facts, model: Prediction): RetryGrade {
+  const scenario = f.o.scenario;
+  if (!scenario.retry) {
+    return f.o.retries ? { evidence: [fail('evidence.retry-attempts', 'the file records retries for a scenario without a retry policy')], outcome: [], summary: null } : { evidence: [], outcome: [], summary: null };
+  }
+  const x = retryFacts(f);
+  if (!x) return { evidence: [fail('evidence.retry-attempts', 'the scenario retries, but the file has no retries record (attempts, standby, ledger)')], outcome: [], summary: null };
+  const evidence = [attemptsCheck(f, x), ledgerCheck(f, x)];
+  const predicted = predictRetries(scenario, model.outcome);
+  const count = countOf(x);
+  const observedFirst = x.attempts[0]?.outcome;
+  const outcome: Check[] = [];
+  const id = 'outcome.retries';
+  const want = `${predicted.attempts.length} attempt(s) (${predicted.attempts.map((a) => `${a.n}: ${a.target} ${a.outcome}`).join(', ')}), ${predicted.effects} effect(s)${predicted.alreadyApplied ? `, ${predicted.alreadyApplied} already-applied` : ''}`;
+  const got = `${x.attempts.length} attempt(s) (${x.attempts.map((a) => `${a.n}: ${a.target} ${a.outcome}`).join(', ')}), ${count.applied} effect(s)${count.alreadyApplied ? `, ${count.alreadyApplied} already-applied` : ''}`;
+  if (observedFirst !== model.outcome) {
+    // The retries follow from the first attempt's fate, which outcome.request grades.
+    outcome.push(inconclusive(id, `the retries follow from attempt 1, which was ${observedFirst ?? 'not sent'} where the model says ${model.outcome}: ${got}`));
+  } else {
+    const differs = x.attempts.length !== predicted.attempts.length
+      || x.attempts.some((a, i) => a.target !== predicted.attempts[i]?.target || a.outcome !== predicted.attempts[i]?.outcome)
+      || count.applied !== predicted.effects || count.alreadyApplied !== predicted.alreadyApplied;
+    outcome.push(differs ? fail(id, `the model says ${want}; the run made ${got}`) : pass(id, `${got}, as the model says`));
+  }
+  const told = story(f, x, predicted);
+  if (evidence.every((c) => c.status === 'pass')) outcome.push(pass('attribution.effects', told.story));
+  return {
+    evidence, outcome,
+    summary: {
+      idempotencyKey: scenario.retry.idempotencyKey, effect: scenario.effect ?? 'none',
+      attempts: x.attempts.map((a) => ({ n: a.n, target: a.target, podUid: a.podUid, outcome: a.outcome })),
+      effects: count.applied, alreadyApplied: count.alreadyApplied,
+      predicted: { attempts: predicted.attempts.length, effects: predicted.effects, alreadyApplied: predicted.alreadyApplied },
+      story: told.story, counterfactual: told.counterfactual,
+    },
+  };
+}
