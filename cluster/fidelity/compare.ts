@@ -50,7 +50,7 @@ export function unhealthyCompared(...sides: RunSummary[][]): boolean {
  * waiting at every delete, so the reaction was two relists on every run of both sides, 1.69-2.02 s on the 1.34.4
  * node). 'reaction' (1.35+): the reaction by its window (the v1.35.4 node, 2026-12-02, without an on-demand relist:
  * 0.18-2.21 s over 42 runs, median 1.55; delete-relative medians agreed in 3 of 15 by chance), and what follows from the reaction
- * (the hook to TERM, a cut container's end) or from the container's end (DELETED); a container that completed
+ * (the hook to TERM, a cut container's end) or from the container's end (its removal, comparedOffsets); a container that completed
  * on its own, by its work, is still timed from the delete.
  */
 export type CompareRule = 'delete' | 'reaction';
@@ -60,11 +60,19 @@ export function compareRule(...files: SideFile[]): CompareRule {
   return minor >= 35 ? 'reaction' : 'delete';
 }
 
-/** The offsets a scenario is judged on, under a rule; `cut`: the container did not end by its own work. */
-export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean): OffsetName[] {
+/**
+ * The offsets a scenario is judged on, under a rule; `cut`: the container did not end by its own work; `logEnd`: a
+ * side recorded when its log stream ended. Then the pod's end is judged by the kubelet's two parts (the container's
+ * end → its removal, which ends the follow; the harness's release → DELETED) and not by DELETED from the container's
+ * end or the delete, which carries the harness's own round trips between them (it reads the events and closes its
+ * port-forward before it removes its finalizer). Records from before the field keep DELETED.
+ */
+export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean, logEnd: boolean): OffsetName[] {
   const deadline: OffsetName[] = ['verdict', 'verdictToTerm', 'termToEnded'];
   if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...deadline];
-  return reacted ? ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', 'endedToDeleted'] : ['deleted', ...deadline];
+  const kubeletEnd: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
+  if (!reacted) return [...(logEnd ? kubeletEnd : ['deleted' as const]), ...deadline];
+  return ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', ...(logEnd ? kubeletEnd : ['endedToDeleted' as const])];
 }
 
 export interface OffsetStats { median: number; min: number; max: number; n: number }
@@ -139,7 +147,7 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
     const s = simRuns.length ? sideResult(simRuns) : null;
     const n = nodeRuns.length ? sideResult(nodeRuns) : null;
     const disagreements: string[] = [];
-    const compared = comparedOffsets(rule, (n ?? s)?.outcome === 'cut', Boolean(s?.offsets.reaction || n?.offsets.reaction));
+    const compared = comparedOffsets(rule, (n ?? s)?.outcome === 'cut', Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd));
     const proberCompared = unhealthyCompared(simRuns, nodeRuns);
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {

@@ -23,11 +23,12 @@ const SUMMARY_OFFSETS = ['hookStart', 'term', 'ended', 'deleted'] as const;
 /** The summary table's four offsets for one scenario, under its rule. */
 function summaryOffsets(c: ScenarioComparison): (keyof SideResult['offsets'])[] {
   if (c.rule === 'delete') return [...SUMMARY_OFFSETS];
-  return ['reaction', 'reactionToTerm', c.compared.includes('reactionToEnded') ? 'reactionToEnded' : 'ended', c.compared.includes('deleted') ? 'deleted' : 'endedToDeleted'];
+  const end = (['deleted', 'endedToLogEnd', 'endedToDeleted'] as const).find((n) => c.compared.includes(n)) ?? 'endedToDeleted';
+  return ['reaction', 'reactionToTerm', c.compared.includes('reactionToEnded') ? 'reactionToEnded' : 'ended', end];
 }
 const RULE_TEXT = {
   delete: 'Offsets are seconds after the harness issued the delete: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
-  reaction: 'From 1.35 the kubelet reacts (starts the hook, else sends TERM) at once or at the end of the next one or two relists, as the pod worker is idle or waiting at the delete (from 1.36 the on-demand relist leaves it idle at most deletes): that reaction is judged by its window, and what follows is timed from it (reaction→TERM, reaction→container ended for a container that was cut) or from the container\'s end (→DELETED); a container that completed on its own is timed from the delete (its work ran from the request). Offsets are seconds: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
+  reaction: 'From 1.35 the kubelet reacts (starts the hook, else sends TERM) at once or at the end of the next one or two relists, as the pod worker is idle or waiting at the delete (from 1.36 the on-demand relist leaves it idle at most deletes): that reaction is judged by its window, and what follows is timed from it (reaction→TERM, reaction→container ended for a container that was cut) or from the container\'s end: to the end of its log stream, which the kubelet\'s removal of the dead container ends (or its log reader\'s next look), and from the harness\'s removal of its finalizer to DELETED (later only if the kubelet\'s own delete is), leaving out the harness\'s round trips in between (records without the log\'s end: container ended→DELETED); a container that completed on its own is timed from the delete (its work ran from the request). Offsets are seconds: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
 };
 
 interface HookFigures { lag: { sim: string; node: string }; own: { sim: string; node: string } }
@@ -45,7 +46,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile,
     '',
     `Exec hook: from the kubelet's launch to the hook's first line (on the node this includes the CRI exec through containerd and runc): sim ${hook.lag.sim}; real node ${hook.lag.node}. The hook process's age at that line, counted from the process's creation (on the node that includes runc init before the hook is exec'd; 10 ms steps): sim ${hook.own.sim}; real node ${hook.own.node}.`,
     '',
-    `| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | ${rule === 'delete' ? 'Δ hook start | Δ TERM | Δ ended | Δ DELETED' : 'reaction | Δ reaction→TERM | Δ ended | Δ ended→DELETED'} |`,
+    `| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | ${rule === 'delete' ? 'Δ hook start | Δ TERM | Δ ended | Δ DELETED' : `reaction | Δ reaction→TERM | Δ ended | Δ ended→${comparisons.some((c) => c.compared.includes('endedToLogEnd')) ? 'log end' : 'DELETED'}`} |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...comparisons.map((c) => `| ${c.scenario} | ${c.disagreements.length ? 'no' : 'yes'} | ${brief(c.sim)} | ${brief(c.node)} | ${summaryOffsets(c).map((n) => difference(c, n) || '–').join(' | ')} |`),
   ];

@@ -3,12 +3,14 @@ import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
 import { parseLabLogLines } from '../../harness/observation-timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
+import { HOLD_FINALIZER } from '../../harness/safety/labels.ts';
 
-export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
+export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'endedToLogEnd', 'releasedToDeleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
 export type OffsetName = (typeof OFFSETS)[number];
 export const OFFSET_LABELS: Record<OffsetName, string> = {
   hookStart: 'delete→hook start', term: 'delete→TERM', ended: 'delete→container ended', deleted: 'delete→DELETED',
   reaction: 'delete→kubelet reaction', reactionToTerm: 'reaction→TERM', reactionToEnded: 'reaction→container ended (cut)', endedToDeleted: 'container ended→DELETED',
+  endedToLogEnd: 'container ended→log stream ended (its removal)', releasedToDeleted: "harness's finalizer removed→DELETED",
   verdict: 'deadline→kubelet verdict', verdictToTerm: 'verdict→TERM', termToEnded: 'TERM→container ended',
 };
 
@@ -31,6 +33,11 @@ export const RunSummarySchema = z.object({
     // (a sleep action leaves no line: TERM less the sleep, a timer in the kubelet); what a cut ended by; the DELETED after the end.
     reaction: z.number().nullable().optional(), reactionToTerm: z.number().nullable().optional(),
     reactionToEnded: z.number().nullable().optional(), endedToDeleted: z.number().nullable().optional(),
+    // The kubelet's part of the end, without the harness's (absent in older files): the container seen ended → the
+    // log stream's end (the kubelet's reader wakes when the kubelet removes the dead container, or looks again after
+    // a second); the harness's answer to its finalizer's removal → DELETED (later only if the kubelet's own grace-0
+    // delete was). In between the harness reads the events and closes its port-forward before it lets the pod go.
+    endedToLogEnd: z.number().nullable().optional(), releasedToDeleted: z.number().nullable().optional(),
   }),
   /**
    * Seconds the lab port was closed (the server's draining or exit line) before the container was seen ended:
@@ -90,6 +97,8 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
   const endedAt = at(t.containerTerminated?.at.wall);
   const verdict = kubeletVerdict(o);
   const deletedAt = at(t.podDeleted?.at.wall);
+  const logEndAt = at(o.evidence.logStreamEnded?.wall);
+  const releasedAt = at(o.cleanup.find((c) => c.ok && c.error === null && c.action === `remove finalizer ${HOLD_FINALIZER}`)?.at.wall);
   const preStop = o.scenario.preStop;
   const reactionAt = hookLine ?? (termAt === null ? null : preStop.kind === 'sleep-action' ? termAt - preStop.seconds * 1000 : termAt);
   return {
@@ -106,6 +115,7 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
     // after acceptance says nothing about the kubelet.
     offsets: {
       deleted: between(origin, deletedAt),
+      endedToLogEnd: between(endedAt, logEndAt), releasedToDeleted: between(releasedAt, deletedAt),
       ...(verdict ? {
         hookStart: null, term: null, ended: null, reaction: null, reactionToTerm: null, reactionToEnded: null, endedToDeleted: null,
         verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),

@@ -78,4 +78,30 @@ describe('fidelity comparison', () => {
     const [c] = compareSides(v137('sim', [cut(0.7, 3.7, 1), cut(late, 3.75, 2), cut(0.95, 3.8, 3)]), node);
     expect(c!.disagreements).toEqual([expect.stringMatching(/^reaction: sim 0\.70s–.*outside one or two PLEG relists'/), expect.stringMatching(/^reactionToEnded: median 3\.75s on the sim, 3\.25s/)]);
   });
+
+  it("from 1.35 judges the pod's end by the kubelet's parts, not by the harness's release of its finalizer", () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    // The container's end → its log's end (its removal), the harness's release → DELETED; DELETED itself after the
+    // harness's round trips in between (0.45 s against 0.84 s, as no-prestop on 2026-12-02).
+    const ended = (toLogEnd: number | null, releasedToDeleted: number, endedToDeleted: number, repetition: number) => run({
+      offsets: { hookStart: null, term: 0.2, ended: 9.2, deleted: 9.2 + endedToDeleted, reaction: 0.2, reactionToTerm: null, reactionToEnded: null, endedToDeleted, endedToLogEnd: toLogEnd, releasedToDeleted },
+    }, repetition);
+    const node = v137('node', [ended(0.42, 0.01, 0.84, 1), ended(0.5, 0.02, 0.9, 2), ended(0.61, 0.0, 0.8, 3)]);
+    const [agree] = compareSides(v137('sim', [ended(0.4, 0.01, 0.45, 1), ended(0.45, 0.0, 0.45, 2), ended(0.5, 0.01, 0.5, 3)]), node);
+    expect(agree!.compared).toEqual(['reaction', 'reactionToTerm', 'ended', 'endedToLogEnd', 'releasedToDeleted']);
+    expect(agree!.disagreements).toEqual([]);
+    // A removal a second late (the reader's look instead of the removal), and a kubelet's own delete after the release, are caught.
+    const [late] = compareSides(v137('sim', [ended(1.4, 0.5, 1.9, 1), ended(1.45, 0.6, 2.0, 2), ended(1.5, 0.5, 2.0, 3)]), node);
+    expect(late!.disagreements).toEqual([expect.stringMatching(/^endedToLogEnd: median 1\.45s on the sim, 0\.50s/), expect.stringMatching(/^releasedToDeleted: median 0\.50s on the sim, 0\.01s/)]);
+    // A side whose follow never ended by itself (cut, or made whole by a read) has no removal to compare: it disagrees.
+    const [one] = compareSides(v137('sim', [ended(null, 0.01, 0.45, 1)]), node);
+    expect(one!.disagreements).toEqual(['endedToLogEnd: seen only on the real side']);
+    // A record from before the log's end was kept is judged by DELETED, as it was.
+    const old = (endedToDeleted: number, repetition: number) => run({
+      offsets: { hookStart: null, term: 0.2, ended: 9.2, deleted: 9.2 + endedToDeleted, reaction: 0.2, reactionToTerm: null, reactionToEnded: null, endedToDeleted },
+    }, repetition);
+    const [before] = compareSides(v137('sim', [old(0.45, 1)]), v137('node', [old(0.84, 1)]));
+    expect(before!.compared).toContain('endedToDeleted');
+    expect(before!.disagreements).toEqual([expect.stringMatching(/^endedToDeleted: median 0\.45s on the sim, 0\.84s/)]);
+  });
 });
