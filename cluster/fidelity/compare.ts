@@ -67,12 +67,14 @@ export function compareRule(...files: SideFile[]): CompareRule {
  * end or the delete, which carries the harness's own round trips between them (it reads the events and closes its
  * port-forward before it removes its finalizer). Records from before the field keep DELETED.
  */
-export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean, logEnd: boolean): OffsetName[] {
+export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean, logEnd: boolean, sidecar: { native: boolean } | null = null): OffsetName[] {
   const deadline: OffsetName[] = ['verdict', 'verdictToTerm', 'termToEnded'];
-  if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...deadline];
+  // A regular sidecar gets TERM with the app, at the reaction; a native one after the app's end, which its work or the reaction decided.
+  const sidecarTerm: OffsetName[] = !sidecar ? [] : [rule === 'delete' || (sidecar.native && !cut) ? 'sidecarTerm' : 'reactionToSidecarTerm', 'sidecarTermToEnded'];
+  if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...sidecarTerm, ...deadline];
   const kubeletEnd: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
   if (!reacted) return [...(logEnd ? kubeletEnd : ['deleted' as const]), ...deadline];
-  return ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', ...(logEnd ? kubeletEnd : ['endedToDeleted' as const])];
+  return ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', ...sidecarTerm, ...(logEnd ? kubeletEnd : ['endedToDeleted' as const])];
 }
 
 export interface OffsetStats { median: number; min: number; max: number; n: number }
@@ -87,6 +89,10 @@ export interface SideResult {
   eventReasons: string;
   /** The reasons most runs gave without the prober's, for a scenario where a race decides it. */
   eventReasonsBesidesProber: string;
+  /** The sidecar most runs had: native or regular, its exit code and reason; null for a pod without one. */
+  sidecar: string | null;
+  /** Most runs' app completed its request (its log's completed line): its end followed its work. */
+  workCompleted: boolean;
   offsets: Record<OffsetName, OffsetStats | null>;
   hookLaunchLagMs: number[];
 }
@@ -133,6 +139,8 @@ export function sideResult(runs: RunSummary[]): SideResult {
     phase: mostCommon(used.map((r) => r.phase)),
     eventReasons: mostCommon(used.map((r) => r.eventReasons.join(', '))) ?? '',
     eventReasonsBesidesProber: mostCommon(used.map((r) => r.eventReasons.filter((e) => e !== PROBER_REASON).join(', '))) ?? '',
+    sidecar: mostCommon(used.map((r) => (r.sidecar ? `${r.sidecar.native ? 'native' : 'regular'} / ${r.sidecar.exitCode ?? '–'} / ${r.sidecar.reason ?? '–'}` : null))),
+    workCompleted: mostCommon(used.map((r) => r.workCompleted ?? r.outcome === 'completed')) ?? false,
     offsets,
     hookLaunchLagMs: used.map((r) => r.hookLaunchLagMs).filter((v): v is number => v !== null),
   };
@@ -147,12 +155,16 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
     const s = simRuns.length ? sideResult(simRuns) : null;
     const n = nodeRuns.length ? sideResult(nodeRuns) : null;
     const disagreements: string[] = [];
-    const compared = comparedOffsets(rule, (n ?? s)?.outcome === 'cut', Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd));
+    // Cut: the app's end followed the kubelet's reaction, not its work (a request a proxy cut may have completed in the app).
+    const first = n ?? s;
+    const cut = first?.outcome === 'cut' && !first.workCompleted;
+    const sidecar = first?.sidecar ? { native: first.sidecar.startsWith('native') } : null;
+    const compared = comparedOffsets(rule, cut, Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd), sidecar);
     const proberCompared = unhealthyCompared(simRuns, nodeRuns);
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {
       const reasons = proberCompared ? 'eventReasons' : 'eventReasonsBesidesProber';
-      for (const field of ['outcome', 'exitCode', 'reason', reasons] as const) {
+      for (const field of ['outcome', 'exitCode', 'reason', reasons, 'sidecar'] as const) {
         if (s[field] !== n[field]) disagreements.push(`${field}: sim ${JSON.stringify(s[field])}, node ${JSON.stringify(n[field])}`);
       }
       for (const name of compared) {

@@ -1,4 +1,4 @@
-// npm run fidelity: the same matrix (the default scenarios plus manifests/fidelity-edge.yaml) on the
+// npm run fidelity: the same matrix (the default scenarios, manifests/fidelity-edge.yaml and manifests/sidecars.yaml) on the
 // simulated cluster and on the real node, three repetitions each, for one Kubernetes minor; writes
 // reports/fidelity/v1.N/<side>.json and, once both sides are there, reports/fidelity/v1.N/fidelity.md.
 // --check exits 1 when they disagree.
@@ -26,6 +26,8 @@ import { renderFidelity } from './report.ts';
 import { SideFileSchema, summarize, type RunSummary, type SideFile } from './summary.ts';
 
 const EDGE_SCENARIOS = resolve('manifests/fidelity-edge.yaml');
+// Pods with a proxy sidecar (issue 26): the kubelet's termination order, regular and native.
+const SIDECAR_SCENARIOS = resolve('manifests/sidecars.yaml');
 // The real node's OOM kill, which the model predicts (test/grade/deadline.test.ts); reports/examples/oom-137 is the built one it does not.
 const OOM_EXAMPLE = resolve('test/grade/fixtures/deadline/oom-on-term.observation.json');
 const REPETITIONS = 3;
@@ -53,7 +55,7 @@ const parallel = Number(values.parallel);
 
 async function loadMatrix(): Promise<Scenario[]> {
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-  const all = [...await loadScenarios(DEFAULT_SCENARIOS), ...await loadScenarios(EDGE_SCENARIOS)];
+  const all = [...await loadScenarios(DEFAULT_SCENARIOS), ...await loadScenarios(EDGE_SCENARIOS), ...await loadScenarios(SIDECAR_SCENARIOS)];
   return only?.length ? all.filter((s) => only.includes(s.name)) : all;
 }
 

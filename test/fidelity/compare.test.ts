@@ -79,6 +79,26 @@ describe('fidelity comparison', () => {
     expect(c!.disagreements).toEqual([expect.stringMatching(/^reaction: sim 0\.70s–.*outside one or two PLEG relists'/), expect.stringMatching(/^reactionToEnded: median 3\.75s on the sim, 3\.25s/)]);
   });
 
+  it('judges a sidecar by its kind, exit and TERM: a regular one from the reaction, a native one after the work the app completed', () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    const withProxy = (native: boolean, reaction: number, proxyTerm: number, repetition: number, exitCode = 17) => run({
+      outcome: native ? 'completed' : 'cut', workCompleted: native, sidecar: { native, exitCode, reason: 'Error' },
+      offsets: { hookStart: null, term: reaction, ended: 9.3, deleted: 10.1, reaction, reactionToTerm: null, reactionToEnded: native ? null : 0.5, endedToDeleted: 0.8, endedToLogEnd: 0.5, releasedToDeleted: 0,
+        sidecarTerm: proxyTerm, reactionToSidecarTerm: proxyTerm - reaction, sidecarTermToEnded: 0.3 },
+    }, repetition);
+    // Regular: TERM with the app's, wherever the reaction fell.
+    const [regular] = compareSides(v137('sim', [withProxy(false, 0.8, 0.9, 1)]), v137('node', [withProxy(false, 0.1, 0.1, 1)]));
+    expect(regular!.compared).toEqual(['reaction', 'reactionToTerm', 'reactionToEnded', 'reactionToSidecarTerm', 'sidecarTermToEnded', 'endedToLogEnd', 'releasedToDeleted']);
+    expect(regular!.disagreements).toEqual([]);
+    // Native, after an app that completed its work: from the delete, so a reaction-relative difference is no verdict.
+    const [native] = compareSides(v137('sim', [withProxy(true, 0.8, 9.1, 1)]), v137('node', [withProxy(true, 0.1, 9.2, 1)]));
+    expect(native!.compared).toContain('sidecarTerm');
+    expect(native!.disagreements).toEqual([]);
+    // A proxy TERM half a second late, or another exit code, disagrees.
+    const [late] = compareSides(v137('sim', [withProxy(true, 0.1, 9.7, 1, 0)]), v137('node', [withProxy(true, 0.1, 9.2, 1)]));
+    expect(late!.disagreements).toEqual(['sidecar: sim "native / 0 / Error", node "native / 17 / Error"', expect.stringMatching(/^sidecarTerm: median 9\.70s on the sim, 9\.20s/)]);
+  });
+
   it("from 1.35 judges the pod's end by the kubelet's parts, not by the harness's release of its finalizer", () => {
     const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
     // The container's end → its log's end (its removal), the harness's release → DELETED; DELETED itself after the

@@ -1,5 +1,6 @@
 // A run's summary times the kubelet's part of the pod's end from the observation's own records: the container seen
 // ended → its log stream's end (the kubelet's removal), and the harness's release of its finalizer → DELETED.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../../cluster/fidelity/summary.ts';
 import type { HarnessTime, Observation } from '../../harness/observation.ts';
@@ -29,5 +30,20 @@ describe('a fidelity run summary', () => {
     // An older file has no stream end at all.
     const { logStreamEnded: _, ...evidence } = o.evidence;
     expect(summarize({ ...o, evidence }, 1, null).offsets.endedToLogEnd).toBeNull();
+  });
+
+  it("times a sidecar's TERM and end from its own log and the watch (the v1.37.2 node's recordings)", () => {
+    const recorded = (name: string): Observation => JSON.parse(readFileSync(new URL(`../grade/fixtures/sidecar/node/${name}.observation.json`, import.meta.url), 'utf8'));
+    const regular = summarize(recorded('sidecar-regular-proxy'), 1, null);
+    expect(regular.sidecar).toEqual({ native: false, exitCode: 17, reason: 'Error' });
+    // The proxy's TERM with the app's; the app, its connection gone with the proxy, did not complete the request.
+    expect(regular.offsets.reactionToSidecarTerm).toBe(0.005);
+    expect(regular.workCompleted).toBe(false);
+    const native = summarize(recorded('sidecar-native-proxy'), 1, null);
+    expect(native.sidecar).toEqual({ native: true, exitCode: 17, reason: 'Error' });
+    expect(native.workCompleted).toBe(true);
+    // After the app's end: 9 s of work after the delete.
+    expect(native.offsets.sidecarTerm).toBeGreaterThan(9);
+    expect(summarize(withStreamEnd(100), 1, null).sidecar).toBeNull();
   });
 });
