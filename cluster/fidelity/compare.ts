@@ -25,7 +25,35 @@ export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: numb
   verdict: { from: 0, to: REAL_NODE_TIMING.syncTickMs / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'the sync ticker' },
   // TERM is the container's clock and the verdict the watch's arrival: a relist just after the verdict's sync can put TERM first.
   verdictToTerm: { from: -MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
+  // The follow ends at the kubelet's removal of the dead container: cleanUpContainersInPod on a ContainerDied
+  // (kubelet.go:2796-2799) once the worker has terminated the pod (ShouldPodContentBeRemoved), so at the first
+  // relist after killPod's StopPodSandbox (the sandbox's own ContainerDied when the container's came too early),
+  // which the end seen follows by the status write; or sooner at the log reader's look a second after the last
+  // line (cri-client logs.go waitLogs), which can come before the end is seen (the v1.37.2 node, 2026-12-02, 57
+  // runs: the follow ended a median 14 ms after containerd's RemoveContainer, or up to 1.0 s before it at the look).
+  endedToLogEnd: { from: -RELIST_S - MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: "a PLEG relist or the log reader's look" },
+  // DELETED waits for the later of the harness's release and the kubelet's own grace-0 delete, which follows
+  // SyncTerminatedPod, and that waits for the first relist after the pod's termination (pod_workers.go
+  // podWorkerLoop GetNewerThan): late only where the reader's look ended the follow before that relist (node: 9 of 57).
+  releasedToDeleted: { from: -MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
 };
+
+/**
+ * The pod's end is the same kubelet mechanism in every scenario, so its offsets are also compared over the whole
+ * matrix: the median of every run of each side, within the tolerance (n≈57 a side: a relist phase no longer decides
+ * it, while a per-scenario window would pass a side that always ends at the far edge).
+ */
+export const MATRIX_WIDE: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
+
+export interface MatrixWide { offset: OffsetName; sim: OffsetStats | null; node: OffsetStats | null; disagrees: boolean }
+
+export function compareMatrixWide(sim: SideFile, node: SideFile): MatrixWide[] {
+  const pooled = (file: SideFile, name: OffsetName) => stats(file.runs.filter((r) => r.complete).map((r) => r.offsets[name] ?? null).filter((v): v is number => v !== null));
+  return MATRIX_WIDE.map((offset) => {
+    const [a, b] = [pooled(sim, offset), pooled(node, offset)];
+    return { offset, sim: a, node: b, disagrees: a !== null && b !== null ? Math.abs(a.median - b.median) > MEDIAN_TOLERANCE_SECONDS : a !== b };
+  }).filter((m) => m.sim || m.node);
+}
 
 /**
  * `Unhealthy` is the readiness prober's, a loop of its own (prober/worker.go run: a ticker of periodSeconds, reset by

@@ -1,12 +1,14 @@
 // fidelity.md: per scenario, both sides and their difference.
-import { compareRule, MEDIAN_TOLERANCE_SECONDS, PROBER_REASON, TICKER_WINDOWS, type ScenarioComparison, type SideResult } from './compare.ts';
+import { compareRule, MEDIAN_TOLERANCE_SECONDS, PROBER_REASON, TICKER_WINDOWS, type MatrixWide, type ScenarioComparison, type SideResult } from './compare.ts';
 import { OFFSET_LABELS, OFFSETS, type SideFile } from './summary.ts';
 
 const seconds = (v: number) => `${v.toFixed(2)}s`;
 
+const offsetText = (s: { median: number; min: number; max: number; n: number }) => `${seconds(s.median)} (${seconds(s.min)}–${seconds(s.max)}, n=${s.n})`;
+
 function offsetCell(side: SideResult | null, name: keyof SideResult['offsets']): string {
   const s = side?.offsets[name];
-  return s ? `${seconds(s.median)} (${seconds(s.min)}–${seconds(s.max)}, n=${s.n})` : '–';
+  return s ? offsetText(s) : '–';
 }
 
 function difference(c: ScenarioComparison, name: keyof SideResult['offsets']): string {
@@ -33,7 +35,7 @@ const RULE_TEXT = {
 
 interface HookFigures { lag: { sim: string; node: string }; own: { sim: string; node: string } }
 
-export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile, node: SideFile, hook: HookFigures): string {
+export function renderFidelity(comparisons: ScenarioComparison[], matrixWide: MatrixWide[], sim: SideFile, node: SideFile, hook: HookFigures): string {
   const agreeing = comparisons.filter((c) => !c.disagreements.length).length;
   const rule = comparisons[0]?.rule ?? compareRule(sim, node);
   const lines = [
@@ -44,6 +46,10 @@ export function renderFidelity(comparisons: ScenarioComparison[], sim: SideFile,
     '',
     `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
+    ...(matrixWide.length ? [
+      `Across the matrix (every run of each side; the pod's end is one kubelet mechanism in every scenario, so its medians must also agree within ${MEDIAN_TOLERANCE_SECONDS * 1000} ms): ${matrixWide.map((m) => `${OFFSET_LABELS[m.offset]} sim ${m.sim ? offsetText(m.sim) : '–'}, node ${m.node ? offsetText(m.node) : '–'}: ${m.disagrees ? '**disagree**' : 'agree'}`).join('; ')}.`,
+      '',
+    ] : []),
     `Exec hook: from the kubelet's launch to the hook's first line (on the node this includes the CRI exec through containerd and runc): sim ${hook.lag.sim}; real node ${hook.lag.node}. The hook process's age at that line, counted from the process's creation (on the node that includes runc init before the hook is exec'd; 10 ms steps): sim ${hook.own.sim}; real node ${hook.own.node}.`,
     '',
     `| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | ${rule === 'delete' ? 'Δ hook start | Δ TERM | Δ ended | Δ DELETED' : `reaction | Δ reaction→TERM | Δ ended | Δ ended→${comparisons.some((c) => c.compared.includes('endedToLogEnd')) ? 'log end' : 'DELETED'}`} |`,

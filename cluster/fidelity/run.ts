@@ -20,7 +20,7 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 import { newRunId } from '../../harness/safety/labels.ts';
 import { DEFAULT_KUBE_VERSION, paths } from '../node/layout.ts';
 import { upVersion } from '../node/versions.ts';
-import { compareSides, stats } from './compare.ts';
+import { compareMatrixWide, compareSides, stats } from './compare.ts';
 import { kubeletHookLaunches } from './kubelet-log.ts';
 import { renderFidelity } from './report.ts';
 import { SideFileSchema, summarize, type RunSummary, type SideFile } from './summary.ts';
@@ -131,6 +131,7 @@ if (!simRecorded && !nodeRecorded) { console.error('fidelity: neither side is re
 // With one side missing the report still shows the other, and every scenario as not compared.
 const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
 const comparisons = compareSides(simFile, nodeFile);
+const matrixWide = compareMatrixWide(simFile, nodeFile);
 /** p95 and median of one per-run figure, over the runs that have it. */
 const percentiles = (file: SideFile, pick: (r: SideFile['runs'][number]) => number | null | undefined) => {
   const values = file.runs.map(pick).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
@@ -140,7 +141,7 @@ const percentiles = (file: SideFile, pick: (r: SideFile['runs'][number]) => numb
 };
 const lag = { sim: percentiles(simFile, (r) => r.hookLaunchLagMs), node: percentiles(nodeFile, (r) => r.hookLaunchLagMs) };
 const own = { sim: percentiles(simFile, (r) => r.hookProcAgeMs), node: percentiles(nodeFile, (r) => r.hookProcAgeMs) };
-await writeFileAtomic(join(OUT, 'fidelity.md'), renderFidelity(comparisons, simFile, nodeFile, { lag: { sim: lag.sim.text, node: lag.node.text }, own: { sim: own.sim.text, node: own.node.text } }));
+await writeFileAtomic(join(OUT, 'fidelity.md'), renderFidelity(comparisons, matrixWide, simFile, nodeFile, { lag: { sim: lag.sim.text, node: lag.node.text }, own: { sim: own.sim.text, node: own.node.text } }));
 const disagreeing = comparisons.filter((c) => c.disagreements.length);
 console.log(`fidelity_scenarios: ${comparisons.length}`);
 console.log(`fidelity_agreeing: ${comparisons.length - disagreeing.length}`);
@@ -148,6 +149,7 @@ console.log(`exec_hook_start_lag_p95_ms_sim: ${lag.sim.p95?.toFixed(1) ?? 'NaN'}
 console.log(`exec_hook_start_lag_p95_ms_node: ${lag.node.p95?.toFixed(1) ?? 'NaN'}`);
 console.log(`exec_hook_proc_age_p95_ms_sim: ${own.sim.p95?.toFixed(1) ?? 'NaN'}`);
 console.log(`exec_hook_proc_age_p95_ms_node: ${own.node.p95?.toFixed(1) ?? 'NaN'}`);
+for (const m of matrixWide) console.log(`fidelity_matrix_median_${m.offset}: sim ${m.sim?.median.toFixed(3) ?? 'NaN'}, node ${m.node?.median.toFixed(3) ?? 'NaN'}${m.disagrees ? ' (disagree)' : ''}`);
 for (const c of disagreeing) console.log(`  ${c.scenario}: ${c.disagreements.join('; ')}`);
 console.log(`report: ${join(OUT, 'fidelity.md')}`);
-if (values.check && disagreeing.length) process.exit(EXIT_DISAGREE);
+if (values.check && (disagreeing.length || matrixWide.some((m) => m.disagrees))) process.exit(EXIT_DISAGREE);
