@@ -180,6 +180,8 @@ const ContainerLogSchema = z.object({
   lines: z.array(LogLineSchema).max(100_000),
   /** The stream broke, or ended while the container was never seen to end. */
   endedEarly: z.boolean(),
+  /** As evidence.logStreamEnded, for this container's stream. */
+  streamEnded: HarnessTimeSchema.nullable().optional(),
 });
 
 const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
@@ -266,6 +268,11 @@ export const ObservationSchema = z.object({
     transport: z.array(TransportEventSchema).max(10_000).default([]),
     logLines: z.array(LogLineSchema),
     logEndedEarly: z.boolean(),
+    /**
+     * When the log stream ended by itself (the kubelet's reader found the container gone: its removal, or its next
+     * look after the exit); null when it was cut, stopped by the harness or made whole by a read. Absent in older files.
+     */
+    logStreamEnded: HarnessTimeSchema.nullable().optional(),
     /** The logs of the pod's other containers (its sidecars), each apart (version 5 on). */
     containerLogs: z.array(ContainerLogSchema).max(16).optional(),
     podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),

@@ -25,7 +25,35 @@ export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: numb
   verdict: { from: 0, to: REAL_NODE_TIMING.syncTickMs / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'the sync ticker' },
   // TERM is the container's clock and the verdict the watch's arrival: a relist just after the verdict's sync can put TERM first.
   verdictToTerm: { from: -MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
+  // The follow ends at the kubelet's removal of the dead container: cleanUpContainersInPod on a ContainerDied
+  // (kubelet.go:2796-2799) once the worker has terminated the pod (ShouldPodContentBeRemoved), so at the first
+  // relist after killPod's StopPodSandbox (the sandbox's own ContainerDied when the container's came too early),
+  // which the end seen follows by the status write; or sooner at the log reader's look a second after the last
+  // line (cri-client logs.go waitLogs), which can come before the end is seen (the v1.37.2 node, 2026-12-02, 57
+  // runs: the follow ended a median 14 ms after containerd's RemoveContainer, or up to 1.0 s before it at the look).
+  endedToLogEnd: { from: -RELIST_S - MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: "a PLEG relist or the log reader's look" },
+  // DELETED waits for the later of the harness's release and the kubelet's own grace-0 delete, which follows
+  // SyncTerminatedPod, and that waits for the first relist after the pod's termination (pod_workers.go
+  // podWorkerLoop GetNewerThan): late only where the reader's look ended the follow before that relist (node: 9 of 57).
+  releasedToDeleted: { from: -MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
 };
+
+/**
+ * The pod's end is the same kubelet mechanism in every scenario, so its offsets are also compared over the whole
+ * matrix: the median of every run of each side, within the tolerance (n≈57 a side: a relist phase no longer decides
+ * it, while a per-scenario window would pass a side that always ends at the far edge).
+ */
+export const MATRIX_WIDE: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
+
+export interface MatrixWide { offset: OffsetName; sim: OffsetStats | null; node: OffsetStats | null; disagrees: boolean }
+
+export function compareMatrixWide(sim: SideFile, node: SideFile): MatrixWide[] {
+  const pooled = (file: SideFile, name: OffsetName) => stats(file.runs.filter((r) => r.complete).map((r) => r.offsets[name] ?? null).filter((v): v is number => v !== null));
+  return MATRIX_WIDE.map((offset) => {
+    const [a, b] = [pooled(sim, offset), pooled(node, offset)];
+    return { offset, sim: a, node: b, disagrees: a !== null && b !== null ? Math.abs(a.median - b.median) > MEDIAN_TOLERANCE_SECONDS : a !== b };
+  }).filter((m) => m.sim || m.node);
+}
 
 /**
  * `Unhealthy` is the readiness prober's, a loop of its own (prober/worker.go run: a ticker of periodSeconds, reset by
@@ -50,7 +78,7 @@ export function unhealthyCompared(...sides: RunSummary[][]): boolean {
  * waiting at every delete, so the reaction was two relists on every run of both sides, 1.69-2.02 s on the 1.34.4
  * node). 'reaction' (1.35+): the reaction by its window (the v1.35.4 node, 2026-12-02, without an on-demand relist:
  * 0.18-2.21 s over 42 runs, median 1.55; delete-relative medians agreed in 3 of 15 by chance), and what follows from the reaction
- * (the hook to TERM, a cut container's end) or from the container's end (DELETED); a container that completed
+ * (the hook to TERM, a cut container's end) or from the container's end (its removal, comparedOffsets); a container that completed
  * on its own, by its work, is still timed from the delete.
  */
 export type CompareRule = 'delete' | 'reaction';
@@ -60,11 +88,21 @@ export function compareRule(...files: SideFile[]): CompareRule {
   return minor >= 35 ? 'reaction' : 'delete';
 }
 
-/** The offsets a scenario is judged on, under a rule; `cut`: the container did not end by its own work. */
-export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean): OffsetName[] {
+/**
+ * The offsets a scenario is judged on, under a rule; `cut`: the container did not end by its own work; `logEnd`: a
+ * side recorded when its log stream ended. Then the pod's end is judged by the kubelet's two parts (the container's
+ * end → its removal, which ends the follow; the harness's release → DELETED) and not by DELETED from the container's
+ * end or the delete, which carries the harness's own round trips between them (it reads the events and closes its
+ * port-forward before it removes its finalizer). Records from before the field keep DELETED.
+ */
+export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean, logEnd: boolean, sidecar: { native: boolean } | null = null): OffsetName[] {
   const deadline: OffsetName[] = ['verdict', 'verdictToTerm', 'termToEnded'];
-  if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...deadline];
-  return reacted ? ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', 'endedToDeleted'] : ['deleted', ...deadline];
+  // A regular sidecar gets TERM with the app, at the reaction; a native one after the app's end, which its work or the reaction decided.
+  const sidecarTerm: OffsetName[] = !sidecar ? [] : [rule === 'delete' || (sidecar.native && !cut) ? 'sidecarTerm' : 'reactionToSidecarTerm', 'sidecarTermToEnded'];
+  if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...sidecarTerm, ...deadline];
+  const kubeletEnd: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
+  if (!reacted) return [...(logEnd ? kubeletEnd : ['deleted' as const]), ...deadline];
+  return ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', ...sidecarTerm, ...(logEnd ? kubeletEnd : ['endedToDeleted' as const])];
 }
 
 export interface OffsetStats { median: number; min: number; max: number; n: number }
@@ -79,6 +117,10 @@ export interface SideResult {
   eventReasons: string;
   /** The reasons most runs gave without the prober's, for a scenario where a race decides it. */
   eventReasonsBesidesProber: string;
+  /** The sidecar most runs had: native or regular, its exit code and reason; null for a pod without one. */
+  sidecar: string | null;
+  /** Most runs' app completed its request (its log's completed line): its end followed its work. */
+  workCompleted: boolean;
   offsets: Record<OffsetName, OffsetStats | null>;
   hookLaunchLagMs: number[];
 }
@@ -125,6 +167,8 @@ export function sideResult(runs: RunSummary[]): SideResult {
     phase: mostCommon(used.map((r) => r.phase)),
     eventReasons: mostCommon(used.map((r) => r.eventReasons.join(', '))) ?? '',
     eventReasonsBesidesProber: mostCommon(used.map((r) => r.eventReasons.filter((e) => e !== PROBER_REASON).join(', '))) ?? '',
+    sidecar: mostCommon(used.map((r) => (r.sidecar ? `${r.sidecar.native ? 'native' : 'regular'} / ${r.sidecar.exitCode ?? '–'} / ${r.sidecar.reason ?? '–'}` : null))),
+    workCompleted: mostCommon(used.map((r) => r.workCompleted ?? r.outcome === 'completed')) ?? false,
     offsets,
     hookLaunchLagMs: used.map((r) => r.hookLaunchLagMs).filter((v): v is number => v !== null),
   };
@@ -139,12 +183,16 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
     const s = simRuns.length ? sideResult(simRuns) : null;
     const n = nodeRuns.length ? sideResult(nodeRuns) : null;
     const disagreements: string[] = [];
-    const compared = comparedOffsets(rule, (n ?? s)?.outcome === 'cut', Boolean(s?.offsets.reaction || n?.offsets.reaction));
+    // Cut: the app's end followed the kubelet's reaction, not its work (a request a proxy cut may have completed in the app).
+    const first = n ?? s;
+    const cut = first?.outcome === 'cut' && !first.workCompleted;
+    const sidecar = first?.sidecar ? { native: first.sidecar.startsWith('native') } : null;
+    const compared = comparedOffsets(rule, cut, Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd), sidecar);
     const proberCompared = unhealthyCompared(simRuns, nodeRuns);
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {
       const reasons = proberCompared ? 'eventReasons' : 'eventReasonsBesidesProber';
-      for (const field of ['outcome', 'exitCode', 'reason', reasons] as const) {
+      for (const field of ['outcome', 'exitCode', 'reason', reasons, 'sidecar'] as const) {
         if (s[field] !== n[field]) disagreements.push(`${field}: sim ${JSON.stringify(s[field])}, node ${JSON.stringify(n[field])}`);
       }
       for (const name of compared) {

@@ -3,12 +3,15 @@ import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
 import { parseLabLogLines } from '../../harness/observation-timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
+import { HOLD_FINALIZER } from '../../harness/safety/labels.ts';
 
-export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
+export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'endedToLogEnd', 'releasedToDeleted', 'sidecarTerm', 'reactionToSidecarTerm', 'sidecarTermToEnded', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
 export type OffsetName = (typeof OFFSETS)[number];
 export const OFFSET_LABELS: Record<OffsetName, string> = {
   hookStart: 'delete→hook start', term: 'delete→TERM', ended: 'delete→container ended', deleted: 'delete→DELETED',
   reaction: 'delete→kubelet reaction', reactionToTerm: 'reaction→TERM', reactionToEnded: 'reaction→container ended (cut)', endedToDeleted: 'container ended→DELETED',
+  endedToLogEnd: 'container ended→log stream ended (its removal)', releasedToDeleted: "harness's finalizer removed→DELETED",
+  sidecarTerm: 'delete→sidecar TERM', reactionToSidecarTerm: 'reaction→sidecar TERM', sidecarTermToEnded: 'sidecar TERM→sidecar ended',
   verdict: 'deadline→kubelet verdict', verdictToTerm: 'verdict→TERM', termToEnded: 'TERM→container ended',
 };
 
@@ -31,7 +34,20 @@ export const RunSummarySchema = z.object({
     // (a sleep action leaves no line: TERM less the sleep, a timer in the kubelet); what a cut ended by; the DELETED after the end.
     reaction: z.number().nullable().optional(), reactionToTerm: z.number().nullable().optional(),
     reactionToEnded: z.number().nullable().optional(), endedToDeleted: z.number().nullable().optional(),
+    // The kubelet's part of the end, without the harness's (absent in older files): the container seen ended → the
+    // log stream's end (the kubelet's reader wakes when the kubelet removes the dead container, or looks again after
+    // a second); the harness's answer to its finalizer's removal → DELETED (later only if the kubelet's own grace-0
+    // delete was). In between the harness reads the events and closes its port-forward before it lets the pod go.
+    endedToLogEnd: z.number().nullable().optional(), releasedToDeleted: z.number().nullable().optional(),
+    // A pod with a sidecar (absent otherwise): its TERM (its own log), from the delete and from the reaction, and its
+    // end (the watch) after it.
+    sidecarTerm: z.number().nullable().optional(), reactionToSidecarTerm: z.number().nullable().optional(),
+    sidecarTermToEnded: z.number().nullable().optional(),
   }),
+  /** The app's log says it completed the request: its end followed its work, whatever the client got through a proxy. Absent in older files. */
+  workCompleted: z.boolean().optional(),
+  /** The pod's sidecar (a proxy in front of the app): native (an init container, restartPolicy Always), its exit code and reason. */
+  sidecar: z.object({ native: z.boolean(), exitCode: z.int().nullable(), reason: z.string().nullable() }).nullable().optional(),
   /**
    * Seconds the lab port was closed (the server's draining or exit line) before the container was seen ended:
    * the span a readiness probe must fail in. Null without either line; absent in older files.
@@ -90,8 +106,12 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
   const endedAt = at(t.containerTerminated?.at.wall);
   const verdict = kubeletVerdict(o);
   const deletedAt = at(t.podDeleted?.at.wall);
+  const logEndAt = at(o.evidence.logStreamEnded?.wall);
+  const releasedAt = at(o.cleanup.find((c) => c.ok && c.error === null && c.action === `remove finalizer ${HOLD_FINALIZER}`)?.at.wall);
   const preStop = o.scenario.preStop;
   const reactionAt = hookLine ?? (termAt === null ? null : preStop.kind === 'sleep-action' ? termAt - preStop.seconds * 1000 : termAt);
+  const proxy = o.containers?.find((c) => c.role === 'sidecar') ?? null;
+  const proxyTermAt = at(proxy?.termReceived?.at.time);
   return {
     scenario: o.scenario.name,
     repetition,
@@ -106,6 +126,7 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
     // after acceptance says nothing about the kubelet.
     offsets: {
       deleted: between(origin, deletedAt),
+      endedToLogEnd: between(endedAt, logEndAt), releasedToDeleted: between(releasedAt, deletedAt),
       ...(verdict ? {
         hookStart: null, term: null, ended: null, reaction: null, reactionToTerm: null, reactionToEnded: null, endedToDeleted: null,
         verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),
@@ -115,7 +136,13 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
         reactionToEnded: o.request.outcome === 'cut' ? between(reactionAt, endedAt) : null, endedToDeleted: between(endedAt, deletedAt),
         verdict: null, verdictToTerm: null, termToEnded: null,
       }),
+      ...(proxy ? {
+        sidecarTerm: between(origin, proxyTermAt), reactionToSidecarTerm: verdict ? null : between(reactionAt, proxyTermAt),
+        sidecarTermToEnded: between(proxyTermAt, at(proxy.terminated?.at.wall)),
+      } : {}),
     },
+    workCompleted: parseLabLogLines(o.evidence.logLines).lines.some((l) => l.event === 'completed'),
+    sidecar: proxy ? { native: proxy.native, exitCode: proxy.finalState?.exitCode ?? null, reason: proxy.finalState?.reason ?? null } : null,
     portClosedSeconds: portClosed(o, endedAt),
     hookLaunchLagMs: hookLine !== null && hookLaunchedAt !== null ? round(hookLine - hookLaunchedAt) : null,
     hookProcAgeMs: hookProcAge(o),

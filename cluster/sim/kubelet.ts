@@ -162,6 +162,11 @@ export class Kubelet {
       if (c.process.hasExited && !c.exitSeen) { c.exitSeen = true; record.exitSeenAt ??= wallNow(); }
     }
     this.publishExits(worker);
+    // killPod ends with StopPodSandbox: the next relist sees the sandbox dead too, and its ContainerDied (the
+    // sandbox's ID, kubelet.go:2796-2799) is a second cue to clean up, now that the pod is terminated. On the
+    // v1.37.2 node, when the container's own ContainerDied came before that (the relist fell between the exit
+    // and the sandbox's stop), its removal came at the sandbox's.
+    void this.pleg.newerThan(wallNow(), worker.uid).then(() => cleanUpContainersInPod(worker));
     return 'terminated';
   }
 

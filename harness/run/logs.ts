@@ -1,7 +1,7 @@
 // Follows the container log with the API's timestamps; each line keeps when the harness got it.
 // A stream the API cut is made whole afterwards from a full read of the log.
 import { apiErrorText, followLog, readLog, type Cluster } from '../kube/index.ts';
-import type { Observation } from '../observation.ts';
+import type { HarnessTime, Observation } from '../observation.ts';
 import type { RunClock } from './clock.ts';
 
 type LogLine = Observation['evidence']['logLines'][number];
@@ -20,6 +20,12 @@ export class LogFollower {
   error: string | null = null;
   /** Times the API cut the stream and it was followed again from the last line. */
   resumed = 0;
+  /**
+   * When the stream ended by itself, whole: the kubelet's log reader found the container gone (its removal,
+   * or its next look after the exit). Null while open, and for a stream cut, stopped by the harness, or made
+   * whole by a read: then nothing but the harness decided its end.
+   */
+  streamEndedAt: HarnessTime | null = null;
   private handle: { stop(): void } | null = null;
   private stopped = false;
   private readonly seen = new Set<string>();
@@ -50,6 +56,7 @@ export class LogFollower {
   }
 
   private onEnd(error: string | null): void {
+    if (error === null && !this.stopped && !this.ended) this.streamEndedAt = this.target!.clock.now();
     if (error === null || this.stopped) { this.finish(error); return; }
     // Cut by the API (a restart), not ended by the container: follow again from the last line.
     this.resumed++;

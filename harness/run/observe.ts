@@ -51,6 +51,7 @@ export function buildObservation(r: Recorded): Observation {
   const containerLogs = (r.sidecarLogs ?? []).map(({ container, logs }) => ({
     container, lines: logs.lines,
     endedEarly: logs.error !== null || (logs.ended && !derivedEnds(r, container)),
+    streamEnded: logs.streamEndedAt,
   }));
   const containers = deriveContainers({ pod: r.pod, evidence: { ...evidence, containerLogs } });
 
@@ -94,6 +95,7 @@ export function buildObservation(r: Recorded): Observation {
       logLines: lines,
       // Early: the stream broke, or ended while the container was never seen to end.
       logEndedEarly: Boolean(r.logs && (r.logs.error !== null || (r.logs.ended && !finalState))),
+      logStreamEnded: r.logs?.streamEndedAt ?? null,
       containerLogs,
       podEvents: r.podEvents,
     },

@@ -1,6 +1,6 @@
 // The fidelity comparison: it must fail when the sides disagree, and pass when they agree.
 import { describe, expect, it } from 'vitest';
-import { compareSides, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS } from '../../cluster/fidelity/compare.ts';
+import { compareMatrixWide, compareSides, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS } from '../../cluster/fidelity/compare.ts';
 import type { RunSummary, SideFile } from '../../cluster/fidelity/summary.ts';
 
 function run(over: Partial<RunSummary> & { term?: number }, repetition = 1): RunSummary {
@@ -77,5 +77,72 @@ describe('fidelity comparison', () => {
     const late = TICKER_WINDOWS.reaction!.to + 0.2;
     const [c] = compareSides(v137('sim', [cut(0.7, 3.7, 1), cut(late, 3.75, 2), cut(0.95, 3.8, 3)]), node);
     expect(c!.disagreements).toEqual([expect.stringMatching(/^reaction: sim 0\.70s–.*outside one or two PLEG relists'/), expect.stringMatching(/^reactionToEnded: median 3\.75s on the sim, 3\.25s/)]);
+  });
+
+  it("compares the pod's end over the whole matrix too: a side that always ends at the window's far edge disagrees", () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    const at = (scenario: string, toLogEnd: number, repetition: number) => run({
+      scenario, offsets: { hookStart: null, term: 0.2, ended: 9.2, deleted: 10, reaction: 0.2, reactionToTerm: null, reactionToEnded: null, endedToDeleted: 0.8, endedToLogEnd: toLogEnd, releasedToDeleted: 0 },
+    }, repetition);
+    const scenarios = ['a', 'b', 'c', 'd', 'e'];
+    // The node's removal anywhere in a relist; a simulator that only ever ended the follow at the reader's look.
+    const node = v137('node', scenarios.flatMap((s, i) => [at(s, 0.1 + i * 0.05, 1), at(s, 0.3, 2), at(s, 0.9 - i * 0.1, 3)]));
+    const sim = v137('sim', scenarios.flatMap((s) => [at(s, 0.95, 1), at(s, 1.0, 2), at(s, 0.9, 3)]));
+    expect(compareSides(sim, node).every((c) => c.disagreements.length === 0)).toBe(true);
+    const [logEnd, released] = compareMatrixWide(sim, node);
+    expect(logEnd).toMatchObject({ offset: 'endedToLogEnd', disagrees: true, sim: { median: 0.95, n: 15 }, node: { median: 0.3, n: 15 } });
+    expect(released).toMatchObject({ offset: 'releasedToDeleted', disagrees: false });
+    // Agreeing sides agree over the matrix as well.
+    expect(compareMatrixWide(node, node).some((m) => m.disagrees)).toBe(false);
+  });
+
+  it('judges a sidecar by its kind, exit and TERM: a regular one from the reaction, a native one after the work the app completed', () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    const withProxy = (native: boolean, reaction: number, proxyTerm: number, repetition: number, exitCode = 17) => run({
+      outcome: native ? 'completed' : 'cut', workCompleted: native, sidecar: { native, exitCode, reason: 'Error' },
+      offsets: { hookStart: null, term: reaction, ended: 9.3, deleted: 10.1, reaction, reactionToTerm: null, reactionToEnded: native ? null : 0.5, endedToDeleted: 0.8, endedToLogEnd: 0.5, releasedToDeleted: 0,
+        sidecarTerm: proxyTerm, reactionToSidecarTerm: proxyTerm - reaction, sidecarTermToEnded: 0.3 },
+    }, repetition);
+    // Regular: TERM with the app's, wherever the reaction fell.
+    const [regular] = compareSides(v137('sim', [withProxy(false, 0.8, 0.9, 1)]), v137('node', [withProxy(false, 0.1, 0.1, 1)]));
+    expect(regular!.compared).toEqual(['reaction', 'reactionToTerm', 'reactionToEnded', 'reactionToSidecarTerm', 'sidecarTermToEnded', 'endedToLogEnd', 'releasedToDeleted']);
+    expect(regular!.disagreements).toEqual([]);
+    // Native, after an app that completed its work: from the delete, so a reaction-relative difference is no verdict.
+    const [native] = compareSides(v137('sim', [withProxy(true, 0.8, 9.1, 1)]), v137('node', [withProxy(true, 0.1, 9.2, 1)]));
+    expect(native!.compared).toContain('sidecarTerm');
+    expect(native!.disagreements).toEqual([]);
+    // A proxy TERM half a second late, or another exit code, disagrees.
+    const [late] = compareSides(v137('sim', [withProxy(true, 0.1, 9.7, 1, 0)]), v137('node', [withProxy(true, 0.1, 9.2, 1)]));
+    expect(late!.disagreements).toEqual(['sidecar: sim "native / 0 / Error", node "native / 17 / Error"', expect.stringMatching(/^sidecarTerm: median 9\.70s on the sim, 9\.20s/)]);
+  });
+
+  it("from 1.35 judges the pod's end by the kubelet's parts, not by the harness's release of its finalizer", () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    // The container's end → its log's end (its removal), the harness's release → DELETED; DELETED itself after the
+    // harness's round trips in between (0.45 s against 0.84 s, as no-prestop on 2026-12-02).
+    const ended = (toLogEnd: number | null, releasedToDeleted: number, endedToDeleted: number, repetition: number) => run({
+      offsets: { hookStart: null, term: 0.2, ended: 9.2, deleted: 9.2 + endedToDeleted, reaction: 0.2, reactionToTerm: null, reactionToEnded: null, endedToDeleted, endedToLogEnd: toLogEnd, releasedToDeleted },
+    }, repetition);
+    const node = v137('node', [ended(0.42, 0.01, 0.84, 1), ended(0.5, 0.02, 0.9, 2), ended(0.61, 0.0, 0.8, 3)]);
+    const [agree] = compareSides(v137('sim', [ended(0.4, 0.01, 0.45, 1), ended(0.45, 0.0, 0.45, 2), ended(0.5, 0.01, 0.5, 3)]), node);
+    expect(agree!.compared).toEqual(['reaction', 'reactionToTerm', 'ended', 'endedToLogEnd', 'releasedToDeleted']);
+    expect(agree!.disagreements).toEqual([]);
+    // Each is decided by a relist's phase (or the log reader's look), so judged by its window: a removal past a
+    // relist after the end, or a kubelet's own delete past the relist after it, is caught.
+    const [late] = compareSides(v137('sim', [ended(0.4, 0.5, 1.9, 1), ended(1.45, 0.6, 2.0, 2), ended(0.5, 1.5, 2.0, 3)]), node);
+    expect(late!.disagreements).toEqual([
+      expect.stringMatching(/^endedToLogEnd: sim 0\.40s–1\.45s, outside a PLEG relist or the log reader's look's/),
+      expect.stringMatching(/^releasedToDeleted: sim 0\.50s–1\.50s, outside a PLEG relist's/),
+    ]);
+    // A side whose follow never ended by itself (cut, or made whole by a read) has no removal to compare: it disagrees.
+    const [one] = compareSides(v137('sim', [ended(null, 0.01, 0.45, 1)]), node);
+    expect(one!.disagreements).toEqual(['endedToLogEnd: seen only on the real side']);
+    // A record from before the log's end was kept is judged by DELETED, as it was.
+    const old = (endedToDeleted: number, repetition: number) => run({
+      offsets: { hookStart: null, term: 0.2, ended: 9.2, deleted: 9.2 + endedToDeleted, reaction: 0.2, reactionToTerm: null, reactionToEnded: null, endedToDeleted },
+    }, repetition);
+    const [before] = compareSides(v137('sim', [old(0.45, 1)]), v137('node', [old(0.84, 1)]));
+    expect(before!.compared).toContain('endedToDeleted');
+    expect(before!.disagreements).toEqual([expect.stringMatching(/^endedToDeleted: median 0\.45s on the sim, 0\.84s/)]);
   });
 });

@@ -1,0 +1,49 @@
+// A run's summary times the kubelet's part of the pod's end from the observation's own records: the container seen
+// ended → its log stream's end (the kubelet's removal), and the harness's release of its finalizer → DELETED.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { summarize } from '../../cluster/fidelity/summary.ts';
+import type { HarnessTime, Observation } from '../../harness/observation.ts';
+import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
+
+const later = (time: HarnessTime, ms: number): HarnessTime => ({ mono: time.mono + ms, wall: new Date(Date.parse(time.wall) + ms).toISOString() });
+
+function withStreamEnd(afterEndedMs: number | null): Observation {
+  const o = buildObservation({ ...BASE_SCENARIO, name: 'no-prestop', preStop: { kind: 'none' } });
+  const ended = o.timeline.containerTerminated!.at;
+  return { ...o, evidence: { ...o.evidence, logStreamEnded: afterEndedMs === null ? null : later(ended, afterEndedMs) } };
+}
+
+describe('a fidelity run summary', () => {
+  it("times the container's removal from its end, and DELETED from the harness's release, apart from the round trips between", () => {
+    const o = withStreamEnd(420);
+    const released = o.cleanup.find((c) => c.action.startsWith('remove finalizer'))!.at;
+    const s = summarize(o, 1, null);
+    expect(s.offsets.endedToLogEnd).toBe(0.42);
+    expect(s.offsets.releasedToDeleted).toBe((Date.parse(o.timeline.podDeleted!.at.wall) - Date.parse(released.wall)) / 1000);
+  });
+
+  it('has no removal time for a stream that did not end by itself, nor a release for a removal that failed', () => {
+    const o = withStreamEnd(null);
+    const failed = { ...o, cleanup: o.cleanup.map((c) => ({ ...c, ok: false, error: 'the API was unreachable' })) };
+    expect(summarize(failed, 1, null).offsets).toMatchObject({ endedToLogEnd: null, releasedToDeleted: null });
+    // An older file has no stream end at all.
+    const { logStreamEnded: _, ...evidence } = o.evidence;
+    expect(summarize({ ...o, evidence }, 1, null).offsets.endedToLogEnd).toBeNull();
+  });
+
+  it("times a sidecar's TERM and end from its own log and the watch (the v1.37.2 node's recordings)", () => {
+    const recorded = (name: string): Observation => JSON.parse(readFileSync(new URL(`../grade/fixtures/sidecar/node/${name}.observation.json`, import.meta.url), 'utf8'));
+    const regular = summarize(recorded('sidecar-regular-proxy'), 1, null);
+    expect(regular.sidecar).toEqual({ native: false, exitCode: 17, reason: 'Error' });
+    // The proxy's TERM with the app's; the app, its connection gone with the proxy, did not complete the request.
+    expect(regular.offsets.reactionToSidecarTerm).toBe(0.005);
+    expect(regular.workCompleted).toBe(false);
+    const native = summarize(recorded('sidecar-native-proxy'), 1, null);
+    expect(native.sidecar).toEqual({ native: true, exitCode: 17, reason: 'Error' });
+    expect(native.workCompleted).toBe(true);
+    // After the app's end: 9 s of work after the delete.
+    expect(native.offsets.sidecarTerm).toBeGreaterThan(9);
+    expect(summarize(withStreamEnd(100), 1, null).sidecar).toBeNull();
+  });
+});
