@@ -42,6 +42,8 @@ function retryFacts(f: Facts): RetryFacts | null {
   };
 }
 
+/** The ledger and the lab pods are separate processes, on one node in the lab: their wall clocks agree to well within this. */
+const LEDGER_CLOCK_SLACK_MS = 50;
 const REQUEST_FIELDS = ['id', 'status', 'bytes', 'sha256', 'done', 'doneSeen', 'podUid', 'errorCode', 'outcome'] as const;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const retryReason = (a: Attempt): 'cut' | 'rejected' | '5xx' | null =>
@@ -53,7 +55,10 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
   const policy = f.o.scenario.retry!;
   const { attempts } = x;
   const first = attempts[0];
-  if (!first) return fail(id, 'the file records no attempt, though the request was sent');
+  if (!first) {
+    return f.o.timeline.requestSent ? fail(id, 'the file records no attempt, though the request was sent')
+      : inconclusive(id, `no attempt was sent: the run ended before its request${f.o.run.complete ? '' : ' (it was interrupted)'}`);
+  }
   const req = f.o.request;
   const t = f.o.timeline;
   for (const field of REQUEST_FIELDS) if (!same(first[field], req[field])) return fail(id, `attempt 1's ${field} (${JSON.stringify(first[field])}) is not the request's (${JSON.stringify(req[field])})`);
@@ -72,6 +77,10 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
     if (!reason || !policy.on.includes(reason)) return fail(id, `attempt ${a.n} was sent though attempt ${prev.n} ended ${prev.outcome}, which the policy (on: ${policy.on.join(', ')}) does not retry`);
     if (!a.sent || !prev.ended || a.sent.mono < prev.ended.mono + policy.backoffMs - 1) return fail(id, `attempt ${a.n} was sent ${a.sent && prev.ended ? `${Math.round(a.sent.mono - prev.ended.mono)} ms` : 'at no time'} after attempt ${prev.n} ended; the backoff is ${policy.backoffMs} ms`);
   }
+  for (const a of attempts.slice(1)) {
+    const problem = attemptRecordProblem(a);
+    if (problem) return fail(id, `attempt ${a.n} ${problem}`);
+  }
   const last = attempts.at(-1)!;
   const lastReason = retryReason(last);
   if (lastReason && policy.on.includes(lastReason) && attempts.length < policy.attempts && f.o.run.complete) {
@@ -84,14 +93,34 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
       if (!sent.has(line.fields.id ?? '')) return fail(id, `the ${target} pod's log accepted request ${line.fields.id} (line ${line.line}), which no recorded attempt sent`);
     }
     for (const a of sent.values()) {
-      const accepted = lines.some((l) => l.event === 'accepted' && l.fields.id === a.id);
-      if (a.accepted && !accepted && (target === 'standby' ? !(x.r.standby?.logEndedEarly ?? true) : f.logComplete)) return fail(id, `attempt ${a.n} (${a.id}) was accepted, but the ${target} pod's whole log has no accepted line for it`);
+      const seenAccepted = lines.some((l) => l.event === 'accepted' && l.fields.id === a.id);
+      if (a.accepted && !seenAccepted && (target === 'standby' ? !(x.r.standby?.logEndedEarly ?? true) : f.logComplete)) return fail(id, `attempt ${a.n} (${a.id}) was accepted, but the ${target} pod's whole log has no accepted line for it`);
       const completed = lines.find((l) => l.event === 'completed' && l.fields.id === a.id);
       if (a.outcome === 'completed' && completed && completed.fields.bytes !== a.bytes) return fail(id, `attempt ${a.n} read ${a.bytes} bytes; the ${target} pod's completed line says ${completed.fields.bytes}`);
       if (target === 'standby' && a.outcome === 'completed' && !completed && !(x.r.standby?.logEndedEarly ?? true)) return fail(id, `attempt ${a.n} completed, but the standby's whole log has no completed line for it`);
+      if (a.outcome !== 'completed' && completed && a.doneSeen && a.bytes === completed.fields.bytes) return fail(id, `attempt ${a.n} is recorded as ${a.outcome}, but the client saw the done line and read the ${a.bytes} bytes that the ${target} pod's completed line (line ${completed.line}) says it wrote`);
+      const accepted = lines.find((l) => l.event === 'accepted' && l.fields.id === a.id);
+      if (a.outcome === 'rejected' && accepted) return fail(id, `attempt ${a.n} is recorded as rejected, but the ${target} pod's log accepted it (line ${accepted.line})`);
     }
   }
   return pass(id, `${attempts.length} attempt(s), each the policy's (${policy.on.join(', ')}; ${policy.backoffMs} ms backoff; ${policy.idempotencyKey ? `key ${first.key}` : 'no key'}), each in its pod's own log`);
+}
+
+/**
+ * A retry's own record against itself, as evidence.request-record checks the first request's: its status for
+ * its outcome, its done line against what it read, and its times in order. Null when it holds together.
+ */
+function attemptRecordProblem(a: Attempt): string | null {
+  if ((a.outcome === 'completed' || a.outcome === 'cut') && a.status !== 200) return `is recorded as ${a.outcome} with HTTP status ${a.status}`;
+  if (a.outcome === 'rejected' && a.status !== 503) return `is recorded as rejected with HTTP status ${a.status}, not 503`;
+  if (a.done && a.doneSeen !== (a.done.bytes === a.bytes && a.done.sha256 === a.sha256)) return `has doneSeen ${a.doneSeen}, but its done line says ${a.done.bytes} bytes and the client read ${a.bytes}`;
+  if (!a.done && a.doneSeen) return 'has doneSeen true, but no done line';
+  if (a.outcome === 'completed' && !a.doneSeen) return 'is recorded as completed, but no done line vouching for its bytes was seen';
+  if ((a.outcome === 'cut' || a.outcome === 'rejected') && a.doneSeen) return `is recorded as ${a.outcome}, but a done line vouching for its bytes was seen`;
+  const times = [a.sent, a.accepted, a.ended].filter((t) => t !== null);
+  if (a.outcome !== 'not-sent' && !a.sent) return `is recorded as ${a.outcome}, but was never sent`;
+  for (let i = 1; i < times.length; i++) if (times[i]!.mono < times[i - 1]!.mono) return `has its sent, accepted and ended times out of order (${times.map((t) => Math.round(t.mono)).join(', ')} ms)`;
+  return null;
 }
 
 /** The ledger's count from its own lines. */
@@ -104,6 +133,8 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
   const point = f.o.scenario.effect ?? 'none';
   if (!r.ledger) return point === 'none' ? pass(id, 'no effect, no ledger') : fail(id, 'the scenario makes an effect, but the file has no ledger');
   if (x.ledger.malformed.length) return fail(id, `a ledger line does not have the ledger's fields: ${x.ledger.malformed[0]}`);
+  // A ledger log cut short may hold fewer records than the ledger made: no count can be vouched for.
+  if (r.ledger.logEndedEarly) return inconclusive(id, 'the ledger\'s log ended before the ledger did: its records may be incomplete, so the effect count cannot be vouched for');
   const count = countOf(x);
   if (!same(count, r.ledgerCount)) return fail(id, `the file's ledger count (applied ${r.ledgerCount.applied}, already-applied ${r.ledgerCount.alreadyApplied}) is not the ledger's own lines' (applied ${count.applied}, already-applied ${count.alreadyApplied})`);
   const byId = new Map(x.attempts.map((a) => [a.id, a]));
@@ -129,6 +160,12 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
       if (l.fields.result === 'failed') continue;
       const match = x.ledger.effects.find((e) => e.id === l.fields.id && e.event === l.fields.result && e.seq === l.fields.seq);
       if (!match) return fail(id, `the ${target} pod logged its effect for ${l.fields.id} ${l.fields.result} as record ${l.fields.seq} (line ${l.line}); the ledger's log has no such line`);
+      // The pod logs the ledger's answer after the ledger wrote it, and both happen inside the request's work.
+      const accepted = lines.find((line) => line.event === 'accepted' && line.fields.id === l.fields.id);
+      const done = lines.find((line) => line.event === 'completed' && line.fields.id === l.fields.id);
+      if ((accepted && l.mono < accepted.mono) || (done && l.mono > done.mono)) return fail(id, `the ${target} pod's effect line for ${l.fields.id} (line ${l.line}) is not between its accepted and completed lines`);
+      const answered = Date.parse(match.time);
+      if (answered > Date.parse(l.time) + LEDGER_CLOCK_SLACK_MS || (accepted && answered < Date.parse(accepted.time) - LEDGER_CLOCK_SLACK_MS)) return fail(id, `ledger line ${match.index} records ${l.fields.id} at ${match.time}, outside the ${target} pod's request (accepted ${accepted?.time ?? 'unknown'}, the ledger's answer logged ${l.time})`);
     }
   }
   for (const e of x.ledger.effects) {
@@ -140,6 +177,8 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
     const whole = a.target === 'deleted' ? f.logComplete : !(r.standby?.logEndedEarly ?? true);
     if (whole && !killed) return fail(id, `the ledger recorded ${e.id}'s effect (line ${e.index}), but the ${a.target} pod's whole log has no effect line for it`);
   }
+  const exit = (r.ledger.logLines ?? []).map((l) => parseLogLineJson(l.text) as { event?: unknown; records?: unknown } | null).find((j) => j?.event === 'exit');
+  if (exit && exit.records !== count.applied) return fail(id, `the ledger's exit line says ${String(exit.records)} record(s); its log has ${count.applied} applied`);
   return pass(id, `the ledger's ${count.applied} record(s) and ${count.alreadyApplied} already-applied answer(s) are the file's count, each from an attempt's pod with its key, each in that server's own effect line`);
 }
 
@@ -200,7 +239,7 @@ export function retryChecks(f: Facts, model: Prediction): RetryGrade {
       || count.applied !== predicted.effects || count.alreadyApplied !== predicted.alreadyApplied;
     outcome.push(differs ? fail(id, `the model says ${want}; the run made ${got}`) : pass(id, `${got}, as the model says`));
   }
-  const told = story(f, x, predicted);
+  const told = x.attempts.length ? story(f, x, predicted) : { story: 'no attempt was sent', counterfactual: null };
   if (evidence.every((c) => c.status === 'pass')) outcome.push(pass('attribution.effects', told.story));
   return {
     evidence, outcome,

@@ -139,7 +139,8 @@ export async function runRetries(ctx: ScenarioContext, scenario: Scenario, lab: 
   for (let n = 2; n <= policy.attempts; n++) {
     const reason = retryReason(last);
     if (!reason || !policy.on.includes(reason)) return;
-    await sleep(policy.backoffMs, undefined, { signal });
+    // Ctrl-C during the backoff: no retry is sent, and the run ends as interrupted with what it recorded.
+    try { await sleep(policy.backoffMs, undefined, { signal }); } catch (error) { if (signal.aborted) return; throw error; }
     const record = newRequestRecord(`${first.id}-a${n}`);
     lab.attempts.push(record); lab.targets.push('standby'); lab.keys.push(key);
     last = await sendWork(lab.standby.base!, scenario.workMs, record, ctx.clock, () => {}, signal, keyHeaders(key));
