@@ -6,6 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The longest files on an idle 2-core machine, longest first (vitest's per-file durations, 2026-12-01). */
 export const LONGEST_FIRST = [
+  'test/run/manifests-rollout.test.ts',
   'test/run/manifests.test.ts',
   'test/verify/sim.test.ts',
   'test/faults/default-transport-down-20s.test.ts',
