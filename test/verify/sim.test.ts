@@ -4,33 +4,34 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { runCli } from '../support/cli.ts';
-import { type AppOptions, createApp } from './support.ts';
+import { createApp } from './support.ts';
 
+let sim: SimCluster;
+let kc: k8s.KubeConfig;
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-'));
+const kubeconfig = join(dir, 'kubeconfig');
 const RUN_TIMEOUT = 240_000;
 
-// A simulated cluster per case, so that the four run side by side and each sees only its own
-// objects (the load pod and temporary Service verify makes are what each case checks are gone).
-const sims: SimCluster[] = [];
-afterAll(async () => { await Promise.all(sims.map((s) => s.stop())); });
-interface App { kc: k8s.KubeConfig; kubeconfig: string }
-async function appOnItsOwnCluster(options: AppOptions): Promise<App> {
-  const sim = await startSimCluster();
-  sims.push(sim);
-  const kubeconfig = join(dir, `${options.name}.kubeconfig`);
+beforeAll(async () => {
+  sim = await startSimCluster();
   writeFileSync(kubeconfig, sim.kubeconfig);
-  const kc = new k8s.KubeConfig();
+  kc = new k8s.KubeConfig();
   kc.loadFromString(sim.kubeconfig);
-  await createApp(kc, 'default', options);
-  return { kc, kubeconfig };
-}
+  await Promise.all([
+    createApp(kc, 'default', { name: 'web' }),
+    createApp(kc, 'default', { name: 'web-hook', preStopSleep: 5 }),
+    createApp(kc, 'default', { name: 'web-imm', mode: 'immediate' }),
+    createApp(kc, 'default', { name: 'web-del', serviceType: 'ClusterIP' }),
+  ]);
+}, 120_000);
+afterAll(async () => { await sim?.stop(); });
 
 interface Summary { verdict: string; failed: number; requests: number; byCause: Record<string, number>; advice: string[]; observation: string }
 
-async function verify({ kubeconfig }: App, name: string, args: string[]): Promise<{ code: number | null; summary: Summary; stderr: string }> {
+async function verify(name: string, args: string[]): Promise<{ code: number | null; summary: Summary; stderr: string }> {
   const r = await runCli(['verify', `deployment/${name}`, '--kubeconfig', kubeconfig, '--out', join(dir, name), '--json', ...args]);
   let summary: Summary;
   try { summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as Summary; } catch { throw new Error(`no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`); }
@@ -46,31 +47,29 @@ async function expectSameOffline(summary: Summary, code: number | null): Promise
     .toEqual({ verdict: summary.verdict, failed: summary.failed, requests: summary.requests, byCause: summary.byCause, advice: summary.advice });
 }
 
-async function termlabObjectsLeft({ kc }: App): Promise<string[]> {
+async function termlabObjectsLeft(): Promise<string[]> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const selector = { namespace: 'default', labelSelector: 'app.kubernetes.io/managed-by=termlab' };
   const [pods, services] = await Promise.all([core.listNamespacedPod(selector), core.listNamespacedService(selector)]);
   return [...pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => `pod/${p.metadata!.name}`), ...services.items.map((s) => `service/${s.metadata!.name}`)];
 }
 
-describe.concurrent('termlab verify on the simulated cluster', () => {
+describe('termlab verify on the simulated cluster', () => {
   it('no preStop: a rollout restart fails, the failures are cause 1, and the advice is a preStop sleep from the measured propagation', async () => {
-    const app = await appOnItsOwnCluster({ name: 'web' });
-    const { code, summary, stderr } = await verify(app, 'web', ['--action', 'rollout-restart', '--path', '/work?ms=200']);
+    const { code, summary, stderr } = await verify('web', ['--action', 'rollout-restart', '--path', '/work?ms=200']);
     expect(code, stderr).toBe(1);
     expect(summary.verdict).toBe('fail');
     expect(summary.byCause['1']).toBeGreaterThan(0);
-    expect(summary.byCause['1'], JSON.stringify(summary)).toBeGreaterThanOrEqual(summary.failed / 2);
+    expect(summary.byCause['1']).toBeGreaterThanOrEqual(summary.failed / 2);
     expect(summary.advice.join('\n')).toMatch(/preStop: sleep` of at least \d+s — endpoint removal reached the proxies up to \d+\.\ds after each deletion/);
-    const d = await app.kc.makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ name: 'web', namespace: 'default' });
+    const d = await kc.makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ name: 'web', namespace: 'default' });
     expect(d.spec?.template.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt']).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(await termlabObjectsLeft(app)).toEqual([]);
+    expect(await termlabObjectsLeft()).toEqual([]);
     await expectSameOffline(summary, 1);
   }, RUN_TIMEOUT);
 
   it('preStop sleep 5: the same restart passes with no request failed', async () => {
-    const app = await appOnItsOwnCluster({ name: 'web-hook', preStopSleep: 5 });
-    const { code, summary, stderr } = await verify(app, 'web-hook', ['--path', '/work?ms=200']);
+    const { code, summary, stderr } = await verify('web-hook', ['--path', '/work?ms=200']);
     expect(code, stderr).toBe(0);
     expect(summary).toMatchObject({ verdict: 'pass', failed: 0 });
     expect(summary.requests).toBeGreaterThan(100);
@@ -78,8 +77,7 @@ describe.concurrent('termlab verify on the simulated cluster', () => {
   }, RUN_TIMEOUT);
 
   it('immediate mode with 2 s requests: requests in flight at TERM fail, cause 2', async () => {
-    const app = await appOnItsOwnCluster({ name: 'web-imm', mode: 'immediate' });
-    const { code, summary, stderr } = await verify(app, 'web-imm', ['--path', '/work?ms=2000', '--rate', '20']);
+    const { code, summary, stderr } = await verify('web-imm', ['--path', '/work?ms=2000', '--rate', '20']);
     expect(code, stderr).toBe(1);
     expect(summary.byCause['2']).toBeGreaterThan(0);
     expect(summary.advice.join('\n')).toMatch(/after TERM with requests in flight/);
@@ -87,17 +85,16 @@ describe.concurrent('termlab verify on the simulated cluster', () => {
   }, RUN_TIMEOUT);
 
   it('delete-pod: one pod deleted by UID through a temporary NodePort twin of a ClusterIP Service; nothing else changed', async () => {
-    const app = await appOnItsOwnCluster({ name: 'web-del', serviceType: 'ClusterIP' });
-    const apps = app.kc.makeApiClient(k8s.AppsV1Api);
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
     const before = await apps.readNamespacedDeployment({ name: 'web-del', namespace: 'default' });
-    const { code, summary, stderr } = await verify(app, 'web-del', ['--action', 'delete-pod', '--path', '/work?ms=200']);
+    const { code, summary, stderr } = await verify('web-del', ['--action', 'delete-pod', '--path', '/work?ms=200']);
     expect([0, 1], stderr).toContain(code);
     const grade = JSON.parse((await runCli(['grade', summary.observation, '--json'])).stdout) as { terminations: number; pods: { old: boolean; deletion: number | null }[] };
     expect(grade.terminations).toBe(1);
     expect(grade.pods.filter((p) => p.deletion !== null)).toHaveLength(1);
     const after = await apps.readNamespacedDeployment({ name: 'web-del', namespace: 'default' });
     expect(after.metadata?.generation).toBe(before.metadata?.generation);
-    expect(await termlabObjectsLeft(app)).toEqual([]);
+    expect(await termlabObjectsLeft()).toEqual([]);
     await expectSameOffline(summary, code);
   }, RUN_TIMEOUT);
 });
