@@ -17,39 +17,36 @@ import type { FaultRequest } from '../../cluster/sim/faults.ts';
 import type { Observation } from '../../harness/observation.ts';
 import { repoRoot } from '../support/processes.ts';
 
-// A simulated cluster per test: a fault strikes the whole cluster (its API, every forward, its kubelet),
-// so the tests run side by side only on clusters of their own (one starts in well under a second).
-const sims: SimCluster[] = [];
+let sim: SimCluster;
+let cluster: Cluster;
 let template: Record<string, any>;
-beforeAll(async () => { template = await loadTemplate(); });
-afterAll(async () => { await Promise.all(sims.map((s) => s.stop())); });
-async function freshSim(): Promise<{ sim: SimCluster; cluster: Cluster }> {
-  const sim = await startSimCluster();
-  sims.push(sim);
-  return { sim, cluster: await connect({ kubeconfigText: sim.kubeconfig, requestTimeoutMs: 1_000 }) };
-}
+beforeAll(async () => {
+  sim = await startSimCluster();
+  cluster = await connect({ kubeconfigText: sim.kubeconfig, requestTimeoutMs: 1_000 });
+  template = await loadTemplate();
+});
+afterAll(async () => { await sim.stop(); });
 
 // The lab pair's two halves, shortened: cut by SIGKILL at 3 s, and completed well inside 12 s.
 const cut: Scenario = { name: 'cut', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 1 }, terminationGracePeriodSeconds: 3, workMs: 9000, deleteDelayMs: 500 };
 const completes: Scenario = { name: 'completes', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 1 }, terminationGracePeriodSeconds: 12, workMs: 4000, deleteDelayMs: 500 };
 
-function context({ sim, cluster }: { sim: SimCluster; cluster: Cluster }, runId: string, fault: FaultRequest, at: Phase): ScenarioContext {
+function context(runId: string, fault: FaultRequest, at: Phase): ScenarioContext {
   const onPhase = (phase: Phase) => { if (phase === at) sim.fault(fault); };
   return { cluster, namespace: 'default', runId, owner: 'lost-path', harnessVersion: 'test', simulated: true, template, transport: 'portforward', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 20_000, onPhase };
 }
 
 const why = (o: Observation) => JSON.stringify({ checks: grade(o).checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.reason}`), transport: o.evidence.transport, lifecycle: o.evidence.watchLifecycle, request: o.request });
-const runPods = (cluster: Cluster, runId: string) => listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` }).then((l) => l.items.length);
+const runPods = (runId: string) => listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` }).then((l) => l.items.length);
 
-describe.concurrent('the harness loses its port-forward', () => {
+describe('the harness loses its port-forward', () => {
   it.each([
     ['the API server dies for 3 s', { fault: 'refuse-connections', seconds: 3 } as FaultRequest, 'run-lp-0001', cut],
     ['the API server dies for 3 s', { fault: 'refuse-connections', seconds: 3 } as FaultRequest, 'run-lp-0002', completes],
     ['the port-forward alone is reset', { fault: 'reset-port-forwards' } as FaultRequest, 'run-lp-0003', cut],
     ['the port-forward alone is reset', { fault: 'reset-port-forwards' } as FaultRequest, 'run-lp-0004', completes],
   ])('%s right after the delete (%s, %s): inconclusive with the cause and times', async (_what, fault, runId, scenario) => {
-    const sim = await freshSim();
-    const o = await runScenario(context(sim, runId, fault, 'terminating'), scenario);
+    const o = await runScenario(context(runId, fault, 'terminating'), scenario);
     // The transport's life is on record: a remote close without a close frame.
     expect(o.evidence.transport.some((e) => e.event === 'closed' && e.by === 'remote' && e.code === 1006), why(o)).toBe(true);
     const result = grade(o);
@@ -63,16 +60,15 @@ describe.concurrent('the harness loses its port-forward', () => {
       if (fault.fault === 'refuse-connections') expect(request.reason).toMatch(/the API server was unreachable from -?\d+\.\d\d s to \d+\.\d\d s/);
     }
     expect(result.checks.filter((c) => c.status === 'fail'), why(o)).toEqual([]);
-    expect(await runPods(sim.cluster, runId)).toBe(0);
+    expect(await runPods(runId)).toBe(0);
   });
 
   it('a reset after the kill cut the request: graded on the kubelet, matches the model', async () => {
-    const o = await runScenario(context(await freshSim(), 'run-lp-0005', { fault: 'reset-port-forwards' }, 'collecting'), cut);
+    const o = await runScenario(context('run-lp-0005', { fault: 'reset-port-forwards' }, 'collecting'), cut);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
   });
 
   it('termlab run --retries 1: a try whose port-forward was reset runs again on a fresh pod; both tries kept and shown; the pair from the graded tries', async () => {
-    const { sim } = await freshSim();
     const dir = mkdtempSync(join(tmpdir(), 'termlab-retry-'));
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
     const out = join(dir, 'run');
@@ -99,9 +95,8 @@ describe.concurrent('the harness loses its port-forward', () => {
   });
 });
 
-describe.concurrent('a kubelet that reacts late to the delete', () => {
+describe('a kubelet that reacts late to the delete', () => {
   it('termlab run: a pair half whose own times kept it from testing its design runs again; both tries kept; the pair from the last', async () => {
-    const { sim } = await freshSim();
     const dir = mkdtempSync(join(tmpdir(), 'termlab-strayed-'));
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
     const out = join(dir, 'run');
