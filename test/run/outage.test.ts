@@ -16,39 +16,36 @@ import type { Observation } from '../../harness/observation.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
-// A simulated cluster per test: a fault strikes the whole cluster (its API for every caller), so the
-// tests run side by side only on clusters of their own (one starts in well under a second).
-interface Sim { sim: SimCluster; cluster: Cluster; dir: string }
-const sims: SimCluster[] = [];
+let sim: SimCluster;
+let cluster: Cluster;
 let template: Record<string, any>;
-beforeAll(async () => { template = await loadTemplate(); });
-afterAll(async () => { await Promise.all(sims.map((s) => s.stop())); });
-async function freshSim(): Promise<Sim> {
-  const sim = await startSimCluster();
-  sims.push(sim);
-  const dir = mkdtempSync(join(tmpdir(), 'termlab-outage-'));
-  writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
+let dir: string;
+beforeAll(async () => {
+  sim = await startSimCluster();
   // A short request limit, so that a stalled API shows as timeouts within the test.
-  return { sim, cluster: await connect({ kubeconfigText: sim.kubeconfig, requestTimeoutMs: 1_000 }), dir };
-}
+  cluster = await connect({ kubeconfigText: sim.kubeconfig, requestTimeoutMs: 1_000 });
+  template = await loadTemplate();
+  dir = mkdtempSync(join(tmpdir(), 'termlab-outage-'));
+  writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
+});
+afterAll(async () => { await sim.stop(); });
 
 // Cut by SIGKILL with whole seconds of margin either side, as in faults.test.ts.
 // The work ends well past the kill and the kubelet's reaction window after it (theory.ts), so the model's call is clear.
 const cutScenario: Scenario = { name: 'cut', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 9000, deleteDelayMs: 500 };
 
-function context(cluster: Cluster, runId: string, onPhase: (phase: Phase) => void): ScenarioContext {
+function context(runId: string, onPhase: (phase: Phase) => void): ScenarioContext {
   return { cluster, namespace: 'default', runId, owner: 'outage', harnessVersion: 'test', simulated: true, template, transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 20_000, onPhase };
 }
 
 /** What a failed verdict assertion shows: the checks that did not pass, and the watch's life. */
 const why = (o: Observation) => JSON.stringify({ checks: grade(o).checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.reason}`), lifecycle: o.evidence.watchLifecycle, request: o.request });
 
-const runPods = (cluster: Cluster, runId: string) => listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` }).then((l) => l.items.length);
+const runPods = (runId: string) => listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` }).then((l) => l.items.length);
 
-describe.concurrent('the API away while the kubelet carries on', () => {
+describe('the API away while the kubelet carries on', () => {
   it('refused connections during terminating: backoff, a pod read after the gap, the same verdict, nothing left', async () => {
-    const { sim, cluster } = await freshSim();
-    const o = await runScenario(context(cluster, 'run-o-0001', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'refuse-connections', seconds: 3 }); }), cutScenario);
+    const o = await runScenario(context('run-o-0001', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'refuse-connections', seconds: 3 }); }), cutScenario);
     const lifecycle = o.evidence.watchLifecycle;
     expect(lifecycle.map((l) => l.event)).toEqual(['connected', 'dropped', 'resumed']);
     // Not a storm of immediate reconnects: a few tries spread over the outage.
@@ -60,11 +57,10 @@ describe.concurrent('the API away while the kubelet carries on', () => {
     expect(o.evidence.logEndedEarly).toBe(false);
     expect(o.run.complete).toBe(true);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
-    expect(await runPods(cluster, 'run-o-0001')).toBe(0);
+    expect(await runPods('run-o-0001')).toBe(0);
   });
 
   it('a stalled API: a call times out and is tried again until the API answers', async () => {
-    const { sim, cluster } = await freshSim();
     const failures: string[] = [];
     sim.fault({ fault: 'stall-requests', seconds: 3 });
     const pod = await readPod(cluster, 'default', 'no-such-pod', { onTransientFailure: (f) => failures.push(f.text) });
@@ -74,34 +70,31 @@ describe.concurrent('the API away while the kubelet carries on', () => {
   });
 
   it('a stalled API during terminating: the final read waits it out, the same verdict', async () => {
-    const { sim, cluster } = await freshSim();
-    const o = await runScenario(context(cluster, 'run-o-0002', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'stall-requests', seconds: 3 }); }), cutScenario);
+    const o = await runScenario(context('run-o-0002', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'stall-requests', seconds: 3 }); }), cutScenario);
     expect(o.evidence.podReads.find((r) => r.reason === 'final')?.containers[0], why(o)).toMatchObject({ state: 'terminated', exitCode: 137 });
     expect(o.run.complete).toBe(true);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
-    expect(await runPods(cluster, 'run-o-0002')).toBe(0);
+    expect(await runPods('run-o-0002')).toBe(0);
   });
 });
 
-describe.concurrent('a create whose answer is lost', () => {
+describe('a create whose answer is lost', () => {
   it('reads the pod back and, though it is Ready by then, still sees it Ready and grades the run', async () => {
     // The default request limit: the held answer ends when the connection is cut at Ready, not by a timeout.
-    const { sim } = await freshSim();
     const patient = await connect({ kubeconfigText: sim.kubeconfig });
     await sim.fault({ fault: 'lose-next-create-answer', namespace: 'default' });
-    const o = await runScenario(context(patient, 'run-o-0005', () => {}), cutScenario);
+    const o = await runScenario({ ...context('run-o-0005', () => {}), cluster: patient }, cutScenario);
     expect(o.run.complete, o.run.incompleteReason ?? '').toBe(true);
     // The create was tried again and found the pod: its watch began with the pod as it was (ADDED, Ready).
     expect(o.evidence.watchEvents[0]).toMatchObject({ type: 'ADDED' });
     expect(grade(o).verdict, why(o)).toBe('matches-model');
-    expect(await runPods(patient, 'run-o-0005')).toBe(0);
+    expect(await runPods('run-o-0005')).toBe(0);
   });
 });
 
-describe.concurrent('termlab run against an API that goes away', () => {
+describe('termlab run against an API that goes away', () => {
   it('says the API is away and back, and exits as without the fault, or inconclusive for the log it lost', async () => {
-    const { sim, cluster, dir } = await freshSim();
-    const r = await runUntilTerminating(dir, ['--only', 'short-grace', '--owner', 'brief'], () => sim.fault({ fault: 'refuse-connections', seconds: 6 }));
+    const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'brief'], () => sim.fault({ fault: 'refuse-connections', seconds: 6 }));
     // The dead API cut the log follow too; a container that ended before the read again is gone, log and all
     // (as on the node: "unable to retrieve container logs"), and then the exit code alone cannot say why: inconclusive.
     if (r.code === 1) expect(r.stdout, r.stdout + r.stderr).toMatch(/inconclusive\n {2}short-grace: 137 not explained by the grace period: no TERM or hook was seen in the container log/);
@@ -111,10 +104,9 @@ describe.concurrent('termlab run against an API that goes away', () => {
     expect(await listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=brief' }).then((l) => l.items.length)).toBe(0);
   });
 
-  it('past --api-patience: exit 3, one line naming the pods left; the next reap removes them, finalizer and all', async ({ expect }) => {
-    const { sim, cluster, dir } = await freshSim();
+  it('past --api-patience: exit 3, one line naming the pods left; the next reap removes them, finalizer and all', async () => {
     const state = { TERMLAB_STATE_DIR: join(dir, 'state') };
-    const r = await runUntilTerminating(dir, ['--only', 'short-grace', '--owner', 'patient', '--api-patience', '2'], () => sim.fault({ fault: 'refuse-connections', seconds: 8 }), state);
+    const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'patient', '--api-patience', '2'], () => sim.fault({ fault: 'refuse-connections', seconds: 8 }), state);
     expect(r.code, r.stdout + r.stderr).toBe(3);
     const lines = r.stderr.trim().split('\n');
     expect(lines, r.stderr).toHaveLength(1);
@@ -129,7 +121,7 @@ describe.concurrent('termlab run against an API that goes away', () => {
 });
 
 /** A real `termlab run` process; `fault` is applied when a scenario reaches terminating. */
-function runUntilTerminating(dir: string, args: string[], fault: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runUntilTerminating(args: string[], fault: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--transport', 'direct', '--out', mkdtempSync(join(dir, 'run-')), ...args],
       { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
