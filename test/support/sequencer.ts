@@ -14,6 +14,7 @@ export const LONGEST_FIRST = [
   'test/sim/port-reuse.test.ts',
   'test/run/lost-path.test.ts',
   'test/faults/default-transport-down-20s.test.ts',
+  'test/run/outage.test.ts',
   'test/run/manifests.test.ts',
   'test/verify/sim-flag.test.ts',
   'test/safety/reap.test.ts',
