@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The published entry: runs the CLI bundled into plain JavaScript (cli-bundle.js), built here first when a
 // source changed. Should the build fail, the CLI runs from its TypeScript sources as before, slower.
+import nodeModule from 'node:module';
 import { freshBundle } from './cli-bundle.js';
 
 let bundle = null;
@@ -13,6 +14,9 @@ if (process.env.TERMLAB_BUNDLE !== '0') {
   }
 }
 if (bundle) {
+  // Node 22.1+ keeps V8's compiled code of the 10 MB bundle on disk (NODE_COMPILE_CACHE or the temp folder,
+  // checked against the file's contents): a spawn then skips ~0.2 s of compiling. Node 20 has no such cache.
+  nodeModule.enableCompileCache?.();
   await import(new URL(`file://${bundle}`).href);
 } else {
   // From source: Node 22.18 and later strip the types themselves (process.features.typescript), though

@@ -42,7 +42,7 @@ beforeAll(async () => {
   await copyAsEve(join(submissions, 'ada.tar.gz'), join(submissions, 'eve.tar.gz'));
 });
 
-describe('termlab grade --gradebook', () => {
+describe.concurrent('termlab grade --gradebook', () => {
   it('gives one row per submission, each its own pair result, flags the copy, and exits for review', async () => {
     const csv = join(root, 'gradebook.csv');
     const json = join(root, 'gradebook.json');

@@ -46,7 +46,7 @@ beforeAll(async () => {
   writeFileSync(join(klass, 'README.txt'), 'grading notes');
 });
 
-describe('every hand-in accounted for', () => {
+describe.concurrent('every hand-in accounted for', () => {
   it('grades .tar.gz, a .zip holding the pack, and a plain .tar; names what it did not grade; flags one student twice', async () => {
     const json = join(root, 'book.json');
     const r = await runCli(['grade', klass, '--gradebook-json', json], offline);
@@ -124,7 +124,7 @@ describe('every hand-in accounted for', () => {
   });
 });
 
-describe('a .zip hand-in is held to the same rules as a .tar.gz', () => {
+describe.concurrent('a .zip hand-in is held to the same rules as a .tar.gz', () => {
   it.each([
     ['a symbolic link', { 'a.observation.json': [strToU8('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }, /member "a.observation.json" is not a plain file \(a link or a device\)/],
     ['a directory', { 'nested/a.observation.json': strToU8('{}') }, /member "nested\/a.observation.json" is not a plain file name/],

@@ -106,7 +106,7 @@ describe('the student kubeconfig', () => {
   });
 });
 
-describe('termlab class student (the CLI)', () => {
+describe.concurrent('termlab class student (the CLI)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'termlab-student-cli-'));
 
   it('says the token\'s bound in --help', async () => {

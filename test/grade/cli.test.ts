@@ -14,7 +14,7 @@ beforeAll(() => {
   for (const [name, o] of Object.entries(exampleObservations())) writeFileSync(join(dir, `${name}.observation.json`), JSON.stringify(o));
 });
 
-describe('termlab grade', () => {
+describe.concurrent('termlab grade', () => {
   it('grades a directory offline, writes every report, and never touches the inputs', async () => {
     const before = readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')]);
     const out = mkdtempSync(join(tmpdir(), 'termlab-out-'));

@@ -18,7 +18,7 @@ const offline = { KUBECONFIG: '/nonexistent/kubeconfig', HOME: mkdtempSync(join(
 const examples = join(repoRoot, 'reports', 'examples');
 const fresh = (prefix: string) => mkdtempSync(join(tmpdir(), `termlab-${prefix}-`));
 
-describe('termlab grade: inputs', () => {
+describe.concurrent('termlab grade: inputs', () => {
   it('refuses a FIFO named like an observation, without waiting for a writer', async () => {
     const dir = fresh('fifo');
     execFileSync('mkfifo', [join(dir, 'x.observation.json')]);
@@ -90,7 +90,7 @@ describe('termlab grade: inputs', () => {
   });
 });
 
-describe('termlab grade: outputs', () => {
+describe.concurrent('termlab grade: outputs', () => {
   it('ends quietly when stdout is closed early (| head -1)', async () => {
     const child = spawn('bash', ['-c', `"${process.execPath}" bin/termlab.js grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
     let stdout = '', stderr = '';

@@ -33,7 +33,7 @@ async function handMade(name: string, files: Record<string, string | Buffer>, ex
   return archive;
 }
 
-describe('termlab pack', () => {
+describe.concurrent('termlab pack', () => {
   it('packs observations, predictions, reports and a manifest whose hashes match', async () => {
     const out = join(root, 'ada.tar.gz');
     const r = await runCli(['pack', runDir, '-o', out], offline);

@@ -7,7 +7,7 @@ import { runCli } from '../support/cli.ts';
 const home = mkdtempSync(join(tmpdir(), 'termlab-home-'));
 const noCluster = { HOME: home, KUBECONFIG: '' };
 
-describe('termlab run and scenarios: bad input and unreachable clusters', () => {
+describe.concurrent('termlab run and scenarios: bad input and unreachable clusters', () => {
   it('lists the default scenarios with the model prediction (--reveal)', async () => {
     const r = await runCli(['scenarios', '--reveal', '--json']);
     expect(r.code).toBe(0);

@@ -45,7 +45,7 @@ function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Pro
   });
 }
 
-describe('exit codes from the CLI', () => {
+describe.concurrent('exit codes from the CLI', () => {
   it('0: every check passed', async () => {
     const r = await runCli(['grade', 'reports/examples/cut-17-immediate.observation.json']);
     expect(r.code, r.stderr).toBe(EXIT.ok);

@@ -34,8 +34,9 @@ beforeAll(async () => {
 });
 afterAll(async () => { await sim.stop(); });
 
-describe('Ctrl-C during termlab run', () => {
-  it('removes finalizers, deletes its pods, writes incomplete observations and exits 130', async () => {
+// Side by side on one cluster: each run has an owner of its own, and nothing here faults the cluster.
+describe.concurrent('Ctrl-C during termlab run', () => {
+  it('removes finalizers, deletes its pods, writes incomplete observations and exits 130', async ({ expect }) => {
     const out = join(dir, 'run');
     const { code, stdout, stderr } = await interruptWhen(['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
       (seen) => (seen.match(/request in flight/g) ?? []).length >= 2);

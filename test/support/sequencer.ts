@@ -4,19 +4,23 @@
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The longest files on an idle 2-core machine, longest first (vitest's per-file durations, 2026-12-01). */
+/** The longest files on a 2-core machine, longest first (vitest's per-file durations, 2026-12-02, after the files' cases ran side by side). */
 export const LONGEST_FIRST = [
-  'test/run/manifests.test.ts',
+  'test/run/manifests-rollout.test.ts',
   'test/verify/sim.test.ts',
-  'test/faults/default-transport-down-20s.test.ts',
+  'test/verify/stall-bound.test.ts',
   'test/rollout/sim.test.ts',
   'test/docs/guides.test.ts',
-  'test/run/interrupt.test.ts',
-  'test/run/outage.test.ts',
+  'test/sim/port-reuse.test.ts',
   'test/run/lost-path.test.ts',
+  'test/faults/default-transport-down-20s.test.ts',
+  'test/run/outage.test.ts',
+  'test/run/manifests.test.ts',
+  'test/verify/sim-flag.test.ts',
+  'test/safety/reap.test.ts',
+  'test/grade/examples-property.test.ts',
+  'test/run/interrupt.test.ts',
   'test/verify/safety.test.ts',
-  'test/run/exit-codes.test.ts',
-  'test/faults/default-transport-kubelet-streams.test.ts',
   'test/faults/default-transport-down-3s.test.ts',
 ];
 

@@ -15,7 +15,7 @@ import { createApp } from './support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-safety-'));
 
-describe('termlab verify: bad input', () => {
+describe.concurrent('termlab verify: bad input', () => {
   it.each([
     [['verify'], /verify needs one target, deployment\/NAME/],
     [['verify', 'pod/web'], /expected deployment\/NAME/],
@@ -65,13 +65,14 @@ describe('termlab verify: stopped midway', () => {
     writeFileSync(kubeconfig, sim.kubeconfig);
     kc = new k8s.KubeConfig();
     kc.loadFromString(sim.kubeconfig);
-    await Promise.all([createApp(kc, 'default', { name: 'web', preStopSleep: 3 }), createApp(kc, 'default', { name: 'web-c', preStopSleep: 3, serviceType: 'ClusterIP' })]);
+    // An app for each case, so that the two run side by side (each run restarts its app's rollout).
+    await Promise.all([createApp(kc, 'default', { name: 'web-c', preStopSleep: 3, serviceType: 'ClusterIP' }), createApp(kc, 'default', { name: 'web-k', preStopSleep: 3, serviceType: 'ClusterIP' })]);
   }, 120_000);
   afterAll(async () => { await sim?.stop(); });
 
-  /** A real verify process, sent `signal` once its progress says it is rolling out. */
-  function stopWhenRolling(name: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', 'verify', `deployment/${name}`, '--kubeconfig', kubeconfig, '--path', '/work?ms=200', '--owner', 'stopper', '--out', join(dir, name)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** A real verify process (the CLI's published entry), sent `signal` once its progress says it is rolling out. */
+  function stopWhenRolling(name: string, owner: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+    const child = spawn(process.execPath, ['bin/termlab.js', 'verify', `deployment/${name}`, '--kubeconfig', kubeconfig, '--path', '/work?ms=200', '--owner', owner, '--out', join(dir, name)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let sent = false;
     child.stdout.resume();
@@ -82,27 +83,27 @@ describe('termlab verify: stopped midway', () => {
     return new Promise((resolve) => child.on('close', (code, sig) => resolve({ code, signal: sig, stderr })));
   }
 
-  const ours = async () => {
+  const ours = async (owner: string) => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    const q = { namespace: 'default', labelSelector: 'termlab.io/owner=stopper' };
+    const q = { namespace: 'default', labelSelector: `termlab.io/owner=${owner}` };
     const [pods, services] = await Promise.all([core.listNamespacedPod(q), core.listNamespacedService(q)]);
     return [...pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => `pod/${p.metadata!.name}`), ...services.items.map((s) => `service/${s.metadata!.name}`)];
   };
 
-  it('Ctrl-C: cleans up its load pod and temporary Service and exits 130', async () => {
-    const r = await stopWhenRolling('web-c', 'SIGINT');
+  it.concurrent('Ctrl-C: cleans up its load pod and temporary Service and exits 130', async () => {
+    const r = await stopWhenRolling('web-c', 'stopper-c', 'SIGINT');
     expect(r.code, r.stderr).toBe(130);
-    expect(await ours()).toEqual([]);
+    expect(await ours('stopper-c')).toEqual([]);
   }, 180_000);
 
-  it('kill -9: the load pod and temporary Service are left, and `termlab reap` removes them', async () => {
-    const r = await stopWhenRolling('web-c', 'SIGKILL');
+  it.concurrent('kill -9: the load pod and temporary Service are left, and `termlab reap` removes them', async () => {
+    const r = await stopWhenRolling('web-k', 'stopper-k', 'SIGKILL');
     expect(r.signal).toBe('SIGKILL');
-    const left = await ours();
+    const left = await ours('stopper-k');
     expect(left.some((o) => o.startsWith('pod/termlab-verify-load-'))).toBe(true);
-    expect(left.some((o) => o.startsWith('service/termlab-verify-web-c-'))).toBe(true);
-    const reaped = await runCli(['reap', '--kubeconfig', kubeconfig, '--owner', 'stopper']);
+    expect(left.some((o) => o.startsWith('service/termlab-verify-web-k-'))).toBe(true);
+    const reaped = await runCli(['reap', '--kubeconfig', kubeconfig, '--owner', 'stopper-k']);
     expect(reaped.code, reaped.stderr).toBe(0);
-    expect(await ours()).toEqual([]);
+    expect(await ours('stopper-k')).toEqual([]);
   }, 180_000);
 });
