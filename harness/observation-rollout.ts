@@ -86,6 +86,12 @@ export const LiveReadSchema = z.object({
   terminationGracePeriodSeconds: z.int().nullable(),
   templateHash: z.string().nullable(),
   containers: z.array(LiveContainerSchema),
+  /**
+   * Where the lifecycle came from: the GET (absent: the GET), or, when the GET came back after the pod was
+   * gone (a pod with no hook can end within a busy API's round trip), the watch event that showed its
+   * deletion: the object the API held at that resourceVersion.
+   */
+  source: z.enum(['read', 'watch']).optional(),
 });
 
 /** The Deployment's pod template as the API answered (create, then the patch): what new pods get. */

@@ -122,16 +122,16 @@ function followEveryPod(r: Rollout): void {
         .finally(() => watches.poke());
     }
     if (event.role === 'lab' && event.deletionTimestamp && !r.liveReads.some((read) => read.uid === uid || read.pod === event.name)) {
-      r.liveReads.push(startLiveRead(r, event.name, uid, event.resourceVersion));
+      r.liveReads.push(startLiveRead(r, event.name, uid, event.resourceVersion, { at: event.receivedAt, pod }));
     }
   };
 }
 
-function startLiveRead(r: Rollout, pod: string, uid: string, after: string): PendingRead {
+function startLiveRead(r: Rollout, pod: string, uid: string, after: string, seen: PendingRead['seen']): PendingRead {
   const { cluster, namespace, clock } = r.ctx;
   const began = clock.now();
-  const pending: PendingRead = { pod, uid, began, after, result: null };
-  const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: it stays not found */ });
+  const pending: PendingRead = { pod, uid, began, after, seen, result: null };
+  const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: the watch's object stands in */ });
   r.pendingReads.add(read);
   void read.finally(() => r.pendingReads.delete(read));
   return pending;
@@ -286,12 +286,16 @@ function finishRollout(r: Rollout, cleanup: RolloutObservation['cleanup']): Roll
   return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads: r.liveReads.map(settledRead), cleanup, evidence };
 }
 
-/** A live read under way: its answer filled in when it comes. */
-interface PendingRead { pod: string; uid: string; began: HarnessTime; after: string; result: LiveRead | null }
+/** A live read under way: its answer filled in when it comes; `seen`, the watch event's pod that set it off. */
+interface PendingRead { pod: string; uid: string; began: HarnessTime; after: string; seen: { at: HarnessTime; pod: k8s.V1Pod }; result: LiveRead | null }
 
-/** A read with no answer (failed, or not back by the end) is recorded as not found, at the time it began. */
+/**
+ * The read's answer when it found the pod; otherwise (gone by then, failed, or not back by the end) the
+ * watch event's object that showed the deletion, marked as such: still the live pod at that resourceVersion.
+ */
 function settledRead(r: PendingRead): LiveRead {
-  return r.result ?? { pod: r.pod, at: r.began, after: { resourceVersion: r.after }, found: false, uid: null, resourceVersion: null, deletionTimestamp: null, terminationGracePeriodSeconds: null, templateHash: null, containers: [] };
+  if (r.result?.found) return r.result;
+  return { ...liveReadOf(r.pod, r.uid, r.after, r.seen.at, r.seen.pod), source: 'watch' };
 }
 
 /** The pod as the API held it while it terminated: found only when it is still the same pod (UID). */

@@ -111,12 +111,14 @@ function lifecycleCaptured(o: RolloutObservation, pods: PodFacts[]): Check {
     const reads = o.liveReads.filter((r) => r.pod === p.name);
     if (!reads.length) return inconclusive(id, `pod ${p.name} terminated but its live lifecycle was not read`);
     const read = reads.find((r) => r.found && r.uid === p.uid);
+    if (read?.source === 'watch' && read.resourceVersion !== read.after.resourceVersion) return fail(id, `pod ${p.name}: its lifecycle is said to be the watch event @${read.after.resourceVersion}'s, but is dated @${read.resourceVersion}`);
     if (!read) return inconclusive(id, `pod ${p.name}: the read found ${reads[0]!.found ? `another pod (uid ${reads[0]!.uid})` : 'nothing'}; its live lifecycle is unknown`);
     if (p.deleted !== null && p.liveReadAt !== null && p.liveReadAt > p.deleted) return fail(id, `pod ${p.name}: its live read is dated after its DELETED event (${p.liveReadAt.toFixed(3)}s > ${p.deleted.toFixed(3)}s after the change): it cannot have read the live pod`);
     const trigger = p.events.find((e) => e.resourceVersion === read.after.resourceVersion && e.deletionTimestamp !== null);
     if (!trigger) return fail(id, `pod ${p.name}: its live read cites watch event @${read.after.resourceVersion}, which shows no deletion of this pod`);
   }
-  return pass(id, `the live lifecycle of all ${terminated.length} terminated pods was read while they terminated, before they were gone`);
+  const fromWatch = terminated.filter((p) => o.liveReads.some((r) => r.pod === p.name && r.found && r.uid === p.uid && r.source === 'watch')).length;
+  return pass(id, `the live lifecycle of all ${terminated.length} terminated pods was read while they terminated${fromWatch ? ` (${fromWatch} from the watch event that showed the deletion: the pod was gone before its read came back)` : ', before they were gone'}`);
 }
 
 function lifecycleConsistent(pods: PodFacts[]): Check {
