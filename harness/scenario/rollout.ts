@@ -7,13 +7,13 @@ import { describePreStop, PreStopSchema } from './schema.ts';
 const IntOrPercent = z.union([z.int().min(0).max(100), z.string().regex(/^\d{1,3}%$/, 'a whole percentage such as 25%')]);
 
 /** One version of the pod template: what the scenario changes between the two. */
-const RolloutTemplateSchema = z.object({
+const RolloutTemplateSchema = z.strictObject({
   mode: z.enum(['graceful', 'immediate']),
   preStop: PreStopSchema,
 });
 export type RolloutTemplate = z.infer<typeof RolloutTemplateSchema>;
 
-export const RolloutScenarioSchema = z.object({
+export const RolloutScenarioSchema = z.strictObject({
   kind: z.literal('rollout'),
   name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
   description: z.string().max(500).optional(),
@@ -24,7 +24,7 @@ export const RolloutScenarioSchema = z.object({
   /** The template the Deployment is created with, and the one it is changed to under load. */
   from: RolloutTemplateSchema,
   to: RolloutTemplateSchema,
-  load: z.object({
+  load: z.strictObject({
     /** Requests per second through the Service. */
     rate: z.int().min(1).max(2000),
     /** Each request's own length on the server (GET /work?ms=). */

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadScenarios } from '../../harness/scenario/load.ts';
 import { renderLedger, renderLedgerService, renderStandby } from '../../harness/scenario/render-retry.ts';
 import { renderPod } from '../../harness/scenario/render.ts';
-import { loadTemplate } from '../../harness/scenario/load.ts';
+import { loadScenarioSet, loadTemplate } from '../../harness/scenario/load.ts';
 
 const BASE = ['scenarios:', '  - name: retry-a', '    mode: graceful', '    preStop: { kind: none }', '    terminationGracePeriodSeconds: 2', '    workMs: 8000', '    deleteDelayMs: 1000'];
 
@@ -53,5 +53,15 @@ describe('retry scenarios', () => {
     expect(ledger.spec!.activeDeadlineSeconds).toBeGreaterThan(8 + 8);
     const service = renderLedgerService(template, ledger);
     expect(service.spec).toMatchObject({ type: 'NodePort', selector: { 'termlab.io/role': 'ledger', 'termlab.io/run': 'run-1' } });
+  });
+});
+
+describe('a rollout scenario', () => {
+  it('refuses a retry block or any field it does not know, naming it (it was dropped without a word)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'termlab-rollout-')), 'rollout.yaml');
+    writeFileSync(path, ['scenarios:', '  - kind: rollout', '    name: rr', '    replicas: 2', '    maxSurge: 1', '    maxUnavailable: 0', '    terminationGracePeriodSeconds: 30',
+      '    from: { mode: graceful, preStop: { kind: none } }', '    to: { mode: graceful, preStop: { kind: none } }', '    load: { rate: 10, workMs: 100, durationMs: 5000 }', '    changeAfterMs: 1000',
+      '    retry: { attempts: 2, backoffMs: 100, on: [cut], idempotencyKey: false }'].join('\n') + '\n');
+    await expect(loadScenarioSet(path)).rejects.toThrow(/Unrecognized key: "retry"/);
   });
 });
