@@ -288,12 +288,15 @@ export type WatchEvent = z.infer<typeof WatchEventSchema>;
 export type PodRead = z.infer<typeof PodReadSchema>;
 export type TransportEvent = z.infer<typeof TransportEventSchema>;
 
+/** Files before version 6 have no retries record: one there was written by hand, and would be graded as evidence. */
+const NO_RETRIES = { retries: z.undefined({ error: 'a file of this version has no retries record (it came with version 6)' }).optional() };
+
 /** Version 2 files: the same shape, without the transport's life (read as the current version with none recorded). */
-export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2) });
+export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2), ...NO_RETRIES });
 /** Version 3 files: the same shape, without the pod's status reason and message or its active deadline (read as version 4 with none recorded). */
-export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3) });
+export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.literal(3), ...NO_RETRIES });
 /** Version 4 files: the same shape, one container recorded (read as version 5 with no container records: a one-container pod). */
-export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4) });
+export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4), ...NO_RETRIES });
 /** Version 5 files: the same shape, no retries (read as version 6 with none: no scenario of theirs retried). */
-export const ObservationV5Schema = ObservationSchema.extend({ schemaVersion: z.literal(5) });
+export const ObservationV5Schema = ObservationSchema.extend({ schemaVersion: z.literal(5), ...NO_RETRIES });
 

@@ -48,3 +48,11 @@ describe('an interrupted retry run', () => {
     expect(() => grade(o)).not.toThrow();
   });
 });
+
+describe('a file of an older version', () => {
+  it('with a retries record written in is refused, naming the field (it was graded from it, with a note saying it had none)', () => {
+    const d = raw('retry-doubles-effect');
+    d.schemaVersion = 5;
+    expect(() => parse(d)).toThrow(/retries: a file of this version has no retries record \(it came with version 6\)/);
+  });
+});
