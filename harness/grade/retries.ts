@@ -44,6 +44,8 @@ function retryFacts(f: Facts): RetryFacts | null {
 
 /** The ledger and the lab pods are separate processes, on one node in the lab: their wall clocks agree to well within this. */
 const LEDGER_CLOCK_SLACK_MS = 50;
+/** time and mono of one line come from one reading, to the millisecond of the ISO time. */
+const SAME_CLOCK_SLACK_MS = 2;
 const REQUEST_FIELDS = ['id', 'status', 'bytes', 'sha256', 'done', 'doneSeen', 'podUid', 'errorCode', 'outcome'] as const;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const retryReason = (a: Attempt): 'cut' | 'rejected' | '5xx' | null =>
@@ -77,6 +79,8 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
     if (!reason || !policy.on.includes(reason)) return fail(id, `attempt ${a.n} was sent though attempt ${prev.n} ended ${prev.outcome}, which the policy (on: ${policy.on.join(', ')}) does not retry`);
     if (!a.sent || !prev.ended || a.sent.mono < prev.ended.mono + policy.backoffMs - 1) return fail(id, `attempt ${a.n} was sent ${a.sent && prev.ended ? `${Math.round(a.sent.mono - prev.ended.mono)} ms` : 'at no time'} after attempt ${prev.n} ended; the backoff is ${policy.backoffMs} ms`);
   }
+  const standbyClock = clockProblem(x.standby, 'the standby pod\'s');
+  if (standbyClock) return fail(id, standbyClock);
   for (const a of attempts.slice(1)) {
     const problem = attemptRecordProblem(a);
     if (problem) return fail(id, `attempt ${a.n} ${problem}`);
@@ -123,6 +127,21 @@ function attemptRecordProblem(a: Attempt): string | null {
   return null;
 }
 
+/**
+ * A lab process stamps each line's time as its clock's origin plus the line's mono (server/events.ts
+ * clockNow), so every line of one process keeps one offset between the two: a line moved by hand does not.
+ */
+function clockProblem(lines: readonly { time: unknown; mono: unknown }[], whose: string): string | null {
+  let origin: number | null = null;
+  for (const [i, l] of lines.entries()) {
+    if (typeof l.time !== 'string' || typeof l.mono !== 'number') continue;
+    const offset = Date.parse(l.time) - l.mono;
+    origin ??= offset;
+    if (Math.abs(offset - origin) > SAME_CLOCK_SLACK_MS) return `${whose} line ${i} is stamped ${l.time} at mono ${l.mono}, ${Math.round(offset - origin)} ms off the clock its other lines keep`;
+  }
+  return null;
+}
+
 /** The ledger's count from its own lines. */
 const countOf = (x: RetryFacts) => ({ applied: x.ledger.effects.filter((e) => e.event === 'applied').length, alreadyApplied: x.ledger.effects.filter((e) => e.event === 'already-applied').length });
 
@@ -133,6 +152,8 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
   const point = f.o.scenario.effect ?? 'none';
   if (!r.ledger) return point === 'none' ? pass(id, 'no effect, no ledger') : fail(id, 'the scenario makes an effect, but the file has no ledger');
   if (x.ledger.malformed.length) return fail(id, `a ledger line does not have the ledger's fields: ${x.ledger.malformed[0]}`);
+  const ledgerClock = clockProblem(r.ledger.logLines.map((l) => (parseLogLineJson(l.text) ?? {}) as { time: unknown; mono: unknown }), 'the ledger\'s');
+  if (ledgerClock) return fail(id, ledgerClock);
   // A ledger log cut short may hold fewer records than the ledger made: no count can be vouched for.
   if (r.ledger.logEndedEarly) return inconclusive(id, 'the ledger\'s log ended before the ledger did: its records may be incomplete, so the effect count cannot be vouched for');
   const count = countOf(x);

@@ -22,6 +22,8 @@ const editLine = (lines: Line[], pick: (j: Record<string, unknown>) => boolean, 
 const edits: [string, (d: any) => void][] = [
   ['attempt 2 sent 7 s later (after its own acceptance)', (d) => { d.retries.attempts[1].sent.mono += 7000; }],
   ['attempt 2 status 500 while its outcome is completed', (d) => { d.retries.attempts[1].status = 500; }],
+  ['the standby\'s effect line 7 s later', (d) => editLine(d.retries.standby.logLines, (j) => j.event === 'effect', (j) => { j.mono = (j.mono as number) + 7000; })],
+  ['the ledger\'s second record 7 s later (after the server logged its answer)', (d) => editLine(d.retries.ledger.logLines, (j) => j.seq === 2 && j.event === 'applied', (j) => { j.mono = (j.mono as number) + 7000; })],
   ['the ledger\'s exit line claims 5 records', (d) => editLine(d.retries.ledger.logLines, (j) => j.event === 'exit', (j) => { j.records = 5; })],
   ['the ledger\'s log marked as ended early', (d) => { d.retries.ledger.logEndedEarly = true; }],
 ];
