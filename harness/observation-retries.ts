@@ -3,13 +3,10 @@
 // count as the runner read it from that log, which the grader recomputes from the lines.
 import { z } from 'zod';
 
-const isoTime = z.iso.datetime({ offset: true });
-const HarnessTime = z.object({ mono: z.number().min(0), wall: isoTime });
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
-const LogLine = z.object({ receivedAt: HarnessTime, apiTime: z.string().nullable(), text: z.string().max(64 * 1024) });
+import { HarnessTimeSchema as HarnessTime, LogLineSchema as LogLine, RequestRecordSchema } from './observation-parts.ts';
 
 /** One attempt of the client's request: where it went, when, and how it ended (the request's own fields). */
-const AttemptSchema = z.object({
+const AttemptSchema = RequestRecordSchema.extend({
   /** From 1; attempt 1 is the observation's `request`. */
   n: z.int().min(1).max(5),
   id: z.string().min(1),
@@ -20,15 +17,6 @@ const AttemptSchema = z.object({
   sent: HarnessTime.nullable(),
   accepted: HarnessTime.nullable(),
   ended: HarnessTime.nullable(),
-  status: z.int().nullable(),
-  bytes: z.int().min(0),
-  sha256: sha256Hex.nullable(),
-  done: z.object({ bytes: z.int().min(0), sha256: sha256Hex }).nullable(),
-  doneSeen: z.boolean(),
-  /** The pod UID the server answered with (x-pod-uid). */
-  podUid: z.string().nullable(),
-  errorCode: z.string().nullable(),
-  outcome: z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']),
 });
 export type Attempt = z.infer<typeof AttemptSchema>;
 

@@ -1,7 +1,10 @@
 // The observation file: the evidence of one scenario run, written once and never edited.
 // Every time keeps its source: harness clock, API (whole seconds), or the container's own log.
 import { z } from 'zod';
+import { HarnessTimeSchema, isoTime, LogLineSchema, RequestRecordSchema } from './observation-parts.ts';
 import { RetriesSchema } from './observation-retries.ts';
+
+export { HarnessTimeSchema, LogLineSchema } from './observation-parts.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
@@ -13,9 +16,7 @@ export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
 export const READ_TIME_LIMIT_MS = 10_000;
 
-const isoTime = z.iso.datetime({ offset: true });
 /** The harness's monotonic clock: ms since the run started, plus the wall time it maps to. */
-export const HarnessTimeSchema = z.object({ mono: z.number().min(0), wall: isoTime });
 /** A time as the API gives it (whole seconds), kept verbatim. */
 const ApiTimeSchema = isoTime;
 /** A time from the lab server's own log line. */
@@ -107,12 +108,6 @@ const StateCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, R
 const InferenceCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, LogCitationSchema, HarnessCitationSchema]);
 export type StateCitation = z.infer<typeof StateCitationSchema>;
 
-export const LogLineSchema = z.object({
-  receivedAt: HarnessTimeSchema,
-  /** The `timestamps=true` prefix the API adds, verbatim. */
-  apiTime: z.string().nullable(),
-  text: z.string().max(64 * 1024),
-});
 
 const HarnessPoint = z.object({ at: HarnessTimeSchema });
 const LoggedPoint = z.object({ source: z.literal('container-log'), at: ContainerLogTimeSchema, from: LogCitationSchema });
@@ -184,9 +179,7 @@ const ContainerLogSchema = z.object({
   streamEnded: HarnessTimeSchema.nullable().optional(),
 });
 
-const RequestOutcomeSchema = z.enum(['completed', 'cut', 'rejected', 'transport-failed', 'not-sent']);
 
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lower-case hex');
 
 export const ObservationSchema = z.object({
   schemaVersion: z.literal(OBSERVATION_SCHEMA_VERSION),
@@ -232,20 +225,7 @@ export const ObservationSchema = z.object({
     })),
   }).nullable(),
   timeline: TimelineSchema,
-  request: z.object({
-    id: z.string(),
-    status: z.int().nullable(),
-    bytes: z.int().min(0),
-    /** sha256 of the body the client read, done line excluded. */
-    sha256: sha256Hex.nullable(),
-    /** What the server's done line said, verbatim; null when none came. */
-    done: z.object({ bytes: z.int().min(0), sha256: sha256Hex }).nullable(),
-    doneSeen: z.boolean(),
-    /** The pod UID the server answered with (its x-pod-uid header). */
-    podUid: z.string().nullable(),
-    errorCode: z.string().nullable(),
-    outcome: RequestOutcomeSchema,
-  }),
+  request: RequestRecordSchema,
   /** Every container of the pod, the app first (version 5 on; empty before: a one-container pod). */
   containers: z.array(ContainerRecordSchema).max(16).optional(),
   finalState: z.object({
