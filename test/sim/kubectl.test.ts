@@ -160,16 +160,17 @@ spec:
     await request.waitForLine(/"event":"progress"/).catch(async (error: Error) => {
       throw new Error(`${error.message}; kubectl: ${forward.stderr()}; the pod's log: ${(await kubectl(['logs', 'streamer'])).out}`);
     });
-        const uid = (await kubectl(['get', 'pod', 'streamer', '-o', 'jsonpath={.metadata.uid}'])).out;
+    const uid = (await kubectl(['get', 'pod', 'streamer', '-o', 'jsonpath={.metadata.uid}'])).out;
     expect(await kubectl(['delete', 'pod', 'streamer', '--grace-period=1', '--wait=false'])).toMatchObject({ code: 0 });
     // The graceful server holds the request past its TERM; the kill at the end of the grace cuts it.
     expect(await request.ended).toBe('cut');
     expect(request.lines.some((l) => l.includes('"event":"done"'))).toBe(false);
-    // The cut reaches the client as the socket closes; the kubelet records the exit just after.
-    await expect.poll(() => sim.truth(uid)?.exitCode).toBe(137);
+    // The cut reaches the client as the socket closes; the kubelet records the exit just after, and the
+    // kill's time once its watchdog process has closed, which may be later still on a busy machine.
+    await expect.poll(() => sim.truth(uid)?.killSentAt).toBeDefined();
     const truth = sim.truth(uid);
+    expect(truth?.exitCode).toBe(137);
     expect(truth?.termSentAt).toBeDefined();
-    expect(truth?.killSentAt).toBeDefined();
     forward.stop();
     await forward.exited;
   });
