@@ -119,6 +119,8 @@ export interface SideResult {
   eventReasonsBesidesProber: string;
   /** The sidecar most runs had: native or regular, its exit code and reason; null for a pod without one. */
   sidecar: string | null;
+  /** A retry scenario's attempts and the ledger's effects most runs gave; null for a scenario without retries. */
+  retries: string | null;
   /** Most runs' app completed its request (its log's completed line): its end followed its work. */
   workCompleted: boolean;
   offsets: Record<OffsetName, OffsetStats | null>;
@@ -168,6 +170,7 @@ export function sideResult(runs: RunSummary[]): SideResult {
     eventReasons: mostCommon(used.map((r) => r.eventReasons.join(', '))) ?? '',
     eventReasonsBesidesProber: mostCommon(used.map((r) => r.eventReasons.filter((e) => e !== PROBER_REASON).join(', '))) ?? '',
     sidecar: mostCommon(used.map((r) => (r.sidecar ? `${r.sidecar.native ? 'native' : 'regular'} / ${r.sidecar.exitCode ?? '–'} / ${r.sidecar.reason ?? '–'}` : null))),
+    retries: mostCommon(used.map((r) => (r.retries ? `${r.retries.attempts}; ${r.retries.effects}` : null))),
     workCompleted: mostCommon(used.map((r) => r.workCompleted ?? r.outcome === 'completed')) ?? false,
     offsets,
     hookLaunchLagMs: used.map((r) => r.hookLaunchLagMs).filter((v): v is number => v !== null),
@@ -192,7 +195,7 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {
       const reasons = proberCompared ? 'eventReasons' : 'eventReasonsBesidesProber';
-      for (const field of ['outcome', 'exitCode', 'reason', reasons, 'sidecar'] as const) {
+      for (const field of ['outcome', 'exitCode', 'reason', reasons, 'sidecar', 'retries'] as const) {
         if (s[field] !== n[field]) disagreements.push(`${field}: sim ${JSON.stringify(s[field])}, node ${JSON.stringify(n[field])}`);
       }
       for (const name of compared) {

@@ -44,7 +44,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], matrixWide: Ma
     `# Fidelity: the simulated cluster against the real node${node.runs.length ? ` (Kubernetes ${node.cluster})` : ''}`,
     '',
     `Written by \`npm run fidelity\`. ${[sim, node].map((f) => `${f.side === 'sim' ? 'Simulated side' : 'Real side'}: ${f.runs.length ? `${f.cluster}, recorded ${f.recordedAt}` : 'not recorded'}`).join('. ')}.`,
-    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason, event reasons or a sidecar's kind, exit code and reason differ (${PROBER_REASON}, the readiness prober's, only where every run had the lab port closed for a probe period while the container ran: elsewhere its ticker's phase, or at start-up its first run's race with the status manager, decides it), or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || !REACTION_RULE_WINDOWS.has(n)).map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
+    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason, event reasons, a sidecar's kind, exit code and reason, or a retry scenario's attempts (each one's pod and end) and the ledger's effects differ (${PROBER_REASON}, the readiness prober's, only where every run had the lab port closed for a probe period while the container ran: elsewhere its ticker's phase, or at start-up its first run's race with the status manager, decides it), or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || !REACTION_RULE_WINDOWS.has(n)).map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
     '',
     `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
@@ -62,7 +62,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], matrixWide: Ma
     lines.push('', `## ${c.scenario}`, '');
     if (c.disagreements.length) lines.push(`Disagreements: ${c.disagreements.join('; ')}.`, '');
     lines.push('| | simulated | real node | difference |', '| --- | --- | --- | --- |');
-    for (const field of ['outcome', 'exitCode', 'reason', 'phase', 'eventReasons', ...(c.sim?.sidecar || c.node?.sidecar ? ['sidecar'] as const : [])] as const) {
+    for (const field of ['outcome', 'exitCode', 'reason', 'phase', 'eventReasons', ...(c.sim?.sidecar || c.node?.sidecar ? ['sidecar'] as const : []), ...(c.sim?.retries || c.node?.retries ? ['retries'] as const : [])] as const) {
       const same = c.sim?.[field] === c.node?.[field];
       lines.push(`| ${field} | ${String(c.sim?.[field] ?? '–')} | ${String(c.node?.[field] ?? '–')} | ${same ? 'same' : field === 'eventReasons' && !c.proberCompared ? 'not compared' : 'differs'} |`);
     }

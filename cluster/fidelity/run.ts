@@ -1,4 +1,4 @@
-// npm run fidelity: the same matrix (the default scenarios, manifests/fidelity-edge.yaml and manifests/sidecars.yaml) on the
+// npm run fidelity: the same matrix (the default scenarios, manifests/fidelity-edge.yaml, sidecars.yaml and retries.yaml) on the
 // simulated cluster and on the real node, three repetitions each, for one Kubernetes minor; writes
 // reports/fidelity/v1.N/<side>.json and, once both sides are there, reports/fidelity/v1.N/fidelity.md.
 // --check exits 1 when they disagree.
@@ -28,6 +28,8 @@ import { SideFileSchema, summarize, type RunSummary, type SideFile } from './sum
 const EDGE_SCENARIOS = resolve('manifests/fidelity-edge.yaml');
 // Pods with a proxy sidecar (issue 26): the kubelet's termination order, regular and native.
 const SIDECAR_SCENARIOS = resolve('manifests/sidecars.yaml');
+// A client that retries on another pod, and a ledger that counts the effects (issue 27).
+const RETRY_SCENARIOS = resolve('manifests/retries.yaml');
 // The real node's OOM kill, which the model predicts (test/grade/deadline.test.ts); reports/examples/oom-137 is the built one it does not.
 const OOM_EXAMPLE = resolve('test/grade/fixtures/deadline/oom-on-term.observation.json');
 const REPETITIONS = 3;
@@ -55,7 +57,7 @@ const parallel = Number(values.parallel);
 
 async function loadMatrix(): Promise<Scenario[]> {
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-  const all = [...await loadScenarios(DEFAULT_SCENARIOS), ...await loadScenarios(EDGE_SCENARIOS), ...await loadScenarios(SIDECAR_SCENARIOS)];
+  const all = [...await loadScenarios(DEFAULT_SCENARIOS), ...await loadScenarios(EDGE_SCENARIOS), ...await loadScenarios(SIDECAR_SCENARIOS), ...await loadScenarios(RETRY_SCENARIOS)];
   return only?.length ? all.filter((s) => only.includes(s.name)) : all;
 }
 

@@ -1,6 +1,7 @@
 // One scenario run, reduced to what the fidelity comparison looks at. Pure: observation in, summary out.
 import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
+import { ledgerLines } from '../../harness/grade/retries.ts';
 import { parseLabLogLines } from '../../harness/observation-timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 import { HOLD_FINALIZER } from '../../harness/safety/labels.ts';
@@ -53,6 +54,11 @@ export const RunSummarySchema = z.object({
    * the span a readiness probe must fail in. Null without either line; absent in older files.
    */
   portClosedSeconds: z.number().nullable().optional(),
+  /**
+   * A retry scenario (issue 27): each attempt's pod (the deleted one or the standby) and how it ended, and the
+   * effects the ledger's own lines count. Null for a scenario without retries; absent in older files.
+   */
+  retries: z.object({ attempts: z.string(), effects: z.string() }).nullable().optional(),
   /** ms from the kubelet launching the exec hook to the hook's own first line, when both are known. */
   hookLaunchLagMs: z.number().nullable(),
   /** The hook process's age at its first line (lab-hook's procAgeMs, 10 ms steps): from its creation, so on a real node it includes runc init. */
@@ -144,8 +150,20 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
     workCompleted: parseLabLogLines(o.evidence.logLines).lines.some((l) => l.event === 'completed'),
     sidecar: proxy ? { native: proxy.native, exitCode: proxy.finalState?.exitCode ?? null, reason: proxy.finalState?.reason ?? null } : null,
     portClosedSeconds: portClosed(o, endedAt),
+    retries: retriesSummary(o),
     hookLaunchLagMs: hookLine !== null && hookLaunchedAt !== null ? round(hookLine - hookLaunchedAt) : null,
     hookProcAgeMs: hookProcAge(o),
+  };
+}
+
+/** The attempts as the client recorded them, and the ledger's effects counted from its log (not the runner's count). */
+function retriesSummary(o: Observation): RunSummary['retries'] {
+  if (!o.retries) return null;
+  const { effects } = ledgerLines(o.retries);
+  const count = (event: string) => effects.filter((e) => e.event === event).length;
+  return {
+    attempts: o.retries.attempts.map((a) => `${a.target} ${a.outcome}`).join(' → '),
+    effects: `${count('applied')} applied, ${count('already-applied')} already applied`,
   };
 }
 

@@ -22,7 +22,8 @@ interface RetryFacts {
   uids: { deleted: string | null; standby: string | null };
 }
 
-function ledgerLines(r: Retries): RetryFacts['ledger'] {
+/** The ledger's effect lines as its own log has them (the fidelity summary counts from these too). */
+export function ledgerLines(r: Retries): RetryFacts['ledger'] {
   const effects: RetryFacts['ledger']['effects'] = [];
   const malformed: string[] = [];
   (r.ledger?.logLines ?? []).forEach((l, index) => {

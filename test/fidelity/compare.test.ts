@@ -145,4 +145,17 @@ describe('fidelity comparison', () => {
     expect(before!.compared).toContain('endedToDeleted');
     expect(before!.disagreements).toEqual([expect.stringMatching(/^endedToDeleted: median 0\.45s on the sim, 0\.84s/)]);
   });
+
+  it("disagrees on a retry scenario's attempts or effects, each side's most common", () => {
+    const retries = (effects: string, attempts = 'deleted cut → standby completed') => ({ attempts, effects });
+    const [same] = compareSides(side('sim', [run({ retries: retries('2 applied, 0 already applied') })]), side('node', [run({ retries: retries('2 applied, 0 already applied') })]));
+    expect(same!.disagreements).toEqual([]);
+    const [effects] = compareSides(
+      side('sim', [1, 2, 3].map((n) => run({ retries: retries('1 applied, 1 already applied') }, n))),
+      side('node', [run({ retries: retries('2 applied, 0 already applied') }, 1), run({ retries: retries('2 applied, 0 already applied') }, 2), run({ retries: retries('1 applied, 1 already applied') }, 3)]),
+    );
+    expect(effects!.disagreements).toEqual([expect.stringMatching(/^retries: sim "deleted cut → standby completed; 1 applied, 1 already applied", node ".*2 applied/)]);
+    const [attempts] = compareSides(side('sim', [run({ retries: retries('1 applied, 0 already applied', 'deleted completed') })]), side('node', [run({ retries: retries('1 applied, 0 already applied') })]));
+    expect(attempts!.disagreements).toHaveLength(1);
+  });
 });

@@ -46,4 +46,18 @@ describe('a fidelity run summary', () => {
     expect(native.offsets.sidecarTerm).toBeGreaterThan(9);
     expect(summarize(withStreamEnd(100), 1, null).sidecar).toBeNull();
   });
+
+  it("names a retry scenario's attempts and the effects the ledger's own lines count (the v1.37.2 node's recordings)", () => {
+    const recorded = (name: string): Observation => JSON.parse(readFileSync(new URL(`../grade/fixtures/retries/node/${name}.observation.json`, import.meta.url), 'utf8'));
+    expect(summarize(recorded('retry-doubles-effect'), 1, null).retries).toEqual({ attempts: 'deleted cut → standby completed', effects: '2 applied, 0 already applied' });
+    expect(summarize(recorded('retry-with-key'), 1, null).retries).toEqual({ attempts: 'deleted cut → standby completed', effects: '1 applied, 1 already applied' });
+    expect(summarize(recorded('retry-after-graceful'), 1, null).retries).toEqual({ attempts: 'deleted completed', effects: '1 applied, 0 already applied' });
+    // Counted from the ledger's lines, not from the file's count: a line gone is an effect fewer.
+    const edited = recorded('retry-doubles-effect');
+    const ledger = edited.retries!.ledger!;
+    const applied = ledger.logLines.filter((l) => l.text.includes('"event":"applied"'));
+    ledger.logLines.splice(ledger.logLines.indexOf(applied.at(-1)!), 1);
+    expect(summarize(edited, 1, null).retries?.effects).toBe('1 applied, 0 already applied');
+    expect(summarize(withStreamEnd(100), 1, null).retries).toBeNull();
+  });
 });
