@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { LedgerConfig } from './config.ts';
 import { LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import type { LogLedgerEvent } from './events.ts';
+import { sendJson } from './http.ts';
 import { parseRequestId } from './work.ts';
 
 interface LedgerRecord {
@@ -25,12 +26,6 @@ interface EffectBody { id: string; key: string | null; podUid: string | null; po
 
 const BODY_LIMIT = 4096;
 const KEY = /^[\x21-\x7e]{1,128}$/;
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body) + '\n';
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 const optionalString = (v: unknown, max: number): v is string | null | undefined => v === undefined || v === null || (typeof v === 'string' && v.length <= max);
 
