@@ -18,14 +18,11 @@ interface PendingRead { pod: string; uid: string; after: string; seen: { at: Har
 export class LiveReads {
   private readonly reads: PendingRead[] = [];
   private readonly pending = new Set<Promise<unknown>>();
-  private readonly cluster: Cluster;
-  private readonly namespace: string;
-  private readonly clock: RunClock;
+  private readonly run: { cluster: Cluster; namespace: string; clock: RunClock };
 
-  constructor(cluster: Cluster, namespace: string, clock: RunClock) {
-    this.cluster = cluster;
-    this.namespace = namespace;
-    this.clock = clock;
+  /** `run`: where the pods are read, and the run's clock. */
+  constructor(run: LiveReads['run']) {
+    this.run = run;
   }
 
   /** Reads the pod once (by UID or name); `after`, the resourceVersion of the watch event `seen` that showed its deletion. */
@@ -33,7 +30,8 @@ export class LiveReads {
     if (this.reads.some((read) => read.uid === uid || read.pod === pod)) return;
     const pending: PendingRead = { pod, uid, after, seen, result: null };
     this.reads.push(pending);
-    const read = readPod(this.cluster, this.namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, this.clock.now(), live); }, () => { /* the read failed: the watch's object stands in */ });
+    const { cluster, namespace, clock } = this.run;
+    const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: the watch's object stands in */ });
     this.pending.add(read);
     void read.finally(() => this.pending.delete(read));
   }

@@ -93,7 +93,7 @@ function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
     objects: { deployment: null, service: null, loadPod: null, target: null },
     template: { before: null, after: null },
     timeline: { watchesEstablished: null, deploymentAvailable: null, loadPodCreated: null, templateChanged: null, rolloutComplete: null, loadEnded: null },
-    liveReads: new LiveReads(ctx.cluster, ctx.namespace, ctx.clock),
+    liveReads: new LiveReads(ctx),
     followers: new Map(),
     load: { scanned: 0, start: null, end: null, completedInARow: 0 },
   };

@@ -147,7 +147,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   const timeline: VerificationObservation['timeline'] = { watchesEstablished: null, loadPodCreated: null, loadSteady: null, acted: null, rolloutComplete: null, loadEnded: null };
   let acted: VerificationObservation['acted'] = null;
   let progressCondition: string | null = null;
-  const liveReads = new LiveReads(cluster, ns, clock);
+  const liveReads = new LiveReads({ cluster, namespace: ns, clock });
   const followers = new Map<string, { pod: string; follower: LogFollower }>();
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
   let phase = 'starting';

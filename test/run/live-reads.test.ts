@@ -2,10 +2,10 @@
 // the GET's answer when it is still the pod the watch showed terminating; else the watch event's object that
 // showed the deletion, marked source: 'watch'. A verification's reads had no such fallback before they shared it.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiHealth, type Cluster } from '../../harness/kube/index.ts';
+import { standInCluster } from '../support/stand-in-api.ts';
+import type { Cluster } from '../../harness/kube/index.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { LiveReads } from '../../harness/run/live-reads.ts';
 
@@ -31,19 +31,14 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(live));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
-  });
-  cluster = { kc, core: kc.makeApiClient(k8s.CoreV1Api), context: 'x', server: kc.getCurrentCluster()!.server, serverVersion: null, contextNamespace: null, health: new ApiHealth() };
+  cluster = standInCluster(server);
 });
 afterAll(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
 
 describe('live reads of terminating pods', () => {
   it('keep the GET\'s pod when it is the one the watch showed, and the watch\'s object when the GET found nothing', async () => {
     const clock = new RunClock();
-    const reads = new LiveReads(cluster, 'ns', clock);
+    const reads = new LiveReads({ cluster, namespace: 'ns', clock });
     const seen = (name: string, uid: string) => ({ at: clock.now(), pod: pod(name, uid, '10') });
     const seenHeld = seen('held', 'uid-held');
     const seenGone = seen('gone', 'uid-gone');
