@@ -4,12 +4,13 @@
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
-import { type Cluster, createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
+import { createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
 import type { RolloutPodEvent } from '../observation-rollout.ts';
 import type { Observation } from '../observation.ts';
 import { Cleaner } from '../run/cleaner.ts';
-import { apiTimeString, type RunClock } from '../run/clock.ts';
+import { apiTimeString } from '../run/clock.ts';
 import { LiveReads } from '../run/live-reads.ts';
+import type { ClusterRunContext } from '../run/scenario.ts';
 import { LogFollower } from '../run/logs.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
@@ -35,19 +36,9 @@ const LOAD_MAX_MS = 30 * 60 * 1000;
 
 type Raw = Record<string, any>;
 
-export interface VerifyContext {
-  cluster: Cluster;
+export interface VerifyContext extends ClusterRunContext {
   request: VerifyRequest;
   read: ReadTarget;
-  runId: string;
-  owner: string;
-  identity?: string;
-  harnessVersion: string;
-  simulated: boolean;
-  template: Record<string, any>;
-  clock: RunClock;
-  signal: AbortSignal;
-  readyTimeoutMs: number;
   onPhase(phase: string): void;
 }
 
