@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from './config.ts';
 import { HOOK_HTTP_PATH, IDEMPOTENCY_HEADER, LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND, LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import { clockNow, type LogEvent } from './events.ts';
-import { createDrain, sendJson } from './http.ts';
+import { createDrain, listenOn, sendJson } from './http.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
@@ -160,16 +159,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     route(req, res);
   });
 
-  function listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        const address = server.address() as AddressInfo;
-        logEvent('listening', { mode: config.mode, host: address.address, port: address.port });
-        resolve(address);
-      });
-    });
-  }
+  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { mode: config.mode, host: address.address, port: address.port }));
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited()) return;

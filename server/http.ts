@@ -1,11 +1,24 @@
 // What the lab's HTTP servers share: a JSON answer, and the drain on TERM that the app and the proxy
 // both do (stop listening, close idle connections, exit 0 once the work is done and every response flushed).
 import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body) + '\n';
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** Listens on port and host; `listening` logs the address bound before the promise resolves with it. */
+export function listenOn(server: Server, port: number, host: string, listening: (address: AddressInfo) => void): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address() as AddressInfo;
+      listening(address);
+      resolve(address);
+    });
+  });
 }
 
 /** The counts a draining server keeps and logs; `active` is its requests still at work. */

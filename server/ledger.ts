@@ -4,11 +4,10 @@
 // has seen. Its log is the record the run collects: one line per effect, in the order applied.
 // Its own termination is not part of any scenario: on TERM it logs and exits 0 at once.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { LedgerConfig } from './config.ts';
 import { LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import type { LogLedgerEvent } from './events.ts';
-import { sendJson } from './http.ts';
+import { listenOn, sendJson } from './http.ts';
 import { parseRequestId } from './work.ts';
 
 interface LedgerRecord {
@@ -91,16 +90,7 @@ export function createLedger(config: LedgerConfig, logEvent: LogLedgerEvent, exi
     }
   });
 
-  function listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        const address = server.address() as AddressInfo;
-        logEvent('listening', { host: address.address, port: address.port });
-        resolve(address);
-      });
-    });
-  }
+  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { host: address.address, port: address.port }));
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited) return;

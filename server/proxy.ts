@@ -4,11 +4,10 @@
 // proxies do by default (what is in flight is cut, the app's side of it too), or stops accepting
 // and drains its open requests with no timer of its own, as the app's graceful mode does.
 import { createServer, type IncomingHttpHeaders, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ProxyConfig } from './config.ts';
 import { LAB_EXIT_CODES, PROXY_OWN_PATHS, type ProxyOutcome } from './contract.ts';
 import type { LogProxyEvent } from './events.ts';
-import { createDrain, sendJson } from './http.ts';
+import { createDrain, listenOn, sendJson } from './http.ts';
 import { parseRequestId } from './work.ts';
 
 /** RFC 9110 7.6.1: headers of one connection, never passed on; Node frames the body itself. */
@@ -109,16 +108,7 @@ export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: 
     route(req, res);
   });
 
-  function listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        const address = server.address() as AddressInfo;
-        logEvent('listening', { host: address.address, port: address.port, upstreamPort: config.upstreamPort, onTerm: config.onTerm });
-        resolve(address);
-      });
-    });
-  }
+  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { host: address.address, port: address.port, upstreamPort: config.upstreamPort, onTerm: config.onTerm }));
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited()) return;
