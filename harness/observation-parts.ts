@@ -31,3 +31,4 @@ export const RequestRecordSchema = z.object({
   errorCode: z.string().nullable(),
   outcome: RequestOutcomeSchema,
 });
+export type RequestRecord = z.infer<typeof RequestRecordSchema>;

@@ -110,6 +110,19 @@ export const PodLogSchema = z.object({
   error: z.string().nullable(),
 });
 
+/**
+ * What a rollout's watches and log follows record, a rollout's and a verification's alike (their watches
+ * share the event helpers, harness/run/rollout-watch.ts): the objects' events, then, after the watches' own
+ * life, the pods' logs. Spread in that order into each file's evidence.
+ */
+export const WATCHED_EVENTS = {
+  deploymentEvents: z.array(DeploymentEventSchema),
+  replicaSetEvents: z.array(ReplicaSetEventSchema),
+  podEvents: z.array(RolloutPodEventSchema),
+  sliceEvents: z.array(SliceEventSchema),
+};
+export const FOLLOWED_LOGS = { podLogs: z.array(PodLogSchema), loadLog: PodLogSchema.nullable() };
+
 export const RolloutObservationSchema = z.object({
   schemaVersion: z.literal(ROLLOUT_SCHEMA_VERSION),
   kind: z.literal(ROLLOUT_KIND),
@@ -133,13 +146,9 @@ export const RolloutObservationSchema = z.object({
   }),
   liveReads: z.array(LiveReadSchema),
   evidence: z.object({
-    deploymentEvents: z.array(DeploymentEventSchema),
-    replicaSetEvents: z.array(ReplicaSetEventSchema),
-    podEvents: z.array(RolloutPodEventSchema),
-    sliceEvents: z.array(SliceEventSchema),
+    ...WATCHED_EVENTS,
     watchLifecycle: z.array(WatchLifecycleSchema.extend({ resource: ResourceSchema })),
-    podLogs: z.array(PodLogSchema),
-    loadLog: PodLogSchema.nullable(),
+    ...FOLLOWED_LOGS,
   }),
   cleanup: ObservationSchema.shape.cleanup,
 });

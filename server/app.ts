@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from './config.ts';
 import { HOOK_HTTP_PATH, IDEMPOTENCY_HEADER, LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND, LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import { clockNow, type LogEvent } from './events.ts';
+import { createDrain, listenOn, sendJson } from './http.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
@@ -25,36 +25,13 @@ export interface LabState {
   signalAt: string | null;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body) + '\n';
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
 export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: (code: number) => void) {
   const state: LabState = {
     mode: config.mode, pid: process.pid, active: 0, accepted: 0, completed: 0, rejected: 0,
     draining: false, startedAt: clockNow().time, signalAt: null,
   };
-  let exited = false;
+  const { finish, exitIfDrained, track, drain, exited } = createDrain(state, logEvent, exit);
   let nextRequest = 0;
-
-  function finish(code: number): void {
-    if (exited) return;
-    exited = true;
-    logEvent('exit', { code });
-    exit(code);
-  }
-
-  // Every response still being written, work or not: exit only once all are flushed,
-  // so no done line or 503 is lost in a buffer when the process ends.
-  let openResponses = 0;
-  function exitIfDrained(): void {
-    if (state.draining && state.active === 0 && openResponses === 0 && !exited) {
-      logEvent('drained', { completed: state.completed, rejected: state.rejected });
-      finish(0);
-    }
-  }
 
   /**
    * The work's side effect: one call to the ledger, logged with its answer. No retry of its own: a
@@ -178,27 +155,14 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
     // Every answer names its pod, a draining 503 too: behind a Service that is how a client tells them apart.
     if (config.podUid) res.setHeader('x-pod-uid', config.podUid);
-    openResponses++;
-    res.on('close', () => {
-      openResponses--;
-      exitIfDrained();
-    });
+    track(res);
     route(req, res);
   });
 
-  function listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        const address = server.address() as AddressInfo;
-        logEvent('listening', { mode: config.mode, host: address.address, port: address.port });
-        resolve(address);
-      });
-    });
-  }
+  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { mode: config.mode, host: address.address, port: address.port }));
 
   function terminate(signal: NodeJS.Signals): void {
-    if (exited) return;
+    if (exited()) return;
     const repeated = state.signalAt !== null;
     logEvent('signal', { signal, repeated });
     if (repeated) return;
@@ -208,11 +172,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     // Logs the signal and carries on as if nothing happened: only SIGKILL ends it.
     if (config.mode === 'ignore-term') return;
     // No timer of our own: the grace period is the only limit, which is the point of the lab.
-    state.draining = true;
-    logEvent('draining', { active: state.active });
-    server.close();
-    server.closeIdleConnections();
-    exitIfDrained();
+    drain(server);
   }
 
   // Touched 1 MiB at a time, off the JS heap, so the memory limit (the kernel's OOM killer), not
@@ -225,8 +185,8 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     const step = () => {
       // Catches up after a late timer, so a loaded machine keeps the same rate.
       const due = Math.min(mib, Math.floor(((performance.now() - began) / 1000) * ALLOCATE_MIB_PER_SECOND) + 1);
-      while (held.length < due && !exited) held.push(Buffer.alloc(MIB, 1));
-      if (held.length < mib && !exited) setTimeout(step, 1000 / ALLOCATE_MIB_PER_SECOND);
+      while (held.length < due && !exited()) held.push(Buffer.alloc(MIB, 1));
+      if (held.length < mib && !exited()) setTimeout(step, 1000 / ALLOCATE_MIB_PER_SECOND);
     };
     step();
   }

@@ -104,10 +104,26 @@ function parseThrough(schemas: Record<string, z.ZodType>, known: (name: string) 
   return { kind: 'event', event, line: { ...(result.data as object), event } } as const;
 }
 
+// --- a writer beside the app: each line stamped with its role, read through its own schema table ---
+
+/** Its lines' common fields: the common stamp and its `role`, which no app line has. */
+const roleCommon = <R extends string>(role: R) => ({ ...common, role: z.literal(role) });
+type RoleLineOf<S extends Record<string, z.ZodType>, E extends keyof S> = z.infer<S[E]> & { event: E };
+type RoleLineFields<S extends Record<string, z.ZodType>, E extends keyof S> = Omit<z.input<S[E]>, StampedField | 'role'>;
+type ParsedRoleLine<S extends Record<string, z.ZodType>, N extends keyof S & string> =
+  | { kind: 'event'; event: N; line: RoleLineOf<S, N> }
+  | Exclude<ParsedLabLine, { kind: 'event' }>;
+
+/** The name test and the parser of one such writer's lines. */
+function roleLines<N extends string, S extends Record<N, z.ZodType>>(names: readonly N[], schemas: S) {
+  const isEventName = (name: string): name is N => (names as readonly string[]).includes(name);
+  const parse = (json: unknown): ParsedRoleLine<S, N> => parseThrough(schemas, isEventName, json) as ParsedRoleLine<S, N>;
+  return { isEventName, parse };
+}
+
 // --- the proxy's lines (server/proxy.ts, LAB_MODE=proxy) --------------------------------------
 
-/** A proxy line: the common stamp and `role: "proxy"`, which no app line has. */
-const proxyCommon = { ...common, role: z.literal(PROXY_ROLE) };
+const proxyCommon = roleCommon(PROXY_ROLE);
 const requestId = z.string().min(1);
 
 export const PROXY_LINE_SCHEMAS = {
@@ -127,25 +143,17 @@ export const PROXY_LINE_SCHEMAS = {
   exit: z.object({ ...proxyCommon, code: z.int() }),
 } as const satisfies Record<ProxyEventName, z.ZodType>;
 
-export type ProxyLineOf<E extends ProxyEventName> = z.infer<(typeof PROXY_LINE_SCHEMAS)[E]> & { event: E };
+export type ProxyLineOf<E extends ProxyEventName> = RoleLineOf<typeof PROXY_LINE_SCHEMAS, E>;
 /** What the proxy's writer is passed: a line's own fields, without the stamped ones and the role. */
-export type ProxyLineFields<E extends ProxyEventName> = Omit<z.input<(typeof PROXY_LINE_SCHEMAS)[E]>, StampedField | 'role'>;
-
-export const isProxyEventName = (name: string): name is ProxyEventName => (PROXY_EVENT_NAMES as readonly string[]).includes(name);
-
+export type ProxyLineFields<E extends ProxyEventName> = RoleLineFields<typeof PROXY_LINE_SCHEMAS, E>;
 /** One line of the proxy container's log, read as ParsedLabLine reads the app's. */
-export type ParsedProxyLine =
-  | { kind: 'event'; event: ProxyEventName; line: ProxyLineOf<ProxyEventName> }
-  | Exclude<ParsedLabLine, { kind: 'event' }>;
-
-/** A parsed JSON value through the proxy's schemas; an app's line (no `role`) is malformed here. */
-export function parseProxyLine(json: unknown): ParsedProxyLine {
-  return parseThrough(PROXY_LINE_SCHEMAS, isProxyEventName, json) as ParsedProxyLine;
-}
+export type ParsedProxyLine = ParsedRoleLine<typeof PROXY_LINE_SCHEMAS, ProxyEventName>;
+/** parseProxyLine: a parsed JSON value through the proxy's schemas; an app's line (no `role`) is malformed here. */
+export const { isEventName: isProxyEventName, parse: parseProxyLine } = roleLines(PROXY_EVENT_NAMES, PROXY_LINE_SCHEMAS);
 
 // --- the ledger's lines (server/ledger.ts, LAB_MODE=ledger) ------------------------------------
 
-const ledgerCommon = { ...common, role: z.literal(LEDGER_ROLE) };
+const ledgerCommon = roleCommon(LEDGER_ROLE);
 /** One effect as the ledger recorded it: its number, the request, the key, and the pod that asked. */
 const ledgerEffect = {
   ...ledgerCommon, seq: z.int().min(1), id: z.string().min(1), key: z.string().nullable(),
@@ -161,18 +169,11 @@ export const LEDGER_LINE_SCHEMAS = {
   exit: z.object({ ...ledgerCommon, code: z.int(), records: z.int().min(0) }),
 } as const satisfies Record<LedgerEventName, z.ZodType>;
 
-export type LedgerLineOf<E extends LedgerEventName> = z.infer<(typeof LEDGER_LINE_SCHEMAS)[E]> & { event: E };
-export type LedgerLineFields<E extends LedgerEventName> = Omit<z.input<(typeof LEDGER_LINE_SCHEMAS)[E]>, StampedField | 'role'>;
-export const isLedgerEventName = (name: string): name is LedgerEventName => (LEDGER_EVENT_NAMES as readonly string[]).includes(name);
-
-export type ParsedLedgerLine =
-  | { kind: 'event'; event: LedgerEventName; line: LedgerLineOf<LedgerEventName> }
-  | Exclude<ParsedLabLine, { kind: 'event' }>;
-
-/** A parsed JSON value through the ledger's schemas; an app's line (no `role`) is malformed here. */
-export function parseLedgerLine(json: unknown): ParsedLedgerLine {
-  return parseThrough(LEDGER_LINE_SCHEMAS, isLedgerEventName, json) as ParsedLedgerLine;
-}
+export type LedgerLineOf<E extends LedgerEventName> = RoleLineOf<typeof LEDGER_LINE_SCHEMAS, E>;
+export type LedgerLineFields<E extends LedgerEventName> = RoleLineFields<typeof LEDGER_LINE_SCHEMAS, E>;
+export type ParsedLedgerLine = ParsedRoleLine<typeof LEDGER_LINE_SCHEMAS, LedgerEventName>;
+/** parseLedgerLine: a parsed JSON value through the ledger's schemas; an app's line (no `role`) is malformed here. */
+export const { isEventName: isLedgerEventName, parse: parseLedgerLine } = roleLines(LEDGER_EVENT_NAMES, LEDGER_LINE_SCHEMAS);
 
 // --- the load generator's lines (server/load.ts) ----------------------------------------------
 

@@ -32,7 +32,7 @@ export const LAB_IMAGE: LabImageRecipe = {
   tag: '0.1.0',
   baseImage: 'node:24-alpine@sha256:a0b9bf06e4e6193cf7a0f58816cc935ff8c2a908f81e6f1a95432d679c54fbfd',
   appDir: '/app',
-  sources: ['server/main.ts', 'server/app.ts', 'server/config.ts', 'server/contract.ts', 'server/events.ts', 'server/ledger.ts', 'server/load.ts', 'server/proxy.ts', 'server/work.ts'],
+  sources: ['server/main.ts', 'server/app.ts', 'server/config.ts', 'server/contract.ts', 'server/events.ts', 'server/http.ts', 'server/ledger.ts', 'server/load.ts', 'server/proxy.ts', 'server/work.ts'],
   entryPoint: 'server/main.ts',
   hookProgram: 'server/lab-hook.sh',
   hookPath: HOOK_PROGRAM,

@@ -4,10 +4,10 @@
 // has seen. Its log is the record the run collects: one line per effect, in the order applied.
 // Its own termination is not part of any scenario: on TERM it logs and exits 0 at once.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { LedgerConfig } from './config.ts';
 import { LEDGER_PATHS, type LedgerResult } from './contract.ts';
 import type { LogLedgerEvent } from './events.ts';
+import { listenOn, sendJson } from './http.ts';
 import { parseRequestId } from './work.ts';
 
 interface LedgerRecord {
@@ -25,12 +25,6 @@ interface EffectBody { id: string; key: string | null; podUid: string | null; po
 
 const BODY_LIMIT = 4096;
 const KEY = /^[\x21-\x7e]{1,128}$/;
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body) + '\n';
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 const optionalString = (v: unknown, max: number): v is string | null | undefined => v === undefined || v === null || (typeof v === 'string' && v.length <= max);
 
@@ -96,16 +90,7 @@ export function createLedger(config: LedgerConfig, logEvent: LogLedgerEvent, exi
     }
   });
 
-  function listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        const address = server.address() as AddressInfo;
-        logEvent('listening', { host: address.address, port: address.port });
-        resolve(address);
-      });
-    });
-  }
+  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { host: address.address, port: address.port }));
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited) return;

@@ -4,10 +4,10 @@
 // proxies do by default (what is in flight is cut, the app's side of it too), or stops accepting
 // and drains its open requests with no timer of its own, as the app's graceful mode does.
 import { createServer, type IncomingHttpHeaders, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ProxyConfig } from './config.ts';
 import { LAB_EXIT_CODES, PROXY_OWN_PATHS, type ProxyOutcome } from './contract.ts';
 import type { LogProxyEvent } from './events.ts';
+import { createDrain, listenOn, sendJson } from './http.ts';
 import { parseRequestId } from './work.ts';
 
 /** RFC 9110 7.6.1: headers of one connection, never passed on; Node frames the body itself. */
@@ -20,31 +20,10 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return kept;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body) + '\n';
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
 export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: (code: number) => void) {
   const state = { active: 0, completed: 0, rejected: 0, draining: false, signalled: false };
-  let exited = false;
+  const { finish, exitIfDrained, track, drain, exited } = createDrain(state, logEvent, exit);
   let nextRequest = 0;
-  let openResponses = 0;
-
-  function finish(code: number): void {
-    if (exited) return;
-    exited = true;
-    logEvent('exit', { code });
-    exit(code);
-  }
-
-  function exitIfDrained(): void {
-    if (state.draining && state.active === 0 && openResponses === 0 && !exited) {
-      logEvent('drained', { completed: state.completed, rejected: state.rejected });
-      finish(0);
-    }
-  }
 
   function forward(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const given = parseRequestId(url.searchParams.get('id'), () => `p${++nextRequest}`);
@@ -125,37 +104,20 @@ export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: 
   }
 
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
-    openResponses++;
-    res.on('close', () => {
-      openResponses--;
-      exitIfDrained();
-    });
+    track(res);
     route(req, res);
   });
 
-  function listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        const address = server.address() as AddressInfo;
-        logEvent('listening', { host: address.address, port: address.port, upstreamPort: config.upstreamPort, onTerm: config.onTerm });
-        resolve(address);
-      });
-    });
-  }
+  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { host: address.address, port: address.port, upstreamPort: config.upstreamPort, onTerm: config.onTerm }));
 
   function terminate(signal: NodeJS.Signals): void {
-    if (exited) return;
+    if (exited()) return;
     logEvent('signal', { signal, repeated: state.signalled });
     if (state.signalled) return;
     state.signalled = true;
     // The process's end closes every socket: the client's and the app's connections are reset.
     if (config.onTerm === 'exit') return finish(LAB_EXIT_CODES.immediate);
-    state.draining = true;
-    logEvent('draining', { active: state.active });
-    server.close();
-    server.closeIdleConnections();
-    exitIfDrained();
+    drain(server);
   }
 
   return { server, state, listen, terminate };

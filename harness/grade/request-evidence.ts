@@ -6,6 +6,7 @@ import { describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import type { RequestRecord } from '../observation-parts.ts';
 
 /** The lab server writes a progress line this often while it works (server/app.ts). */
 const PROGRESS_INTERVAL_MS = 250;
@@ -31,6 +32,25 @@ function requestLines(f: Facts): Map<string, LabLine[]> {
   return byEvent;
 }
 
+/**
+ * One request record's fields against each other, the first request's or a retry attempt's (an attempt is the
+ * request's record extended): its status for its outcome, its done line against what it read, and a done line
+ * seen as its outcome says. Null when they hold together, else the problem, to follow its subject ("the request").
+ * `doneRecorded` is false for a version 1 file, which recorded no done line.
+ */
+export function requestRecordProblem(r: RequestRecord, doneRecorded = true): string | null {
+  if ((r.outcome === 'completed' || r.outcome === 'cut') && r.status !== 200) return `is recorded as ${r.outcome} with HTTP status ${r.status}`;
+  if (r.outcome === 'rejected' && r.status !== 503) return `is recorded as rejected with HTTP status ${r.status}, not 503`;
+  if (doneRecorded && r.done && r.doneSeen !== (r.done.bytes === r.bytes && r.done.sha256 === r.sha256)) {
+    return `has doneSeen ${r.doneSeen}, but its done line says ${r.done.bytes} bytes / ${r.done.sha256.slice(0, 12)}… and the client read ${r.bytes} / ${(r.sha256 ?? 'none').slice(0, 12)}…`;
+  }
+  if (doneRecorded && !r.done && r.doneSeen) return 'has doneSeen true, but the client recorded no done line';
+  if (r.outcome === 'completed' && !r.doneSeen) return 'is recorded as completed, but no done line vouching for its bytes was seen';
+  // A 503 is answered before any work, so it never carries a done line either.
+  if ((r.outcome === 'cut' || r.outcome === 'rejected') && r.doneSeen) return `is recorded as ${r.outcome}, but a done line vouching for its bytes was seen`;
+  return null;
+}
+
 function requestRecord(f: Facts, fileVersion: number): Check {
   const o = f.o;
   const id = 'evidence.request-record';
@@ -42,20 +62,16 @@ function requestRecord(f: Facts, fileVersion: number): Check {
   const completed = lines.get('completed')?.[0];
   const aborted = lines.get('aborted')?.[0];
   const rejected = lines.get('rejected')?.[0];
-  if ((r.outcome === 'completed' || r.outcome === 'cut') && r.status !== 200) return fail(id, `the request is recorded as ${r.outcome} with HTTP status ${r.status}`);
-  if (r.outcome === 'rejected' && r.status !== 503) return fail(id, `the request is recorded as rejected with HTTP status ${r.status}, not 503`);
   if (t.requestAccepted && !accepted && logIsWhole) return fail(id, `the harness saw request ${o.request.id} accepted, but the server never logged accepting it`);
   if (completed && completed.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(completed)} says ${String(completed.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
   if (accepted && accepted.fields.ms !== o.scenario.workMs) return fail(id, `${describeLine(accepted)} says the server was asked for ${String(accepted.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`);
   if (r.bytes > maxBodyBytes(o.scenario.workMs)) return fail(id, `the client read ${r.bytes} bytes, more than ${maxBodyBytes(o.scenario.workMs)} that ${o.scenario.workMs} ms of work can write`);
-  if (fileVersion >= 2 && r.done && r.doneSeen !== (r.done.bytes === r.bytes && r.done.sha256 === r.sha256)) {
-    return fail(id, `doneSeen is ${r.doneSeen}, but the done line says ${r.done.bytes} bytes / ${r.done.sha256.slice(0, 12)}… and the client read ${r.bytes} / ${(r.sha256 ?? 'none').slice(0, 12)}…`);
-  }
-  if (fileVersion >= 2 && !r.done && r.doneSeen) return fail(id, 'doneSeen is true, but the client recorded no done line');
+  // The record against itself: its status, done line and outcome (a retry attempt's are checked the same way).
+  const own = requestRecordProblem(r, fileVersion >= 2);
+  if (own) return fail(id, `the request ${own}`);
   if ((r.outcome === 'completed' || r.outcome === 'cut') && (!t.requestEnded || !t.requestAccepted)) return fail(id, `the request is recorded as ${r.outcome}, but its acceptance or end is not on the timeline`);
   switch (r.outcome) {
     case 'completed': {
-      if (!r.doneSeen) return fail(id, 'the request is recorded as completed, but no done line vouching for its bytes was seen');
       if (completed && completed.fields.bytes !== r.bytes) return fail(id, `the client read ${r.bytes} bytes, ${describeLine(completed)} says the server wrote ${String(completed.fields.bytes)}`);
       // Killed as it finished: the server logs its completion once the done line is handed to the kernel, so
       // a SIGKILL between the two leaves the client whole and the log without the line (check:model, 1 of 240
@@ -82,7 +98,6 @@ function requestRecord(f: Facts, fileVersion: number): Check {
       break;
     }
     case 'cut':
-      if (r.doneSeen) return fail(id, 'the request is recorded as cut, but a done line vouching for its bytes was seen');
       // Before the delete only the pod's active deadline, once passed, starts a kill (deadline.ts places it).
       if (t.deleteIssued && t.requestEnded!.at.mono < t.deleteIssued.at.mono && !afterDeadline(f, t.requestEnded!.at.mono)) {
         // The server's own word that its client went (lost-path.ts) explains an end before the delete: the harness lost it.

@@ -6,6 +6,7 @@ import type { Attempt, Retries } from '../observation-retries.ts';
 import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
 import { type LedgerLineOf, parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Facts } from './facts.ts';
+import { requestRecordProblem } from './request-evidence.ts';
 import { predictRetries, type RetryPrediction, withEffectEarlier } from './retry-theory.ts';
 import type { Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check, type RetrySummary } from './types.ts';
@@ -112,16 +113,12 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
 }
 
 /**
- * A retry's own record against itself, as evidence.request-record checks the first request's: its status for
- * its outcome, its done line against what it read, and its times in order. Null when it holds together.
+ * A retry's own record against itself: the request record's checks (evidence.request-record's), then its own
+ * times in order, which the first request keeps on the timeline instead. Null when it holds together.
  */
 function attemptRecordProblem(a: Attempt): string | null {
-  if ((a.outcome === 'completed' || a.outcome === 'cut') && a.status !== 200) return `is recorded as ${a.outcome} with HTTP status ${a.status}`;
-  if (a.outcome === 'rejected' && a.status !== 503) return `is recorded as rejected with HTTP status ${a.status}, not 503`;
-  if (a.done && a.doneSeen !== (a.done.bytes === a.bytes && a.done.sha256 === a.sha256)) return `has doneSeen ${a.doneSeen}, but its done line says ${a.done.bytes} bytes and the client read ${a.bytes}`;
-  if (!a.done && a.doneSeen) return 'has doneSeen true, but no done line';
-  if (a.outcome === 'completed' && !a.doneSeen) return 'is recorded as completed, but no done line vouching for its bytes was seen';
-  if ((a.outcome === 'cut' || a.outcome === 'rejected') && a.doneSeen) return `is recorded as ${a.outcome}, but a done line vouching for its bytes was seen`;
+  const own = requestRecordProblem(a);
+  if (own) return own;
   const times = [a.sent, a.accepted, a.ended].filter((t) => t !== null);
   if (a.outcome !== 'not-sent' && !a.sent) return `is recorded as ${a.outcome}, but was never sent`;
   for (let i = 1; i < times.length; i++) if (times[i]!.mono < times[i - 1]!.mono) return `has its sent, accepted and ended times out of order (${times.map((t) => Math.round(t.mono)).join(', ')} ms)`;

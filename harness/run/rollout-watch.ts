@@ -80,16 +80,23 @@ export class Waiters {
   }
 }
 
-export class RolloutWatches {
-  readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
+type Lifecycle = RolloutObservation['evidence']['watchLifecycle'][number];
+/** The evidence every such set of watches keeps; `R`, the names of its watches. */
+type WatchedEvidence<R extends string> = Pick<Events, 'deploymentEvents' | 'replicaSetEvents' | 'podEvents' | 'sliceEvents'> & { watchLifecycle: (Omit<Lifecycle, 'resource'> & { resource: R })[] };
+
+/**
+ * What a rollout's watches and a verification's share: each stream's own life kept as evidence, the
+ * Deployment, ReplicaSet and EndpointSlice events kept alike, and the waiters woken on each.
+ */
+export abstract class ObjectWatches<R extends string, E extends WatchedEvidence<R>> {
+  abstract readonly evidence: E;
   /** The latest Deployment object seen. */
   deployment: Raw | null = null;
-  private readonly streams: WatchStream<Raw>[] = [];
-  private readonly waiters = new Waiters(() => this.gaveUp);
-  private readonly cluster: Cluster;
-  private readonly namespace: string;
-  private readonly clock: RunClock;
-  onPod: (type: RolloutPodEvent['type'], pod: Raw, event: RolloutPodEvent) => void = () => {};
+  protected readonly streams: WatchStream<Raw>[] = [];
+  protected readonly waiters = new Waiters(() => this.gaveUp);
+  protected readonly cluster: Cluster;
+  protected readonly namespace: string;
+  protected readonly clock: RunClock;
 
   constructor(cluster: Cluster, namespace: string, clock: RunClock) {
     this.cluster = cluster;
@@ -101,45 +108,30 @@ export class RolloutWatches {
     return this.evidence.watchLifecycle.some((l) => l.event === 'gave-up');
   }
 
-  /** Starts all four from their collections' current versions; resolves once each answered. */
-  async start(name: string, podSelector: string): Promise<void> {
-    const ns = this.namespace;
-    const targets: [Resource, Record<string, string>][] = [
-      ['deployments', { fieldSelector: `metadata.name=${name}` }],
-      ['replicasets', { labelSelector: podSelector }],
-      ['pods', { labelSelector: podSelector }],
-      ['endpointslices', { labelSelector: `kubernetes.io/service-name=${name}` }],
-    ];
-    await Promise.all(targets.map(async ([resource, query]) => {
-      const path = COLLECTIONS[resource](ns);
-      const from = await collectionVersion(this.cluster, path, query);
-      const stream = new WatchStream<Raw>(this.cluster, { path, query }, from, {
-        event: (type, object) => this.take(resource, type, object),
-        life: (event, resourceVersion, detail) => {
-          this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
-          this.waiters.wake();
-        },
-      });
-      this.streams.push(stream);
-      await stream.start();
-    }));
+  /** One watch from `from`: its events to take, its own life to the evidence; resolves once it answered. */
+  protected async watch(resource: R, path: string, query: Record<string, string>, from: string): Promise<void> {
+    const stream = new WatchStream<Raw>(this.cluster, { path, query }, from, {
+      event: (type, object) => this.take(resource, type, object),
+      life: (event, resourceVersion, detail) => {
+        this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
+        this.waiters.wake();
+      },
+    });
+    this.streams.push(stream);
+    await stream.start();
   }
 
-  private take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
-    const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt: this.clock.now() };
+  protected abstract take(resource: R, type: RolloutPodEvent['type'], o: Raw): void;
+
+  /** Keeps a Deployment, ReplicaSet or EndpointSlice event; false for another resource's. */
+  protected takeObject(resource: R, base: EventBase, o: Raw): boolean {
     if (resource === 'deployments') {
       this.deployment = o;
       this.evidence.deploymentEvents.push(deploymentEvent(base, o));
-    } else if (resource === 'replicasets') {
-      this.evidence.replicaSetEvents.push(replicaSetEvent(base, o));
-    } else if (resource === 'pods') {
-      const event = podEvent(type, o, base.receivedAt);
-      this.evidence.podEvents.push(event);
-      this.onPod(type, o, event);
-    } else {
-      this.evidence.sliceEvents.push(sliceEvent(base, o));
-    }
-    this.waiters.wake();
+    } else if (resource === 'replicasets') this.evidence.replicaSetEvents.push(replicaSetEvent(base, o));
+    else if (resource === 'endpointslices') this.evidence.sliceEvents.push(sliceEvent(base, o));
+    else return false;
+    return true;
   }
 
   waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
@@ -153,6 +145,36 @@ export class RolloutWatches {
 
   stop(): void {
     for (const s of this.streams) s.stop();
+    this.waiters.wake();
+  }
+}
+
+export class RolloutWatches extends ObjectWatches<Resource, Evidence> {
+  readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
+  onPod: (type: RolloutPodEvent['type'], pod: Raw, event: RolloutPodEvent) => void = () => {};
+
+  /** Starts all four from their collections' current versions; resolves once each answered. */
+  async start(name: string, podSelector: string): Promise<void> {
+    const ns = this.namespace;
+    const targets: [Resource, Record<string, string>][] = [
+      ['deployments', { fieldSelector: `metadata.name=${name}` }],
+      ['replicasets', { labelSelector: podSelector }],
+      ['pods', { labelSelector: podSelector }],
+      ['endpointslices', { labelSelector: `kubernetes.io/service-name=${name}` }],
+    ];
+    await Promise.all(targets.map(async ([resource, query]) => {
+      const path = COLLECTIONS[resource](ns);
+      await this.watch(resource, path, query, await collectionVersion(this.cluster, path, query));
+    }));
+  }
+
+  protected take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
+    const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt: this.clock.now() };
+    if (!this.takeObject(resource, base, o)) {
+      const event = podEvent(type, o, base.receivedAt);
+      this.evidence.podEvents.push(event);
+      this.onPod(type, o, event);
+    }
     this.waiters.wake();
   }
 }

@@ -5,13 +5,13 @@ import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
 import { createDeployment, createPod, createService, deleteDeployment, deletePod, deleteService, readPod, replaceDeploymentTemplate } from '../kube/index.ts';
-import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type LiveRead, type RolloutObservation } from '../observation-rollout.ts';
+import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type RolloutObservation } from '../observation-rollout.ts';
 import type { HarnessTime } from '../observation.ts';
 import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, type RolloutRenderOptions, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import { Cleaner } from './cleaner.ts';
 import { newRun, type RolloutPhase, runPhases } from './phases.ts';
-import { apiTimeString } from './clock.ts';
+import { LiveReads } from './live-reads.ts';
 import { LogFollower } from './logs.ts';
 import { liveContainers, RolloutWatches } from './rollout-watch.ts';
 import { parseLoadLine } from '../../server/contract-schemas.ts';
@@ -21,8 +21,6 @@ import type { ScenarioContext } from './scenario.ts';
 const ROLLOUT_MARGIN_MS = 60_000;
 /** After the lab pods are gone in cleanup, or the load pod's end: how long to wait for it. */
 const GONE_TIMEOUT_MS = 60_000;
-/** How long the end waits for live reads still under way. */
-const READS_SETTLE_MS = 10_000;
 /** How often a followed log's new lines are looked at by the phase waiting on them. */
 const LOG_POKE_MS = 100;
 /**
@@ -55,9 +53,8 @@ interface Rollout {
   objects: RolloutObservation['objects'];
   template: RolloutObservation['template'];
   timeline: RolloutObservation['timeline'];
-  /** Each terminating lab pod read live the moment its deletion is seen; in the order they began. */
-  liveReads: PendingRead[];
-  pendingReads: Set<Promise<unknown>>;
+  /** Each terminating lab pod read live the moment its deletion is seen. */
+  liveReads: LiveReads;
   followers: Map<string, { pod: string; follower: LogFollower }>;
   /** What the load's log has said so far, scanned incrementally: at 200 lines a second a rescan per look would cost. */
   load: { scanned: number; start: HarnessTime | null; end: HarnessTime | null; completedInARow: number };
@@ -96,8 +93,7 @@ function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
     objects: { deployment: null, service: null, loadPod: null, target: null },
     template: { before: null, after: null },
     timeline: { watchesEstablished: null, deploymentAvailable: null, loadPodCreated: null, templateChanged: null, rolloutComplete: null, loadEnded: null },
-    liveReads: [],
-    pendingReads: new Set(),
+    liveReads: new LiveReads(ctx),
     followers: new Map(),
     load: { scanned: 0, start: null, end: null, completedInARow: 0 },
   };
@@ -121,20 +117,8 @@ function followEveryPod(r: Rollout): void {
         .then(() => follower.waitForEnd(rolloutDeadlineSeconds(r.scenario) * 1000), () => false)
         .finally(() => watches.poke());
     }
-    if (event.role === 'lab' && event.deletionTimestamp && !r.liveReads.some((read) => read.uid === uid || read.pod === event.name)) {
-      r.liveReads.push(startLiveRead(r, event.name, uid, event.resourceVersion, { at: event.receivedAt, pod }));
-    }
+    if (event.role === 'lab' && event.deletionTimestamp) r.liveReads.start(event.name, uid, event.resourceVersion, { at: event.receivedAt, pod });
   };
-}
-
-function startLiveRead(r: Rollout, pod: string, uid: string, after: string, seen: PendingRead['seen']): PendingRead {
-  const { cluster, namespace, clock } = r.ctx;
-  const began = clock.now();
-  const pending: PendingRead = { pod, uid, began, after, seen, result: null };
-  const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: the watch's object stands in */ });
-  r.pendingReads.add(read);
-  void read.finally(() => r.pendingReads.delete(read));
-  return pending;
 }
 
 const loadLog = (r: Rollout) => (r.objects.loadPod ? r.followers.get(r.objects.loadPod.uid)?.follower ?? null : null);
@@ -265,9 +249,7 @@ async function loadEndPhase(r: Rollout, loadPod: PodRecord): Promise<void> {
 
 /** After cleanup: the live reads still under way get a little while to answer; then the watches stop. */
 async function settleReads(r: Rollout): Promise<void> {
-  const settle = new AbortController();
-  await Promise.race([Promise.allSettled([...r.pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
-  settle.abort();
+  await r.liveReads.settle();
   r.watches.stop();
 }
 
@@ -283,27 +265,6 @@ function finishRollout(r: Rollout, cleanup: RolloutObservation['cleanup']): Roll
   evidence.podLogs = [...followers.keys()].filter((u) => u !== loadUid).map(logOf);
   evidence.loadLog = loadUid && followers.has(loadUid) ? logOf(loadUid) : null;
   const { run, scenario, objects, template, timeline } = r;
-  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads: r.liveReads.map(settledRead), cleanup, evidence };
+  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads: r.liveReads.settled(), cleanup, evidence };
 }
 
-/** A live read under way: its answer filled in when it comes; `seen`, the watch event's pod that set it off. */
-interface PendingRead { pod: string; uid: string; began: HarnessTime; after: string; seen: { at: HarnessTime; pod: k8s.V1Pod }; result: LiveRead | null }
-
-/**
- * The read's answer when it found the pod; otherwise (gone by then, failed, or not back by the end) the
- * watch event's object that showed the deletion, marked as such: still the live pod at that resourceVersion.
- */
-function settledRead(r: PendingRead): LiveRead {
-  if (r.result?.found) return r.result;
-  return { ...liveReadOf(r.pod, r.uid, r.after, r.seen.at, r.seen.pod), source: 'watch' };
-}
-
-/** The pod as the API held it while it terminated: found only when it is still the same pod (UID). */
-function liveReadOf(pod: string, uid: string, after: string, at: HarnessTime, live: k8s.V1Pod | null): LiveRead {
-  return {
-    pod, at, after: { resourceVersion: after }, found: live !== null && live.metadata?.uid === uid, uid: live?.metadata?.uid ?? null, resourceVersion: live?.metadata?.resourceVersion ?? null,
-    deletionTimestamp: apiTimeString(live?.metadata?.deletionTimestamp), terminationGracePeriodSeconds: live?.spec?.terminationGracePeriodSeconds ?? null,
-    templateHash: live?.metadata?.labels?.['pod-template-hash'] ?? null,
-    containers: live ? liveContainers(JSON.parse(JSON.stringify(live.spec))) : [],
-  };
-}

@@ -36,9 +36,9 @@ export interface PodTracker {
   gone(name: string): void;
 }
 
-export interface ScenarioContext<P extends Phase = Phase> {
+/** What every run against a cluster is given, a scenario's and a verification's alike. */
+export interface ClusterRunContext {
   cluster: Cluster;
-  namespace: string;
   runId: string;
   owner: string;
   /** The caller's full name as the cluster reported it: the pods' termlab.io/identity annotation. */
@@ -46,14 +46,18 @@ export interface ScenarioContext<P extends Phase = Phase> {
   harnessVersion: string;
   simulated: boolean;
   template: Record<string, any>;
+  clock: RunClock;
+  signal: AbortSignal;
+  readyTimeoutMs: number;
+}
+
+export interface ScenarioContext<P extends Phase = Phase> extends ClusterRunContext {
+  namespace: string;
   image?: string;
   env?: string;
   transport: 'portforward' | 'direct';
-  clock: RunClock;
-  signal: AbortSignal;
   /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
   attempt?: number;
-  readyTimeoutMs: number;
   /** How long a pod may wait for room in a full ResourceQuota (--quota-wait). */
   quotaWaitMs?: number;
   /** The predictions sealed before the first pod: copied into every observation. */

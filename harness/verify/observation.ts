@@ -3,7 +3,7 @@
 // the harness clock (watch events, reads), the API (whole seconds), the kubelet's Events, the pods'
 // and the load pod's own logs. The per-request records stay in the load pod's log lines, verbatim.
 import { z } from 'zod';
-import { DeploymentEventSchema, LiveContainerSchema, LiveReadSchema, PodLogSchema, ReplicaSetEventSchema, RolloutPodEventSchema, SliceEventSchema } from '../observation-rollout.ts';
+import { FOLLOWED_LOGS, LiveContainerSchema, LiveReadSchema, WATCHED_EVENTS } from '../observation-rollout.ts';
 import { HarnessTimeSchema, ObservationSchema, WatchLifecycleSchema } from '../observation.ts';
 
 export const VERIFICATION_SCHEMA_VERSION = 1;
@@ -115,14 +115,10 @@ export const VerificationObservationSchema = z.object({
   progressCondition: z.string().nullable(),
   liveReads: z.array(LiveReadSchema),
   evidence: z.object({
-    deploymentEvents: z.array(DeploymentEventSchema),
-    replicaSetEvents: z.array(ReplicaSetEventSchema),
-    podEvents: z.array(RolloutPodEventSchema),
-    sliceEvents: z.array(SliceEventSchema),
+    ...WATCHED_EVENTS,
     kubeEvents: z.array(KubeEventSchema),
     watchLifecycle: z.array(WatchLifecycleSchema.extend({ resource: VerifyResourceSchema })),
-    podLogs: z.array(PodLogSchema),
-    loadLog: PodLogSchema.nullable(),
+    ...FOLLOWED_LOGS,
   }),
   cleanup: ObservationSchema.shape.cleanup,
 });

@@ -4,13 +4,14 @@
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
-import { type Cluster, createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
-import type { LiveRead, RolloutPodEvent } from '../observation-rollout.ts';
+import { createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
+import type { RolloutPodEvent } from '../observation-rollout.ts';
 import type { Observation } from '../observation.ts';
 import { Cleaner } from '../run/cleaner.ts';
-import { apiTimeString, type RunClock } from '../run/clock.ts';
+import { apiTimeString } from '../run/clock.ts';
+import { LiveReads } from '../run/live-reads.ts';
+import type { ClusterRunContext } from '../run/scenario.ts';
 import { LogFollower } from '../run/logs.ts';
-import { liveContainers } from '../run/rollout-watch.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { parseLoadLine } from '../../server/contract-schemas.ts';
@@ -27,7 +28,6 @@ const STEADY_MS = 2_000;
 /** After the rollout completed and the old pods are gone: how long the load goes on. */
 export const LOAD_TAIL_MS = 3_000;
 const LOG_POKE_MS = 100;
-const READS_SETTLE_MS = 10_000;
 const GONE_MARGIN_MS = 60_000;
 /** The Deployment's own default (spec.progressDeadlineSeconds). */
 const DEFAULT_PROGRESS_DEADLINE_S = 600;
@@ -36,19 +36,9 @@ const LOAD_MAX_MS = 30 * 60 * 1000;
 
 type Raw = Record<string, any>;
 
-export interface VerifyContext {
-  cluster: Cluster;
+export interface VerifyContext extends ClusterRunContext {
   request: VerifyRequest;
   read: ReadTarget;
-  runId: string;
-  owner: string;
-  identity?: string;
-  harnessVersion: string;
-  simulated: boolean;
-  template: Record<string, any>;
-  clock: RunClock;
-  signal: AbortSignal;
-  readyTimeoutMs: number;
   onPhase(phase: string): void;
 }
 
@@ -148,9 +138,8 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   const timeline: VerificationObservation['timeline'] = { watchesEstablished: null, loadPodCreated: null, loadSteady: null, acted: null, rolloutComplete: null, loadEnded: null };
   let acted: VerificationObservation['acted'] = null;
   let progressCondition: string | null = null;
-  const liveReads: LiveRead[] = [];
+  const liveReads = new LiveReads({ cluster, namespace: ns, clock });
   const followers = new Map<string, { pod: string; follower: LogFollower }>();
-  const pendingReads = new Set<Promise<unknown>>();
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
   let phase = 'starting';
   let cleanup: Observation['cleanup'] = [];
@@ -169,19 +158,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
         .then(() => follower.waitForEnd(bounds.loadMs), () => false)
         .finally(() => watches.poke());
     }
-    if (event.role !== 'load' && event.deletionTimestamp && !liveReads.some((r) => r.uid === uid || r.pod === event.name)) {
-      const placeholder: LiveRead = { pod: event.name, at: clock.now(), after: { resourceVersion: event.resourceVersion }, found: false, uid: null, resourceVersion: null, deletionTimestamp: null, terminationGracePeriodSeconds: null, templateHash: null, containers: [] };
-      liveReads.push(placeholder);
-      const live = readPod(cluster, ns, event.name).then((p) => {
-        Object.assign(placeholder, {
-          at: clock.now(), found: p !== null && p.metadata?.uid === uid, uid: p?.metadata?.uid ?? null, resourceVersion: p?.metadata?.resourceVersion ?? null,
-          deletionTimestamp: apiTimeString(p?.metadata?.deletionTimestamp), terminationGracePeriodSeconds: p?.spec?.terminationGracePeriodSeconds ?? null,
-          templateHash: p?.metadata?.labels?.['pod-template-hash'] ?? null, containers: p ? liveContainers(JSON.parse(JSON.stringify(p.spec))) : [],
-        });
-      }, () => { /* the read failed: the placeholder stays not found */ });
-      pendingReads.add(live);
-      void live.finally(() => pendingReads.delete(live));
-    }
+    if (event.role !== 'load' && event.deletionTimestamp) liveReads.start(event.name, uid, event.resourceVersion, { at: event.receivedAt, pod });
   };
 
   const loadLog = () => (objects.loadPod ? followers.get(objects.loadPod.uid)?.follower ?? null : null);
@@ -325,9 +302,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     clearInterval(poker);
     onPhase('cleaning up');
     cleanup = await cleaner.run();
-    const settle = new AbortController();
-    await Promise.race([Promise.allSettled([...pendingReads]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
-    settle.abort();
+    await liveReads.settle();
     watches.stop();
     watches.keepOwnEvents();
     if (run.complete && cleanup.some((c) => !c.ok)) {
@@ -346,7 +321,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   evidence.loadLog = objects.loadPod && followers.has(objects.loadPod.uid) ? logOf(objects.loadPod.uid) : null;
   const observation: VerificationObservation = {
     schemaVersion: VERIFICATION_SCHEMA_VERSION, kind: VERIFICATION_KIND, run, request,
-    target: { ...read.target, service }, objects, acted, timeline, progressCondition, liveReads, evidence, cleanup,
+    target: { ...read.target, service }, objects, acted, timeline, progressCondition, liveReads: liveReads.settled(), evidence, cleanup,
   };
   return { observation, failure };
 }

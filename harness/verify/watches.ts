@@ -2,11 +2,11 @@
 // anything is done: the Deployment, its ReplicaSets, its pods, the load pod, the Service's
 // EndpointSlices and the namespace's pod Events. Each event is kept compactly with the harness time
 // it arrived, and each watch's own life (a gap is evidence too). Each collection is listed first.
-import { COLLECTIONS, collectionVersion, type Cluster, WatchStream, withRetry } from '../kube/index.ts';
+import { COLLECTIONS, collectionVersion, withRetry } from '../kube/index.ts';
 import { getText } from '../kube/http.ts';
 import type { RolloutPodEvent } from '../observation-rollout.ts';
-import { apiTimeString, type RunClock } from '../run/clock.ts';
-import { deploymentEvent, podEvent, replicaSetEvent, sliceEvent, Waiters } from '../run/rollout-watch.ts';
+import { apiTimeString } from '../run/clock.ts';
+import { ObjectWatches, podEvent } from '../run/rollout-watch.ts';
 import { needing } from './kube.ts';
 import type { VerificationObservation } from './observation.ts';
 
@@ -23,26 +23,9 @@ export interface WatchTargets {
   service: string;
 }
 
-export class VerifyWatches {
+export class VerifyWatches extends ObjectWatches<Resource, Evidence> {
   readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], kubeEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
-  deployment: Raw | null = null;
   onPod: (pod: Raw, event: RolloutPodEvent) => void = () => {};
-  private readonly streams: WatchStream<Raw>[] = [];
-  private readonly waiters = new Waiters(() => this.gaveUp);
-
-  private readonly cluster: Cluster;
-  private readonly namespace: string;
-  private readonly clock: RunClock;
-
-  constructor(cluster: Cluster, namespace: string, clock: RunClock) {
-    this.cluster = cluster;
-    this.namespace = namespace;
-    this.clock = clock;
-  }
-
-  get gaveUp(): boolean {
-    return this.evidence.watchLifecycle.some((l) => l.event === 'gave-up');
-  }
 
   async start(t: WatchTargets): Promise<void> {
     const ns = this.namespace;
@@ -65,33 +48,22 @@ export class VerifyWatches {
         from = list.metadata?.resourceVersion ?? '0';
         for (const item of list.items ?? []) this.take(resource, 'ADDED', item);
       }
-      const stream = new WatchStream<Raw>(this.cluster, { path, query }, from, {
-        event: (type, object) => this.take(resource, type, object),
-        life: (event, resourceVersion, detail) => {
-          this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
-          this.waiters.wake();
-        },
-      });
-      this.streams.push(stream);
-      await stream.start();
+      await this.watch(resource, path, query, from);
     }));
   }
 
-  private take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
+  protected take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
     const receivedAt = this.clock.now();
     const base = { type, resourceVersion: String(o.metadata?.resourceVersion ?? ''), receivedAt };
-    if (resource === 'deployments') {
-      this.deployment = o;
-      this.evidence.deploymentEvents.push(deploymentEvent(base, o));
-    } else if (resource === 'replicasets') {
-      this.evidence.replicaSetEvents.push(replicaSetEvent(base, o));
-    } else if (resource === 'pods' || resource === 'load') {
+    if (this.takeObject(resource, base, o)) {
+      this.waiters.wake();
+      return;
+    }
+    if (resource === 'pods' || resource === 'load') {
       // A team's pods carry no termlab role label: the watch they came from says which is the load.
       const event = podEvent(type, o, receivedAt, resource === 'load' ? 'load' : 'other');
       this.evidence.podEvents.push(event);
       this.onPod(o, event);
-    } else if (resource === 'endpointslices') {
-      this.evidence.sliceEvents.push(sliceEvent(base, o));
     } else if (type !== 'DELETED') {
       this.evidence.kubeEvents.push({
         receivedAt, type: o.type ?? null, reason: o.reason ?? null, message: o.message ?? null,
@@ -99,19 +71,6 @@ export class VerifyWatches {
         firstTimestamp: apiTimeString(o.firstTimestamp), eventTime: o.eventTime ? String(o.eventTime instanceof Date ? o.eventTime.toISOString() : o.eventTime) : null,
       });
     }
-    this.waiters.wake();
-  }
-
-  waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return this.waiters.waitFor(test, timeoutMs, signal);
-  }
-
-  poke(): void {
-    this.waiters.wake();
-  }
-
-  stop(): void {
-    for (const s of this.streams) s.stop();
     this.waiters.wake();
   }
 

@@ -92,6 +92,12 @@ describe('tampering: the request against the server and the client', () => {
     o.request.doneSeen = false;
     expect(check(o, 'evidence.request-record').status).toBe('fail');
   });
+  it('"rejected" with a done line seen: a 503 is answered before any work, so nothing wrote one (as a retry attempt\'s record is checked)', () => {
+    const o = example('rejected-503');
+    expect(check(o, 'evidence.request-record').status).toBe('pass');
+    o.request = { ...o.request, doneSeen: true, done: { bytes: o.request.bytes, sha256: o.request.sha256 ?? '0'.repeat(64) }, sha256: o.request.sha256 ?? '0'.repeat(64) };
+    expect(check(o, 'evidence.request-record')).toMatchObject({ status: 'fail', reason: 'the request is recorded as rejected, but a done line vouching for its bytes was seen' });
+  });
   it('a byte count the work asked for cannot write', () => {
     const o = buildObservation({ ...BASE_SCENARIO, terminationGracePeriodSeconds: 15 });
     o.request.bytes = 5_000_000;

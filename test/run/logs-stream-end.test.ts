@@ -2,10 +2,9 @@
 // and records nothing when the harness stopped it or the API cut it for good: the fidelity comparison times the
 // kubelet's removal of a container from that end, so an end the harness made must never look like one.
 import { createServer, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiHealth, type Cluster } from '../../harness/kube/index.ts';
+import { standInCluster } from '../support/stand-in-api.ts';
+import type { Cluster } from '../../harness/kube/index.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { LogFollower } from '../../harness/run/logs.ts';
 
@@ -30,12 +29,7 @@ beforeAll(async () => {
     waiting.get(pod)?.();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
-  });
-  cluster = { kc, core: kc.makeApiClient(k8s.CoreV1Api), context: 'x', server: kc.getCurrentCluster()!.server, serverVersion: null, contextNamespace: null, health: new ApiHealth() };
+  cluster = standInCluster(server);
 });
 afterAll(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
 

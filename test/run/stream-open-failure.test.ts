@@ -2,10 +2,10 @@
 // it was classed final and shown as "[object Object]" (seen in test/sim/port-reuse.test.ts under load),
 // so a connection reset while opening a port-forward was never tried again.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { standInKubeConfig } from '../support/stand-in-api.ts';
 import { classify } from '../../harness/kube/failures.ts';
 
 let server: Server;
@@ -21,11 +21,7 @@ beforeAll(async () => {
     socket.end(`HTTP/1.1 ${status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
-  });
+  kc = standInKubeConfig(server);
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

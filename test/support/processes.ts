@@ -1,4 +1,4 @@
-// Real child processes for tests: line-by-line JSON events and an exit promise to wait on.
+// Real child processes for tests: line-by-line JSON events and an exit promise (output complete) to wait on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -44,9 +44,11 @@ export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv = 
     for (const wake of waiters) wake();
   });
   const exited = new Promise<Exit>((resolve) => {
-    child.on('exit', (code, signal) => {
-      // Let readline flush the last lines before anyone reads the events.
-      setImmediate(() => { resolve({ code, signal }); for (const wake of waiters) wake(); });
+    // 'close', not 'exit': it comes once stdout and stderr have ended too, so every line and all of stderr are in
+    // (readline hands over its last line on stdout's end). After 'exit' the pipes may still hold output.
+    child.on('close', (code, signal) => {
+      resolve({ code, signal });
+      for (const wake of waiters) wake();
     });
   });
   let hasExited = false;
