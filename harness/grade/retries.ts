@@ -216,10 +216,16 @@ function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string
   for (const a of x.attempts) {
     const e = effectOf(a);
     const pod = pods[a.target];
-    const made = e ? (e.event === 'applied' ? `the effect ran at ${secondsAfter(start, e.time)} on ${pod}` : `the ledger answered ${pod}'s effect at ${secondsAfter(start, e.time)} already-applied (the same idempotency key)`) : null;
+    const made = e ? (e.event === 'applied' ? `the effect ran at ${secondsAfter(start, e.time)} on ${pod}` : `the ledger answered the effect from ${pod} at ${secondsAfter(start, e.time)} already-applied (the same idempotency key)`) : null;
     const how = a.outcome === 'cut' ? `was cut at ${endOf(a)}${a.target === 'deleted' && f.o.finalState?.exitCode === 137 ? ' by SIGKILL' : ''}` : `${a.outcome} at ${endOf(a)}`;
     if (a.n === 1) parts.push(`${made ? `${made}, ` : ''}attempt 1 ${how}${made ? '' : ` on ${pod}${f.o.scenario.effect === 'end' && a.outcome === 'cut' ? ' before its work\'s end, where the effect is' : ''}`}`);
-    else parts.push(`${a.n === 2 ? 'the retry' : `retry ${a.n - 1}`} ${made ? (e!.event === 'applied' ? `ran it ${x.ledger.effects.indexOf(e!) > 0 ? 'again ' : ''}at ${secondsAfter(start, e!.time)} on ${pod}` : made.replace(/^the ledger answered /, 'reached the ledger, which answered ')) : `on ${pod} made no effect`} and ${a.outcome === 'completed' ? 'completed' : how}`);
+    else {
+      const who = a.n === 2 ? 'the retry' : `retry ${a.n - 1}`;
+      const end = a.outcome === 'completed' ? 'completed' : how;
+      if (!e) parts.push(`${who} on ${pod} made no effect and ${end}`);
+      else if (e.event === 'applied') parts.push(`${who} ran it ${x.ledger.effects.indexOf(e) > 0 ? 'again ' : ''}at ${secondsAfter(start, e.time)} on ${pod} and ${end}`);
+      else parts.push(`${who} on ${pod} reached the ledger at ${secondsAfter(start, e.time)} with the same idempotency key, was answered already-applied and ${end}`);
+    }
   }
   if (x.attempts.length === 1 && first.outcome === 'completed') parts.push('nothing to retry');
   const count = countOf(x);

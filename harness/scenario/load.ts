@@ -59,16 +59,17 @@ function unknownField(file: YamlFile, path: string): TermlabError | null {
   if (!Array.isArray(scenarios)) return null;
   for (const [i, entry] of scenarios.entries()) {
     if (!entry || typeof entry !== 'object') continue;
-    const checks: [readonly PropertyKey[], object, string[], string][] = [[['scenarios', i], entry, SCENARIO_FIELDS, 'a scenario field']];
+    // [where, the object, its known keys, the field's kind]: "`x` is not a retry field (the retry fields: …)".
+    const checks: [readonly PropertyKey[], object, string[], string][] = [[['scenarios', i], entry, SCENARIO_FIELDS, 'scenario']];
     const preStop = (entry as { preStop?: unknown }).preStop;
-    if (preStop && typeof preStop === 'object') checks.push([['scenarios', i, 'preStop'], preStop, PRESTOP_FIELDS, 'a preStop field']);
+    if (preStop && typeof preStop === 'object') checks.push([['scenarios', i, 'preStop'], preStop, PRESTOP_FIELDS, 'preStop']);
     const retry = (entry as { retry?: unknown }).retry;
-    if (retry && typeof retry === 'object' && !Array.isArray(retry)) checks.push([['scenarios', i, 'retry'], retry, RETRY_FIELDS, 'a retry field']);
+    if (retry && typeof retry === 'object' && !Array.isArray(retry)) checks.push([['scenarios', i, 'retry'], retry, RETRY_FIELDS, 'retry']);
     for (const [at, object, known, what] of checks) {
       for (const key of Object.keys(object)) {
         if (known.includes(key)) continue;
         const near = nearest(key, known);
-        return new TermlabError('SCENARIO_INVALID', `${path}: ${place(file, [...at, key])}: \`${key}\` is not ${what}${near ? `; did you mean \`${near}\`?` : ` (${what}s: ${known.join(', ')})`}`, { source: path });
+        return new TermlabError('SCENARIO_INVALID', `${path}: ${place(file, [...at, key])}: \`${key}\` is not a ${what} field${near ? `; did you mean \`${near}\`?` : ` (the ${what} fields: ${known.join(', ')})`}`, { source: path });
       }
     }
   }

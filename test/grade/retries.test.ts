@@ -36,7 +36,9 @@ describe('the recorded retry runs grade as the retries model says', () => {
 
   it('names the cause with times: the effect on pod A, the SIGKILL, the retry on pod B doing it again', () => {
     expect(grade(fixture('retry-doubles-effect')).explanation).toMatch(/the effect ran at \d+\.\d\d s on pod A \(tl-retry-doubles-effect-\w+\), attempt 1 was cut at \d+\.\d\d s by SIGKILL, the retry ran it again at \d+\.\d\d s on pod B \(tl-retry-doubles-effect-\w+-b\) and completed: 2 effect\(s\) for one request/);
-    expect(grade(fixture('retry-with-key')).explanation).toMatch(/already-applied \(the same idempotency key\) and completed: 1 effect\(s\) for one request, 1 answered already-applied/);
+    // One sentence a reader can follow: the retry on pod B, not "which answered pod B (…)'s effect".
+    expect(grade(fixture('retry-with-key')).explanation).toMatch(/attempt 1 was cut at \d+\.\d\d s by SIGKILL, the retry on pod B \(tl-retry-with-key-\w+-b\) reached the ledger at \d+\.\d\d s with the same idempotency key, was answered already-applied and completed: 1 effect\(s\) for one request, 1 answered already-applied/);
+    expect(grade(fixture('retry-with-key')).explanation).not.toMatch(/\)'s /);
     const atEnd = grade(fixture('retry-effect-at-end'));
     expect(atEnd.explanation).toMatch(/before its work's end, where the effect is, the retry ran it at .* 1 effect\(s\) for one request; that is luck, not design: with the effect one line earlier .* 2 effects/);
     expect(atEnd.retries!.counterfactual).not.toBeNull();

@@ -26,6 +26,8 @@ describe('retry scenarios', () => {
 
   it('names a misspelt retry field, a bad value and a bad effect point by the scenario', async () => {
     await expect(loadScenarios(file(['    effect: start', '    retry: { attempts: 2, backoff: 500, on: [cut], idempotencyKey: false }']))).rejects.toThrow(/scenario "retry-a": retry\.backoff \(line 9\): `backoff` is not a retry field; did you mean `backoffMs`\?/);
+    // With no near name, the known ones are listed: "(the retry fields: …)", not "(a retry fields: …)".
+    await expect(loadScenarios(file(['    effect: start', '    retry: { attempts: 2, backoffMs: 500, on: [cut], idempotencyKey: false, zzzq: 1 }']))).rejects.toThrow(/retry\.zzzq \(line 9\): `zzzq` is not a retry field \(the retry fields: attempts, backoffMs, on, idempotencyKey\)$/);
     await expect(loadScenarios(file(['    effect: start', '    retry: { attempts: 9, backoffMs: 500, on: [cut], idempotencyKey: false }']))).rejects.toThrow(/scenario "retry-a": retry\.attempts \(line 9\): Too big/);
     await expect(loadScenarios(file(['    effect: start', '    retry: { attempts: 2, backoffMs: 500, on: [timeout], idempotencyKey: false }']))).rejects.toThrow(/scenario "retry-a": retry\.on\.0 \(line 9\): Invalid option: expected one of "cut"\|"rejected"\|"5xx"/);
     await expect(loadScenarios(file(['    effect: middle', '    retry: { attempts: 2, backoffMs: 500, on: [cut], idempotencyKey: false }']))).rejects.toThrow(/scenario "retry-a": effect \(line 8\): Invalid option/);
