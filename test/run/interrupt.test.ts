@@ -95,7 +95,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
 // A terminal's Ctrl-C reaches every process of the group: through `npx tsx` the CLI got it more than once
 // (npx forwards it to tsx, tsx relays it) and quit at once as if Ctrl-C had been pressed twice, leaving the
 // ledger, the standby and the deleted pod behind. One Ctrl-C, however many times it arrives, stops cleanly.
-describe.concurrent('one Ctrl-C delivered twice during a retries run', () => {
+describe('one Ctrl-C delivered twice during a retries run', () => {
   const retryScenario = (cwd: string) => {
     writeFileSync(join(cwd, 'retry.yaml'), `scenarios:
   - { name: retry-doubles-effect, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 2, workMs: 8000, deleteDelayMs: 1000, effect: start, retry: { attempts: 2, backoffMs: 500, on: [cut, 5xx], idempotencyKey: false } }
