@@ -11,6 +11,8 @@ import { HARNESS_VERSION } from './version.ts';
 export const loadSim = () => import('../cluster/sim/index.ts');
 
 const commands = createCommands(loadSim);
+/** How long after a Ctrl-C another SIGINT or SIGTERM still counts as the same one, relayed by a launcher. */
+const SAME_INTERRUPT_MS = 1000;
 
 function usage(): string {
   return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',
@@ -40,9 +42,17 @@ export async function main(argv: string[]): Promise<number> {
   const command = commands.find((c) => c.name === name);
   if (!command) { io.err(`termlab: unknown command ${JSON.stringify(name)}\n\n${usage()}`); return EXIT.badInput; }
   if (wantsHelp(rest)) { io.out(helpOf(command)); return EXIT.ok; }
-  let interrupts = 0;
+  // One Ctrl-C can arrive more than once: a terminal signals the whole process group, and a launcher in
+  // it (npx forwards to its child, tsx relays to its own) sends it again. A second signal within this
+  // window is that same Ctrl-C, not the user's second one: the run still stops cleanly.
+  let firstInterrupt: number | null = null;
   const onSigint = () => {
-    if (++interrupts > 1) process.exit(EXIT.interrupted);
+    const now = performance.now();
+    if (firstInterrupt !== null) {
+      if (now - firstInterrupt > SAME_INTERRUPT_MS) process.exit(EXIT.interrupted);
+      return;
+    }
+    firstInterrupt = now;
     io.err('\ntermlab: stopping cleanly (Ctrl-C again to quit at once)\n');
     abort.abort(new Error('interrupted'));
   };

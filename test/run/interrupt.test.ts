@@ -9,16 +9,27 @@ import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
-/** A real `termlab` process, sent Ctrl-C (SIGINT) once its output shows `ready`. */
-function interruptWhen(args: string[], cwd: string, ready: (stdout: string) => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A real `termlab` process, sent Ctrl-C (SIGINT) once its output shows `ready`. `how`: `once` to the CLI;
+ * `relayed` to the CLI, then again once it says it is stopping (as tsx relays a Ctrl-C the CLI already got);
+ * `group` to the whole process group, as a terminal sends it, with `command` the launcher (npx tsx …) leading it.
+ */
+function interruptWhen(args: string[], cwd: string, ready: (stdout: string) => boolean, how: 'once' | 'relayed' | 'group' = 'once', command = process.execPath): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: how === 'group' });
   let stdout = '';
   let stderr = '';
   let interrupted = false;
-  child.stderr.on('data', (c: Buffer) => { stderr += c; });
+  let relayed = false;
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c;
+    if (how === 'relayed' && interrupted && !relayed && stderr.includes('stopping cleanly')) { relayed = true; child.kill('SIGINT'); }
+  });
   child.stdout.on('data', (c: Buffer) => {
     stdout += c;
-    if (!interrupted && ready(stdout)) { interrupted = true; child.kill('SIGINT'); }
+    if (interrupted || !ready(stdout)) return;
+    interrupted = true;
+    if (how === 'group') process.kill(-child.pid!, 'SIGINT');
+    else child.kill('SIGINT');
   });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
@@ -78,5 +89,34 @@ describe.concurrent('Ctrl-C during termlab run', () => {
     const pack = await runCli(['pack', runDir!, '-o', join(cwd, 'out.tar.gz')]);
     expect(pack.code, pack.stderr).toBe(2);
     expect(pack.stderr).toMatch(/was interrupted \(Ctrl-C\).*: an interrupted run cannot be handed in/);
+  });
+});
+
+// A terminal's Ctrl-C reaches every process of the group: through `npx tsx` the CLI got it more than once
+// (npx forwards it to tsx, tsx relays it) and quit at once as if Ctrl-C had been pressed twice, leaving the
+// ledger, the standby and the deleted pod behind. One Ctrl-C, however many times it arrives, stops cleanly.
+describe('one Ctrl-C delivered twice during a retries run', () => {
+  const retryScenario = (cwd: string) => {
+    writeFileSync(join(cwd, 'retry.yaml'), `scenarios:
+  - { name: retry-doubles-effect, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 2, workMs: 8000, deleteDelayMs: 1000, effect: start, retry: { attempts: 2, backoffMs: 500, on: [cut, 5xx], idempotencyKey: false } }
+`);
+    return join(cwd, 'retry.yaml');
+  };
+  it.each([
+    ['relayed to the CLI once it is stopping', 'relayed', process.execPath, [join(repoRoot, 'bin', 'termlab.js')]],
+  ] as const)('%s: exits 130 as interrupted, its observation written, no pod left', async (_name, how, command, launcher) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-twice-'));
+    const owner = `ctrl-c-${how}`;
+    const out = join(cwd, 'run');
+    const { code, stdout, stderr } = await interruptWhen([...launcher, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', retryScenario(cwd), '--owner', owner, '--out', out], repoRoot,
+      (seen) => seen.includes('  request in flight'), how, command);
+    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+    expect(code, shown).toBe(130);
+    expect(stdout, shown).toMatch(/interrupted: this run is recorded as interrupted[\s\S]*exit 130: interrupted/);
+    const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
+    expect(files, shown).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(out, files[0]!), 'utf8')).run.incompleteReason).toMatch(/^interrupted \(Ctrl-C\)/);
+    const left = () => cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: `termlab.io/owner=${owner}` }).then((l) => l.items.length);
+    await expect.poll(left, { timeout: 20_000 }).toBe(0);
   });
 });
