@@ -1,7 +1,7 @@
 // One scenario run, reduced to what the fidelity comparison looks at. Pure: observation in, summary out.
 import { z } from 'zod';
 import type { Observation } from '../../harness/observation.ts';
-import { ledgerLines } from '../../harness/grade/retries.ts';
+import { ledgerEffectCount, ledgerLines } from '../../harness/grade/retries.ts';
 import { parseLabLogLines } from '../../harness/observation-timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 import { HOLD_FINALIZER } from '../../harness/safety/labels.ts';
@@ -159,11 +159,10 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
 /** The attempts as the client recorded them, and the ledger's effects counted from its log (not the runner's count). */
 function retriesSummary(o: Observation): RunSummary['retries'] {
   if (!o.retries) return null;
-  const { effects } = ledgerLines(o.retries);
-  const count = (event: string) => effects.filter((e) => e.event === event).length;
+  const count = ledgerEffectCount(ledgerLines(o.retries));
   return {
     attempts: o.retries.attempts.map((a) => `${a.target} ${a.outcome}`).join(' → '),
-    effects: `${count('applied')} applied, ${count('already-applied')} already applied`,
+    effects: `${count.applied} applied, ${count.alreadyApplied} already applied`,
   };
 }
 

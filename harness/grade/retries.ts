@@ -141,7 +141,9 @@ function clockProblem(lines: readonly { time: unknown; mono: unknown }[], whose:
 }
 
 /** The ledger's count from its own lines. */
-const countOf = (x: RetryFacts) => ({ applied: x.ledger.effects.filter((e) => e.event === 'applied').length, alreadyApplied: x.ledger.effects.filter((e) => e.event === 'already-applied').length });
+/** The ledger's applied records and already-applied answers, from its effect lines (the fidelity summary counts the same). */
+export const ledgerEffectCount = (ledger: RetryFacts['ledger']) => ({ applied: ledger.effects.filter((e) => e.event === 'applied').length, alreadyApplied: ledger.effects.filter((e) => e.event === 'already-applied').length });
+const countOf = (x: RetryFacts) => ledgerEffectCount(x.ledger);
 
 /** evidence.ledger: the ledger's records against the file's count, the attempts and every server's effect lines. */
 function ledgerCheck(f: Facts, x: RetryFacts): Check {
