@@ -1,7 +1,7 @@
 // The two sides side by side: per scenario, the categorical results (the value most repetitions
 // gave) and the median and spread of each offset. Pure.
 import { REAL_NODE_TIMING } from '../sim/pleg.ts';
-import { OFFSETS, type OffsetName, type RunSummary, type SideFile } from './summary.ts';
+import { DIED_TWIN, OFFSETS, type OffsetName, type RunSummary, type SideFile } from './summary.ts';
 
 /** Two medians further apart than this disagree (seconds). */
 export const MEDIAN_TOLERANCE_SECONDS = 0.3;
@@ -43,7 +43,20 @@ export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: numb
  * matrix: the median of every run of each side, within the tolerance (n≈57 a side: a relist phase no longer decides
  * it, while a per-scenario window would pass a side that always ends at the far edge).
  */
-export const MATRIX_WIDE: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
+export const MATRIX_WIDE: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted', 'diedToEnded'];
+
+/**
+ * An end is judged by the container's death where both sides know it on every run that saw the end (DIED_TWIN): the
+ * kubelet's rules decide the death; the runtime's teardown after it, which the node's load stretches, is judged over
+ * the whole matrix (MATRIX_WIDE's diedToEnded). Elsewhere (the OOM killer's kill, older records) by the end seen.
+ */
+export function byDeath(compared: OffsetName[], s: SideResult, n: SideResult): OffsetName[] {
+  return compared.map((name) => {
+    const twin = DIED_TWIN[name];
+    const known = (r: SideResult) => twin !== undefined && r.offsets[twin] !== null && r.offsets[twin]!.n === r.offsets[name]?.n;
+    return twin && known(s) && known(n) ? twin : name;
+  });
+}
 
 export interface MatrixWide { offset: OffsetName; sim: OffsetStats | null; node: OffsetStats | null; disagrees: boolean }
 
@@ -190,7 +203,8 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
     const first = n ?? s;
     const cut = first?.outcome === 'cut' && !first.workCompleted;
     const sidecar = first?.sidecar ? { native: first.sidecar.startsWith('native') } : null;
-    const compared = comparedOffsets(rule, cut, Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd), sidecar);
+    const byEnd = comparedOffsets(rule, cut, Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd), sidecar);
+    const compared = s && n ? byDeath(byEnd, s, n) : byEnd;
     const proberCompared = unhealthyCompared(simRuns, nodeRuns);
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {

@@ -1,6 +1,6 @@
 // fidelity.md: per scenario, both sides and their difference.
 import { compareRule, MEDIAN_TOLERANCE_SECONDS, PROBER_REASON, TICKER_WINDOWS, type MatrixWide, type ScenarioComparison, type SideResult } from './compare.ts';
-import { OFFSET_LABELS, OFFSETS, type SideFile } from './summary.ts';
+import { DIED_TWIN, OFFSET_LABELS, OFFSETS, type OffsetName, type SideFile } from './summary.ts';
 
 const seconds = (v: number) => `${v.toFixed(2)}s`;
 
@@ -26,9 +26,11 @@ const SUMMARY_OFFSETS = ['hookStart', 'term', 'ended', 'deleted'] as const;
 const REACTION_RULE_WINDOWS = new Set(['reaction', 'endedToLogEnd', 'releasedToDeleted']);
 /** The summary table's four offsets for one scenario, under its rule. */
 function summaryOffsets(c: ScenarioComparison): (keyof SideResult['offsets'])[] {
-  if (c.rule === 'delete') return [...SUMMARY_OFFSETS];
+  // An end judged by the container's death shows its death.
+  const judged = (name: OffsetName): OffsetName => { const twin = DIED_TWIN[name]; return twin && c.compared.includes(twin) ? twin : name; };
+  if (c.rule === 'delete') return SUMMARY_OFFSETS.map(judged);
   const end = (['deleted', 'endedToLogEnd', 'endedToDeleted'] as const).find((n) => c.compared.includes(n)) ?? 'endedToDeleted';
-  return ['reaction', 'reactionToTerm', c.compared.includes('reactionToEnded') ? 'reactionToEnded' : 'ended', end];
+  return ['reaction', 'reactionToTerm', judged(c.compared.includes('reactionToEnded') || c.compared.includes('reactionToDied') ? 'reactionToEnded' : 'ended'), end];
 }
 const RULE_TEXT = {
   delete: 'Offsets are seconds after the harness issued the delete: median (min–max, n); a pod the kubelet ended on its own before the delete (activeDeadlineSeconds) is timed from its deadline and its verdict instead.',
@@ -44,7 +46,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], matrixWide: Ma
     `# Fidelity: the simulated cluster against the real node${node.runs.length ? ` (Kubernetes ${node.cluster})` : ''}`,
     '',
     `Written by \`npm run fidelity\`. ${[sim, node].map((f) => `${f.side === 'sim' ? 'Simulated side' : 'Real side'}: ${f.runs.length ? `${f.cluster}, recorded ${f.recordedAt}` : 'not recorded'}`).join('. ')}.`,
-    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason, event reasons, a sidecar's kind, exit code and reason, or a retry scenario's attempts (each one's pod and end) and the ledger's effects differ (${PROBER_REASON}, the readiness prober's, only where every run had the lab port closed for a probe period while the container ran: elsewhere its ticker's phase, or at start-up its first run's race with the status manager, decides it), or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || !REACTION_RULE_WINDOWS.has(n)).map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance.`,
+    `Each scenario ran ${Math.max(0, ...comparisons.map((c) => Math.max(c.sim?.runs ?? 0, c.node?.runs ?? 0)))} times per side. ${RULE_TEXT[rule]} The sides disagree when outcome, exit code, reason, event reasons, a sidecar's kind, exit code and reason, or a retry scenario's attempts (each one's pod and end) and the ledger's effects differ (${PROBER_REASON}, the readiness prober's, only where every run had the lab port closed for a probe period while the container ran: elsewhere its ticker's phase, or at start-up its first run's race with the status manager, decides it), or a median differs by more than ${MEDIAN_TOLERANCE_SECONDS * 1000} ms; an offset a kubelet ticker's phase decides (${Object.entries(TICKER_WINDOWS).filter(([n]) => rule === 'reaction' || !REACTION_RULE_WINDOWS.has(n)).map(([n, w]) => `${OFFSET_LABELS[n as keyof typeof OFFSET_LABELS]}: ${w!.why}`).join('; ')}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance. A container's end is judged by its death where both sides know it on every run (its own exit line, else the runtime's SIGKILL: the simulator's record, containerd's "Kill container" on the node), and the runtime's teardown from that death to the end seen (StopContainer's exit handling, StopPodSandbox, the status write), which the node's own load stretches, over the whole matrix; an end nothing dates (the OOM killer's) by the end seen.`,
     '',
     `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
@@ -54,7 +56,7 @@ export function renderFidelity(comparisons: ScenarioComparison[], matrixWide: Ma
     ] : []),
     `Exec hook: from the kubelet's launch to the hook's first line (on the node this includes the CRI exec through containerd and runc): sim ${hook.lag.sim}; real node ${hook.lag.node}. The hook process's age at that line, counted from the process's creation (on the node that includes runc init before the hook is exec'd; 10 ms steps): sim ${hook.own.sim}; real node ${hook.own.node}.`,
     '',
-    `| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | ${rule === 'delete' ? 'Δ hook start | Δ TERM | Δ ended | Δ DELETED' : `reaction | Δ reaction→TERM | Δ ended | Δ ended→${comparisons.some((c) => c.compared.includes('endedToLogEnd')) ? 'log end' : 'DELETED'}`} |`,
+    `| scenario | agree | sim: outcome / exit / reason | node: outcome / exit / reason | ${rule === 'delete' ? 'Δ hook start | Δ TERM | Δ ended (or died) | Δ DELETED' : `reaction | Δ reaction→TERM | Δ ended (or died) | Δ ended→${comparisons.some((c) => c.compared.includes('endedToLogEnd')) ? 'log end' : 'DELETED'}`} |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...comparisons.map((c) => `| ${c.scenario} | ${c.disagreements.length ? 'no' : 'yes'} | ${brief(c.sim)} | ${brief(c.node)} | ${summaryOffsets(c).map((n) => difference(c, n) || '–').join(' | ')} |`),
   ];

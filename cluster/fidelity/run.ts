@@ -21,9 +21,10 @@ import { newRunId } from '../../harness/safety/labels.ts';
 import { DEFAULT_KUBE_VERSION, paths } from '../node/layout.ts';
 import { upVersion } from '../node/versions.ts';
 import { compareMatrixWide, compareSides, stats } from './compare.ts';
+import { containerdKills } from './containerd-log.ts';
 import { kubeletHookLaunches } from './kubelet-log.ts';
 import { renderFidelity } from './report.ts';
-import { SideFileSchema, summarize, type RunSummary, type SideFile } from './summary.ts';
+import { SideFileSchema, summarize, type Kills, type RunSummary, type SideFile } from './summary.ts';
 
 const EDGE_SCENARIOS = resolve('manifests/fidelity-edge.yaml');
 // Pods with a proxy sidecar (issue 26): the kubelet's termination order, regular and native.
@@ -62,7 +63,16 @@ async function loadMatrix(): Promise<Scenario[]> {
 }
 
 /** Runs every scenario `repetitions` times, at most `parallel` at once. */
-async function runSide(cluster: Cluster, simulated: boolean, scenarios: Scenario[], hookLaunch: (o: Observation) => number | null | Promise<number | null>): Promise<{ runs: RunSummary[]; observations: Observation[] }> {
+type SideRecords = { hookLaunch: (o: Observation) => number | null; kills: (o: Observation) => Kills };
+
+/** The app's and the sidecar's SIGKILL, by container name, from one side's own record of them. */
+function killsOf(o: Observation, killedAt: (uid: string, container: string) => number | null | undefined): Kills {
+  const named = (role: 'app' | 'sidecar') => o.containers?.find((c) => c.role === role)?.name;
+  const pick = (name: string | undefined) => (o.pod && name ? killedAt(o.pod.uid, name) ?? null : null);
+  return { app: pick(named('app')), sidecar: pick(named('sidecar')) };
+}
+
+async function runSide(cluster: Cluster, simulated: boolean, scenarios: Scenario[], records: () => SideRecords): Promise<{ runs: RunSummary[]; observations: Observation[] }> {
   const template = await loadTemplate();
   const clock = new RunClock();
   const namespace = cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
@@ -76,7 +86,8 @@ async function runSide(cluster: Cluster, simulated: boolean, scenarios: Scenario
         clock, signal: new AbortController().signal, readyTimeoutMs: READY_TIMEOUT_MS, onPhase: () => {},
       }, job.scenario);
       observations.push(o);
-      runs.push(summarize(o, job.rep, await hookLaunch(o)));
+      const side = records();
+      runs.push(summarize(o, job.rep, side.hookLaunch(o), side.kills(o)));
       const r = runs.at(-1)!;
       console.log(`  ${simulated ? 'sim ' : 'node'} #${job.rep} ${job.scenario.name}: ${r.outcome}, exit ${r.exitCode}, ${r.reason}${r.complete ? '' : ` (incomplete: ${r.incompleteReason})`}`);
     }
@@ -100,7 +111,10 @@ if (!values.check && (side === 'sim' || side === 'both')) {
   const sim = await startSimCluster({ kubeVersion: minor });
   try {
     const cluster = await connect({ kubeconfigText: sim.kubeconfig });
-    const { runs, observations } = await runSide(cluster, true, scenarios, (o) => (o.pod ? sim.truth(o.pod.uid)?.hookStartAt ?? null : null));
+    const { runs, observations } = await runSide(cluster, true, scenarios, () => ({
+      hookLaunch: (o) => (o.pod ? sim.truth(o.pod.uid)?.hookStartAt ?? null : null),
+      kills: (o) => killsOf(o, (uid, name) => sim.truth(uid)?.containers?.[name]?.killSentAt),
+    }));
     await writeSide({ side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs }, observations);
   } finally {
     await sim.stop();
@@ -117,7 +131,11 @@ if (!values.check && (side === 'node' || side === 'both')) {
     process.exit(EXIT_USAGE);
   }
   const kubeletLog = join(paths.logs, 'kubelet.log');
-  const { runs, observations } = await runSide(cluster, false, scenarios, async (o) => (o.pod ? kubeletHookLaunches(kubeletLog).get(o.pod.uid) ?? null : null));
+  const containerdLog = join(paths.logs, 'containerd.log');
+  const { runs, observations } = await runSide(cluster, false, scenarios, () => {
+    const [launches, kills] = [kubeletHookLaunches(kubeletLog), containerdKills(containerdLog)];
+    return { hookLaunch: (o) => (o.pod ? launches.get(o.pod.uid) ?? null : null), kills: (o) => killsOf(o, (uid, name) => kills.get(`${uid}/${name}`)) };
+  });
   await writeSide({ side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs }, observations);
   const oom = observations.find((o) => o.run.complete && o.finalState?.reason === 'OOMKilled');
   if (oom) await writeFileAtomic(OOM_EXAMPLE, JSON.stringify(oom, null, 2) + '\n');

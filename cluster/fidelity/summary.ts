@@ -6,7 +6,7 @@ import { parseLabLogLines } from '../../harness/observation-timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 import { HOLD_FINALIZER } from '../../harness/safety/labels.ts';
 
-export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'endedToLogEnd', 'releasedToDeleted', 'sidecarTerm', 'reactionToSidecarTerm', 'sidecarTermToEnded', 'verdict', 'verdictToTerm', 'termToEnded'] as const;
+export const OFFSETS = ['hookStart', 'term', 'ended', 'deleted', 'reaction', 'reactionToTerm', 'reactionToEnded', 'endedToDeleted', 'endedToLogEnd', 'releasedToDeleted', 'sidecarTerm', 'reactionToSidecarTerm', 'sidecarTermToEnded', 'verdict', 'verdictToTerm', 'termToEnded', 'died', 'reactionToDied', 'termToDied', 'sidecarTermToDied', 'diedToEnded'] as const;
 export type OffsetName = (typeof OFFSETS)[number];
 export const OFFSET_LABELS: Record<OffsetName, string> = {
   hookStart: 'delete→hook start', term: 'delete→TERM', ended: 'delete→container ended', deleted: 'delete→DELETED',
@@ -14,7 +14,22 @@ export const OFFSET_LABELS: Record<OffsetName, string> = {
   endedToLogEnd: 'container ended→log stream ended (its removal)', releasedToDeleted: "harness's finalizer removed→DELETED",
   sidecarTerm: 'delete→sidecar TERM', reactionToSidecarTerm: 'reaction→sidecar TERM', sidecarTermToEnded: 'sidecar TERM→sidecar ended',
   verdict: 'deadline→kubelet verdict', verdictToTerm: 'verdict→TERM', termToEnded: 'TERM→container ended',
+  died: 'delete→container died', reactionToDied: 'reaction→container died (cut)', termToDied: 'TERM→container died',
+  sidecarTermToDied: 'sidecar TERM→sidecar died', diedToEnded: 'container died→seen ended (the runtime\'s teardown)',
 };
+
+/**
+ * Each "ended" offset, which the watch's sighting of the end decides, and its "died" twin, which the container's death
+ * decides. Between the two is the runtime's teardown (StopContainer's exit handling, StopPodSandbox's CNI teardown,
+ * the status write): on the v1.37.2 node 0.12-1.36 s, median 0.40, over 48 ends in one matrix, longer as the node is
+ * busier (containerd's log: each step stretches), so a scenario's median of three lands anywhere in it.
+ */
+export const DIED_TWIN: Partial<Record<OffsetName, OffsetName>> = {
+  ended: 'died', reactionToEnded: 'reactionToDied', termToEnded: 'termToDied', sidecarTermToEnded: 'sidecarTermToDied',
+};
+
+/** When a run's containers died, wall ms, from the side's own runtime record of a SIGKILL (null when it sent none or it is unknown). */
+export interface Kills { app: number | null; sidecar: number | null }
 
 export const RunSummarySchema = z.object({
   scenario: z.string(),
@@ -44,6 +59,10 @@ export const RunSummarySchema = z.object({
     // end (the watch) after it.
     sidecarTerm: z.number().nullable().optional(), reactionToSidecarTerm: z.number().nullable().optional(),
     sidecarTermToEnded: z.number().nullable().optional(),
+    // The same ends by the container's death (its exit line, else the runtime's SIGKILL; absent in older files and
+    // where neither is known, as for the OOM killer's), and the runtime's teardown after it (DIED_TWIN).
+    died: z.number().nullable().optional(), reactionToDied: z.number().nullable().optional(), termToDied: z.number().nullable().optional(),
+    sidecarTermToDied: z.number().nullable().optional(), diedToEnded: z.number().nullable().optional(),
   }),
   /** The app's log says it completed the request: its end followed its work, whatever the client got through a proxy. Absent in older files. */
   workCompleted: z.boolean().optional(),
@@ -101,7 +120,7 @@ function kubeletVerdict(o: Observation): { at: number; deadline: number } | null
   return { at: Date.parse(verdict.receivedAt.wall), deadline };
 }
 
-export function summarize(o: Observation, repetition: number, hookLaunchedAt: number | null): RunSummary {
+export function summarize(o: Observation, repetition: number, hookLaunchedAt: number | null, kills: Kills = { app: null, sidecar: null }): RunSummary {
   const t = o.timeline;
   const origin = t.deleteIssued ? Date.parse(t.deleteIssued.at.wall) : null;
   const between = (from: number | null, to: number | null) => (from === null || to === null ? null : round((to - from) / 1000));
@@ -118,6 +137,10 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
   const reactionAt = hookLine ?? (termAt === null ? null : preStop.kind === 'sleep-action' ? termAt - preStop.seconds * 1000 : termAt);
   const proxy = o.containers?.find((c) => c.role === 'sidecar') ?? null;
   const proxyTermAt = at(proxy?.termReceived?.at.time);
+  const app = o.containers?.find((c) => c.role === 'app');
+  // Its own exit line comes first: a container that logged its exit was not killed.
+  const diedAt = at(app?.exitLogged?.at.time) ?? kills.app;
+  const proxyDiedAt = at(proxy?.exitLogged?.at.time) ?? kills.sidecar;
   return {
     scenario: o.scenario.name,
     repetition,
@@ -136,15 +159,18 @@ export function summarize(o: Observation, repetition: number, hookLaunchedAt: nu
       ...(verdict ? {
         hookStart: null, term: null, ended: null, reaction: null, reactionToTerm: null, reactionToEnded: null, endedToDeleted: null,
         verdict: between(verdict.deadline, verdict.at), verdictToTerm: between(verdict.at, termAt), termToEnded: between(termAt, endedAt),
+        died: null, reactionToDied: null, termToDied: between(termAt, diedAt),
       } : {
         hookStart: between(origin, hookLine), term: between(origin, termAt), ended: between(origin, endedAt),
         reaction: between(origin, reactionAt), reactionToTerm: hookLine === null ? null : between(hookLine, termAt),
         reactionToEnded: o.request.outcome === 'cut' ? between(reactionAt, endedAt) : null, endedToDeleted: between(endedAt, deletedAt),
         verdict: null, verdictToTerm: null, termToEnded: null,
+        died: between(origin, diedAt), reactionToDied: o.request.outcome === 'cut' ? between(reactionAt, diedAt) : null, termToDied: null,
       }),
+      diedToEnded: between(diedAt, endedAt),
       ...(proxy ? {
         sidecarTerm: between(origin, proxyTermAt), reactionToSidecarTerm: verdict ? null : between(reactionAt, proxyTermAt),
-        sidecarTermToEnded: between(proxyTermAt, at(proxy.terminated?.at.wall)),
+        sidecarTermToEnded: between(proxyTermAt, at(proxy.terminated?.at.wall)), sidecarTermToDied: between(proxyTermAt, proxyDiedAt),
       } : {}),
     },
     workCompleted: parseLabLogLines(o.evidence.logLines).lines.some((l) => l.event === 'completed'),

@@ -158,4 +158,34 @@ describe('fidelity comparison', () => {
     const [attempts] = compareSides(side('sim', [run({ retries: retries('1 applied, 0 already applied', 'deleted completed') })]), side('node', [run({ retries: retries('1 applied, 0 already applied') })]));
     expect(attempts!.disagreements).toHaveLength(1);
   });
+
+  it("judges an end by the container's death where both sides date it, and the runtime's teardown after it over the matrix", () => {
+    const v137 = (name: 'sim' | 'node', runs: RunSummary[]): SideFile => ({ ...side(name, runs), cluster: name === 'sim' ? 'v1.37.2-termlab-sim' : 'v1.37.2' });
+    // Seen ended 0.34 s after the exit on the sim every time; on the node 0.16, 0.74, 0.79 s (exec-hook-fails, 2026-12-02 19:12).
+    const ended = (died: number | null, teardown: number, repetition: number) => run({
+      offsets: { hookStart: null, term: 0.5, ended: (died ?? 4.0) + teardown, deleted: 5, reaction: 0.5, reactionToTerm: null, reactionToEnded: null, endedToLogEnd: 0.3, releasedToDeleted: 0,
+        died, diedToEnded: died === null ? null : teardown },
+    }, repetition);
+    const sim = v137('sim', [ended(4.0, 0.34, 1), ended(4.0, 0.34, 2), ended(4.05, 0.34, 3)]);
+    const node = v137('node', [ended(4.0, 0.16, 1), ended(4.0, 0.74, 2), ended(3.98, 0.79, 3)]);
+    const [byDeath] = compareSides(sim, node);
+    expect(byDeath!.compared).toEqual(['reaction', 'reactionToTerm', 'died', 'endedToLogEnd', 'releasedToDeleted']);
+    expect(byDeath!.disagreements).toEqual([]);
+    // The same runs judged by the end seen (a side that cannot date a death) disagree on the node's teardown.
+    const undated = v137('node', node.runs.map((r) => ({ ...r, offsets: { ...r.offsets, died: null, diedToEnded: null } })));
+    const [bySighting] = compareSides(sim, undated);
+    expect(bySighting!.compared).toContain('ended');
+    expect(bySighting!.disagreements).toEqual([expect.stringMatching(/^ended: median 4\.34s on the sim, 4\.74s on the node/)]);
+    // A death half a second late is caught.
+    const [late] = compareSides(v137('sim', [ended(4.5, 0.34, 1)]), v137('node', [ended(4.0, 0.3, 1)]));
+    expect(late!.disagreements).toEqual([expect.stringMatching(/^died: median 4\.50s on the sim, 4\.00s/)]);
+    // The teardown itself, pooled over the matrix (here with four other scenarios' runs: a median of 0.40 s, as over the
+    // node's 48 that evening): a simulator that reports ends a second late disagrees there.
+    const others = [0.2, 0.35, 0.4, 0.42].map((t, i) => ({ ...ended(9, t, i + 1), scenario: `other-${i}` }));
+    const matrix = v137('node', [...node.runs, ...others]);
+    const teardown = (file: SideFile) => compareMatrixWide(file, matrix).find((m) => m.offset === 'diedToEnded')!;
+    expect(teardown(sim).node!.median).toBe(0.4);
+    expect(teardown(sim).disagrees).toBe(false);
+    expect(teardown(v137('sim', [ended(4.0, 1.34, 1), ended(4.0, 1.34, 2)])).disagrees).toBe(true);
+  });
 });

@@ -60,4 +60,26 @@ describe('a fidelity run summary', () => {
     expect(summarize(edited, 1, null).retries?.effects).toBe('1 applied, 0 already applied');
     expect(summarize(withStreamEnd(100), 1, null).retries).toBeNull();
   });
+
+  it("dates an end by the container's death: its own exit line, else the runtime's SIGKILL, and times the teardown after it", () => {
+    const recorded = (dir: string, name: string): Observation => JSON.parse(readFileSync(new URL(`../grade/fixtures/${dir}/node/${name}.observation.json`, import.meta.url), 'utf8'));
+    const native = recorded('sidecar', 'sidecar-native-proxy');
+    const app = native.containers!.find((c) => c.role === 'app')!;
+    const proxy = native.containers!.find((c) => c.role === 'sidecar')!;
+    const s = summarize(native, 1, null);
+    const exitAt = Date.parse(app.exitLogged!.at.time);
+    expect(s.offsets.diedToEnded).toBe(Math.round(Date.parse(app.terminated!.at.wall) - exitAt) / 1000);
+    expect(s.offsets.died).toBe(Math.round(exitAt - Date.parse(native.timeline.deleteIssued!.at.wall)) / 1000);
+    expect(s.offsets.sidecarTermToDied).toBe(Math.round(Date.parse(proxy.exitLogged!.at.time) - Date.parse(proxy.termReceived!.at.time)) / 1000);
+    // A SIGKILLed app logs no exit: its death is the runtime's kill, and nothing dates it without one.
+    const cut = recorded('retries', 'retry-doubles-effect');
+    const cutApp = cut.containers!.find((c) => c.role === 'app')!;
+    expect(cutApp.exitLogged).toBeNull();
+    const undated = summarize(cut, 1, null).offsets;
+    expect([undated.died, undated.reactionToDied, undated.diedToEnded]).toEqual([null, null, null]);
+    const killedAt = Date.parse(cutApp.terminated!.at.wall) - 250;
+    const dated = summarize(cut, 1, null, { app: killedAt, sidecar: null }).offsets;
+    expect(dated.diedToEnded).toBe(0.25);
+    expect(dated.reactionToDied).toBe(Math.round((dated.reactionToEnded! - 0.25) * 1000) / 1000);
+  });
 });

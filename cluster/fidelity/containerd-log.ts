@@ -1,0 +1,32 @@
+// containerd's own record of the SIGKILLs it sent: when a StopContainer's timeout runs out, its CRI plugin logs
+// "Kill container" (containerd 1.6 pkg/cri/server/container_stop.go stopContainer) and sends SIGKILL. The ids
+// are tied to pods by the sandbox and container creations it logs before.
+import { existsSync, readFileSync } from 'node:fs';
+
+const TIME = /^time="([^"]+)"/;
+const SANDBOX = /RunPodSandbox for &PodSandboxMetadata\{Name:([^,]+),Uid:([^,]+),.*returns sandbox id \\"([0-9a-f]+)\\"/;
+const CONTAINER = /CreateContainer within sandbox \\"([0-9a-f]+)\\" for &ContainerMetadata\{Name:([^,]+),.*returns container id \\"([0-9a-f]+)\\"/;
+const KILL = /msg="Kill container \\"([0-9a-f]+)\\""/;
+
+/** `${podUID}/${container name}` -> wall ms of containerd's first "Kill container" line for it. */
+export function containerdKills(logPath: string): Map<string, number> {
+  const kills = new Map<string, number>();
+  if (!existsSync(logPath)) return kills;
+  const podOfSandbox = new Map<string, string>();
+  const keyOfContainer = new Map<string, string>();
+  for (const line of readFileSync(logPath, 'utf8').split('\n')) {
+    const sandbox = SANDBOX.exec(line);
+    if (sandbox) { podOfSandbox.set(sandbox[3]!, sandbox[2]!); continue; }
+    const container = CONTAINER.exec(line);
+    if (container) {
+      const uid = podOfSandbox.get(container[1]!);
+      if (uid) keyOfContainer.set(container[3]!, `${uid}/${container[2]}`);
+      continue;
+    }
+    const kill = KILL.exec(line);
+    const key = kill && keyOfContainer.get(kill[1]!);
+    const time = key && TIME.exec(line);
+    if (key && time && !kills.has(key)) kills.set(key, Date.parse(time[1]!));
+  }
+  return kills;
+}

@@ -1,0 +1,32 @@
+// containerd's "Kill container" lines, tied to a pod's UID and container name through the sandbox and container
+// it created (lines as the v1.37.2 node's containerd 1.6.20 wrote them, 2026-12-02).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { containerdKills } from '../../cluster/fidelity/containerd-log.ts';
+
+const SB = '3debeae01ff9f0eeb6e2f294517be83a4cb5f5e0a49190328fb0cbaa68b8d78a';
+const LAB = '3125923f3ed137829f54bff3fda87f0bef0c573bf9f00c7fe92d6d9271cc310f';
+const PROXY = '226844bb22b8d774e628ad5285896f8ef31575d74ca016f1af5ab48c05165a26';
+const OTHER = 'a0ae9f0245182b5d927d38bbd25a19ae360eacb86a0153558cd7781c0209371c';
+const LOG = [
+  `time="2026-12-02T19:10:42.640008062Z" level=info msg="RunPodSandbox for &PodSandboxMetadata{Name:tl-short-grace-c81d,Uid:86fbb842-c073-44e6-8246-509ea8441bb6,Namespace:default,Attempt:0,} returns sandbox id \\"${SB}\\""`,
+  `time="2026-12-02T19:10:42.766216496Z" level=info msg="CreateContainer within sandbox \\"${SB}\\" for &ContainerMetadata{Name:lab,Attempt:0,} returns container id \\"${LAB}\\""`,
+  `time="2026-12-02T19:10:42.866216496Z" level=info msg="CreateContainer within sandbox \\"${SB}\\" for &ContainerMetadata{Name:proxy,Attempt:0,} returns container id \\"${PROXY}\\""`,
+  `time="2026-12-02T19:10:45.125218867Z" level=info msg="StopContainer for \\"${LAB}\\" with timeout 3 (s)"`,
+  `time="2026-12-02T19:10:48.143497669Z" level=info msg="Kill container \\"${LAB}\\""`,
+  `time="2026-12-02T19:10:49.143497669Z" level=info msg="Kill container \\"${LAB}\\""`,
+  `time="2026-12-02T19:10:50.915552067Z" level=info msg="Kill container \\"${OTHER}\\""`,
+].join('\n');
+
+describe("containerd's log of its kills", () => {
+  it("dates each container's first SIGKILL by its pod's UID and its name, and nothing it did not kill", () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'termlab-containerd-')), 'containerd.log');
+    writeFileSync(path, `${LOG}\n`);
+    const kills = containerdKills(path);
+    expect([...kills]).toEqual([['86fbb842-c073-44e6-8246-509ea8441bb6/lab', Date.parse('2026-12-02T19:10:48.143Z')]]);
+    expect(kills.has('86fbb842-c073-44e6-8246-509ea8441bb6/proxy')).toBe(false);
+    expect(containerdKills(join(path, '..', 'absent.log')).size).toBe(0);
+  });
+});
