@@ -1,6 +1,7 @@
 // A retry scenario's predictions (issue 27): the attempts and the ledger's effects a student writes down
 // before the run, graded against a recorded retries run and the retries model; a misspelled field is named.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
@@ -9,6 +10,8 @@ import { parseObservationFile } from '../../harness/observation-read.ts';
 import { predictionShown } from '../../harness/report/format.ts';
 import { templateText } from '../../harness/predict/file.ts';
 import { loadScenarios } from '../../harness/scenario/load.ts';
+import { EXIT } from '../../harness/errors.ts';
+import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const fixture = (name: string) => parseObservationFile(JSON.parse(readFileSync(join(repoRoot, 'test/grade/fixtures/retries/sim', `${name}.observation.json`), 'utf8')), name).observation;
@@ -56,6 +59,17 @@ describe('predicting a retry scenario\'s attempts and effects', () => {
     const checks = grade(o, { predictionsOverride: parsePredictions(`predictions:\n  ${name}: { outcome: cut, exitCode: 137, effects: 0 }\n`, 'p.yaml') }).checks.filter((c) => c.id.startsWith('prediction.'));
     expect(checks.map((c) => c.status)).toEqual(['fail', 'fail']);
     expect(checks[0]!.reason).toBe(`predictions.${name}.effects: ${name} has no retry policy (one attempt, no ledger): attempts and effects are predicted only for a retry scenario`);
+  });
+});
+
+describe('termlab run --predictions', () => {
+  it('refuses effects for a scenario without a retry policy before it seals the file or starts a cluster', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'termlab-predretry-')), 'p.yaml');
+    writeFileSync(file, 'predictions:\n  short-grace: { outcome: cut, exitCode: 137, effects: 1 }\n');
+    const r = await runCli(['run', '--sim', '--only', 'short-grace', '--predictions', file]);
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toContain(`${file}: predictions.short-grace.effects: short-grace has no retry policy`);
+    expect(r.stdout).not.toContain('predictions sealed');
   });
 });
 
