@@ -9,7 +9,7 @@ import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, underLostPath } from './lost-path.ts';
 import { memoryEvidence } from './memory.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
-import { retryChecks } from './retries.ts';
+import { observedRetries, retryChecks } from './retries.ts';
 import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts';
 import { type Facts, factsOf } from './facts.ts';
 import { predictScenario as predict } from './pod-theory.ts';
@@ -62,14 +62,14 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
   const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline), ...sidecarOutcomes(f, model), ...retried.outcome]);
   const verdict = verdictOf(evidence, outcome);
-  const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null };
+  const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null, ...observedRetries(o) };
   // The predictions the run sealed before its first pod are the ones graded; a file given beside
   // them counts only for a run made without (the gradebook flags that, and any mismatch).
   const unsealed = o.run.predictions ? unseal(o.run.predictions, options.source ?? 'the observation') : null;
   const graded = options.predictionsOverride ?? (unsealed && 'file' in unsealed ? unsealed.file : options.predictions);
   const predictions = [
     ...(unsealed && 'problem' in unsealed ? [fail('prediction.sealed', unsealed.problem)] : []),
-    ...(graded ? predictionChecks(graded, o.scenario.name, observed, beforeTheRun) : []),
+    ...(graded ? predictionChecks(graded, o.scenario, observed, beforeTheRun) : []),
   ];
   const checks = [...evidence, ...outcome, ...predictions];
   return {

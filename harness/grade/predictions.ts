@@ -6,16 +6,27 @@ import { parseYamlText } from '../yaml-text.ts';
 import { formatIssue } from '../files.ts';
 import { type SealedPredictions, SealedPredictionsSchema } from '../observation.ts';
 import { readRegularTextFile } from '../observation-read.ts';
+import { oneLine } from '../report/terminal.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { nearest } from '../suggest.ts';
+import { describeRetries, predictRetries } from './retry-theory.ts';
 import type { Prediction } from './theory.ts';
 
 /** A predictions file is a few lines of YAML; sealed into every observation, so kept small. */
 const MAX_PREDICTIONS_BYTES = SealedPredictionsSchema.shape.content.maxLength ?? 64 * 1024;
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
-const ExpectedSchema = z.object({
+// Strict: a misspelled field (`effect:`) is named, never dropped and the prediction graded without it.
+const ExpectedSchema = z.strictObject({
   outcome: z.enum(['completed', 'cut', 'rejected']),
   exitCode: z.int().min(0).max(255),
+  /** A retry scenario's only: every attempt the client makes, the first included. */
+  attempts: z.int().min(1).optional(),
+  /** A retry scenario's only: the records the ledger applies (its already-applied answers are not effects). */
+  effects: z.int().min(0).optional(),
 });
+const PREDICTION_FIELDS = Object.keys(ExpectedSchema.shape);
+const RETRY_FIELDS = ['attempts', 'effects'] as const;
 const PredictionsFileSchema = z.object({
   student: z.string().optional(),
   predictions: z.record(z.string(), ExpectedSchema),
@@ -25,8 +36,29 @@ export type PredictionsFile = z.infer<typeof PredictionsFileSchema>;
 export function parsePredictions(text: string, source: string): PredictionsFile {
   const { data } = parseYamlText(text, source, 'PREDICTIONS_INVALID');
   const result = PredictionsFileSchema.safeParse(data);
-  if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${formatIssue(result.error.issues[0]!)}`, { source });
+  if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${issueOf(result.error.issues[0]!)}`, { source });
   return result.data;
+}
+
+/** A field the file has and the schema does not is told with the field nearest it, as a scenario file's is. */
+function issueOf(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return formatIssue(issue);
+  const key = issue.keys[0]!;
+  const near = nearest(key, PREDICTION_FIELDS);
+  return oneLine(`${[...issue.path, key].map(String).join('.')}: \`${key}\` is not a prediction field${near ? `; did you mean \`${near}\`?` : ` (the prediction fields: ${PREDICTION_FIELDS.join(', ')})`}`);
+}
+
+/**
+ * The first prediction of attempts or effects for a scenario without a retry policy, as the file's field:
+ * such a scenario makes one attempt and has no ledger, so there is nothing to hold the number against.
+ */
+export function retryFieldProblem(file: PredictionsFile, scenarios: readonly { name: string; retry?: unknown }[]): string | null {
+  for (const s of scenarios) {
+    const expected = Object.hasOwn(file.predictions, s.name) ? file.predictions[s.name] : undefined;
+    const field = RETRY_FIELDS.find((k) => expected?.[k] !== undefined);
+    if (field && !s.retry) return oneLine(`predictions.${s.name}.${field}: ${s.name} has no retry policy (one attempt, no ledger): attempts and effects are predicted only for a retry scenario`, 300);
+  }
+  return null;
 }
 
 export async function readPredictions(path: string): Promise<PredictionsFile> {
@@ -54,21 +86,35 @@ export function unseal(sealed: SealedPredictions, source: string): { file: Predi
   }
 }
 
-export function predictionChecks(
-  file: PredictionsFile, scenario: string, observed: { outcome: string; exitCode: number | null }, model: Prediction,
-): Check[] {
+/** What the run did, as the prediction's fields say it; a retry scenario's attempts and ledger effects, null when the file cannot tell. */
+export interface Observed { outcome: string; exitCode: number | null; attempts?: number | null; effects?: number | null }
+
+const plural = (n: number | string, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** "cut/137", and for each retry field the student gave, ", 2 attempts", ", 2 effects". */
+function told(p: { outcome: string; exitCode: number | string; attempts?: number | string; effects?: number | string }, fields: readonly (typeof RETRY_FIELDS)[number][]): string {
+  const counts = fields.map((k) => `, ${plural(p[k] ?? '?', k.slice(0, -1))}`);
+  return `${p.outcome}/${p.exitCode}${counts.join('')}`;
+}
+
+export function predictionChecks(file: PredictionsFile, scenario: Scenario, observed: Observed, model: Prediction): Check[] {
   // A scenario name comes from a file: only the file's own keys count, never Object.prototype's ("constructor").
-  const expected = Object.hasOwn(file.predictions, scenario) ? file.predictions[scenario] : undefined;
-  if (!expected) return [inconclusive('prediction.present', `no prediction for scenario ${scenario}`)];
-  const said = `${expected.outcome}/${expected.exitCode}`;
-  const seen = `${observed.outcome}/${observed.exitCode ?? '?'}`;
-  const byModel = `${model.outcome}/${model.exitCode}`;
+  const expected = Object.hasOwn(file.predictions, scenario.name) ? file.predictions[scenario.name] : undefined;
+  if (!expected) return [inconclusive('prediction.present', `no prediction for scenario ${scenario.name}`)];
+  // Attempts and effects are graded when the student gave them: a file without them is graded as before.
+  const fields = RETRY_FIELDS.filter((k) => expected[k] !== undefined);
+  const said = told(expected, fields);
+  const wrongField = retryFieldProblem(file, [scenario]);
+  if (wrongField) return [fail('prediction.vs-observation', wrongField), fail('prediction.vs-model', `you predicted ${said}, but ${wrongField}`)];
+  const retries = scenario.retry ? predictRetries(scenario, model.outcome) : null;
+  const seen = told({ outcome: observed.outcome, exitCode: observed.exitCode ?? '?', attempts: observed.attempts ?? '?', effects: observed.effects ?? '?' }, fields);
+  const byModel = told({ outcome: model.outcome, exitCode: model.exitCode, attempts: retries?.attempts.length, effects: retries?.effects }, fields);
+  const why = [...model.steps, ...(retries && fields.length ? [describeRetries(retries)] : [])].join('; ');
   return [
     said === seen
       ? pass('prediction.vs-observation', `you predicted ${said} and that is what happened`)
       : fail('prediction.vs-observation', `you predicted ${said}, the cluster did ${seen}`),
     said === byModel
       ? pass('prediction.vs-model', `your prediction ${said} agrees with the kubelet model`)
-      : fail('prediction.vs-model', `you predicted ${said}, the kubelet model says ${byModel}: ${model.steps.join('; ')}`),
+      : fail('prediction.vs-model', `you predicted ${said}, the kubelet model says ${byModel}: ${why}`),
   ];
 }

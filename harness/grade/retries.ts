@@ -145,6 +145,17 @@ function clockProblem(lines: readonly { time: unknown; mono: unknown }[], whose:
 export const ledgerEffectCount = (ledger: RetryFacts['ledger']) => ({ applied: ledger.effects.filter((e) => e.event === 'applied').length, alreadyApplied: ledger.effects.filter((e) => e.event === 'already-applied').length });
 const countOf = (x: RetryFacts) => ledgerEffectCount(x.ledger);
 
+/**
+ * What a prediction's attempts and effects are held against: the attempts recorded and the ledger's applied
+ * records from its own lines (null when its log ended early: a count no one can vouch for).
+ */
+export function observedRetries(o: Facts['o']): { attempts: number | null; effects: number | null } {
+  const r = o.retries;
+  if (!r) return { attempts: null, effects: null };
+  const effects = !r.ledger ? 0 : r.ledger.logEndedEarly ? null : ledgerEffectCount(ledgerLines(r)).applied;
+  return { attempts: r.attempts.length, effects };
+}
+
 /** evidence.ledger: the ledger's records against the file's count, the attempts and every server's effect lines. */
 function ledgerCheck(f: Facts, x: RetryFacts): Check {
   const id = 'evidence.ledger';

@@ -50,3 +50,9 @@ export function withEffectEarlier(scenario: Scenario, first: RequestOutcome): Re
   if (scenario.effect !== 'end') return null;
   return predictRetries({ ...scenario, effect: 'start' }, first);
 }
+
+/** The attempts and the ledger's count in one line, as `termlab scenarios --reveal` and a graded prediction tell them. */
+export function describeRetries(r: RetryPrediction): string {
+  const attempts = r.attempts.map((a) => `attempt ${a.n} to the ${a.target} pod ${a.outcome}${a.effect === 'none' ? '' : `, effect ${a.effect}`}`);
+  return `retries: ${attempts.join('; ')} → ${r.effects} effect(s)${r.alreadyApplied ? `, ${r.alreadyApplied} already-applied` : ''}`;
+}

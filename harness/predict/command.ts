@@ -1,5 +1,5 @@
-// `termlab predict`: the student commits to an outcome and exit code per scenario before seeing
-// what the model or the cluster says. Interactive at a terminal; `--template` writes a file to fill in.
+// `termlab predict`: the student commits to an outcome and exit code per scenario (a retry scenario's attempts and
+// ledger effects too) before seeing what the model or the cluster says. Interactive at a terminal; `--template` writes a file to fill in.
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
@@ -11,10 +11,12 @@ import { StudentSchema } from '../pack/manifest.ts';
 import { loadScenarios } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { describeSetup } from '../scenario/setup.ts';
-import { filledText, OUTCOMES, templateText, type Outcome } from './file.ts';
+import { type Answer, filledText, OUTCOMES, templateText, type Outcome } from './file.ts';
 
 const DEFAULT_PREDICTIONS_FILE = 'predictions.yaml';
 const MAX_EXIT_CODE = 255;
+/** Attempts and effects: a few at most; three digits are asked for, as an exit code's. */
+const MAX_COUNT = 999;
 
 function checkedStudent(name: string): string {
   const parsed = StudentSchema.safeParse(name);
@@ -31,6 +33,14 @@ async function ask(scenarios: Scenario[], student: string | undefined, io: Comma
     if (error instanceof TermlabError) throw error;
     throw new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written');
   });
+  /** Asked until the answer is a whole number from min to max. */
+  const wholeNumber = async (text: string, min: number, max = MAX_COUNT): Promise<number> => {
+    for (;;) {
+      const said = (await question(text)).trim();
+      if (/^\d{1,3}$/.test(said) && Number(said) >= min && Number(said) <= max) return Number(said);
+      io.out(max === MAX_COUNT ? `  please answer a whole number, ${min} or more\n` : `  please answer a whole number from ${min} to ${max}\n`);
+    }
+  };
   try {
     let name = student;
     while (name === undefined) {
@@ -38,7 +48,7 @@ async function ask(scenarios: Scenario[], student: string | undefined, io: Comma
       if (parsed.success) name = parsed.data; else io.out(`  ${parsed.error.issues[0]!.message}\n`);
     }
     io.out(`\nFor each scenario, predict what happens to the request in flight and the container's exit code.\n`);
-    const answers: Record<string, { outcome: Outcome; exitCode: number }> = {};
+    const answers: Record<string, Answer> = {};
     for (const s of scenarios) {
       io.out(`\n${s.name}  (${describeSetup(s)})\n`);
       let outcome: Outcome | undefined;
@@ -47,13 +57,11 @@ async function ask(scenarios: Scenario[], student: string | undefined, io: Comma
         outcome = OUTCOMES.find((o) => o === said);
         if (!outcome) io.out(`  please answer ${OUTCOMES.join(', ')}\n`);
       }
-      let exitCode: number | undefined;
-      while (exitCode === undefined) {
-        const said = (await question(`  the exit code (0-${MAX_EXIT_CODE})? `)).trim();
-        if (/^\d{1,3}$/.test(said) && Number(said) <= MAX_EXIT_CODE) exitCode = Number(said);
-        else io.out(`  please answer a whole number from 0 to ${MAX_EXIT_CODE}\n`);
-      }
-      answers[s.name] = { outcome, exitCode };
+      const exitCode = await wholeNumber(`  the exit code (0-${MAX_EXIT_CODE})? `, 0, MAX_EXIT_CODE);
+      // A retry scenario: the attempts the client makes and the effects the ledger records (predictions.ts).
+      answers[s.name] = s.retry
+        ? { outcome, exitCode, attempts: await wholeNumber('  the attempts the client makes (1 or more)? ', 1), effects: await wholeNumber('  the effects the ledger records (0 or more)? ', 0) }
+        : { outcome, exitCode };
     }
     return filledText(name, answers, scenarios);
   } finally {

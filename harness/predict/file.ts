@@ -11,6 +11,15 @@ const HOW_TO = [
   '#   outcome: completed (the request finished), cut (it was cut off) or rejected (refused before any work)',
   "#   exitCode: the container's exit code, 0-255",
 ];
+/** A retry scenario's two more, told only when the file has one (predictions.ts grades them). */
+const RETRY_HOW_TO = [
+  '#   attempts (a retry scenario): how many times the client sends the request, the first included',
+  '#   effects (a retry scenario): how many effects the ledger records for that one request, 0 or more',
+];
+const howTo = (scenarios: Scenario[]) => [...HOW_TO, ...(scenarios.some((s) => s.retry) ? RETRY_HOW_TO : [])];
+
+/** One scenario's answers; attempts and effects for a retry scenario only. */
+export interface Answer { outcome: Outcome; exitCode: number; attempts?: number; effects?: number }
 
 /** YAML accepts JSON strings as double-quoted scalars: a name can never break the file. */
 const quoted = (text: string) => JSON.stringify(text);
@@ -18,20 +27,23 @@ const quoted = (text: string) => JSON.stringify(text);
 export function templateText(scenarios: Scenario[], student: string | undefined): string {
   const lines = [
     `# termlab predictions for ${scenarios.length} scenario(s). Before you run the lab, replace each ~ with your prediction:`,
-    ...HOW_TO,
+    ...howTo(scenarios),
     '# Then: termlab run --predictions THIS_FILE, and termlab pack --predictions THIS_FILE.',
     `student: ${quoted(student ?? '')}${student ? '' : '  # your name'}`,
     'predictions:',
   ];
-  for (const s of scenarios) lines.push(`  ${s.name}:`, `    # ${describeSetup(s)}`, '    outcome: ~', '    exitCode: ~');
+  for (const s of scenarios) {
+    lines.push(`  ${s.name}:`, `    # ${describeSetup(s)}`, '    outcome: ~', '    exitCode: ~', ...(s.retry ? ['    attempts: ~', '    effects: ~'] : []));
+  }
   return lines.join('\n') + '\n';
 }
 
-export function filledText(student: string, answers: Record<string, { outcome: Outcome; exitCode: number }>, scenarios: Scenario[]): string {
-  const lines = [`# termlab predictions, made before the run (${new Date().toISOString()}).`, ...HOW_TO, `student: ${quoted(student)}`, 'predictions:'];
+export function filledText(student: string, answers: Record<string, Answer>, scenarios: Scenario[]): string {
+  const lines = [`# termlab predictions, made before the run (${new Date().toISOString()}).`, ...howTo(scenarios), `student: ${quoted(student)}`, 'predictions:'];
   for (const s of scenarios) {
     const a = answers[s.name]!;
-    lines.push(`  # ${describeSetup(s)}`, `  ${s.name}: { outcome: ${a.outcome}, exitCode: ${a.exitCode} }`);
+    const counts = (['attempts', 'effects'] as const).filter((k) => a[k] !== undefined).map((k) => `, ${k}: ${a[k]}`).join('');
+    lines.push(`  # ${describeSetup(s)}`, `  ${s.name}: { outcome: ${a.outcome}, exitCode: ${a.exitCode}${counts} }`);
   }
   const text = lines.join('\n') + '\n';
   // What we write must read back: the grader's own parser is the judge.

@@ -32,13 +32,16 @@ export function seconds(ms: number): string {
 /** A student's prediction as a report shows it beside the verdict; null when the run had no predictions. */
 export interface PredictionShown { right: boolean | null; text: string }
 
+/** A prediction as predictions.ts tells it: "cut/137", with a retry scenario's ", 2 attempts, 2 effects" when given. */
+const TOLD = String.raw`[a-z]+\/\d+(?:, \d+ attempts?)?(?:, \d+ effects?)?`;
+
 export function predictionShown(r: { checks: { id: string; status: string; reason: string }[] }): PredictionShown | null {
   const vsModel = r.checks.find((c) => c.id === 'prediction.vs-model');
   if (vsModel) {
-    const said = vsModel.reason.match(/predicted ([a-z]+\/\d+)|prediction ([a-z]+\/\d+)/);
+    const said = vsModel.reason.match(new RegExp(`predicted (${TOLD})|prediction (${TOLD})`));
     const what = said?.[1] ?? said?.[2] ?? '';
     // The reasons are predictions.ts's own sentences: "your prediction X agrees…", "you predicted X, the kubelet model says Y: …".
-    const model = vsModel.reason.match(/the kubelet model says ([a-z]+\/\d+)/)?.[1];
+    const model = vsModel.reason.match(new RegExp(`the kubelet model says (${TOLD})`))?.[1];
     return vsModel.status === 'pass' ? { right: true, text: `✓ ${what}` } : { right: false, text: `✗ ${what}${model ? ` — the model says ${model}` : ''}` };
   }
   const missing = r.checks.find((c) => c.id === 'prediction.present');

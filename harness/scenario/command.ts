@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { type CommandModule, parseOptions } from '../command.ts';
 import { scenariosFlags } from '../commands/scenarios.ts';
 import { predictScenario as predict } from '../grade/pod-theory.ts';
-import { predictRetries } from '../grade/retry-theory.ts';
+import { describeRetries, predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { loadScenarioSet } from './load.ts';
 import { describeRollout } from './rollout.ts';
@@ -39,8 +39,7 @@ export const scenariosCommand: CommandModule = {
       for (const c of p.pod?.containers ?? []) io.out(`    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`);
       // A retry scenario: each attempt, the pod it lands on, and what the ledger counts.
       if (s.retry) {
-        const r = predictRetries(s, p.outcome);
-        io.out(`    retries: ${r.attempts.map((a) => `attempt ${a.n} to the ${a.target} pod ${a.outcome}${a.effect === 'none' ? '' : `, effect ${a.effect}`}`).join('; ')} → ${r.effects} effect(s)${r.alreadyApplied ? `, ${r.alreadyApplied} already-applied` : ''}\n`);
+        io.out(`    ${describeRetries(predictRetries(s, p.outcome))}\n`);
       }
       io.out('\n');
     }

@@ -161,14 +161,16 @@ describe('the student guide, word by word', () => {
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain(exercise.shows);
         expect(r.stdout).not.toMatch(exercise.hides);
-        const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number } }[];
-        exerciseAnswers.set(exercise.file, revealed.map((row) => [row.prediction.outcome, String(row.prediction.exitCode)]));
+        const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number }; retries?: { attempts: unknown[]; effects: number } }[];
+        // A retry scenario's template asks for its attempts and the ledger's effects too, in that order.
+        exerciseAnswers.set(exercise.file, revealed.map((row) => [row.prediction.outcome, String(row.prediction.exitCode), ...(row.retries ? [String(row.retries.attempts.length), String(row.retries.effects)] : [])]));
       } else if (EXERCISE_PREDICT.test(line)) {
         const exercise = exerciseOf(line);
         const r = await run(line);
         expect(r.code, r.stderr).toBe(0);
         // Each ~ filled in, in the file's order, as the guide asks.
         const file = join(student, exercise.predictions);
+        if (exercise.pair === 'retries') expect(readFileSync(file, 'utf8')).toMatch(/^ {4}attempts: ~\n {4}effects: ~$/m);
         const answers = exerciseAnswers.get(exercise.file)!.flat();
         writeFileSync(file, readFileSync(file, 'utf8').replace(/: ~$/gm, () => `: ${answers.shift()}`));
         expect(answers).toEqual([]);

@@ -75,9 +75,12 @@ describe('generated changes to a recorded observation', () => {
 });
 
 describe('generated predictions files', () => {
-  const model = predict({ name: 'x', mode: 'graceful', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 5, workMs: 1000, deleteDelayMs: 100 }, 5);
+  const setup = { name: 'x', mode: 'graceful', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 5, workMs: 1000, deleteDelayMs: 100 } as const;
+  const model = predict(setup, 5);
   const names = fc.oneof(fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'short-grace'), fc.string({ maxLength: 12 }));
-  const entry = fc.oneof(fc.record({ outcome: fc.constantFrom('completed', 'cut', 'rejected', 'lost', ''), exitCode: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.constant('0')) }), fc.anything());
+  // A retry scenario's attempts and effects too, here given for one without a retry policy.
+  const count = fc.oneof(fc.integer({ min: -2, max: 6 }), fc.constant('1'));
+  const entry = fc.oneof(fc.record({ outcome: fc.constantFrom('completed', 'cut', 'rejected', 'lost', ''), exitCode: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.constant('0')), attempts: count, effects: count }, { requiredKeys: ['outcome', 'exitCode'] }), fc.anything());
   const file = fc.oneof(
     fc.record({ student: fc.oneof(fc.string(), fc.integer()), predictions: fc.dictionary(names, entry) }, { requiredKeys: [] }),
     fc.anything(),
@@ -90,7 +93,7 @@ describe('generated predictions files', () => {
         if (!isTermlabError(error) || error.code !== 'PREDICTIONS_INVALID') throw error;
         return true;
       }
-      const checks = predictionChecks(parsed, scenario, { outcome: 'completed', exitCode: 0 }, model);
+      const checks = predictionChecks(parsed, { ...setup, name: scenario }, { outcome: 'completed', exitCode: 0 }, model);
       return checks.every((c) => !/undefined|\[object/.test(c.reason));
     }), { numRuns: 500, seed: 2026_12_01 });
   });

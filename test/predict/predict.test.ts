@@ -55,6 +55,19 @@ describe('termlab predict', () => {
     });
   });
 
+  it('asks a retry scenario\'s attempts and effects too, and writes them for the grader', async () => {
+    const out = join(dir, 'retries.yaml');
+    const r = await underPty(['-o', out, '--scenarios', 'manifests/retries.yaml', '--only', 'retry-with-key', '--student', 'Ada'], [
+      ['the request: completed, cut, rejected? ', 'cut'],
+      ['the exit code (0-255)? ', '137'],
+      ['the attempts the client makes (1 or more)? ', '0'],
+      ['please answer a whole number, 1 or more', '2'],
+      ['the effects the ledger records (0 or more)? ', '1'],
+    ]);
+    expect(r.code).toBe(EXIT.ok);
+    expect(parsePredictions(readFileSync(out, 'utf8'), out).predictions).toEqual({ 'retry-with-key': { outcome: 'cut', exitCode: 137, attempts: 2, effects: 1 } });
+  });
+
   it('writes nothing when the student stops half-way (Ctrl-D)', async () => {
     const out = join(dir, 'half.yaml');
     const r = await underPty(['-o', out, '--only', 'short-grace', '--student', 'Bob'], [['the request: completed, cut, rejected? ', '\u0004']]);
