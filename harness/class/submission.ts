@@ -107,7 +107,7 @@ async function ownPredictions(path: string, opened: OpenedArchive | null): Promi
   }
   const why = opened?.untrusted.get(PREDICTIONS_NAME);
   if (why) return { problem: `${shownAs}: predictions not used: ${why}` };
-  try { return { file: parsePredictions(text, shownAs), text, shownAs }; } catch (error) {
+  try { return { file: parsePredictions(text, shownAs, { writtenEarlier: true }), text, shownAs }; } catch (error) {
     if (!isTermlabError(error)) throw error;
     return { problem: error.message };
   }

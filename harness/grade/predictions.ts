@@ -16,26 +16,31 @@ import type { Prediction } from './theory.ts';
 const MAX_PREDICTIONS_BYTES = SealedPredictionsSchema.shape.content.maxLength ?? 64 * 1024;
 import { fail, inconclusive, pass, type Check } from './types.ts';
 
-// Strict: a misspelled field (`effect:`) is named, never dropped and the prediction graded without it.
-const ExpectedSchema = z.strictObject({
+const EXPECTED_FIELDS = {
   outcome: z.enum(['completed', 'cut', 'rejected']),
   exitCode: z.int().min(0).max(255),
   /** A retry scenario's only: every attempt the client makes, the first included. */
   attempts: z.int().min(1).optional(),
   /** A retry scenario's only: the records the ledger applies (its already-applied answers are not effects). */
   effects: z.int().min(0).optional(),
-});
-const PREDICTION_FIELDS = Object.keys(ExpectedSchema.shape);
+};
+// Strict: a misspelled field (`effect:`) is named, never dropped and the prediction graded without it.
+const ExpectedSchema = z.strictObject(EXPECTED_FIELDS);
+const PREDICTION_FIELDS = Object.keys(EXPECTED_FIELDS);
 const RETRY_FIELDS = ['attempts', 'effects'] as const;
 const PredictionsFileSchema = z.object({
   student: z.string().optional(),
   predictions: z.record(z.string(), ExpectedSchema),
 });
 export type PredictionsFile = z.infer<typeof PredictionsFileSchema>;
+// A file an older termlab sealed or a student handed in was valid when written: its other fields are dropped, as
+// they were then, so a class's saved observations regrade as before.
+const WrittenEarlierSchema = PredictionsFileSchema.extend({ predictions: z.record(z.string(), z.object(EXPECTED_FIELDS)) });
 
-export function parsePredictions(text: string, source: string): PredictionsFile {
+/** `writtenEarlier`: the text was accepted before (sealed, handed in), so an unknown field is ignored, not refused. */
+export function parsePredictions(text: string, source: string, options: { writtenEarlier?: boolean } = {}): PredictionsFile {
   const { data } = parseYamlText(text, source, 'PREDICTIONS_INVALID');
-  const result = PredictionsFileSchema.safeParse(data);
+  const result = (options.writtenEarlier ? WrittenEarlierSchema : PredictionsFileSchema).safeParse(data);
   if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${issueOf(result.error.issues[0]!)}`, { source });
   return result.data;
 }
@@ -81,7 +86,7 @@ export function seal(text: string, at: Date = new Date()): SealedPredictions {
 export function unseal(sealed: SealedPredictions, source: string): { file: PredictionsFile } | { problem: string } {
   const actual = predictionsSha256(sealed.content);
   if (actual !== sealed.sha256) return { problem: `run.predictions: the sealed content hashes to ${actual}, the file says ${sealed.sha256}: the predictions were edited after the run sealed them` };
-  try { return { file: parsePredictions(sealed.content, `${source} run.predictions`) }; } catch (error) {
+  try { return { file: parsePredictions(sealed.content, `${source} run.predictions`, { writtenEarlier: true }) }; } catch (error) {
     return { problem: (error as Error).message };
   }
 }

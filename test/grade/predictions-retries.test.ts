@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
-import { parsePredictions } from '../../harness/grade/predictions.ts';
+import { parsePredictions, seal } from '../../harness/grade/predictions.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
 import { predictionShown } from '../../harness/report/format.ts';
 import { templateText } from '../../harness/predict/file.ts';
@@ -86,5 +86,15 @@ describe('the predictions template of a retry scenario', () => {
     expect(parsePredictions(filled, 't.yaml').predictions).toEqual({ 'retry-doubles-effect': { outcome: 'cut', exitCode: 137, attempts: 2, effects: 2 }, 'short-grace': { outcome: 'cut', exitCode: 137 } });
     // A template of scenarios without retries says nothing of attempts or effects.
     expect(templateText(plain, 'Ada')).not.toMatch(/attempts|effects/);
+  });
+
+  it('regrades a file an older termlab sealed with a field it ignored then, as it graded it then', () => {
+    // Sealed before predictions were strict: `note:` was dropped then, and is dropped again now.
+    const text = 'predictions:\n  retry-doubles-effect: { outcome: cut, exitCode: 137, note: guessed }\n';
+    expect(() => parsePredictions(text, 'p.yaml')).toThrow(/`note` is not a prediction field/);
+    const sealed = { ...fixture('retry-doubles-effect') };
+    sealed.run = { ...sealed.run, predictions: seal(text) };
+    const checks = grade(sealed).checks.filter((c) => c.id.startsWith('prediction.'));
+    expect(checks.map((c) => [c.id, c.status])).toEqual([['prediction.vs-observation', 'pass'], ['prediction.vs-model', 'pass']]);
   });
 });
