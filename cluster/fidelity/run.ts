@@ -62,7 +62,7 @@ async function loadMatrix(): Promise<Scenario[]> {
   return only?.length ? all.filter((s) => only.includes(s.name)) : all;
 }
 
-/** Runs every scenario `repetitions` times, at most `parallel` at once. */
+/** One side's own records of what its kubelet and runtime did, read once the side's runs are over. */
 type SideRecords = { hookLaunch: (o: Observation) => number | null; kills: (o: Observation) => Kills };
 
 /** The app's and the sidecar's SIGKILL, by container name, from one side's own record of them. */
@@ -72,29 +72,29 @@ function killsOf(o: Observation, killedAt: (uid: string, container: string) => n
   return { app: pick(named('app')), sidecar: pick(named('sidecar')) };
 }
 
+/** Runs every scenario `repetitions` times, at most `parallel` at once, then summarizes each run against the side's records. */
 async function runSide(cluster: Cluster, simulated: boolean, scenarios: Scenario[], records: () => SideRecords): Promise<{ runs: RunSummary[]; observations: Observation[] }> {
   const template = await loadTemplate();
   const clock = new RunClock();
   const namespace = cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
   const jobs = Array.from({ length: repetitions }, (_, rep) => ({ rep: rep + 1, runId: newRunId() })).flatMap((r) => scenarios.map((scenario) => ({ ...r, scenario })));
-  const runs: RunSummary[] = [];
-  const observations: Observation[] = [];
+  const done: { o: Observation; rep: number }[] = [];
   const worker = async () => {
     for (let job = jobs.shift(); job; job = jobs.shift()) {
       const o = await runScenario({
         cluster, namespace, runId: job.runId, owner: 'fidelity', harnessVersion: 'fidelity', simulated, template, transport: 'portforward',
         clock, signal: new AbortController().signal, readyTimeoutMs: READY_TIMEOUT_MS, onPhase: () => {},
       }, job.scenario);
-      observations.push(o);
-      const side = records();
-      runs.push(summarize(o, job.rep, side.hookLaunch(o), side.kills(o)));
-      const r = runs.at(-1)!;
-      console.log(`  ${simulated ? 'sim ' : 'node'} #${job.rep} ${job.scenario.name}: ${r.outcome}, exit ${r.exitCode}, ${r.reason}${r.complete ? '' : ` (incomplete: ${r.incompleteReason})`}`);
+      done.push({ o, rep: job.rep });
+      console.log(`  ${simulated ? 'sim ' : 'node'} #${job.rep} ${job.scenario.name}: ${o.request.outcome}, exit ${o.finalState?.exitCode ?? null}, ${o.finalState?.reason ?? null}${o.run.complete ? '' : ` (incomplete: ${o.run.incompleteReason ?? null})`}`);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
+  // Every run's pod is gone by now, so its hook launch and its kill are in the logs: each log read once.
+  const side = records();
+  const runs = done.map(({ o, rep }) => summarize(o, rep, side.hookLaunch(o), side.kills(o)));
   runs.sort((a, b) => a.scenario.localeCompare(b.scenario) || a.repetition - b.repetition);
-  return { runs, observations };
+  return { runs, observations: done.map((d) => d.o) };
 }
 
 async function writeSide(file: SideFile, observations: Observation[]): Promise<void> {
