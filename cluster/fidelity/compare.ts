@@ -48,7 +48,7 @@ export const MATRIX_WIDE: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted', 
 /**
  * An end is judged by the container's death where both sides know it on every run that saw the end (DIED_TWIN): the
  * kubelet's rules decide the death; the runtime's teardown after it, which the node's load stretches, is judged over
- * the whole matrix (MATRIX_WIDE's diedToEnded). Elsewhere (the OOM killer's kill, older records) by the end seen.
+ * the whole matrix (MATRIX_WIDE's diedToEnded). Elsewhere (older records) by the end seen.
  */
 export function byDeath(compared: OffsetName[], s: SideResult, n: SideResult): OffsetName[] {
   return compared.map((name) => {

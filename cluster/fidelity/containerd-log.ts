@@ -1,14 +1,16 @@
-// containerd's own record of the SIGKILLs it sent: when a StopContainer's timeout runs out, its CRI plugin logs
-// "Kill container" (containerd 1.6 pkg/cri/server/container_stop.go stopContainer) and sends SIGKILL. The ids
-// are tied to pods by the sandbox and container creations it logs before.
+// containerd's own record of the SIGKILLs a container got: when a StopContainer's timeout runs out, its CRI plugin
+// logs "Kill container" (containerd 1.6 pkg/cri/server/container_stop.go stopContainer) and sends SIGKILL; when the
+// kernel kills it for its memory limit, the cgroup's OOM event reaches the CRI plugin as "TaskOOM event" (events.go)
+// within milliseconds. The ids are tied to pods by the sandbox and container creations it logs before.
 import { existsSync, readFileSync } from 'node:fs';
 
 const TIME = /^time="([^"]+)"/;
 const SANDBOX = /RunPodSandbox for &PodSandboxMetadata\{Name:([^,]+),Uid:([^,]+),.*returns sandbox id \\"([0-9a-f]+)\\"/;
 const CONTAINER = /CreateContainer within sandbox \\"([0-9a-f]+)\\" for &ContainerMetadata\{Name:([^,]+),.*returns container id \\"([0-9a-f]+)\\"/;
 const KILL = /msg="Kill container \\"([0-9a-f]+)\\""/;
+const OOM = /msg="TaskOOM event &TaskOOM\{ContainerID:([0-9a-f]+),/;
 
-/** `${podUID}/${container name}` -> wall ms of containerd's first "Kill container" line for it. */
+/** `${podUID}/${container name}` -> wall ms of containerd's first "Kill container" or "TaskOOM event" line for it. */
 export function containerdKills(logPath: string): Map<string, number> {
   const kills = new Map<string, number>();
   if (!existsSync(logPath)) return kills;
@@ -23,7 +25,7 @@ export function containerdKills(logPath: string): Map<string, number> {
       if (uid) keyOfContainer.set(container[3]!, `${uid}/${container[2]}`);
       continue;
     }
-    const kill = KILL.exec(line);
+    const kill = KILL.exec(line) ?? OOM.exec(line);
     const key = kill && keyOfContainer.get(kill[1]!);
     const time = key && TIME.exec(line);
     if (key && time && !kills.has(key)) kills.set(key, Date.parse(time[1]!));

@@ -113,7 +113,7 @@ if (!values.check && (side === 'sim' || side === 'both')) {
     const cluster = await connect({ kubeconfigText: sim.kubeconfig });
     const { runs, observations } = await runSide(cluster, true, scenarios, () => ({
       hookLaunch: (o) => (o.pod ? sim.truth(o.pod.uid)?.hookStartAt ?? null : null),
-      kills: (o) => killsOf(o, (uid, name) => sim.truth(uid)?.containers?.[name]?.killSentAt),
+      kills: (o) => killsOf(o, (uid, name) => { const c = sim.truth(uid)?.containers?.[name]; return c?.killSentAt ?? c?.oomKilledAt; }),
     }));
     await writeSide({ side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs }, observations);
   } finally {

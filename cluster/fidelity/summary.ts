@@ -59,8 +59,8 @@ export const RunSummarySchema = z.object({
     // end (the watch) after it.
     sidecarTerm: z.number().nullable().optional(), reactionToSidecarTerm: z.number().nullable().optional(),
     sidecarTermToEnded: z.number().nullable().optional(),
-    // The same ends by the container's death (its exit line, else the runtime's SIGKILL; absent in older files and
-    // where neither is known, as for the OOM killer's), and the runtime's teardown after it (DIED_TWIN).
+    // The same ends by the container's death (its exit line, else the SIGKILL: the kubelet's through the runtime or the
+    // kernel's for the memory limit; absent in older files), and the runtime's teardown after it (DIED_TWIN).
     died: z.number().nullable().optional(), reactionToDied: z.number().nullable().optional(), termToDied: z.number().nullable().optional(),
     sidecarTermToDied: z.number().nullable().optional(), diedToEnded: z.number().nullable().optional(),
   }),

@@ -114,7 +114,7 @@ export class Kubelet {
 
   private containerExited(worker: PodWorker, container: ContainerRecord, exitCode: number, exitedAt: number): void {
     const record = this.truth.for({ metadata: worker });
-    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), { exitedAt, exitCode });
+    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), { exitedAt, exitCode, ...(container.oomKilledAt ? { oomKilledAt: container.oomKilledAt } : {}) });
     // The pod's record keeps the first main container's exit (the lab's), as with one container.
     if (container.spec.name === worker.leadContainer) {
       record.exitedAt = exitedAt;

@@ -10,7 +10,7 @@ import type { ContainerSpec, PodRef, PodSpec } from './pod-types.ts';
 import { NODE_IP, NODE_NAME } from './ports.ts';
 import { ContainerProcess, type ImageEntry, type ImageMap, imageFor, listenPort, resolvePort } from './runtime.ts';
 import type { KubeObject, Store } from './store.ts';
-import { apiTime, sleepAtLeast } from './time.ts';
+import { apiTime, sleepAtLeast, wallNow } from './time.ts';
 import { hasRestartableInitContainer, TerminationOrdering } from './termination-order.ts';
 import type { ContainerTruth, TruthRecord } from './truth.ts';
 import type { SimMinor } from './versions.ts';
@@ -21,6 +21,8 @@ export interface ContainerRecord {
   env: Record<string, string>;
   spec: ContainerSpec;
   oomKilled: boolean;
+  /** When the memory limit's SIGKILL was sent (wall ms), as containerd logs the cgroup's OOM event. */
+  oomKilledAt?: number;
   /** Its state.running.startedAt. */
   startedAt: string;
   exitCode?: number;
@@ -145,7 +147,7 @@ export class RuntimeManager {
     const limitBytes = memoryBytes(spec.resources?.limits?.memory);
     const pid = process.pid;
     if (limitBytes !== undefined && pid !== undefined) {
-      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; process.signal('SIGKILL'); } });
+      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; container.oomKilledAt = wallNow(); process.signal('SIGKILL'); } });
       void process.exited.then(() => this.oomKiller.forget(pid));
     }
     return container;

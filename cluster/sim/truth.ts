@@ -21,6 +21,8 @@ export interface ContainerTruth {
   termSentAt?: number;
   termSuppressed?: boolean;
   killSentAt?: number;
+  /** The memory limit's SIGKILL (memory.ts), the kernel's and not the kubelet's. */
+  oomKilledAt?: number;
   exitedAt?: number;
   exitCode?: number;
 }

@@ -1,5 +1,5 @@
-// containerd's "Kill container" lines, tied to a pod's UID and container name through the sandbox and container
-// it created (lines as the v1.37.2 node's containerd 1.6.20 wrote them, 2026-12-02).
+// containerd's "Kill container" and "TaskOOM event" lines, tied to a pod's UID and container name through the sandbox
+// and container it created (lines as the v1.37.2 node's containerd 1.6.20 wrote them, 2026-12-02 and 2026-12-03).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,14 @@ const LOG = [
   `time="2026-12-02T19:10:49.143497669Z" level=info msg="Kill container \\"${LAB}\\""`,
   `time="2026-12-02T19:10:50.915552067Z" level=info msg="Kill container \\"${OTHER}\\""`,
 ].join('\n');
+const OOM_SB = 'da32002f05cc84983e8e1016a57fb3ea0fecc43ede46eb0743718c66917d2fae';
+const OOM_LAB = '573ec24e3b8729d151628ebc9e7e9e1249b1973e8a42459ae5bd48cc97bf27ee';
+const OOM_LOG = [
+  `time="2026-12-03T11:28:34.503280222Z" level=info msg="RunPodSandbox for &PodSandboxMetadata{Name:tl-oom-on-term-0c4a,Uid:9a058bfd-af0d-40ca-bd68-e4ba41c0dece,Namespace:default,Attempt:0,} returns sandbox id \\"${OOM_SB}\\""`,
+  `time="2026-12-03T11:28:34.535801247Z" level=info msg="CreateContainer within sandbox \\"${OOM_SB}\\" for &ContainerMetadata{Name:lab,Attempt:0,} returns container id \\"${OOM_LAB}\\""`,
+  `time="2026-12-03T11:28:40.027060606Z" level=info msg="TaskOOM event &TaskOOM{ContainerID:${OOM_LAB},XXX_unrecognized:[],}"`,
+  `time="2026-12-03T11:28:40.115916311Z" level=info msg="Container to stop \\"${OOM_LAB}\\" must be in running or unknown state, current state \\"CONTAINER_EXITED\\""`,
+].join('\n');
 
 describe("containerd's log of its kills", () => {
   it("dates each container's first SIGKILL by its pod's UID and its name, and nothing it did not kill", () => {
@@ -28,5 +36,11 @@ describe("containerd's log of its kills", () => {
     expect([...kills]).toEqual([['86fbb842-c073-44e6-8246-509ea8441bb6/lab', Date.parse('2026-12-02T19:10:48.143Z')]]);
     expect(kills.has('86fbb842-c073-44e6-8246-509ea8441bb6/proxy')).toBe(false);
     expect(containerdKills(join(path, '..', 'absent.log')).size).toBe(0);
+  });
+
+  it("dates a container the kernel killed for its memory by containerd's OOM event", () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'termlab-containerd-')), 'containerd.log');
+    writeFileSync(path, `${OOM_LOG}\n`);
+    expect([...containerdKills(path)]).toEqual([['9a058bfd-af0d-40ca-bd68-e4ba41c0dece/lab', Date.parse('2026-12-03T11:28:40.027Z')]]);
   });
 });
