@@ -59,9 +59,12 @@ const cases: Case[] = [
   },
   {
     name: 'web-del', mode: 'graceful', preStopSleep: null, args: ['--action', 'delete-pod', '--path', '/work?ms=200'],
-    expect: 'exit 1, the failures cause 1, one pod deleted, advice: a preStop sleep',
-    check: ({ code, summary: s, stdout }) => code !== 1 ? `exit ${code}` : !s || s.failed === 0 ? 'no failure' : causesOnly(s, ['1']).length ? `also ${causesOnly(s, ['1']).join(', ')}`
-      : !/change: delete one pod \(web-del-/.test(stdout) ? 'the plan names no pod to delete' : !s.advice.some((a) => /preStop: sleep/.test(a)) ? 'no preStop advice' : null,
+    // One pod's TERM against kube-proxy's sync: lost on a loaded node (30 of 672 failed), won on a quiet one (0 of 418).
+    expect: 'one pod deleted; exit 1 with the failures cause 1 and a preStop sleep advised, or exit 0 with the narrow margin named and a preStop sleep advised',
+    check: ({ code, summary: s, stdout }) => !/change: delete one pod \(web-del-/.test(stdout) ? 'the plan names no pod to delete' : !s ? 'no summary'
+      : code === 1 ? (s.failed === 0 ? 'no failure' : causesOnly(s, ['1']).length ? `also ${causesOnly(s, ['1']).join(', ')}` : !s.advice.some((a) => /preStop: sleep/.test(a)) ? 'no preStop advice' : null)
+      : code === 0 ? (!s.advice.some((a) => /^no request failed, but by a narrow margin: .*`preStop: sleep` of at least \d+s/.test(a)) ? 'passed without naming the margin' : null)
+      : `exit ${code}`,
   },
 ];
 
