@@ -90,6 +90,7 @@ export class Kubelet {
       await this.starter.tracked(worker, this.starter.syncInitContainers(worker));
     }
     if (worker.stage === 'startSeen') this.publishRunning(worker);
+    else if (worker.stage === 'running') this.probers.podSynced(worker);
     if (this.publishExits(worker)) return 'terminating';
     if (worker.deadlineAt !== undefined && wallNow() >= worker.deadlineAt) return this.deadlineExceeded(worker);
     return undefined;

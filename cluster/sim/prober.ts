@@ -2,8 +2,10 @@
 // sync and probes on a ticker of periodSeconds; a container it has not yet seen running is not probed.
 // When the sync after the PLEG's ContainerStarted event generates the pod's status, the prober
 // manager's UpdatePodStatus finds the readiness unknown, sets the initial result (not ready) and
-// triggers a manual run at once ("Triggered Probe by manual run"). A result that changes is handed
-// to the sync loop ("SyncLoop (probe)"), which syncs the pod.
+// triggers a manual run at once ("Triggered Probe by manual run"); it does so at every later sync too,
+// as long as the container runs and is not ready, and each manual run restarts the ticker from that
+// moment (worker.go run: probeTicker.Reset). A result that changes is handed to the sync loop
+// ("SyncLoop (probe)"), which syncs the pod.
 import { request } from 'node:http';
 import type { ReadinessProbe } from './pod-types.ts';
 
@@ -20,6 +22,8 @@ export interface ProbeTarget {
 export interface ReadinessProber {
   /** UpdatePodStatus saw the container running with no result yet: initial result, then a manual run. */
   containerStarted(): void;
+  /** UpdatePodStatus at a later sync: a running container not yet ready gets a manual run (none before it started). */
+  syncedNotReady(): void;
   stop(): void;
 }
 
@@ -36,6 +40,8 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   let lastResult: boolean | null = null;
   let resultRun = 0;
   let probing = false;
+  // manualTriggerCh holds one trigger: one sent during a probe runs as soon as it ends.
+  let triggered = false;
   let stopped = false;
 
   const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
@@ -64,6 +70,7 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     const { ok, output } = await probeOnce();
     probing = false;
     if (stopped) return;
+    if (triggered) { triggered = false; queueMicrotask(manualRun); }
     if (!ok) target.onFailure(output);
     if (lastResult === ok) resultRun++;
     else { lastResult = ok; resultRun = 1; }
@@ -71,13 +78,24 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     set(ok);
   };
 
-  const ticker = setInterval(() => void doProbe(), period);
+  let ticker = setInterval(() => void doProbe(), period);
+  // "Triggered Probe by manual run": the ticker restarts from now, then the probe runs.
+  const manualRun = () => {
+    if (stopped) return;
+    if (probing) { triggered = true; return; }
+    clearInterval(ticker);
+    ticker = setInterval(() => void doProbe(), period);
+    void doProbe();
+  };
   return {
     containerStarted() {
       if (stopped || startedAt !== null) return;
       startedAt = performance.now();
       set(false);
-      void doProbe();
+      manualRun();
+    },
+    syncedNotReady() {
+      if (startedAt !== null && result !== true) manualRun();
     },
     stop() { stopped = true; clearInterval(ticker); },
   };
