@@ -68,7 +68,12 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
   const proxyCutAt = sidecar.onTerm === 'exit' ? proxyTerm : proxyKill;
   const appOwnEnd = app.exitAt;
   const proxyCuts = proxyCutAt < workEndsAt && proxyCutAt < appOwnEnd && !(sidecar.native && !byTimer);
-  if (!(sidecar.native && !byTimer)) margins.push(toWork(proxyCutAt));
+  // Both times must hold for the proxy to cut; one that clearly does not decides it whatever the other's margin
+  // (a proxy killed a second after the app died cuts nothing, however near its kill is to the work's end).
+  if (!(sidecar.native && !byTimer)) {
+    const [toEnd, toApp] = [toWork(proxyCutAt), Math.abs(appOwnEnd - proxyCutAt)];
+    margins.push(proxyCuts ? Math.min(toEnd, toApp) : Math.max(proxyCutAt < workEndsAt ? 0 : toEnd, proxyCutAt < appOwnEnd ? 0 : toApp));
+  }
   let appExit = { exitAt: app.exitAt, exitCode: app.exitCode, reason: app.reason };
   let outcome = app.outcome;
   let cutBy: PodPrediction['cutBy'] = app.outcome === 'cut' ? 'app' : null;

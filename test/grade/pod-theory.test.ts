@@ -47,3 +47,24 @@ describe('the pod model, per container (window basis: times from the kubelet\'s 
     expect(p.pod!.containers[1]).toMatchObject({ termAt: 0, exitAt: 9, exitCode: 0 });
   });
 });
+
+describe('the pod model on observed times: only a decision that could flip counts against the margin', () => {
+  // sidecar-native-short-grace on the simulator (2026-12-03): the kubelet began 1.91 s after the delete, the app's
+  // hook 4 s, so its TERM at 5.92 s and its kill at 7.92 s; the sidecar's turn by the timer at 6.92 s, its kill at
+  // 8.92 s, 0.08 s before the work's end at 9 s. The app's kill cut the request a second before: nothing to call.
+  const shortGrace = scenario({ preStop: { kind: 'exec-sleep', seconds: 4 }, terminationGracePeriodSeconds: 5, sidecar: { native: true, onTerm: 'drain' } });
+  const observed = (termAt: number) => ({ termAt, startNotBefore: termAt - 4.01, startNotAfter: termAt - 4, hookRequestStartAt: null });
+
+  it('a proxy killed after the app died cuts nothing, however near its kill is to the work\'s end', () => {
+    const p = predictScenario(shortGrace, null, undefined, observed(5.92));
+    expect(p).toMatchObject({ outcome: 'cut', exitCode: 137 });
+    expect(p.pod!.containers[1]).toMatchObject({ killAt: expect.closeTo(8.92, 2), exitCode: 0 });
+    expect(p.marginSeconds).toBeGreaterThan(0.9);
+  });
+
+  it('a proxy whose kill could come before the app\'s own end keeps its distance to the work\'s end as the margin', () => {
+    // A regular proxy that drains: killed with the app at its own budget, 0.05 s before the work would end.
+    const p = predictScenario(scenario({ terminationGracePeriodSeconds: 7, sidecar: { native: false, onTerm: 'drain' } }), null, undefined, { termAt: 1.95, startNotBefore: 1.9, startNotAfter: null, hookRequestStartAt: null });
+    expect(p.marginSeconds).toBeLessThan(0.1);
+  });
+});
