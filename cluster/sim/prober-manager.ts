@@ -99,7 +99,8 @@ export class ProberManager {
    * SyncTerminatingPod 0.87-0.89 s later.
    */
   podSynced(worker: PodWorker): void {
-    for (const prober of this.readiness.get(worker)?.values() ?? []) prober.syncedNotReady();
+    // Running as the sync's status has it: the last relist's, so an exit the PLEG has seen is not probed again.
+    for (const [name, prober] of this.readiness.get(worker) ?? []) if (!worker.containers.get(name)?.exitSeen) prober.syncedNotReady();
   }
 
   /** RemovePod; also once the pod is terminal, which is no longer probed. */
