@@ -115,7 +115,7 @@ export class Kubelet {
 
   private containerExited(worker: PodWorker, container: ContainerRecord, exitCode: number, exitedAt: number): void {
     const record = this.truth.for({ metadata: worker });
-    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), { exitedAt, exitCode, ...(container.oomKilledAt ? { oomKilledAt: container.oomKilledAt } : {}) });
+    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), { exitedAt, exitCode, oomKilledAt: container.oomKilledAt });
     // The pod's record keeps the first main container's exit (the lab's), as with one container.
     if (container.spec.name === worker.leadContainer) {
       record.exitedAt = exitedAt;
@@ -140,7 +140,7 @@ export class Kubelet {
     const seen = [...worker.containers].filter(([, c]) => c.exitSeen);
     if (!seen.length) return false;
     const allExited = seen.length === worker.containers.size;
-    const exits = seen.map(([name, c]) => ({ name, exitCode: c.exitCode ?? 0, oomKilled: c.oomKilled, startedAt: c.startedAt }));
+    const exits = seen.map(([name, c]) => ({ name, exitCode: c.exitCode ?? 0, oomKilled: c.oomKilledAt !== undefined, startedAt: c.startedAt }));
     const updated = this.status.containersExited(worker, exits, allExited, worker.evicted);
     if (allExited) {
       advance(worker, 'finished');

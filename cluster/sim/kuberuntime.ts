@@ -20,8 +20,7 @@ export interface ContainerRecord {
   image: ImageEntry;
   env: Record<string, string>;
   spec: ContainerSpec;
-  oomKilled: boolean;
-  /** When the memory limit's SIGKILL was sent (wall ms), as containerd logs the cgroup's OOM event. */
+  /** When the memory limit's SIGKILL was sent (wall ms), as containerd logs the cgroup's OOM event; unset if it never was. */
   oomKilledAt?: number;
   /** Its state.running.startedAt. */
   startedAt: string;
@@ -143,11 +142,11 @@ export class RuntimeManager {
       ? [...(image.paths[spec.command[0]!] ?? [spec.command[0]!]), ...spec.command.slice(1), ...(spec.args ?? [])]
       : [...image.entrypoint, ...(spec.args ?? [])];
     const process = new ContainerProcess(argv, env);
-    const container: ContainerRecord = { process, image, env, spec, oomKilled: false, startedAt: apiTime(), exitSeen: false };
+    const container: ContainerRecord = { process, image, env, spec, startedAt: apiTime(), exitSeen: false };
     const limitBytes = memoryBytes(spec.resources?.limits?.memory);
     const pid = process.pid;
     if (limitBytes !== undefined && pid !== undefined) {
-      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilled = true; container.oomKilledAt = wallNow(); process.signal('SIGKILL'); } });
+      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilledAt = wallNow(); process.signal('SIGKILL'); } });
       void process.exited.then(() => this.oomKiller.forget(pid));
     }
     return container;

@@ -78,13 +78,14 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     set(ok);
   };
 
-  let ticker = setInterval(() => void doProbe(), period);
+  const startTicker = () => setInterval(() => void doProbe(), period);
+  let ticker = startTicker();
   // "Triggered Probe by manual run": the ticker restarts from now, then the probe runs.
   const manualRun = () => {
     if (stopped) return;
     if (probing) { triggered = true; return; }
     clearInterval(ticker);
-    ticker = setInterval(() => void doProbe(), period);
+    ticker = startTicker();
     void doProbe();
   };
   return {
