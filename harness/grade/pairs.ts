@@ -169,6 +169,17 @@ export function tooCloseToDecide(r: GradeResult): string | null {
   return `could not be called: its work ended within ${r.prediction.marginSeconds.toFixed(3)}s of the kill`;
 }
 
+/**
+ * A pair half the grade left open for another cause in its own times (a kubelet stalled before TERM, a
+ * status written late, a hook that slept late on a starved machine): its open checks, or null.
+ * Such a run cannot grade the pair and a fresh pod can: run again like a strayed one.
+ */
+export function leftOpen(r: GradeResult): string | null {
+  if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive') return null;
+  const open = r.checks.filter((c) => c.status === 'inconclusive');
+  return open.length ? `was inconclusive (${open.map((c) => c.id).join(', ')}: ${open[0]!.reason})` : null;
+}
+
 /** How a run's own times strayed from its scenario: where its TERM came against the model's for the design. */
 function strayedHow(r: GradeResult): string {
   const designed = r.kind === 'pod' ? r.asDesigned : undefined;

@@ -1,5 +1,6 @@
 // Shared bits of the renderers: escaping untrusted strings and naming verdicts.
-import type { Verdict } from '../grade/types.ts';
+import { retryCause } from '../grade/attempts.ts';
+import type { GradeResult, Verdict } from '../grade/types.ts';
 
 export function escapeXml(value: unknown): string {
   return String(value)
@@ -18,8 +19,11 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
 
 /** A scenario as a report names it: "short-grace (try 2)" for a try after the first. */
 export const tryName = (r: { scenario: string; attempt?: number }) => ((r.attempt ?? 1) > 1 ? `${r.scenario} (try ${r.attempt})` : r.scenario);
-/** Said instead of a verdict for a try whose request the harness lost and that ran again: it is no verdict. */
-export const SUPERSEDED_LABEL = '↻ request lost, tried again';
+/** Said instead of a verdict for a try that ran again (its request lost, its design not tested): it is no verdict. */
+export const supersededLabel = (r: GradeResult) => {
+  const cause = retryCause(r);
+  return cause ? `↻ ${cause.label}, tried again` : '↻ tried again';
+};
 
 export function formatExit(exitCode: number | null, reason: string | null): string {
   return exitCode === null ? '—' : `${exitCode}${reason ? ` (${reason})` : ''}`;

@@ -3,7 +3,7 @@
 import type { PairResult } from '../grade/pairs.ts';
 import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
-import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, SUPERSEDED_LABEL, tryName } from './format.ts';
+import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, supersededLabel, tryName } from './format.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
@@ -13,7 +13,7 @@ const BADGE: Record<Verdict, string> = {
 };
 export const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
 /** A try that ran again is no verdict: it says so instead. */
-const verdictBadge = (r: GradeResult) => (r.supersededBy ? `<span class="badge b-inconclusive">${e(SUPERSEDED_LABEL)}</span>` : badge(r.verdict));
+const verdictBadge = (r: GradeResult) => (r.supersededBy ? `<span class="badge b-inconclusive">${e(supersededLabel(r))}</span>` : badge(r.verdict));
 
 const COLORS: Record<TimelineBar['kind'], string> = {
   request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777', effect: '#8250df',

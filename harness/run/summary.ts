@@ -1,13 +1,13 @@
 // The table printed at the end of a run.
 import type { GradeResult } from '../grade/types.ts';
-import { formatExit, SUPERSEDED_LABEL, tryName, VERDICT_LABEL } from '../report/format.ts';
+import { formatExit, supersededLabel, tryName, VERDICT_LABEL } from '../report/format.ts';
 
 export function summaryTable(results: GradeResult[]): string {
   const rows = [['scenario', 'preStop', 'grace', 'outcome', 'exit', 'model says', 'verdict']];
   for (const r of results) {
     // Every try is shown; one whose request the harness lost, and that ran again, says so instead of a verdict.
     const name = tryName(r);
-    const verdict = r.supersededBy ? SUPERSEDED_LABEL : VERDICT_LABEL[r.verdict];
+    const verdict = r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict];
     rows.push([name, r.preStop, `${r.graceSeconds}s`, r.outcome, formatExit(r.exitCode, r.reason), r.prediction ? `${r.prediction.outcome}/${r.prediction.exitCode}` : r.rollout ? `failures ${r.rollout.exposure}` : '—', verdict]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...r[i]!].length)));

@@ -2,10 +2,11 @@
 // that the grader had called evidence invalid. The kubelet wrote a cut container's status 6.7 s after
 // its finishedAt (every log line reached the harness within 0.13 s), and a 3 s hook's sleep ended 1.07 s
 // late. Neither is proof of an edit: each is inconclusive, naming both readings, never a match.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
+import { retryReason } from '../../harness/grade/attempts.ts';
 import { strayedFromDesign, tooCloseToDecide } from '../../harness/grade/pairs.ts';
 import { parseObservationFile } from '../../harness/observation-read.ts';
 
@@ -38,5 +39,16 @@ describe('a busy real node, graded', () => {
     expect(strayedFromDesign(close)).toBeNull();
     const clean = grade(load('late-term.restored-grace', 'class40-sim'));
     expect(tooCloseToDecide(clean)).toBeNull();
+  });
+  it('a pair half left open by its own times (a kubelet stalled before TERM, a status written late, a hook that slept late) is one the runner runs again, naming the check', () => {
+    expect(retryReason(grade(load('late-term.restored-grace', 'class40-sim')))).toMatch(/^was inconclusive \([^:]*evidence\.kubelet-times[^:]*: /);
+    expect(retryReason(grade(load('late-status.short-grace')))).toMatch(/^was inconclusive \([^:]*evidence\.api-times[^:]*: /);
+    expect(retryReason(grade(load('slow-hook.restored-grace')))).toMatch(/^was inconclusive \([^:]*evidence\.live-lifecycle[^:]*: /);
+  });
+  it('a half whose grade stands is not run again: matched, or differing from the model', () => {
+    const settled = readdirSync(join(import.meta.dirname, 'fixtures', 'node')).filter((f) => f.endsWith('.observation.json'))
+      .map((f) => grade(load(f.replace('.observation.json', ''), 'node'))).filter((r) => r.verdict !== 'inconclusive');
+    expect(settled.length).toBeGreaterThan(0);
+    for (const r of settled) expect(retryReason(r), r.source).toBeNull();
   });
 });
