@@ -24,6 +24,8 @@ export const supersededLabel = (r: GradeResult) => {
   const cause = retryCause(r);
   return cause ? `↻ ${cause.label}, tried again` : '↻ tried again';
 };
+/** What a report says of a try that ran again: why (a lost path in full), and which file counts instead. */
+export const supersededText = (r: GradeResult) => `${r.lostPath ?? retryCause(r)?.reason ?? r.explanation}; the next try counts instead (${r.supersededBy})`;
 
 export function formatExit(exitCode: number | null, reason: string | null): string {
   return exitCode === null ? '—' : `${exitCode}${reason ? ` (${reason})` : ''}`;

@@ -3,7 +3,7 @@
 import type { PairResult } from '../grade/pairs.ts';
 import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
-import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, supersededLabel, tryName } from './format.ts';
+import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, supersededLabel, supersededText, tryName } from './format.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
@@ -116,7 +116,7 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
   return results.map((r, i) => `
 <section class="card v-${r.supersededBy ? 'inconclusive' : r.verdict}" id="${prefix}${i}-${e(r.scenario)}">
   <h2>${e(tryName(r))} ${verdictBadge(r)}${predictionBadge(r)}</h2>
-  <p>${e(r.supersededBy ? `${r.lostPath ?? r.explanation}; the next try counts instead (${r.supersededBy})` : r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
+  <p>${e(r.supersededBy ? supersededText(r) : r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
   ${r.rollout ? rolloutCard(r) : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
   ${svgTimeline(r)}`}
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>

@@ -1,8 +1,7 @@
 // Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
-import { retryReason } from '../grade/attempts.ts';
 import type { PairResult } from '../grade/pairs.ts';
 import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
-import { formatExit, predictionShown, predictionsCount, seconds, supersededLabel, tryName, VERDICT_LABEL } from './format.ts';
+import { formatExit, predictionShown, predictionsCount, seconds, supersededLabel, supersededText, tryName, VERDICT_LABEL } from './format.ts';
 import { lifecycleRows, requestsStrip, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Table cells: no line breaks or control characters, pipes and backslashes escaped, no raw HTML,
@@ -76,7 +75,7 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
   for (const pair of pairs) for (const c of pair.checks) out.push('', `**Lab pair ${cell(pair.pairId)}**: ${c.status} — ${cell(c.reason)}`);
   if (problems.length) out.push('', '## Files that could not be graded', '', ...problems.map((p) => `- ${cell(p)}`));
   for (const r of results) {
-    out.push('', `## ${cell(tryName(r))} — ${r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.supersededBy ? `${retryReason(r) ?? r.explanation}; the next try counts instead (${r.supersededBy})` : r.explanation)}`, '');
+    out.push('', `## ${cell(tryName(r))} — ${r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict]}`, '', `> ${cell(r.supersededBy ? supersededText(r) : r.explanation)}`, '');
     for (const note of r.notes) out.push(`_Note: ${cell(note)}_`, '');
     if (r.rollout) out.push(...rolloutMarkdown(r));
     else out.push(`Model: ${cell(r.prediction?.steps.join('; ') ?? '')}.`, '', gantt(r), '');

@@ -2,7 +2,7 @@
 // is reset: the harness loses its own path to the pod. The verdict is the kubelet's or inconclusive
 // with the cause and times, never "differs" or "evidence invalid"; nothing is left behind.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,12 @@ describe('a kubelet that reacts late to the delete', () => {
     expect(stdout, shown).toMatch(/short-grace: try 1 did not test its design: it was completed, as the model predicts from that run's own times, but as written it is cut \(TERM came \d+\.\d\ds after the delete, where the design puts it at \d+\.\d\ds\); running it again on a fresh pod/);
     expect(readdirSync(out).filter((f) => f.startsWith('short-grace') && f.endsWith('.observation.json')).sort()).toEqual(['short-grace.attempt-2.observation.json', 'short-grace.observation.json']);
     expect(stdout, shown).toMatch(/^short-grace +exec sleep 3s .*↻ did not test its design, tried again$/m);
+    // The reports say the same of that try: why it ran again, and which file counts instead.
+    for (const report of ['report.md', 'report.html']) {
+      const page = readFileSync(join(out, report), 'utf8');
+      expect(page, report).toContain('↻ did not test its design, tried again');
+      expect(page, report).toMatch(/did not test its design: it was completed, as the model predicts from that run(?:'|&#39;)s own times, but as written it is cut \(TERM came [^;]*; the next try counts instead \([^)]*short-grace\.attempt-2\.observation\.json\)/);
+    }
     expect(stdout, shown).toMatch(/^short-grace \(try 2\) .*matches the model$/m);
     expect(stdout, shown).toMatch(/lab pair grace: pass/);
     expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid/);
