@@ -1,4 +1,5 @@
-// Tries of one scenario in one run: a try whose request the harness lost ran again on a fresh pod.
+// Tries of one scenario in one run: a try that did not count (its request lost, a pair half its own times
+// kept from testing its design) ran again on a fresh pod.
 // Every try is kept and shown; only the last counts for the exit code and the lab pair.
 import { dirname } from 'node:path';
 import { leftOpen, strayedFromDesign, tooCloseToDecide } from './pairs.ts';

@@ -22,7 +22,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
   const sidecarPairs = new Map<string, SidecarPair>();
   const retryPairs = new Map<string, RetryPair>();
   for (const r of results) {
-    // A superseded try (its request lost, run again) never forms a pair: the last try of the same run does.
+    // A superseded try (run again) never forms a pair: the last try of the same run does.
     if (!r.labPair || r.supersededBy) continue;
     if (r.labPair.role === 'no-key' || r.labPair.role === 'with-key') {
       const key = `${runKey(r)}\0${r.labPair.id}`;
@@ -170,14 +170,21 @@ export function tooCloseToDecide(r: GradeResult): string | null {
 }
 
 /**
- * A pair half the grade left open for another cause in its own times (a kubelet stalled before TERM, a
- * status written late, a hook that slept late on a starved machine): its open checks, or null.
- * Such a run cannot grade the pair and a fresh pod can: run again like a strayed one.
+ * The checks that leave a run open for its own times: a kubelet stalled before TERM or between Killing
+ * and acting, a status written late, a hook that slept late, a delete the harness issued late or after
+ * the pod had finished. Never the kubelet's or a controller's own cause, and never an incomplete run.
+ */
+const OWN_TIMES_CHECKS = new Set(['evidence.kubelet-times', 'evidence.api-times', 'evidence.live-lifecycle', 'evidence.delete-delay', 'evidence.delete-grace']);
+
+/**
+ * A whole pair half the grade left open because of its own times (above): those checks, or null. Such a
+ * run cannot grade the pair and a fresh pod can: run again like a strayed one.
  */
 export function leftOpen(r: GradeResult): string | null {
   if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive') return null;
-  const open = r.checks.filter((c) => c.status === 'inconclusive');
-  return open.length ? `was inconclusive (${open.map((c) => c.id).join(', ')}: ${open[0]!.reason})` : null;
+  if (r.checks.some((c) => c.id === 'evidence.run-complete' && c.status !== 'pass')) return null;
+  const open = r.checks.filter((c) => c.status === 'inconclusive' && OWN_TIMES_CHECKS.has(c.id));
+  return open.length ? `was inconclusive (${open.map((c) => c.id).join(', ')}: ${open[0]!.reason.slice(0, 240)})` : null;
 }
 
 /** How a run's own times strayed from its scenario: where its TERM came against the model's for the design. */

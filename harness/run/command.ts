@@ -160,8 +160,10 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
   if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
   await checkPodCap(cluster, namespace, owner, kind.podsAtOnce(scenarios, parallel), maxPods);
-  // Each wave of scenarios may also wait out one API outage.
-  const runDeadlineMs = ((Math.max(...scenarios.map(kind.deadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel);
+  // Each wave of scenarios may also wait out one API outage, and each try that runs again is one more wave:
+  // a live run past its recorded deadline is one another run of the owner may reap.
+  const tries = kind.retriesLostRequests ? retries + 1 : 1;
+  const runDeadlineMs = ((Math.max(...scenarios.map(kind.deadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel) * tries;
   const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
   await saveRun(record);
 

@@ -23,7 +23,7 @@ export interface ScenarioKind<S extends { name: string }, O> {
   run(ctx: ScenarioContext, s: S): Promise<O>;
   /** Written through its own schema and within the readers' size limit (observation-write.ts). */
   write(path: string, o: O): Promise<void>;
-  /** A try whose request the harness lost runs again on a fresh pod. */
+  /** A try that did not count (grade/attempts.ts retryCause) runs again on a fresh pod. */
   retriesLostRequests: boolean;
   /** The lab pair a scenario belongs to, if any. */
   pairOf(s: S): string | null;

@@ -5,7 +5,7 @@ import { formatExit, supersededLabel, tryName, VERDICT_LABEL } from '../report/f
 export function summaryTable(results: GradeResult[]): string {
   const rows = [['scenario', 'preStop', 'grace', 'outcome', 'exit', 'model says', 'verdict']];
   for (const r of results) {
-    // Every try is shown; one whose request the harness lost, and that ran again, says so instead of a verdict.
+    // Every try is shown; one that ran again says why instead of a verdict.
     const name = tryName(r);
     const verdict = r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict];
     rows.push([name, r.preStop, `${r.graceSeconds}s`, r.outcome, formatExit(r.exitCode, r.reason), r.prediction ? `${r.prediction.outcome}/${r.prediction.exitCode}` : r.rollout ? `failures ${r.rollout.exposure}` : '—', verdict]);

@@ -45,6 +45,14 @@ describe('a busy real node, graded', () => {
     expect(retryReason(grade(load('late-status.short-grace')))).toMatch(/^was inconclusive \([^:]*evidence\.api-times[^:]*: /);
     expect(retryReason(grade(load('slow-hook.restored-grace')))).toMatch(/^was inconclusive \([^:]*evidence\.live-lifecycle[^:]*: /);
   });
+  it('a half its own times left open is not run again when its run stopped early (Ctrl-C, the API past patience): its grade and exit stand', () => {
+    const o = load('slow-hook.restored-grace');
+    const stopped = { ...o, run: { ...o.run, complete: false, incompleteReason: 'interrupted (Ctrl-C) while collecting' } } as typeof o;
+    const r = grade(stopped);
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.checks.find((c) => c.id === 'evidence.live-lifecycle')?.status).toBe('inconclusive');
+    expect(retryReason(r)).toBeNull();
+  });
   it('a half whose grade stands is not run again: matched, or differing from the model', () => {
     const settled = readdirSync(join(import.meta.dirname, 'fixtures', 'node')).filter((f) => f.endsWith('.observation.json'))
       .map((f) => grade(load(f.replace('.observation.json', ''), 'node'))).filter((r) => r.verdict !== 'inconclusive');

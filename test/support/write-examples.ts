@@ -1,7 +1,7 @@
 // Writes reports/examples/: real recorded runs from the simulated cluster where the runner can
 // produce the outcome, built ones (from observations.ts) where it cannot (OOM, a rejected request).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ObservationSchema } from '../../harness/observation.ts';
@@ -13,7 +13,10 @@ const dir = join(repoRoot, 'reports', 'examples');
 mkdirSync(dir, { recursive: true });
 const recorded = join(mkdtempSync(join(tmpdir(), 'termlab-examples-')), 'run');
 execFileSync(process.execPath, ['bin/termlab.js', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
-const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, `${name}.observation.json`), 'utf8')));
+// The try that counts: the last (a busy machine may have run a pair half again).
+const attemptOf = (f: string) => Number(/\.attempt-(\d+)\./.exec(f)?.[1] ?? 1);
+const lastTry = (name: string) => readdirSync(recorded).filter((f) => f === `${name}.observation.json` || f.startsWith(`${name}.attempt-`)).sort((a, b) => attemptOf(a) - attemptOf(b)).at(-1)!;
+const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, lastTry(name)), 'utf8')));
 
 const handEdited = read('short-grace');
 // What a student might "fix" by hand: the outcome no longer matches the watch events or the server's log.
