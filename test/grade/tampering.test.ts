@@ -190,6 +190,13 @@ describe('tampering: times without evidence behind them', () => {
     o.timeline.termReceived!.at.time = new Date(Date.parse(o.timeline.termReceived!.at.time) + 1500).toISOString();
     expect(check(o, 'evidence.timeline-cited').status).toBe('fail');
   });
+  it('a TERM moved on the harness clock only (its time and citation as before): the failure names the field and both values', () => {
+    const o = example('cut-137-after-grace');
+    const at = o.timeline.termReceived!.at;
+    const honest = at.mono;
+    at.mono += 2000;
+    expect(check(o, 'evidence.timeline-cited')).toMatchObject({ status: 'fail', reason: `timeline.termReceived.at.mono is ${honest + 2000}, but the evidence gives ${honest}` });
+  });
   it('derived points edited on the timeline alone fail evidence.timeline-cited and move no other check: the checks read the timeline the grader derives', () => {
     const honest = grade(example('cut-137-after-grace')).checks.filter((c) => c.id !== 'evidence.timeline-cited');
     const o = example('cut-137-after-grace');
