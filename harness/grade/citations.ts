@@ -19,9 +19,8 @@ const FIELD_NAMES: Record<(typeof DERIVED_TIMELINE_FIELDS)[number], string> = {
 };
 
 /** A point's claim, prose (an inference's basis) left out: its source, time and citation. */
-function claimOf(point: NonNullable<Point>): string {
-  return stableJson({ source: 'source' in point ? point.source : 'seen', at: point.at, from: point.from, signal: 'signal' in point ? point.signal : null });
-}
+const claimObject = (point: NonNullable<Point>) => ({ source: 'source' in point ? point.source : 'seen', at: point.at, from: point.from, signal: 'signal' in point ? point.signal : null });
+const claimOf = (point: NonNullable<Point>): string => stableJson(claimObject(point));
 
 /** A point's claim as path → value, for naming the field two claims differ in. */
 function claimFields(point: NonNullable<Point>): Map<string, string> {
@@ -30,7 +29,7 @@ function claimFields(point: NonNullable<Point>): Map<string, string> {
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
     else out.set(path, JSON.stringify(value) ?? 'undefined');
   };
-  walk(JSON.parse(claimOf(point)), '');
+  walk(claimObject(point), '');
   return out;
 }
 

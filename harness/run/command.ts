@@ -162,7 +162,7 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   await checkPodCap(cluster, namespace, owner, kind.podsAtOnce(scenarios, parallel), maxPods);
   // Each wave of scenarios may also wait out one API outage, and each try that runs again is one more wave:
   // a live run past its recorded deadline is one another run of the owner may reap.
-  const tries = kind.retriesLostRequests ? retries + 1 : 1;
+  const tries = kind.runsTriesAgain ? retries + 1 : 1;
   const runDeadlineMs = ((Math.max(...scenarios.map(kind.deadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel) * tries;
   const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
   await saveRun(record);
@@ -228,7 +228,7 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
       if (result) tries.push(result);
       // As only the last try's grade counts, so does only its early end; never run again after Ctrl-C.
       const why = result ? retryReason(result) : null;
-      if (!why || !kind.retriesLostRequests || attempt > retries || io.signal.aborted) {
+      if (!why || !kind.runsTriesAgain || attempt > retries || io.signal.aborted) {
         failures.push(...ended.map((error) => ({ scenario: scenario.name, error })));
         return tries;
       }

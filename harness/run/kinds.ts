@@ -24,7 +24,7 @@ export interface ScenarioKind<S extends { name: string }, O> {
   /** Written through its own schema and within the readers' size limit (observation-write.ts). */
   write(path: string, o: O): Promise<void>;
   /** A try that did not count (grade/attempts.ts retryCause) runs again on a fresh pod. */
-  retriesLostRequests: boolean;
+  runsTriesAgain: boolean;
   /** The lab pair a scenario belongs to, if any. */
   pairOf(s: S): string | null;
   /** Whether the run's sweep also deletes Deployments and Services. */
@@ -42,7 +42,7 @@ export const POD_SCENARIOS: ScenarioKind<Scenario, Observation> = {
   describeTraffic: (transport) => `over ${transport}`,
   run: runScenario,
   write: writeAnyObservation,
-  retriesLostRequests: true,
+  runsTriesAgain: true,
   pairOf: (s) => s.labPair?.id ?? null,
   sweepsWorkloads: false,
 };
@@ -57,7 +57,7 @@ export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation
   describeTraffic: () => 'load from a pod through each Service',
   run: runRollout,
   write: writeAnyObservation,
-  retriesLostRequests: false,
+  runsTriesAgain: false,
   pairOf: () => null,
   sweepsWorkloads: true,
 };

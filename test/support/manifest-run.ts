@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { counted } from '../../harness/grade/attempts.ts';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { predict } from '../../harness/grade/theory.ts';
 import { ObservationSchema } from '../../harness/observation.ts';
@@ -40,7 +41,7 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
   const defaultMatrix = file === 'scenarios.yaml';
   const r = await runCli(['run', '--sim', ...(defaultMatrix ? [] : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]), '--out', out]);
   expect(r.stderr).not.toContain('internal error');
-  if (defaultMatrix) expectWholeMatrix(out, r, names);
+  if (defaultMatrix) await expectWholeMatrix(out, r, names);
   // The sidecar pair: the proxy stopped with the app cuts what the native sidecar lets complete.
   if (file === 'sidecars.yaml') expect(r.stdout).toContain('lab pair sidecar: pass');
   // The retries pair: the doubled effect without a key, the single one with it.
@@ -60,21 +61,20 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
 }
 
 /** `npm start`'s run: quiet on stderr, the lab pair passed, each file valid and its own pod's, cleaned up, the reports written. */
-function expectWholeMatrix(out: string, r: { code: number | null; stdout: string; stderr: string }, names: string[]) {
+async function expectWholeMatrix(out: string, r: { code: number | null; stdout: string; stderr: string }, names: string[]) {
   expect(r.stderr).toBe('');
   expect(r.stdout).toContain('lab pair grace: pass');
   const files = readdirSync(out).filter((f) => f.endsWith('.observation.json')).sort();
-  const scenarioOf = (f: string) => f.replace(/(\.attempt-\d+)?\.observation\.json$/, '');
-  const attemptOf = (f: string) => Number(/\.attempt-(\d+)\./.exec(f)?.[1] ?? 1);
-  expect([...new Set(files.map(scenarioOf))].sort()).toEqual([...names].sort());
   // A try that ran again (a pair half a busy machine kept from testing its design: docs/running.md) is
-  // kept beside the last one, and the run said why; the last try is the one held to the model.
-  const last = names.map((n) => files.filter((f) => scenarioOf(f) === n).sort((a, b) => attemptOf(a) - attemptOf(b)).at(-1)!);
-  for (const f of files.filter((x) => !last.includes(x))) expect(r.stdout).toMatch(new RegExp(`${scenarioOf(f)}: try ${attemptOf(f)} .*; running it again on a fresh pod`));
+  // kept beside the last one, which the grader counts (as the run does), and the run said why.
+  const { results } = await gradePaths([out]);
+  const last = counted(results);
+  expect(last.map((x) => x.scenario).sort()).toEqual([...names].sort());
+  for (const s of results.filter((x) => x.supersededBy)) expect(r.stdout).toMatch(new RegExp(`${s.scenario}: try ${s.attempt ?? 1} .*; running it again on a fresh pod`));
   const uids = new Set<string>();
   for (const file of files) uids.add(ObservationSchema.parse(JSON.parse(readFileSync(join(out, file), 'utf8'))).pod!.uid);
-  for (const file of last) {
-    const observation = ObservationSchema.parse(JSON.parse(readFileSync(join(out, file), 'utf8')));
+  for (const { source: file } of last) {
+    const observation = ObservationSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
     const model = predict(observation.scenario);
     expect(observation.request.outcome, file).toBe(model.outcome);
     expect(observation.finalState?.exitCode, file).toBe(model.exitCode);

@@ -1,9 +1,11 @@
 // Writes reports/examples/: real recorded runs from the simulated cluster where the runner can
 // produce the outcome, built ones (from observations.ts) where it cannot (OOM, a rejected request).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { counted } from '../../harness/grade/attempts.ts';
+import { gradePaths } from '../../harness/grade/files.ts';
 import { ObservationSchema } from '../../harness/observation.ts';
 import { writeAnyObservation } from '../../harness/observation-write.ts';
 import { exampleObservations } from './observations.ts';
@@ -13,10 +15,9 @@ const dir = join(repoRoot, 'reports', 'examples');
 mkdirSync(dir, { recursive: true });
 const recorded = join(mkdtempSync(join(tmpdir(), 'termlab-examples-')), 'run');
 execFileSync(process.execPath, ['bin/termlab.js', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
-// The try that counts: the last (a busy machine may have run a pair half again).
-const attemptOf = (f: string) => Number(/\.attempt-(\d+)\./.exec(f)?.[1] ?? 1);
-const lastTry = (name: string) => readdirSync(recorded).filter((f) => f === `${name}.observation.json` || f.startsWith(`${name}.attempt-`)).sort((a, b) => attemptOf(a) - attemptOf(b)).at(-1)!;
-const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(join(recorded, lastTry(name)), 'utf8')));
+// The try that counts, as the grader counts it (a busy machine may have run a pair half again).
+const tries = counted((await gradePaths([recorded])).results);
+const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(tries.find((r) => r.scenario === name)!.source, 'utf8')));
 
 const handEdited = read('short-grace');
 // What a student might "fix" by hand: the outcome no longer matches the watch events or the server's log.
