@@ -39,10 +39,28 @@ const WrittenEarlierSchema = PredictionsFileSchema.extend({ predictions: z.recor
 
 /** `writtenEarlier`: the text was accepted before (sealed, handed in), so an unknown field is ignored, not refused. */
 export function parsePredictions(text: string, source: string, options: { writtenEarlier?: boolean } = {}): PredictionsFile {
+  const key = `${options.writtenEarlier ? 'earlier' : 'new'}\0${text}`;
+  const known = parsedEarlier.get(key);
+  if (known) return known;
   const { data } = parseYamlText(text, source, 'PREDICTIONS_INVALID');
   const result = (options.writtenEarlier ? WrittenEarlierSchema : PredictionsFileSchema).safeParse(data);
   if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${issueOf(result.error.issues[0]!)}`, { source });
+  if (parsedEarlier.size >= PARSED_KEPT) parsedEarlier.delete(parsedEarlier.keys().next().value!);
+  parsedEarlier.set(key, deepFreeze(result.data));
   return result.data;
+}
+
+// Every observation of a run seals the same text, and a hand-in's predictions.yaml is that text again:
+// a class is parsed once per run, not once per file (the YAML parse was most of a class's grading).
+// Frozen: every result that text graded shares the one object. Only a text that parsed is kept.
+const PARSED_KEPT = 64;
+const parsedEarlier = new Map<string, PredictionsFile>();
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** A field the file has and the schema does not is told with the field nearest it, as a scenario file's is. */
