@@ -53,11 +53,14 @@ function schemaProblem(error: z.ZodError, source: string): TermlabError {
  * are refused before a byte is read: the open itself does not wait for a writer (O_NONBLOCK).
  */
 export async function readRegularTextFile(path: string, options: { maxBytes: number; what: string; signal?: AbortSignal }): Promise<string> {
-  const bytes = await readRegularFile(path, options);
+  return decodeUtf8(await readRegularFile(path, options), path, options.what);
+}
+
+function decodeUtf8(bytes: Buffer, source: string, what: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new TermlabError(options.what === 'an observation' ? 'OBSERVATION_INVALID' : 'INPUT_UNREADABLE', `${path}: not valid UTF-8 (byte ${firstBadUtf8(bytes)})`, { source: path });
+    throw new TermlabError(what === 'an observation' ? 'OBSERVATION_INVALID' : 'INPUT_UNREADABLE', `${source}: not valid UTF-8 (byte ${firstBadUtf8(bytes)})`, { source });
   }
 }
 
@@ -161,8 +164,12 @@ function parseAnyObservationFile(data: unknown, source: string): AnyParsedObserv
 }
 
 export async function readAnyObservationFile(path: string, signal?: AbortSignal): Promise<AnyParsedObservation> {
-  const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
-  return parseAnyObservationFile(parseJsonText(text, path), path);
+  return parseAnyObservation(await readRegularFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal }), path);
+}
+
+/** An observation's bytes as read from a file or an archive's member (within MAX_OBSERVATION_BYTES), checked as any file is. */
+export function parseAnyObservation(bytes: Buffer, source: string): AnyParsedObservation {
+  return parseAnyObservationFile(parseJsonText(decodeUtf8(bytes, source, 'an observation'), source), source);
 }
 
 export async function readObservation(path: string): Promise<Observation> {

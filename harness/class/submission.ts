@@ -1,11 +1,11 @@
-// One submission: an archive from `termlab pack` or a directory of observations. Archives are
-// extracted to a temporary directory and graded there by the one grading path (gradePaths);
+// One submission: an archive from `termlab pack` or a directory of observations. An archive's members
+// are graded from memory as a folder's files are (gradeMembers beside gradePaths, one gradeRead);
 // what the manifest does not vouch for is marked evidence invalid.
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, sep } from 'node:path';
+import { basename, join } from 'node:path';
 import { isTermlabError } from '../errors.ts';
-import { gradePaths, type GradeRun, slimResult } from '../grade/files.ts';
+import { gradeMembers, gradePaths, type GradeRun, slimResult } from '../grade/files.ts';
 import { retryReason } from '../grade/attempts.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
@@ -86,11 +86,6 @@ function attentionOf(results: GradeResult[], own: { sha256?: string; shownAs?: s
   return lines;
 }
 
-/** Results and problems name `archive.tar.gz:member`, never the temporary directory. */
-function relabel(text: string, opened: OpenedArchive): string {
-  return text.split(opened.dir + sep).join(`${opened.archive}:`).split(opened.dir).join(opened.archive);
-}
-
 function distrust(result: GradeResult, why: string): GradeResult {
   return { ...result, verdict: 'evidence-invalid', explanation: why, checks: [...result.checks, fail(MANIFEST_CHECK, why)] };
 }
@@ -124,36 +119,31 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     options.onProblem?.(error.message);
     return { path, student: name, identity: { source: 'file name' }, hasPredictions: false, results: [], pairs: [], problems: [error.message], invalid: [], attention: [] };
   }
-  try {
-    const dir = opened?.dir ?? path;
-    const problems: string[] = [...(opened?.problems ?? [])];
-    for (const p of problems) options.onProblem?.(p);
-    const invalid: string[] = [];
-    // The submission's own predictions name its student even when the instructor grades with others.
-    const own = await ownPredictions(path, opened);
-    if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
-    // The run's sealed predictions are graded, never a file swapped in beside them; an instructor's file by name overrides.
-    const run = await gradePaths([dir], { predictions: own.file, predictionsOverride: options.predictions });
-    const results = run.results.map((r) => {
-      if (!opened) return r;
-      const shown = { ...r, source: relabel(r.source, opened) };
-      const why = opened.untrusted.get(basename(r.source));
-      if (!why) return shown;
-      invalid.push(`${shown.source}: ${why}`);
-      options.onProblem?.(`${shown.source}: evidence invalid: ${why}`);
-      return distrust(shown, why);
-    });
-    for (const p of run.problems) { const line = opened ? relabel(p, opened) : p; problems.push(line); options.onProblem?.(line); }
-    for (const r of results) options.onResult?.(r);
-    const sealedStudent = results.find((r) => r.sealedPredictions)?.sealedPredictions?.student;
-    const ownSha = own.text === undefined ? undefined : predictionsSha256(own.text);
-    const ownIsSealed = ownSha !== undefined && results.some((r) => r.sealedPredictions?.sha256 === ownSha);
-    const { student, identity } = identify(sealedStudent, opened?.manifest?.student, name, ownIsSealed ? null : own.file?.student);
-    const hasPredictions = options.predictions !== undefined || own.file !== undefined || results.some((r) => r.sealedPredictions);
-    return { path, student, identity, hasPredictions, results, pairs: gradePairs(results), problems, invalid, attention: attentionOf(results, { sha256: ownSha, shownAs: own.shownAs }) };
-  } finally {
-    await opened?.close();
-  }
+  const problems: string[] = [...(opened?.problems ?? [])];
+  for (const p of problems) options.onProblem?.(p);
+  const invalid: string[] = [];
+  // The submission's own predictions name its student even when the instructor grades with others.
+  const own = await ownPredictions(path, opened);
+  if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
+  // The run's sealed predictions are graded, never a file swapped in beside them; an instructor's file by name overrides.
+  const gradeOptions = { predictions: own.file, predictionsOverride: options.predictions, signal: options.signal };
+  const run = opened ? await gradeMembers(path, opened.files, gradeOptions) : await gradePaths([path], gradeOptions);
+  const results = run.results.map((r) => {
+    // An archive's results are named ARCHIVE:MEMBER (gradeMembers).
+    const why = opened?.untrusted.get(r.source.slice(path.length + 1));
+    if (!why) return r;
+    invalid.push(`${r.source}: ${why}`);
+    options.onProblem?.(`${r.source}: evidence invalid: ${why}`);
+    return distrust(r, why);
+  });
+  for (const p of run.problems) { problems.push(p); options.onProblem?.(p); }
+  for (const r of results) options.onResult?.(r);
+  const sealedStudent = results.find((r) => r.sealedPredictions)?.sealedPredictions?.student;
+  const ownSha = own.text === undefined ? undefined : predictionsSha256(own.text);
+  const ownIsSealed = ownSha !== undefined && results.some((r) => r.sealedPredictions?.sha256 === ownSha);
+  const { student, identity } = identify(sealedStudent, opened?.manifest?.student, name, ownIsSealed ? null : own.file?.student);
+  const hasPredictions = options.predictions !== undefined || own.file !== undefined || results.some((r) => r.sealedPredictions);
+  return { path, student, identity, hasPredictions, results, pairs: gradePairs(results), problems, invalid, attention: attentionOf(results, { sha256: ownSha, shownAs: own.shownAs }) };
 }
 
 /** `termlab grade PATH...` with archives among the paths: each archive graded as its own submission. */

@@ -4,7 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
 import { oneLine } from '../report/terminal.ts';
-import { type AnyParsedObservation, readAnyObservationFile } from '../observation-read.ts';
+import { type AnyParsedObservation, parseAnyObservation, readAnyObservationFile } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
 import { counted, markSuperseded } from './attempts.ts';
@@ -117,33 +117,66 @@ export function slimResult(r: GradeResult): GradeResult {
   return { ...r, checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [], prediction: r.prediction && { ...r.prediction, steps: [] } };
 }
 
-export async function gradePaths(paths: string[], options: GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean } = {}): Promise<GradeRun> {
+type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
+type PendingRead = { path: string; read: Promise<Settled<AnyParsedObservation>> };
+
+/** Grades each read as it comes; an unreadable file is a problem, the rest still graded. Returns how many there were. */
+async function gradeEach(reads: AsyncIterable<PendingRead> | Iterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], noteProblem: (line: string) => void): Promise<number> {
+  let found = 0;
+  for await (const { path, read } of reads) {
+    found++;
+    try {
+      const settled = await read;
+      if (!settled.ok) throw settled.error;
+      const result = gradeRead(path, settled.value, options);
+      options.onResult?.(result);
+      results.push(options.slim ? slimResult(result) : result);
+    } catch (error) {
+      if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
+      noteProblem(error.message);
+    }
+  }
+  return found;
+}
+
+function finishRun(results: GradeResult[], problems: string[]): GradeRun {
+  markSuperseded(results);
+  return { results, pairs: gradePairs(results), problems };
+}
+
+export async function gradePaths(paths: string[], options: GradeEachOptions = {}): Promise<GradeRun> {
   const results: GradeResult[] = [];
   const problems: string[] = [];
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
   // A missing path is one problem; the other paths are still graded.
   for (const root of paths) {
-    let found = 0;
     try {
-      for await (const { path, read } of readsAhead([root], options.signal)) {
-        found++;
-        try {
-          const settled = await read;
-          if (!settled.ok) throw settled.error;
-          const result = gradeRead(path, settled.value, options);
-          options.onResult?.(result);
-          results.push(options.slim ? slimResult(result) : result);
-        } catch (error) {
-          if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
-          noteProblem(error.message);
-        }
-      }
-      if (found === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
+      if (await gradeEach(readsAhead([root], options.signal), options, results, noteProblem) === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
     } catch (error) {
       if (!isTermlabError(error)) throw error;
       noteProblem(error.message);
     }
   }
-  markSuperseded(results);
-  return { results, pairs: gradePairs(results), problems };
+  return finishRun(results, problems);
+}
+
+/**
+ * An archive's observation members, graded from memory as gradePaths grades a folder's files (in name
+ * order, each checked as a file is read), each named `ARCHIVE:MEMBER`.
+ */
+export async function gradeMembers(archive: string, members: ReadonlyMap<string, Buffer>, options: GradeEachOptions = {}): Promise<GradeRun> {
+  const results: GradeResult[] = [];
+  const problems: string[] = [];
+  const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
+  const names = [...members.keys()].filter((n) => n.endsWith(OBSERVATION_SUFFIX)).sort((a, b) => a.localeCompare(b));
+  // Parsed one at a time as the loop reaches it: an archive's members are never all parsed at once.
+  function* reads(): Generator<PendingRead> {
+    for (const name of names) {
+      if (options.signal?.aborted) throw new TermlabError('INTERRUPTED', `${archive}: interrupted while grading`, { source: archive });
+      const path = `${archive}:${name}`;
+      yield { path, read: settle(Promise.resolve().then(() => parseAnyObservation(members.get(name)!, path))) };
+    }
+  }
+  if (await gradeEach(reads(), options, results, noteProblem) === 0) noteProblem(`${archive}: no *${OBSERVATION_SUFFIX} files in it`);
+  return finishRun(results, problems);
 }

@@ -1,9 +1,6 @@
-// Opening a hand-in archive to grade it: extracted into a fresh temporary directory, flat plain files
-// only, each member and the whole bounded. Anything else refuses the whole archive: a submission
+// Opening a hand-in archive to grade it: its members read into memory, flat plain files only, each
+// member and the whole bounded; nothing of it reaches the file system. Anything else refuses the whole archive: a submission
 // with a link or a path that climbs out is not one to half-trust.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { TermlabError } from '../errors.ts';
@@ -42,16 +39,13 @@ export function archiveStem(name: string): string {
 
 export interface OpenedArchive {
   archive: string;
-  /** Its observation files, for gradePaths. */
-  dir: string;
-  /** Every member, checked or not (see `untrusted`). */
+  /** Every member, checked or not (see `untrusted`); the observations are graded from here (gradeMembers). */
   files: Map<string, Buffer>;
   manifest: Manifest | null;
   /** Member name -> why it cannot be trusted (hash mismatch, not in the manifest). */
   untrusted: Map<string, string>;
   /** Whole-archive problems: no manifest, a listed file missing. A distrusted member is in `untrusted`, not here. */
   problems: string[];
-  close(): Promise<void>;
 }
 
 function refuse(archive: string, reason: string): TermlabError {
@@ -158,10 +152,10 @@ function wrappedPack(members: Members): Buffer | null {
 const isZip = (bytes: Buffer) => bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50;
 
 /**
- * Reads the members into memory (bounded by the limits above) and writes the observations, flat, into `dir`.
+ * Reads the members into memory (bounded by the limits above).
  * The format is told by the bytes, not the name: a renamed file still opens.
  */
-async function extract(archive: string, dir: string, signal?: AbortSignal): Promise<Members> {
+async function extract(archive: string, signal?: AbortSignal): Promise<Members> {
   // Only a regular file, read whole within the size and time limits (a FIFO or device is refused unread).
   const bytes = await readRegularFile(archive, { maxBytes: ARCHIVE_LIMITS.archiveBytes, what: 'a submission', signal });
   let files = isZip(bytes) ? await zipMembers(archive, bytes) : await tarMembers(archive, bytes);
@@ -169,10 +163,6 @@ async function extract(archive: string, dir: string, signal?: AbortSignal): Prom
   if (inner) files = await tarMembers(archive, inner);
   if (!files.has(MANIFEST_NAME) && ![...files.keys()].some((n) => n.endsWith(OBSERVATION_SUFFIX))) {
     throw new TermlabError('ARCHIVE_INVALID', `${archive}: not a termlab archive (no ${MANIFEST_NAME}, no observations) — hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote`, { source: archive });
-  }
-  for (const [name, data] of files) {
-    // Only what gradePaths reads goes to disk; 'wx' into a fresh directory, flat names checked above.
-    if (name.endsWith(OBSERVATION_SUFFIX)) await writeFile(join(dir, name), data, { flag: 'wx' });
   }
   return files;
 }
@@ -186,31 +176,24 @@ function readManifest(archive: string, text: Buffer | undefined): Manifest | nul
   return parsed.data;
 }
 
-/** Extracts and checks an archive against its manifest; the caller grades `dir` and then closes it. */
+/** Reads and checks an archive against its manifest; the caller grades its members. */
 export async function openArchive(archive: string, signal?: AbortSignal): Promise<OpenedArchive> {
-  const dir = await mkdtemp(join(tmpdir(), 'termlab-submission-'));
-  const close = () => rm(dir, { recursive: true, force: true });
-  try {
-    const files = await extract(archive, dir, signal);
-    const manifest = readManifest(archive, files.get(MANIFEST_NAME));
-    const untrusted = new Map<string, string>();
-    const problems: string[] = [];
-    const present = [...files.keys()].filter((n) => n !== MANIFEST_NAME).sort();
-    if (!manifest) {
-      for (const name of present) untrusted.set(name, `the archive has no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`);
-    } else {
-      const listed = new Map(manifest.files.map((f) => [f.path, f]));
-      for (const name of present) {
-        const line = listed.get(name);
-        if (!line) { untrusted.set(name, `${name} is not in the archive's manifest`); continue; }
-        const hash = sha256(files.get(name)!);
-        if (hash !== line.sha256) untrusted.set(name, `${name} does not match its sha256 in the manifest: it was changed after packing`);
-      }
-      for (const name of listed.keys()) if (!present.includes(name)) problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
+  const files = await extract(archive, signal);
+  const manifest = readManifest(archive, files.get(MANIFEST_NAME));
+  const untrusted = new Map<string, string>();
+  const problems: string[] = [];
+  const present = [...files.keys()].filter((n) => n !== MANIFEST_NAME).sort();
+  if (!manifest) {
+    for (const name of present) untrusted.set(name, `the archive has no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`);
+  } else {
+    const listed = new Map(manifest.files.map((f) => [f.path, f]));
+    for (const name of present) {
+      const line = listed.get(name);
+      if (!line) { untrusted.set(name, `${name} is not in the archive's manifest`); continue; }
+      const hash = sha256(files.get(name)!);
+      if (hash !== line.sha256) untrusted.set(name, `${name} does not match its sha256 in the manifest: it was changed after packing`);
     }
-    return { archive, dir, files, manifest, untrusted, problems, close };
-  } catch (error) {
-    await close();
-    throw error;
+    for (const name of listed.keys()) if (!present.includes(name)) problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
   }
+  return { archive, files, manifest, untrusted, problems };
 }

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'tar';
@@ -28,7 +28,7 @@ async function copyAsEve(adaArchive: string, to: string): Promise<void> {
     manifest.files = manifest.files.map((f) => (f.path === 'predictions.yaml' ? { ...f, sha256: sha256(predictions), bytes: Buffer.byteLength(predictions) } : f));
     writeFileSync(join(staging, MANIFEST_NAME), JSON.stringify(manifest));
     await create({ gzip: true, file: to, cwd: staging, portable: true }, [MANIFEST_NAME, ...manifest.files.map((f) => f.path)]);
-  } finally { await opened.close(); }
+  } finally { rmSync(staging, { recursive: true, force: true }); }
 }
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // A class's hand-ins as they really arrive: re-wrapped archives, stray files, one student twice, a
 // name that disagrees. Every entry is graded or named with why; nothing is dropped silently.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
@@ -25,7 +25,7 @@ async function asPlainTar(archive: string, to: string): Promise<void> {
   try {
     for (const [name, data] of opened.files) writeFileSync(join(staging, name), data);
     await create({ file: to, cwd: staging, portable: true }, [...opened.files.keys()]);
-  } finally { await opened.close(); }
+  } finally { rmSync(staging, { recursive: true, force: true }); }
 }
 
 beforeAll(async () => {

@@ -41,13 +41,11 @@ describe.concurrent('termlab pack', () => {
     expect(r.stdout).toContain(`with the predictions the run sealed before its first pod (${join(runDir, 'predictions.yaml')})`);
     expect([...(await members(out)).keys()].sort()).toEqual([MANIFEST_NAME, 'predictions.yaml', 'report.md', 'restored-grace.observation.json', 'short-grace.observation.json']);
     const opened = await openArchive(out);
-    try {
-      const manifest = ManifestSchema.parse(JSON.parse(opened.files.get(MANIFEST_NAME)!.toString('utf8')));
-      expect(manifest).toMatchObject({ student: 'Ada Lovelace', harnessVersion: '0.1.0', runIds: ['run-20261130-ada'] });
-      const short = manifest.files.find((f) => f.path === 'short-grace.observation.json')!;
-      expect(short.sha256).toBe(sha256(readFileSync(join(runDir, 'short-grace.observation.json'))));
-      expect(opened.problems).toEqual([]);
-    } finally { await opened.close(); }
+    const manifest = ManifestSchema.parse(JSON.parse(opened.files.get(MANIFEST_NAME)!.toString('utf8')));
+    expect(manifest).toMatchObject({ student: 'Ada Lovelace', harnessVersion: '0.1.0', runIds: ['run-20261130-ada'] });
+    const short = manifest.files.find((f) => f.path === 'short-grace.observation.json')!;
+    expect(short.sha256).toBe(sha256(readFileSync(join(runDir, 'short-grace.observation.json'))));
+    expect(opened.problems).toEqual([]);
     const graded = await runCli(['grade', out], offline);
     expect(graded.code).toBe(0);
     expect(graded.stdout).toContain(`(${out}:short-grace.observation.json)`);
@@ -65,10 +63,8 @@ describe.concurrent('termlab pack', () => {
     const { archive, manifest } = await packRun(runDir, { out: join(root, 'honest.tar.gz') });
     const opened = await openArchive(archive);
     const files: Record<string, string> = {};
-    try {
-      for (const f of manifest.files) files[f.path] = opened.files.get(f.path)!.toString('utf8');
-      files[MANIFEST_NAME] = opened.files.get(MANIFEST_NAME)!.toString('utf8');
-    } finally { await opened.close(); }
+    for (const f of manifest.files) files[f.path] = opened.files.get(f.path)!.toString('utf8');
+    files[MANIFEST_NAME] = opened.files.get(MANIFEST_NAME)!.toString('utf8');
     // "Fix" the cut run so that it completed, keeping the old manifest.
     const edited = JSON.parse(files['short-grace.observation.json']!);
     edited.request.outcome = 'completed';
