@@ -187,12 +187,12 @@ export interface ContainersEvidence {
   evidence: Pick<Observation['evidence'], 'watchEvents' | 'podReads' | 'logLines' | 'containerLogs'>;
 }
 
-/** Each container's own log lines, parsed once: the app's (evidence.logLines) and every sidecar's. */
-export function containerLabLines(e: ContainersEvidence): Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }> {
+/** Each container's own log lines, parsed once: the app's (evidence.logLines, or as the caller parsed them) and every sidecar's. */
+export function containerLabLines(e: ContainersEvidence, appLines?: { lines: LabLine[]; malformed: MalformedLabLine[] }): Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }> {
   const app = labContainerOf(e);
   const byName = new Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }>();
   for (const c of e.pod?.containers ?? []) {
-    if (c.name === app) byName.set(c.name, parseLabLogLines(e.evidence.logLines));
+    if (c.name === app) byName.set(c.name, appLines ?? parseLabLogLines(e.evidence.logLines));
     else byName.set(c.name, parseSidecarLogLines(e.evidence.containerLogs?.find((l) => l.container === c.name)?.lines ?? []));
   }
   return byName;

@@ -20,7 +20,7 @@ const FIELD_NAMES: Record<(typeof DERIVED_TIMELINE_FIELDS)[number], string> = {
 
 /** A point's claim, prose (an inference's basis) left out: its source, time and citation. */
 const claimObject = (point: NonNullable<Point>) => ({ source: 'source' in point ? point.source : 'seen', at: point.at, from: point.from, signal: 'signal' in point ? point.signal : null });
-const claimOf = (point: NonNullable<Point>): string => stableJson(claimObject(point));
+const sameClaim = (a: NonNullable<Point>, b: NonNullable<Point>): boolean => jsonEqual(claimObject(a), claimObject(b));
 
 /** A point's claim as path → value, for naming the field two claims differ in. */
 function claimFields(point: NonNullable<Point>): Map<string, string> {
@@ -38,11 +38,18 @@ function differingFields(prefix: string, recorded: Map<string, string>, expected
   return paths.map((k) => `${prefix}.${k} is ${oneLine(recorded.get(k) ?? 'absent')}, but the evidence gives ${oneLine(expected.get(k) ?? 'absent')}`).join('; ');
 }
 
-function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+/** Equal as JSON would write them, key order aside (undefined and non-finite numbers are null). */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  const x = asJson(a), y = asJson(b);
+  if (x === y) return true;
+  if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  if (Array.isArray(x)) return x.length === (y as unknown[]).length && x.every((v, i) => jsonEqual(v, (y as unknown[])[i]));
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((k) => Object.hasOwn(y, k) && jsonEqual((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]));
 }
+const asJson = (v: unknown) => (v === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
 
 function describePoint(point: NonNullable<Point>): string {
   const from = point.from;
@@ -65,7 +72,7 @@ function timelineDerived(f: Facts): Check {
     if (recorded === null && expected === null) continue;
     if (recorded === null) return fail(id, `the timeline has no ${name} (timeline.${field}), but the evidence gives ${describePoint(expected!)}`);
     if (expected === null) return fail(id, `the timeline's ${name} (timeline.${field}: ${describePoint(recorded)}) has no ${'source' in recorded && recorded.source === 'container-log' ? 'log line' : 'evidence'} behind it`);
-    if (claimOf(recorded) !== claimOf(expected)) {
+    if (!sameClaim(recorded, expected)) {
       const shown = describePoint(recorded), given = describePoint(expected);
       // Two points that read alike differ in a field the prose leaves out (the harness clock's ms): name it.
       if (shown === given) return fail(id, differingFields(`timeline.${field}`, claimFields(recorded), claimFields(expected)));

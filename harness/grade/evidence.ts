@@ -174,22 +174,28 @@ function harnessSpanProblem(f: Facts): string | null {
   const o = f.o;
   const times = harnessTimes({ timeline: o.timeline, pod: o.pod, evidence: o.evidence, cleanup: o.cleanup });
   if (!times.length) return null;
-  const origins = times.map((t) => Date.parse(t.wall) - t.mono);
+  const walls = times.map((t) => Date.parse(t.wall));
+  const origins = times.map((t, i) => walls[i]! - t.mono);
   const low = Math.min(...origins), high = Math.max(...origins);
   if (high - low > HARNESS_ORIGIN_SLACK_MS) {
     const odd = times[origins.findIndex((x) => Math.abs(x - low) > HARNESS_ORIGIN_SLACK_MS && Math.abs(x - high) <= HARNESS_ORIGIN_SLACK_MS)] ?? times[origins.indexOf(high)]!;
     return `the harness time ${odd.mono} ms (${oneLine(odd.wall)}) is not on the run's one clock: its wall and monotonic parts disagree with the others by ${Math.round(high - low)} ms`;
   }
   const end = Date.parse(o.run.observedAt);
-  const latest = times.reduce((a, b) => (Date.parse(b.wall) > Date.parse(a.wall) ? b : a));
-  if (Date.parse(latest.wall) > end + OBSERVED_AT_SLACK_MS) return `the harness time ${latest.mono} ms (${oneLine(latest.wall)}) is after the run was observed (${oneLine(o.run.observedAt)}): beyond the run's own span`;
+  // The first of the latest, as a scan that keeps the earlier on a tie.
+  const latestAt = walls.reduce((a, b, i) => (b > walls[a]! ? i : a), 0);
+  const latest = times[latestAt]!;
+  if (walls[latestAt]! > end + OBSERVED_AT_SLACK_MS) return `the harness time ${latest.mono} ms (${oneLine(latest.wall)}) is after the run was observed (${oneLine(o.run.observedAt)}): beyond the run's own span`;
   return null;
 }
 
 /** Each process in the container has one clock: wall = origin + mono, and mono only grows. */
 function containerClockProblem(f: Facts): string | null {
   const byProcess = new Map<unknown, LabLine[]>();
-  for (const l of f.lab) byProcess.set(l.fields.pid, [...(byProcess.get(l.fields.pid) ?? []), l]);
+  for (const l of f.lab) {
+    const lines = byProcess.get(l.fields.pid);
+    if (lines) lines.push(l); else byProcess.set(l.fields.pid, [l]);
+  }
   for (const lines of byProcess.values()) {
     const origin = Date.parse(lines[0]!.time) - lines[0]!.mono;
     for (const [i, l] of lines.entries()) {

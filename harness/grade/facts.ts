@@ -67,9 +67,8 @@ export function factsOf(o: Observation): Facts {
   const { requestAccepted, deleteIssued } = o.timeline;
   const derived = deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence }, lines);
   const { finalState: _final, ...points } = derived;
-  const parsed = containerLabLines(o);
+  const parsed = containerLabLines(o, { lines, malformed });
   const app = o.pod?.containers[0]?.name;
-  if (app !== undefined) parsed.set(app, { lines, malformed });
   return {
     o, lab: lines, malformed,
     states: stateSourcesOf(o),
