@@ -4,7 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, isTermlabError, TermlabError } from '../errors.ts';
 import { oneLine } from '../report/terminal.ts';
-import { type AnyParsedObservation, parseAnyObservation, readAnyObservationFile } from '../observation-read.ts';
+import { type AnyParsedObservation, parseAnyObservation, readAnyObservationFile, readAnyObservationFileNow } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
 import { counted, markSuperseded } from './attempts.ts';
@@ -66,38 +66,25 @@ function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFil
   return grade(parsed.observation, { source: path, predictions: options.predictions, predictionsOverride: options.predictionsOverride, fileVersion: parsed.fileVersion });
 }
 
-/** Files read ahead of the one being graded: their opens and reads wait in the thread pool side by side. */
-const READ_AHEAD = 8;
+/** The event loop gets a turn at least this often while files are read at once: Ctrl-C and the output are never held up. */
+const TURN_EVERY_MS = 20;
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(promise: Promise<T>): Promise<Settled<T>> => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+type PendingRead = { path: string; parse: () => AnyParsedObservation };
 
 /**
- * Each observation file under the paths with its read (open, read, parse) already under way, in the
- * order of observationPaths; a failure to list a folder comes out where the walk met it.
+ * Each observation file under the paths, in the order of observationPaths, read when the grader reaches it
+ * (at once: a small file's four trips through the thread pool cost more than grading it); a failure to list
+ * a folder comes out where the walk met it.
  */
-async function* readsAhead(paths: string[], signal?: AbortSignal): AsyncGenerator<{ path: string; read: Promise<Settled<AnyParsedObservation>> }> {
-  const walk = observationPaths(paths);
-  const queue: ({ path: string; read: Promise<Settled<AnyParsedObservation>> } | { walkError: unknown })[] = [];
-  let walked = false;
-  const fill = async () => {
-    while (!walked && queue.length < READ_AHEAD) {
-      try {
-        const next = await walk.next();
-        if (next.done) walked = true;
-        else queue.push({ path: next.value, read: settle(readAnyObservationFile(next.value, signal)) });
-      } catch (walkError) {
-        walked = true;
-        queue.push({ walkError });
-      }
+async function* readsInTurn(paths: string[], signal?: AbortSignal): AsyncGenerator<PendingRead> {
+  let turnAt = performance.now() + TURN_EVERY_MS;
+  for await (const path of observationPaths(paths)) {
+    if (performance.now() >= turnAt) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turnAt = performance.now() + TURN_EVERY_MS;
     }
-  };
-  await fill();
-  while (queue.length) {
-    const item = queue.shift()!;
-    if ('walkError' in item) throw item.walkError;
-    await fill();
-    yield item;
+    if (signal?.aborted) throw new TermlabError('INTERRUPTED', `${path}: interrupted while reading`, { source: path });
+    yield { path, parse: () => readAnyObservationFileNow(path) };
   }
 }
 
@@ -118,17 +105,13 @@ export function slimResult(r: GradeResult): GradeResult {
 }
 
 type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
-type PendingRead = { path: string; read: Promise<Settled<AnyParsedObservation>> };
-
 /** Grades each read as it comes; an unreadable file is a problem, the rest still graded. Returns how many there were. */
 async function gradeEach(reads: AsyncIterable<PendingRead> | Iterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], noteProblem: (line: string) => void): Promise<number> {
   let found = 0;
-  for await (const { path, read } of reads) {
+  for await (const { path, parse } of reads) {
     found++;
     try {
-      const settled = await read;
-      if (!settled.ok) throw settled.error;
-      const result = gradeRead(path, settled.value, options);
+      const result = gradeRead(path, parse(), options);
       options.onResult?.(result);
       results.push(options.slim ? slimResult(result) : result);
     } catch (error) {
@@ -151,9 +134,10 @@ export async function gradePaths(paths: string[], options: GradeEachOptions = {}
   // A missing path is one problem; the other paths are still graded.
   for (const root of paths) {
     try {
-      if (await gradeEach(readsAhead([root], options.signal), options, results, noteProblem) === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
+      if (await gradeEach(readsInTurn([root], options.signal), options, results, noteProblem) === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
     } catch (error) {
-      if (!isTermlabError(error)) throw error;
+      // Ctrl-C stops the whole grading (exit 130), never just this path.
+      if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
       noteProblem(error.message);
     }
   }
@@ -169,12 +153,12 @@ export async function gradeMembers(archive: string, members: ReadonlyMap<string,
   const problems: string[] = [];
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
   const names = [...members.keys()].filter((n) => n.endsWith(OBSERVATION_SUFFIX)).sort((a, b) => a.localeCompare(b));
-  // Parsed one at a time as the loop reaches it: an archive's members are never all parsed at once.
+  // Each parsed as the loop reaches it: an archive's members are never all parsed at once.
   function* reads(): Generator<PendingRead> {
     for (const name of names) {
       if (options.signal?.aborted) throw new TermlabError('INTERRUPTED', `${archive}: interrupted while grading`, { source: archive });
       const path = `${archive}:${name}`;
-      yield { path, read: settle(Promise.resolve().then(() => parseAnyObservation(members.get(name)!, path))) };
+      yield { path, parse: () => parseAnyObservation(members.get(name)!, path) };
     }
   }
   if (await gradeEach(reads(), options, results, noteProblem) === 0) noteProblem(`${archive}: no *${OBSERVATION_SUFFIX} files in it`);

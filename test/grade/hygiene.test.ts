@@ -42,6 +42,32 @@ describe.concurrent('termlab grade: inputs', () => {
     }
   });
 
+  it('refuses a link to /dev/zero named like an observation, without reading forever, and grades the rest', async () => {
+    const dir = fresh('observation-device');
+    symlinkSync('/dev/zero', join(dir, 'x.observation.json'));
+    copyFileSync(join(examples, 'cut-17-immediate.observation.json'), join(dir, 'y.observation.json'));
+    const r = await runCli(['grade', dir], offline);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/x\.observation\.json: not a regular file \(a device\): refused$/)]);
+    expect(r.stdout).toContain('1 graded');
+  });
+
+  it('stops at Ctrl-C partway through a large folder, exit 130, though it reads each file at once', async () => {
+    const dir = fresh('interrupt');
+    const files = 4000;
+    for (let i = 0; i < files; i++) copyFileSync(join(examples, 'cut-17-immediate.observation.json'), join(dir, `${String(i).padStart(4, '0')}.observation.json`));
+    const child = spawn(process.execPath, ['bin/termlab.js', 'grade', dir], { cwd: repoRoot, env: { ...process.env, ...offline }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    // Ctrl-C once the first results are out: the walk is under way.
+    child.stdout.on('data', (d) => { if (!stdout) child.kill('SIGINT'); stdout += d; });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toContain('stopping cleanly');
+    expect(code).toBe(130);
+    // A walk that never gave the event loop a turn would hear the signal only after the last file.
+    expect(stdout.split('\n').filter((l) => l.includes('.observation.json')).length).toBeLessThan(files);
+  });
+
   it('walks a folder with symbolic-link loops to its end, grading each real file once', async () => {
     const dir = fresh('loops');
     mkdirSync(join(dir, 'a', 'b'), { recursive: true });
