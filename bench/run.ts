@@ -3,11 +3,15 @@
 // - harness_error_p95_ms (target ≤ 10): each time the harness reconstructs against the sim's record
 //   of when that source published it: a container's end and the pod's removal as seen on the watch
 //   against the moment the store wrote them; TERM and the hook's end from the lab's log lines against
-//   the moment the sim's kubelet sent TERM or saw the hook exit. It is the harness's own error, not
-//   how late Kubernetes tells (that is the sources' latency below).
+//   the moment the sim's runtime took that line in (its timestamps=true stamp, the kubelet's record of
+//   the line). It is the harness's own error, not how late Kubernetes tells (that is the sources'
+//   latency below). Until 2026-12-03 a log line was held against the kubelet's TERM or the hook's exit,
+//   which is the signal's delivery and the hook's last write: now source_latency_ms_term_line and
+//   source_latency_ms_hook_end_line.
 // - source_latency_ms_*: how late each source tells what happened, from the sim's truth alone (the
 //   process died → the status said so; the status said so → the pod was gone; the kubelet launched
-//   the hook → the hook's first line), printed beside the real node's figures from the fidelity
+//   the hook → the hook's first line; the kubelet sent TERM → the server's line says it got it; the
+//   hook's end line → the kubelet saw the hook exit), printed beside the real node's figures from the fidelity
 //   record (reports/fidelity/node.json). A property of the simulated kubelet, not a target here.
 // - matrix_ratio (target ≤ 1.10): the matrix's wall time over its longest scenario's own life as the
 //   sim recorded it (pod created → pod gone): what running the matrix in parallel costs. Not the
@@ -37,13 +41,24 @@ const observations = await Promise.all(scenarios.map((scenario) => runScenario({
 const matrixSeconds = (performance.now() - started) / 1000;
 
 const errors = { log: [] as number[], watch: [] as number[] };
-const latency = { containerEnd: [] as number[], podGone: [] as number[], hookStart: [] as number[] };
+const latency = { containerEnd: [] as number[], podGone: [] as number[], hookStart: [] as number[], termLine: [] as number[], hookEndLine: [] as number[] };
+// When the sim's runtime took in the log line a point cites (the stamp its log API gives with timestamps=true).
+const lineTakenIn = (o: (typeof observations)[number], point: { from: { kind: string; line?: number } } | null): number | null => {
+  const stamp = point?.from.kind === 'log' && point.from.line !== undefined ? o.evidence.logLines[point.from.line]?.apiTime : null;
+  return stamp ? Date.parse(stamp) : null;
+};
 const lifetimes: number[] = [];
 for (const o of observations) {
   const truth = sim.truth(o.pod!.uid)!;
   const t = o.timeline;
-  if (t.termReceived && truth.termSentAt) errors.log.push(Math.abs(Date.parse(t.termReceived.at.time) - truth.termSentAt));
-  if (t.hookEnd?.source === 'container-log' && truth.hookEndAt && !truth.hookTimedOut) errors.log.push(Math.abs(Date.parse(t.hookEnd.at.time) - truth.hookEndAt));
+  const termLineAt = lineTakenIn(o, t.termReceived);
+  if (t.termReceived && termLineAt !== null) errors.log.push(Math.abs(Date.parse(t.termReceived.at.time) - termLineAt));
+  if (t.termReceived && truth.termSentAt) latency.termLine.push(Date.parse(t.termReceived.at.time) - truth.termSentAt);
+  if (t.hookEnd?.source === 'container-log') {
+    const hookEndLineAt = lineTakenIn(o, t.hookEnd);
+    if (hookEndLineAt !== null) errors.log.push(Math.abs(Date.parse(t.hookEnd.at.time) - hookEndLineAt));
+    if (truth.hookEndAt && !truth.hookTimedOut) latency.hookEndLine.push(truth.hookEndAt - Date.parse(t.hookEnd.at.time));
+  }
   if (t.containerTerminated && truth.exitPublishedAt) errors.watch.push(Math.abs(Date.parse(t.containerTerminated.at.wall) - truth.exitPublishedAt));
   if (t.podDeleted && truth.goneAt) errors.watch.push(Math.abs(Date.parse(t.podDeleted.at.wall) - truth.goneAt));
   if (truth.exitPublishedAt && truth.exitedAt) latency.containerEnd.push(truth.exitPublishedAt - truth.exitedAt);
@@ -82,4 +97,6 @@ console.log(`source_latency_ms_pod_gone_p95: ${fixed(percentile(latency.podGone,
 console.log(`source_latency_ms_pod_gone_node_p95: ${nodeFigure(node.map((r) => ms(r.offsets.deleted, r.offsets.ended)))}`);
 console.log(`source_latency_ms_hook_start_p95: ${fixed(percentile(latency.hookStart, 0.95))}`);
 console.log(`source_latency_ms_hook_start_node_p95: ${nodeFigure(node.map((r) => r.hookLaunchLagMs))}`);
+console.log(`source_latency_ms_term_line_p95: ${fixed(percentile(latency.termLine, 0.95))}`);
+console.log(`source_latency_ms_hook_end_line_p95: ${fixed(percentile(latency.hookEndLine, 0.95))}`);
 console.log(`exec_hook_start_lag_p95_ms: ${fixed(percentile(latency.hookStart, 0.95))}`);
