@@ -98,10 +98,13 @@ export function exitCodeOf(run: GradeRun): number {
 /**
  * What a summary needs of a result once it has been shown: its verdict, the checks that did not
  * pass, what pairs and tries are formed from. Timelines, passed checks and the model's steps are
- * dropped, so a class-sized folder is graded in flat memory.
+ * dropped, and the model's answer too unless a lab pair reads it (pairs.ts: only a pair half is
+ * judged by its prediction), so a class-sized folder is graded in little memory.
  */
 export function slimResult(r: GradeResult): GradeResult {
-  return { ...r, checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [], prediction: r.prediction && { ...r.prediction, steps: [] } };
+  const slim = { checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [] };
+  if (r.kind === 'rollout' || r.labPair) return { ...r, ...slim, prediction: r.prediction && { ...r.prediction, steps: [] } };
+  return { ...r, ...slim, prediction: null, asDesigned: undefined };
 }
 
 type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
