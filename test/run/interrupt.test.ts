@@ -59,6 +59,10 @@ describe.concurrent('Ctrl-C during termlab run', () => {
       expect(o.run.complete).toBe(false);
       expect(o.run.incompleteReason).toMatch(/^interrupted \(Ctrl-C\)/);
     }
+    // Each verdict's one line says the run was stopped, not what the stop left unseen.
+    expect(stdout).not.toMatch(/no terminated container state was observed/);
+    const regraded = await runCli(['grade', out], { KUBECONFIG: '/nonexistent' });
+    expect(regraded.stdout.match(/the run stopped before it finished: interrupted \(Ctrl-C\)/g) ?? []).toHaveLength(2);
     const left = () => cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=ctrl-c' }).then((l) => l.items.length);
     await expect.poll(left, { timeout: 20_000 }).toBe(0);
   });
