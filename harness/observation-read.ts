@@ -92,11 +92,18 @@ export function readRegularFileNow(path: string, options: ReadLimits): Buffer {
   try {
     const info = fstatSync(fd);
     checkOpened(path, info, options);
-    // One byte past the limit tells a file that grew since fstat.
-    const buffer = Buffer.allocUnsafe(Math.min(info.size, options.maxBytes) + 1);
+    // Read to the end, whatever fstat said (a file that grew, or one that reports size 0), but never
+    // past one byte over the limit, which tells a file too large.
+    let buffer = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 64 * 1024), options.maxBytes + 1));
     let length = 0;
     try {
-      while (length < buffer.length) {
+      for (;;) {
+        if (length === buffer.length) {
+          if (length > options.maxBytes) break;
+          const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, options.maxBytes + 1));
+          buffer.copy(larger, 0, 0, length);
+          buffer = larger;
+        }
         const n = readSync(fd, buffer, length, buffer.length - length, null);
         if (n === 0) break;
         length += n;

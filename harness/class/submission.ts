@@ -115,7 +115,8 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
   try {
     if (isArchivePath(path)) opened = await openArchive(path, options.signal);
   } catch (error) {
-    if (!isTermlabError(error)) throw error;
+    // Ctrl-C stops the whole grading (exit 130), never just this submission.
+    if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
     options.onProblem?.(error.message);
     return { path, student: name, identity: { source: 'file name' }, hasPredictions: false, results: [], pairs: [], problems: [error.message], invalid: [], attention: [] };
   }

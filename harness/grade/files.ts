@@ -109,7 +109,7 @@ export function slimResult(r: GradeResult): GradeResult {
 
 type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
 /** Grades each read as it comes; an unreadable file is a problem, the rest still graded. Returns how many there were. */
-async function gradeEach(reads: AsyncIterable<PendingRead> | Iterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], noteProblem: (line: string) => void): Promise<number> {
+async function gradeEach(reads: AsyncIterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], noteProblem: (line: string) => void): Promise<number> {
   let found = 0;
   for await (const { path, parse } of reads) {
     found++;
@@ -157,8 +157,13 @@ export async function gradeMembers(archive: string, members: ReadonlyMap<string,
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
   const names = [...members.keys()].filter((n) => n.endsWith(OBSERVATION_SUFFIX)).sort((a, b) => a.localeCompare(b));
   // Each parsed as the loop reaches it: an archive's members are never all parsed at once.
-  function* reads(): Generator<PendingRead> {
+  async function* reads(): AsyncGenerator<PendingRead> {
+    let turnAt = performance.now() + TURN_EVERY_MS;
     for (const name of names) {
+      if (performance.now() >= turnAt) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turnAt = performance.now() + TURN_EVERY_MS;
+      }
       if (options.signal?.aborted) throw new TermlabError('INTERRUPTED', `${archive}: interrupted while grading`, { source: archive });
       const path = `${archive}:${name}`;
       yield { path, parse: () => parseAnyObservation(members.get(name)!, path) };

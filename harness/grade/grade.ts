@@ -32,7 +32,9 @@ const asDesigned = (p: Prediction) => ({ outcome: p.outcome, termAt: p.termAt })
 function explain(verdict: Verdict, checks: Check[]): string {
   // A run stopped early (Ctrl-C, a harness failure) says so first: what it then lacks follows from that.
   const stopped = checks.find((c) => c.id === 'evidence.run-complete' && c.status === 'inconclusive');
-  const firstBad = checks.find((c) => c.status === 'fail') ?? stopped ?? checks.find((c) => c.status === 'inconclusive');
+  // A prediction that missed an interrupted run's outcome follows from the stop too: the stop comes first.
+  const firstBad = checks.find((c) => c.status === 'fail' && !c.id.startsWith('prediction.')) ?? stopped
+    ?? checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
   // A pod with a sidecar says which container cut what (containers.ts attribution.cut-by).
   const cut = checks.find((c) => c.id === 'attribution.cut-by' && c.status === 'pass');
   // A retry scenario tells what its attempts did to the ledger (retries.ts attribution.effects).

@@ -165,3 +165,16 @@ describe('grader', () => {
     });
   });
 });
+
+describe('a run stopped early', () => {
+  it('is explained by the stop, before what it left unseen and before a prediction it missed', () => {
+    const o = buildObservation();
+    o.run.complete = false;
+    o.run.incompleteReason = 'interrupted (Ctrl-C) while terminating';
+    const wrong = o.request.outcome === 'cut' ? { outcome: 'completed' as const, exitCode: 0 } : { outcome: 'cut' as const, exitCode: 137 };
+    const r = grade(o, { predictions: { predictions: { [o.scenario.name]: wrong } } });
+    expect(r.checks.some((c) => c.id.startsWith('prediction.') && c.status === 'fail')).toBe(true);
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.explanation).toBe('the run stopped before it finished: interrupted (Ctrl-C) while terminating');
+  });
+});
