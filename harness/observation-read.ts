@@ -1,6 +1,6 @@
 // Reading observation files: only regular files, within a size and a time limit, strict UTF-8,
 // JSON, then the zod schema of their version. One line per problem, naming the file and the field.
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
@@ -64,11 +64,6 @@ function decodeUtf8(bytes: Buffer, source: string, what: string): string {
   }
 }
 
-/**
- * Reads a regular file's bytes within a size and a time limit (and stops when `signal` aborts).
- * FIFOs, devices and sockets (also behind a symlink) are refused before a byte is read: the open
- * itself does not wait for a writer (O_NONBLOCK).
- */
 type ReadLimits = { maxBytes: number; what: string };
 const unreadableFile = (path: string, why: string, cause?: unknown) => new TermlabError('INPUT_UNREADABLE', `${path}: ${oneLine(why)}`, { source: path }, { cause });
 const cannotOpen = (path: string, error: unknown) => unreadableFile(path, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `cannot open: ${(error as Error).message}`, error);
@@ -92,32 +87,21 @@ export function readRegularFileNow(path: string, options: ReadLimits): Buffer {
   try {
     const info = fstatSync(fd);
     checkOpened(path, info, options);
-    // Read to the end, whatever fstat said (a file that grew, or one that reports size 0), but never
-    // past one byte over the limit, which tells a file too large.
-    let buffer = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 64 * 1024), options.maxBytes + 1));
-    let length = 0;
-    try {
-      for (;;) {
-        if (length === buffer.length) {
-          if (length > options.maxBytes) break;
-          const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, options.maxBytes + 1));
-          buffer.copy(larger, 0, 0, length);
-          buffer = larger;
-        }
-        const n = readSync(fd, buffer, length, buffer.length - length, null);
-        if (n === 0) break;
-        length += n;
-      }
-    } catch (error) {
-      throw unreadableFile(path, `cannot read: ${(error as Error).message}`, error);
-    }
-    if (length > options.maxBytes) throw tooLarge(path, options);
-    return buffer.subarray(0, length);
+    // To the end, whatever fstat said (a file that grew, or one that reports size 0).
+    let bytes: Buffer;
+    try { bytes = readFileSync(fd); } catch (error) { throw unreadableFile(path, `cannot read: ${(error as Error).message}`, error); }
+    if (bytes.length > options.maxBytes) throw tooLarge(path, options);
+    return bytes;
   } finally {
     closeSync(fd);
   }
 }
 
+/**
+ * Reads a regular file's bytes within a size and a time limit (and stops when `signal` aborts).
+ * FIFOs, devices and sockets (also behind a symlink) are refused before a byte is read: the open
+ * itself does not wait for a writer (O_NONBLOCK).
+ */
 export async function readRegularFile(path: string, options: { maxBytes: number; what: string; signal?: AbortSignal }): Promise<Buffer> {
   const unreadable = (why: string, cause?: unknown) => unreadableFile(path, why, cause);
   let handle: FileHandle;

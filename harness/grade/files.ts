@@ -69,6 +69,15 @@ function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFil
 /** The event loop gets a turn at least this often while files are read at once: Ctrl-C and the output are never held up. */
 const TURN_EVERY_MS = 20;
 
+/** A wait that lets the event loop in once TURN_EVERY_MS have passed since the last turn, else none. */
+function turns(): () => Promise<void> | undefined {
+  let turnAt = performance.now() + TURN_EVERY_MS;
+  return () => {
+    if (performance.now() < turnAt) return undefined;
+    return new Promise<void>((resolve) => setImmediate(() => { turnAt = performance.now() + TURN_EVERY_MS; resolve(); }));
+  };
+}
+
 type PendingRead = { path: string; parse: () => AnyParsedObservation };
 
 /**
@@ -77,12 +86,9 @@ type PendingRead = { path: string; parse: () => AnyParsedObservation };
  * a folder comes out where the walk met it.
  */
 async function* readsInTurn(paths: string[], signal?: AbortSignal): AsyncGenerator<PendingRead> {
-  let turnAt = performance.now() + TURN_EVERY_MS;
+  const turn = turns();
   for await (const path of observationPaths(paths)) {
-    if (performance.now() >= turnAt) {
-      await new Promise((resolve) => setImmediate(resolve));
-      turnAt = performance.now() + TURN_EVERY_MS;
-    }
+    await turn();
     if (signal?.aborted) throw new TermlabError('INTERRUPTED', `${path}: interrupted while reading`, { source: path });
     yield { path, parse: () => readAnyObservationFileNow(path) };
   }
@@ -158,12 +164,9 @@ export async function gradeMembers(archive: string, members: ReadonlyMap<string,
   const names = [...members.keys()].filter((n) => n.endsWith(OBSERVATION_SUFFIX)).sort((a, b) => a.localeCompare(b));
   // Each parsed as the loop reaches it: an archive's members are never all parsed at once.
   async function* reads(): AsyncGenerator<PendingRead> {
-    let turnAt = performance.now() + TURN_EVERY_MS;
+    const turn = turns();
     for (const name of names) {
-      if (performance.now() >= turnAt) {
-        await new Promise((resolve) => setImmediate(resolve));
-        turnAt = performance.now() + TURN_EVERY_MS;
-      }
+      await turn();
       if (options.signal?.aborted) throw new TermlabError('INTERRUPTED', `${archive}: interrupted while grading`, { source: archive });
       const path = `${archive}:${name}`;
       yield { path, parse: () => parseAnyObservation(members.get(name)!, path) };
