@@ -1,8 +1,10 @@
-// The CLI bundled into one file of plain JavaScript (dist/cli.mjs), dependencies included: a spawn then
-// parses one file instead of resolving ~1,400 modules through a TypeScript loader (0.4 s of CPU for
+// The CLI bundled into plain JavaScript (dist/cli.mjs and its chunks), dependencies included: a spawn then
+// parses a few files instead of resolving ~1,400 modules through a TypeScript loader (0.4 s of CPU for
 // `run --help` against 1.5 s through tsx). Plain JavaScript itself, so that Node loads it with no loader.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Split at the CLI's dynamic imports: a command loads its own code only (`termlab grade` never parses the
+// Kubernetes client: 58 MB RSS for --version instead of 102, and a 10,000-file grade 172 MB instead of 233).
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { debuglog } from 'node:util';
 
@@ -13,6 +15,10 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE = join(ROOT, 'dist', 'cli.mjs');
 /** What the bundle was built from, relative to ROOT: its sources, and one package.json per dependency. */
 export const INPUTS = join(ROOT, 'dist', 'cli.inputs.json');
+/** The bundle's chunks, named by their contents: a build never rewrites a chunk a running CLI may still import. */
+const CHUNKS = join(ROOT, 'dist', 'chunks');
+/** A chunk no build has written for this long is removed: no CLI started before then still imports it. */
+const CHUNK_KEPT_MS = 24 * 3600_000;
 
 // The bundle's CommonJS dependencies call require(); an ES module has none of its own.
 const BANNER = "import { createRequire as __termlabCreateRequire } from 'node:module'; const require = __termlabCreateRequire(import.meta.url);";
@@ -58,7 +64,11 @@ export async function buildBundle() {
   const result = await build({
     entryPoints: [join(ROOT, 'harness/cli.ts')],
     absWorkingDir: ROOT,
-    outfile: BUNDLE,
+    outdir: join(ROOT, 'dist'),
+    entryNames: 'cli',
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -75,18 +85,31 @@ export async function buildBundle() {
     logLevel: 'silent',
   });
   const inputs = [...new Set([...Object.keys(result.metafile.inputs).map(watched), 'package.json', 'bin/cli-bundle.js'])].sort();
-  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  mkdirSync(CHUNKS, { recursive: true });
   const suffix = `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const [output] = result.outputFiles;
+  const entry = result.outputFiles.find((f) => f.path === BUNDLE);
+  const chunks = result.outputFiles.filter((f) => f !== entry);
+  const written = new Set(chunks.map((f) => basename(f.path)));
   try {
+    // The chunks first, then the inputs, then the entry that imports them: a spawn meanwhile runs the old entry and its chunks, or the new whole.
+    for (const chunk of chunks) {
+      if (existsSync(chunk.path)) { utimesSync(chunk.path, started, started); continue; }
+      writeFileSync(chunk.path + suffix, chunk.contents);
+      renameSync(chunk.path + suffix, chunk.path);
+    }
     writeFileSync(INPUTS + suffix, `${JSON.stringify(inputs, null, 1)}\n`);
     renameSync(INPUTS + suffix, INPUTS);
-    writeFileSync(BUNDLE + suffix, output.contents);
+    writeFileSync(BUNDLE + suffix, entry.contents);
     utimesSync(BUNDLE + suffix, started, started);
     renameSync(BUNDLE + suffix, BUNDLE);
   } finally {
     rmSync(INPUTS + suffix, { force: true });
     rmSync(BUNDLE + suffix, { force: true });
+    for (const chunk of chunks) rmSync(chunk.path + suffix, { force: true });
+  }
+  for (const name of readdirSync(CHUNKS)) {
+    const path = join(CHUNKS, name);
+    if (!written.has(name) && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > CHUNK_KEPT_MS) rmSync(path, { force: true });
   }
   return BUNDLE;
 }

@@ -14,7 +14,7 @@ if (process.env.TERMLAB_BUNDLE !== '0') {
   }
 }
 if (bundle) {
-  // Node 22.1+ keeps V8's compiled code of the 10 MB bundle on disk (NODE_COMPILE_CACHE or the temp folder,
+  // Node 22.1+ keeps V8's compiled code of the bundle's files on disk (NODE_COMPILE_CACHE or the temp folder,
   // checked against the file's contents): a spawn then skips ~0.2 s of compiling. Node 20 has no such cache.
   nodeModule.enableCompileCache?.();
   await import(new URL(`file://${bundle}`).href);

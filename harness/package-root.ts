@@ -1,6 +1,6 @@
 // termlab's own folder (where its package.json is), found from this module's place by walking up: the same
-// answer whether the code runs from its sources (harness/) or bundled into one file (dist/cli.mjs), where
-// every module's import.meta.url is the bundle's. Repo-relative paths go through packagePath, never a URL.
+// answer whether the code runs from its sources (harness/) or bundled (dist/cli.mjs and dist/chunks/), where
+// every module's import.meta.url is its chunk's. Repo-relative paths go through packagePath, never a URL.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
