@@ -2,5 +2,5 @@ export declare const ROOT: string;
 export declare const BUNDLE: string;
 export declare const INPUTS: string;
 export declare function staleReason(): string | null;
-export declare function buildBundle(): Promise<string>;
+export declare function buildBundle(options?: { prune?: boolean }): Promise<string>;
 export declare function freshBundle(): Promise<string>;

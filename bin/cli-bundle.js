@@ -15,10 +15,9 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE = join(ROOT, 'dist', 'cli.mjs');
 /** What the bundle was built from, relative to ROOT: its sources, and one package.json per dependency. */
 export const INPUTS = join(ROOT, 'dist', 'cli.inputs.json');
-/** The bundle's chunks, named by their contents: a build never rewrites a chunk a running CLI may still import. */
+/** The bundle's chunks, named by their contents: a build never rewrites or removes one a running CLI may still import. */
 const CHUNKS = join(ROOT, 'dist', 'chunks');
-/** A chunk no build has written for this long is removed: no CLI started before then still imports it. */
-const CHUNK_KEPT_MS = 24 * 3600_000;
+const CHUNKS_RELATIVE = 'dist/chunks/';
 
 // The bundle's CommonJS dependencies call require(); an ES module has none of its own.
 const BANNER = "import { createRequire as __termlabCreateRequire } from 'node:module'; const require = __termlabCreateRequire(import.meta.url);";
@@ -39,6 +38,8 @@ export function staleReason() {
   for (const input of inputs) {
     const source = statSync(join(ROOT, input), { throwIfNoEntry: false });
     if (!source) return `${input} is gone`;
+    // A chunk of the bundle needs only to be there (it was written after the build began).
+    if (input.startsWith(CHUNKS_RELATIVE)) continue;
     if (source.mtimeMs > built.mtimeMs) return `${input} changed`;
   }
   return null;
@@ -57,8 +58,10 @@ function watched(input) {
  * Builds dist/cli.mjs from harness/cli.ts. Each build writes its own temporary files and renames them
  * into place, so spawns that find the bundle stale at once may each build, and none reads half a file.
  * The bundle's mtime is the build's start: a source saved while it builds makes the next spawn build again.
+ * `prune` (an explicit build: npm install's prepare) removes the chunks this build did not write; a build
+ * a spawn starts removes none, as another CLI may be running the entry before it.
  */
-export async function buildBundle() {
+export async function buildBundle({ prune = false } = {}) {
   const started = new Date();
   const { build } = await import('esbuild');
   const result = await build({
@@ -84,16 +87,17 @@ export async function buildBundle() {
     write: false,
     logLevel: 'silent',
   });
-  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map(watched), 'package.json', 'bin/cli-bundle.js'])].sort();
   mkdirSync(CHUNKS, { recursive: true });
   const suffix = `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   const entry = result.outputFiles.find((f) => f.path === BUNDLE);
   const chunks = result.outputFiles.filter((f) => f !== entry);
   const written = new Set(chunks.map((f) => basename(f.path)));
+  // Each chunk is listed with the inputs, so that a chunk gone missing makes the bundle stale.
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map(watched), 'package.json', 'bin/cli-bundle.js']), ...[...written].map((name) => CHUNKS_RELATIVE + name)].sort();
   try {
     // The chunks first, then the inputs, then the entry that imports them: a spawn meanwhile runs the old entry and its chunks, or the new whole.
     for (const chunk of chunks) {
-      if (existsSync(chunk.path)) { utimesSync(chunk.path, started, started); continue; }
+      if (existsSync(chunk.path)) continue;
       writeFileSync(chunk.path + suffix, chunk.contents);
       renameSync(chunk.path + suffix, chunk.path);
     }
@@ -107,10 +111,7 @@ export async function buildBundle() {
     rmSync(BUNDLE + suffix, { force: true });
     for (const chunk of chunks) rmSync(chunk.path + suffix, { force: true });
   }
-  for (const name of readdirSync(CHUNKS)) {
-    const path = join(CHUNKS, name);
-    if (!written.has(name) && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > CHUNK_KEPT_MS) rmSync(path, { force: true });
-  }
+  if (prune) for (const name of readdirSync(CHUNKS)) if (!written.has(name)) rmSync(join(CHUNKS, name), { force: true });
   return BUNDLE;
 }
 
@@ -131,5 +132,5 @@ export async function freshBundle() {
 
 // `node bin/cli-bundle.js` (npm's prepare): build it now, whatever its state.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await buildBundle();
+  await buildBundle({ prune: true });
 }

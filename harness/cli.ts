@@ -63,7 +63,8 @@ export async function main(argv: string[]): Promise<number> {
   const internalError = async (error: unknown) => {
     // A network or API failure that escaped its call is the cluster's doing, not a bug: one line, exit 3.
     // (Loaded here: the Kubernetes client is heavy, and a command that never talks to a cluster never needs it.)
-    const failure = (await import('./kube/failures.ts')).escapedApiFailure(error);
+    // A module that cannot be loaded (a bundle's chunk gone) is itself the bug to report, never a loop back here.
+    const failure = await import('./kube/failures.ts').then((m) => m.escapedApiFailure(error), () => null);
     if (failure) {
       io.err(`termlab ${name}: the cluster's API failed: ${failure.text}\n`);
       return abort.signal.aborted ? EXIT.interrupted : EXIT.clusterUnreachable;

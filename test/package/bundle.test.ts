@@ -48,6 +48,12 @@ describe('the bundled CLI', () => {
     const files = [bundle, ...readdirSync(join(dir, 'dist/chunks')).map((name) => join(dir, 'dist/chunks', name))];
     expect(files.filter((file) => readFileSync(file, 'utf8').includes('-edited'))).toHaveLength(1);
     expect(termlab(dir, ['--version']).stderr).toContain('up to date');
+
+    // A chunk gone (a folder cleaned by hand) is a bundle to build again, never an import that fails.
+    rmSync(join(dir, 'dist/chunks'), { recursive: true });
+    const rebuilt = termlab(dir, ['--version']);
+    expect(rebuilt.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: dist/chunks/\\S+\\.mjs is gone\n`));
+    expect(rebuilt.stdout).toBe('0.1.0-edited\n');
   });
 
   it('runs from the sources when the bundle cannot be built, and says why in one line', () => {
