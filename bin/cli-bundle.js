@@ -13,7 +13,7 @@ const debug = debuglog('termlab');
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE = join(ROOT, 'dist', 'cli.mjs');
-/** What the bundle was built from, relative to ROOT: its sources, and one package.json per dependency. */
+/** What the bundle was built from, relative to ROOT (its sources, one package.json per dependency), and its chunks. */
 export const INPUTS = join(ROOT, 'dist', 'cli.inputs.json');
 /** The bundle's chunks, named by their contents: a build never rewrites or removes one a running CLI may still import. */
 const CHUNKS = join(ROOT, 'dist', 'chunks');
