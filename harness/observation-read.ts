@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { TermlabError } from './errors.ts';
 import { issuePath } from '../server/contract-schemas.ts';
 import { oneLine } from './report/terminal.ts';
-import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, ObservationV3Schema, ObservationV4Schema, ObservationV5Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
+import { MAX_OBSERVATION_BYTES, OBSERVATION_SCHEMA_VERSION, ObservationSchema, ObservationV2Schema, ObservationV3Schema, ObservationV4Schema, ObservationV5Schema, ObservationV6Schema, READ_TIME_LIMIT_MS, READABLE_OLD_VERSIONS, type Observation } from './observation.ts';
 import { ObservationV1Schema, upgradeV1 } from './observation-v1.ts';
 import { isRolloutObservation, ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema, type RolloutObservation } from './observation-rollout.ts';
 
@@ -27,8 +27,8 @@ export function parseObservationFile(data: unknown, source: string): ParsedObser
     if (!result.success) throw schemaProblem(result.error, source);
     return { observation: upgradeV1(result.data), fileVersion: 1 };
   }
-  if (data && typeof data === 'object' && (version === 2 || version === 3 || version === 4 || version === 5)) {
-    const result = (version === 2 ? ObservationV2Schema : version === 3 ? ObservationV3Schema : version === 4 ? ObservationV4Schema : ObservationV5Schema).safeParse(data);
+  if (data && typeof data === 'object' && (version === 2 || version === 3 || version === 4 || version === 5 || version === 6)) {
+    const result = (version === 2 ? ObservationV2Schema : version === 3 ? ObservationV3Schema : version === 4 ? ObservationV4Schema : version === 5 ? ObservationV5Schema : ObservationV6Schema).safeParse(data);
     if (!result.success) throw schemaProblem(result.error, source);
     return { observation: { ...result.data, schemaVersion: OBSERVATION_SCHEMA_VERSION }, fileVersion: version };
   }

@@ -8,9 +8,9 @@ export { HarnessTimeSchema, LogLineSchema } from './observation-parts.ts';
 import { ScenarioSchema } from './scenario/schema.ts';
 
 
-export const OBSERVATION_SCHEMA_VERSION = 6;
+export const OBSERVATION_SCHEMA_VERSION = 7;
 /** Older versions this termlab still reads (and grades with a note). */
-export const READABLE_OLD_VERSIONS = [1, 2, 3, 4, 5] as const;
+export const READABLE_OLD_VERSIONS = [1, 2, 3, 4, 5, 6] as const;
 const OBSERVATION_KIND = 'termlab.observation';
 export const MAX_OBSERVATION_BYTES = 16 * 1024 * 1024;
 /** A read that takes longer than this is not a file on a disk: give up on it. */
@@ -279,4 +279,13 @@ export const ObservationV3Schema = ObservationSchema.extend({ schemaVersion: z.l
 export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.literal(4), ...NO_RETRIES });
 /** Version 5 files: the same shape, no retries (read as version 6 with none: no scenario of theirs retried). */
 export const ObservationV5Schema = ObservationSchema.extend({ schemaVersion: z.literal(5), ...NO_RETRIES });
+/** Version 6 files: retries sent straight to the standby, no Service and no routes (read as version 7 with none recorded). */
+const unrouted = (what: string) => z.undefined({ error: `a file of version 6 has no ${what} (it came with version 7)` }).optional();
+export const ObservationV6Schema = ObservationSchema.extend({
+  schemaVersion: z.literal(6),
+  retries: RetriesSchema.extend({
+    service: unrouted('retry Service'),
+    attempts: z.array(RetriesSchema.shape.attempts.element.extend({ route: unrouted('route') })).max(5),
+  }).optional(),
+});
 

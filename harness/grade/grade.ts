@@ -60,7 +60,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const deadline = observedDeadline(f);
   const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
-  const retried = retryChecks(f, model);
+  const retried = retryChecks(f, model, fileVersion);
   const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), ...containerChecks(f), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f), ...retried.evidence]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
@@ -95,7 +95,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
-    notes: [...versionNotes(fileVersion), ...(versioned.note ? [versioned.note] : [])],
+    notes: [...versionNotes(fileVersion, o.retries !== undefined), ...(versioned.note ? [versioned.note] : [])],
     attempt: o.run.attempt ?? 1,
     // A try the harness's own delays spoiled (its request lost, its safety deadline outlived) may run again.
     lostPath: lost?.kind === 'lost' ? lost.reason : safetyNetEnded(f, model),
@@ -119,14 +119,16 @@ function stoppedEarly({ o, timeline }: Facts, checks: Check[]): Check[] {
   return checks.map((c) => (c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c));
 }
 
-function versionNotes(fileVersion: number): string[] {
-  if (fileVersion >= OBSERVATION_SCHEMA_VERSION) return [];
+function versionNotes(fileVersion: number, retried: boolean): string[] {
+  // Version 7 added only the retries' routes: a version 6 file of any other scenario is whole.
+  if (fileVersion >= OBSERVATION_SCHEMA_VERSION || (fileVersion === 6 && !retried)) return [];
   const missing = fileVersion < 2
     ? 'its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward\'s life nor of the pod\'s status reason'
     : fileVersion < 3 ? 'it has no record of the port-forward\'s life (opens, errors, closes) nor of the pod\'s status reason and active deadline'
       : fileVersion < 4 ? 'it has no record of the pod\'s status reason and message nor of its active deadline'
         : fileVersion < 5 ? 'it records one container: no sidecar\'s log, state or timeline'
-          : 'it records no retries (attempts, standby pod, ledger): none of its scenarios retried';
+          : fileVersion < 6 ? 'it records no retries (attempts, standby pod, ledger): none of its scenarios retried'
+            : 'its retries went straight to the standby pod: it records no Service for them and no route';
   return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 

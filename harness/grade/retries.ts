@@ -2,7 +2,7 @@
 // each against the others, then the attempts and the effect count against the retries model, and the
 // cause told in one sentence with times. A claim of one effect is checked against the ledger's records
 // and every server's effect lines: a hand-edited count or a removed attempt is evidence invalid.
-import type { Attempt, Retries } from '../observation-retries.ts';
+import { type Attempt, type Retries, routeCandidates } from '../observation-retries.ts';
 import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
 import { type LedgerLineOf, parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Facts } from './facts.ts';
@@ -21,6 +21,8 @@ interface RetryFacts {
   standby: readonly LabLine[];
   ledger: { effects: (LedgerEffect & { index: number })[]; malformed: string[] };
   uids: { deleted: string | null; standby: string | null };
+  /** Version 7 on: each retry went through the Service both lab pods stand behind, its route recorded. */
+  routed: boolean;
 }
 
 /** The ledger's effect lines as its own log has them (the fidelity summary counts from these too). */
@@ -35,13 +37,41 @@ export function ledgerLines(r: Retries): RetryFacts['ledger'] {
   return { effects, malformed };
 }
 
-function retryFacts(f: Facts): RetryFacts | null {
+function retryFacts(f: Facts, fileVersion: number): RetryFacts | null {
   const r = f.o.retries;
   if (!r) return null;
   return {
     r, attempts: r.attempts, deleted: f.lab, standby: parseLabLogLines(r.standby?.logLines ?? []).lines, ledger: ledgerLines(r),
     uids: { deleted: f.o.pod?.uid ?? null, standby: r.standby?.uid ?? null },
+    routed: fileVersion >= 7,
   };
+}
+
+/**
+ * A retry's route against the rule it claims to follow: read after the backoff and before the send, the
+ * Service's endpoints only the two lab pods, the pick one kube-proxy could make, and the attempt sent to
+ * the pod picked (or, with none to pick, not sent, and the last attempt).
+ */
+function routeProblem(a: Attempt, prev: Attempt, x: RetryFacts, backoffMs: number): string | null {
+  const route = a.route;
+  if (!x.r.service) return 'was sent through a Service the file does not record (retries.service)';
+  if (!route) return 'records no route: this file\'s version routes each retry through the retry Service';
+  if (prev.ended && route.read.mono < prev.ended.mono + backoffMs - 1) return `read its route ${Math.round(route.read.mono - prev.ended.mono)} ms after attempt ${prev.n} ended, inside the ${backoffMs} ms backoff`;
+  if (a.sent && a.sent.mono < route.read.mono) return `was sent at ${Math.round(a.sent.mono)} ms, before its route was read (${Math.round(route.read.mono)} ms)`;
+  const ours = new Set([x.uids.deleted, x.uids.standby].filter((u) => u !== null));
+  const stray = route.endpoints.find((e) => e.uid === null || !ours.has(e.uid));
+  if (stray) return `lists endpoint ${stray.pod ?? '(no pod)'} (uid ${stray.uid ?? 'none'}) in its route, which is neither lab pod: the Service selects those two alone`;
+  const candidates = routeCandidates(route.endpoints);
+  if (route.chosen === null) {
+    if (candidates.length) return `records no pick, though its route lists ${candidates.map((e) => e.pod).join(', ')} to take it`;
+    if (a.outcome !== 'not-sent' || a.sent) return 'had no endpoint to take it, yet is recorded as sent';
+    if (a !== x.attempts.at(-1)) return 'had no endpoint to take it, yet later attempts are recorded';
+    return null;
+  }
+  if (!candidates.some((e) => e.uid === route.chosen)) return `was routed to pod ${route.chosen}, which its route lists as ${route.endpoints.some((e) => e.uid === route.chosen) ? 'neither ready nor serving-terminating while another was' : 'no endpoint at all'}`;
+  const target = route.chosen === x.uids.deleted ? 'deleted' : 'standby';
+  if (a.target !== target) return `is recorded as sent to the ${a.target} pod, but its route picked the ${target} one (${route.chosen})`;
+  return null;
 }
 
 /** The ledger and the lab pods are separate processes, on one node in the lab: their wall clocks agree to well within this. */
@@ -74,12 +104,17 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
     if ((a.key !== null) !== policy.idempotencyKey || a.key !== first.key) return fail(id, `attempt ${a.n}'s idempotency key (${JSON.stringify(a.key)}) is not the policy's (${policy.idempotencyKey ? `attempt 1's ${JSON.stringify(first.key)}` : 'none'})`);
     const uid = a.target === 'deleted' ? x.uids.deleted : x.uids.standby;
     if (a.podUid !== null && a.podUid !== uid) return fail(id, `attempt ${a.n} was answered by pod ${a.podUid}, not the ${a.target} pod ${uid}`);
-    if (i === 0) continue;
+    if (i === 0) {
+      if (a.route) return fail(id, 'attempt 1 records a route through the retry Service; it goes to the deleted pod itself, as every scenario\'s request');
+      continue;
+    }
     const prev = attempts[i - 1]!;
-    if (a.target !== 'standby') return fail(id, `attempt ${a.n} went to the deleted pod; a retry goes to the standby`);
+    const routed = x.routed ? routeProblem(a, prev, x, policy.backoffMs) : a.target !== 'standby' ? `went to the deleted pod; a retry of this file's version goes to the standby` : null;
+    if (routed) return fail(id, `attempt ${a.n} ${routed}`);
     const reason = retryReason(prev);
     if (!reason || !policy.on.includes(reason)) return fail(id, `attempt ${a.n} was sent though attempt ${prev.n} ended ${prev.outcome}, which the policy (on: ${policy.on.join(', ')}) does not retry`);
-    if (!a.sent || !prev.ended || a.sent.mono < prev.ended.mono + policy.backoffMs - 1) return fail(id, `attempt ${a.n} was sent ${a.sent && prev.ended ? `${Math.round(a.sent.mono - prev.ended.mono)} ms` : 'at no time'} after attempt ${prev.n} ended; the backoff is ${policy.backoffMs} ms`);
+    const unsent = x.routed && a.route?.chosen === null;
+    if (!unsent && (!a.sent || !prev.ended || a.sent.mono < prev.ended.mono + policy.backoffMs - 1)) return fail(id, `attempt ${a.n} was sent ${a.sent && prev.ended ? `${Math.round(a.sent.mono - prev.ended.mono)} ms` : 'at no time'} after attempt ${prev.n} ended; the backoff is ${policy.backoffMs} ms`);
   }
   const standbyClock = clockProblem(x.standby, 'the standby pod\'s');
   if (standbyClock) return fail(id, standbyClock);
@@ -219,6 +254,16 @@ function secondsAfter(start: string, time: string): string {
   return `${((Date.parse(time) - Date.parse(start)) / 1000).toFixed(2)} s`;
 }
 
+/** How the Service routed a retry, for the story: empty for a file from before routes. */
+function routeText(a: Attempt, x: RetryFacts): string {
+  if (!a.route || !x.r.service) return '';
+  const candidates = routeCandidates(a.route.endpoints);
+  if (a.route.chosen === null) return ` found no endpoint of ${x.r.service.name} to take it and was not sent`;
+  const why = !a.route.endpoints.some((e) => e.ready) ? 'serving though terminating: no endpoint was ready'
+    : candidates.length === 1 ? 'its only ready endpoint' : `picked at random from ${candidates.length} ready endpoints`;
+  return ` (through ${x.r.service.name}: ${why})`;
+}
+
 function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string; counterfactual: string | null } {
   const first = x.attempts[0]!;
   const start = first.sent?.wall ?? f.o.run.observedAt;
@@ -233,7 +278,8 @@ function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string
     const how = a.outcome === 'cut' ? `was cut at ${endOf(a)}${a.target === 'deleted' && f.o.finalState?.exitCode === 137 ? ' by SIGKILL' : ''}` : `${a.outcome} at ${endOf(a)}`;
     if (a.n === 1) parts.push(`${made ? `${made}, ` : ''}attempt 1 ${how}${made ? '' : ` on ${pod}${f.o.scenario.effect === 'end' && a.outcome === 'cut' ? ' before its work\'s end, where the effect is' : ''}`}`);
     else {
-      const who = a.n === 2 ? 'the retry' : `retry ${a.n - 1}`;
+      const who = `${a.n === 2 ? 'the retry' : `retry ${a.n - 1}`}${routeText(a, x)}`;
+      if (a.route?.chosen === null) { parts.push(who); continue; }
       const end = a.outcome === 'completed' ? 'completed' : how;
       if (!e) parts.push(`${who} on ${pod} made no effect and ${end}`);
       else if (e.event === 'applied') parts.push(`${who} ran it ${x.ledger.effects.indexOf(e) > 0 ? 'again ' : ''}at ${secondsAfter(start, e.time)} on ${pod} and ${end}`);
@@ -253,12 +299,12 @@ function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string
 interface RetryGrade { evidence: Check[]; outcome: Check[]; summary: RetrySummary | null }
 
 /** Every check of a retry scenario, and its summary; none for a scenario without a retry policy. */
-export function retryChecks(f: Facts, model: Prediction): RetryGrade {
+export function retryChecks(f: Facts, model: Prediction, fileVersion: number): RetryGrade {
   const scenario = f.o.scenario;
   if (!scenario.retry) {
     return f.o.retries ? { evidence: [fail('evidence.retry-attempts', 'the file records retries for a scenario without a retry policy')], outcome: [], summary: null } : { evidence: [], outcome: [], summary: null };
   }
-  const x = retryFacts(f);
+  const x = retryFacts(f, fileVersion);
   if (!x) return { evidence: [fail('evidence.retry-attempts', 'the scenario retries, but the file has no retries record (attempts, standby, ledger)')], outcome: [], summary: null };
   const evidence = [attemptsCheck(f, x), ledgerCheck(f, x)];
   const predicted = predictRetries(scenario, model.outcome);

@@ -1,7 +1,8 @@
 // The retries model (issue 27): from the policy, the effect point and the first attempt's fate (the
 // kubelet model's answer for the deleted pod), the attempts the client makes, the pod each lands on and
-// what the ledger counts. The standby replica is never deleted while an attempt runs, so a retry there
-// completes; an effect at the start is made by every accepted attempt, one at the end only by a completed
+// what the ledger counts. A retry goes through the Service both lab pods stand behind: by then the deleted
+// pod is terminating, its endpoint no longer ready, so the Service routes it to the standby replica, which is
+// never deleted while an attempt runs, and the retry there completes; an effect at the start is made by every accepted attempt, one at the end only by a completed
 // one; with an idempotency key the ledger applies the first and answers every later one already-applied.
 import type { RetryOn, Scenario } from '../scenario/schema.ts';
 import type { RequestOutcome } from './theory.ts';

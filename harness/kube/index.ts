@@ -9,5 +9,5 @@ export { ApiHealth, Backoff, DEFAULT_API_PATIENCE_MS, DEFAULT_REQUEST_TIMEOUT_MS
 export { PodWatchStream, type PodEventType, type PodWatchCallbacks, type WatchLife } from './watch.ts';
 export type { V1Pod } from '@kubernetes/client-node';
 export { WatchStream, type WatchCallbacks, type WatchTarget } from './watch.ts';
-export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listObjects, replaceDeploymentTemplate, SERVICES } from './workloads.ts';
+export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listEndpointSlices, listObjects, replaceDeploymentTemplate, SERVICES, type SliceEndpoint } from './workloads.ts';
 export { selfSubjectReview } from './whoami.ts';

@@ -64,3 +64,22 @@ export async function listObjects(cluster: Cluster, path: string, labelSelector:
 }
 
 export const SERVICES = (ns: string) => `/api/v1/namespaces/${ns}/services`;
+
+export interface SliceEndpoint { pod: string | null; uid: string | null; ready: boolean; serving: boolean; terminating: boolean }
+
+/**
+ * A Service's EndpointSlices as the API serves them now, each endpoint's conditions read as the API
+ * defines them: ready unset is ready, serving unset follows ready, terminating unset is false.
+ */
+export async function listEndpointSlices(cluster: Cluster, namespace: string, service: string, options?: RetryOptions): Promise<{ slices: { name: string; resourceVersion: string }[]; endpoints: SliceEndpoint[] }> {
+  const text = await withRetry(cluster, `list the EndpointSlices of service ${namespace}/${service}`, () => getText(cluster, COLLECTIONS.endpointslices(namespace), { labelSelector: `kubernetes.io/service-name=${service}` }), options);
+  type Raw = { metadata?: { name?: string; resourceVersion?: string }; endpoints?: { targetRef?: { name?: string; uid?: string }; conditions?: { ready?: boolean | null; serving?: boolean | null; terminating?: boolean | null } }[] | null };
+  const items = (JSON.parse(text) as { items?: Raw[] }).items ?? [];
+  return {
+    slices: items.map((i) => ({ name: i.metadata?.name ?? '', resourceVersion: i.metadata?.resourceVersion ?? '' })),
+    endpoints: items.flatMap((i) => (i.endpoints ?? []).map((e) => {
+      const ready = e.conditions?.ready ?? true;
+      return { pod: e.targetRef?.name ?? null, uid: e.targetRef?.uid ?? null, ready, serving: e.conditions?.serving ?? ready, terminating: e.conditions?.terminating ?? false };
+    })),
+  };
+}

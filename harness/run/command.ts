@@ -243,7 +243,7 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   // Finished only once its pods are really gone; otherwise the record stays for the reaper.
   let apiLost: TermlabError | null = null;
   try {
-    if (await sweepRun(cluster, namespace, runId, { workloads: kind.sweepsWorkloads })) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
+    if (await sweepRun(cluster, namespace, runId, { workloads: kind.sweepsWorkloads(scenarios) })) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
   } catch (error) {
     if (!isApiFailure(error)) throw error;
     apiLost = error;

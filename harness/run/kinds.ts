@@ -27,8 +27,8 @@ export interface ScenarioKind<S extends { name: string }, O> {
   runsTriesAgain: boolean;
   /** The lab pair a scenario belongs to, if any. */
   pairOf(s: S): string | null;
-  /** Whether the run's sweep also deletes Deployments and Services. */
-  sweepsWorkloads: boolean;
+  /** Whether the run's sweep also deletes Deployments and Services (a retry scenario makes two Services). */
+  sweepsWorkloads(scenarios: readonly S[]): boolean;
 }
 
 export const podsOfScenario = (s: Scenario): number => (s.retry ? 3 : 1);
@@ -44,7 +44,7 @@ export const POD_SCENARIOS: ScenarioKind<Scenario, Observation> = {
   write: writeAnyObservation,
   runsTriesAgain: true,
   pairOf: (s) => s.labPair?.id ?? null,
-  sweepsWorkloads: false,
+  sweepsWorkloads: (scenarios) => scenarios.some((s) => s.retry),
 };
 
 export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation> = {
@@ -59,5 +59,5 @@ export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation
   write: writeAnyObservation,
   runsTriesAgain: false,
   pairOf: () => null,
-  sweepsWorkloads: true,
+  sweepsWorkloads: () => true,
 };

@@ -1,15 +1,21 @@
 // A retry scenario's own phases (issue 27), beside the one pod the scenario deletes: the ledger pod
-// behind its Service and the standby replica (created before the deleted pod, so both lab pods are
-// given the ledger's address), the client's retries to the standby, and at the end the ledger's and the
-// standby's logs made whole. Everything made here is registered with the scenario's cleaner at once.
+// behind its Service, the Service both lab pods stand behind and the standby replica (created before
+// the deleted pod, so both lab pods are given the ledger's address), the client's retries routed by
+// that Service's EndpointSlices, and at the end the ledger's and the standby's logs made whole.
+// Everything made here is registered with the scenario's cleaner at once.
+//
+// A retry is routed as kube-proxy routes a new connection (routeCandidates): to a ready endpoint picked
+// at random; with none ready, to a serving terminating one. The harness runs outside the cluster and reaches pods over port-forwards, so it
+// picks from the slices as the API serves them when the retry is due (a proxy's own lag is the rollout
+// lab's subject), and sends to the pod it picked.
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
-import { createService, deletePod, deleteService, openPortForward, readPod, type PortForwardHandle } from '../kube/index.ts';
+import { createService, deletePod, deleteService, listEndpointSlices, openPortForward, readPod, type PortForwardHandle } from '../kube/index.ts';
 import type { HarnessTime } from '../observation.ts';
-import type { Attempt, Retries } from '../observation-retries.ts';
+import { type Attempt, type Retries, type Route, routeCandidates } from '../observation-retries.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
-import { renderLedger, renderLedgerService, renderStandby } from '../scenario/render-retry.ts';
+import { renderLedger, renderLedgerService, renderRetryService, renderStandby } from '../scenario/render-retry.ts';
 import { labPort } from '../scenario/render.ts';
 import { SERVICE_PORT } from '../scenario/render-rollout.ts';
 import type { RetryOn, Scenario } from '../scenario/schema.ts';
@@ -33,10 +39,16 @@ export interface RetryLab {
   ledgerUrl: string;
   ledger: SidePod & { service: NonNullable<Retries['ledger']>['service'] };
   standby: SidePod & { base: string | null; forward: PortForwardHandle<HarnessTime> | null };
+  /** The Service both lab pods stand behind: the retries' way in. */
+  service: { name: string; uid: string };
   attempts: RequestRecord[];
   targets: Attempt['target'][];
   keys: (string | null)[];
+  routes: (Route | null)[];
 }
+
+/** The deleted pod as a retry may reach it: its UID and the address its request went to. */
+export interface DeletedPod { uid: string; base: string }
 
 /** The key every attempt of one request carries, when the scenario sends one. */
 export const idempotencyKeyOf = (scenario: Scenario, requestId: string): string | null => (scenario.retry?.idempotencyKey ? `key-${requestId}` : null);
@@ -83,7 +95,7 @@ async function waitReady(ctx: ScenarioContext, pod: SidePod, what: string): Prom
 export async function startRetryLab(ctx: ScenarioContext, scenario: Scenario, podName: string, cleaner: Cleaner): Promise<RetryLab> {
   const options = { podName, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env };
   const ledgerBody = renderLedger(ctx.template, scenario, options);
-  const serviceBody = renderLedgerService(ctx.template, ledgerBody) as k8s.V1Service;
+  const serviceBody = renderLedgerService(ctx.template, scenario, ledgerBody) as k8s.V1Service;
   const created = await createService(ctx.cluster, ctx.namespace, serviceBody, { signal: ctx.signal });
   const serviceName = serviceBody.metadata!.name!;
   const serviceUid = created.metadata!.uid!;
@@ -97,8 +109,12 @@ export async function startRetryLab(ctx: ScenarioContext, scenario: Scenario, po
   const ledgerUrl = ctx.simulated ? `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}` : `http://${service.clusterIP}:${SERVICE_PORT}`;
   if (!ctx.simulated) await sleep(PROXY_SETTLE_MS, undefined, { signal: ctx.signal });
   const standbyBody = renderStandby(ctx.template, scenario, { ...options, ledgerUrl });
+  const retryServiceBody = renderRetryService(ctx.template, scenario, standbyBody) as k8s.V1Service;
+  const retryService = await createService(ctx.cluster, ctx.namespace, retryServiceBody, { signal: ctx.signal });
+  const retryServiceRef = { name: retryServiceBody.metadata!.name!, uid: retryService.metadata!.uid! };
+  cleaner.defer('delete the retry service', async () => ((await deleteService(ctx.cluster, ctx.namespace, retryServiceRef.name, retryServiceRef.uid)) === 'gone' ? 'gone' : 'done'));
   const standby = await createSidePod(ctx, standbyBody, cleaner);
-  return { ledgerUrl, ledger: { ...ledger, service }, standby: { ...standby, base: null, forward: null }, attempts: [], targets: [], keys: [] };
+  return { ledgerUrl, ledger: { ...ledger, service }, standby: { ...standby, base: null, forward: null }, service: retryServiceRef, attempts: [], targets: [], keys: [], routes: [] };
 }
 
 /** ready and observe for the standby: Ready, its log followed, and its address (a forward of its own, or direct). */
@@ -127,23 +143,42 @@ export function retryReason(r: Pick<RequestRecord, 'outcome' | 'status'>): Retry
   return null;
 }
 
+/** The retry's route: the Service's slices read now, and an endpoint picked from them at random. */
+async function routeRetry(ctx: ScenarioContext, lab: RetryLab, signal: AbortSignal): Promise<Route> {
+  const { slices, endpoints } = await listEndpointSlices(ctx.cluster, ctx.namespace, lab.service.name, { signal });
+  const read = ctx.clock.now();
+  const candidates = routeCandidates(endpoints).filter((e) => e.uid !== null);
+  const chosen = candidates.length ? candidates[Math.floor(Math.random() * candidates.length)]!.uid : null;
+  return { read, slices, endpoints, chosen };
+}
+
 /**
  * The client's retries: after each attempt that ends as the policy retries on, backoffMs, then the same
- * request (the same key, its own id) to the standby, until one does not or the attempts run out.
+ * request (the same key, its own id) through the Service to the pod its slices route it to, until one
+ * does not or the attempts run out. With no endpoint to take it, the attempt is recorded unsent.
  */
-export async function runRetries(ctx: ScenarioContext, scenario: Scenario, lab: RetryLab, first: RequestRecord, firstDone: Promise<RequestRecord>, signal: AbortSignal): Promise<void> {
+export async function runRetries(ctx: ScenarioContext, scenario: Scenario, lab: RetryLab, deleted: DeletedPod, first: RequestRecord, firstDone: Promise<RequestRecord>, signal: AbortSignal): Promise<void> {
   const policy = scenario.retry!;
   const key = idempotencyKeyOf(scenario, first.id);
-  lab.attempts.push(first); lab.targets.push('deleted'); lab.keys.push(key);
+  lab.attempts.push(first); lab.targets.push('deleted'); lab.keys.push(key); lab.routes.push(null);
   let last = await firstDone;
   for (let n = 2; n <= policy.attempts; n++) {
     const reason = retryReason(last);
     if (!reason || !policy.on.includes(reason)) return;
-    // Ctrl-C during the backoff: no retry is sent, and the run ends as interrupted with what it recorded.
-    try { await sleep(policy.backoffMs, undefined, { signal }); } catch (error) { if (signal.aborted) return; throw error; }
+    // Ctrl-C during the backoff or the route's read: no retry is sent, and the run ends as interrupted with what it recorded.
+    let route: Route;
+    try {
+      await sleep(policy.backoffMs, undefined, { signal });
+      route = await routeRetry(ctx, lab, signal);
+    } catch (error) { if (signal.aborted) return; throw error; }
     const record = newRequestRecord(`${first.id}-a${n}`);
-    lab.attempts.push(record); lab.targets.push('standby'); lab.keys.push(key);
-    last = await sendWork(lab.standby.base!, scenario.workMs, record, ctx.clock, () => {}, signal, keyHeaders(key));
+    const target = route.chosen === deleted.uid ? 'deleted' : 'standby';
+    lab.attempts.push(record); lab.targets.push(target); lab.keys.push(key); lab.routes.push(route);
+    if (route.chosen === null || (route.chosen !== deleted.uid && route.chosen !== lab.standby.uid)) {
+      record.errorCode = route.chosen === null ? 'NO_ENDPOINTS' : 'FOREIGN_ENDPOINT';
+      return;
+    }
+    last = await sendWork(target === 'deleted' ? deleted.base : lab.standby.base!, scenario.workMs, record, ctx.clock, () => {}, signal, keyHeaders(key));
   }
 }
 
@@ -173,19 +208,20 @@ function ledgerCountOf(lines: readonly { text: string }[]): Retries['ledgerCount
   return count;
 }
 
-const toAttempt = (r: RequestRecord, n: number, target: Attempt['target'], key: string | null): Attempt => ({
-  n, id: r.id, target, key, sent: r.sent, accepted: r.accepted, ended: r.ended, status: r.status, bytes: r.bytes, sha256: r.sha256,
+const toAttempt = (r: RequestRecord, n: number, target: Attempt['target'], key: string | null, route: Route | null): Attempt => ({
+  n, id: r.id, target, key, route, sent: r.sent, accepted: r.accepted, ended: r.ended, status: r.status, bytes: r.bytes, sha256: r.sha256,
   done: r.done, doneSeen: r.doneSeen, podUid: r.podUid, errorCode: r.errorCode, outcome: r.outcome,
 });
 
 /** The observation's retries part; attempt 1 as the observation's request says it ended. */
 export function retriesRecord(lab: RetryLab, request: { outcome: Attempt['outcome']; errorCode: string | null }): Retries {
   const side = (p: SidePod) => ({ name: p.name, uid: p.uid, logLines: p.logs.lines, logEndedEarly: p.logs.error !== null || !p.logs.ended });
-  const attempts = lab.attempts.map((r, i) => toAttempt(r, i + 1, lab.targets[i]!, lab.keys[i] ?? null));
+  const attempts = lab.attempts.map((r, i) => toAttempt(r, i + 1, lab.targets[i]!, lab.keys[i] ?? null, lab.routes[i] ?? null));
   if (attempts[0]) Object.assign(attempts[0], { outcome: request.outcome, errorCode: request.errorCode });
   return {
     standby: side(lab.standby),
     ledger: { ...side(lab.ledger), url: lab.ledgerUrl, service: lab.ledger.service },
+    service: lab.service,
     attempts,
     ledgerCount: ledgerCountOf(lab.ledger.logs.lines),
   };

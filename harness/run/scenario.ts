@@ -9,6 +9,7 @@ import type { HarnessTime, Observation, SealedPredictions } from '../observation
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { renderPod, requestPort } from '../scenario/render.ts';
+import { withRetryService } from '../scenario/render-retry.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 import { Cleaner } from './cleaner.ts';
 import { newRun, type Phase, type PodPhase, runPhases } from './phases.ts';
@@ -90,7 +91,7 @@ interface Created { name: string; uid: string; resourceVersion: string; deleted:
 /** create: the pod, and at once how to undo it (registered before anything can fail). */
 async function createPhase(ctx: ScenarioContext, scenario: Scenario, name: string, cleaner: Cleaner, watchRef: () => PodWatch | null, ledgerUrl?: string): Promise<Created> {
   const { cluster, namespace } = ctx;
-  const body = renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, ledgerUrl });
+  const body = withRetryService(renderPod(ctx.template, scenario, { podName: name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, ledgerUrl }), scenario, name);
   // A full class quota is waited out (bounded by --quota-wait), said on the progress line.
   let readBack = false;
   const pod = await createPodWithinQuota(cluster, namespace, body as k8s.V1Pod, { signal: ctx.signal, maxWaitMs: ctx.quotaWaitMs, onWait: (text) => ctx.onPhase('creating', text), onReadBack: () => { readBack = true; } });
@@ -340,7 +341,7 @@ export async function runScenario(ctx: ScenarioContext, scenario: Scenario): Pro
     phaseContext.onPhase('request in flight');
     const inFlight = await requestPhase(phaseContext, scenario, observed.base, request, cleaner);
     const stopRetries = new AbortController();
-    const retries = lab ? { done: runRetries(phaseContext, scenario, lab, request, inFlight.requestDone, AbortSignal.any([ctx.signal, stopRetries.signal])), giveUp: () => stopRetries.abort() } : null;
+    const retries = lab ? { done: runRetries(phaseContext, scenario, lab, { uid: created.uid, base: observed.base }, request, inFlight.requestDone, AbortSignal.any([ctx.signal, stopRetries.signal])), giveUp: () => stopRetries.abort() } : null;
     if (retries) cleaner.defer('end the retries', async () => { retries.giveUp(); await retries.done.catch(() => {}); return 'skipped'; });
     got.deletion = await deletePhase(phaseContext, scenario, created, request, deleteAttempts);
 

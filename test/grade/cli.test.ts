@@ -43,7 +43,7 @@ describe.concurrent('termlab grade', () => {
   it.each([
     ['malformed JSON', '{"schemaVersion": 1,', /\(top level\): not JSON at line 1, column \d+/],
     ['wrong types', JSON.stringify({ ...buildObservation(), request: { ...buildObservation().request, bytes: 'lots' } }), /request\.bytes: .*number/],
-    ['an unknown schema version', JSON.stringify({ ...buildObservation(), schemaVersion: 99 }), /schemaVersion: this termlab reads versions 1, 2, 3, 4, 5, 6, the file says 99/],
+    ['an unknown schema version', JSON.stringify({ ...buildObservation(), schemaVersion: 99 }), /schemaVersion: this termlab reads versions 1, 2, 3, 4, 5, 6, 7, the file says 99/],
     ['another kind of file', JSON.stringify({ hello: 'world' }), /schemaVersion/],
   ])('names the problem in %s, exits 2, and still grades the rest', async (_what, text, message) => {
     const mixed = mkdtempSync(join(tmpdir(), 'termlab-bad-'));

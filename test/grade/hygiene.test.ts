@@ -97,7 +97,7 @@ describe.concurrent('termlab grade: inputs', () => {
     expect(r.code).toBe(1); // its lab pair lacks the restored half
     expect(r.stdout).toContain('✅ matches the model');
     expect(r.stdout).toContain('lab pair grace: inconclusive');
-    expect(r.stdout).toMatch(/note: schema version 1: read and graded as version 6/);
+    expect(r.stdout).toMatch(/note: schema version 1: read and graded as version 7/);
   });
 
   it('shows control characters from a file escaped, on one line', async () => {

@@ -24,7 +24,7 @@ const read = (overrides: Partial<PodRead>): PodRead => ({
 describe('building the observation', () => {
   it('takes the final state from the last pod read of this pod when no watch event shows it, cited as a read', () => {
     const o = assemble(recorded([read({ resourceVersion: '118' }), read({ uid: 'a-replacement', resourceVersion: '119', containers: [{ name: 'lab', state: 'terminated', exitCode: 0, reason: 'Completed' }] })]));
-    expect(ObservationSchema.parse(o).schemaVersion).toBe(6);
+    expect(ObservationSchema.parse(o).schemaVersion).toBe(7);
     expect(o.finalState).toMatchObject({ exitCode: 137, container: 'lab', from: { kind: 'read', index: 0, resourceVersion: '118' } });
     expect(o.timeline.containerTerminated).toMatchObject({ from: { kind: 'read', index: 0 } });
     expect(grade(o).checks.find((c) => c.id === 'evidence.terminated-observed')).toMatchObject({ status: 'pass', reason: expect.stringContaining('pod read 0') });

@@ -122,5 +122,8 @@ describe('one Ctrl-C delivered twice during a retries run', () => {
     expect(JSON.parse(readFileSync(join(out, files[0]!), 'utf8')).run.incompleteReason).toMatch(/^interrupted \(Ctrl-C\)/);
     const left = () => cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: `termlab.io/owner=${owner}` }).then((l) => l.items.length);
     await expect.poll(left, { timeout: 20_000 }).toBe(0);
+    // Its two Services (the ledger's, the retry Service) are gone with the pods.
+    const services = await cluster.core.listNamespacedService({ namespace: 'default', labelSelector: `termlab.io/owner=${owner}` });
+    expect(services.items.map((s) => s.metadata?.name)).toEqual([]);
   });
 });

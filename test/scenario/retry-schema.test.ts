@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadScenarios } from '../../harness/scenario/load.ts';
-import { renderLedger, renderLedgerService, renderStandby } from '../../harness/scenario/render-retry.ts';
+import { renderLedger, renderLedgerService, renderRetryService, renderStandby, withRetryService } from '../../harness/scenario/render-retry.ts';
 import { renderPod } from '../../harness/scenario/render.ts';
 import { loadScenarioSet, loadTemplate } from '../../harness/scenario/load.ts';
 
@@ -40,7 +40,7 @@ describe('retry scenarios', () => {
     await expect(loadScenarios(file(['    retry: { attempts: 2, backoffMs: 0, on: [cut], idempotencyKey: true }', '    labPair: { id: retries, role: no-key }']))).rejects.toThrow(/labPair\.role \(line 9\): the retries pair's no-key half has retry\.idempotencyKey false/);
   });
 
-  it('renders the deleted pod and the standby with the effect and the ledger\'s address, the ledger in ledger mode behind a NodePort Service', async () => {
+  it('renders the deleted pod and the standby with the effect and the ledger\'s address, both behind the retry Service, the ledger in ledger mode behind a NodePort Service', async () => {
     const [scenario] = await loadScenarios('manifests/retries.yaml');
     const template = await loadTemplate();
     const options = { podName: 'tl-x', owner: 'o', runId: 'run-1', ledgerUrl: 'http://10.0.0.1:80' };
@@ -53,8 +53,18 @@ describe('retry scenarios', () => {
     expect(env(ledger)).toMatchObject({ LAB_MODE: 'ledger' });
     expect(env(ledger).LAB_EFFECT).toBeUndefined();
     expect(ledger.spec!.activeDeadlineSeconds).toBeGreaterThan(8 + 8);
-    const service = renderLedgerService(template, ledger);
+    const now = Date.parse('2026-12-04T12:00:00Z');
+    const service = renderLedgerService(template, scenario!, ledger, now);
     expect(service.spec).toMatchObject({ type: 'NodePort', selector: { 'termlab.io/role': 'ledger', 'termlab.io/run': 'run-1' } });
+    expect(Date.parse(service.metadata.annotations['termlab.io/expires-at'])).toBe(now + ledger.spec!.activeDeadlineSeconds! * 1000);
+    // The retry Service selects the two lab pods, never the ledger, and expires with them.
+    const deleted = withRetryService(renderPod(template, scenario!, options), scenario!, options.podName);
+    const retry = renderRetryService(template, scenario!, standby, now);
+    expect(retry.metadata).toMatchObject({ name: 'tl-x-svc', labels: { 'termlab.io/role': 'retry', 'termlab.io/run': 'run-1' } });
+    expect(retry.spec.type).toBeUndefined();
+    const selects = (pod: { metadata?: { labels?: Record<string, string> } }) => Object.entries(retry.spec.selector as Record<string, string>).every(([k, v]) => pod.metadata?.labels?.[k] === v);
+    expect([selects(deleted), selects(standby), selects(ledger)]).toEqual([true, true, false]);
+    expect(retry.metadata.annotations['termlab.io/expires-at']).toBe(service.metadata.annotations['termlab.io/expires-at']);
   });
 });
 

@@ -48,6 +48,12 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
   if (file === 'retries.yaml') {
     expect(r.stdout).toContain('lab pair retries: pass');
     expect(r.stderr).toBe('');
+    // Every retry went through the retry Service, routed to the standby: pod A was terminating by then.
+    for (const f of readdirSync(out).filter((n) => n.endsWith('.observation.json'))) {
+      const { retries } = ObservationSchema.parse(JSON.parse(readFileSync(join(out, f), 'utf8')));
+      expect(retries?.service?.name, f).toMatch(/-svc$/);
+      for (const a of retries!.attempts.slice(1)) expect([a.target, a.route?.chosen], f).toEqual(['standby', retries!.standby!.uid]);
+    }
   }
   const graded = await gradePaths([out]);
   expect(graded.problems).toEqual([]);
