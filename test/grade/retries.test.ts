@@ -17,7 +17,7 @@ import { repoRoot } from '../support/processes.ts';
 const DIR = join(repoRoot, 'test/grade/fixtures/retries/sim');
 /** The same lab recorded by the termlab before routes (schema version 6: every retry straight to the standby). */
 const V6_DIR = join(repoRoot, 'test/grade/fixtures/retries/v6-sim');
-/** Recorded on the project's real node, Kubernetes v1.37.2 (run-20261202-051109-ea57, the lab image built from this tree). */
+/** Recorded on the project's real node, Kubernetes v1.37.2 (run-20261204-194458-e309, the lab image built from this tree by cluster:up), each retry through the retry Service. */
 const NODE_DIR = join(repoRoot, 'test/grade/fixtures/retries/node');
 const where = (dir: string) => (dir === NODE_DIR ? 'node' : dir === V6_DIR ? 'sim, version 6' : 'sim');
 const recorded = [DIR, V6_DIR, NODE_DIR].flatMap((dir) => readdirSync(dir).map((f) => [`${where(dir)}: ${f.replace('.observation.json', '')}`, join(dir, f)] as const));
