@@ -29,6 +29,8 @@ export const RouteSchema = z.object({
 });
 export type Route = z.infer<typeof RouteSchema>;
 export type RouteEndpoint = z.infer<typeof RouteEndpointSchema>;
+/** A retry's errorCode when its route could not be read (the API lost past the harness's patience): not sent, no route. */
+export const ROUTE_UNREAD = 'ROUTE_UNREAD';
 
 /**
  * The endpoints kube-proxy sends a new connection to (pkg/proxy/topology.go CategorizeEndpoints, cluster

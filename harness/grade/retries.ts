@@ -2,7 +2,7 @@
 // each against the others, then the attempts and the effect count against the retries model, and the
 // cause told in one sentence with times. A claim of one effect is checked against the ledger's records
 // and every server's effect lines: a hand-edited count or a removed attempt is evidence invalid.
-import { type Attempt, type Retries, routeCandidates } from '../observation-retries.ts';
+import { type Attempt, type Retries, ROUTE_UNREAD, routeCandidates } from '../observation-retries.ts';
 import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
 import { type LedgerLineOf, parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Facts } from './facts.ts';
@@ -109,6 +109,10 @@ function attemptsCheck(f: Facts, x: RetryFacts): Check {
       continue;
     }
     const prev = attempts[i - 1]!;
+    // The harness lost the API while reading the retry's route: nothing after it was observed, nothing to blame.
+    if (x.routed && !a.route && a.outcome === 'not-sent' && !a.sent && a.errorCode === ROUTE_UNREAD && a === attempts.at(-1)) {
+      return inconclusive(id, `attempt ${a.n} was not sent: the harness could not read the retry Service's endpoints (it lost the API), so what a retry would have done is unknown`);
+    }
     const routed = x.routed ? routeProblem(a, prev, x, policy.backoffMs) : a.target !== 'standby' ? `went to the deleted pod; a retry of this file's version goes to the standby` : null;
     if (routed) return fail(id, `attempt ${a.n} ${routed}`);
     const reason = retryReason(prev);
@@ -314,7 +318,10 @@ export function retryChecks(f: Facts, model: Prediction, fileVersion: number): R
   const id = 'outcome.retries';
   const want = `${predicted.attempts.length} attempt(s) (${predicted.attempts.map((a) => `${a.n}: ${a.target} ${a.outcome}`).join(', ')}), ${predicted.effects} effect(s)${predicted.alreadyApplied ? `, ${predicted.alreadyApplied} already-applied` : ''}`;
   const got = `${x.attempts.length} attempt(s) (${x.attempts.map((a) => `${a.n}: ${a.target} ${a.outcome}`).join(', ')}), ${count.applied} effect(s)${count.alreadyApplied ? `, ${count.alreadyApplied} already-applied` : ''}`;
-  if (observedFirst !== model.outcome) {
+  const unread = x.attempts.at(-1);
+  if (x.routed && unread && unread.n > 1 && !unread.route && unread.errorCode === ROUTE_UNREAD) {
+    outcome.push(inconclusive(id, `attempt ${unread.n}'s route could not be read (the harness lost the API): the retries stop there, unobserved: ${got}`));
+  } else if (observedFirst !== model.outcome) {
     // The retries follow from the first attempt's fate, which outcome.request grades.
     outcome.push(inconclusive(id, `the retries follow from attempt 1, which was ${observedFirst ?? 'not sent'} where the model says ${model.outcome}: ${got}`));
   } else {

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../errors.ts';
 import { createService, deletePod, deleteService, listEndpointSlices, openPortForward, readPod, type PortForwardHandle } from '../kube/index.ts';
 import type { HarnessTime } from '../observation.ts';
-import { type Attempt, type Retries, type Route, routeCandidates } from '../observation-retries.ts';
+import { type Attempt, type Retries, ROUTE_UNREAD, type Route, routeCandidates } from '../observation-retries.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { renderLedger, renderLedgerService, renderRetryService, renderStandby } from '../scenario/render-retry.ts';
 import { labPort } from '../scenario/render.ts';
@@ -166,12 +166,18 @@ export async function runRetries(ctx: ScenarioContext, scenario: Scenario, lab: 
     const reason = retryReason(last);
     if (!reason || !policy.on.includes(reason)) return;
     // Ctrl-C during the backoff or the route's read: no retry is sent, and the run ends as interrupted with what it recorded.
+    try { await sleep(policy.backoffMs, undefined, { signal }); } catch (error) { if (signal.aborted) return; throw error; }
+    const record = newRequestRecord(`${first.id}-a${n}`);
     let route: Route;
     try {
-      await sleep(policy.backoffMs, undefined, { signal });
       route = await routeRetry(ctx, lab, signal);
-    } catch (error) { if (signal.aborted) return; throw error; }
-    const record = newRequestRecord(`${first.id}-a${n}`);
+    } catch (error) {
+      if (signal.aborted) return;
+      // The harness lost the API past its patience: the retry is recorded unsent, its route unread (graded inconclusive, never as the app's).
+      record.errorCode = ROUTE_UNREAD;
+      lab.attempts.push(record); lab.targets.push('standby'); lab.keys.push(key); lab.routes.push(null);
+      throw error;
+    }
     const target = route.chosen === deleted.uid ? 'deleted' : 'standby';
     lab.attempts.push(record); lab.targets.push(target); lab.keys.push(key); lab.routes.push(route);
     if (route.chosen === null || (route.chosen !== deleted.uid && route.chosen !== lab.standby.uid)) {

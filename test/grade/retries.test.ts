@@ -193,6 +193,21 @@ describe('a retry run edited by hand is evidence invalid', () => {
     expect(failed(o).join('\n')).toMatch(/attempt 2 had no endpoint to take it, yet is recorded as sent/);
   });
 
+  it('a retry whose route the harness could not read (it lost the API) is inconclusive, never a verdict on the app', () => {
+    const o = fixture('retry-doubles-effect');
+    const a2 = o.retries!.attempts[1]!;
+    Object.assign(a2, { sent: null, accepted: null, ended: null, status: null, bytes: 0, sha256: null, done: null, doneSeen: false, podUid: null, errorCode: 'ROUTE_UNREAD', outcome: 'not-sent', route: null });
+    o.retries!.standby!.logLines = [];
+    o.retries!.standby!.logEndedEarly = true;
+    o.retries!.ledger!.logLines = o.retries!.ledger!.logLines.filter((l) => !l.text.includes('"seq":2')).map((l) => ({ ...l, text: l.text.replace('"records":2', '"records":1') }));
+    o.retries!.ledgerCount.applied = 1;
+    const g = grade(o);
+    expect(failed(o)).toEqual([]);
+    expect(g.verdict).toBe('inconclusive');
+    expect(g.checks.find((c) => c.id === 'evidence.retry-attempts')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/could not read the retry Service's endpoints/) });
+    expect(g.checks.find((c) => c.id === 'outcome.retries')).toMatchObject({ status: 'inconclusive' });
+  });
+
   it('the retries record dropped from a retry scenario\'s file', () => {
     const o = fixture('retry-with-key');
     delete o.retries;
