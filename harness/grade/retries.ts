@@ -321,6 +321,9 @@ export function retryChecks(f: Facts, model: Prediction, fileVersion: number): R
   const unread = x.attempts.at(-1);
   if (x.routed && unread && unread.n > 1 && !unread.route && unread.errorCode === ROUTE_UNREAD) {
     outcome.push(inconclusive(id, `attempt ${unread.n}'s route could not be read (the harness lost the API): the retries stop there, unobserved: ${got}`));
+  } else if (x.routed && unread && unread.n > 1 && unread.route?.chosen === null) {
+    // The lab's precondition (the standby ready behind the Service) failed, not the app: nothing to grade it by.
+    outcome.push(inconclusive(id, `attempt ${unread.n} found no endpoint of the retry Service to take it (the standby was not ready in its slice), so it was not sent: ${got}`));
   } else if (observedFirst !== model.outcome) {
     // The retries follow from the first attempt's fate, which outcome.request grades.
     outcome.push(inconclusive(id, `the retries follow from attempt 1, which was ${observedFirst ?? 'not sent'} where the model says ${model.outcome}: ${got}`));

@@ -172,12 +172,16 @@ export async function runRetries(ctx: ScenarioContext, scenario: Scenario, lab: 
     try {
       route = await routeRetry(ctx, lab, signal);
     } catch (error) {
-      if (signal.aborted) return;
-      // The harness lost the API past its patience: the retry is recorded unsent, its route unread (graded inconclusive, never as the app's).
+      if (ctx.signal.aborted) return;
+      // The API lost past the harness's patience, or the run gave up waiting on it: the retry is recorded
+      // unsent, its route unread (graded inconclusive, never as the app's nor as a missing attempt).
       record.errorCode = ROUTE_UNREAD;
       lab.attempts.push(record); lab.targets.push('standby'); lab.keys.push(key); lab.routes.push(null);
+      if (signal.aborted) return;
       throw error;
     }
+    // Ctrl-C while the slices were read: no retry is sent.
+    if (ctx.signal.aborted) return;
     const target = route.chosen === deleted.uid ? 'deleted' : 'standby';
     lab.attempts.push(record); lab.targets.push(target); lab.keys.push(key); lab.routes.push(route);
     if (route.chosen === null || (route.chosen !== deleted.uid && route.chosen !== lab.standby.uid)) {
