@@ -24,7 +24,7 @@ async function measure(dir: string): Promise<void> {
   let shown = 0;
   const run = await gradePaths([dir], { slim: true, onResult: () => { shown++; } });
   const seconds = (performance.now() - started) / 1000;
-  if (run.results.length !== FILES || shown !== FILES || run.problems.length) throw new Error(`graded ${run.results.length} of ${FILES}; problems: ${run.problems.slice(0, 3).join('; ')}`);
+  if (run.tally.graded !== FILES || shown !== FILES || run.problems.length) throw new Error(`graded ${run.tally.graded} of ${FILES}; problems: ${run.problems.slice(0, 3).join('; ')}`);
   const heapAfter = process.memoryUsage().heapUsed;
   const peakGrading = peakRssMb();
   const names = readdirSync(dir).sort();

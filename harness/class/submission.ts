@@ -5,7 +5,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { isTermlabError } from '../errors.ts';
-import { gradeMembers, gradePaths, type GradeRun, slimResult } from '../grade/files.ts';
+import { gradeMembers, gradePaths, type GradeRun, keptOf } from '../grade/files.ts';
+import { GradeTally } from '../grade/tally.ts';
 import { retryReason } from '../grade/attempts.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
@@ -23,11 +24,11 @@ export interface GradeOptions {
   onProblem?: (p: string) => void;
   /** Ctrl-C stops a read that hangs. */
   signal?: AbortSignal;
-  /** Keep only what a summary needs of each result once it is shown (files.ts slimResult). */
+  /** Keep only the lab pairs' halves, slimmed, once each result is shown and tallied (files.ts keptOf). */
   slim?: boolean;
 }
 
-export interface SubmissionGrade extends GradeRun {
+export interface SubmissionGrade extends Omit<GradeRun, 'tally'> {
   /** The archive or directory as named on the command line. */
   path: string;
   /** The student, by the one identity rule (see `identify`). */
@@ -158,10 +159,14 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
     archives.push(...found.archives);
     if (!found.archives.length || found.observations) plain.push(path);
   }
-  const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [] };
+  const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [], tally: new GradeTally() };
   for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
-    run.results.push(...(options.slim ? graded.results.map(slimResult) : graded.results));
+    for (const r of graded.results) {
+      run.tally.add(r);
+      const kept = keptOf(r, options.slim);
+      if (kept) run.results.push(kept);
+    }
     run.pairs.push(...graded.pairs);
     run.problems.push(...graded.problems);
   }

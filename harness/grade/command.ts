@@ -9,7 +9,6 @@ import { requestsStrip } from '../report/rollout.ts';
 import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { exitCodeOf } from './files.ts';
-import { failedOrInconclusive } from './grade.ts';
 import { readPredictions } from './predictions.ts';
 import type { GradeResult } from './types.ts';
 
@@ -57,8 +56,8 @@ export const gradeCommand: CommandModule = {
     if (values.json) io.out(terminalJson({ results: run.results, pairs: run.pairs, problems: run.problems }) + '\n');
     else {
       for (const pair of run.pairs) for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
-      const count = (v: GradeResult['verdict']) => run.results.filter((r) => r.verdict === v).length;
-      io.out(`${run.results.length} graded, ${run.results.filter((r) => !failedOrInconclusive(r)).length} passed every check, ${count('evidence-invalid')} evidence invalid, ${count('inconclusive')} inconclusive, ${run.problems.length} unreadable\n`);
+      const { graded, passed, verdicts } = run.tally;
+      io.out(`${graded} graded, ${passed} passed every check, ${verdicts['evidence-invalid']} evidence invalid, ${verdicts.inconclusive} inconclusive, ${run.problems.length} unreadable\n`);
     }
     return exitCodeOf(run);
   },

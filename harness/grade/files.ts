@@ -7,9 +7,10 @@ import { oneLine } from '../report/terminal.ts';
 import { type AnyParsedObservation, parseAnyObservation, readAnyObservationFile, readAnyObservationFileNow } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
-import { counted, markSuperseded } from './attempts.ts';
+import { markSuperseded } from './attempts.ts';
 import { gradePairs, type PairResult } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
+import { GradeTally } from './tally.ts';
 import type { GradeResult } from './types.ts';
 
 export const OBSERVATION_SUFFIX = '.observation.json';
@@ -41,10 +42,13 @@ export async function* observationPaths(paths: string[]): AsyncGenerator<string>
 }
 
 export interface GradeRun {
+  /** Every result, or with `slim` only the lab pairs' halves (the tally counts them all). */
   results: GradeResult[];
   pairs: PairResult[];
   /** One line per file that could not be read or parsed. */
   problems: string[];
+  /** Every result counted as it was graded: the summary line and the exit code. */
+  tally: GradeTally;
 }
 
 export interface GradeFileOptions {
@@ -95,10 +99,9 @@ async function* readsInTurn(paths: string[], signal?: AbortSignal): AsyncGenerat
 }
 
 /** 2 when some input could not be graded, 1 when a check failed or was inconclusive, else 0. */
-export function exitCodeOf(run: GradeRun): number {
+export function exitCodeOf(run: Pick<GradeRun, 'pairs' | 'problems' | 'tally'>): number {
   if (run.problems.length) return EXIT.badInput;
-  const anyBad = counted(run.results).some(failedOrInconclusive) || run.pairs.some(failedOrInconclusive);
-  return anyBad ? EXIT.checksFailed : EXIT.ok;
+  return run.tally.countedBad() || run.pairs.some(failedOrInconclusive) ? EXIT.checksFailed : EXIT.ok;
 }
 
 /**
@@ -113,16 +116,24 @@ export function slimResult(r: GradeResult): GradeResult {
   return { ...r, ...slim, prediction: null, asDesigned: undefined };
 }
 
+/**
+ * What a grading keeps of a result once it is shown and tallied: with `slim`, only a lab pair's half (a
+ * pair is formed at the end), slimmed; else the result whole.
+ */
+export const keptOf = (r: GradeResult, slim: boolean | undefined): GradeResult | null => (!slim ? r : r.labPair ? slimResult(r) : null);
+
 type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
 /** Grades each read as it comes; an unreadable file is a problem, the rest still graded. Returns how many there were. */
-async function gradeEach(reads: AsyncIterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], noteProblem: (line: string) => void): Promise<number> {
+async function gradeEach(reads: AsyncIterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], tally: GradeTally, noteProblem: (line: string) => void): Promise<number> {
   let found = 0;
   for await (const { path, parse } of reads) {
     found++;
     try {
       const result = gradeRead(path, parse(), options);
       options.onResult?.(result);
-      results.push(options.slim ? slimResult(result) : result);
+      tally.add(result);
+      const kept = keptOf(result, options.slim);
+      if (kept) results.push(kept);
     } catch (error) {
       if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
       noteProblem(error.message);
@@ -131,26 +142,27 @@ async function gradeEach(reads: AsyncIterable<PendingRead>, options: GradeEachOp
   return found;
 }
 
-function finishRun(results: GradeResult[], problems: string[]): GradeRun {
+function finishRun(results: GradeResult[], problems: string[], tally: GradeTally): GradeRun {
   markSuperseded(results);
-  return { results, pairs: gradePairs(results), problems };
+  return { results, pairs: gradePairs(results), problems, tally };
 }
 
 export async function gradePaths(paths: string[], options: GradeEachOptions = {}): Promise<GradeRun> {
   const results: GradeResult[] = [];
   const problems: string[] = [];
+  const tally = new GradeTally();
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
   // A missing path is one problem; the other paths are still graded.
   for (const root of paths) {
     try {
-      if (await gradeEach(readsInTurn([root], options.signal), options, results, noteProblem) === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
+      if (await gradeEach(readsInTurn([root], options.signal), options, results, tally, noteProblem) === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
     } catch (error) {
       // Ctrl-C stops the whole grading (exit 130), never just this path.
       if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
       noteProblem(error.message);
     }
   }
-  return finishRun(results, problems);
+  return finishRun(results, problems, tally);
 }
 
 /**
@@ -160,6 +172,7 @@ export async function gradePaths(paths: string[], options: GradeEachOptions = {}
 export async function gradeMembers(archive: string, members: ReadonlyMap<string, Buffer>, options: GradeEachOptions = {}): Promise<GradeRun> {
   const results: GradeResult[] = [];
   const problems: string[] = [];
+  const tally = new GradeTally();
   const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
   const names = [...members.keys()].filter((n) => n.endsWith(OBSERVATION_SUFFIX)).sort((a, b) => a.localeCompare(b));
   // Each parsed as the loop reaches it: an archive's members are never all parsed at once.
@@ -172,6 +185,6 @@ export async function gradeMembers(archive: string, members: ReadonlyMap<string,
       yield { path, parse: () => parseAnyObservation(members.get(name)!, path) };
     }
   }
-  if (await gradeEach(reads(), options, results, noteProblem) === 0) noteProblem(`${archive}: no *${OBSERVATION_SUFFIX} files in it`);
-  return finishRun(results, problems);
+  if (await gradeEach(reads(), options, results, tally, noteProblem) === 0) noteProblem(`${archive}: no *${OBSERVATION_SUFFIX} files in it`);
+  return finishRun(results, problems, tally);
 }

@@ -20,7 +20,7 @@ export async function writeReport(path: string, text: string, what = 'the report
   }
 }
 
-export async function writeReports(run: GradeRun, targets: ReportTargets): Promise<void> {
+export async function writeReports(run: Pick<GradeRun, 'results' | 'pairs' | 'problems'>, targets: ReportTargets): Promise<void> {
   if (targets.md) await writeReport(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
   if (targets.html) await writeReport(targets.html, renderHtml(run.results, run.pairs, run.problems));
   if (targets.junit) await writeReport(targets.junit, renderJunit(run.results, run.pairs));

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { CommandIO, CommandModule as Command } from '../command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
+import { GradeTally } from '../grade/tally.ts';
 import { markSuperseded, retryReason } from '../grade/attempts.ts';
 import { INTERRUPTED_MARKER, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { gradePairs } from '../grade/pairs.ts';
@@ -273,7 +274,7 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
     const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
     throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
   }
-  const code = io.signal.aborted ? EXIT.interrupted : gravestExit([exitCodeOf({ results, pairs, problems }), ...failures.map((f) => exitCodeFor(f.error.code))]);
+  const code = io.signal.aborted ? EXIT.interrupted : gravestExit([exitCodeOf({ pairs, problems, tally: GradeTally.of(results) }), ...failures.map((f) => exitCodeFor(f.error.code))]);
   // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
   if (code !== EXIT.ok) io.out(`${exitReason(code, { results, pairs, problems, failures })}\n`);
   return code;

@@ -1,0 +1,39 @@
+// What a grading's summary line and exit code need of every result, counted as each is graded: a
+// folder of 100,000 files is graded without keeping its results (only the lab pairs' halves are kept).
+import { dirname } from 'node:path';
+import { failedOrInconclusive } from './grade.ts';
+import type { GradeResult, Verdict } from './types.ts';
+
+/** The try key of attempts.ts markSuperseded: one scenario of one run of one folder. */
+export const tryKey = (r: GradeResult) => `${dirname(r.source)}\0${r.runId}\0${r.scenario}`;
+
+export class GradeTally {
+  graded = 0;
+  passed = 0;
+  readonly verdicts: Record<Verdict, number> = { 'matches-model': 0, 'differs-from-model': 0, inconclusive: 0, 'evidence-invalid': 0 };
+  /** Each scenario's last try so far, and whether a result of that try failed or was inconclusive. */
+  private readonly lastTries = new Map<string, { attempt: number; bad: boolean }>();
+
+  add(r: GradeResult): void {
+    this.graded++;
+    this.verdicts[r.verdict]++;
+    const bad = failedOrInconclusive(r);
+    if (!bad) this.passed++;
+    const key = tryKey(r), attempt = r.attempt ?? 1;
+    const seen = this.lastTries.get(key);
+    if (!seen || attempt > seen.attempt) this.lastTries.set(key, { attempt, bad });
+    else if (attempt === seen.attempt) seen.bad ||= bad;
+  }
+
+  /** A try that counts (each scenario's last, as attempts.ts counted) failed a check or was inconclusive. */
+  countedBad(): boolean {
+    for (const t of this.lastTries.values()) if (t.bad) return true;
+    return false;
+  }
+
+  static of(results: Iterable<GradeResult>): GradeTally {
+    const tally = new GradeTally();
+    for (const r of results) tally.add(r);
+    return tally;
+  }
+}
