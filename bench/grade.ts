@@ -12,13 +12,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gradePaths } from '../harness/grade/files.ts';
+import { boundHeapGrowth, gradePaths } from '../harness/grade/files.ts';
 import { BASE_SCENARIO, buildObservation } from '../test/support/observations.ts';
 
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);
 const peakRssMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(1);
 
 async function measure(dir: string): Promise<void> {
+  boundHeapGrowth(); // as the grade command does
   const started = performance.now();
   // As `termlab grade DIR` grades to the terminal: each result shown as it comes, only its summary kept.
   let shown = 0;

@@ -8,7 +8,7 @@ import { VERDICT_LABEL } from '../report/format.ts';
 import { requestsStrip } from '../report/rollout.ts';
 import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
-import { exitCodeOf } from './files.ts';
+import { boundHeapGrowth, exitCodeOf } from './files.ts';
 import { readPredictions } from './predictions.ts';
 import type { GradeResult } from './types.ts';
 
@@ -30,6 +30,7 @@ export const gradeCommand: CommandModule = {
       options: parseOptions(gradeFlags),
     });
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
+    boundHeapGrowth();
     // A `termlab verify` file (*.verification.json) has its own grader (harness/verify).
     if (positionals.every((p) => p.endsWith('.verification.json'))) return (await import('../verify/command.ts')).gradeVerifications(positionals, values, io);
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
