@@ -9,10 +9,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Files run side by side: none shares state with another (each starts its own simulated cluster on
     // ports the kernel picks, works in its own temporary folders, and keeps its run records apart, below).
-    // Two files per core: the files mostly wait on real time (graces, hooks, the kubelet's pace), and at one
-    // per core a 2-core machine sat at load 0.5-1.1 for the whole suite (695 s); at two per core 395 s,
-    // every file passing (2026-12-04).
-    maxWorkers: Math.max(2, availableParallelism() * 2),
+    // Three files per core: the files mostly wait on real time (graces, hooks, the kubelet's pace). On a
+    // 2-core machine: one per core 695 s (load 0.5-1.1); two per core 396 s, the cores half used; three per
+    // core 276 s, every file passing, and beside two CPU-bound processes too (2026-12-05).
+    maxWorkers: Math.max(3, availableParallelism() * 3),
     setupFiles: ['test/support/state-dir.ts'],
     globalSetup: ['test/support/bundle.ts'],
     sequence: { sequencer: LongestFirstSequencer },

@@ -4,24 +4,24 @@
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The longest files on a 2-core machine, longest first (vitest's per-file durations, 2026-12-02, after the files' cases ran side by side). */
+/** The longest files on a 2-core machine, longest first (vitest's per-file durations of a fresh clone's npm test, 2026-12-05). */
 export const LONGEST_FIRST = [
-  'test/run/manifests-rollout.test.ts',
-  'test/verify/sim.test.ts',
+  'test/run/manifests.test.ts',
   'test/verify/stall-bound.test.ts',
-  'test/rollout/sim.test.ts',
   'test/docs/guides.test.ts',
-  'test/sim/port-reuse.test.ts',
+  'test/run/manifests-rollout.test.ts',
+  'test/rollout/sim.test.ts',
   'test/run/lost-path.test.ts',
+  'test/verify/sim.test.ts',
+  'test/verify/rbac.test.ts',
   'test/faults/default-transport-down-20s.test.ts',
   'test/run/outage.test.ts',
-  'test/run/manifests.test.ts',
-  'test/verify/sim-flag.test.ts',
-  'test/safety/reap.test.ts',
-  'test/grade/examples-property.test.ts',
-  'test/run/interrupt.test.ts',
-  'test/verify/safety.test.ts',
-  'test/faults/default-transport-down-3s.test.ts',
+  'test/sim/sidecar-scenarios.test.ts',
+  'test/sim/termination.test.ts',
+  'test/run/faults.test.ts',
+  'test/package/pack.test.ts',
+  'test/sim/sidecars.test.ts',
+  'test/sim/deployments.test.ts',
 ];
 
 export class LongestFirstSequencer extends BaseSequencer {
