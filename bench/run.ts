@@ -12,11 +12,11 @@
 //   process died → the status said so; the status said so → the pod was gone; the kubelet launched
 //   the hook → the hook's first line; the kubelet sent TERM → the server's line says it got it; the
 //   hook's end line → the kubelet saw the hook exit), printed beside the real node's figures from the fidelity
-//   record (reports/fidelity/node.json). A property of the simulated kubelet, not a target here.
+//   record (reports/fidelity/v1.N/node.json, the newest minor). A property of the simulated kubelet, not a target here.
 // - matrix_ratio (target ≤ 1.10): the matrix's wall time over its longest scenario's own life as the
 //   sim recorded it (pod created → pod gone): what running the matrix in parallel costs. Not the
 //   model's exit time, which leaves out the kubelet's own reaction to a delete.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { SideFileSchema, type SideFile } from '../cluster/fidelity/summary.ts';
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { predict } from '../harness/grade/theory.ts';
@@ -26,7 +26,12 @@ import { runScenario } from '../harness/run/scenario.ts';
 import { loadScenarios, loadTemplate } from '../harness/scenario/load.ts';
 import { percentile } from './stats.ts';
 
-const NODE_RECORD = 'reports/fidelity/node.json';
+// The fidelity record of the newest minor the node ran (reports/fidelity/v1.N/node.json, as cluster/fidelity/run.ts writes it).
+const NODE_RECORD = (() => {
+  const minors = readdirSync('reports/fidelity').map((d) => /^v1\.(\d+)$/.exec(d)?.[1]).filter((m): m is string => m !== undefined).map(Number);
+  const newest = minors.filter((m) => existsSync(`reports/fidelity/v1.${m}/node.json`)).sort((a, b) => b - a)[0];
+  return newest === undefined ? null : `reports/fidelity/v1.${newest}/node.json`;
+})();
 
 const sim = await startSimCluster();
 const cluster = await connect({ kubeconfigText: sim.kubeconfig });
@@ -71,7 +76,10 @@ await sim.stop();
 // The real node's side of the same sources, from the last fidelity run (no ground truth there:
 // TERM → container ended of the server that exits at once on TERM, ended → DELETED, hook launch → first line).
 let node: SideFile['runs'] = [];
-try { node = SideFileSchema.parse(JSON.parse(readFileSync(NODE_RECORD, 'utf8'))).runs; } catch { /* not recorded here */ }
+// The same scenarios as the matrix above: the record's others (retries, sidecars) keep their pods longer.
+const matrixNames = new Set(scenarios.map((s) => s.name));
+if (NODE_RECORD) node = SideFileSchema.parse(JSON.parse(readFileSync(NODE_RECORD, 'utf8'))).runs.filter((r) => matrixNames.has(r.scenario));
+console.log(`node_record: ${NODE_RECORD ?? 'none (no reports/fidelity/v1.N/node.json)'}`);
 const nodeFigure = (values: (number | null | undefined)[]) => {
   const known = values.filter((v): v is number => typeof v === 'number');
   return known.length ? `${percentile(known, 0.95).toFixed(1)} (n=${known.length})` : 'not recorded';
