@@ -162,8 +162,9 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
   const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [], tally: new GradeTally() };
   for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
+    // Each archive's tries counted within it, as its pairs were formed (gradeSubmission).
+    run.tally.absorb(GradeTally.of(graded.results), archive);
     for (const r of graded.results) {
-      run.tally.add(r);
       const kept = keptOf(r, options.slim);
       if (kept) run.results.push(kept);
     }

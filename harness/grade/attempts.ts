@@ -1,20 +1,19 @@
 // Tries of one scenario in one run: a try that did not count (its request lost, a pair half its own times
 // kept from testing its design) ran again on a fresh pod.
 // Every try is kept and shown; only the last counts for the exit code and the lab pair.
-import { dirname } from 'node:path';
 import { leftOpen, strayedFromDesign, tooCloseToDecide } from './pairs.ts';
+import { tryKey } from './tally.ts';
 import type { GradeResult } from './types.ts';
 
 /** Marks every try but the last of each scenario of each run (one folder, one run id) as superseded. */
 export function markSuperseded(results: GradeResult[]): GradeResult[] {
   const last = new Map<string, GradeResult>();
-  const key = (r: GradeResult) => `${dirname(r.source)}\0${r.runId}\0${r.scenario}`;
   for (const r of results) {
-    const seen = last.get(key(r));
-    if (!seen || (r.attempt ?? 1) > (seen.attempt ?? 1)) last.set(key(r), r);
+    const seen = last.get(tryKey(r));
+    if (!seen || (r.attempt ?? 1) > (seen.attempt ?? 1)) last.set(tryKey(r), r);
   }
   for (const r of results) {
-    const current = last.get(key(r))!;
+    const current = last.get(tryKey(r))!;
     if (current !== r && (r.attempt ?? 1) < (current.attempt ?? 1)) r.supersededBy = current.source;
   }
   return results;

@@ -8,7 +8,6 @@ import { oneLine } from '../report/terminal.ts';
 import { type AnyParsedObservation, parseAnyObservation, readAnyObservationFile, readAnyObservationFileNow } from '../observation-read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
-import { markSuperseded } from './attempts.ts';
 import { gradePairs, type PairResult } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import { GradeTally } from './tally.ts';
@@ -154,7 +153,8 @@ async function gradeEach(reads: AsyncIterable<PendingRead>, options: GradeEachOp
 }
 
 function finishRun(results: GradeResult[], problems: string[], tally: GradeTally): GradeRun {
-  markSuperseded(results);
+  // By every try tallied: a later try that was not kept (slim) still supersedes a kept one.
+  tally.markSuperseded(results);
   return { results, pairs: gradePairs(results), problems, tally };
 }
 
