@@ -28,7 +28,7 @@ import { percentile } from './stats.ts';
 
 // The fidelity record of the newest minor the node ran (reports/fidelity/v1.N/node.json, as cluster/fidelity/run.ts writes it).
 const NODE_RECORD = (() => {
-  const minors = readdirSync('reports/fidelity').map((d) => /^v1\.(\d+)$/.exec(d)?.[1]).filter((m): m is string => m !== undefined).map(Number);
+  const minors = (existsSync('reports/fidelity') ? readdirSync('reports/fidelity') : []).map((d) => /^v1\.(\d+)$/.exec(d)?.[1]).filter((m): m is string => m !== undefined).map(Number);
   const newest = minors.filter((m) => existsSync(`reports/fidelity/v1.${m}/node.json`)).sort((a, b) => b - a)[0];
   return newest === undefined ? null : `reports/fidelity/v1.${newest}/node.json`;
 })();
