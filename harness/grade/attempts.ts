@@ -2,20 +2,12 @@
 // kept from testing its design) ran again on a fresh pod.
 // Every try is kept and shown; only the last counts for the exit code and the lab pair.
 import { leftOpen, strayedFromDesign, tooCloseToDecide } from './pairs.ts';
-import { tryKey } from './tally.ts';
+import { GradeTally } from './tally.ts';
 import type { GradeResult } from './types.ts';
 
-/** Marks every try but the last of each scenario of each run (one folder, one run id) as superseded. */
+/** Marks every try but the last of each scenario of each run (one folder, one run id) as superseded (the tally's rule). */
 export function markSuperseded(results: GradeResult[]): GradeResult[] {
-  const last = new Map<string, GradeResult>();
-  for (const r of results) {
-    const seen = last.get(tryKey(r));
-    if (!seen || (r.attempt ?? 1) > (seen.attempt ?? 1)) last.set(tryKey(r), r);
-  }
-  for (const r of results) {
-    const current = last.get(tryKey(r))!;
-    if (current !== r && (r.attempt ?? 1) < (current.attempt ?? 1)) r.supersededBy = current.source;
-  }
+  GradeTally.of(results).markSuperseded(results);
   return results;
 }
 

@@ -115,22 +115,15 @@ export function exitCodeOf(run: Pick<GradeRun, 'pairs' | 'problems' | 'tally'>):
 }
 
 /**
- * What a summary needs of a result once it has been shown: its verdict, the checks that did not
- * pass, what pairs and tries are formed from. Timelines, passed checks and the model's steps are
- * dropped, and the model's answer too unless a lab pair reads it (pairs.ts: only a pair half is
- * judged by its prediction), so a class-sized folder is graded in little memory.
- */
-export function slimResult(r: GradeResult): GradeResult {
-  const slim = { checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [] };
-  if (r.kind === 'rollout' || r.labPair) return { ...r, ...slim, prediction: r.prediction && { ...r.prediction, steps: [] } };
-  return { ...r, ...slim, prediction: null, asDesigned: undefined };
-}
-
-/**
  * What a grading keeps of a result once it is shown and tallied: with `slim`, only a lab pair's half (a
- * pair is formed at the end), slimmed; else the result whole.
+ * pair is formed at the end, and judged by its prediction: pairs.ts), without its timeline, passed checks,
+ * notes and the model's steps; else the result whole.
  */
-export const keptOf = (r: GradeResult, slim: boolean | undefined): GradeResult | null => (!slim ? r : r.labPair ? slimResult(r) : null);
+export function keptOf(r: GradeResult, slim: boolean | undefined): GradeResult | null {
+  if (!slim) return r;
+  if (!r.labPair) return null;
+  return { ...r, checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [], prediction: r.prediction && { ...r.prediction, steps: [] } };
+}
 
 type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
 /** Grades each read as it comes; an unreadable file is a problem, the rest still graded. Returns how many there were. */

@@ -5,7 +5,7 @@ import { failedOrInconclusive } from './grade.ts';
 import type { GradeResult, Verdict } from './types.ts';
 
 /** The try key of attempts.ts markSuperseded: one scenario of one run of one folder. */
-export const tryKey = (r: GradeResult) => `${dirname(r.source)}\0${r.runId}\0${r.scenario}`;
+const tryKey = (r: GradeResult) => `${dirname(r.source)}\0${r.runId}\0${r.scenario}`;
 
 export class GradeTally {
   graded = 0;
