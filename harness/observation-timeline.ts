@@ -3,7 +3,7 @@
 // clock, no cluster, only what the file holds.
 import { parseLabLine, parseProxyLine } from '../server/contract-schemas.ts';
 import type { ContainerRecord, HarnessTime, Observation, WatchEvent } from './observation.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from './observation-read.ts';
+import { jsonDepth, MAX_JSON_DEPTH, valueDepth } from './observation-read.ts';
 
 type Timeline = Observation['timeline'];
 type FinalState = NonNullable<Observation['finalState']>;
@@ -72,11 +72,39 @@ export interface MalformedLabLine {
   problem: string;
 }
 
-/** A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line (parsing it would only exhaust the stack). */
+type LineJson = { value: unknown; tooDeep: boolean };
+/** The lines of the observations graded last: the grader reads each line's JSON several times (lab lines, pod UIDs, ledger). */
+const lineJsonCache = new Map<string, LineJson>();
+const LINE_JSON_CACHE_SIZE = 256;
+
+function lineJson(text: string): LineJson {
+  const known = lineJsonCache.get(text);
+  if (known) return known;
+  let found: LineJson;
+  try {
+    const value: unknown = JSON.parse(text);
+    // V8's JSON.parse is iterative; what reads a line after it recurses, so a deep one is no lab line.
+    found = valueDepth(value) > MAX_JSON_DEPTH ? { value: undefined, tooDeep: true } : { value, tooDeep: false };
+  } catch {
+    found = { value: undefined, tooDeep: jsonDepth(text) > MAX_JSON_DEPTH };
+  }
+  if (lineJsonCache.size >= LINE_JSON_CACHE_SIZE) lineJsonCache.clear();
+  lineJsonCache.set(text, found);
+  return found;
+}
+
+/**
+ * A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line. The value may
+ * be shared with other readers of the same text: read it, never change it.
+ */
 export function parseLogLineJson(text: string): unknown {
   if (!text.startsWith('{')) return undefined;
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
-  try { return JSON.parse(text); } catch { return undefined; }
+  return lineJson(text).value;
+}
+
+/** A line that looks like JSON (starts with `{`) nested deeper than MAX_JSON_DEPTH, parsed or not. */
+export function logLineTooDeep(text: string): boolean {
+  return text.startsWith('{') && lineJson(text).tooDeep;
 }
 
 /** The lab server's events in any container log (a rollout has one per pod), each parsed once through its schema. */

@@ -6,7 +6,8 @@ import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
 import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../observation-read.ts';
+import { logLineTooDeep } from '../observation-timeline.ts';
+import { MAX_JSON_DEPTH } from '../observation-read.ts';
 import { carriesPod, describeEvent, describeLine, parseLogLineJson, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -65,7 +66,7 @@ function labLinesTyped(f: Facts): Check {
   const id = 'evidence.lab-lines';
   const bad = f.malformed[0];
   if (bad) return fail(id, `${describeLine(bad)} is not a line the server writes: ${oneLine(bad.problem)}`);
-  const deep = o.evidence.logLines.findIndex((l) => l.text.startsWith('{') && jsonDepth(l.text) > MAX_JSON_DEPTH);
+  const deep = o.evidence.logLines.findIndex((l) => logLineTooDeep(l.text));
   if (deep >= 0) return fail(id, `log line ${deep} is nested more than ${MAX_JSON_DEPTH} levels deep: no lab line is`);
   return pass(id, 'every lab event line has the fields the server writes');
 }

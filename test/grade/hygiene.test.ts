@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { gradeClass } from '../../harness/class/command.ts';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
-import { parseJsonText } from '../../harness/observation-read.ts';
+import { jsonDepth, parseJsonText, valueDepth } from '../../harness/observation-read.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { runCli } from '../support/cli.ts';
@@ -90,6 +90,13 @@ describe.concurrent('termlab grade: inputs', () => {
     const deep = `{"schemaVersion": 2, "pod": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     expect(() => parseJsonText(deep, 'deep.observation.json')).toThrow(/^deep\.observation\.json: \(top level\): nested 100001 levels deep/);
     expect(parseJsonText('{"a": "[[[[{{{{"}', 'strings.json')).toEqual({ a: '[[[[{{{{' });
+    const deepInObject = `{"run": {"x": ${'{"y": '.repeat(70)}1${'}'.repeat(70)}}}`;
+    expect(() => parseJsonText(deepInObject, 'deep.observation.json')).toThrow(/nested 72 levels deep/);
+  });
+
+  it('counts the depth of a parsed value as the depth of its text', () => {
+    const texts = ['1', '"[{"', '[]', '{}', '[[], {}]', '{"a": [{"b": []}], "c": {"d": "}}}}"}}', JSON.stringify(buildObservation()), `[${'{"k": ['.repeat(40)}${']}'.repeat(40)}]`];
+    for (const text of texts) expect(valueDepth(JSON.parse(text)), text.slice(0, 40)).toBe(jsonDepth(text));
   });
 
   it('grades a version 1 file, with a note', async () => {
