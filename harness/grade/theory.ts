@@ -303,14 +303,14 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
   steps.push(observed
     ? `TERM as the server logged it, ${observed.termAt < 0 ? `${fmt(-observed.termAt)}s before` : `${fmt(observed.termAt)}s after`} the delete: the rules run from the observed kubelet`
     : `the kubelet starts this 0-${reaction}s after the ${trigger.cause === 'deadline' ? 'deadline passes' : 'delete'}${unplaced ? ' (the deadline itself at the latest: the pod started before the request was accepted)' : ''}`);
-  const cause = { cause: trigger.cause, deadlineAt: trigger.cause === 'deadline' ? trigger.at : null };
+  const deadlineAt = trigger.cause === 'deadline' ? trigger.at : null;
   const statusFor = (exitCode: number): Prediction['podStatus'] => (trigger.cause === 'deadline'
     ? { phase: 'Failed', ...DEADLINE_EXCEEDED }
     : { phase: exitCode === 0 ? 'Succeeded' : 'Failed', reason: null, message: null });
   if (scenario.mode === 'immediate') {
     const completed = workEndsAt <= termAt;
     return {
-      ...cause, podStatus: statusFor(LAB_EXIT_CODES.immediate),
+      cause: trigger.cause, deadlineAt, podStatus: statusFor(LAB_EXIT_CODES.immediate),
       graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: termAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
       marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
@@ -324,7 +324,7 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     const completed = workEndsAt <= termAt;
     const raced = killAt <= oomAt;
     return {
-      ...cause, podStatus: statusFor(137),
+      cause: trigger.cause, deadlineAt, podStatus: statusFor(137),
       graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: raced ? killAt : oomAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'OOMKilled',
       marginSeconds: raced ? 0 : Math.min(marginTo(oomAt, termAt), killAt - oomAt),
@@ -336,7 +336,7 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
     const completed = workEndsAt <= killAt;
     return {
-      ...cause, podStatus: statusFor(137),
+      cause: trigger.cause, deadlineAt, podStatus: statusFor(137),
       graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: killAt, resolutionSeconds, basis,
       outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
       marginSeconds: marginTo(killAt, killEarliest),
@@ -359,7 +359,7 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     : exitsItself ? `work ends at ${fmt(workEndsAt)}s, before the kill: exit 0`
       : `work ends at ${fmt(workEndsAt)}s, but the httpGet hook's request, still open until ${fmt(hookRequestEndsAt!)}s, keeps the draining server alive past the kill: 137`;
   return {
-    ...cause, podStatus: statusFor(exitsItself ? 0 : 137),
+    cause: trigger.cause, deadlineAt, podStatus: statusFor(exitsItself ? 0 : 137),
     graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: exitsItself ? drainedAt : killAt, resolutionSeconds, basis,
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,
