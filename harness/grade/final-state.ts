@@ -12,14 +12,14 @@ function watchConsistent(f: Facts): Check {
   // An ERROR event is a Status (a 410, a server error), a BOOKMARK only a resourceVersion: neither is a pod.
   const posing = o.evidence.watchEvents.find((e) => !carriesPod(e) && (e.uid !== null || e.phase !== null || e.containers.length > 0));
   if (posing) return fail(id, `${describeEvent(posing)} carries a pod's ${posing.uid !== null ? 'UID' : posing.phase !== null ? 'phase' : 'containers'}, but ${posing.type === 'ERROR' ? 'an' : 'a'} ${posing.type} event is a Status, never a pod`);
-  const seen = new Map<string, string>();
+  // Content is compared only where a resourceVersion comes again (serialising every event was a tenth of the grading).
+  const contentOf = ({ receivedAt: _received, ...content }: (typeof o.evidence.watchEvents)[number]) => JSON.stringify(content);
+  const seen = new Map<string, (typeof o.evidence.watchEvents)[number]>();
   for (const e of o.evidence.watchEvents) {
-    const { receivedAt: _received, ...content } = e;
-    const text = JSON.stringify(content);
     const key = e.resourceVersion;
     const earlier = seen.get(key);
-    if (earlier !== undefined && earlier !== text && e.type !== 'ERROR') return fail(id, `two watch events carry resourceVersion ${key} with different content`);
-    seen.set(key, text);
+    if (earlier !== undefined && e.type !== 'ERROR' && contentOf(earlier) !== contentOf(e)) return fail(id, `two watch events carry resourceVersion ${key} with different content`);
+    seen.set(key, e);
   }
   const names = new Set(o.pod?.containers.map((c) => c.name) ?? []);
   if (names.size) {
