@@ -162,9 +162,16 @@ function harnessTimes(value: unknown, found: { mono: number; wall: string }[] = 
   if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return found;
   if (Array.isArray(value)) { for (const v of value) harnessTimes(v, found, depth + 1); return found; }
   const v = value as Record<string, unknown>;
-  if (typeof v.mono === 'number' && typeof v.wall === 'string' && Object.keys(v).length === 2) { found.push({ mono: v.mono, wall: v.wall }); return found; }
-  for (const key of Object.keys(v)) harnessTimes(v[key], found, depth + 1);
+  if (typeof v.mono === 'number' && typeof v.wall === 'string' && ownKeyCount(v) === 2) { found.push({ mono: v.mono, wall: v.wall }); return found; }
+  for (const key in v) harnessTimes(v[key], found, depth + 1);
   return found;
+}
+
+/** Object.keys(v).length without the array (a parsed file's objects have no inherited enumerable keys). */
+function ownKeyCount(v: object): number {
+  let count = 0;
+  for (const _ in v) count++;
+  return count;
 }
 
 /**
