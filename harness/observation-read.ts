@@ -161,7 +161,9 @@ export function jsonDepth(text: string): number {
 /**
  * The deepest nesting of arrays and objects in a parsed JSON value, as jsonDepth counts it in its text,
  * without recursion. Walking the value costs a sixth of scanning its text (an observation's bytes are
- * mostly strings), and V8's JSON.parse is itself iterative: only what reads the value after it recurses.
+ * mostly strings), and V8's JSON.parse is itself iterative: only what reads the value after it recurses,
+ * so the value is what is measured. A deep value under a key that comes again is discarded by the parse
+ * and not counted: nothing reads it.
  */
 export function valueDepth(root: unknown): number {
   if (root === null || typeof root !== 'object') return 0;

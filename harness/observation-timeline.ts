@@ -73,12 +73,18 @@ export interface MalformedLabLine {
 }
 
 type LineJson = { value: unknown; tooDeep: boolean };
-/** The lines of the observations graded last: the grader reads each line's JSON several times (lab lines, pod UIDs, ledger). */
+/**
+ * The lines of the observations graded last: the grader reads each line's JSON several times (lab lines,
+ * pod UIDs, ledger). Only lines of a lab line's size are kept (~200 bytes; a line can be 64 KiB), so the
+ * cache stays within a few MB and its keys are short enough for V8 to hash whole.
+ */
 const lineJsonCache = new Map<string, LineJson>();
 const LINE_JSON_CACHE_SIZE = 256;
+const LINE_JSON_CACHED_CHARS = 4096;
 
 function lineJson(text: string): LineJson {
-  const known = lineJsonCache.get(text);
+  const cacheable = text.length <= LINE_JSON_CACHED_CHARS;
+  const known = cacheable ? lineJsonCache.get(text) : undefined;
   if (known) return known;
   let found: LineJson;
   try {
@@ -88,6 +94,7 @@ function lineJson(text: string): LineJson {
   } catch {
     found = { value: undefined, tooDeep: jsonDepth(text) > MAX_JSON_DEPTH };
   }
+  if (!cacheable) return found;
   if (lineJsonCache.size >= LINE_JSON_CACHE_SIZE) lineJsonCache.clear();
   lineJsonCache.set(text, found);
   return found;

@@ -97,6 +97,17 @@ describe.concurrent('termlab grade: inputs', () => {
   it('counts the depth of a parsed value as the depth of its text', () => {
     const texts = ['1', '"[{"', '[]', '{}', '[[], {}]', '{"a": [{"b": []}], "c": {"d": "}}}}"}}', JSON.stringify(buildObservation()), `[${'{"k": ['.repeat(40)}${']}'.repeat(40)}]`];
     for (const text of texts) expect(valueDepth(JSON.parse(text)), text.slice(0, 40)).toBe(jsonDepth(text));
+    // `__proto__` is an own key once parsed, and is walked.
+    expect(valueDepth(JSON.parse(`{"__proto__": ${'['.repeat(70)}${']'.repeat(70)}}`))).toBe(71);
+  });
+
+  it('measures what the parse keeps: a deep value under a repeated key is discarded, unread', () => {
+    const repeated = `{"a": ${'['.repeat(100)}${']'.repeat(100)}, "a": 1}`;
+    expect(parseJsonText(repeated, 'repeated.json')).toEqual({ a: 1 });
+  });
+
+  it('names the syntax error of deep JSON that never closes', () => {
+    expect(() => parseJsonText('['.repeat(100_000), 'open.observation.json')).toThrow(/^open\.observation\.json: \(top level\): not JSON/);
   });
 
   it('grades a version 1 file, with a note', async () => {

@@ -10,7 +10,9 @@ const check = (o: Observation, id: string) => grade(o).checks.find((c) => c.id =
 describe('evidence.watch-consistent: one resourceVersion, one content', () => {
   it('passes a watch event delivered twice with the same content', () => {
     const o = buildObservation();
-    o.evidence.watchEvents.splice(1, 0, { ...structuredClone(o.evidence.watchEvents[0]!), receivedAt: o.evidence.watchEvents[0]!.receivedAt });
+    const first = o.evidence.watchEvents[0]!;
+    // Delivered again a millisecond later: the arrival is no part of the content.
+    o.evidence.watchEvents.splice(1, 0, { ...structuredClone(first), receivedAt: { mono: first.receivedAt.mono + 1, wall: new Date(Date.parse(first.receivedAt.wall) + 1).toISOString() } });
     expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'pass' });
   });
 
@@ -27,7 +29,7 @@ describe('evidence.watch-consistent: one resourceVersion, one content', () => {
     const error = { ...structuredClone(first), type: 'ERROR' as const, uid: null, phase: null, containers: [], deletionTimestamp: null, deletionGracePeriodSeconds: null };
     // An ERROR may differ; the event after it is compared with the ERROR, not with the first.
     o.evidence.watchEvents.splice(1, 0, error, structuredClone(first));
-    expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'fail' });
+    expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'fail', reason: `two watch events carry resourceVersion ${first.resourceVersion} with different content` });
   });
 });
 
