@@ -6,6 +6,7 @@ import { describeCitation, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 /** The whole seconds of API times: each end of a difference may be off by up to this. */
 const API_PRECISION_SECONDS = 1;
@@ -87,7 +88,7 @@ function apiTimes(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.api-times';
   const ack = f.timeline.deleteAcknowledged, final = o.finalState;
-  if (final?.startedAt && final.finishedAt && Date.parse(final.finishedAt) < Date.parse(final.startedAt)) return fail(id, `the container finished (${final.finishedAt}) before it started (${final.startedAt})`);
+  if (final?.startedAt && final.finishedAt && wallMs(final.finishedAt) < wallMs(final.startedAt)) return fail(id, `the container finished (${final.finishedAt}) before it started (${final.startedAt})`);
   if (!ack || !final?.finishedAt || !f.timeline.deleteIssued || !f.timeline.containerTerminated) return pass(id, 'no API end time to compare with the harness clock');
   const api = apiSecondsToEnd(f)!;
   const seen = (f.timeline.containerTerminated.at.mono - f.timeline.deleteIssued.at.mono) / 1000;
@@ -104,10 +105,10 @@ function apiTimes(f: Facts): Check {
   if (!seenLate && api < seenFromAnswer - API_PRECISION_SECONDS - STATUS_DELAY_SECONDS) {
     return inconclusive(id, `${both}: the kubelet reported the end late (a busy node writes statuses seconds late) or finishedAt was edited; the end cannot be placed from the API's times`);
   }
-  const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
+  const deletedAt = wallMs(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
   // The container ran before the request was accepted: startedAt is before the delete by at least that delay.
   const acceptedAt = deletedAt - (f.timeline.requestAccepted ? f.timeline.deleteIssued.at.mono - f.timeline.requestAccepted.at.mono : 0);
-  if (final.startedAt && Date.parse(final.startedAt) > acceptedAt + API_PRECISION_SECONDS * 1000) return fail(id, `startedAt (${final.startedAt}) is after the request was accepted (${isoTime(acceptedAt)}, from the deletionTimestamp and the harness clock)`);
+  if (final.startedAt && wallMs(final.startedAt) > acceptedAt + API_PRECISION_SECONDS * 1000) return fail(id, `startedAt (${final.startedAt}) is after the request was accepted (${isoTime(acceptedAt)}, from the deletionTimestamp and the harness clock)`);
   return pass(id, `the API's times (end ${api.toFixed(1)}s after the delete) agree with the harness clock (${seen.toFixed(1)}s)`);
 }
 
@@ -122,8 +123,8 @@ export function apiSecondsToEnd(f: Facts): number | null {
   const ack = f.timeline.deleteAcknowledged, finishedAt = o.finalState?.finishedAt;
   if (!ack || !finishedAt) return null;
   // deletionTimestamp = delete time + grace, so finishedAt - (deletionTimestamp - grace) is the API's view.
-  const deletedAt = Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
-  return (Date.parse(finishedAt) - deletedAt) / 1000;
+  const deletedAt = wallMs(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000;
+  return (wallMs(finishedAt) - deletedAt) / 1000;
 }
 
 export function citationChecks(f: Facts): Check[] {

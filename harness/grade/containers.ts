@@ -9,6 +9,7 @@ import { describeCitation, describeLine, type LabLine } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ContainerPrediction, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 /** Rounding of the lab's millisecond times, and a Node process's wall clock drifting from the system's. */
 const CLOCK_SLACK_MS = 50;
@@ -51,10 +52,10 @@ function sidecarLines(f: Facts): Check {
     const byPid = new Map<unknown, LabLine[]>();
     for (const l of parsed.lines) byPid.set(l.fields.pid, [...(byPid.get(l.fields.pid) ?? []), l]);
     for (const lines of byPid.values()) {
-      const origin = Date.parse(lines[0]!.time) - lines[0]!.mono;
+      const origin = wallMs(lines[0]!.time) - lines[0]!.mono;
       for (const [i, l] of lines.entries()) {
         if (i > 0 && l.mono < lines[i - 1]!.mono) return fail(id, `${lineOf(name, l)} is before ${describeLine(lines[i - 1]!)} on its process's own clock`);
-        if (Math.abs(Date.parse(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return fail(id, `${lineOf(name, l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`);
+        if (Math.abs(wallMs(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return fail(id, `${lineOf(name, l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`);
       }
     }
     if (!a) continue;
@@ -62,7 +63,7 @@ function sidecarLines(f: Facts): Check {
       const received = raw[l.line]?.receivedAt.mono;
       if (received === undefined) continue;
       const by = received + a.harnessToServerMs + a.rttMs + CLOCK_SLACK_MS;
-      if (Date.parse(l.time) > by) return fail(id, `${lineOf(name, l)} was written at ${l.time}, ${((Date.parse(l.time) - by + CLOCK_SLACK_MS) / 1000).toFixed(3)}s after the harness received it`);
+      if (wallMs(l.time) > by) return fail(id, `${lineOf(name, l)} was written at ${l.time}, ${((wallMs(l.time) - by + CLOCK_SLACK_MS) / 1000).toFixed(3)}s after the harness received it`);
     }
   }
   return pass(id, f.sidecarLines.size ? 'every sidecar line is one its writer writes, on its process\'s one clock, before the harness received it' : 'no sidecar');
@@ -96,7 +97,7 @@ function sidecarExit(f: Facts): Check {
     if (a && c.terminated) {
       const by = c.terminated.at.mono + a.harnessToServerMs + a.rttMs + CLOCK_SLACK_MS;
       for (const l of [exit, term]) {
-        if (l && Date.parse(l.time) > by) return fail(id, `the ${c.name}'s ${describeLine(l)} was written at ${l.time}, after ${describeCitation(c.terminated.from)} had shown it terminated`);
+        if (l && wallMs(l.time) > by) return fail(id, `the ${c.name}'s ${describeLine(l)} was written at ${l.time}, after ${describeCitation(c.terminated.from)} had shown it terminated`);
       }
     }
   }
@@ -129,7 +130,7 @@ export function containerChecks(f: Facts): Check[] {
 /** The server's clock's seconds after the delete for a sidecar line (wall: a process of its own). */
 function sinceDelete(f: Facts, l: { time: string } | null | undefined): number | null {
   const a = anchor(f);
-  return a && l ? (Date.parse(l.time) - a.deleteWallMs) / 1000 : null;
+  return a && l ? (wallMs(l.time) - a.deleteWallMs) / 1000 : null;
 }
 
 const secs = (x: number) => `${x.toFixed(2)}s`;
@@ -192,7 +193,7 @@ function cutBy(f: Facts, p: Prediction): Check {
   if (outcome !== 'cut' && outcome !== 'completed') return inconclusive(id, `the request was ${outcome}: nothing to attribute`);
   if (outcome === 'completed') return pass(id, `completed: the app finished its work${completed ? ` (${describeLine(completed)}, ${secs(sinceDelete(f, completed) ?? 0)})` : ''} and the ${proxy?.name ?? 'proxy'} passed it on${proxyEnd !== null ? `, then exited at ${secs(proxyEnd)}` : ''}`);
   // The proxy left first: the app's `aborted` is its client (the proxy) going, not a lost path.
-  if (proxyEnd !== null && aborted && Date.parse(proxy!.exitLogged!.at.time) <= Date.parse(aborted.time) + CLOCK_SLACK_MS) {
+  if (proxyEnd !== null && aborted && wallMs(proxy!.exitLogged!.at.time) <= wallMs(aborted.time) + CLOCK_SLACK_MS) {
     const words = `cut: the ${proxy!.name} (${proxy!.native ? 'native sidecar' : 'regular container'}) exited ${proxy!.exitLogged!.code} at ${secs(proxyEnd)} while the app was still working; the app saw its client go (${describeLine(aborted)}, ${secs(sinceDelete(f, aborted) ?? 0)})${app?.exitLogged ? ` and exited ${app.exitLogged.code}` : ''}`;
     return pod.cutBy === 'proxy' ? pass(id, words) : fail(id, `${words}; but the model has ${pod.cause}`);
   }
@@ -209,5 +210,5 @@ function cutBy(f: Facts, p: Prediction): Check {
  */
 export function proxyLeftFirst(f: Facts, aborted: LabLine): boolean {
   const proxy = f.containers.find((c) => c.role === 'sidecar' && c.exitLogged !== null);
-  return proxy !== undefined && Date.parse(proxy.exitLogged!.at.time) <= Date.parse(aborted.time) + CLOCK_SLACK_MS;
+  return proxy !== undefined && wallMs(proxy.exitLogged!.at.time) <= wallMs(aborted.time) + CLOCK_SLACK_MS;
 }

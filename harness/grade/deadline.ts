@@ -10,6 +10,7 @@ import { DEADLINE_EXCEEDED, DEADLINE_REACTION_SECONDS, type DeadlineTiming, type
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
 import type { StateCitation } from '../observation.ts';
+import { wallMs } from './wall-time.ts';
 
 /** Rounding of the lab's millisecond times and of the harness's clock mapping. */
 const CLOCK_SLACK_MS = 50;
@@ -31,7 +32,7 @@ function deleteOnNodeMs(f: Facts): number | null {
   const a = anchor(f);
   if (a) return a.deleteWallMs;
   const ack = f.timeline.deleteAcknowledged;
-  return ack ? Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : null;
+  return ack ? wallMs(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : null;
 }
 
 /** Where the pod's active deadline passes, in seconds after the delete; null when the pod has none. */
@@ -40,9 +41,9 @@ export function observedDeadline(f: Facts): DeadlineTiming | null {
   if (seconds === null) return null;
   const start = startTimeOf(f);
   const deleteMs = deleteOnNodeMs(f);
-  const startMs = start === null ? Number.NaN : Date.parse(start);
+  const startMs = start === null ? Number.NaN : wallMs(start);
   const ack = f.timeline.deleteAcknowledged;
-  const takenMs = ack ? Date.parse(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : Number.NaN;
+  const takenMs = ack ? wallMs(ack.deletionTimestamp) - ack.deletionGracePeriodSeconds * 1000 : Number.NaN;
   const deleteTakenAt = deleteMs !== null && Number.isFinite(takenMs) ? (takenMs - deleteMs) / 1000 : null;
   if (deleteMs === null || !Number.isFinite(startMs) || !Number.isFinite(deleteMs)) return { seconds, passesAt: null, deleteTakenAt };
   return { seconds, passesAt: (startMs + seconds * 1000 - deleteMs) / 1000, deleteTakenAt };
@@ -72,10 +73,10 @@ function startTimeProblem(f: Facts): string | null {
   if (times.length > 1) return `the watch shows two start times (${times.slice(0, 2).map(oneLine).join(', ')}), but the kubelet sets status.startTime once`;
   const start = times[0];
   if (!start) return null;
-  const startMs = Date.parse(start);
-  if (o.finalState?.startedAt && Date.parse(o.finalState.startedAt) < startMs) return `the container started (${o.finalState.startedAt}) before the pod's startTime (${oneLine(start)})`;
+  const startMs = wallMs(start);
+  if (o.finalState?.startedAt && wallMs(o.finalState.startedAt) < startMs) return `the container started (${o.finalState.startedAt}) before the pod's startTime (${oneLine(start)})`;
   const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
-  if (accepted && Date.parse(accepted.time) + CLOCK_SLACK_MS < startMs) return `the server accepted the request (${accepted.time}) before the pod's startTime (${oneLine(start)})`;
+  if (accepted && wallMs(accepted.time) + CLOCK_SLACK_MS < startMs) return `the server accepted the request (${accepted.time}) before the pod's startTime (${oneLine(start)})`;
   return null;
 }
 
@@ -105,7 +106,7 @@ export function podStatusEvidence(f: Facts, deadline: DeadlineTiming | null): Ch
     if (s.running) return fail(id, `${shown} while a container still runs, but the kubelet holds the terminal phase and its reason back until none can (mergePodStatus)`);
     if (deadline === null) return fail(id, `${shown}, but the pod has no activeDeadlineSeconds`);
     if (startTime === null) return fail(id, `${shown}, but no watch event shows the pod's startTime, from which its deadline is counted`);
-    const passesMs = Date.parse(startTime) + deadline.seconds * 1000;
+    const passesMs = wallMs(startTime) + deadline.seconds * 1000;
     // The harness received the status after it was written: on the node's clock, no later than this.
     const receivedBy = a ? s.receivedAt + a.harnessToServerMs + a.rttMs + CLOCK_SLACK_MS : null;
     if (receivedBy !== null && receivedBy < passesMs) return fail(id, `${shown}, received ${secs((passesMs - receivedBy) / 1000)} before the deadline passed (startTime ${oneLine(startTime)} + ${deadline.seconds}s), but the kubelet gives it only after`);
@@ -113,8 +114,8 @@ export function podStatusEvidence(f: Facts, deadline: DeadlineTiming | null): Ch
   const event = o.evidence.podEvents.find((e) => e.reason === DEADLINE_EXCEEDED.reason);
   if (event && deadline !== null && startTime !== null && event.time !== null) {
     // Events carry whole seconds: the second of the kubelet's verdict, no earlier than the deadline's.
-    const passesMs = Date.parse(startTime) + deadline.seconds * 1000;
-    if (Date.parse(event.time) + 1000 <= passesMs) return fail(id, `the ${DEADLINE_EXCEEDED.reason} event (${oneLine(event.time)}) is before the deadline passed (startTime ${oneLine(startTime)} + ${deadline.seconds}s)`);
+    const passesMs = wallMs(startTime) + deadline.seconds * 1000;
+    if (wallMs(event.time) + 1000 <= passesMs) return fail(id, `the ${DEADLINE_EXCEEDED.reason} event (${oneLine(event.time)}) is before the deadline passed (startTime ${oneLine(startTime)} + ${deadline.seconds}s)`);
   }
   if (event && deadline === null) return fail(id, `the pod's events have ${DEADLINE_EXCEEDED.reason}, but the pod has no activeDeadlineSeconds`);
   return pass(id, statuses(f).some((s) => s.reason !== undefined) ? 'the pod\'s status reasons are ones the kubelet gives, when it gives them' : 'no pod status reason on record (a file before version 4)');

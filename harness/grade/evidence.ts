@@ -12,6 +12,7 @@ import { carriesPod, describeEvent, describeLine, parseLogLineJson, type LabLine
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 /** The lab server and hook derive each line's wall time from their monotonic clock (server/events.ts), so the two differ only by rounding. */
 const CONTAINER_CLOCK_DRIFT_MS = 2;
@@ -182,14 +183,14 @@ function harnessSpanProblem(f: Facts): string | null {
   const o = f.o;
   const times = harnessTimes({ timeline: o.timeline, pod: o.pod, evidence: o.evidence, cleanup: o.cleanup });
   if (!times.length) return null;
-  const walls = times.map((t) => Date.parse(t.wall));
+  const walls = times.map((t) => wallMs(t.wall));
   const origins = times.map((t, i) => walls[i]! - t.mono);
   const low = Math.min(...origins), high = Math.max(...origins);
   if (high - low > HARNESS_ORIGIN_SLACK_MS) {
     const odd = times[origins.findIndex((x) => Math.abs(x - low) > HARNESS_ORIGIN_SLACK_MS && Math.abs(x - high) <= HARNESS_ORIGIN_SLACK_MS)] ?? times[origins.indexOf(high)]!;
     return `the harness time ${odd.mono} ms (${oneLine(odd.wall)}) is not on the run's one clock: its wall and monotonic parts disagree with the others by ${Math.round(high - low)} ms`;
   }
-  const end = Date.parse(o.run.observedAt);
+  const end = wallMs(o.run.observedAt);
   // The first of the latest, as a scan that keeps the earlier on a tie.
   const latestAt = walls.reduce((a, b, i) => (b > walls[a]! ? i : a), 0);
   const latest = times[latestAt]!;
@@ -205,10 +206,10 @@ function containerClockProblem(f: Facts): string | null {
     if (lines) lines.push(l); else byProcess.set(l.fields.pid, [l]);
   }
   for (const lines of byProcess.values()) {
-    const origin = Date.parse(lines[0]!.time) - lines[0]!.mono;
+    const origin = wallMs(lines[0]!.time) - lines[0]!.mono;
     for (const [i, l] of lines.entries()) {
       if (i > 0 && l.mono < lines[i - 1]!.mono) return `the container's clock runs backwards: ${describeLine(l)} is before ${describeLine(lines[i - 1]!)}`;
-      if (Math.abs(Date.parse(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return `${describeLine(l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`;
+      if (Math.abs(wallMs(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return `${describeLine(l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`;
     }
   }
   return null;

@@ -9,6 +9,7 @@ import { hookDurationSeconds } from '../scenario/schema.ts';
 import { DEADLINE_REACTION_SECONDS, type DeadlineTiming, KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ObservedKubelet } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 /** Rounding of the lab's millisecond times, and a Node process's wall clock drifting from the system's. */
 const CLOCK_SLACK_MS = 50;
@@ -32,7 +33,7 @@ export function anchor(f: Facts): Anchor | null {
   if (!requestAccepted || !requestSent || delay === null) return null;
   const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
   if (!accepted) return null;
-  const acceptedWall = Date.parse(accepted.time);
+  const acceptedWall = wallMs(accepted.time);
   if (!Number.isFinite(acceptedWall)) return null;
   return { accepted, deleteWallMs: acceptedWall + delay, harnessToServerMs: acceptedWall - requestAccepted.at.mono, rttMs: Math.max(0, requestAccepted.at.mono - requestSent.at.mono) };
 }
@@ -41,8 +42,8 @@ const firstLine = (f: Facts, event: string, pid: unknown) => f.lab.find((l) => l
 
 /** Seconds after the delete on the server's clock: same-process lines by their monotonic time, others by wall. */
 function sinceDeleteOf(a: Anchor, l: LabLine): number {
-  if (l.fields.pid !== undefined && l.fields.pid === a.accepted.fields.pid) return (l.mono - a.accepted.mono) / 1000 - (a.deleteWallMs - Date.parse(a.accepted.time)) / 1000;
-  return (Date.parse(l.time) - a.deleteWallMs) / 1000;
+  if (l.fields.pid !== undefined && l.fields.pid === a.accepted.fields.pid) return (l.mono - a.accepted.mono) / 1000 - (a.deleteWallMs - wallMs(a.accepted.time)) / 1000;
+  return (wallMs(l.time) - a.deleteWallMs) / 1000;
 }
 
 /**
@@ -64,7 +65,7 @@ const numberField = (l: LabLine, name: string) => {
 function killingSecond(f: Facts, a: Anchor): { at: number; time: string } | null {
   const o = f.o;
   const killing = o.evidence.podEvents.find((e) => e.reason === 'Killing' && e.time !== null);
-  const ms = killing ? Date.parse(killing.time!) : Number.NaN;
+  const ms = killing ? wallMs(killing.time!) : Number.NaN;
   return Number.isFinite(ms) ? { at: (ms - a.deleteWallMs) / 1000, time: killing!.time! } : null;
 }
 
@@ -98,13 +99,13 @@ export function observedKubelet(f: Facts, deadline: DeadlineTiming | null = null
 /** Each line the model's times rest on, against the clocks that saw it written. */
 function lineProblem(f: Facts, a: Anchor, l: LabLine): string | null {
   const o = f.o;
-  const written = Date.parse(l.time);
+  const written = wallMs(l.time);
   const raw = o.evidence.logLines[l.line]!;
   // The harness received the line after it was written: on the server's clock, no later than its receipt plus the round trip.
   const receivedBy = raw.receivedAt.mono + a.harnessToServerMs + a.rttMs + CLOCK_SLACK_MS;
   if (written > receivedBy) return `${describeLine(l)} was written at ${l.time}, ${((written - receivedBy + CLOCK_SLACK_MS) / 1000).toFixed(3)}s after the harness received it (at ${raw.receivedAt.mono} ms on its clock, placed on the server's by the request's acceptance)`;
   if (raw.apiTime !== null) {
-    const stamped = Date.parse(raw.apiTime);
+    const stamped = wallMs(raw.apiTime);
     if (!Number.isFinite(stamped)) return `${describeLine(l)}'s runtime stamp ${JSON.stringify(raw.apiTime)} is not a time`;
     if (stamped < written - CLOCK_SLACK_MS) return `${describeLine(l)} says it was written at ${l.time}, but the runtime stamped it at ${raw.apiTime}, before that`;
     if (stamped > receivedBy) return `the runtime stamped ${describeLine(l)} at ${raw.apiTime}, after the harness received it (at ${raw.receivedAt.mono} ms on its clock)`;

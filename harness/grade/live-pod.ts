@@ -7,6 +7,7 @@ import { describeCitation, describeEvent, describeLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 /** The hook the live pod carries, parsed back through the contract that rendered it. */
 function liveHook(lifecycle: Record<string, unknown> | null): PreStop | string {
@@ -61,7 +62,7 @@ function liveLifecycle(f: Facts): Check {
   const hookStart = f.lab.find((l) => l.event === 'hook-start');
   const hookEnd = f.lab.find((l) => l.event === 'hook-end');
   if (hookStart && hookEnd) {
-    const ranMs = Date.parse(hookEnd.time) - Date.parse(hookStart.time);
+    const ranMs = wallMs(hookEnd.time) - wallMs(hookStart.time);
     const apart = `${describeLine(hookStart)} and ${describeLine(hookEnd)} are ${Math.round(ranMs)} ms apart, but the hook's length is ${wantMs} ms (scenario, live pod and the lines' own ms)`;
     // A sleep never ends early; it can end late on a starved machine (4067 ms for 3000, 10 students at
     // once on the real node), which an edit could also give: then the hook's end cannot be trusted.

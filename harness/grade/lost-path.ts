@@ -10,6 +10,7 @@ import { proxyLeftFirst } from './containers.ts';
 import { describeLine, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 export type LostPath =
   | { kind: 'lost'; reason: string }
@@ -41,8 +42,8 @@ function containerToHarnessWallMs(f: Facts, lines: readonly LabLine[]): number |
   const o = f.o;
   let best: number | null = null;
   for (const l of lines) {
-    const received = Date.parse(o.evidence.logLines[l.line]?.receivedAt.wall ?? '');
-    const written = Date.parse(l.time);
+    const received = wallMs(o.evidence.logLines[l.line]?.receivedAt.wall ?? '');
+    const written = wallMs(l.time);
     if (!Number.isFinite(received) || !Number.isFinite(written)) continue;
     const d = received - written;
     if (best === null || d < best) best = d;
@@ -51,9 +52,9 @@ function containerToHarnessWallMs(f: Facts, lines: readonly LabLine[]): number |
 }
 
 /** Seconds after the delete was issued for a harness wall time; null without a delete. */
-function sinceDeleteWall(f: Facts, wallMs: number): number | null {
+function sinceDeleteWall(f: Facts, atMs: number): number | null {
   const issued = f.timeline.deleteIssued;
-  return issued ? (wallMs - Date.parse(issued.at.wall)) / 1000 : null;
+  return issued ? (atMs - wallMs(issued.at.wall)) / 1000 : null;
 }
 
 /** Where the loss falls among the termination steps the server logged (one clock: the container's wall). */
@@ -62,9 +63,9 @@ function stepOf(lossMs: number, lines: readonly LabLine[], { o, timeline }: Fact
   const term = lines.find((l) => l.event === 'signal');
   // A delete the API took only after an outage can come after the loss (seen on the node: the request lost at -7.38 s).
   if (!timeline.deleteIssued || (sinceDelete !== null && sinceDelete < 0)) return 'before the delete was issued';
-  if (hook && lossMs < Date.parse(hook.time)) return 'before the preStop hook began';
-  if (!hook && term && lossMs < Date.parse(term.time)) return o.scenario.preStop.kind === 'none' ? 'before TERM' : 'before TERM (no hook line was logged)';
-  if (hook && (!term || lossMs < Date.parse(term.time))) return 'while the preStop hook ran';
+  if (hook && lossMs < wallMs(hook.time)) return 'before the preStop hook began';
+  if (!hook && term && lossMs < wallMs(term.time)) return o.scenario.preStop.kind === 'none' ? 'before TERM' : 'before TERM (no hook line was logged)';
+  if (hook && (!term || lossMs < wallMs(term.time))) return 'while the preStop hook ran';
   if (term) return 'after TERM, while the server was still alive';
   return 'while the server was still alive';
 }
@@ -110,10 +111,10 @@ export function lostPath(f: Facts): LostPath | null {
   // A sidecar proxy that exited first was the app's client: its going is the kill's, not a lost path (containers.ts).
   if (aborted && proxyLeftFirst(f, aborted)) return null;
   if (aborted) {
-    const abortedMs = Date.parse(aborted.time);
-    if (accepted && abortedMs < Date.parse(accepted.time)) return { kind: 'contradiction', reason: `${describeLine(aborted)} has request ${r.id} aborted before ${describeLine(accepted)} accepted it` };
+    const abortedMs = wallMs(aborted.time);
+    if (accepted && abortedMs < wallMs(accepted.time)) return { kind: 'contradiction', reason: `${describeLine(aborted)} has request ${r.id} aborted before ${describeLine(accepted)} accepted it` };
     // Nothing in flight at TERM: a graceful server drains at once and exits 0, so a kill at the end of the grace is not what followed.
-    if (o.scenario.mode === 'graceful' && term && abortedMs < Date.parse(term.time) && o.finalState?.exitCode === 137) {
+    if (o.scenario.mode === 'graceful' && term && abortedMs < wallMs(term.time) && o.finalState?.exitCode === 137) {
       return { kind: 'contradiction', reason: `${describeLine(aborted)} says the server lost request ${r.id} before TERM (${describeLine(term)}), so nothing was in flight and it would have drained and exited 0; yet the container was killed (137)` };
     }
     const offset = containerToHarnessWallMs(f, lines);

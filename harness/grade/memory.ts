@@ -6,6 +6,7 @@ import { oneLine } from '../report/terminal.ts';
 import { describeLine } from './sources.ts';
 import { fail, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 export function memoryEvidence(f: Facts): Check {
   const id = 'evidence.memory';
@@ -22,6 +23,6 @@ export function memoryEvidence(f: Facts): Check {
   if (asked === 0) return fail(id, `${describeLine(line)} has the server allocating, but the scenario gives it nothing to allocate on TERM`);
   if (mib !== asked) return fail(id, `${describeLine(line)} says the server allocated ${oneLine(String(mib))} MiB, the scenario ${asked} MiB`);
   if (pace !== LAB_TERM_ALLOCATE_MIB_PER_SECOND) return fail(id, `${describeLine(line)} says ${oneLine(String(pace))} MiB a second, but the lab server allocates ${LAB_TERM_ALLOCATE_MIB_PER_SECOND}`);
-  if (!term || Date.parse(line.time) < Date.parse(term.time) || (term.fields.pid !== undefined && line.fields.pid !== term.fields.pid)) return fail(id, `${describeLine(line)} is not the TERM's: the server allocates only after its first TERM line, in the same process`);
+  if (!term || wallMs(line.time) < wallMs(term.time) || (term.fields.pid !== undefined && line.fields.pid !== term.fields.pid)) return fail(id, `${describeLine(line)} is not the TERM's: the server allocates only after its first TERM line, in the same process`);
   return pass(id, `${describeLine(line)}: ${asked} MiB at ${LAB_TERM_ALLOCATE_MIB_PER_SECOND} MiB/s after TERM, as the scenario says`);
 }

@@ -6,6 +6,7 @@ import { describeLine, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
+import { wallMs } from './wall-time.ts';
 
 export function requestOutcome(f: Facts, p: Prediction): Check {
   const o = f.o;
@@ -39,7 +40,7 @@ function kubeletLate(f: Facts): string | null {
   const hookEnd = lines.find((l) => l.event === 'hook-end');
   const term = lines.find((l) => l.event === 'signal');
   if (!hookEnd || !term) return null;
-  const gap = (Date.parse(term.time) - Date.parse(hookEnd.time)) / 1000;
+  const gap = (wallMs(term.time) - wallMs(hookEnd.time)) / 1000;
   if (!(gap > KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS)) return null;
   return `the kubelet sent TERM ${gap.toFixed(1)}s after the hook ended (${describeLine(hookEnd)}, ${describeLine(term)}), where the model sends it as the hook returns (kubelets add up to ${KUBELET_EXTRA_DELAY_SECONDS}s): the kubelet was late (stalled or overloaded), so the work outlived the grace; the node, not the grace, decided this`;
 }

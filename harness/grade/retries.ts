@@ -10,6 +10,7 @@ import { requestRecordProblem } from './request-evidence.ts';
 import { predictRetries, type RetryPrediction, withEffectEarlier } from './retry-theory.ts';
 import type { Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check, type RetrySummary } from './types.ts';
+import { wallMs } from './wall-time.ts';
 
 type LedgerEffect = LedgerLineOf<'applied'> | LedgerLineOf<'already-applied'>;
 
@@ -172,7 +173,7 @@ function clockProblem(lines: readonly { time: unknown; mono: unknown }[], whose:
   let origin: number | null = null;
   for (const [i, l] of lines.entries()) {
     if (typeof l.time !== 'string' || typeof l.mono !== 'number') continue;
-    const offset = Date.parse(l.time) - l.mono;
+    const offset = wallMs(l.time) - l.mono;
     origin ??= offset;
     if (Math.abs(offset - origin) > SAME_CLOCK_SLACK_MS) return `${whose} line ${i} is stamped ${l.time} at mono ${l.mono}, ${Math.round(offset - origin)} ms off the clock its other lines keep`;
   }
@@ -235,8 +236,8 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
       const accepted = lines.find((line) => line.event === 'accepted' && line.fields.id === l.fields.id);
       const done = lines.find((line) => line.event === 'completed' && line.fields.id === l.fields.id);
       if ((accepted && l.mono < accepted.mono) || (done && l.mono > done.mono)) return fail(id, `the ${target} pod's effect line for ${l.fields.id} (line ${l.line}) is not between its accepted and completed lines`);
-      const answered = Date.parse(match.time);
-      if (answered > Date.parse(l.time) + LEDGER_CLOCK_SLACK_MS || (accepted && answered < Date.parse(accepted.time) - LEDGER_CLOCK_SLACK_MS)) return fail(id, `ledger line ${match.index} records ${l.fields.id} at ${match.time}, outside the ${target} pod's request (accepted ${accepted?.time ?? 'unknown'}, the ledger's answer logged ${l.time})`);
+      const answered = wallMs(match.time);
+      if (answered > wallMs(l.time) + LEDGER_CLOCK_SLACK_MS || (accepted && answered < wallMs(accepted.time) - LEDGER_CLOCK_SLACK_MS)) return fail(id, `ledger line ${match.index} records ${l.fields.id} at ${match.time}, outside the ${target} pod's request (accepted ${accepted?.time ?? 'unknown'}, the ledger's answer logged ${l.time})`);
     }
   }
   for (const e of x.ledger.effects) {
@@ -255,7 +256,7 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
 
 /** Seconds after attempt 1 was sent, by each process's own wall clock (one machine, one time of day). */
 function secondsAfter(start: string, time: string): string {
-  return `${((Date.parse(time) - Date.parse(start)) / 1000).toFixed(2)} s`;
+  return `${((wallMs(time) - wallMs(start)) / 1000).toFixed(2)} s`;
 }
 
 /** How the Service routed a retry, for the story: empty for a file from before routes. */

@@ -4,6 +4,7 @@ import { parseLogLineJson } from '../observation-timeline.ts';
 import { parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Prediction } from './theory.ts';
 import type { TimelineBar } from './types.ts';
+import { wallMs } from './wall-time.ts';
 
 type Point = { source: 'container-log'; at: { time: string } } | { source: 'inferred'; at: { wall: string } };
 
@@ -11,7 +12,7 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   const origin = o.timeline.deleteIssued;
   if (!origin) return [];
   const fromHarness = (mono: number) => (mono - origin.at.mono) / 1000;
-  const fromWall = (wall: string) => (Date.parse(wall) - Date.parse(origin.at.wall)) / 1000;
+  const fromWall = (wall: string) => (wallMs(wall) - wallMs(origin.at.wall)) / 1000;
   const fromPoint = (point: Point) => fromWall(point.source === 'container-log' ? point.at.time : point.at.wall);
   const bars: TimelineBar[] = [];
   const t = o.timeline;
