@@ -72,61 +72,43 @@ export interface MalformedLabLine {
   problem: string;
 }
 
-type LineJson = { value: unknown; tooDeep: boolean };
-/**
- * The lines of the observations graded last: the grader reads each line's JSON several times (lab lines,
- * pod UIDs, ledger). Only lines of a lab line's size are kept (~200 bytes; a line can be 64 KiB), so the
- * cache stays within a few MB and its keys are short enough for V8 to hash whole.
- */
-const lineJsonCache = new Map<string, LineJson>();
-const LINE_JSON_CACHE_SIZE = 256;
-const LINE_JSON_CACHED_CHARS = 4096;
+/** A log line's JSON: its value (undefined when it is no JSON object or is too deep), and whether it looks like JSON nested deeper than a lab line can. */
+export type LineJson = { value: unknown; tooDeep: boolean };
+const NO_JSON: LineJson = { value: undefined, tooDeep: false };
 
-function lineJson(text: string): LineJson {
-  const cacheable = text.length <= LINE_JSON_CACHED_CHARS;
-  const known = cacheable ? lineJsonCache.get(text) : undefined;
-  if (known) return known;
-  let found: LineJson;
+/** A log line's JSON, parsed once: V8's JSON.parse is iterative, and a line deeper than MAX_JSON_DEPTH is no lab line (what reads it after would recurse). */
+export function logLineJson(text: string): LineJson {
+  if (!text.startsWith('{')) return NO_JSON;
   try {
     const value: unknown = JSON.parse(text);
-    // V8's JSON.parse is iterative; what reads a line after it recurses, so a deep one is no lab line.
-    found = valueDepth(value) > MAX_JSON_DEPTH ? { value: undefined, tooDeep: true } : { value, tooDeep: false };
+    return valueDepth(value) > MAX_JSON_DEPTH ? { value: undefined, tooDeep: true } : { value, tooDeep: false };
   } catch {
-    found = { value: undefined, tooDeep: jsonDepth(text) > MAX_JSON_DEPTH };
+    return { value: undefined, tooDeep: jsonDepth(text) > MAX_JSON_DEPTH };
   }
-  if (!cacheable) return found;
-  if (lineJsonCache.size >= LINE_JSON_CACHE_SIZE) lineJsonCache.clear();
-  lineJsonCache.set(text, found);
-  return found;
+}
+
+/** A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line. */
+export function parseLogLineJson(text: string): unknown {
+  return logLineJson(text).value;
 }
 
 /**
- * A log line's JSON, or undefined when it is not JSON or is nested deeper than any lab line. The value may
- * be shared with other readers of the same text: read it, never change it.
+ * The lab server's events in any container log (a rollout has one per pod), each parsed once through its
+ * schema; `json` is every line's JSON as parsed for it, for the checks that read a line's other fields.
  */
-export function parseLogLineJson(text: string): unknown {
-  if (!text.startsWith('{')) return undefined;
-  return lineJson(text).value;
-}
-
-/** A line that looks like JSON (starts with `{`) nested deeper than MAX_JSON_DEPTH, parsed or not. */
-export function logLineTooDeep(text: string): boolean {
-  return text.startsWith('{') && lineJson(text).tooDeep;
-}
-
-/** The lab server's events in any container log (a rollout has one per pod), each parsed once through its schema. */
-export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
+export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[]; json: LineJson[] } {
   const lines: LabLine[] = [];
   const malformed: MalformedLabLine[] = [];
-  logLines.forEach((l, line) => {
+  const json = logLines.map((l) => logLineJson(l.text));
+  json.forEach(({ value }, line) => {
     // Each line through its schema in the pod contract (server/contract-schemas.ts).
-    const parsed = parseLabLine(parseLogLineJson(l.text));
+    const parsed = parseLabLine(value);
     if (parsed.kind === 'malformed') malformed.push({ line, event: parsed.event, problem: parsed.problem });
     if (parsed.kind !== 'event' && parsed.kind !== 'other') return;
     const { event, time, mono, ...fields } = parsed.line;
     lines.push({ line, event, time, mono, fields: fields as LabFields });
   });
-  return { lines, malformed };
+  return { lines, malformed, json };
 }
 
 /**

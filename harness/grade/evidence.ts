@@ -6,9 +6,8 @@ import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
 import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
-import { logLineTooDeep } from '../observation-timeline.ts';
 import { MAX_JSON_DEPTH } from '../observation-read.ts';
-import { carriesPod, describeEvent, describeLine, parseLogLineJson, type LabLine } from './sources.ts';
+import { carriesPod, describeEvent, describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
@@ -41,8 +40,9 @@ function singlePodUid(f: Facts): Check {
   if (nameless) return fail(id, `${describeEvent(nameless)} has no UID, but every pod the API sends carries one`);
   const strangeEvent = o.evidence.watchEvents.find((e) => e.uid !== null && e.uid !== uid);
   if (strangeEvent) return fail(id, `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`);
-  for (const [index, line] of o.evidence.logLines.entries()) {
-    const logged = podUidOfLogLine(line.text);
+  // Any JSON line's podUid, whatever else the line holds.
+  for (const [index, { value }] of f.lineJson.entries()) {
+    const logged = value && typeof value === 'object' ? (value as { podUid?: unknown }).podUid : undefined;
     if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(typeof logged === 'string' ? logged : JSON.stringify(logged) ?? String(logged))}, not ${uid}`);
   }
   const lab = f.lab;
@@ -55,19 +55,12 @@ function singlePodUid(f: Facts): Check {
   return pass(id, `every event and log line belongs to pod ${uid}`);
 }
 
-/** The podUid field of a JSON log line, whatever else the line holds. */
-function podUidOfLogLine(text: string): unknown {
-  const parsed = parseLogLineJson(text);
-  return parsed && typeof parsed === 'object' ? (parsed as { podUid?: unknown }).podUid : undefined;
-}
-
 /** Every line naming one of the server's events has the fields that event has, of the types the server writes. */
 function labLinesTyped(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.lab-lines';
   const bad = f.malformed[0];
   if (bad) return fail(id, `${describeLine(bad)} is not a line the server writes: ${oneLine(bad.problem)}`);
-  const deep = o.evidence.logLines.findIndex((l) => logLineTooDeep(l.text));
+  const deep = f.lineJson.findIndex((l) => l.tooDeep);
   if (deep >= 0) return fail(id, `log line ${deep} is nested more than ${MAX_JSON_DEPTH} levels deep: no lab line is`);
   return pass(id, 'every lab event line has the fields the server writes');
 }

@@ -2,7 +2,7 @@
 // lines, the container states the watch and the reads showed, the timeline as the one derivation
 // gives it), then the checks, each a pure function of these facts.
 import type { ContainerRecord, Observation, StateCitation, WatchEvent } from '../observation.ts';
-import { carriesPod, containerLabLines, type DerivedTimeline, deriveContainers, deriveTimeline, type LabLine, type MalformedLabLine, parseLabLogLines } from '../observation-timeline.ts';
+import { carriesPod, containerLabLines, type DerivedTimeline, deriveContainers, deriveTimeline, type LabLine, type LineJson, type MalformedLabLine, parseLabLogLines } from '../observation-timeline.ts';
 
 /** A container state as the watch event or pod read shows it. */
 export type ShownState = WatchEvent['containers'][number];
@@ -22,6 +22,8 @@ export interface Facts {
   readonly lab: readonly LabLine[];
   /** Log lines that name a lab event with fields of the wrong type: the server never writes them. */
   readonly malformed: readonly MalformedLabLine[];
+  /** Every log line's JSON, parsed once (the lab lines above are read from it). */
+  readonly lineJson: readonly LineJson[];
   /** Watch events and found pod reads of this pod, in the order the harness received them. */
   readonly states: readonly StateSource[];
   /** The lab container: the first in the live pod's spec (the template has one). */
@@ -63,14 +65,14 @@ function stateSourcesOf(o: Observation): StateSource[] {
 
 /** The facts of one observation, worked out once; grade() builds them afresh for every call. */
 export function factsOf(o: Observation): Facts {
-  const { lines, malformed } = parseLabLogLines(o.evidence.logLines);
+  const { lines, malformed, json } = parseLabLogLines(o.evidence.logLines);
   const { requestAccepted, deleteIssued } = o.timeline;
   const derived = deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence }, lines);
   const { finalState: _final, ...points } = derived;
   const parsed = containerLabLines(o, { lines, malformed });
   const app = o.pod?.containers[0]?.name;
   return {
-    o, lab: lines, malformed,
+    o, lab: lines, malformed, lineJson: json,
     states: stateSourcesOf(o),
     container: o.pod?.containers[0]?.name ?? null,
     derived,
