@@ -180,7 +180,9 @@ function harnessSpanProblem(f: Facts): string | null {
   const origins = times.map((t, i) => walls[i]! - t.mono);
   const low = Math.min(...origins), high = Math.max(...origins);
   if (high - low > HARNESS_ORIGIN_SLACK_MS) {
-    const odd = times[origins.findIndex((x) => Math.abs(x - low) > HARNESS_ORIGIN_SLACK_MS && Math.abs(x - high) <= HARNESS_ORIGIN_SLACK_MS)] ?? times[origins.indexOf(high)]!;
+    // The odd one is farthest from the others' common origin (the median), whichever way it was moved.
+    const median = [...origins].sort((a, b) => a - b)[Math.floor(origins.length / 2)]!;
+    const odd = times[origins.reduce((far, x, i) => (Math.abs(x - median) > Math.abs(origins[far]! - median) ? i : far), 0)]!;
     return `the harness time ${odd.mono} ms (${oneLine(odd.wall)}) is not on the run's one clock: its wall and monotonic parts disagree with the others by ${Math.round(high - low)} ms`;
   }
   const end = wallMs(o.run.observedAt);

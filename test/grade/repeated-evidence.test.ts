@@ -40,6 +40,12 @@ describe('evidence.clock-monotonic: every { mono, wall } pair is on the run\'s o
     expect(check(o, 'evidence.clock-monotonic')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`the harness time ${o.timeline.requestSent!.at.mono} ms`) });
   });
 
+  it('names the moved pair when its wall was moved earlier, too', () => {
+    const o = buildObservation();
+    o.timeline.requestSent!.at.wall = '2020-01-01T00:00:00.000Z';
+    expect(check(o, 'evidence.clock-monotonic')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`the harness time ${o.timeline.requestSent!.at.mono} ms (2020-01-01T00:00:00.000Z)`) });
+  });
+
   it('takes an object with a third key for no harness time', () => {
     const o = buildObservation();
     const at = o.timeline.requestSent!.at as { mono: number; wall: string; note?: string };
