@@ -2,6 +2,7 @@
 // on 127.0.0.1 at a free host port (a hostPort, as the pod's spec then says), so any number of pods
 // and simulated clusters share one machine, on Linux and macOS alike.
 import { randomInt } from 'node:crypto';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -33,6 +34,32 @@ function ephemeralLow(): number {
 /** Ports given to pods of any sim in this process and not yet released: never given twice, bound or not. */
 const held = new Set<number>();
 
+/**
+ * Each held port's stand-in: a UDP socket bound to the same number, which a sim in another process (a test
+ * file beside this one, a second `termlab run --sim`) cannot bind too, so it picks another. The TCP port
+ * stays free for the container, which binds it a while after it was chosen; without the stand-in another
+ * process's pod could take it meanwhile, this pod's container would fail to bind, and its probes would reach
+ * the other pod's server and call it Ready. The kernel drops the stand-in with the process that held it.
+ */
+const standIns = new Map<number, UdpSocket>();
+
+function standIn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createSocket('udp4');
+    socket.once('error', () => { socket.close(); resolve(false); });
+    socket.bind({ port, address: NODE_IP, exclusive: true }, () => {
+      socket.unref();
+      standIns.set(port, socket);
+      resolve(true);
+    });
+  });
+}
+
+function dropStandIn(port: number): void {
+  standIns.get(port)?.close();
+  standIns.delete(port);
+}
+
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
@@ -52,17 +79,18 @@ export class NodePorts {
     for (let attempt = 0; attempt < HOST_PORT_ATTEMPTS; attempt++) {
       const port = randomInt(HOST_PORT_MIN, HOST_PORT_MAX + 1);
       if (held.has(port)) continue;
-      // Held before the check, so a pick made meanwhile in this process cannot choose it too.
+      // Held before the check, so a pick made meanwhile in this process or another cannot choose it too.
       held.add(port);
-      if (await bindable(port)) return port;
+      if (await standIn(port) && await bindable(port)) return port;
       held.delete(port);
+      dropStandIn(port);
     }
     throw new Error(`no free host port in ${HOST_PORT_MIN}-${HOST_PORT_MAX} on ${NODE_IP} after ${HOST_PORT_ATTEMPTS} tries`);
   }
 
   /** Reserved ports no pod got (it was deleted before it was bound). */
   release(ports: Iterable<number>): void {
-    for (const port of ports) held.delete(port);
+    for (const port of ports) if (held.delete(port)) dropStandIn(port);
   }
 
   publish(uid: string, ports: Map<number, number>, reserved: Iterable<number>): void {

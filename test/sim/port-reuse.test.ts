@@ -2,11 +2,13 @@
 // process opens more port-forwards (each a local listener on a kernel-picked port, as the harness's
 // are): every answer must come from the pod it was sent to, as on a real node where each pod has its
 // own network namespace.
+import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { NodePorts } from '../../cluster/sim/ports.ts';
 import type { PortForwardHandle } from '../../harness/kube/index.ts';
+import { spawnTs } from '../support/processes.ts';
 import { forwardTo, isReady, labPod, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
 
 const PODS = 16;
@@ -83,4 +85,31 @@ describe('the node\'s host ports', () => {
     for (const node of nodes) node.release(picks);
     expect(await nodes[0]!.reserve()).toBeGreaterThan(0);
   });
+
+  it('gives none that a node in another process holds, and the kernel frees them when that process ends', async () => {
+    // A third of the range held there: a node blind to them would pick ~90 of its 300 among them.
+    const other = spawnTs('test/support/hold-ports.ts', ['3000']);
+    try {
+      const held = (await other.waitForEvent((e) => e.event === 'held', 'the other process\'s ports', 60_000)).ports as number[];
+      const node = new NodePorts();
+      const picks = await Promise.all(Array.from({ length: 300 }, () => node.reserve()));
+      const taken = new Set(held);
+      console.log(`port-reuse held elsewhere: ${taken.size}, picked here: ${picks.length}, among them: ${picks.filter((p) => taken.has(p)).length}`);
+      expect(taken.size).toBe(3000);
+      expect(picks.filter((p) => taken.has(p))).toEqual([]);
+      node.release(picks);
+    } finally {
+      other.child.kill('SIGKILL');
+    }
+    await other.exited;
+    // Killed without releasing: each of its stand-ins can be bound again at once.
+    const ports = (other.events.find((e) => e.event === 'held')!.ports as number[]).slice(0, 20);
+    const bound = await Promise.all(ports.map((port) => new Promise<boolean>((resolve) => {
+      const socket = createSocket('udp4');
+      socket.once('error', () => { socket.close(); resolve(false); });
+      socket.bind({ port, address: '127.0.0.1', exclusive: true }, () => socket.close(() => resolve(true)));
+    })));
+    expect(bound).toEqual(ports.map(() => true));
+  }, 90_000);
+
 });
