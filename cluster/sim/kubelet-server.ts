@@ -12,10 +12,18 @@ import type { ContainerProcess, ImageEntry } from './runtime.ts';
 /** A pod the kubelet runs; `done` once its containers have all ended. */
 export interface ServedPod { pod: RuntimePod; done: boolean }
 
-/** Where a pod's container port is reached on this machine, while its containers run. */
+/**
+ * Where a pod's container port is reached on this machine, while its containers run. Once the process that
+ * listens on it has exited, nothing is reached there, though the PLEG has not seen the exit yet: in the pod's
+ * own network namespace the port is then closed, while here another program may have bound the host port.
+ */
 export function portTarget(served: ServedPod | undefined, containerPort: number): { host: string; port: number } | undefined {
   const port = served?.pod.hostPorts.get(containerPort);
-  return served && !served.done && port !== undefined ? { host: NODE_IP, port } : undefined;
+  if (!served || served.done || port === undefined) return undefined;
+  for (const c of served.pod.containers.values()) {
+    if (c.image.portEnv !== undefined && c.env[c.image.portEnv] === String(port) && c.process.hasExited) return undefined;
+  }
+  return { host: NODE_IP, port };
 }
 
 /** A container's log as the kubelet finds it: the process, or only its ID once the runtime removed it. */

@@ -13,7 +13,7 @@ import type { StatusManager } from './status-manager.ts';
 import type { KubeObject, Store } from './store.ts';
 
 /** The kubelet's portTarget: where a container port of a pod is reached. */
-type PortTarget = (uid: string, containerPort: number) => ProbeTarget['target'];
+type PortTarget = (uid: string, containerPort: number) => ReturnType<ProbeTarget['target']>;
 
 export class ProberManager {
   private readonly store: Store;
@@ -46,7 +46,7 @@ export class ProberManager {
     const httpGet = probe?.httpGet;
     if (!probe || !httpGet) return;
     const prober: ReadinessProber = startReadinessProber({
-      target: this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
+      target: () => this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
       onChange: (ok) => {
         if (!ok) return;
         prober.stop();
@@ -74,7 +74,7 @@ export class ProberManager {
     const httpGet = probe?.httpGet;
     if (!probe || !httpGet) return;
     const prober = startReadinessProber({
-      target: this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
+      target: () => this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
       onChange: (ready) => this.pause.whenRunning(() => this.setContainerReady(worker, c.name, ready)),
       onFailure: (output) => this.pause.whenRunning(() => kubeletEvent(this.store, pod, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, c.name)),
     });

@@ -10,8 +10,8 @@ import { request } from 'node:http';
 import type { ReadinessProbe } from './pod-types.ts';
 
 export interface ProbeTarget {
-  /** Where the probed port is reached (the kubelet's portTarget); none means the probe fails. */
-  target: { host: string; port: number } | undefined;
+  /** Where the probed port is reached now (the kubelet's portTarget), asked at each probe; none means the probe fails. */
+  target(): { host: string; port: number } | undefined;
   probe: ReadinessProbe & { httpGet: NonNullable<ReadinessProbe['httpGet']> };
   /** The results manager changed: the first (initial) result, then every flip. */
   onChange(ready: boolean): void;
@@ -34,7 +34,6 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   const successThreshold = Math.max(1, Number(target.probe.successThreshold ?? 1));
   const initialDelayMs = Math.max(0, Number(target.probe.initialDelaySeconds ?? 0)) * 1000;
   const timeoutMs = Math.max(1, Number(target.probe.timeoutSeconds ?? 1)) * 1000;
-  const endpoint = target.target;
   let startedAt: number | null = null;
   let result: boolean | null = null;
   let lastResult: boolean | null = null;
@@ -44,8 +43,9 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   let triggered = false;
   let stopped = false;
 
-  const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
   const probeOnce = () => new Promise<{ ok: boolean; output: string }>((resolve) => {
+    const endpoint = target.target();
+    const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
     if (!endpoint) return resolve({ ok: false, output: `Get "${url}": the container has no port ${get.port}` });
     const req = request({ host: endpoint.host, port: endpoint.port, path: get.path ?? '/', agent: false, timeout: timeoutMs }, (res) => {
       res.resume();

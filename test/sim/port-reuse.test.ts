@@ -6,7 +6,10 @@ import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { portTarget, type ServedPod } from '../../cluster/sim/kubelet-server.ts';
+import type { ContainerRecord } from '../../cluster/sim/kuberuntime.ts';
 import { NodePorts } from '../../cluster/sim/ports.ts';
+import { ContainerProcess } from '../../cluster/sim/runtime.ts';
 import type { PortForwardHandle } from '../../harness/kube/index.ts';
 import { spawnTs } from '../support/processes.ts';
 import { forwardTo, isReady, labPod, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
@@ -112,4 +115,16 @@ describe('the node\'s host ports', () => {
     expect(bound).toEqual(ports.map(() => true));
   }, 90_000);
 
+  it('reaches a container\'s port only while the process that listens there runs, before the PLEG sees it end', async () => {
+    // The port is published at 24567; the process, never bound, only stands for the container's.
+    const listener = new ContainerProcess(['/bin/sh', '-c', 'echo up; exec sleep 60'], { PORT: '24567' });
+    await new Promise<void>((resolve) => { const stop = listener.follow((line) => { if (line?.text === 'up') { stop(); resolve(); } }); });
+    const container = { process: listener, image: { entrypoint: [], paths: {}, env: {}, portEnv: 'PORT' }, env: { PORT: '24567' }, spec: { name: 'lab' }, startedAt: '', exitSeen: false } as unknown as ContainerRecord;
+    const served: ServedPod = { pod: { uid: 'u', namespace: 'default', name: 'p', hostPorts: new Map([[8080, 24567]]), containers: new Map([['lab', container]]) }, done: false };
+    expect(portTarget(served, 8080)).toEqual({ host: '127.0.0.1', port: 24567 });
+    listener.signal('SIGKILL');
+    await listener.exited;
+    // The pod is not done (the PLEG has not relisted): in its own network the port is closed all the same.
+    expect(portTarget(served, 8080)).toBeUndefined();
+  });
 });

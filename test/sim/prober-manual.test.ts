@@ -28,7 +28,7 @@ describe('simulated kubelet: readiness manual runs', () => {
     const changes: boolean[] = [];
     // A period far longer than the test: every probe seen here is a manual run.
     prober = startReadinessProber({
-      target: { host: '127.0.0.1', port: http.port }, probe: { periodSeconds: 600, httpGet: { path: '/readyz', port: http.port } },
+      target: () => ({ host: '127.0.0.1', port: http.port }), probe: { periodSeconds: 600, httpGet: { path: '/readyz', port: http.port } },
       onChange: (ready) => changes.push(ready), onFailure: () => {},
     });
     prober.syncedNotReady();
