@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { spawnInContainer } from './exec.ts';
 import type { Lifecycle, LifecycleHandler } from './pod-types.ts';
+import { CONNECTION_REFUSED } from './prober.ts';
 import type { ContainerProcess, ImageEntry } from './runtime.ts';
 import type { TerminationOrdering } from './termination-order.ts';
 import type { ContainerTruth } from './truth.ts';
@@ -194,7 +195,7 @@ function runExec(ctx: KillContext, command: string[]): Promise<void> {
 function runHttpGet(ctx: KillContext, get: NonNullable<LifecycleHandler['httpGet']>): Promise<void> {
   // A hook naming a host of its own goes there; otherwise to the pod's port, wherever the node publishes it.
   const target = get.host ? { host: String(get.host), port: Number(get.port) } : ctx.portTarget(get.port);
-  if (!target) return Promise.reject(new Error(`Get "http://pod:${get.port}${get.path ?? '/'}": the container has no port ${get.port}`));
+  if (!target) return Promise.reject(new Error(`Get "http://pod:${get.port}${get.path ?? '/'}": ${CONNECTION_REFUSED}`));
   return new Promise((resolve, reject) => {
     const req = request({ host: target.host, port: target.port, path: get.path ?? '/', method: 'GET', agent: false }, (res) => {
       res.resume();

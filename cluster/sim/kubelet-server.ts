@@ -13,16 +13,17 @@ import type { ContainerProcess, ImageEntry } from './runtime.ts';
 export interface ServedPod { pod: RuntimePod; done: boolean }
 
 /**
- * Where a pod's container port is reached on this machine, while its containers run. Once the process that
- * listens on it has exited, nothing is reached there, though the PLEG has not seen the exit yet: in the pod's
- * own network namespace the port is then closed, while here another program may have bound the host port.
+ * Where a pod's container port is reached on this machine, while its containers run. Once every process told
+ * to listen on it (its image's port variable) has exited, nothing is reached there, though the PLEG has not
+ * seen the exit yet: in the pod's own network the port is then closed, while here another program may have
+ * bound the host port. A container of the same image that never listened (its command another) is told the
+ * port too: the port closes only with the last of them.
  */
 export function portTarget(served: ServedPod | undefined, containerPort: number): { host: string; port: number } | undefined {
   const port = served?.pod.hostPorts.get(containerPort);
   if (!served || served.done || port === undefined) return undefined;
-  for (const c of served.pod.containers.values()) {
-    if (c.image.portEnv !== undefined && c.env[c.image.portEnv] === String(port) && c.process.hasExited) return undefined;
-  }
+  const told = [...served.pod.containers.values()].filter((c) => c.image.portEnv !== undefined && c.env[c.image.portEnv] === String(port));
+  if (told.length && told.every((c) => c.process.hasExited)) return undefined;
   return { host: NODE_IP, port };
 }
 

@@ -17,6 +17,8 @@ export const NODE_NAME = 'termlab-sim-node';
  */
 const HOST_PORT_MIN = 20000;
 const HOST_PORT_MAX = Math.max(HOST_PORT_MIN + 999, Math.min(29999, ephemeralLow() - 1));
+/** How many host ports the node can give: at least 1,000. */
+export const HOST_PORT_COUNT = HOST_PORT_MAX - HOST_PORT_MIN + 1;
 /** Random ports tried before giving up: the range is shared with every other program on the machine. */
 const HOST_PORT_ATTEMPTS = 64;
 /** macOS's default net.inet.ip.portrange.first; Linux says its own in /proc. */
@@ -43,11 +45,19 @@ const held = new Set<number>();
  */
 const standIns = new Map<number, UdpSocket>();
 
+/** True once the stand-in is bound; false when the number is taken; any other failure (no file descriptor left) as it is. */
 function standIn(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const socket = createSocket('udp4');
-    socket.once('error', () => { socket.close(); resolve(false); });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      socket.close();
+      if (error.code === 'EADDRINUSE') resolve(false);
+      else reject(new Error(`cannot hold host port ${port} on ${NODE_IP}: ${error.message}`));
+    });
     socket.bind({ port, address: NODE_IP, exclusive: true }, () => {
+      socket.removeAllListeners('error');
+      // A bound socket that fails later is closed by then: it holds nothing more.
+      socket.on('error', () => { if (standIns.get(port) === socket) standIns.delete(port); });
       socket.unref();
       standIns.set(port, socket);
       resolve(true);
@@ -56,14 +66,22 @@ function standIn(port: number): Promise<boolean> {
 }
 
 function dropStandIn(port: number): void {
-  standIns.get(port)?.close();
+  const socket = standIns.get(port);
   standIns.delete(port);
+  try {
+    socket?.close();
+  } catch {
+    // Closed already.
+  }
 }
 
 function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once('error', () => resolve(false));
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') resolve(false);
+      else reject(new Error(`cannot check host port ${port} on ${NODE_IP}: ${error.message}`));
+    });
     probe.listen({ port, host: NODE_IP, exclusive: true }, () => probe.close(() => resolve(true)));
   });
 }
@@ -81,7 +99,13 @@ export class NodePorts {
       if (held.has(port)) continue;
       // Held before the check, so a pick made meanwhile in this process or another cannot choose it too.
       held.add(port);
-      if (await standIn(port) && await bindable(port)) return port;
+      try {
+        if (await standIn(port) && await bindable(port)) return port;
+      } catch (error) {
+        held.delete(port);
+        dropStandIn(port);
+        throw error;
+      }
       held.delete(port);
       dropStandIn(port);
     }

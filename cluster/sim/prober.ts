@@ -27,6 +27,9 @@ export interface ReadinessProber {
   stop(): void;
 }
 
+/** Go's net/http error for a port nobody listens on, as the kubelet's probe and hook events quote it. */
+export const CONNECTION_REFUSED = 'dial tcp: connect: connection refused';
+
 export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   const get = target.probe.httpGet;
   const period = Math.max(1, Number(target.probe.periodSeconds ?? 10)) * 1000;
@@ -46,14 +49,15 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   const probeOnce = () => new Promise<{ ok: boolean; output: string }>((resolve) => {
     const endpoint = target.target();
     const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
-    if (!endpoint) return resolve({ ok: false, output: `Get "${url}": the container has no port ${get.port}` });
+    // Nothing listens there (a port no container publishes, or its process has exited): refused, as in the pod's network.
+    if (!endpoint) return resolve({ ok: false, output: `Get "${url}": ${CONNECTION_REFUSED}` });
     const req = request({ host: endpoint.host, port: endpoint.port, path: get.path ?? '/', agent: false, timeout: timeoutMs }, (res) => {
       res.resume();
       const status = res.statusCode ?? 0;
       resolve(status >= 200 && status < 400 ? { ok: true, output: '' } : { ok: false, output: `HTTP probe failed with statuscode: ${status}` });
     });
     req.on('timeout', () => req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, output: `Get "${url}": ${error.code === 'ECONNREFUSED' ? 'dial tcp: connect: connection refused' : error.message}` }));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, output: `Get "${url}": ${error.code === 'ECONNREFUSED' ? CONNECTION_REFUSED : error.message}` }));
     req.end();
   });
 

@@ -2,16 +2,17 @@
 // process opens more port-forwards (each a local listener on a kernel-picked port, as the harness's
 // are): every answer must come from the pod it was sent to, as on a real node where each pod has its
 // own network namespace.
+import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { portTarget, type ServedPod } from '../../cluster/sim/kubelet-server.ts';
 import type { ContainerRecord } from '../../cluster/sim/kuberuntime.ts';
-import { NodePorts } from '../../cluster/sim/ports.ts';
+import { HOST_PORT_COUNT, NodePorts } from '../../cluster/sim/ports.ts';
 import { ContainerProcess } from '../../cluster/sim/runtime.ts';
 import type { PortForwardHandle } from '../../harness/kube/index.ts';
-import { spawnTs } from '../support/processes.ts';
+import { repoRoot, spawnTs } from '../support/processes.ts';
 import { forwardTo, isReady, labPod, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
 
 const PODS = 16;
@@ -90,15 +91,16 @@ describe('the node\'s host ports', () => {
   });
 
   it('gives none that a node in another process holds, and the kernel frees them when that process ends', async () => {
-    // A third of the range held there: a node blind to them would pick ~90 of its 300 among them.
-    const other = spawnTs('test/support/hold-ports.ts', ['3000']);
+    // A third of the range held there: a node blind to them would pick ~100 of its 300 among them.
+    const count = Math.floor(HOST_PORT_COUNT / 3);
+    const other = spawnTs('test/support/hold-ports.ts', [String(count)]);
     try {
       const held = (await other.waitForEvent((e) => e.event === 'held', 'the other process\'s ports', 60_000)).ports as number[];
       const node = new NodePorts();
       const picks = await Promise.all(Array.from({ length: 300 }, () => node.reserve()));
       const taken = new Set(held);
       console.log(`port-reuse held elsewhere: ${taken.size}, picked here: ${picks.length}, among them: ${picks.filter((p) => taken.has(p)).length}`);
-      expect(taken.size).toBe(3000);
+      expect(taken.size).toBe(count);
       expect(picks.filter((p) => taken.has(p))).toEqual([]);
       node.release(picks);
     } finally {
@@ -115,16 +117,32 @@ describe('the node\'s host ports', () => {
     expect(bound).toEqual(ports.map(() => true));
   }, 90_000);
 
-  it('reaches a container\'s port only while the process that listens there runs, before the PLEG sees it end', async () => {
-    // The port is published at 24567; the process, never bound, only stands for the container's.
-    const listener = new ContainerProcess(['/bin/sh', '-c', 'echo up; exec sleep 60'], { PORT: '24567' });
-    await new Promise<void>((resolve) => { const stop = listener.follow((line) => { if (line?.text === 'up') { stop(); resolve(); } }); });
-    const container = { process: listener, image: { entrypoint: [], paths: {}, env: {}, portEnv: 'PORT' }, env: { PORT: '24567' }, spec: { name: 'lab' }, startedAt: '', exitSeen: false } as unknown as ContainerRecord;
-    const served: ServedPod = { pod: { uid: 'u', namespace: 'default', name: 'p', hostPorts: new Map([[8080, 24567]]), containers: new Map([['lab', container]]) }, done: false };
+  it('reaches a container\'s port until every process told to listen there has ended, before the PLEG sees it', async () => {
+    // Published at 24567; both are told so (PORT), as two containers of the lab's image are, one of them
+    // running another command. Neither binds it: the processes only stand for the containers'.
+    const started = (name: string) => {
+      const process = new ContainerProcess(['/bin/sh', '-c', 'echo up; exec sleep 60'], { PORT: '24567' });
+      const record = { process, image: { entrypoint: [], paths: {}, env: {}, portEnv: 'PORT' }, env: { PORT: '24567' }, spec: { name }, startedAt: '', exitSeen: false } as unknown as ContainerRecord;
+      return new Promise<ContainerRecord>((resolve) => { const stop = process.follow((line) => { if (line?.text === 'up') { stop(); resolve(record); } }); });
+    };
+    const [listener, other] = await Promise.all([started('lab'), started('other')]);
+    const served: ServedPod = { pod: { uid: 'u', namespace: 'default', name: 'p', hostPorts: new Map([[8080, 24567]]), containers: new Map([['lab', listener!], ['other', other!]]) }, done: false };
     expect(portTarget(served, 8080)).toEqual({ host: '127.0.0.1', port: 24567 });
-    listener.signal('SIGKILL');
-    await listener.exited;
+    other!.process.signal('SIGKILL');
+    await other!.process.exited;
+    expect(portTarget(served, 8080)).toEqual({ host: '127.0.0.1', port: 24567 });
+    listener!.process.signal('SIGKILL');
+    await listener!.process.exited;
     // The pod is not done (the PLEG has not relisted): in its own network the port is closed all the same.
     expect(portTarget(served, 8080)).toBeUndefined();
   });
+
+  it('says a node out of file descriptors is, not that no port is free', async () => {
+    // Each held port takes a descriptor: 80 run out before 200 ports are held.
+    const out = spawnSync('/bin/sh', ['-c', 'ulimit -n 80 && exec "$0" --import tsx test/support/hold-ports.ts 200', process.execPath], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+    expect(out.status).not.toBe(0);
+    // The error's own line (Node shows the source line that threw above it).
+    expect(out.stderr).toMatch(/^Error: cannot (hold|check) host port \d+ on 127\.0\.0\.1: .*EMFILE/m);
+    expect(out.stderr).not.toMatch(/^Error: no free host port/m);
+  }, 90_000);
 });

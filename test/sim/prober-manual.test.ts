@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ReadinessProber, startReadinessProber } from '../../cluster/sim/prober.ts';
+import { CONNECTION_REFUSED, type ReadinessProber, startReadinessProber } from '../../cluster/sim/prober.ts';
 
 let server: Server | undefined;
 let prober: ReadinessProber | undefined;
@@ -47,5 +47,23 @@ describe('simulated kubelet: readiness manual runs', () => {
     const control = await fetch(`http://127.0.0.1:${http.port}/readyz`);
     expect(control.status).toBe(200);
     expect(http.probes()).toBe(3);
+  });
+
+  it('asks where the port is at each probe: refused while nothing listens there, then the server\'s answer', async () => {
+    const http = await readyz(() => 200);
+    let where: { host: string; port: number } | undefined;
+    const changes: boolean[] = [];
+    const failures: string[] = [];
+    prober = startReadinessProber({
+      target: () => where, probe: { periodSeconds: 600, failureThreshold: 1, httpGet: { path: '/readyz', port: 8080 } },
+      onChange: (ready) => changes.push(ready), onFailure: (output) => failures.push(output),
+    });
+    prober.containerStarted();
+    await expect.poll(() => failures).toEqual([`Get "http://pod:8080/readyz": ${CONNECTION_REFUSED}`]);
+    where = { host: '127.0.0.1', port: http.port };
+    const probed = http.next();
+    prober.syncedNotReady();
+    await probed;
+    await expect.poll(() => changes).toEqual([false, true]);
   });
 });
