@@ -56,8 +56,8 @@ function standIn(port: number): Promise<boolean> {
     });
     socket.bind({ port, address: NODE_IP, exclusive: true }, () => {
       socket.removeAllListeners('error');
-      // A bound socket that fails later is closed by then: it holds nothing more.
-      socket.on('error', () => { if (standIns.get(port) === socket) standIns.delete(port); });
+      // It only holds the number: an error later (none is expected) leaves it bound, and release closes it.
+      socket.on('error', () => {});
       socket.unref();
       standIns.set(port, socket);
       resolve(true);
