@@ -11,12 +11,17 @@ import type { KubeObject, Store } from './store.ts';
 import { apiTime } from './time.ts';
 
 const COMPONENT = 'default-scheduler';
+/** kube-scheduler's podInitialBackoffSeconds and podMaxBackoffSeconds: a pod whose binding failed waits, twice as long each time, and is tried again. */
+const BACKOFF_INITIAL_MS = 1000;
+const BACKOFF_MAX_MS = 10_000;
 
 export class Scheduler {
   private readonly store: Store;
   private readonly images: ImageMap;
   private readonly ports: NodePorts;
   private readonly unsubscribe: () => void;
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(store: Store, images: ImageMap, ports: NodePorts) {
     this.store = store;
@@ -29,12 +34,23 @@ export class Scheduler {
   }
 
   stop(): void {
+    this.stopped = true;
     this.unsubscribe();
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
   }
 
-  private schedule(created: KubeObject): void {
+  private schedule(created: KubeObject, failures = 0): void {
     void this.bind(created).catch((error: Error) => {
       recordEvent(this.store, created, COMPONENT, 'Warning', 'FailedScheduling', `the simulated node cannot publish the pod's ports: ${error.message}`);
+      if (this.stopped) return;
+      const timer = setTimeout(() => {
+        this.retries.delete(timer);
+        const pod = this.store.get('pods', created.metadata.namespace, created.metadata.name);
+        // The same pod, still there and still unbound (the backoff queue drops a pod deleted meanwhile).
+        if (pod && pod.metadata.uid === created.metadata.uid && !(pod.spec as PodSpec).nodeName && !pod.metadata.deletionTimestamp) this.schedule(pod, failures + 1);
+      }, Math.min(BACKOFF_INITIAL_MS * 2 ** failures, BACKOFF_MAX_MS));
+      this.retries.add(timer);
     });
   }
 
