@@ -33,19 +33,17 @@ function ephemeralLow(): number {
   }
 }
 
-/** Ports given to pods of any sim in this process and not yet released: never given twice, bound or not. */
-const held = new Set<number>();
-
 /**
- * Each held port's stand-in: a UDP socket bound to the same number, which a sim in another process (a test
- * file beside this one, a second `termlab run --sim`) cannot bind too, so it picks another. The TCP port
+ * Ports given to pods of any sim in this process and not yet released (never given twice, bound or not), each
+ * with its stand-in once it has one: a UDP socket bound to the same number, which a sim in another process (a
+ * test file beside this one, a second `termlab run --sim`) cannot bind too, so it picks another. The TCP port
  * stays free for the container, which binds it a while after it was chosen; without the stand-in another
  * process's pod could take it meanwhile, this pod's container would fail to bind, and its probes would reach
  * the other pod's server and call it Ready. The kernel drops the stand-in with the process that held it.
  */
-const standIns = new Map<number, UdpSocket>();
+const held = new Map<number, UdpSocket | null>();
 
-/** True once the stand-in is bound; false when the number is taken; any other failure (no file descriptor left) as it is. */
+/** Gives the port its stand-in: true once bound; false when the number is taken; any other failure (no file descriptor left) as it is. */
 function standIn(port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const socket = createSocket('udp4');
@@ -59,20 +57,15 @@ function standIn(port: number): Promise<boolean> {
       // It only holds the number: an error later (none is expected) leaves it bound, and release closes it.
       socket.on('error', () => {});
       socket.unref();
-      standIns.set(port, socket);
+      held.set(port, socket);
       resolve(true);
     });
   });
 }
 
-function dropStandIn(port: number): void {
-  const socket = standIns.get(port);
-  standIns.delete(port);
-  try {
-    socket?.close();
-  } catch {
-    // Closed already.
-  }
+function unhold(port: number): void {
+  held.get(port)?.close();
+  held.delete(port);
 }
 
 function bindable(port: number): Promise<boolean> {
@@ -98,23 +91,21 @@ export class NodePorts {
       const port = randomInt(HOST_PORT_MIN, HOST_PORT_MAX + 1);
       if (held.has(port)) continue;
       // Held before the check, so a pick made meanwhile in this process or another cannot choose it too.
-      held.add(port);
+      held.set(port, null);
+      let free = false;
       try {
-        if (await standIn(port) && await bindable(port)) return port;
-      } catch (error) {
-        held.delete(port);
-        dropStandIn(port);
-        throw error;
+        free = await standIn(port) && await bindable(port);
+      } finally {
+        if (!free) unhold(port);
       }
-      held.delete(port);
-      dropStandIn(port);
+      if (free) return port;
     }
     throw new Error(`no free host port in ${HOST_PORT_MIN}-${HOST_PORT_MAX} on ${NODE_IP} after ${HOST_PORT_ATTEMPTS} tries`);
   }
 
   /** Reserved ports no pod got (it was deleted before it was bound). */
   release(ports: Iterable<number>): void {
-    for (const port of ports) if (held.delete(port)) dropStandIn(port);
+    for (const port of ports) unhold(port);
   }
 
   publish(uid: string, ports: Map<number, number>, reserved: Iterable<number>): void {

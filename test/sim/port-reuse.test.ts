@@ -121,9 +121,9 @@ describe('the node\'s host ports', () => {
     // Published at 24567; both are told so (PORT), as two containers of the lab's image are, one of them
     // running another command. Neither binds it: the processes only stand for the containers'.
     const started = (name: string) => {
-      const process = new ContainerProcess(['/bin/sh', '-c', 'echo up; exec sleep 60'], { PORT: '24567' });
-      const record = { process, image: { entrypoint: [], paths: {}, env: {}, portEnv: 'PORT' }, env: { PORT: '24567' }, spec: { name }, startedAt: '', exitSeen: false } as unknown as ContainerRecord;
-      return new Promise<ContainerRecord>((resolve) => { const stop = process.follow((line) => { if (line?.text === 'up') { stop(); resolve(record); } }); });
+      const running = new ContainerProcess(['/bin/sh', '-c', 'echo up; exec sleep 60'], { PORT: '24567' });
+      const record = { process: running, image: { entrypoint: [], paths: {}, env: {}, portEnv: 'PORT' }, env: { PORT: '24567' }, spec: { name }, startedAt: '', exitSeen: false } as unknown as ContainerRecord;
+      return new Promise<ContainerRecord>((resolve) => { const stop = running.follow((line) => { if (line?.text === 'up') { stop(); resolve(record); } }); });
     };
     const [listener, other] = await Promise.all([started('lab'), started('other')]);
     const served: ServedPod = { pod: { uid: 'u', namespace: 'default', name: 'p', hostPorts: new Map([[8080, 24567]]), containers: new Map([['lab', listener!], ['other', other!]]) }, done: false };

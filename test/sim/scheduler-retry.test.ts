@@ -45,5 +45,4 @@ describe('simulated scheduler: a binding that failed', () => {
       ports.forgetAll();
     }
   });
-
 });
