@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gradeClass } from '../harness/class/command.ts';
 import { gradebookCsv } from '../harness/class/gradebook.ts';
 import { DEFAULT_LAB, readLab } from '../harness/class/lab.ts';
-import { writeFileAtomic } from '../harness/files.ts';
+import { writeFileAtomic } from '../lib/files.ts';
 import { seal } from '../harness/grade/predictions.ts';
 import { packRun } from '../harness/pack/pack.ts';
 import { openArchive } from '../harness/pack/unpack.ts';

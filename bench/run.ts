@@ -17,7 +17,7 @@
 //   sim recorded it (pod created → pod gone): what running the matrix in parallel costs. Not the
 //   model's exit time, which leaves out the kubelet's own reaction to a delete.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { SideFileSchema, type SideFile } from '../cluster/fidelity/summary.ts';
+import { SideFileSchema, type SideFile } from '../dev/fidelity/summary.ts';
 import { startSimCluster } from '../cluster/sim/index.ts';
 import { predict } from '../harness/grade/theory.ts';
 import { connect } from '../harness/kube/index.ts';
@@ -26,7 +26,7 @@ import { runScenario } from '../harness/run/scenario.ts';
 import { loadScenarios, loadTemplate } from '../harness/scenario/load.ts';
 import { percentile } from './stats.ts';
 
-// The fidelity record of the newest minor the node ran (reports/fidelity/v1.N/node.json, as cluster/fidelity/run.ts writes it).
+// The fidelity record of the newest minor the node ran (reports/fidelity/v1.N/node.json, as dev/fidelity/run.ts writes it).
 const NODE_RECORD = (() => {
   const minors = (existsSync('reports/fidelity') ? readdirSync('reports/fidelity') : []).map((d) => /^v1\.(\d+)$/.exec(d)?.[1]).filter((m): m is string => m !== undefined).map(Number);
   const newest = minors.filter((m) => existsSync(`reports/fidelity/v1.${m}/node.json`)).sort((a, b) => b - a)[0];

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as k8s from '@kubernetes/client-node';
 import { parseLoadLog } from '../harness/grade/rollout/records.ts';
-import { VerificationObservationSchema } from '../harness/verify/observation.ts';
+import { VerificationObservationSchema } from '../harness/observation/verification.ts';
 import { runCli } from '../test/support/cli.ts';
 import { createApp } from '../test/verify/support.ts';
 import { percentile } from './stats.ts';

@@ -55,7 +55,7 @@ function watched(input) {
 }
 
 /**
- * Builds dist/cli.mjs from harness/cli.ts. Each build writes its own temporary files and renames them
+ * Builds dist/cli.mjs from harness/cli/main.ts. Each build writes its own temporary files and renames them
  * into place, so spawns that find the bundle stale at once may each build, and none reads half a file.
  * The bundle's mtime is the build's start: a source saved while it builds makes the next spawn build again.
  * `prune` (an explicit build: npm install's prepare) removes the chunks this build did not write; a build
@@ -65,7 +65,7 @@ export async function buildBundle({ prune = false } = {}) {
   const started = new Date();
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [join(ROOT, 'harness/cli.ts')],
+    entryPoints: [join(ROOT, 'harness/cli/main.ts')],
     absWorkingDir: ROOT,
     outdir: join(ROOT, 'dist'),
     entryNames: 'cli',

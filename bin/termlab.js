@@ -31,5 +31,5 @@ if (bundle) {
     const { register } = await import('tsx/esm/api');
     register();
   }
-  await import('../harness/cli.ts');
+  await import('../harness/cli/main.ts');
 }

@@ -74,7 +74,7 @@ export function issuePath(issue: z.core.$ZodIssue, whole = '(top level)'): strin
 
 /**
  * The one way a zod issue is told: where, then what. Raw text (the server side has no terminal
- * escaper); the harness prints it through its own, as formatIssue in harness/files.ts.
+ * escaper); the harness prints it through its own, as formatIssue in lib/files.ts.
  */
 export function issueText(issue: z.core.$ZodIssue, whole = '(top level)'): string {
   return `${issuePath(issue, whole)}: ${issue.message}`;

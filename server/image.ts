@@ -1,5 +1,5 @@
 // The one recipe for the lab server image. server/Dockerfile (kind, any registry) is rendered from
-// it by server/dockerfile.ts, and the CI node's builder (cluster/node/images.ts) reads it, so the
+// it by server/dockerfile.ts, and the CI node's builder (dev/node/images.ts) reads it, so the
 // two images cannot drift; test/ci/image-recipe.test.ts fails when they disagree.
 // Paths in `sources` and `hookProgram` are relative to the repository root.
 import { HOOK_PROGRAM } from './contract.ts';

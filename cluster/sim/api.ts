@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3, OPENAPI_V3_ROOT } from './discovery.ts';
-import { formatIssue } from '../../harness/files.ts';
+import { formatIssue } from '../../lib/files.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
 import { dryRunOf, routeObjects } from './objects-api.ts';

@@ -1,9 +1,9 @@
 // `termlab sim`: the simulated cluster in the foreground until Ctrl-C.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../../harness/command.ts';
-import { simFlags } from '../../harness/commands/sim.ts';
-import { TermlabError, unwritable } from '../../harness/errors.ts';
+import { type CommandModule, parseOptions } from '../../harness/cli/command.ts';
+import { simFlags } from '../../harness/cli/commands/sim.ts';
+import { TermlabError, unwritable } from '../../lib/errors.ts';
 import { startSimCluster, writeKubeconfigFile } from './index.ts';
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
@@ -25,7 +25,7 @@ function kubectlHints(kubeconfig: string): string {
   ].join('\n');
 }
 
-// The command as the CLI shows it (its flags and their help) is harness/commands/sim.ts.
+// The command as the CLI shows it (its flags and their help) is harness/cli/commands/sim.ts.
 export const simCommand: CommandModule = {
   async run(argv, io) {
     const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(simFlags) });

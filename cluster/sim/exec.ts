@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { accessSync, constants as fs } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../harness/package-root.ts';
+import { PACKAGE_ROOT } from '../../lib/package-root.ts';
 import type { ImageEntry } from './runtime.ts';
 
 /** What a process started in a container shares with it. */

@@ -74,7 +74,7 @@ export class ApiReachability extends EventEmitter {
 }
 
 /**
- * The kubelet stopped with SIGSTOP and continued with SIGCONT (cluster/node/faults-inject.ts
+ * The kubelet stopped with SIGSTOP and continued with SIGCONT (dev/node/faults-inject.ts
  * pauseKubelet). Measured on the real node (v1.37.2, 2026-12-01, issue 21): while it is stopped
  * nothing of the kubelet runs — no status write, no event, no relist, no probe result, and the
  * streams it proxies (container logs, port-forward) stand still — but the containers and

@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { z } from 'zod';
-import { formatIssue } from '../../harness/files.ts';
-import { packagePath } from '../../harness/package-root.ts';
+import { formatIssue } from '../../lib/files.ts';
+import { packagePath } from '../../lib/package-root.ts';
 import { goJson, parseShape, ShapeError, type Shapes } from './protobuf-json.ts';
 import { ApiError, badRequest } from './status.ts';
 

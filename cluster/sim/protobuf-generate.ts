@@ -9,8 +9,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { writeFileAtomic } from '../../harness/files.ts';
-import { packagePath } from '../../harness/package-root.ts';
+import { writeFileAtomic } from '../../lib/files.ts';
+import { packagePath } from '../../lib/package-root.ts';
 import { CUSTOM_JSON } from './protobuf-json.ts';
 import { RESOURCES } from './resources.ts';
 

@@ -5,7 +5,7 @@ import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { PACKAGE_ROOT, packagePath } from '../../harness/package-root.ts';
+import { PACKAGE_ROOT, packagePath } from '../../lib/package-root.ts';
 import { HOOK_PROGRAM, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
 import { LogFileFollower } from './logfile.ts';
 import { wallNow } from './time.ts';

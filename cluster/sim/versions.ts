@@ -1,6 +1,6 @@
 // The Kubernetes minors the simulator emulates, each as that release's own source has it: one entry per
 // minor, never a blend. Read from the Go modules k8s.io/kubernetes@v1.34.4, v1.35.4, v1.36.3 and v1.37.2.
-import { TermlabError } from '../../harness/errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 
 export interface SimMinor {
   /** The release whose source each behaviour below was read from; /version reports it. */

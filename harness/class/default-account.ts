@@ -1,7 +1,7 @@
 // A namespace is ready for a student's pods only once it has its ServiceAccount "default": until
 // kube-controller-manager's serviceaccount controller makes it (a moment after the namespace), the API
 // server's ServiceAccount admission refuses every pod there ("error looking up service account").
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { WatchStream, withRetry, type Cluster } from '../kube/index.ts';
 import { getText } from '../kube/http.ts';
 

@@ -2,11 +2,11 @@
 // predictions count. YAML, checked with zod; a bad one gets one line naming the file and field.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { TermlabError } from '../errors.ts';
-import { parseYamlText } from '../yaml-text.ts';
-import { formatIssue } from '../files.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { parseYamlText } from '../../lib/yaml-text.ts';
+import { formatIssue } from '../../lib/files.ts';
 import { isLabelValue } from '../safety/labels.ts';
-import { packagePath } from '../package-root.ts';
+import { packagePath } from '../../lib/package-root.ts';
 
 export const DEFAULT_LAB = packagePath('manifests/lab.yaml');
 

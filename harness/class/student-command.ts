@@ -2,9 +2,9 @@
 // and writes the kubeconfig to hand them. `termlab class` holds the class-on-a-cluster commands.
 import { open, rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { type CommandIO, type CommandModule, parseOptions } from '../command.ts';
-import { classFlags } from '../commands/class.ts';
-import { EXIT, TermlabError, unwritable } from '../errors.ts';
+import { type CommandIO, type CommandModule, parseOptions } from '../cli/command.ts';
+import { classFlags } from '../cli/commands/class.ts';
+import { EXIT, TermlabError, unwritable } from '../../lib/errors.ts';
 import { connect } from '../kube/index.ts';
 import { addStudent, checkStudentName, DEFAULT_TOKEN_HOURS, MAX_TOKEN_HOURS } from './student.ts';
 import { clusterOf, renderStudentKubeconfig } from './student-kubeconfig.ts';

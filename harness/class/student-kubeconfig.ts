@@ -2,7 +2,7 @@
 // bounded ServiceAccount token, and the student's own namespace as the context's namespace.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 
 export interface StudentCluster {
   server: string;

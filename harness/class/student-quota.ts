@@ -1,6 +1,6 @@
 // The class's quota spread over its seats: each student namespace gets 1/seats of every limit in
 // the class's ConfigMap (manifests/class.yaml), rounded down, so the class never holds more than the whole.
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
 const DECIMAL: Record<string, number> = { k: 1e3, M: 1e6, G: 1e9, T: 1e12 };

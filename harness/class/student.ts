@@ -5,7 +5,7 @@
 // namespace. (A ValidatingAdmissionPolicy cannot do it: on CONNECT to pods/exec and pods/portforward
 // it sees only PodExecOptions / PodPortForwardOptions, never the pod or its labels — docs/instructor-guide.md.)
 import * as k8s from '@kubernetes/client-node';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { classify, listObjects, timeoutOptions, withRetry, type Cluster } from '../kube/index.ts';
 import { MANAGED_BY, MANAGER } from '../safety/labels.ts';
 import { CLASS_LABEL } from '../safety/reap-class.ts';

@@ -4,7 +4,7 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { isTermlabError } from '../errors.ts';
+import { isTermlabError } from '../../lib/errors.ts';
 import { gradeMembers, gradePaths, type GradeRun, keptOf } from '../grade/files.ts';
 import { GradeTally } from '../grade/tally.ts';
 import { retryReason } from '../grade/attempts.ts';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../command.ts';
-import { gradeFlags } from '../commands/grade.ts';
-import { TermlabError } from '../errors.ts';
+import { type CommandModule, parseOptions } from '../cli/command.ts';
+import { gradeFlags } from '../cli/commands/grade.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
 import { VERDICT_LABEL } from '../report/format.ts';

@@ -9,7 +9,7 @@ import { carriesPod, describeCitation } from './sources.ts';
 import { DEADLINE_EXCEEDED, DEADLINE_REACTION_SECONDS, type DeadlineTiming, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
-import type { StateCitation } from '../observation.ts';
+import type { StateCitation } from '../observation/schema.ts';
 import { wallMs } from './wall-time.ts';
 
 /** Rounding of the lab's millisecond times and of the harness's clock mapping. */

@@ -6,7 +6,7 @@ import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';
 import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
-import { MAX_JSON_DEPTH } from '../observation-read.ts';
+import { MAX_JSON_DEPTH } from '../observation/read.ts';
 import { carriesPod, describeEvent, describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';

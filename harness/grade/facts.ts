@@ -1,8 +1,8 @@
 // Grading in two stages: first the facts (every source of the file parsed once: the lab server's
 // lines, the container states the watch and the reads showed, the timeline as the one derivation
 // gives it), then the checks, each a pure function of these facts.
-import type { ContainerRecord, Observation, StateCitation, WatchEvent } from '../observation.ts';
-import { carriesPod, containerLabLines, type DerivedTimeline, deriveContainers, deriveTimeline, type LabLine, type LineJson, type MalformedLabLine, parseLabLogLines } from '../observation-timeline.ts';
+import type { ContainerRecord, Observation, StateCitation, WatchEvent } from '../observation/schema.ts';
+import { carriesPod, containerLabLines, type DerivedTimeline, deriveContainers, deriveTimeline, type LabLine, type LineJson, type MalformedLabLine, parseLabLogLines } from '../observation/timeline.ts';
 
 /** A container state as the watch event or pod read shows it. */
 export type ShownState = WatchEvent['containers'][number];

@@ -1,7 +1,7 @@
 // grade(observation) -> GradeResult: pure, offline, from the file alone.
-import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation.ts';
+import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation/schema.ts';
 import { describePreStop } from '../scenario/schema.ts';
-import { HARNESS_VERSION } from '../version.ts';
+import { HARNESS_VERSION } from '../../lib/version.ts';
 import { observedDeadline, podStatusEvidence, podStatusOutcome, safetyNetEnded } from './deadline.ts';
 import { containerChecks, sidecarOutcomes } from './containers.ts';
 import { evidenceChecks } from './evidence.ts';

@@ -5,7 +5,7 @@
 // kubelet did not cut it. Measured on the real node (issue 21): kube-apiserver SIGKILLed ~1 s into
 // terminating; the watch dropped (ECONNRESET), the server logged `aborted` 145 ms later, before the
 // preStop hook began, and with nothing in flight drained and exited 0.
-import type { TransportEvent } from '../observation.ts';
+import type { TransportEvent } from '../observation/schema.ts';
 import { proxyLeftFirst } from './containers.ts';
 import { describeLine, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';

@@ -1,14 +1,14 @@
 // A student's predictions, graded against what was observed and against the model.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { TermlabError } from '../errors.ts';
-import { parseYamlText } from '../yaml-text.ts';
-import { formatIssue } from '../files.ts';
-import { type SealedPredictions, SealedPredictionsSchema } from '../observation.ts';
-import { readRegularTextFile } from '../observation-read.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { parseYamlText } from '../../lib/yaml-text.ts';
+import { formatIssue } from '../../lib/files.ts';
+import { type SealedPredictions, SealedPredictionsSchema } from '../observation/schema.ts';
+import { readRegularTextFile } from '../observation/read.ts';
 import { oneLine } from '../report/terminal.ts';
 import type { Scenario } from '../scenario/schema.ts';
-import { nearest } from '../suggest.ts';
+import { nearest } from '../../lib/suggest.ts';
 import { describeRetries, predictRetries } from './retry-theory.ts';
 import type { Prediction } from './theory.ts';
 

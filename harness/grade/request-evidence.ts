@@ -6,7 +6,7 @@ import { describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
-import type { RequestRecord } from '../observation-parts.ts';
+import type { RequestRecord } from '../observation/parts.ts';
 
 /** The lab server writes a progress line this often while it works (server/app.ts). */
 const PROGRESS_INTERVAL_MS = 250;

@@ -2,8 +2,8 @@
 // each against the others, then the attempts and the effect count against the retries model, and the
 // cause told in one sentence with times. A claim of one effect is checked against the ledger's records
 // and every server's effect lines: a hand-edited count or a removed attempt is evidence invalid.
-import { type Attempt, type Retries, ROUTE_UNREAD, routeCandidates } from '../observation-retries.ts';
-import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
+import { type Attempt, type Retries, ROUTE_UNREAD, routeCandidates } from '../observation/retries.ts';
+import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation/timeline.ts';
 import { type LedgerLineOf, parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Facts } from './facts.ts';
 import { requestRecordProblem } from './request-evidence.ts';

@@ -1,12 +1,12 @@
 // How checks name and follow the evidence behind their facts (facts.ts): a log line, a watch event,
 // a pod read, and what a citation points at.
-import type { PodRead, StateCitation, WatchEvent } from '../observation.ts';
-import { carriesPod } from '../observation-timeline.ts';
+import type { PodRead, StateCitation, WatchEvent } from '../observation/schema.ts';
+import { carriesPod } from '../observation/timeline.ts';
 import type { Facts, ShownState } from './facts.ts';
 
 export { carriesPod };
 
-export { type LabFields, type LabLine, type MalformedLabLine, parseLabLogLines, parseLogLineJson } from '../observation-timeline.ts';
+export { type LabFields, type LabLine, type MalformedLabLine, parseLabLogLines, parseLogLineJson } from '../observation/timeline.ts';
 
 export { type Facts, type ShownState, type StateSource, watchHadGap } from './facts.ts';
 

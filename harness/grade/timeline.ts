@@ -1,6 +1,6 @@
 // The bars a report draws, in seconds from the delete; every bar keeps its source.
-import type { Observation } from '../observation.ts';
-import { parseLogLineJson } from '../observation-timeline.ts';
+import type { Observation } from '../observation/schema.ts';
+import { parseLogLineJson } from '../observation/timeline.ts';
 import { parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Prediction } from './theory.ts';
 import type { TimelineBar } from './types.ts';

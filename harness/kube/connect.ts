@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { apiErrorText } from './failures.ts';
 import { ApiHealth } from './retry.ts';
 

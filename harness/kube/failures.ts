@@ -1,7 +1,7 @@
 // What went wrong with an API call, in one place: transient (worth trying again within the
 // outage budget) or final, with a short text for records and messages.
 import * as k8s from '@kubernetes/client-node';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 
 /** An HTTP answer other than 2xx from a request made by kube/http.ts. */
 export class HttpStatusError extends Error {

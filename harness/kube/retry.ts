@@ -2,7 +2,7 @@
 // exponential backoff and jitter (client-go's reflector: 0.8 s doubling to 30 s, jitter 1.0)
 // until one outage budget (--api-patience) is spent. A caller's 4xx is never retried.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { classify, type Failure } from './failures.ts';
 
 export const BACKOFF_INITIAL_MS = 800;

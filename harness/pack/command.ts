@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../command.ts';
-import { packFlags } from '../commands/pack.ts';
-import { EXIT } from '../errors.ts';
+import { type CommandModule, parseOptions } from '../cli/command.ts';
+import { packFlags } from '../cli/commands/pack.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { packRun } from './pack.ts';
 

@@ -5,11 +5,11 @@ import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rename, rm, writ
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { create } from 'tar';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { parsePredictions, predictionsSha256 } from '../grade/predictions.ts';
-import type { SealedPredictions } from '../observation.ts';
-import { readObservation } from '../observation-read.ts';
-import { HARNESS_VERSION } from '../version.ts';
+import type { SealedPredictions } from '../observation/schema.ts';
+import { readObservation } from '../observation/read.ts';
+import { HARNESS_VERSION } from '../../lib/version.ts';
 import { INTERRUPTED_MARKER, ARCHIVE_SUFFIX, MANIFEST_KIND, MANIFEST_NAME, MANIFEST_VERSION, MEMBER_NAME, PREDICTIONS_NAME, sha256, StudentSchema, type Manifest } from './manifest.ts';
 
 const OBSERVATION_SUFFIX = '.observation.json';

@@ -3,10 +3,10 @@
 // with a link or a path that climbs out is not one to half-trust.
 import { Parser, type ReadEntry } from 'tar';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { TermlabError } from '../errors.ts';
-import { formatIssue } from '../files.ts';
-import { MAX_OBSERVATION_BYTES } from '../observation.ts';
-import { readRegularFile } from '../observation-read.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { formatIssue } from '../../lib/files.ts';
+import { MAX_OBSERVATION_BYTES } from '../observation/schema.ts';
+import { readRegularFile } from '../observation/read.ts';
 import { ARCHIVE_SUFFIX, MANIFEST_NAME, ManifestSchema, MEMBER_NAME, sha256, type Manifest } from './manifest.ts';
 
 const OBSERVATION_SUFFIX = '.observation.json';

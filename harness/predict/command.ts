@@ -3,10 +3,10 @@
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { type CommandIO, type CommandModule, parseOptions } from '../command.ts';
-import { predictFlags } from '../commands/predict.ts';
-import { EXIT, TermlabError } from '../errors.ts';
-import { writeFileAtomic } from '../files.ts';
+import { type CommandIO, type CommandModule, parseOptions } from '../cli/command.ts';
+import { predictFlags } from '../cli/commands/predict.ts';
+import { EXIT, TermlabError } from '../../lib/errors.ts';
+import { writeFileAtomic } from '../../lib/files.ts';
 import { StudentSchema } from '../pack/manifest.ts';
 import { loadScenarios } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';

@@ -1,7 +1,7 @@
 // Writing the reports of a graded set, shared by `termlab grade` and `termlab run`.
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import type { GradeRun } from '../grade/files.ts';
-import { writeFileAtomic } from '../files.ts';
+import { writeFileAtomic } from '../../lib/files.ts';
 import { oneLine } from './terminal.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';

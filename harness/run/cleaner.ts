@@ -2,7 +2,7 @@
 // it; in `finally` the steps run in reverse order, each retried within the outage budget (no
 // abort signal: Ctrl-C must not stop cleanup), NotFound counting as done, and every step recorded.
 import { apiErrorText, isNotFound } from '../kube/index.ts';
-import type { Observation } from '../observation.ts';
+import type { Observation } from '../observation/schema.ts';
 import type { RunClock } from './clock.ts';
 
 /** 'done', 'gone' (already gone: done too), or 'skipped' (nothing to do; not recorded). */

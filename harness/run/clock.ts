@@ -1,6 +1,6 @@
 // One monotonic clock per run: ms since the run started, with the wall time it maps to.
 import { performance } from 'node:perf_hooks';
-import type { HarnessTime } from '../observation.ts';
+import type { HarnessTime } from '../observation/schema.ts';
 
 export class RunClock {
   private readonly origin = performance.now();

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CommandIO, CommandModule as Command } from '../command.ts';
-import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../errors.ts';
+import type { CommandIO, CommandModule as Command } from '../cli/command.ts';
+import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { GradeTally } from '../grade/tally.ts';
 import { markSuperseded, retryReason } from '../grade/attempts.ts';
@@ -14,7 +14,7 @@ import { readSealable, retryFieldProblem, seal } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
-import { formatIssue, writeFileAtomic } from '../files.ts';
+import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
 import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -26,7 +26,7 @@ import { environmentOf } from '../safety/environment.ts';
 import { ownershipOf, whoAmI } from '../safety/identity.ts';
 import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
-import { HARNESS_VERSION } from '../version.ts';
+import { HARNESS_VERSION } from '../../lib/version.ts';
 import { RunClock } from './clock.ts';
 import { createProgress } from './progress.ts';
 import type { ScenarioContext } from './scenario.ts';
@@ -92,7 +92,7 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
 }
 
 export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
-  // Its name, summary, usage and help are the Command object's (harness/commands/run.ts): one of each.
+  // Its name, summary, usage and help are the Command object's (harness/cli/commands/run.ts): one of each.
   return {
     async run(argv, io) {
       const plan = await planRun(argv);

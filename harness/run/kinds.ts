@@ -1,9 +1,9 @@
 // The two kinds of scenario a run runs, each one object: how long one may take, how many pods it
 // holds at once, how it runs (plan → execute → finish, in scenario.ts and rollout.ts), how its
 // observation is written, and whether a try whose request the harness lost runs again.
-import type { Observation } from '../observation.ts';
-import type { RolloutObservation } from '../observation-rollout.ts';
-import { writeAnyObservation } from '../observation-write.ts';
+import type { Observation } from '../observation/schema.ts';
+import type { RolloutObservation } from '../observation/rollout.ts';
+import { writeAnyObservation } from '../observation/write.ts';
 import type { ScenarioSet } from '../scenario/load.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import type { Scenario } from '../scenario/schema.ts';

@@ -4,8 +4,8 @@
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Cluster, readPod } from '../kube/index.ts';
-import type { LiveRead } from '../observation-rollout.ts';
-import type { HarnessTime } from '../observation.ts';
+import type { LiveRead } from '../observation/rollout.ts';
+import type { HarnessTime } from '../observation/schema.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 import { liveContainers } from './rollout-watch.ts';
 

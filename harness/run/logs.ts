@@ -1,7 +1,7 @@
 // Follows the container log with the API's timestamps; each line keeps when the harness got it.
 // A stream the API cut is made whole afterwards from a full read of the log.
 import { apiErrorText, followLog, readLog, type Cluster } from '../kube/index.ts';
-import type { HarnessTime, Observation } from '../observation.ts';
+import type { HarnessTime, Observation } from '../observation/schema.ts';
 import type { RunClock } from './clock.ts';
 
 type LogLine = Observation['evidence']['logLines'][number];

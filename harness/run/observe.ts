@@ -1,10 +1,10 @@
 // Builds the observation from what one scenario run recorded. Every time keeps its source.
 import type * as k8s from '@kubernetes/client-node';
-import { OBSERVATION_SCHEMA_VERSION, type HarnessTime, type Observation } from '../observation.ts';
+import { OBSERVATION_SCHEMA_VERSION, type HarnessTime, type Observation } from '../observation/schema.ts';
 import { apiTimeString } from './clock.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { LogFollower } from './logs.ts';
-import { type DerivedTimeline, deriveContainers, deriveTimeline } from '../observation-timeline.ts';
+import { type DerivedTimeline, deriveContainers, deriveTimeline } from '../observation/timeline.ts';
 import type { RequestRecord } from './request.ts';
 import type { PodWatch } from './watch.ts';
 

@@ -1,8 +1,8 @@
 // What every kind of scenario run shares: its run record, and the frame its phases run in — a
 // failure recorded in the run (its own code kept for the exit code), never thrown; the cleaner
 // always run, newest first; a run whose cleanup failed never called complete.
-import { TermlabError } from '../errors.ts';
-import type { Observation } from '../observation.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import type { Observation } from '../observation/schema.ts';
 import type { Cleaner } from './cleaner.ts';
 import type { ScenarioContext } from './scenario.ts';
 

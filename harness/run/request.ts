@@ -2,7 +2,7 @@
 // and a complete body are told apart from the body alone.
 import { createHash } from 'node:crypto';
 import { Agent, request, errors as undiciErrors } from 'undici';
-import type { HarnessTime, Observation } from '../observation.ts';
+import type { HarnessTime, Observation } from '../observation/schema.ts';
 import type { RunClock } from './clock.ts';
 
 /** The lab server names the pod it runs in with this response header (server/app.ts). */

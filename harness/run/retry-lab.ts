@@ -10,10 +10,10 @@
 // lab's subject), and sends to the pod it picked.
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { createService, deletePod, deleteService, listEndpointSlices, openPortForward, readPod, type PortForwardHandle } from '../kube/index.ts';
-import type { HarnessTime } from '../observation.ts';
-import { type Attempt, type Retries, ROUTE_UNREAD, type Route, routeCandidates } from '../observation-retries.ts';
+import type { HarnessTime } from '../observation/schema.ts';
+import { type Attempt, type Retries, ROUTE_UNREAD, type Route, routeCandidates } from '../observation/retries.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { renderLedger, renderLedgerService, renderRetryService, renderStandby } from '../scenario/render-retry.ts';
 import { labPort } from '../scenario/render.ts';

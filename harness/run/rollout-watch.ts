@@ -1,7 +1,7 @@
 // A rollout's four watches (Deployment, ReplicaSets, Pods, EndpointSlices), started before the
 // load, each event kept compactly with the harness time it arrived and each watch's own life.
 import { COLLECTIONS, collectionVersion, type Cluster, WatchStream } from '../kube/index.ts';
-import type { RolloutObservation, RolloutPodEvent } from '../observation-rollout.ts';
+import type { RolloutObservation, RolloutPodEvent } from '../observation/rollout.ts';
 import { ROLE_LABEL } from '../scenario/render-rollout.ts';
 import { LAB_MODE_ENV } from '../../server/contract.ts';
 import { apiTimeString, type RunClock } from './clock.ts';

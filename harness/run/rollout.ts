@@ -3,10 +3,10 @@
 // each terminating pod is read live the moment its deletion is seen; every pod's log is followed.
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { createDeployment, createPod, createService, deleteDeployment, deletePod, deleteService, readPod, replaceDeploymentTemplate } from '../kube/index.ts';
-import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type RolloutObservation } from '../observation-rollout.ts';
-import type { HarnessTime } from '../observation.ts';
+import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type RolloutObservation } from '../observation/rollout.ts';
+import type { HarnessTime } from '../observation/schema.ts';
 import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, type RolloutRenderOptions, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import { Cleaner } from './cleaner.ts';

@@ -3,9 +3,9 @@
 // of the observation; evidence is collected before cleanup, and the cleaner undoes in reverse.
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { deletePod, listEvents, nodeInfo, openPortForward, readPod, removeFinalizer, type Cluster, type PortForwardHandle } from '../kube/index.ts';
-import type { HarnessTime, Observation, SealedPredictions } from '../observation.ts';
+import type { HarnessTime, Observation, SealedPredictions } from '../observation/schema.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { renderPod, requestPort } from '../scenario/render.ts';

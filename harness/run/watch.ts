@@ -2,7 +2,7 @@
 // own life (a gap is evidence too), and a GET of the pod after every gap, kept apart as a pod read.
 import type * as k8s from '@kubernetes/client-node';
 import { PodWatchStream, readPod, type Cluster, type PodEventType, type WatchLife } from '../kube/index.ts';
-import type { PodRead, WatchEvent } from '../observation.ts';
+import type { PodRead, WatchEvent } from '../observation/schema.ts';
 import { apiTimeString, type RunClock } from './clock.ts';
 
 type Lifecycle = { event: WatchLife; at: ReturnType<RunClock['now']>; resourceVersion: string | null; detail?: string };

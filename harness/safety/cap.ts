@@ -1,5 +1,5 @@
 // --max-pods: count this owner's live lab pods before creating more.
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { listPods, type Cluster } from '../kube/index.ts';
 import { ownerSelector } from './labels.ts';
 

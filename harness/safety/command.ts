@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions, pickFlags } from '../command.ts';
-import { REAP_OWN_FLAGS, reapFlags } from '../commands/reap.ts';
-import { EXIT, TermlabError } from '../errors.ts';
+import { type CommandModule, parseOptions, pickFlags } from '../cli/command.ts';
+import { REAP_OWN_FLAGS, reapFlags } from '../cli/commands/reap.ts';
+import { EXIT, TermlabError } from '../../lib/errors.ts';
 import { connect } from '../kube/index.ts';
 import { ownershipOf, whoAmI } from './identity.ts';
 import { defaultOwnerId, isLabelValue } from './labels.ts';

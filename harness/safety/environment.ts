@@ -1,6 +1,6 @@
 // The class environment (termlab.io/env) from --env or the lab file's `env`.
 import { readLab } from '../class/lab.ts';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { isLabelValue } from './labels.ts';
 
 export async function environmentOf(values: { env?: string; lab?: string }): Promise<string | undefined> {

@@ -4,7 +4,7 @@
 // the quota. Never a pod over the quota: the API server is the one that counts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as k8s from '@kubernetes/client-node';
-import { TermlabError, isTermlabError } from '../errors.ts';
+import { TermlabError, isTermlabError } from '../../lib/errors.ts';
 import { createPod, type Cluster } from '../kube/index.ts';
 
 export const DEFAULT_QUOTA_WAIT_MS = 120_000;

@@ -1,8 +1,8 @@
 // `termlab reap --all-owners`: the instructor's (or the CronJob's) reaper for a whole class.
 import { parseArgs } from 'node:util';
-import { type CommandIO, parseOptions, pickFlags } from '../command.ts';
-import { REAP_ALL_FLAGS, reapFlags } from '../commands/reap.ts';
-import { EXIT, TermlabError } from '../errors.ts';
+import { type CommandIO, parseOptions, pickFlags } from '../cli/command.ts';
+import { REAP_ALL_FLAGS, reapFlags } from '../cli/commands/reap.ts';
+import { EXIT, TermlabError } from '../../lib/errors.ts';
 import { connect } from '../kube/index.ts';
 import { environmentOf } from './environment.ts';
 import { formatReapAll, reapAllOwners } from './reap-all.ts';

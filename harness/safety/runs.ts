@@ -4,8 +4,8 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { unwritable } from '../errors.ts';
-import { readJsonFile, writeFileAtomic } from '../files.ts';
+import { unwritable } from '../../lib/errors.ts';
+import { readJsonFile, writeFileAtomic } from '../../lib/files.ts';
 
 const RunRecordSchema = z.object({
   runId: z.string(),

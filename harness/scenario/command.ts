@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../command.ts';
-import { scenariosFlags } from '../commands/scenarios.ts';
+import { type CommandModule, parseOptions } from '../cli/command.ts';
+import { scenariosFlags } from '../cli/commands/scenarios.ts';
 import { predictScenario as predict } from '../grade/pod-theory.ts';
 import { describeRetries, predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';

@@ -1,12 +1,12 @@
 // Reading scenario files and the pod template: YAML, checked with zod, errors that name the field.
 import { readFile } from 'node:fs/promises';
-import { TermlabError } from '../errors.ts';
-import { parseYamlText } from '../yaml-text.ts';
-import { formatIssue } from '../files.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { parseYamlText } from '../../lib/yaml-text.ts';
+import { formatIssue } from '../../lib/files.ts';
 import { oneLine } from '../report/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
-import { nearest } from '../suggest.ts';
-import { packagePath } from '../package-root.ts';
+import { nearest } from '../../lib/suggest.ts';
+import { packagePath } from '../../lib/package-root.ts';
 import { FileScenarioSchema, PreStopSchema, RETRY_FIELDS, ScenarioFileSchema, type Scenario } from './schema.ts';
 
 export const DEFAULT_SCENARIOS = packagePath('manifests/scenarios.yaml');

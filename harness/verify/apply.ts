@@ -6,10 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import * as k8s from '@kubernetes/client-node';
 import { z } from 'zod';
-import { isTermlabError, TermlabError } from '../errors.ts';
-import { formatIssue } from '../files.ts';
+import { isTermlabError, TermlabError } from '../../lib/errors.ts';
+import { formatIssue } from '../../lib/files.ts';
 import { COLLECTIONS, type Cluster, WatchStream, withRetry } from '../kube/index.ts';
-import { parseYamlDocuments } from '../yaml-text.ts';
+import { parseYamlDocuments } from '../../lib/yaml-text.ts';
 
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 

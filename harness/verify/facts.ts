@@ -5,8 +5,8 @@
 import { describeLifecycle } from '../grade/rollout/theory.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
-import type { LiveContainer } from '../observation-rollout.ts';
-import type { VerificationObservation } from './observation.ts';
+import type { LiveContainer } from '../observation/rollout.ts';
+import type { VerificationObservation } from '../observation/verification.ts';
 
 export interface PodTimes {
   name: string;

@@ -1,12 +1,12 @@
 // A verification file read back through its schema and graded: the one path `termlab verify` and
 // `termlab grade` both take, so the verdict offline is the verdict the run printed.
-import { TermlabError } from '../errors.ts';
-import { formatIssue, writeFileAtomic } from '../files.ts';
-import { parseJsonText, readRegularTextFile } from '../observation-read.ts';
-import { MAX_OBSERVATION_BYTES } from '../observation.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
+import { parseJsonText, readRegularTextFile } from '../observation/read.ts';
+import { MAX_OBSERVATION_BYTES } from '../observation/schema.ts';
 import { writeReport } from '../report/write.ts';
 import { gradeVerification, type VerifyGrade } from './grade.ts';
-import { VERIFICATION_SCHEMA_VERSION, VERIFICATION_SUFFIX, type VerificationObservation, VerificationObservationSchema } from './observation.ts';
+import { VERIFICATION_SCHEMA_VERSION, VERIFICATION_SUFFIX, type VerificationObservation, VerificationObservationSchema } from '../observation/verification.ts';
 import { renderVerifyHtml, renderVerifyJunit, renderVerifyMarkdown } from './report.ts';
 
 export function parseVerification(data: unknown, source: string): VerificationObservation {

@@ -2,13 +2,13 @@
 // request gets one of four causes from the evidence (the pod's deletion and TERM, its endpoint's
 // serving state), then the advice from the measured figures, never claiming more than was seen.
 import { z } from 'zod';
-import { EXIT } from '../errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { PROXY_PROPAGATION_SECONDS } from '../grade/rollout/theory.ts';
 import { isFailure, parseLoadLog } from '../grade/rollout/records.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
 import { originOf, type PodTimes, podTimes } from './facts.ts';
-import type { VerificationObservation } from './observation.ts';
+import type { VerificationObservation } from '../observation/verification.ts';
 
 export const CAUSES = {
   1: 'sent to a terminating pod still in the endpoints',

@@ -2,7 +2,7 @@
 // Services, the restartedAt patch), through the same retry within the outage budget; and every
 // refusal for want of a right turned into the one sentence that names it.
 import * as k8s from '@kubernetes/client-node';
-import { TermlabError, isTermlabError } from '../errors.ts';
+import { TermlabError, isTermlabError } from '../../lib/errors.ts';
 import { type Cluster, isNotFound, timeoutOptions, withRetry } from '../kube/index.ts';
 
 const limit = (cluster: Cluster) => timeoutOptions(cluster.health.requestTimeoutMs);

@@ -4,7 +4,7 @@
 import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { ROLE_LABEL } from '../scenario/render-rollout.ts';
-import type { VerifyRequest } from './observation.ts';
+import type { VerifyRequest } from '../observation/verification.ts';
 
 /** The scenario label of every verification's objects. */
 export const VERIFY_SCENARIO = 'verify';

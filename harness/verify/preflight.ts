@@ -4,10 +4,10 @@
 // namespace shop"), before a load pod has run and not halfway through the rollout. The reads that
 // would otherwise fail quietly (a pod, a pod's log) are tried on a pod of the Deployment.
 import type * as k8s from '@kubernetes/client-node';
-import { isTermlabError } from '../errors.ts';
+import { isTermlabError } from '../../lib/errors.ts';
 import { type Cluster, timeoutOptions, withRetry } from '../kube/index.ts';
 import { needing, patchRestartedAt } from './kube.ts';
-import type { VerifyRequest } from './observation.ts';
+import type { VerifyRequest } from '../observation/verification.ts';
 import type { ReadTarget } from './target.ts';
 
 const DRY_RUN = 'All';

@@ -8,7 +8,7 @@ import { cell } from '../report/markdown.ts';
 import { escapeTerminal as t } from '../report/terminal.ts';
 import type { PodTimes } from './facts.ts';
 import { CAUSES, type CauseNumber, type VerifyGrade } from './grade.ts';
-import type { VerificationObservation } from './observation.ts';
+import type { VerificationObservation } from '../observation/verification.ts';
 
 const VERDICT = { pass: '✅ pass', fail: '❌ fail', inconclusive: '⚠️ inconclusive' } as const;
 const s1 = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)}s`);

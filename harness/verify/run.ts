@@ -3,10 +3,10 @@
 // moment its deletion is seen; the old pods' logs and the load pod's log are followed.
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
-import type { RolloutPodEvent } from '../observation-rollout.ts';
-import type { Observation } from '../observation.ts';
+import type { RolloutPodEvent } from '../observation/rollout.ts';
+import type { Observation } from '../observation/schema.ts';
 import { Cleaner } from '../run/cleaner.ts';
 import { apiTimeString } from '../run/clock.ts';
 import { LiveReads } from '../run/live-reads.ts';
@@ -17,7 +17,7 @@ import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { parseLoadLine } from '../../server/contract-schemas.ts';
 import { needing, patchRestartedAt, RESTARTED_AT } from './kube.ts';
 import { renderVerifyLoadPod, VERIFY_SCENARIO, workMsOf } from './load-pod.ts';
-import { type Target, VERIFICATION_KIND, VERIFICATION_SCHEMA_VERSION, type VerificationObservation, type VerifyRequest } from './observation.ts';
+import { type Target, VERIFICATION_KIND, VERIFICATION_SCHEMA_VERSION, type VerificationObservation, type VerifyRequest } from '../observation/verification.ts';
 import type { ReadTarget } from './target.ts';
 import { VerifyWatches } from './watches.ts';
 

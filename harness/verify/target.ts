@@ -2,12 +2,12 @@
 // lifecycle, grace, probes), every current pod (UID, live lifecycle) and the Service in front of
 // them; and the plan printed before acting.
 import type * as k8s from '@kubernetes/client-node';
-import { TermlabError } from '../errors.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { listPods } from '../kube/index.ts';
 import { apiTimeString } from '../run/clock.ts';
 import { liveContainers } from '../run/rollout-watch.ts';
 import { listServices, needing, readDeployment, selectorString, selects } from './kube.ts';
-import type { Target, VerifyRequest } from './observation.ts';
+import type { Target, VerifyRequest } from '../observation/verification.ts';
 import type { Cluster } from '../kube/index.ts';
 
 type Raw = Record<string, any>;

@@ -4,11 +4,11 @@
 // it arrived, and each watch's own life (a gap is evidence too). Each collection is listed first.
 import { COLLECTIONS, collectionVersion, withRetry } from '../kube/index.ts';
 import { getText } from '../kube/http.ts';
-import type { RolloutPodEvent } from '../observation-rollout.ts';
+import type { RolloutPodEvent } from '../observation/rollout.ts';
 import { apiTimeString } from '../run/clock.ts';
 import { ObjectWatches, podEvent } from '../run/rollout-watch.ts';
 import { needing } from './kube.ts';
-import type { VerificationObservation } from './observation.ts';
+import type { VerificationObservation } from '../observation/verification.ts';
 
 type Evidence = VerificationObservation['evidence'];
 type Raw = Record<string, any>;

@@ -1,8 +1,8 @@
 // The model against the simulator on a small grid (the full one is `npm run check:model`): every
 // mode with no hook, an exec hook and an httpGet hook, work ending before and after the kill.
 import { describe, expect, it } from 'vitest';
-import { FULL_GRID, gridScenarios, SMALL_GRID } from '../../cluster/check-model/grid.ts';
-import { checkModel, closingTable } from '../../cluster/check-model/run.ts';
+import { FULL_GRID, gridScenarios, SMALL_GRID } from '../../dev/check-model/grid.ts';
+import { checkModel, closingTable } from '../../dev/check-model/run.ts';
 import { ScenarioFileSchema } from '../../harness/scenario/schema.ts';
 
 describe('the check:model grid', () => {

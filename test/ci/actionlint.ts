@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect } from 'vitest';
-import { REPO } from '../../cluster/kind/versions.ts';
+import { REPO } from '../../dev/kind/versions.ts';
 
 /** .ci/run installs this version here; the tests build it here too when Go is present. */
 export const ACTIONLINT_VERSION = 'v1.7.12';

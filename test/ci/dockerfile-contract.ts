@@ -2,7 +2,7 @@
 // (dockerfile-ast, the parser of the Docker language server) or from the CI node's build plan.
 // Both sides reduce to the same shape, so the recipe test can compare them field by field.
 import { Copy, DockerfileParser, type Entrypoint, type Env, From, type Instruction } from 'dockerfile-ast';
-import type { LabImagePlan } from '../../cluster/node/images.ts';
+import type { LabImagePlan } from '../../dev/node/images.ts';
 
 export interface ImageContract {
   /** Repository sources the image holds, sorted. */

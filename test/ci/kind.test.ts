@@ -6,8 +6,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLUSTER_NAME, CONTEXT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, KUBE_MINORS, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, REPO, RUN_LINE, kindNodeImage } from '../../cluster/kind/versions.ts';
-import { EXIT_SETUP_FAILED, EXIT_USAGE } from '../../cluster/kind/tools.ts';
+import { CLUSTER_NAME, CONTEXT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, KUBE_MINORS, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, REPO, RUN_LINE, kindNodeImage } from '../../dev/kind/versions.ts';
+import { EXIT_SETUP_FAILED, EXIT_USAGE } from '../../dev/kind/tools.ts';
 
 // Each case has its own folder of stand-ins and its own call log, so that the cases run side by side:
 // each spawns the script as a real process and waits for it, and that start-up is most of their time.
@@ -31,7 +31,7 @@ function bench(): Bench {
     },
     npmScript(script, args = []) {
       return new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, `cluster/kind/${script}.ts`), ...args], { cwd: REPO, env: { ...process.env, PATH: bin }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, `dev/kind/${script}.ts`), ...args], { cwd: REPO, env: { ...process.env, PATH: bin }, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '', stderr = '';
         child.stdout.on('data', (c: Buffer) => { stdout += c; });
         child.stderr.on('data', (c: Buffer) => { stderr += c; });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { REPO } from '../../cluster/kind/versions.ts';
+import { REPO } from '../../dev/kind/versions.ts';
 import { RELEASED_LAB_IMAGE } from '../../harness/run/image-pull.ts';
 import { DOCKERFILE, LAB_STAGE } from '../../server/dockerfile.ts';
 import { LAB_IMAGE } from '../../server/image.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LAB_STAGE } from '../../server/dockerfile.ts';
-import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage, nodeImageVersion } from '../../cluster/kind/versions.ts';
+import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage, nodeImageVersion } from '../../dev/kind/versions.ts';
 import { ACTIONLINT_VERSION, actionsUsed, COMMIT_PIN, expectLintsClean, lint, useActionlint } from './actionlint.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { create } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { MANIFEST_NAME, ManifestSchema, sha256 } from '../../harness/pack/manifest.ts';
 import { packRun } from '../../harness/pack/pack.ts';
 import { openArchive } from '../../harness/pack/unpack.ts';

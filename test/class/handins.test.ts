@@ -7,7 +7,7 @@ import { strToU8, zipSync } from 'fflate';
 import { create } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { packRun } from '../../harness/pack/pack.ts';
 import { openArchive } from '../../harness/pack/unpack.ts';
 import { runCli } from '../support/cli.ts';

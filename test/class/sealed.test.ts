@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { predictionsSha256 } from '../../harness/grade/predictions.ts';
-import { ObservationSchema } from '../../harness/observation.ts';
+import { ObservationSchema } from '../../harness/observation/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { writeRunDir } from './fixtures.ts';
 

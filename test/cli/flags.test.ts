@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../harness/errors.ts';
-import { flagsOf, nearestFlag, wantsHelp } from '../../harness/flags.ts';
+import { EXIT } from '../../lib/errors.ts';
+import { flagsOf, nearestFlag, wantsHelp } from '../../harness/cli/flags.ts';
 import { runCli } from '../support/cli.ts';
 
 const offline = { KUBECONFIG: '/nonexistent/kubeconfig' };

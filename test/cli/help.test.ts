@@ -3,10 +3,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { helpOf, usageOf } from '../../harness/command.ts';
-import { createCommands } from '../../harness/commands/index.ts';
-import { runFlags } from '../../harness/commands/run.ts';
-import { EXIT } from '../../harness/errors.ts';
+import { helpOf, usageOf } from '../../harness/cli/command.ts';
+import { createCommands } from '../../harness/cli/commands/index.ts';
+import { runFlags } from '../../harness/cli/commands/run.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { OPTIONS as RUN_PARSER_OPTIONS } from '../../harness/run/command.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
@@ -38,7 +38,7 @@ describe('each subcommand is one Command object', () => {
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/parseArgs\(\{[^;]*?options: ([^,)}\s]+)/g)].map((m) => [relative(repoRoot, file), m[1]!] as const));
     expect(parsers.length).toBeGreaterThanOrEqual(8);
     for (const [file, options] of parsers) {
-      const allowed = options.startsWith('parseOptions(') || (file === 'harness/run/command.ts' && options === 'OPTIONS') || (file === 'harness/schema-command.ts' && options === '{');
+      const allowed = options.startsWith('parseOptions(') || (file === 'harness/run/command.ts' && options === 'OPTIONS') || (file === 'harness/observation/schema-command.ts' && options === '{');
       expect(allowed, `${file}: options ${options}`).toBe(true);
     }
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { repoRoot } from '../support/processes.ts';
 
 /** The lines of every ```sh block, comments after `#` dropped. */

@@ -1,4 +1,4 @@
-// The node's fault matrix (cluster/node/faults.ts) on the simulated cluster, on the default transport
+// The node's fault matrix (dev/node/faults.ts) on the simulated cluster, on the default transport
 // (portforward), with the API healthy: the node's kubelet-paused-5s (the kubelet stopped 5 s inside the
 // hook, graded as on the node), and the port-forward streams alone reset. (test/support/fault-pair.ts
 // runs the pair.)
@@ -7,7 +7,7 @@ import { grade } from '../../harness/grade/grade.ts';
 import { expectHonest, runPair, why } from '../support/fault-pair.ts';
 
 describe.concurrent('the lab pair on the default transport while the kubelet is stopped', () => {
-  // cluster/node/faults.ts kubelet-paused-5s: SIGSTOP 2 s into terminating (the hook starts about then), SIGCONT 5 s later.
+  // dev/node/faults.ts kubelet-paused-5s: SIGSTOP 2 s into terminating (the hook starts about then), SIGCONT 5 s later.
   it('paused 5 s inside the hook: the path held, so it is graded on the kubelet (matches, inconclusive with its cause, or differs naming its lateness), never a lost path or invalid; one try each', async () => {
     let resumedAt = Number.POSITIVE_INFINITY;
     const { tries, left, struck, missed, sim } = await runPair('run-fk-paused', { fault: 'pause-kubelet', seconds: 5 }, 'during-hook', (s) => s.kubeletPause.once('resumed', () => { resumedAt = performance.timeOrigin + performance.now(); }));
@@ -16,7 +16,7 @@ describe.concurrent('the lab pair on the default transport while the kubelet is 
       expect(list.length, `${scenario}: ${why(list[0]!)}`).toBe(1);
       const o = list[0]!;
       const result = grade(o);
-      // The node suite's rule for a kubelet fault (dishonest() in cluster/node/faults.ts).
+      // The node suite's rule for a kubelet fault (dishonest() in dev/node/faults.ts).
       const honest = result.verdict === 'matches-model' || (result.verdict === 'inconclusive' && result.explanation.trim() !== '')
         || (result.verdict === 'differs-from-model' && /the kubelet was late/.test(result.explanation));
       expect(honest, `${scenario}: ${result.verdict}: ${result.explanation} ${why(o)}`).toBe(true);

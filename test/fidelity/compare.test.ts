@@ -1,7 +1,7 @@
 // The fidelity comparison: it must fail when the sides disagree, and pass when they agree.
 import { describe, expect, it } from 'vitest';
-import { compareMatrixWide, compareSides, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS } from '../../cluster/fidelity/compare.ts';
-import type { RunSummary, SideFile } from '../../cluster/fidelity/summary.ts';
+import { compareMatrixWide, compareSides, MEDIAN_TOLERANCE_SECONDS, TICKER_WINDOWS } from '../../dev/fidelity/compare.ts';
+import type { RunSummary, SideFile } from '../../dev/fidelity/summary.ts';
 
 function run(over: Partial<RunSummary> & { term?: number }, repetition = 1): RunSummary {
   const { term = 1.8, ...rest } = over;

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { containerdKills } from '../../cluster/fidelity/containerd-log.ts';
+import { containerdKills } from '../../dev/fidelity/containerd-log.ts';
 
 const SB = '3debeae01ff9f0eeb6e2f294517be83a4cb5f5e0a49190328fb0cbaa68b8d78a';
 const LAB = '3125923f3ed137829f54bff3fda87f0bef0c573bf9f00c7fe92d6d9271cc310f';

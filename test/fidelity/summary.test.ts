@@ -2,8 +2,8 @@
 // ended → its log stream's end (the kubelet's removal), and the harness's release of its finalizer → DELETED.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../cluster/fidelity/summary.ts';
-import type { HarnessTime, Observation } from '../../harness/observation.ts';
+import { summarize } from '../../dev/fidelity/summary.ts';
+import type { HarnessTime, Observation } from '../../harness/observation/schema.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 
 const later = (time: HarnessTime, ms: number): HarnessTime => ({ mono: time.mono + ms, wall: new Date(Date.parse(time.wall) + ms).toISOString() });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { retryReason } from '../../harness/grade/attempts.ts';
 import { strayedFromDesign, tooCloseToDecide } from '../../harness/grade/pairs.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 
 const load = (name: string, folder = 'class10-node') => {
   const file = join(import.meta.dirname, 'fixtures', folder, `${name}.observation.json`);

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { safetyNetEnded } from '../../harness/grade/deadline.ts';
 import { factsOf } from '../../harness/grade/facts.ts';
 import { grade } from '../../harness/grade/grade.ts';
-import type { Observation } from '../../harness/observation.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const dir = join(repoRoot, 'test', 'grade', 'fixtures', 'deadline');

@@ -1,12 +1,12 @@
-// The one derivation of the timeline (harness/observation-timeline.ts): every recorded file's
+// The one derivation of the timeline (harness/observation/timeline.ts): every recorded file's
 // timeline is what it gives from the file's evidence, and the grader names the field that is not.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
-import type { Observation } from '../../harness/observation.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
-import { DERIVED_TIMELINE_FIELDS, deriveTimeline } from '../../harness/observation-timeline.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
+import { DERIVED_TIMELINE_FIELDS, deriveTimeline } from '../../harness/observation/timeline.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 import { repoRoot } from '../support/processes.ts';
 

@@ -6,15 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
-import { isTermlabError } from '../../harness/errors.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import { isTermlabError } from '../../lib/errors.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 import { harmlessPatterns } from '../support/harmless.ts';
 import { extremes, mutations, removals } from '../support/mutations.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const examplesDir = join(repoRoot, 'reports', 'examples');
 
-/** The real node's own recording of the default matrix (Kubernetes 1.34, `termlab run` on cluster/node). */
+/** The real node's own recording of the default matrix (Kubernetes 1.34, `termlab run` on dev/node). */
 const nodeDir = join(repoRoot, 'test', 'grade', 'fixtures', 'node');
 
 const load = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.observation.json')).map((file) => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { gradeClass } from '../../harness/class/command.ts';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
-import { jsonDepth, parseJsonText, valueDepth } from '../../harness/observation-read.ts';
+import { jsonDepth, parseJsonText, valueDepth } from '../../harness/observation/read.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { runCli } from '../support/cli.ts';

@@ -9,8 +9,8 @@ import { observedKubelet } from '../../harness/grade/kubelet-times.ts';
 import { tooCloseToCall } from '../../harness/grade/outcome.ts';
 import { factsOf } from '../../harness/grade/facts.ts';
 import { predict } from '../../harness/grade/theory.ts';
-import type { Observation } from '../../harness/observation.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 
 const dir = join(import.meta.dirname, 'fixtures', 'sim-grid');
 const load = (name: string): Observation => parseObservationFile(JSON.parse(readFileSync(join(dir, `${name}.observation.json`), 'utf8')), name).observation;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 
 const file = join(import.meta.dirname, 'fixtures', 'late-api-stamp', 'restored-grace.observation.json');
 const load = () => parseObservationFile(JSON.parse(readFileSync(file, 'utf8')), file).observation;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { gradePairs } from '../../harness/grade/pairs.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 
 const RESTORED = { ...BASE_SCENARIO, name: 'restored-grace', terminationGracePeriodSeconds: 15, labPair: { id: 'grace', role: 'restored' as const } };

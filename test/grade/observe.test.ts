@@ -2,7 +2,7 @@
 // it, cited as a read; and "evidence lost" when the pod is gone and no end was ever seen.
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
-import { ObservationSchema, type PodRead } from '../../harness/observation.ts';
+import { ObservationSchema, type PodRead } from '../../harness/observation/schema.ts';
 import { buildObservation as assemble, type Recorded } from '../../harness/run/observe.ts';
 import { newRequestRecord } from '../../harness/run/request.ts';
 import { buildObservation } from '../support/observations.ts';

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { parsePredictions, seal } from '../../harness/grade/predictions.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 import { predictionShown } from '../../harness/report/format.ts';
 import { templateText } from '../../harness/predict/file.ts';
 import { loadScenarios } from '../../harness/scenario/load.ts';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 

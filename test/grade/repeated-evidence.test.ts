@@ -2,7 +2,7 @@
 // the harness span counts an object's keys without listing them): what each catches, and what it lets be.
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { buildObservation } from '../support/observations.ts';
 
 const check = (o: Observation, id: string) => grade(o).checks.find((c) => c.id === id)!;

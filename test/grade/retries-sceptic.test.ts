@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
-import type { Observation } from '../../harness/observation.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const DIR = join(repoRoot, 'test/grade/fixtures/retries/sim');

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { predictRetries } from '../../harness/grade/retry-theory.ts';
-import type { Observation } from '../../harness/observation.ts';
-import type { Attempt } from '../../harness/observation-retries.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
+import type { Attempt } from '../../harness/observation/retries.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import { repoRoot } from '../support/processes.ts';
 

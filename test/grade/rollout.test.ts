@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { gradeRollout } from '../../harness/grade/rollout/grade.ts';
-import { RolloutObservationSchema, type RolloutObservation } from '../../harness/observation-rollout.ts';
+import { RolloutObservationSchema, type RolloutObservation } from '../../harness/observation/rollout.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
 import { lifecycleRows } from '../../harness/report/rollout.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { exitCodeOf, gradePaths } from '../../harness/grade/files.ts';
 import { failedOrInconclusive } from '../../harness/grade/grade.ts';
 import { counted } from '../../harness/grade/attempts.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { GradeTally } from '../../harness/grade/tally.ts';
 import type { GradeResult } from '../../harness/grade/types.ts';
 import { BASE_SCENARIO, buildObservation, exampleObservations } from '../support/observations.ts';

@@ -2,12 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isTermlabError } from '../../harness/errors.ts';
+import { isTermlabError } from '../../lib/errors.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { gradePairs } from '../../harness/grade/pairs.ts';
 import { predict } from '../../harness/grade/theory.ts';
-import type { Observation } from '../../harness/observation.ts';
-import { parseObservationFile } from '../../harness/observation-read.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
+import { parseObservationFile } from '../../harness/observation/read.ts';
 import { removals } from '../support/mutations.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 import { repoRoot } from '../support/processes.ts';

@@ -2,7 +2,7 @@
 // clear account of what it does with a minor it does not know.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_KUBE_VERSION } from '../../cluster/node/layout.ts';
+import { DEFAULT_KUBE_VERSION } from '../../dev/node/layout.ts';
 import { SIM_MINORS } from '../../cluster/sim/versions.ts';
 import { NEWEST_MINOR, predict, RULES_BY_MINOR, rulesFor } from '../../harness/grade/theory.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';

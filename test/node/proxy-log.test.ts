@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { proxySyncs, proxySyncsIn } from '../../cluster/node/proxy-log.ts';
+import { proxySyncs, proxySyncsIn } from '../../dev/node/proxy-log.ts';
 
 const LOG = `I1130 14:06:38.123132   22958 proxier.go:763] "Syncing iptables rules" ipFamily="IPv4" fullSync=true
 I1130 14:06:38.196162   22958 proxier.go:757] "SyncProxyRules complete" ipFamily="IPv4" elapsed="73.036726ms"

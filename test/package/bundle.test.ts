@@ -39,10 +39,10 @@ describe('the bundled CLI', () => {
     expect(second.stderr).toMatch(new RegExp(`TERMLAB \\d+: running ${bundle}, up to date\n`));
     expect(second.stderr).not.toContain('building');
 
-    const source = join(dir, 'harness/version.ts');
+    const source = join(dir, 'lib/version.ts');
     writeFileSync(source, readFileSync(source, 'utf8').replace('= PACKAGE_VERSION;', "= PACKAGE_VERSION + '-edited';"));
     const edited = termlab(dir, ['--version']);
-    expect(edited.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: harness/version.ts changed\n`));
+    expect(edited.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: lib/version.ts changed\n`));
     expect(edited.stdout).toBe('0.1.0-edited\n');
     // The edit is in one of the bundle's files: the entry, or a chunk of it.
     const files = [bundle, ...readdirSync(join(dir, 'dist/chunks')).map((name) => join(dir, 'dist/chunks', name))];

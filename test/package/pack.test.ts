@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** Packing and installing about a hundred packages from the cache is a build step, not a check of speed. */
@@ -14,7 +14,7 @@ const INSTALL_BUDGET_MS = 5 * 60_000;
 /** The simulated run of one scenario: its pod's whole life plus start-up, on a busy machine. */
 const RUN_BUDGET_MS = 2 * 60_000;
 
-const NEEDED = ['bin/termlab.js', 'dist/cli.mjs', 'harness/cli.ts', 'cluster/sim/index.ts', 'server/main.ts', 'server/lab-hook.sh', 'manifests/scenarios.yaml', 'manifests/lab-pod.yaml', 'package.json'];
+const NEEDED = ['bin/termlab.js', 'dist/cli.mjs', 'harness/cli/main.ts', 'cluster/sim/index.ts', 'server/main.ts', 'server/lab-hook.sh', 'manifests/scenarios.yaml', 'manifests/lab-pod.yaml', 'package.json'];
 const NOT_SHIPPED = [/^test\//, /^bench\//, /^cluster\/node\//, /\.go$/, /(^|\/)go\.(mod|sum)$/, /^reports\//, /^\.ci\//, /^\.github\//, /^docs\//];
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-pack-'));

@@ -6,9 +6,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rename
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT, exitCodeFor, gravestExit, TermlabError } from '../../harness/errors.ts';
+import { EXIT, exitCodeFor, gravestExit, TermlabError } from '../../lib/errors.ts';
 import { escapedApiFailure } from '../../harness/kube/failures.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { Cleaner } from '../../harness/run/cleaner.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { runPhases } from '../../harness/run/phases.ts';

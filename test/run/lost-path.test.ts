@@ -14,7 +14,7 @@ import { runScenario, type Phase, type ScenarioContext } from '../../harness/run
 import { loadTemplate } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import type { FaultRequest } from '../../cluster/sim/faults.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { repoRoot } from '../support/processes.ts';
 
 let sim: SimCluster;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { grade } from '../../harness/grade/grade.ts';
-import { ObservationSchema } from '../../harness/observation.ts';
+import { ObservationSchema } from '../../harness/observation/schema.ts';
 import { repoRoot } from '../support/processes.ts';
 import { runCli } from '../support/cli.ts';
 

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_OBSERVATION_BYTES } from '../../harness/observation.ts';
-import { readAnyObservationFile } from '../../harness/observation-read.ts';
-import { writeAnyObservation } from '../../harness/observation-write.ts';
+import { MAX_OBSERVATION_BYTES } from '../../harness/observation/schema.ts';
+import { readAnyObservationFile } from '../../harness/observation/read.ts';
+import { writeAnyObservation } from '../../harness/observation/write.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'termlab-observation-write-'));

@@ -12,7 +12,7 @@ import { RunClock } from '../../harness/run/clock.ts';
 import { runScenario, type Phase, type ScenarioContext } from '../../harness/run/scenario.ts';
 import { loadTemplate } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 

@@ -1,7 +1,7 @@
 // The retry rules on their own: which failures are tried again, the backoff's shape, the budget.
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor, TermlabError } from '../../harness/errors.ts';
+import { exitCodeFor, TermlabError } from '../../lib/errors.ts';
 import { ApiHealth, Backoff, classify, withRetry } from '../../harness/kube/index.ts';
 
 const apiError = (code: number) => new k8s.ApiException(code, 'failed', { message: `status ${code}` }, {});

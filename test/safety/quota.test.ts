@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exitCodeFor, isTermlabError } from '../../harness/errors.ts';
+import { exitCodeFor, isTermlabError } from '../../lib/errors.ts';
 import { connect } from '../../harness/kube/index.ts';
 import { createPodWithinQuota, quotaRefusal } from '../../harness/safety/quota.ts';
 

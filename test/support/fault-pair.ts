@@ -1,4 +1,4 @@
-// The node's fault matrix (cluster/node/faults.ts) on the simulated cluster, on the default transport
+// The node's fault matrix (dev/node/faults.ts) on the simulated cluster, on the default transport
 // (portforward), shared by test/faults/default-transport-*.test.ts (one file per part, so that the parts
 // run beside other files): the lab pair runs side by side on one cluster per case, as `termlab run`
 // does; a try whose request the harness lost runs again on a fresh pod (as --retries 1 does); the fault
@@ -9,7 +9,7 @@ import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import type { FaultRequest } from '../../cluster/sim/faults.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { connect, listPods, readPod, type Cluster } from '../../harness/kube/index.ts';
-import type { Observation } from '../../harness/observation.ts';
+import type { Observation } from '../../harness/observation/schema.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { podNameFor, runScenario, type Phase, type ScenarioContext } from '../../harness/run/scenario.ts';
 import { loadScenarioSet, loadTemplate } from '../../harness/scenario/load.ts';

@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { counted } from '../../harness/grade/attempts.ts';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { predict } from '../../harness/grade/theory.ts';
-import { ObservationSchema } from '../../harness/observation.ts';
+import { ObservationSchema } from '../../harness/observation/schema.ts';
 import { runCli } from './cli.ts';
 import { repoRoot } from './processes.ts';
 

@@ -1,8 +1,8 @@
 // Builds consistent observation files for grader tests and benchmarks: the same shape the runner
 // writes, with times laid out the way a kubelet following the rules would produce them.
-import { OBSERVATION_SCHEMA_VERSION, type Observation, type WatchEvent } from '../../harness/observation.ts';
+import { OBSERVATION_SCHEMA_VERSION, type Observation, type WatchEvent } from '../../harness/observation/schema.ts';
 import { predict } from '../../harness/grade/theory.ts';
-import { deriveTimeline } from '../../harness/observation-timeline.ts';
+import { deriveTimeline } from '../../harness/observation/timeline.ts';
 import { renderPreStop } from '../../server/contract-schemas.ts';
 import { hookDurationSeconds, type Scenario } from '../../harness/scenario/schema.ts';
 
@@ -97,7 +97,7 @@ export function buildObservation(scenario: Scenario = BASE_SCENARIO, actual?: Pa
       watchEstablished: { at: at(1000) }, podReady: { at: at(900) }, requestSent: { at: at(1200) },
       requestAccepted: outcome === 'rejected' ? null : { at: at(accepted) }, deleteIssued: { at: at(deleted) },
       deleteAcknowledged: { at: at(deleted + 10), deletionTimestamp, deletionGracePeriodSeconds: scenario.terminationGracePeriodSeconds },
-      // The derived points as the runner derives them (harness/observation-timeline.ts).
+      // The derived points as the runner derives them (harness/observation/timeline.ts).
       hookStart: derived.hookStart, hookEnd: derived.hookEnd, termReceived: derived.termReceived,
       requestEnded: { at: at(requestEnd) },
       containerTerminated: derived.containerTerminated, podDeleted: derived.podDeleted,

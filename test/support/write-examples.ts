@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { counted } from '../../harness/grade/attempts.ts';
 import { gradePaths } from '../../harness/grade/files.ts';
-import { ObservationSchema } from '../../harness/observation.ts';
-import { writeAnyObservation } from '../../harness/observation-write.ts';
+import { ObservationSchema } from '../../harness/observation/schema.ts';
+import { writeAnyObservation } from '../../harness/observation/write.ts';
 import { exampleObservations } from './observations.ts';
 import { repoRoot } from './processes.ts';
 

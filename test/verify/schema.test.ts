@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseVerification } from '../../harness/verify/files.ts';
-import { verificationJsonSchema } from '../../harness/verify/observation.ts';
+import { verificationJsonSchema } from '../../harness/observation/verification.ts';
 import { repoRoot } from '../support/processes.ts';
 
 describe('the verification file', () => {

@@ -13,7 +13,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { defaultImages, type ImageMap, labServerBundle } from '../../cluster/sim/runtime.ts';
-import { EXIT, exitCodeFor, gravestExit } from '../../harness/errors.ts';
+import { EXIT, exitCodeFor, gravestExit } from '../../lib/errors.ts';
 import { verifyBoundsMs } from '../../harness/verify/run.ts';
 import type { ReadTarget } from '../../harness/verify/target.ts';
 import { runCli } from '../support/cli.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { defaultImages, type ImageMap, labServerBundle } from '../../cluster/sim/runtime.ts';
 import { runCli } from '../support/cli.ts';

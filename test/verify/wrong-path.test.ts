@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../harness/errors.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { runCli } from '../support/cli.ts';
 
 describe('termlab verify with a path the app does not serve', () => {

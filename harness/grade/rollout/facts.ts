@@ -1,7 +1,7 @@
 // What a rollout observation says about each pod, worked out once from its sources: the watch
 // (created, Ready, deletion, end), the EndpointSlice watch (endpoint removed), the pod's own log
 // (TERM, hook, exit) and its live read. Times are seconds from the template change.
-import type { LiveRead, RolloutObservation, RolloutPodEvent } from '../../observation-rollout.ts';
+import type { LiveRead, RolloutObservation, RolloutPodEvent } from '../../observation/rollout.ts';
 import { type LabLine, parseLabLogLines, watchHadGap } from '../sources.ts';
 
 export interface PodFacts {

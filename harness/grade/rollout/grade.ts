@@ -2,9 +2,9 @@
 // verdict rules as a pod observation. Every claim is held against a second source: the load's
 // records against the lab pods' logs, the live reads against the watch and the logs.
 import { isDeepStrictEqual } from 'node:util';
-import type { RolloutObservation } from '../../observation-rollout.ts';
+import type { RolloutObservation } from '../../observation/rollout.ts';
 import { describePreStop } from '../../scenario/schema.ts';
-import { HARNESS_VERSION } from '../../version.ts';
+import { HARNESS_VERSION } from '../../../lib/version.ts';
 import { TOLERANCE_SECONDS } from '../theory.ts';
 import { type Check, fail, type GradeResult, inconclusive, pass, RUBRIC_VERSION, type RolloutSection, verdictOf } from '../types.ts';
 import { originOf, type PodFacts, podFacts } from './facts.ts';

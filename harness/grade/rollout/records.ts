@@ -2,8 +2,8 @@
 // (the format server/load.ts writes): the one copy of what every request did.
 import type { z } from 'zod';
 import { LoadEndSchema, LoadRecordSchema, LoadStartSchema } from '../../../server/contract-schemas.ts';
-import { formatIssue } from '../../files.ts';
-import type { PodLog } from '../../observation-rollout.ts';
+import { formatIssue } from '../../../lib/files.ts';
+import type { PodLog } from '../../observation/rollout.ts';
 import { parseLogLineJson } from '../sources.ts';
 
 export type LoadRecord = z.infer<typeof LoadRecordSchema> & { line: number };

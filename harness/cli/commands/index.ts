@@ -1,0 +1,27 @@
+// Every subcommand, as the CLI lists them. Each is a light Command object; its module is imported
+// only when it runs, so `termlab X` loads X alone.
+import type { Command, CommandModule } from '../command.ts';
+import type { SimHandle, SimStartOptions } from '../../run/command.ts';
+import { classCommand } from './class.ts';
+import { grade } from './grade.ts';
+import { pack } from './pack.ts';
+import { predict } from './predict.ts';
+import { reap } from './reap.ts';
+import { runCommand } from './run.ts';
+import { scenarios } from './scenarios.ts';
+import { schema } from './schema.ts';
+import { simCommand } from './sim.ts';
+import { verifyCommand } from './verify.ts';
+
+/** What the CLI's one door to cluster/sim gives. */
+export interface SimModule {
+  simCommand: CommandModule;
+  startSimCluster(options: { kubeVersion?: string; proxy?: { syncDelayMs: number } }): Promise<SimHandle>;
+}
+
+export function createCommands(loadSim: () => Promise<SimModule>): Command[] {
+  const startSim = async (options: SimStartOptions) => (await loadSim()).startSimCluster({
+    kubeVersion: options.kubeVersion, ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }),
+  });
+  return [runCommand(startSim), scenarios, grade, reap, schema, simCommand(loadSim), pack, predict, classCommand, verifyCommand(startSim)];
+}

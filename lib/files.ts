@@ -1,0 +1,51 @@
+// Generic file helpers any layer may use (harness, cluster/sim, dev/node): whole-or-nothing
+// writes, and reading a JSON file through a zod schema with one line naming the file and field.
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import type { z } from 'zod';
+import { issueText } from '../server/contract-schemas.ts';
+import { oneLine } from '../harness/report/terminal.ts';
+
+/**
+ * Writes a file whole or not at all: a temporary file beside it, then a rename. `mode` is the
+ * file's mode from its creation on (a private file is never wider, not even for a moment).
+ */
+export async function writeFileAtomic(path: string, text: string, mode?: number): Promise<void> {
+  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', mode);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+}
+
+export type JsonFileResult<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/**
+ * Reads a JSON file and parses it with `schema`. A missing, unreadable or invalid file is a
+ * result with one line naming the file (and the field), never a throw: the caller decides.
+ */
+export async function readJsonFile<S extends z.ZodType>(path: string, schema: S): Promise<JsonFileResult<z.infer<S>>> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    return { ok: false, problem: `${path}: ${(error as Error).message.split('\n')[0]}` };
+  }
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, problem: `${path}: ${formatIssue(parsed.error.issues[0]!)}` };
+}
+
+/** A zod issue as the contract tells it (where, then what), on one line with control characters escaped. */
+export function formatIssue(issue: z.core.$ZodIssue, whole = '(top level)'): string {
+  return oneLine(issueText(issue, whole));
+}
