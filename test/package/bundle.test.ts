@@ -10,7 +10,7 @@ import { repoRoot } from '../support/processes.ts';
 
 /** `npm ci` from the local cache is an install, not a check of speed. */
 const INSTALL_BUDGET_MS = 5 * 60_000;
-const PACKAGE_FILES = ['bin', 'harness', 'cluster/sim', 'server', 'manifests', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const PACKAGE_FILES = ['bin', 'lib', 'harness', 'cluster/sim', 'server', 'manifests', 'package.json', 'package-lock.json', 'tsconfig.json'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-bundle-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
