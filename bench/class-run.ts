@@ -14,31 +14,68 @@ import { startSimCluster } from '../cluster/sim/index.ts';
 import { gradePaths } from '../harness/grade/files.ts';
 import { repoRoot } from '../test/support/processes.ts';
 
-const { values } = parseArgs({ options: {
-  students: { type: 'string', default: '40' }, kubeconfig: { type: 'string' }, 'student-kubeconfigs': { type: 'string' }, namespace: { type: 'string' },
-} });
+const { values } = parseArgs({
+  options: {
+    students: { type: 'string', default: '40' },
+    kubeconfig: { type: 'string' },
+    'student-kubeconfigs': { type: 'string' },
+    namespace: { type: 'string' },
+  },
+});
 const students = Number(values.students);
 const root = mkdtempSync(join(tmpdir(), 'termlab-class-run-'));
 const sim = values.kubeconfig ? null : await startSimCluster();
 const sharedKubeconfig = values.kubeconfig ?? join(root, 'sim.kubeconfig');
 if (sim) writeFileSync(sharedKubeconfig, sim.kubeconfig, { mode: 0o600 });
 const studentDir = values['student-kubeconfigs'];
-const studentKubeconfigs = studentDir ? readdirSync(studentDir).filter((f) => f.endsWith('.kubeconfig')).sort().map((f) => join(studentDir, f)) : [];
-if (studentDir && !studentKubeconfigs.length) throw new Error(`--student-kubeconfigs ${studentDir}: no *.kubeconfig files in it (termlab class student writes them)`);
-const kubeconfigOf = (i: number) => (studentKubeconfigs.length ? studentKubeconfigs[i % studentKubeconfigs.length]! : sharedKubeconfig);
+const studentKubeconfigs = studentDir
+  ? readdirSync(studentDir)
+      .filter((f) => f.endsWith('.kubeconfig'))
+      .sort()
+      .map((f) => join(studentDir, f))
+  : [];
+if (studentDir && !studentKubeconfigs.length)
+  throw new Error(
+    `--student-kubeconfigs ${studentDir}: no *.kubeconfig files in it (termlab class student writes them)`,
+  );
+const kubeconfigOf = (i: number) =>
+  studentKubeconfigs.length ? studentKubeconfigs[i % studentKubeconfigs.length]! : sharedKubeconfig;
 
 function runStudent(i: number): Promise<{ i: number; code: number | null; out: string; dir: string; seconds: number }> {
   const dir = join(root, `student-${i}`);
   mkdirSync(dir, { recursive: true });
   const started = performance.now();
-  const args = [join(repoRoot, 'bin', 'termlab.js'), 'run', '--kubeconfig', kubeconfigOf(i), '--lab', join(repoRoot, 'manifests', 'lab.yaml'),
-    '--only', 'short-grace,restored-grace', '--out', join(dir, 'run'), '--owner', `student-${i}`, ...(values.namespace ? ['--namespace', values.namespace] : [])];
+  const args = [
+    join(repoRoot, 'bin', 'termlab.js'),
+    'run',
+    '--kubeconfig',
+    kubeconfigOf(i),
+    '--lab',
+    join(repoRoot, 'manifests', 'lab.yaml'),
+    '--only',
+    'short-grace,restored-grace',
+    '--out',
+    join(dir, 'run'),
+    '--owner',
+    `student-${i}`,
+    ...(values.namespace ? ['--namespace', values.namespace] : []),
+  ];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, TERMLAB_STATE_DIR: join(dir, 'state') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      env: { ...process.env, TERMLAB_STATE_DIR: join(dir, 'state') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => { out += c; });
-    child.stderr.on('data', (c: Buffer) => { out += c; });
-    child.on('close', (code) => resolve({ i, code, out, dir: join(dir, 'run'), seconds: (performance.now() - started) / 1000 }));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      out += c;
+    });
+    child.on('close', (code) =>
+      resolve({ i, code, out, dir: join(dir, 'run'), seconds: (performance.now() - started) / 1000 }),
+    );
   });
 }
 
@@ -59,11 +96,15 @@ try {
       if (r.verdict !== 'matches-model') wrong.push(`student-${run.i} ${r.scenario}: ${r.verdict}: ${r.explanation}`);
     }
     if (graded.pairs.some((p) => p.checks.every((c) => c.status === 'pass'))) pairsPassed++;
-    if (run.code !== 0) wrong.push(`student-${run.i}: exit ${run.code}: ${run.out.trim().split('\n').slice(-3).join(' | ')}`);
+    if (run.code !== 0)
+      wrong.push(`student-${run.i}: exit ${run.code}: ${run.out.trim().split('\n').slice(-3).join(' | ')}`);
   }
   const kc = new k8s.KubeConfig();
-  if (sim) kc.loadFromString(sim.kubeconfig); else kc.loadFromFile(sharedKubeconfig);
-  const pods = await kc.makeApiClient(k8s.CoreV1Api).listPodForAllNamespaces({ labelSelector: 'app.kubernetes.io/managed-by=termlab' });
+  if (sim) kc.loadFromString(sim.kubeconfig);
+  else kc.loadFromFile(sharedKubeconfig);
+  const pods = await kc
+    .makeApiClient(k8s.CoreV1Api)
+    .listPodForAllNamespaces({ labelSelector: 'app.kubernetes.io/managed-by=termlab' });
   console.log(`students: ${students}`);
   console.log(`runs_exit_0: ${runs.filter((r) => r.code === 0).length}`);
   console.log(`pairs_passed: ${pairsPassed}`);

@@ -48,12 +48,20 @@ try {
   const floorStarted = performance.now();
   let members = 0;
   for (const name of readdirSync(classDir).sort()) {
-    for (const [member, data] of (await openArchive(join(classDir, name))).files) if (member.endsWith('.observation.json') && JSON.parse(data.toString('utf8'))) members++;
+    for (const [member, data] of (await openArchive(join(classDir, name))).files)
+      if (member.endsWith('.observation.json') && JSON.parse(data.toString('utf8'))) members++;
   }
   const floorSeconds = (performance.now() - floorStarted) / 1000;
   const graded = book.rows.reduce((sum, r) => sum + r.scenariosGraded, 0);
-  if (members !== SUBMISSIONS * scenarios.length || book.rows.length !== SUBMISSIONS || graded !== SUBMISSIONS * scenarios.length || book.rows.some((r) => r.review.length)) {
-    throw new Error(`expected ${SUBMISSIONS} clean rows of ${scenarios.length}; got ${book.rows.length} rows, ${graded} graded, ${book.rows.filter((r) => r.review.length).length} to review`);
+  if (
+    members !== SUBMISSIONS * scenarios.length ||
+    book.rows.length !== SUBMISSIONS ||
+    graded !== SUBMISSIONS * scenarios.length ||
+    book.rows.some((r) => r.review.length)
+  ) {
+    throw new Error(
+      `expected ${SUBMISSIONS} clean rows of ${scenarios.length}; got ${book.rows.length} rows, ${graded} graded, ${book.rows.filter((r) => r.review.length).length} to review`,
+    );
   }
   console.log(`submissions: ${SUBMISSIONS}`);
   console.log(`observations: ${graded}`);

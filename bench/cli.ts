@@ -18,14 +18,27 @@ process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const COMMANDS: Record<string, () => string[]> = {
   run_help: () => ['run', '--help'],
   grade_fixture: () => ['grade', 'reports/examples/completed-0.observation.json'],
-  run_sim_one: () => ['run', '--sim', '--only', 'immediate-exit', '--owner', 'bench', '--out', mkdtempSync(join(scratch, 'run-'))],
+  run_sim_one: () => [
+    'run',
+    '--sim',
+    '--only',
+    'immediate-exit',
+    '--owner',
+    'bench',
+    '--out',
+    mkdtempSync(join(scratch, 'run-')),
+  ],
 };
 
 /** One spawn's user + system CPU seconds. */
 function cpuSeconds(args: string[], fromSources: boolean): number {
   const times = join(scratch, 'time');
   const env = { ...process.env, TERMLAB_BUNDLE: fromSources ? '0' : '1', TERMLAB_STATE_DIR: join(scratch, 'state') };
-  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', times, process.execPath, 'bin/termlab.js', ...args], { cwd: repoRoot, env, encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', times, process.execPath, 'bin/termlab.js', ...args], {
+    cwd: repoRoot,
+    env,
+    encoding: 'utf8',
+  });
   if (r.error) throw new Error(`/usr/bin/time: ${r.error.message}`);
   // grade exits 1 on a failing example; only a crash is an error here.
   if (r.status !== 0 && r.status !== 1) throw new Error(`termlab ${args.join(' ')} exited ${r.status}:\n${r.stderr}`);
@@ -39,7 +52,10 @@ console.log(`runs_each: ${RUNS}`);
 for (const [name, args] of Object.entries(COMMANDS)) {
   const figures: Record<string, number> = {};
   for (const from of ['bundle', 'sources'] as const) {
-    figures[from] = percentile(Array.from({ length: RUNS }, () => cpuSeconds(args(), from === 'sources')), 0.5);
+    figures[from] = percentile(
+      Array.from({ length: RUNS }, () => cpuSeconds(args(), from === 'sources')),
+      0.5,
+    );
     console.log(`${name}_cpu_s_${from}: ${figures[from].toFixed(2)}`);
   }
   console.log(`${name}_cpu_ratio: ${(figures.bundle! / figures.sources!).toFixed(2)}`);

@@ -23,9 +23,15 @@ async function measure(dir: string): Promise<void> {
   const started = performance.now();
   // As `termlab grade DIR` grades to the terminal: each result shown as it comes, only its summary kept.
   let shown = 0;
-  const run = await gradePaths([dir], { slim: true, onResult: () => { shown++; } });
+  const run = await gradePaths([dir], {
+    slim: true,
+    onResult: () => {
+      shown++;
+    },
+  });
   const seconds = (performance.now() - started) / 1000;
-  if (run.tally.graded !== FILES || shown !== FILES || run.problems.length) throw new Error(`graded ${run.tally.graded} of ${FILES}; problems: ${run.problems.slice(0, 3).join('; ')}`);
+  if (run.tally.graded !== FILES || shown !== FILES || run.problems.length)
+    throw new Error(`graded ${run.tally.graded} of ${FILES}; problems: ${run.problems.slice(0, 3).join('; ')}`);
   const heapAfter = process.memoryUsage().heapUsed;
   const peakGrading = peakRssMb();
   const names = readdirSync(dir).sort();
@@ -54,11 +60,17 @@ if (process.env.BENCH_GRADE_DIR) {
   try {
     for (let i = 0; i < FILES; i++) {
       const scenario = { ...BASE_SCENARIO, name: `s${i % 50}`, terminationGracePeriodSeconds: 5 + (i % 4) * 5 };
-      writeFileSync(join(dir, `${String(i).padStart(6, '0')}.observation.json`), JSON.stringify(buildObservation(scenario, undefined, `uid-${i}`), null, 2));
+      writeFileSync(
+        join(dir, `${String(i).padStart(6, '0')}.observation.json`),
+        JSON.stringify(buildObservation(scenario, undefined, `uid-${i}`), null, 2),
+      );
     }
     console.log(`generator_peak_rss_mb: ${peakRssMb()}`);
     // The grading in a process of its own, as a user's `termlab grade` is: its memory is the grader's alone.
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], { stdio: 'inherit', env: { ...process.env, BENCH_GRADE_DIR: dir } });
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_GRADE_DIR: dir },
+    });
     if (child.status !== 0) throw new Error(`the grading process failed (${child.status ?? child.signal})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

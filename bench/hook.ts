@@ -22,7 +22,11 @@ const core = kc.makeApiClient(k8s.CoreV1Api);
 async function sample(i: number): Promise<{ lag: number; age: number | null }> {
   const name = `hook-${i}`;
   // The finalizer keeps the pod, and so its log, once the container has exited.
-  const body = labPod(name, { grace: 2, finalizers: ['termlab.io/hold'], lifecycle: { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', '0'] } } } });
+  const body = labPod(name, {
+    grace: 2,
+    finalizers: ['termlab.io/hold'],
+    lifecycle: { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', '0'] } } },
+  });
   const { metadata } = await core.createNamespacedPod({ namespace: 'default', body });
   for (;;) {
     const pod = await core.readNamespacedPod({ name, namespace: 'default' });
@@ -34,14 +38,15 @@ async function sample(i: number): Promise<{ lag: number; age: number | null }> {
     const log = await core.readNamespacedPodLog({ name, namespace: 'default' });
     const start = log.split('\n').find((l) => l.includes('"event":"hook-start"'));
     const launched = sim.truth(metadata!.uid!)?.hookStartAt;
-    if (start && launched) return { lag: Date.parse(JSON.parse(start).time) - launched, age: JSON.parse(start).procAgeMs ?? null };
+    if (start && launched)
+      return { lag: Date.parse(JSON.parse(start).time) - launched, age: JSON.parse(start).procAgeMs ?? null };
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 const samples: { lag: number; age: number | null }[] = [];
 for (let i = 0; i < SAMPLES; i += AT_ONCE) {
-  samples.push(...await Promise.all(Array.from({ length: Math.min(AT_ONCE, SAMPLES - i) }, (_, k) => sample(i + k))));
+  samples.push(...(await Promise.all(Array.from({ length: Math.min(AT_ONCE, SAMPLES - i) }, (_, k) => sample(i + k)))));
 }
 await sim.stop();
 const lags = samples.map((s) => s.lag);
@@ -51,4 +56,6 @@ console.log(`exec_hook_start_lag_p50_ms: ${percentile(lags, 0.5).toFixed(1)}`);
 console.log(`exec_hook_start_lag_p95_ms: ${percentile(lags, 0.95).toFixed(1)}`);
 console.log(`exec_hook_start_lag_max_ms: ${Math.max(...lags).toFixed(1)}`);
 // The hook process's age at its first line (10 ms steps), where /proc tells it.
-console.log(`exec_hook_proc_age_p95_ms: ${ages.length ? percentile(ages, 0.95).toFixed(1) : 'not measured (no /proc)'}`);
+console.log(
+  `exec_hook_proc_age_p95_ms: ${ages.length ? percentile(ages, 0.95).toFixed(1) : 'not measured (no /proc)'}`,
+);

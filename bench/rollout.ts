@@ -28,20 +28,40 @@ const RATE = 200;
 const WORK_MS = 20;
 const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-with-prestop']);
 if (set.kind !== 'rollout') throw new Error('manifests/rollout.yaml is not a rollout file');
-const scenario = { ...set.scenarios[0]!, load: { ...set.scenarios[0]!.load, rate: RATE, workMs: WORK_MS, connections: 64 } };
+const scenario = {
+  ...set.scenarios[0]!,
+  load: { ...set.scenarios[0]!.load, rate: RATE, workMs: WORK_MS, connections: 64 },
+};
 const dir = mkdtempSync(join(tmpdir(), 'termlab-bench-rollout-'));
 const kubeconfig = join(dir, 'kubeconfig');
-const sim = spawn(process.execPath, ['bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
+const sim = spawn(process.execPath, ['bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const lines = createInterface({ input: sim.stdout! });
 for await (const line of lines) if (line.startsWith('simulated cluster listening')) break;
 let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 100);
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 100);
 try {
   const cluster = await connect({ kubeconfigText: readFileSync(kubeconfig, 'utf8') });
-  const observation = await runRollout({
-    cluster, namespace: 'default', runId: 'run-bench-0000', owner: 'bench', harnessVersion: 'bench', simulated: true, template: await loadTemplate(),
-    transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
-  }, scenario);
+  const observation = await runRollout(
+    {
+      cluster,
+      namespace: 'default',
+      runId: 'run-bench-0000',
+      owner: 'bench',
+      harnessVersion: 'bench',
+      simulated: true,
+      template: await loadTemplate(),
+      transport: 'direct',
+      clock: new RunClock(),
+      signal: new AbortController().signal,
+      readyTimeoutMs: 60_000,
+      onPhase: () => {},
+    },
+    scenario,
+  );
   if (!observation.run.complete) throw new Error(`the rollout did not complete: ${observation.run.incompleteReason}`);
   // BENCH_OUT=FILE keeps the observation, to see where the time went.
   if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(observation));

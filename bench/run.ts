@@ -28,7 +28,10 @@ import { percentile } from './stats.ts';
 
 // The fidelity record of the newest minor the node ran (reports/fidelity/v1.N/node.json, as dev/fidelity/run.ts writes it).
 const NODE_RECORD = (() => {
-  const minors = (existsSync('reports/fidelity') ? readdirSync('reports/fidelity') : []).map((d) => /^v1\.(\d+)$/.exec(d)?.[1]).filter((m): m is string => m !== undefined).map(Number);
+  const minors = (existsSync('reports/fidelity') ? readdirSync('reports/fidelity') : [])
+    .map((d) => /^v1\.(\d+)$/.exec(d)?.[1])
+    .filter((m): m is string => m !== undefined)
+    .map(Number);
   const newest = minors.filter((m) => existsSync(`reports/fidelity/v1.${m}/node.json`)).sort((a, b) => b - a)[0];
   return newest === undefined ? null : `reports/fidelity/v1.${newest}/node.json`;
 })();
@@ -39,17 +42,44 @@ const scenarios = await loadScenarios();
 const template = await loadTemplate();
 const clock = new RunClock();
 const started = performance.now();
-const observations = await Promise.all(scenarios.map((scenario) => runScenario({
-  cluster, namespace: 'default', runId: 'run-bench-0000', owner: 'bench', harnessVersion: 'bench', simulated: true, template,
-  transport: 'portforward', clock, signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
-}, scenario)));
+const observations = await Promise.all(
+  scenarios.map((scenario) =>
+    runScenario(
+      {
+        cluster,
+        namespace: 'default',
+        runId: 'run-bench-0000',
+        owner: 'bench',
+        harnessVersion: 'bench',
+        simulated: true,
+        template,
+        transport: 'portforward',
+        clock,
+        signal: new AbortController().signal,
+        readyTimeoutMs: 60_000,
+        onPhase: () => {},
+      },
+      scenario,
+    ),
+  ),
+);
 const matrixSeconds = (performance.now() - started) / 1000;
 
 const errors = { log: [] as number[], watch: [] as number[] };
-const latency = { containerEnd: [] as number[], podGone: [] as number[], hookStart: [] as number[], termLine: [] as number[], hookEndLine: [] as number[] };
+const latency = {
+  containerEnd: [] as number[],
+  podGone: [] as number[],
+  hookStart: [] as number[],
+  termLine: [] as number[],
+  hookEndLine: [] as number[],
+};
 // When the sim's runtime took in the log line a point cites (the stamp its log API gives with timestamps=true).
-const lineTakenIn = (o: (typeof observations)[number], point: { from: { kind: string; line?: number } } | null): number | null => {
-  const stamp = point?.from.kind === 'log' && point.from.line !== undefined ? o.evidence.logLines[point.from.line]?.apiTime : null;
+const lineTakenIn = (
+  o: (typeof observations)[number],
+  point: { from: { kind: string; line?: number } } | null,
+): number | null => {
+  const stamp =
+    point?.from.kind === 'log' && point.from.line !== undefined ? o.evidence.logLines[point.from.line]?.apiTime : null;
   return stamp ? Date.parse(stamp) : null;
 };
 const lifetimes: number[] = [];
@@ -62,13 +92,16 @@ for (const o of observations) {
   if (t.hookEnd?.source === 'container-log') {
     const hookEndLineAt = lineTakenIn(o, t.hookEnd);
     if (hookEndLineAt !== null) errors.log.push(Math.abs(Date.parse(t.hookEnd.at.time) - hookEndLineAt));
-    if (truth.hookEndAt && !truth.hookTimedOut) latency.hookEndLine.push(truth.hookEndAt - Date.parse(t.hookEnd.at.time));
+    if (truth.hookEndAt && !truth.hookTimedOut)
+      latency.hookEndLine.push(truth.hookEndAt - Date.parse(t.hookEnd.at.time));
   }
-  if (t.containerTerminated && truth.exitPublishedAt) errors.watch.push(Math.abs(Date.parse(t.containerTerminated.at.wall) - truth.exitPublishedAt));
+  if (t.containerTerminated && truth.exitPublishedAt)
+    errors.watch.push(Math.abs(Date.parse(t.containerTerminated.at.wall) - truth.exitPublishedAt));
   if (t.podDeleted && truth.goneAt) errors.watch.push(Math.abs(Date.parse(t.podDeleted.at.wall) - truth.goneAt));
   if (truth.exitPublishedAt && truth.exitedAt) latency.containerEnd.push(truth.exitPublishedAt - truth.exitedAt);
   if (truth.goneAt && truth.exitPublishedAt) latency.podGone.push(truth.goneAt - truth.exitPublishedAt);
-  if (t.hookStart?.source === 'container-log' && truth.hookStartAt) latency.hookStart.push(Date.parse(t.hookStart.at.time) - truth.hookStartAt);
+  if (t.hookStart?.source === 'container-log' && truth.hookStartAt)
+    latency.hookStart.push(Date.parse(t.hookStart.at.time) - truth.hookStartAt);
   lifetimes.push(truth.createdAt && truth.goneAt ? (truth.goneAt - truth.createdAt) / 1000 : Number.NaN);
 }
 await sim.stop();
@@ -78,7 +111,10 @@ await sim.stop();
 let node: SideFile['runs'] = [];
 // The same scenarios as the matrix above: the record's others (retries, sidecars) keep their pods longer.
 const matrixNames = new Set(scenarios.map((s) => s.name));
-if (NODE_RECORD) node = SideFileSchema.parse(JSON.parse(readFileSync(NODE_RECORD, 'utf8'))).runs.filter((r) => matrixNames.has(r.scenario));
+if (NODE_RECORD)
+  node = SideFileSchema.parse(JSON.parse(readFileSync(NODE_RECORD, 'utf8'))).runs.filter((r) =>
+    matrixNames.has(r.scenario),
+  );
 console.log(`node_record: ${NODE_RECORD ?? 'none (no reports/fidelity/v1.N/node.json)'}`);
 const nodeFigure = (values: (number | null | undefined)[]) => {
   const known = values.filter((v): v is number => typeof v === 'number');
@@ -100,9 +136,13 @@ console.log(`harness_error_max_ms: ${fixed(Math.max(...all))}`);
 console.log(`harness_error_log_p95_ms: ${fixed(percentile(errors.log, 0.95))}`);
 console.log(`harness_error_watch_p95_ms: ${fixed(percentile(errors.watch, 0.95))}`);
 console.log(`source_latency_ms_container_end_p95: ${fixed(percentile(latency.containerEnd, 0.95))}`);
-console.log(`source_latency_ms_container_end_node_p95: ${nodeFigure(node.filter((r) => r.scenario === 'immediate-exit').map((r) => ms(r.offsets.ended, r.offsets.term)))}`);
+console.log(
+  `source_latency_ms_container_end_node_p95: ${nodeFigure(node.filter((r) => r.scenario === 'immediate-exit').map((r) => ms(r.offsets.ended, r.offsets.term)))}`,
+);
 console.log(`source_latency_ms_pod_gone_p95: ${fixed(percentile(latency.podGone, 0.95))}`);
-console.log(`source_latency_ms_pod_gone_node_p95: ${nodeFigure(node.map((r) => ms(r.offsets.deleted, r.offsets.ended)))}`);
+console.log(
+  `source_latency_ms_pod_gone_node_p95: ${nodeFigure(node.map((r) => ms(r.offsets.deleted, r.offsets.ended)))}`,
+);
 console.log(`source_latency_ms_hook_start_p95: ${fixed(percentile(latency.hookStart, 0.95))}`);
 console.log(`source_latency_ms_hook_start_node_p95: ${nodeFigure(node.map((r) => r.hookLaunchLagMs))}`);
 console.log(`source_latency_ms_term_line_p95: ${fixed(percentile(latency.termLine, 0.95))}`);

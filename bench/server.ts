@@ -18,24 +18,43 @@ function peakRssMb(pid: number): number {
 const lab = await startLabServer('graceful');
 const pid = lab.child.pid!;
 let peakRss = 0;
-const sampler = setInterval(() => { try { peakRss = Math.max(peakRss, peakRssMb(pid)); } catch { /* exited */ } }, 50);
+const sampler = setInterval(() => {
+  try {
+    peakRss = Math.max(peakRss, peakRssMb(pid));
+  } catch {
+    /* exited */
+  }
+}, 50);
 const agent = new Agent({ connections: REQUESTS + 10, pipelining: 1 });
 const started = performance.now();
 let lastCompletion = 0;
-let completed = 0, cut = 0, rejected = 0;
+let completed = 0,
+  cut = 0,
+  rejected = 0;
 
 const runs = Array.from({ length: REQUESTS }, async (_, i) => {
   try {
     const res = await request(`${lab.base}/work?ms=${WORK_MS}&id=b${i}`, { dispatcher: agent });
-    if (res.statusCode !== 200) { rejected++; await res.body.dump(); return; }
+    if (res.statusCode !== 200) {
+      rejected++;
+      await res.body.dump();
+      return;
+    }
     const { lines } = await readLines(res.body);
-    if (lines.at(-1)?.event === 'done') { completed++; lastCompletion = performance.now(); } else cut++;
+    if (lines.at(-1)?.event === 'done') {
+      completed++;
+      lastCompletion = performance.now();
+    } else cut++;
   } catch (error) {
     if (cut === 0) console.error('first cut:', error);
     cut++;
   }
 });
-await lab.waitForEvent(() => lab.events.filter((e) => e.event === 'accepted').length === REQUESTS, 'all accepted', 30_000);
+await lab.waitForEvent(
+  () => lab.events.filter((e) => e.event === 'accepted').length === REQUESTS,
+  'all accepted',
+  30_000,
+);
 await delay(Math.max(0, TERM_AFTER_MS - (performance.now() - started)));
 lab.child.kill('SIGTERM');
 const exit = await lab.exited;

@@ -9,14 +9,22 @@ const sim = await startSimCluster();
 const kc = new k8s.KubeConfig();
 kc.loadFromString(sim.kubeconfig);
 const core = kc.makeApiClient(k8s.CoreV1Api);
-const hooks = [{ exec: { command: ['lab-hook', 'sleep', '1000'] } }, { sleep: { seconds: 1 } }, { httpGet: { path: '/hook/prestop?ms=1500', port: 8080 } }, { sleep: { seconds: 3 } }];
+const hooks = [
+  { exec: { command: ['lab-hook', 'sleep', '1000'] } },
+  { sleep: { seconds: 1 } },
+  { httpGet: { path: '/hook/prestop?ms=1500', port: 8080 } },
+  { sleep: { seconds: 3 } },
+];
 const readyTimes: number[] = [];
 const errors: number[] = [];
 for (let i = 0; i < 8; i++) {
   const name = `one-${i}`;
   sim.fault({ fault: 'ignore-sigterm', namespace: 'default', name });
   const t0 = performance.now();
-  const created = await core.createNamespacedPod({ namespace: 'default', body: labPod(name, { grace: 2, lifecycle: { preStop: hooks[i % hooks.length] as never } }) });
+  const created = await core.createNamespacedPod({
+    namespace: 'default',
+    body: labPod(name, { grace: 2, lifecycle: { preStop: hooks[i % hooks.length] as never } }),
+  });
   const watch = await watchPod(kc, 'default', name, created.metadata!.resourceVersion);
   readyTimes.push((await watch.waitFor(isReady, 'ready')).at - t0);
   await core.deleteNamespacedPod({ name, namespace: 'default' });
@@ -25,7 +33,10 @@ for (let i = 0; i < 8; i++) {
   const t = sim.truth(created.metadata!.uid!)!;
   const hookWait = t.hookTimedOut ? t.gracePeriodSeconds! * 1000 : t.hookEndAt! - t.hookStartAt!;
   const remainder = Math.max(2, t.gracePeriodSeconds! - Math.trunc(hookWait / 1000));
-  errors.push(Math.abs(t.termSentAt! - t.hookStartAt! - hookWait), Math.abs(t.killSentAt! - t.termSentAt! - remainder * 1000));
+  errors.push(
+    Math.abs(t.termSentAt! - t.hookStartAt! - hookWait),
+    Math.abs(t.killSentAt! - t.termSentAt! - remainder * 1000),
+  );
 }
 await sim.stop();
 console.log(`single_create_to_ready_p50_ms: ${percentile(readyTimes, 0.5).toFixed(0)}`);

@@ -19,22 +19,32 @@ const hooks = [
   { sleep: { seconds: 2 } },
 ];
 const started = performance.now();
-const pods = await Promise.all(Array.from({ length: PODS }, async (_, i) => {
-  const name = `bench-${i}`;
-  const body = labPod(name, { grace: 1 + (i % 3), lifecycle: { preStop: hooks[i % hooks.length] as never } });
-  // SIGTERM is swallowed so every pod runs the whole sequence to SIGKILL.
-  sim.fault({ fault: 'ignore-sigterm', namespace: 'default', name });
-  const t0 = performance.now();
-  const created = await core.createNamespacedPod({ namespace: 'default', body });
-  const watch = await watchPod(kc, 'default', name, created.metadata!.resourceVersion);
-  const ready = await watch.waitFor(isReady, `${name} ready`, 60_000);
-  return { name, uid: created.metadata!.uid!, watch, readyMs: ready.at - t0 };
-}));
-const alive = (await core.listNamespacedPod({ namespace: 'default' })).items.filter((p) => p.status?.phase === 'Running').length;
+const pods = await Promise.all(
+  Array.from({ length: PODS }, async (_, i) => {
+    const name = `bench-${i}`;
+    const body = labPod(name, { grace: 1 + (i % 3), lifecycle: { preStop: hooks[i % hooks.length] as never } });
+    // SIGTERM is swallowed so every pod runs the whole sequence to SIGKILL.
+    sim.fault({ fault: 'ignore-sigterm', namespace: 'default', name });
+    const t0 = performance.now();
+    const created = await core.createNamespacedPod({ namespace: 'default', body });
+    const watch = await watchPod(kc, 'default', name, created.metadata!.resourceVersion);
+    const ready = await watch.waitFor(isReady, `${name} ready`, 60_000);
+    return { name, uid: created.metadata!.uid!, watch, readyMs: ready.at - t0 };
+  }),
+);
+const alive = (await core.listNamespacedPod({ namespace: 'default' })).items.filter(
+  (p) => p.status?.phase === 'Running',
+).length;
 const allReadyMs = performance.now() - started;
 
 await Promise.all(pods.map((p) => core.deleteNamespacedPod({ name: p.name, namespace: 'default' })));
-const exits = await Promise.all(pods.map(async (p) => terminatedState(await p.watch.waitFor((e) => Boolean(terminatedState(e)), `${p.name} terminated`, 60_000))?.exitCode));
+const exits = await Promise.all(
+  pods.map(
+    async (p) =>
+      terminatedState(await p.watch.waitFor((e) => Boolean(terminatedState(e)), `${p.name} terminated`, 60_000))
+        ?.exitCode,
+  ),
+);
 for (const p of pods) p.watch.stop();
 
 // Each step against its rule, from the sim's own record.
@@ -43,10 +53,10 @@ for (const p of pods) {
   const t = sim.truth(p.uid)!;
   const grace = t.gracePeriodSeconds!;
   const hookWait = t.hookTimedOut ? grace * 1000 : t.hookEndAt! - t.hookStartAt!;
-  errors.push(Math.abs(t.termSentAt! - t.hookStartAt! - hookWait));                  // TERM when the hook ends or the grace runs out
+  errors.push(Math.abs(t.termSentAt! - t.hookStartAt! - hookWait)); // TERM when the hook ends or the grace runs out
   const remainder = Math.max(2, grace - Math.trunc(hookWait / 1000));
-  errors.push(Math.abs(t.stopGracePeriodSeconds! - remainder) * 1000);                 // whole-second truncation, 2 s minimum
-  errors.push(Math.abs(t.killSentAt! - t.termSentAt! - remainder * 1000));             // SIGKILL when the remainder runs out
+  errors.push(Math.abs(t.stopGracePeriodSeconds! - remainder) * 1000); // whole-second truncation, 2 s minimum
+  errors.push(Math.abs(t.killSentAt! - t.termSentAt! - remainder * 1000)); // SIGKILL when the remainder runs out
 }
 await sim.stop();
 

@@ -28,7 +28,9 @@ const RATE = 200;
 const WORK_MS = 20;
 const dir = mkdtempSync(join(tmpdir(), 'termlab-bench-verify-'));
 const kubeconfig = join(dir, 'kubeconfig');
-const sim = spawn(process.execPath, ['bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'inherit'] });
+const sim = spawn(process.execPath, ['bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const lines = createInterface({ input: sim.stdout! });
 for await (const line of lines) if (line.includes(' listening on ')) break;
 try {
@@ -36,7 +38,21 @@ try {
   kc.loadFromFile(kubeconfig);
   await createApp(kc, 'default', { name: 'web', preStopSleep: 5 });
   const started = performance.now();
-  const r = await runCli(['verify', 'deployment/web', '--kubeconfig', kubeconfig, '--rate', String(RATE), '--connections', process.env.BENCH_CONNECTIONS ?? '64', '--path', `/work?ms=${WORK_MS}`, '--out', join(dir, 'out'), '--json']);
+  const r = await runCli([
+    'verify',
+    'deployment/web',
+    '--kubeconfig',
+    kubeconfig,
+    '--rate',
+    String(RATE),
+    '--connections',
+    process.env.BENCH_CONNECTIONS ?? '64',
+    '--path',
+    `/work?ms=${WORK_MS}`,
+    '--out',
+    join(dir, 'out'),
+    '--json',
+  ]);
   const wall = (performance.now() - started) / 1000;
   const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as { observation: string; verdict: string };
   const o = VerificationObservationSchema.parse(JSON.parse(readFileSync(summary.observation, 'utf8')));
@@ -51,16 +67,29 @@ try {
   console.log(`requests_per_s_target: ${RATE}`);
   console.log(`load_path_overhead_ms_p50: ${percentile(overhead, 0.5).toFixed(2)}`);
   console.log(`load_path_overhead_ms_p95: ${percentile(overhead, 0.95).toFixed(2)}`);
-  console.log(`send_lag_ms_p95: ${percentile(records.map((x) => x.sent.mono - x.dueMono), 0.95).toFixed(2)}`);
-  const end = o.evidence.loadLog?.lines.map((l) => l.text).filter((l) => l.includes('"event":"load-end"')).at(-1);
-  console.log(`requests_unsent: ${end ? (JSON.parse(end) as { unsent?: number }).unsent ?? 'n/a' : 'n/a'}`);
+  console.log(
+    `send_lag_ms_p95: ${percentile(
+      records.map((x) => x.sent.mono - x.dueMono),
+      0.95,
+    ).toFixed(2)}`,
+  );
+  const end = o.evidence.loadLog?.lines
+    .map((l) => l.text)
+    .filter((l) => l.includes('"event":"load-end"'))
+    .at(-1);
+  console.log(`requests_unsent: ${end ? ((JSON.parse(end) as { unsent?: number }).unsent ?? 'n/a') : 'n/a'}`);
   console.log(`verify_wall_s: ${wall.toFixed(1)}`);
   // What failed, so a regression names itself: outcome/errorCode/stage counts and the phase.
   const failedBy = new Map<string, number>();
-  for (const x of records) if (x.outcome !== 'completed') { const k = `${x.outcome}/${x.errorCode}/${x.stage}`; failedBy.set(k, (failedBy.get(k) ?? 0) + 1); }
+  for (const x of records)
+    if (x.outcome !== 'completed') {
+      const k = `${x.outcome}/${x.errorCode}/${x.stage}`;
+      failedBy.set(k, (failedBy.get(k) ?? 0) + 1);
+    }
   for (const [k, n] of failedBy) console.log(`requests_failed_as.${k}: ${n}`);
 } finally {
   sim.kill('SIGINT');
   await once(sim, 'exit');
-  if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(`kept: ${dir}`);
+  if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
+  else console.log(`kept: ${dir}`);
 }

@@ -3,7 +3,17 @@
 // `run --help` against 1.5 s through tsx). Plain JavaScript itself, so that Node loads it with no loader.
 // Split at the CLI's dynamic imports: a command loads its own code only (`termlab grade` never parses the
 // Kubernetes client: 58 MB RSS for --version instead of 102, and a 10,000-file grade 172 MB instead of 233).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { debuglog } from 'node:util';
@@ -20,7 +30,8 @@ const CHUNKS = join(ROOT, 'dist', 'chunks');
 const CHUNKS_RELATIVE = 'dist/chunks/';
 
 // The bundle's CommonJS dependencies call require(); an ES module has none of its own.
-const BANNER = "import { createRequire as __termlabCreateRequire } from 'node:module'; const require = __termlabCreateRequire(import.meta.url);";
+const BANNER =
+  "import { createRequire as __termlabCreateRequire } from 'node:module'; const require = __termlabCreateRequire(import.meta.url);";
 
 /**
  * Why the bundle must be built (again), or null when it is newer than everything it was built from.
@@ -93,7 +104,10 @@ export async function buildBundle({ prune = false } = {}) {
   const chunks = result.outputFiles.filter((f) => f !== entry);
   const written = new Set(chunks.map((f) => basename(f.path)));
   // Each chunk is listed with the inputs, so that a chunk gone missing makes the bundle stale.
-  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map(watched), 'package.json', 'bin/cli-bundle.js']), ...[...written].map((name) => CHUNKS_RELATIVE + name)].sort();
+  const inputs = [
+    ...new Set([...Object.keys(result.metafile.inputs).map(watched), 'package.json', 'bin/cli-bundle.js']),
+    ...[...written].map((name) => CHUNKS_RELATIVE + name),
+  ].sort();
   try {
     // The chunks first, then the inputs, then the entry that imports them: a spawn meanwhile runs the old entry and its chunks, or the new whole.
     for (const chunk of chunks) {
@@ -111,7 +125,8 @@ export async function buildBundle({ prune = false } = {}) {
     rmSync(BUNDLE + suffix, { force: true });
     for (const chunk of chunks) rmSync(chunk.path + suffix, { force: true });
   }
-  if (prune) for (const name of readdirSync(CHUNKS)) if (!written.has(name)) rmSync(join(CHUNKS, name), { force: true });
+  if (prune)
+    for (const name of readdirSync(CHUNKS)) if (!written.has(name)) rmSync(join(CHUNKS, name), { force: true });
   return BUNDLE;
 }
 

@@ -10,7 +10,9 @@ if (process.env.TERMLAB_BUNDLE !== '0') {
   try {
     bundle = await freshBundle();
   } catch (error) {
-    process.stderr.write(`termlab: running from the TypeScript sources (slower): the bundle could not be built: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `termlab: running from the TypeScript sources (slower): the bundle could not be built: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   }
 }
 if (bundle) {
@@ -27,7 +29,8 @@ if (bundle) {
     // need no cluster skip it.
     const OFFLINE_COMMANDS = new Set(['grade', 'scenarios', 'schema', 'pack', 'predict']);
     const command = process.argv[2];
-    if (command !== undefined && !command.startsWith('-') && !OFFLINE_COMMANDS.has(command)) await import('@kubernetes/client-node');
+    if (command !== undefined && !command.startsWith('-') && !OFFLINE_COMMANDS.has(command))
+      await import('@kubernetes/client-node');
     const { register } = await import('tsx/esm/api');
     register();
   }

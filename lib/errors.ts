@@ -52,7 +52,16 @@ export class TermlabError extends Error {
 }
 
 /** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 5 a rollout verify started did not complete (the Deployment is left mid-rollout), 70 a bug in termlab, 130 interrupted. */
-export const EXIT = { ok: 0, checksFailed: 1, badInput: 2, clusterUnreachable: 3, needsReview: 4, rolloutStalled: 5, internalError: 70, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  checksFailed: 1,
+  badInput: 2,
+  clusterUnreachable: 3,
+  needsReview: 4,
+  rolloutStalled: 5,
+  internalError: 70,
+  interrupted: 130,
+} as const;
 
 /** Every code has its exit code: the type checker refuses a code left out. */
 const EXIT_FOR_CODE: Record<ErrorCode, number> = {
@@ -89,7 +98,16 @@ export function exitCodeFor(code: ErrorCode): number {
 }
 
 /** Gravest first: when several failures end one command, its exit code is the gravest one's. */
-const EXIT_GRAVITY: readonly number[] = [EXIT.interrupted, EXIT.internalError, EXIT.clusterUnreachable, EXIT.rolloutStalled, EXIT.needsReview, EXIT.badInput, EXIT.checksFailed, EXIT.ok];
+const EXIT_GRAVITY: readonly number[] = [
+  EXIT.interrupted,
+  EXIT.internalError,
+  EXIT.clusterUnreachable,
+  EXIT.rolloutStalled,
+  EXIT.needsReview,
+  EXIT.badInput,
+  EXIT.checksFailed,
+  EXIT.ok,
+];
 
 export function gravestExit(codes: readonly number[]): number {
   // A code not in the list is taken as the gravest.
@@ -98,8 +116,14 @@ export function gravestExit(codes: readonly number[]): number {
 }
 
 /** A file-system failure (mkdir, write, rename) as the error that names the path and what it was for. */
-export function unwritable(code: 'OUTPUT_UNWRITABLE' | 'STATE_UNWRITABLE', what: string, path: string, cause: unknown): TermlabError {
-  const reason = (cause as NodeJS.ErrnoException | null)?.code ?? (cause instanceof Error ? cause.message : String(cause));
+export function unwritable(
+  code: 'OUTPUT_UNWRITABLE' | 'STATE_UNWRITABLE',
+  what: string,
+  path: string,
+  cause: unknown,
+): TermlabError {
+  const reason =
+    (cause as NodeJS.ErrnoException | null)?.code ?? (cause instanceof Error ? cause.message : String(cause));
   return new TermlabError(code, `${what} ${path} cannot be written (${reason})`, { path }, { cause });
 }
 

@@ -23,8 +23,10 @@ export function nearest(word: string, names: string[]): string | null {
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const f of names) {
     const d = distance(word, f);
-    if (d < bestDistance) { best = f; bestDistance = d; }
+    if (d < bestDistance) {
+      best = f;
+      bestDistance = d;
+    }
   }
   return best;
 }
-

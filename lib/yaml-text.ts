@@ -4,7 +4,11 @@
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from 'yaml';
 import { type ErrorCode, TermlabError } from './errors.ts';
 
-export interface YamlText { doc: Document; lineCounter: LineCounter; data: unknown }
+export interface YamlText {
+  doc: Document;
+  lineCounter: LineCounter;
+  data: unknown;
+}
 
 export function parseYamlText(text: string, source: string, code: ErrorCode): YamlText {
   const lineCounter = new LineCounter();
@@ -34,7 +38,11 @@ export function parseYamlDocuments(text: string, source: string, code: ErrorCode
       throw new TermlabError(code, `${source}: not valid YAML: ${line}${problem.message.split('\n')[0]}`, { source });
     }
     let data: unknown;
-    try { data = doc.toJS(); } catch (error) { throw new TermlabError(code, `${source}: not valid YAML: ${(error as Error).message.split('\n')[0]}`, { source }); }
+    try {
+      data = doc.toJS();
+    } catch (error) {
+      throw new TermlabError(code, `${source}: not valid YAML: ${(error as Error).message.split('\n')[0]}`, { source });
+    }
     // Its content's line, not its `---` marker's.
     const start = (doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range[0];
     return data === null || data === undefined ? [] : [{ data, line: lineCounter.linePos(start).line }];

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
 import type { ServerConfig } from './config.ts';
-import { HOOK_HTTP_PATH, IDEMPOTENCY_HEADER, LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND, LEDGER_PATHS, type LedgerResult } from './contract.ts';
+import {
+  HOOK_HTTP_PATH,
+  IDEMPOTENCY_HEADER,
+  LAB_EXIT_CODES,
+  LAB_TERM_ALLOCATE_MIB_PER_SECOND,
+  LEDGER_PATHS,
+  type LedgerResult,
+} from './contract.ts';
 import { clockNow, type LogEvent } from './events.ts';
 import { createDrain, listenOn, sendJson } from './http.ts';
 import { parseMs, parseRequestId, WORK_MS_MAX, WORK_MS_MIN } from './work.ts';
@@ -27,8 +34,15 @@ export interface LabState {
 
 export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: (code: number) => void) {
   const state: LabState = {
-    mode: config.mode, pid: process.pid, active: 0, accepted: 0, completed: 0, rejected: 0,
-    draining: false, startedAt: clockNow().time, signalAt: null,
+    mode: config.mode,
+    pid: process.pid,
+    active: 0,
+    accepted: 0,
+    completed: 0,
+    rejected: 0,
+    draining: false,
+    startedAt: clockNow().time,
+    signalAt: null,
   };
   const { finish, exitIfDrained, track, drain, exited } = createDrain(state, logEvent, exit);
   let nextRequest = 0;
@@ -41,21 +55,41 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     const effect = config.effect!;
     const body = JSON.stringify({ id, key, podUid: config.podUid ?? null, podName: config.podName ?? null, point });
     return new Promise((resolve) => {
-      const failed = (error: string) => { logEvent('effect', { id, key, point, result: 'failed', seq: null, error: error.slice(0, 200) }); resolve(); };
-      const req = httpRequest(`${effect.ledgerUrl}${LEDGER_PATHS.effect}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: LEDGER_TIMEOUT_MS }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => { text += chunk; });
-        res.on('end', () => {
-          let answer: { result?: unknown; seq?: unknown } = {};
-          try { answer = JSON.parse(text); } catch { /* told below */ }
-          const ok = res.statusCode === 200 && (answer.result === 'applied' || answer.result === 'already-applied') && Number.isInteger(answer.seq);
-          if (!ok) return failed(`the ledger answered ${res.statusCode}: ${text.trim()}`);
-          logEvent('effect', { id, key, point, result: answer.result as LedgerResult, seq: answer.seq as number });
-          resolve();
-        });
-        res.on('error', (error) => failed(error.message));
-      });
+      const failed = (error: string) => {
+        logEvent('effect', { id, key, point, result: 'failed', seq: null, error: error.slice(0, 200) });
+        resolve();
+      };
+      const req = httpRequest(
+        `${effect.ledgerUrl}${LEDGER_PATHS.effect}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          timeout: LEDGER_TIMEOUT_MS,
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => {
+            let answer: { result?: unknown; seq?: unknown } = {};
+            try {
+              answer = JSON.parse(text);
+            } catch {
+              /* told below */
+            }
+            const ok =
+              res.statusCode === 200 &&
+              (answer.result === 'applied' || answer.result === 'already-applied') &&
+              Number.isInteger(answer.seq);
+            if (!ok) return failed(`the ledger answered ${res.statusCode}: ${text.trim()}`);
+            logEvent('effect', { id, key, point, result: answer.result as LedgerResult, seq: answer.seq as number });
+            resolve();
+          });
+          res.on('error', (error) => failed(error.message));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${LEDGER_TIMEOUT_MS} ms`)));
       req.on('error', (error) => failed((error as NodeJS.ErrnoException).code ?? error.message));
       req.end(body);
@@ -88,7 +122,11 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
       return line;
     };
     const startedMono = performance.now();
-    const headers: Record<string, string> = { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store', 'x-request-id': id };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-ndjson',
+      'cache-control': 'no-store',
+      'x-request-id': id,
+    };
     if (config.podUid) headers['x-pod-uid'] = config.podUid;
     res.writeHead(200, headers);
     res.write(write({ event: 'accepted', id, ms, podUid: config.podUid ?? null, ...clockNow() }));
@@ -141,14 +179,21 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
 
   function route(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://lab.invalid');
-    if (req.method !== 'GET') return sendJson(res, 405, { error: `method ${req.method} not allowed` }, { allow: 'GET' });
+    if (req.method !== 'GET')
+      return sendJson(res, 405, { error: `method ${req.method} not allowed` }, { allow: 'GET' });
     switch (url.pathname) {
-      case '/work': return handleWork(url, req, res);
-      case '/readyz': return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining });
-      case '/healthz': return sendJson(res, 200, { alive: true });
-      case '/state': return sendJson(res, 200, state);
-      case HOOK_HTTP_PATH: return handleHook(url, res);
-      default: return sendJson(res, 404, { error: `no such path ${url.pathname}` });
+      case '/work':
+        return handleWork(url, req, res);
+      case '/readyz':
+        return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining });
+      case '/healthz':
+        return sendJson(res, 200, { alive: true });
+      case '/state':
+        return sendJson(res, 200, state);
+      case HOOK_HTTP_PATH:
+        return handleHook(url, res);
+      default:
+        return sendJson(res, 404, { error: `no such path ${url.pathname}` });
     }
   }
 
@@ -159,7 +204,10 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     route(req, res);
   });
 
-  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { mode: config.mode, host: address.address, port: address.port }));
+  const listen = () =>
+    listenOn(server, config.port, config.host, (address) =>
+      logEvent('listening', { mode: config.mode, host: address.address, port: address.port }),
+    );
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited()) return;

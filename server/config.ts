@@ -2,7 +2,17 @@
 // its inputs are a few settings (the app's, then the proxy's), checked here with messages that name each one.
 import { parseArgs } from 'node:util';
 import {
-  type EffectPoint, LAB_EFFECT_ENV, LAB_EFFECT_POINTS, LAB_LEDGER_URL_ENV, LAB_MODE_ENV, LAB_MODES, LAB_TERM_ALLOCATE_ENV, type LabMode, PROXY_ON_TERM_ENV, PROXY_ON_TERM_MODES, PROXY_UPSTREAM_PORT_ENV,
+  type EffectPoint,
+  LAB_EFFECT_ENV,
+  LAB_EFFECT_POINTS,
+  LAB_LEDGER_URL_ENV,
+  LAB_MODE_ENV,
+  LAB_MODES,
+  LAB_TERM_ALLOCATE_ENV,
+  type LabMode,
+  PROXY_ON_TERM_ENV,
+  PROXY_ON_TERM_MODES,
+  PROXY_UPSTREAM_PORT_ENV,
   type ProxyOnTerm,
 } from './contract.ts';
 
@@ -44,7 +54,8 @@ function parseFlags(argv: string[]) {
 
 function listenPort(text: string, name: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`${name}: expected an integer 0-65535, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new ConfigError(`${name}: expected an integer 0-65535, got ${JSON.stringify(text)}`);
   return port;
 }
 
@@ -52,7 +63,9 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   const values = parseFlags(argv);
   const mode = values.mode ?? env[LAB_MODE_ENV] ?? 'graceful';
   if (!MODES.includes(mode)) {
-    throw new ConfigError(`${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator), proxy (the sidecar proxy) or ledger (the retries lab's ledger), got ${JSON.stringify(mode)}`);
+    throw new ConfigError(
+      `${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator), proxy (the sidecar proxy) or ledger (the retries lab's ledger), got ${JSON.stringify(mode)}`,
+    );
   }
   const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
   const host = values.host ?? env.HOST ?? '0.0.0.0';
@@ -60,7 +73,9 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   const allocateText = env[LAB_TERM_ALLOCATE_ENV] || '0';
   const termAllocateMiB = Number(allocateText);
   if (!/^\d+$/.test(allocateText) || termAllocateMiB > ALLOCATE_MIB_MAX) {
-    throw new ConfigError(`${LAB_TERM_ALLOCATE_ENV}: expected an integer 0-${ALLOCATE_MIB_MAX}, got ${JSON.stringify(allocateText)}`);
+    throw new ConfigError(
+      `${LAB_TERM_ALLOCATE_ENV}: expected an integer 0-${ALLOCATE_MIB_MAX}, got ${JSON.stringify(allocateText)}`,
+    );
   }
   return {
     mode: mode as LabMode,
@@ -78,25 +93,44 @@ const EFFECT_POINTS: readonly string[] = LAB_EFFECT_POINTS;
 /** LAB_EFFECT and LAB_LEDGER_URL: an effect needs a ledger to call, and a ledger URL an effect. */
 function parseEffect(env: NodeJS.ProcessEnv): ServerConfig['effect'] {
   const point = env[LAB_EFFECT_ENV] || 'none';
-  if (!EFFECT_POINTS.includes(point)) throw new ConfigError(`${LAB_EFFECT_ENV}: expected start, end or none, got ${JSON.stringify(point)}`);
+  if (!EFFECT_POINTS.includes(point))
+    throw new ConfigError(`${LAB_EFFECT_ENV}: expected start, end or none, got ${JSON.stringify(point)}`);
   const url = env[LAB_LEDGER_URL_ENV] || '';
   if (point === 'none') return null;
   let parsed: URL;
-  try { parsed = new URL(url); } catch { throw new ConfigError(`${LAB_LEDGER_URL_ENV}: ${LAB_EFFECT_ENV}=${point} needs the ledger's http:// base URL, got ${JSON.stringify(url)}`); }
-  if (parsed.protocol !== 'http:') throw new ConfigError(`${LAB_LEDGER_URL_ENV}: expected an http:// URL, got ${JSON.stringify(url)}`);
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(
+      `${LAB_LEDGER_URL_ENV}: ${LAB_EFFECT_ENV}=${point} needs the ledger's http:// base URL, got ${JSON.stringify(url)}`,
+    );
+  }
+  if (parsed.protocol !== 'http:')
+    throw new ConfigError(`${LAB_LEDGER_URL_ENV}: expected an http:// URL, got ${JSON.stringify(url)}`);
   return { point: point as 'start' | 'end', ledgerUrl: url.replace(/\/+$/, '') };
 }
 
 /** LAB_MODE=ledger: where it listens. */
-export interface LedgerConfig { port: number; host: string; podUid?: string; podName?: string }
+export interface LedgerConfig {
+  port: number;
+  host: string;
+  podUid?: string;
+  podName?: string;
+}
 
 export function parseLedgerConfig(argv: string[], env: NodeJS.ProcessEnv): LedgerConfig {
   const values = parseFlags(argv);
-  if (values.mode !== undefined && values.mode !== 'ledger') throw new ConfigError(`--mode: ${JSON.stringify(values.mode)} contradicts ${LAB_MODE_ENV}=ledger`);
+  if (values.mode !== undefined && values.mode !== 'ledger')
+    throw new ConfigError(`--mode: ${JSON.stringify(values.mode)} contradicts ${LAB_MODE_ENV}=ledger`);
   const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
   const host = values.host ?? env.HOST ?? '0.0.0.0';
   if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
-  return { port, host, podUid: values['pod-uid'] ?? (env.POD_UID || undefined), podName: values['pod-name'] ?? (env.POD_NAME || undefined) };
+  return {
+    port,
+    host,
+    podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
+    podName: values['pod-name'] ?? (env.POD_NAME || undefined),
+  };
 }
 
 /** LAB_MODE=proxy: where it listens, the app's port on localhost, and what it does on TERM. */
@@ -113,21 +147,31 @@ const ON_TERM: readonly string[] = PROXY_ON_TERM_MODES;
 
 export function parseProxyConfig(argv: string[], env: NodeJS.ProcessEnv): ProxyConfig {
   const values = parseFlags(argv);
-  if (values.mode !== undefined && values.mode !== 'proxy') throw new ConfigError(`--mode: ${JSON.stringify(values.mode)} contradicts ${LAB_MODE_ENV}=proxy`);
+  if (values.mode !== undefined && values.mode !== 'proxy')
+    throw new ConfigError(`--mode: ${JSON.stringify(values.mode)} contradicts ${LAB_MODE_ENV}=proxy`);
   const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');
   const host = values.host ?? env.HOST ?? '0.0.0.0';
   if (host.length === 0) throw new ConfigError('HOST/--host: must not be empty');
   const upstreamText = env[PROXY_UPSTREAM_PORT_ENV] ?? '';
   const upstreamPort = Number(upstreamText);
   if (!/^\d+$/.test(upstreamText) || upstreamPort < 1 || upstreamPort > 65535) {
-    throw new ConfigError(`${PROXY_UPSTREAM_PORT_ENV}: expected the app container's port, an integer 1-65535, got ${JSON.stringify(env[PROXY_UPSTREAM_PORT_ENV] ?? null)}`);
+    throw new ConfigError(
+      `${PROXY_UPSTREAM_PORT_ENV}: expected the app container's port, an integer 1-65535, got ${JSON.stringify(env[PROXY_UPSTREAM_PORT_ENV] ?? null)}`,
+    );
   }
-  if (upstreamPort === port) throw new ConfigError(`${PROXY_UPSTREAM_PORT_ENV}: ${upstreamPort} is the proxy's own PORT; the app container listens on another`);
+  if (upstreamPort === port)
+    throw new ConfigError(
+      `${PROXY_UPSTREAM_PORT_ENV}: ${upstreamPort} is the proxy's own PORT; the app container listens on another`,
+    );
   // Exit is what many proxies do by default, and what this setting defaults to.
   const onTerm = env[PROXY_ON_TERM_ENV] || 'exit';
-  if (!ON_TERM.includes(onTerm)) throw new ConfigError(`${PROXY_ON_TERM_ENV}: expected exit or drain, got ${JSON.stringify(onTerm)}`);
+  if (!ON_TERM.includes(onTerm))
+    throw new ConfigError(`${PROXY_ON_TERM_ENV}: expected exit or drain, got ${JSON.stringify(onTerm)}`);
   return {
-    port, host, upstreamPort, onTerm: onTerm as ProxyOnTerm,
+    port,
+    host,
+    upstreamPort,
+    onTerm: onTerm as ProxyOnTerm,
     podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
     podName: values['pod-name'] ?? (env.POD_NAME || undefined),
   };

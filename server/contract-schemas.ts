@@ -5,8 +5,27 @@
 // grader and the renderers import them as values. Names and numbers: ./contract.ts.
 import { z } from 'zod';
 import {
-  HOOK_COMMANDS, HOOK_HTTP_PATH, HOOK_LINE_KINDS, HOOK_PROGRAM, LAB_EFFECT_ENV, LAB_EVENT_NAMES, LAB_LEDGER_URL_ENV, LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV,
-  type EffectPoint, type LabEventName, type LabMode, LEDGER_EVENT_NAMES, LEDGER_RESULTS, LEDGER_ROLE, type LedgerEventName, PROXY_EVENT_NAMES, PROXY_ON_TERM_MODES, PROXY_OUTCOMES, PROXY_ROLE, type ProxyEventName,
+  HOOK_COMMANDS,
+  HOOK_HTTP_PATH,
+  HOOK_LINE_KINDS,
+  HOOK_PROGRAM,
+  LAB_EFFECT_ENV,
+  LAB_EVENT_NAMES,
+  LAB_LEDGER_URL_ENV,
+  LAB_MODE_ENV,
+  LAB_TERM_ALLOCATE_ENV,
+  type EffectPoint,
+  type LabEventName,
+  type LabMode,
+  LEDGER_EVENT_NAMES,
+  LEDGER_RESULTS,
+  LEDGER_ROLE,
+  type LedgerEventName,
+  PROXY_EVENT_NAMES,
+  PROXY_ON_TERM_MODES,
+  PROXY_OUTCOMES,
+  PROXY_ROLE,
+  type ProxyEventName,
 } from './contract.ts';
 
 // --- event lines -----------------------------------------------------------------------------
@@ -25,7 +44,12 @@ export type StampedField = keyof typeof common | 'event';
 const hookKind = z.enum(HOOK_LINE_KINDS);
 
 export const LAB_LINE_SCHEMAS = {
-  listening: z.object({ ...common, mode: z.string().optional(), host: z.string().optional(), port: z.number().optional() }),
+  listening: z.object({
+    ...common,
+    mode: z.string().optional(),
+    host: z.string().optional(),
+    port: z.number().optional(),
+  }),
   accepted: z.object({ ...common, id: z.string(), ms: z.number() }),
   completed: z.object({ ...common, id: z.string(), ms: z.number(), bytes: z.number() }),
   aborted: z.object({ ...common, id: z.string(), elapsedMs: z.number().optional() }),
@@ -35,16 +59,32 @@ export const LAB_LINE_SCHEMAS = {
   drained: z.object({ ...common, completed: z.number().optional(), rejected: z.number().optional() }),
   // `lab-hook sleep <ms>` and the httpGet endpoint log the ms they were asked for; `lab-hook fail`
   // logs `fail: true` and no ms. procAgeMs: the exec hook's own age at its first line (lab-hook.sh).
-  'hook-start': z.object({ ...common, kind: hookKind, ms: z.number().optional(), fail: z.literal(true).optional(), procAgeMs: z.number().optional() })
-    .refine((l) => (l.ms === undefined) !== (l.fail === undefined), { message: 'a hook-start line has ms (a hook that runs) or fail: true (one that fails at once), not both or neither', path: ['ms'] }),
+  'hook-start': z
+    .object({
+      ...common,
+      kind: hookKind,
+      ms: z.number().optional(),
+      fail: z.literal(true).optional(),
+      procAgeMs: z.number().optional(),
+    })
+    .refine((l) => (l.ms === undefined) !== (l.fail === undefined), {
+      message:
+        'a hook-start line has ms (a hook that runs) or fail: true (one that fails at once), not both or neither',
+      path: ['ms'],
+    }),
   'hook-end': z.object({ ...common, kind: hookKind, ms: z.number() }),
   exit: z.object({ ...common, code: z.number() }),
   allocating: z.object({ ...common, mib: z.number(), mibPerSecond: z.number().optional() }),
   // The work's side effect as the app saw the ledger's answer (issue 27): seq is the ledger's record
   // number (of the first application when the key was already applied); failed: no answer came.
   effect: z.object({
-    ...common, id: z.string(), key: z.string().nullable(), point: z.enum(['start', 'end']),
-    result: z.enum([...LEDGER_RESULTS, 'failed']), seq: z.int().min(1).nullable(), error: z.string().optional(),
+    ...common,
+    id: z.string(),
+    key: z.string().nullable(),
+    point: z.enum(['start', 'end']),
+    result: z.enum([...LEDGER_RESULTS, 'failed']),
+    seq: z.int().min(1).nullable(),
+    error: z.string().optional(),
   }),
 } as const satisfies Record<LabEventName, z.ZodType>;
 
@@ -52,7 +92,8 @@ export type LabLineOf<E extends LabEventName> = z.infer<(typeof LAB_LINE_SCHEMAS
 /** What a caller of the server's writer passes: a line's own fields, without the stamped ones. */
 export type LabLineFields<E extends LabEventName> = Omit<z.input<(typeof LAB_LINE_SCHEMAS)[E]>, StampedField>;
 
-export const isLabEventName = (name: string): name is LabEventName => (LAB_EVENT_NAMES as readonly string[]).includes(name);
+export const isLabEventName = (name: string): name is LabEventName =>
+  (LAB_EVENT_NAMES as readonly string[]).includes(name);
 
 /** One log line read through the contract. */
 export type ParsedLabLine =
@@ -109,7 +150,10 @@ function parseThrough(schemas: Record<string, z.ZodType>, known: (name: string) 
 /** Its lines' common fields: the common stamp and its `role`, which no app line has. */
 const roleCommon = <R extends string>(role: R) => ({ ...common, role: z.literal(role) });
 type RoleLineOf<S extends Record<string, z.ZodType>, E extends keyof S> = z.infer<S[E]> & { event: E };
-type RoleLineFields<S extends Record<string, z.ZodType>, E extends keyof S> = Omit<z.input<S[E]>, StampedField | 'role'>;
+type RoleLineFields<S extends Record<string, z.ZodType>, E extends keyof S> = Omit<
+  z.input<S[E]>,
+  StampedField | 'role'
+>;
 type ParsedRoleLine<S extends Record<string, z.ZodType>, N extends keyof S & string> =
   | { kind: 'event'; event: N; line: RoleLineOf<S, N> }
   | Exclude<ParsedLabLine, { kind: 'event' }>;
@@ -117,7 +161,8 @@ type ParsedRoleLine<S extends Record<string, z.ZodType>, N extends keyof S & str
 /** The name test and the parser of one such writer's lines. */
 function roleLines<N extends string, S extends Record<N, z.ZodType>>(names: readonly N[], schemas: S) {
   const isEventName = (name: string): name is N => (names as readonly string[]).includes(name);
-  const parse = (json: unknown): ParsedRoleLine<S, N> => parseThrough(schemas, isEventName, json) as ParsedRoleLine<S, N>;
+  const parse = (json: unknown): ParsedRoleLine<S, N> =>
+    parseThrough(schemas, isEventName, json) as ParsedRoleLine<S, N>;
   return { isEventName, parse };
 }
 
@@ -127,14 +172,25 @@ const proxyCommon = roleCommon(PROXY_ROLE);
 const requestId = z.string().min(1);
 
 export const PROXY_LINE_SCHEMAS = {
-  listening: z.object({ ...proxyCommon, host: z.string(), port: z.int(), upstreamPort: z.int(), onTerm: z.enum(PROXY_ON_TERM_MODES) }),
+  listening: z.object({
+    ...proxyCommon,
+    host: z.string(),
+    port: z.int(),
+    upstreamPort: z.int(),
+    onTerm: z.enum(PROXY_ON_TERM_MODES),
+  }),
   // id: the request's own ?id= when it has one (the app logs the same), else the proxy's p<n>.
   accepted: z.object({ ...proxyCommon, id: requestId, method: z.string(), path: z.string() }),
   forwarded: z.object({ ...proxyCommon, id: requestId }),
   // status: the app's, null when none came; bytes: the app's body bytes passed on to the client.
   'upstream-done': z.object({
-    ...proxyCommon, id: requestId, outcome: z.enum(PROXY_OUTCOMES), status: z.int().nullable(), bytes: z.int().min(0),
-    elapsedMs: z.number().min(0), error: z.string().optional(),
+    ...proxyCommon,
+    id: requestId,
+    outcome: z.enum(PROXY_OUTCOMES),
+    status: z.int().nullable(),
+    bytes: z.int().min(0),
+    elapsedMs: z.number().min(0),
+    error: z.string().optional(),
   }),
   rejected: z.object({ ...proxyCommon, id: requestId, reason: z.literal('draining') }),
   signal: z.object({ ...proxyCommon, signal: z.string(), repeated: z.boolean() }),
@@ -149,15 +205,23 @@ export type ProxyLineFields<E extends ProxyEventName> = RoleLineFields<typeof PR
 /** One line of the proxy container's log, read as ParsedLabLine reads the app's. */
 export type ParsedProxyLine = ParsedRoleLine<typeof PROXY_LINE_SCHEMAS, ProxyEventName>;
 /** parseProxyLine: a parsed JSON value through the proxy's schemas; an app's line (no `role`) is malformed here. */
-export const { isEventName: isProxyEventName, parse: parseProxyLine } = roleLines(PROXY_EVENT_NAMES, PROXY_LINE_SCHEMAS);
+export const { isEventName: isProxyEventName, parse: parseProxyLine } = roleLines(
+  PROXY_EVENT_NAMES,
+  PROXY_LINE_SCHEMAS,
+);
 
 // --- the ledger's lines (server/ledger.ts, LAB_MODE=ledger) ------------------------------------
 
 const ledgerCommon = roleCommon(LEDGER_ROLE);
 /** One effect as the ledger recorded it: its number, the request, the key, and the pod that asked. */
 const ledgerEffect = {
-  ...ledgerCommon, seq: z.int().min(1), id: z.string().min(1), key: z.string().nullable(),
-  fromPodUid: z.string().nullable(), fromPodName: z.string().nullable(), point: z.enum(['start', 'end']),
+  ...ledgerCommon,
+  seq: z.int().min(1),
+  id: z.string().min(1),
+  key: z.string().nullable(),
+  fromPodUid: z.string().nullable(),
+  fromPodName: z.string().nullable(),
+  point: z.enum(['start', 'end']),
 };
 
 export const LEDGER_LINE_SCHEMAS = {
@@ -173,7 +237,10 @@ export type LedgerLineOf<E extends LedgerEventName> = RoleLineOf<typeof LEDGER_L
 export type LedgerLineFields<E extends LedgerEventName> = RoleLineFields<typeof LEDGER_LINE_SCHEMAS, E>;
 export type ParsedLedgerLine = ParsedRoleLine<typeof LEDGER_LINE_SCHEMAS, LedgerEventName>;
 /** parseLedgerLine: a parsed JSON value through the ledger's schemas; an app's line (no `role`) is malformed here. */
-export const { isEventName: isLedgerEventName, parse: parseLedgerLine } = roleLines(LEDGER_EVENT_NAMES, LEDGER_LINE_SCHEMAS);
+export const { isEventName: isLedgerEventName, parse: parseLedgerLine } = roleLines(
+  LEDGER_EVENT_NAMES,
+  LEDGER_LINE_SCHEMAS,
+);
 
 // --- the load generator's lines (server/load.ts) ----------------------------------------------
 
@@ -195,17 +262,42 @@ export const LoadRecordSchema = z.object({
   stage: z.enum(['connect', 'request', 'body']).nullable(),
   bytes: z.int().min(0),
 });
-export const LoadStartSchema = z.object({ event: z.literal('load-start'), time: z.string(), mono: z.number(), rate: z.number(), workMs: z.number(), planned: z.int() });
-export const LoadEndSchema = z.object({ event: z.literal('load-end'), time: z.string(), mono: z.number(), sent: z.int(), completed: z.int(), rejected: z.int(), failed: z.int() });
-export const LOAD_LINE_SCHEMAS = { 'load-start': LoadStartSchema, request: LoadRecordSchema, 'load-end': LoadEndSchema } as const;
+export const LoadStartSchema = z.object({
+  event: z.literal('load-start'),
+  time: z.string(),
+  mono: z.number(),
+  rate: z.number(),
+  workMs: z.number(),
+  planned: z.int(),
+});
+export const LoadEndSchema = z.object({
+  event: z.literal('load-end'),
+  time: z.string(),
+  mono: z.number(),
+  sent: z.int(),
+  completed: z.int(),
+  rejected: z.int(),
+  failed: z.int(),
+});
+export const LOAD_LINE_SCHEMAS = {
+  'load-start': LoadStartSchema,
+  request: LoadRecordSchema,
+  'load-end': LoadEndSchema,
+} as const;
 export type LoadLine =
-  | z.infer<typeof LoadStartSchema> | z.infer<typeof LoadRecordSchema> | z.infer<typeof LoadEndSchema>;
+  | z.infer<typeof LoadStartSchema>
+  | z.infer<typeof LoadRecordSchema>
+  | z.infer<typeof LoadEndSchema>;
 
 /** One line of the load pod's log as the contract reads it; null for anything else or a broken record. */
 export function parseLoadLine(text: string): LoadLine | null {
   if (!text.startsWith('{')) return null;
   let json: unknown;
-  try { json = JSON.parse(text); } catch { return null; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null;
+  }
   const event = (json as { event?: unknown } | null)?.event;
   if (event !== 'load-start' && event !== 'request' && event !== 'load-end') return null;
   const result = LOAD_LINE_SCHEMAS[event].safeParse(json);
@@ -223,7 +315,8 @@ export const PreStopSchema = z.discriminatedUnion('kind', [
   /** The kubelet's own sleep (lifecycle.preStop.sleep): no trace inside the container. */
   z.object({ kind: z.literal('sleep-action'), seconds: z.int().min(0).max(600) }),
   z.object({
-    kind: z.literal('httpGet'), ms: z.int().min(0).max(600_000),
+    kind: z.literal('httpGet'),
+    ms: z.int().min(0).max(600_000),
     /** A port other than the server's (one nothing listens on makes the hook fail). */
     port: z.int().min(1).max(65535).optional(),
   }),
@@ -236,11 +329,16 @@ export type ServerPort = number | string;
 /** A scenario's hook as a Kubernetes lifecycle handler; null for none. */
 export function renderPreStop(preStop: PreStop, serverPort: ServerPort): Record<string, unknown> | null {
   switch (preStop.kind) {
-    case 'none': return null;
-    case 'exec-sleep': return { exec: { command: [HOOK_PROGRAM, HOOK_COMMANDS.sleep, String(Math.round(preStop.seconds * 1000))] } };
-    case 'exec-fail': return { exec: { command: [HOOK_PROGRAM, HOOK_COMMANDS.fail] } };
-    case 'sleep-action': return { sleep: { seconds: preStop.seconds } };
-    case 'httpGet': return { httpGet: { path: `${HOOK_HTTP_PATH}?ms=${preStop.ms}`, port: preStop.port ?? serverPort } };
+    case 'none':
+      return null;
+    case 'exec-sleep':
+      return { exec: { command: [HOOK_PROGRAM, HOOK_COMMANDS.sleep, String(Math.round(preStop.seconds * 1000))] } };
+    case 'exec-fail':
+      return { exec: { command: [HOOK_PROGRAM, HOOK_COMMANDS.fail] } };
+    case 'sleep-action':
+      return { sleep: { seconds: preStop.seconds } };
+    case 'httpGet':
+      return { httpGet: { path: `${HOOK_HTTP_PATH}?ms=${preStop.ms}`, port: preStop.port ?? serverPort } };
   }
 }
 
@@ -267,7 +365,8 @@ export function parsePreStop(handler: unknown, serverPort: ServerPort | ServerPo
     if (command.length === 2 && command[1] === HOOK_COMMANDS.fail) return { kind: 'exec-fail' };
     return what;
   }
-  if (h.sleep && Number.isInteger(h.sleep.seconds) && h.sleep.seconds >= 0 && h.sleep.seconds <= 600) return { kind: 'sleep-action', seconds: h.sleep.seconds };
+  if (h.sleep && Number.isInteger(h.sleep.seconds) && h.sleep.seconds >= 0 && h.sleep.seconds <= 600)
+    return { kind: 'sleep-action', seconds: h.sleep.seconds };
   if (h.httpGet && typeof h.httpGet.path === 'string') {
     const ms = HTTP_PATH.exec(h.httpGet.path)?.[1];
     if (ms === undefined || Number(ms) > 600_000) return what;
@@ -297,12 +396,21 @@ export interface LabContainerSettings {
 export function configureLabContainer(container: Record<string, any>, s: LabContainerSettings): void {
   if (s.image) container.image = s.image;
   const ours = new Set([LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV, LAB_EFFECT_ENV, LAB_LEDGER_URL_ENV]);
-  container.env = [...(container.env ?? []).filter((e: any) => !ours.has(e.name)), { name: LAB_MODE_ENV, value: s.mode }];
+  container.env = [
+    ...(container.env ?? []).filter((e: any) => !ours.has(e.name)),
+    { name: LAB_MODE_ENV, value: s.mode },
+  ];
   if (s.termAllocateMiB) container.env.push({ name: LAB_TERM_ALLOCATE_ENV, value: String(s.termAllocateMiB) });
-  if (s.effect) container.env.push({ name: LAB_EFFECT_ENV, value: s.effect.point }, { name: LAB_LEDGER_URL_ENV, value: s.effect.ledgerUrl });
+  if (s.effect)
+    container.env.push(
+      { name: LAB_EFFECT_ENV, value: s.effect.point },
+      { name: LAB_LEDGER_URL_ENV, value: s.effect.ledgerUrl },
+    );
   const port = container.ports?.[0];
   const hook = renderPreStop(s.preStop, port?.name ?? port?.containerPort);
   const lifecycle = { ...container.lifecycle };
-  if (hook) lifecycle.preStop = hook; else delete lifecycle.preStop;
-  if (Object.keys(lifecycle).length) container.lifecycle = lifecycle; else delete container.lifecycle;
+  if (hook) lifecycle.preStop = hook;
+  else delete lifecycle.preStop;
+  if (Object.keys(lifecycle).length) container.lifecycle = lifecycle;
+  else delete container.lifecycle;
 }

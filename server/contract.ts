@@ -25,8 +25,19 @@ export const LAB_EXIT_CODES = {
 
 /** Every event line the server (server/events.ts) and the exec hook (server/lab-hook.sh) write. */
 export const LAB_EVENT_NAMES = [
-  'listening', 'accepted', 'completed', 'aborted', 'rejected',
-  'signal', 'draining', 'drained', 'hook-start', 'hook-end', 'exit', 'allocating', 'effect',
+  'listening',
+  'accepted',
+  'completed',
+  'aborted',
+  'rejected',
+  'signal',
+  'draining',
+  'drained',
+  'hook-start',
+  'hook-end',
+  'exit',
+  'allocating',
+  'effect',
 ] as const;
 export type LabEventName = (typeof LAB_EVENT_NAMES)[number];
 
@@ -60,7 +71,15 @@ export const PROXY_ROLE = 'proxy';
  * In exit mode the proxy leaves with LAB_EXIT_CODES.immediate, the lab's "left at once".
  */
 export const PROXY_EVENT_NAMES = [
-  'listening', 'accepted', 'forwarded', 'upstream-done', 'rejected', 'signal', 'draining', 'drained', 'exit',
+  'listening',
+  'accepted',
+  'forwarded',
+  'upstream-done',
+  'rejected',
+  'signal',
+  'draining',
+  'drained',
+  'exit',
 ] as const;
 export type ProxyEventName = (typeof PROXY_EVENT_NAMES)[number];
 /** How one forwarded request ended, as the proxy saw it. */

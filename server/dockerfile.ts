@@ -18,7 +18,9 @@ function hookInstall(recipe: LabImageRecipe): string[] {
 
 export function renderLabStage(recipe: LabImageRecipe = LAB_IMAGE): string {
   const copied = hookIsShellScript(recipe) ? recipe.sources : [...recipe.sources, recipe.hookProgram];
-  const env = Object.entries(recipe.env).map(([name, value]) => `${name}=${value}`).join(' ');
+  const env = Object.entries(recipe.env)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
   return [
     `# The lab server image, rendered from server/image.ts by \`npm run image:dockerfile\`: edit the recipe, not this stage.`,
     `#   docker build -f server/Dockerfile --target ${LAB_STAGE} -t ${imageReference(recipe)} .`,

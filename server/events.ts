@@ -31,7 +31,12 @@ export const stdoutSink: EventSink = (line) => {
 };
 
 export function createEventLog(identity: EventIdentity, sink: EventSink = stdoutSink) {
-  return function logEvent<E extends LabEventName>(event: E, ...rest: Partial<LabLineFields<E>> extends LabLineFields<E> ? [fields?: LabLineFields<E>] : [fields: LabLineFields<E>]): void {
+  return function logEvent<E extends LabEventName>(
+    event: E,
+    ...rest: Partial<LabLineFields<E>> extends LabLineFields<E>
+      ? [fields?: LabLineFields<E>]
+      : [fields: LabLineFields<E>]
+  ): void {
     const fields = rest[0] ?? {};
     const record = { event, ...clockNow(), pid: process.pid, ...identity, ...fields };
     sink(JSON.stringify(record) + '\n');

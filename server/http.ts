@@ -3,14 +3,24 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body) + '\n';
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
 /** Listens on port and host; `listening` logs the address bound before the promise resolves with it. */
-export function listenOn(server: Server, port: number, host: string, listening: (address: AddressInfo) => void): Promise<AddressInfo> {
+export function listenOn(
+  server: Server,
+  port: number,
+  host: string,
+  listening: (address: AddressInfo) => void,
+): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -22,7 +32,12 @@ export function listenOn(server: Server, port: number, host: string, listening: 
 }
 
 /** The counts a draining server keeps and logs; `active` is its requests still at work. */
-interface DrainState { active: number; completed: number; rejected: number; draining: boolean }
+interface DrainState {
+  active: number;
+  completed: number;
+  rejected: number;
+  draining: boolean;
+}
 /** The lines the drain writes, which the app's and the proxy's writers both have with these fields. */
 interface DrainLog {
   (event: 'draining', fields: { active: number }): void;

@@ -21,25 +21,53 @@ interface LedgerRecord {
 }
 
 /** An effect as posted: the app's request id, the client's key, the app's pod, the point in the work. */
-interface EffectBody { id: string; key: string | null; podUid: string | null; podName: string | null; point: 'start' | 'end' }
+interface EffectBody {
+  id: string;
+  key: string | null;
+  podUid: string | null;
+  podName: string | null;
+  point: 'start' | 'end';
+}
 
 const BODY_LIMIT = 4096;
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
-const optionalString = (v: unknown, max: number): v is string | null | undefined => v === undefined || v === null || (typeof v === 'string' && v.length <= max);
+const optionalString = (v: unknown, max: number): v is string | null | undefined =>
+  v === undefined || v === null || (typeof v === 'string' && v.length <= max);
 
 /** The posted JSON, or the field that is wrong. */
-function parseEffectBody(text: string): { ok: true; value: EffectBody } | { ok: false; field: string; message: string } {
+function parseEffectBody(
+  text: string,
+): { ok: true; value: EffectBody } | { ok: false; field: string; message: string } {
   let json: Record<string, unknown>;
-  try { json = JSON.parse(text); } catch { return { ok: false, field: '(body)', message: 'not JSON' }; }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { ok: false, field: '(body)', message: 'expected an object' };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, field: '(body)', message: 'not JSON' };
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    return { ok: false, field: '(body)', message: 'expected an object' };
   const id = parseRequestId(typeof json.id === 'string' ? json.id : '', () => '');
-  if (!id.ok || !id.value) return { ok: false, field: 'id', message: 'id must be 1-64 characters of A-Z a-z 0-9 . _ -' };
-  if (json.key !== undefined && json.key !== null && (typeof json.key !== 'string' || !KEY.test(json.key))) return { ok: false, field: 'key', message: 'key must be 1-128 printable ASCII characters, or null' };
-  if (!optionalString(json.podUid, 128)) return { ok: false, field: 'podUid', message: 'podUid must be a string of at most 128 characters, or null' };
-  if (!optionalString(json.podName, 253)) return { ok: false, field: 'podName', message: 'podName must be a string of at most 253 characters, or null' };
-  if (json.point !== 'start' && json.point !== 'end') return { ok: false, field: 'point', message: 'point must be start or end' };
-  return { ok: true, value: { id: id.value, key: (json.key as string | null | undefined) ?? null, podUid: (json.podUid as string | null | undefined) ?? null, podName: (json.podName as string | null | undefined) ?? null, point: json.point } };
+  if (!id.ok || !id.value)
+    return { ok: false, field: 'id', message: 'id must be 1-64 characters of A-Z a-z 0-9 . _ -' };
+  if (json.key !== undefined && json.key !== null && (typeof json.key !== 'string' || !KEY.test(json.key)))
+    return { ok: false, field: 'key', message: 'key must be 1-128 printable ASCII characters, or null' };
+  if (!optionalString(json.podUid, 128))
+    return { ok: false, field: 'podUid', message: 'podUid must be a string of at most 128 characters, or null' };
+  if (!optionalString(json.podName, 253))
+    return { ok: false, field: 'podName', message: 'podName must be a string of at most 253 characters, or null' };
+  if (json.point !== 'start' && json.point !== 'end')
+    return { ok: false, field: 'point', message: 'point must be start or end' };
+  return {
+    ok: true,
+    value: {
+      id: id.value,
+      key: (json.key as string | null | undefined) ?? null,
+      podUid: (json.podUid as string | null | undefined) ?? null,
+      podName: (json.podName as string | null | undefined) ?? null,
+      point: json.point,
+    },
+  };
 }
 
 export function createLedger(config: LedgerConfig, logEvent: LogLedgerEvent, exit: (code: number) => void) {
@@ -50,7 +78,13 @@ export function createLedger(config: LedgerConfig, logEvent: LogLedgerEvent, exi
 
   function apply(body: EffectBody): { result: LedgerResult; seq: number } {
     const first = body.key === null ? undefined : byKey.get(body.key);
-    const fields = { id: body.id, key: body.key, fromPodUid: body.podUid, fromPodName: body.podName, point: body.point };
+    const fields = {
+      id: body.id,
+      key: body.key,
+      fromPodUid: body.podUid,
+      fromPodName: body.podName,
+      point: body.point,
+    };
     if (first) {
       logEvent('already-applied', { seq: first.seq, ...fields });
       return { result: 'already-applied', seq: first.seq };
@@ -68,7 +102,10 @@ export function createLedger(config: LedgerConfig, logEvent: LogLedgerEvent, exi
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => {
       text += chunk;
-      if (text.length > BODY_LIMIT) { tooLong = true; req.destroy(); }
+      if (text.length > BODY_LIMIT) {
+        tooLong = true;
+        req.destroy();
+      }
     });
     req.on('end', () => {
       if (tooLong) return;
@@ -81,16 +118,23 @@ export function createLedger(config: LedgerConfig, logEvent: LogLedgerEvent, exi
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://ledger.invalid');
     if (url.pathname === LEDGER_PATHS.effect && req.method === 'POST') return handleEffect(req, res);
-    if (req.method !== 'GET') return sendJson(res, 405, { error: `method ${req.method} not allowed on ${url.pathname}` });
+    if (req.method !== 'GET')
+      return sendJson(res, 405, { error: `method ${req.method} not allowed on ${url.pathname}` });
     switch (url.pathname) {
-      case LEDGER_PATHS.records: return sendJson(res, 200, { records });
+      case LEDGER_PATHS.records:
+        return sendJson(res, 200, { records });
       case '/readyz':
-      case '/healthz': return sendJson(res, 200, { ready: true, records: records.length });
-      default: return sendJson(res, 404, { error: `no such path ${url.pathname}` });
+      case '/healthz':
+        return sendJson(res, 200, { ready: true, records: records.length });
+      default:
+        return sendJson(res, 404, { error: `no such path ${url.pathname}` });
     }
   });
 
-  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { host: address.address, port: address.port }));
+  const listen = () =>
+    listenOn(server, config.port, config.host, (address) =>
+      logEvent('listening', { host: address.address, port: address.port }),
+    );
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited) return;

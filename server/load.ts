@@ -44,22 +44,34 @@ const DRAIN_MARGIN_MS = 10_000;
 function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: number, fallback?: number): number {
   const raw = env[name];
   if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
-  if (raw === undefined || !/^\d+$/.test(raw)) throw new LoadConfigError(`${name}: expected a whole number ${min}-${max}, got ${JSON.stringify(raw ?? null)}`);
+  if (raw === undefined || !/^\d+$/.test(raw))
+    throw new LoadConfigError(`${name}: expected a whole number ${min}-${max}, got ${JSON.stringify(raw ?? null)}`);
   const value = Number(raw);
-  if (value < min || value > max) throw new LoadConfigError(`${name}: expected a whole number ${min}-${max}, got ${value}`);
+  if (value < min || value > max)
+    throw new LoadConfigError(`${name}: expected a whole number ${min}-${max}, got ${value}`);
   return value;
 }
 
 function loadPath(path: string): string {
-  if (!path.startsWith('/') || /[\s#]/.test(path)) throw new LoadConfigError(`LOAD_PATH: expected a path such as /work?ms=200 (starting with /, no spaces or #), got ${JSON.stringify(path)}`);
+  if (!path.startsWith('/') || /[\s#]/.test(path))
+    throw new LoadConfigError(
+      `LOAD_PATH: expected a path such as /work?ms=200 (starting with /, no spaces or #), got ${JSON.stringify(path)}`,
+    );
   return path;
 }
 
 export function parseLoadConfig(env: NodeJS.ProcessEnv): LoadConfig {
   const target = env.LOAD_TARGET ?? '';
   let url: URL;
-  try { url = new URL(target); } catch { throw new LoadConfigError(`LOAD_TARGET: expected a base URL such as http://10.96.0.10:80, got ${JSON.stringify(target)}`); }
-  if (url.protocol !== 'http:') throw new LoadConfigError(`LOAD_TARGET: only http:// is supported, got ${JSON.stringify(url.protocol)}`);
+  try {
+    url = new URL(target);
+  } catch {
+    throw new LoadConfigError(
+      `LOAD_TARGET: expected a base URL such as http://10.96.0.10:80, got ${JSON.stringify(target)}`,
+    );
+  }
+  if (url.protocol !== 'http:')
+    throw new LoadConfigError(`LOAD_TARGET: only http:// is supported, got ${JSON.stringify(url.protocol)}`);
   const workMs = wholeNumber(env, 'LOAD_WORK_MS', 1, WORK_MAX_MS);
   return {
     target: target.replace(/\/+$/, ''),
@@ -130,7 +142,17 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
   const target = new URL(config.target);
   const path = config.path ?? `/work?ms=${config.workMs}`;
   const pathJoin = path.includes('?') ? '&' : '?';
-  write({ event: 'load-start', ...clockNow(), pid: process.pid, target: config.target, rate: config.rate, workMs: config.workMs, durationMs: config.durationMs, connections: config.connections, planned: total });
+  write({
+    event: 'load-start',
+    ...clockNow(),
+    pid: process.pid,
+    target: config.target,
+    rate: config.rate,
+    workMs: config.workMs,
+    durationMs: config.durationMs,
+    connections: config.connections,
+    planned: total,
+  });
   let due = 0;
   let seq = 0;
   let open = 0;
@@ -141,19 +163,33 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let finish!: () => void;
-  const done = new Promise<void>((resolve) => { finish = resolve; });
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
   let finished = false;
   const maybeFinish = () => {
     if (finished || !((due >= total && waitingAt === waiting.length) || stopped) || open !== 0) return;
     finished = true;
     // unsent: due, but still waiting for a connection when the sending stopped (never sent, not a failure).
-    write({ event: 'load-end', ...clockNow(), pid: process.pid, ...tally, failed: tally.sent - tally.completed, stopped, unsent: waiting.length - waitingAt, waitedMaxMs: Math.round(waitedMax) });
+    write({
+      event: 'load-end',
+      ...clockNow(),
+      pid: process.pid,
+      ...tally,
+      failed: tally.sent - tally.completed,
+      stopped,
+      unsent: waiting.length - waitingAt,
+      waitedMaxMs: Math.round(waitedMax),
+    });
     agent.destroy();
     finish();
   };
   const nextWaiting = () => {
     while (!stopped && open < config.connections && waitingAt < waiting.length) send(waiting[waitingAt++]!);
-    if (waitingAt > 1024 && waitingAt * 2 > waiting.length) { waiting.splice(0, waitingAt); waitingAt = 0; }
+    if (waitingAt > 1024 && waitingAt * 2 > waiting.length) {
+      waiting.splice(0, waitingAt);
+      waitingAt = 0;
+    }
   };
 
   function send(dueMono: number): void {
@@ -163,15 +199,32 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
     const sent = clockNow();
     waitedMax = Math.max(waitedMax, sent.mono - dueMono);
     const rec: Omit<LoadRecord, 'ended'> & { ended?: Clock } = {
-      event: 'request', seq, id, dueMono: Math.round(dueMono * 1000) / 1000, sent, connectedAt: null, headersAt: null,
-      status: null, podUid: null, outcome: 'failed', errorCode: null, stage: 'connect', bytes: 0,
+      event: 'request',
+      seq,
+      id,
+      dueMono: Math.round(dueMono * 1000) / 1000,
+      sent,
+      connectedAt: null,
+      headersAt: null,
+      status: null,
+      podUid: null,
+      outcome: 'failed',
+      errorCode: null,
+      stage: 'connect',
+      bytes: 0,
     };
     let settled = false;
     const end = (outcome: LoadRecord['outcome'], errorCode: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(limit);
-      const record = { ...rec, ended: clockNow(), outcome, errorCode, stage: outcome === 'completed' ? null : rec.stage } as LoadRecord;
+      const record = {
+        ...rec,
+        ended: clockNow(),
+        outcome,
+        errorCode,
+        stage: outcome === 'completed' ? null : rec.stage,
+      } as LoadRecord;
       tally.sent++;
       if (outcome === 'completed') tally.completed++;
       if (outcome === 'rejected') tally.rejected++;
@@ -180,12 +233,25 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       nextWaiting();
       maybeFinish();
     };
-    const req = request({ agent, host: target.hostname.replace(/^\[(.*)\]$/, '$1'), port: target.port || 80, path: `${path}${pathJoin}id=${id}`, headers: { connection: 'close' } });
+    const req = request({
+      agent,
+      host: target.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: target.port || 80,
+      path: `${path}${pathJoin}id=${id}`,
+      headers: { connection: 'close' },
+    });
     // A request that never ends is recorded as timed out, not left open forever.
-    const limit = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), config.drainMs);
+    const limit = setTimeout(
+      () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
+      config.drainMs,
+    );
     req.on('socket', (socket) => {
-      const connected = () => { rec.connectedAt = clockNow(); rec.stage = 'request'; };
-      if (socket.connecting) socket.once('connect', connected); else connected();
+      const connected = () => {
+        rec.connectedAt = clockNow();
+        rec.stage = 'request';
+      };
+      if (socket.connecting) socket.once('connect', connected);
+      else connected();
     });
     req.on('error', (error) => end('failed', errorCodeOf(error)));
     req.on('response', (res: IncomingMessage) => {
@@ -196,16 +262,30 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       rec.podUid = typeof uid === 'string' ? uid : null;
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { rec.bytes += Buffer.byteLength(chunk); text += chunk; if (text.length > 4096) text = text.slice(-4096); });
+      res.on('data', (chunk: string) => {
+        rec.bytes += Buffer.byteLength(chunk);
+        text += chunk;
+        if (text.length > 4096) text = text.slice(-4096);
+      });
       res.on('error', (error) => end(rec.status === 200 ? 'cut' : 'failed', errorCodeOf(error)));
       res.on('aborted', () => end(rec.status === 200 ? 'cut' : 'failed', 'ECONNRESET'));
       res.on('end', () => {
         if (rec.status === 503) return end('rejected', null);
-        if (config.path !== null && rec.status !== null && rec.status >= 200 && rec.status < 300 && !String(res.headers['content-type'] ?? '').includes('ndjson')) return end('completed', null);
+        if (
+          config.path !== null &&
+          rec.status !== null &&
+          rec.status >= 200 &&
+          rec.status < 300 &&
+          !String(res.headers['content-type'] ?? '').includes('ndjson')
+        )
+          return end('completed', null);
         if (rec.status !== 200) return end('http-error', `HTTP_${rec.status}`);
         // Completed only with the server's done line: a body cut at a line boundary is still cut.
         const doneLine = text.trimEnd().split('\n').at(-1) ?? '';
-        end(doneLine.includes('"event":"done"') ? 'completed' : 'cut', doneLine.includes('"event":"done"') ? null : 'NO_DONE_LINE');
+        end(
+          doneLine.includes('"event":"done"') ? 'completed' : 'cut',
+          doneLine.includes('"event":"done"') ? null : 'NO_DONE_LINE',
+        );
       });
     });
     req.end();
@@ -217,9 +297,11 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
     const now = performance.now();
     while (!stopped && due < total && startedMono + due * intervalMs <= now) {
       const at = startedMono + due++ * intervalMs;
-      if (open < config.connections && waitingAt === waiting.length) send(at); else waiting.push(at);
+      if (open < config.connections && waitingAt === waiting.length) send(at);
+      else waiting.push(at);
     }
-    if (!stopped && due < total) timer = setTimeout(tick, Math.max(0, startedMono + due * intervalMs - performance.now()));
+    if (!stopped && due < total)
+      timer = setTimeout(tick, Math.max(0, startedMono + due * intervalMs - performance.now()));
     maybeFinish();
   };
   tick();

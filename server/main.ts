@@ -3,7 +3,15 @@
 // LAB_MODE=proxy a sidecar proxy in front of the app container (server/proxy.ts), and LAB_MODE=ledger
 // the retries lab's ledger (server/ledger.ts).
 import { createLabServer } from './app.ts';
-import { ConfigError, type LedgerConfig, parseLedgerConfig, parseProxyConfig, parseServerConfig, type ProxyConfig, type ServerConfig } from './config.ts';
+import {
+  ConfigError,
+  type LedgerConfig,
+  parseLedgerConfig,
+  parseProxyConfig,
+  parseServerConfig,
+  type ProxyConfig,
+  type ServerConfig,
+} from './config.ts';
 import { LAB_EXIT_CODES, LAB_LEDGER_MODE, LAB_LOAD_MODE, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
 import { createEventLog, createLedgerEventLog, createProxyEventLog } from './events.ts';
 import { createLedger } from './ledger.ts';
@@ -13,7 +21,10 @@ import { createProxy } from './proxy.ts';
 const CONFIG_EXIT = LAB_EXIT_CODES.config;
 
 function fail(error: unknown): never {
-  const message = error instanceof ConfigError || error instanceof LoadConfigError || error instanceof TypeError ? error.message : String(error);
+  const message =
+    error instanceof ConfigError || error instanceof LoadConfigError || error instanceof TypeError
+      ? error.message
+      : String(error);
   process.stderr.write(`lab-server: ${message}\n`);
   process.exit(CONFIG_EXIT);
 }
@@ -69,7 +80,11 @@ function startLedger(): void {
   } catch (error) {
     fail(error);
   }
-  const ledger = createLedger(config, createLedgerEventLog({ podUid: config.podUid, podName: config.podName }), (code) => process.exit(code));
+  const ledger = createLedger(
+    config,
+    createLedgerEventLog({ podUid: config.podUid, podName: config.podName }),
+    (code) => process.exit(code),
+  );
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => ledger.terminate(signal));
   ledger.listen().catch((error: Error) => {
     process.stderr.write(`lab-server: ledger cannot listen on ${config.host}:${config.port}: ${error.message}\n`);

@@ -11,12 +11,26 @@ import { createDrain, listenOn, sendJson } from './http.ts';
 import { parseRequestId } from './work.ts';
 
 /** RFC 9110 7.6.1: headers of one connection, never passed on; Node frames the body itself. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const named = new Set((String(headers.connection ?? '')).split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+  const named = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
   const kept: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (!HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
   return kept;
 }
 
@@ -45,12 +59,26 @@ export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: 
       settled = true;
       state.active--;
       if (outcome === 'completed') state.completed++;
-      logEvent('upstream-done', { id, outcome, status, bytes, elapsedMs: Math.round(performance.now() - began), ...(error ? { error } : {}) });
+      logEvent('upstream-done', {
+        id,
+        outcome,
+        status,
+        bytes,
+        elapsedMs: Math.round(performance.now() - began),
+        ...(error ? { error } : {}),
+      });
       exitIfDrained();
     };
 
     // agent: false, a connection per request: a kept-alive pool would tie one request's end to another's.
-    const upstream = request({ host: '127.0.0.1', port: config.upstreamPort, method: req.method, path, headers: endToEnd(req.headers), agent: false });
+    const upstream = request({
+      host: '127.0.0.1',
+      port: config.upstreamPort,
+      method: req.method,
+      path,
+      headers: endToEnd(req.headers),
+      agent: false,
+    });
     upstream.on('socket', (socket) => socket.once('connect', () => logEvent('forwarded', { id })));
     upstream.on('response', (answer) => {
       status = answer.statusCode ?? null;
@@ -83,7 +111,9 @@ export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: 
       sendJson(res, 502, { error: 'the app did not answer the proxy', code: error.code ?? null, id });
     });
     // Whole only once the last byte is handed to the kernel (as the app's `completed`).
-    res.on('finish', () => { if (status !== null) settle('completed'); });
+    res.on('finish', () => {
+      if (status !== null) settle('completed');
+    });
     res.on('close', () => {
       if (res.writableFinished) return;
       settle('client-gone');
@@ -97,9 +127,12 @@ export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: 
   function route(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
     switch (url.pathname) {
-      case PROXY_OWN_PATHS.healthz: return sendJson(res, 200, { alive: true, by: 'proxy' });
-      case PROXY_OWN_PATHS.readyz: return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining, by: 'proxy' });
-      default: return forward(req, res, url);
+      case PROXY_OWN_PATHS.healthz:
+        return sendJson(res, 200, { alive: true, by: 'proxy' });
+      case PROXY_OWN_PATHS.readyz:
+        return sendJson(res, state.draining ? 503 : 200, { ready: !state.draining, by: 'proxy' });
+      default:
+        return forward(req, res, url);
     }
   }
 
@@ -108,7 +141,15 @@ export function createProxy(config: ProxyConfig, logEvent: LogProxyEvent, exit: 
     route(req, res);
   });
 
-  const listen = () => listenOn(server, config.port, config.host, (address) => logEvent('listening', { host: address.address, port: address.port, upstreamPort: config.upstreamPort, onTerm: config.onTerm }));
+  const listen = () =>
+    listenOn(server, config.port, config.host, (address) =>
+      logEvent('listening', {
+        host: address.address,
+        port: address.port,
+        upstreamPort: config.upstreamPort,
+        onTerm: config.onTerm,
+      }),
+    );
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited()) return;

@@ -2,7 +2,10 @@
 // (ShouldEvict) and goes through the normal termination path, its grace included.
 import type { PodSpec } from './pod-types.ts';
 
-export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } as const;
+export const DEADLINE_EXCEEDED = {
+  reason: 'DeadlineExceeded',
+  message: 'Pod was active on the node longer than the specified deadline',
+} as const;
 
 /**
  * When the deadline passes (wall ms), if the pod has one. The status manager keeps startTime in whole

@@ -2,7 +2,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, GROUP_RESOURCES, openApiV3, OPENAPI_V3_ROOT } from './discovery.ts';
+import {
+  API_GROUPS,
+  apiVersions,
+  CORE_V1_RESOURCES,
+  GROUP_RESOURCES,
+  openApiV3,
+  OPENAPI_V3_ROOT,
+} from './discovery.ts';
 import { formatIssue } from '../../lib/files.ts';
 import { FaultRequestSchema } from './faults.ts';
 import { serveLog } from './logs.ts';
@@ -31,7 +38,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   const contentType = req.headers['content-type'] ?? '';
   // kubectl's typed commands (`kubectl create deployment`) send protobuf. Loaded on the first such
   // body: protobufjs and the message types cost every sim start 0.1 s otherwise.
-  if (/protobuf|cbor/.test(contentType)) return (await import('./protobuf-body.ts')).refuseOrDecode(contentType, Buffer.concat(chunks));
+  if (/protobuf|cbor/.test(contentType))
+    return (await import('./protobuf-body.ts')).refuseOrDecode(contentType, Buffer.concat(chunks));
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text.trim()) return undefined;
   try {
@@ -56,7 +64,9 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
   function loseAnswerOnceReady(res: ServerResponse, namespace: string, name: string): void {
     const started = performance.now();
     const look = setInterval(() => {
-      const pod = store.get('pods', namespace, name) as { status?: { conditions?: { type: string; status: string }[] } } | undefined;
+      const pod = store.get('pods', namespace, name) as
+        | { status?: { conditions?: { type: string; status: string }[] } }
+        | undefined;
       const ready = pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
       if (!ready && pod && performance.now() - started < 120_000) return;
       clearInterval(look);
@@ -65,23 +75,40 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     res.on('close', () => clearInterval(look));
   }
 
-  function listOrWatch(req: IncomingMessage, res: ServerResponse, url: URL, resource: Resource, namespace: string | null): void {
+  function listOrWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    resource: Resource,
+    namespace: string | null,
+  ): void {
     const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
     const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
     const matches = (o: KubeObject) => labels(o.metadata.labels) && fields(o);
     if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
       return watches.serve(req, res, {
-        resource, namespace, matches, resourceVersion: url.searchParams.get('resourceVersion'),
-        timeoutSeconds: intParam(url, 'timeoutSeconds'), allowBookmarks: url.searchParams.get('allowWatchBookmarks') === 'true',
-        asTable: wantsTable(req) ? (o, first) => {
-          const table = toTable(resource, [o], store.currentVersion);
-          return first ? table : { ...table, columnDefinitions: [] };
-        } : null,
+        resource,
+        namespace,
+        matches,
+        resourceVersion: url.searchParams.get('resourceVersion'),
+        timeoutSeconds: intParam(url, 'timeoutSeconds'),
+        allowBookmarks: url.searchParams.get('allowWatchBookmarks') === 'true',
+        asTable: wantsTable(req)
+          ? (o, first) => {
+              const table = toTable(resource, [o], store.currentVersion);
+              return first ? table : { ...table, columnDefinitions: [] };
+            }
+          : null,
       });
     }
     const items = store.list(resource, namespace, matches);
     if (wantsTable(req)) return sendJson(res, 200, toTable(resource, items, store.currentVersion));
-    sendJson(res, 200, { kind: listKindOf(resource), apiVersion: apiVersionOf(resource), metadata: { resourceVersion: store.currentVersion }, items });
+    sendJson(res, 200, {
+      kind: listKindOf(resource),
+      apiVersion: apiVersionOf(resource),
+      metadata: { resourceVersion: store.currentVersion },
+      items,
+    });
   }
 
   function one(req: IncomingMessage, res: ServerResponse, resource: Resource, object: KubeObject): void {
@@ -101,13 +128,25 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       if (path === '/api/v1') return sendJson(res, 200, CORE_V1_RESOURCES);
       if (path === '/apis') return sendJson(res, 200, API_GROUPS);
       if (path === '/openapi/v3') return sendJson(res, 200, OPENAPI_V3_ROOT);
-      if ((m = /^\/openapi\/v3\/(api\/v1|apis\/[a-z0-9.-]+\/v1)$/.exec(path))) return sendJson(res, 200, openApiV3(m[1]!, parts.version.gitVersion));
-      if ((m = /^\/apis\/([a-z0-9.-]+)\/v1$/.exec(path)) && GROUP_RESOURCES[m[1]!]) return sendJson(res, 200, GROUP_RESOURCES[m[1]!]);
+      if ((m = /^\/openapi\/v3\/(api\/v1|apis\/[a-z0-9.-]+\/v1)$/.exec(path)))
+        return sendJson(res, 200, openApiV3(m[1]!, parts.version.gitVersion));
+      if ((m = /^\/apis\/([a-z0-9.-]+)\/v1$/.exec(path)) && GROUP_RESOURCES[m[1]!])
+        return sendJson(res, 200, GROUP_RESOURCES[m[1]!]);
       if (path === '/termlab-sim/proxy') return sendJson(res, 200, parts.proxy.allTruth());
-      if ((m = /^\/termlab-sim\/proxy\/([^/]+)\/([^/]+)$/.exec(path))) return sendJson(res, 200, parts.proxy.truth(m[1]!, m[2]!) ?? statusObject(404, 'NotFound', 'no such service in the proxy'));
-      if (path === '/healthz' || path === '/readyz' || path === '/livez') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); return; }
+      if ((m = /^\/termlab-sim\/proxy\/([^/]+)\/([^/]+)$/.exec(path)))
+        return sendJson(
+          res,
+          200,
+          parts.proxy.truth(m[1]!, m[2]!) ?? statusObject(404, 'NotFound', 'no such service in the proxy'),
+        );
+      if (path === '/healthz' || path === '/readyz' || path === '/livez') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('ok');
+        return;
+      }
       if (path === '/termlab-sim/truth') return sendJson(res, 200, truth.all());
-      if ((m = /^\/termlab-sim\/truth\/([^/]+)$/.exec(path))) return sendJson(res, 200, truth.get(m[1]!) ?? statusObject(404, 'NotFound', 'no record'));
+      if ((m = /^\/termlab-sim\/truth\/([^/]+)$/.exec(path)))
+        return sendJson(res, 200, truth.get(m[1]!) ?? statusObject(404, 'NotFound', 'no record'));
     }
     if (method === 'POST' && path === '/termlab-sim/faults') {
       const parsed = FaultRequestSchema.safeParse(await readBody(req));
@@ -115,21 +154,43 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       return sendJson(res, 200, { applied: parts.applyFault(parsed.data, req.socket) });
     }
 
-    if (method === 'POST' && path === '/apis/authentication.k8s.io/v1/selfsubjectreviews') { await readBody(req); return sendJson(res, 201, selfSubjectReview()); }
+    if (method === 'POST' && path === '/apis/authentication.k8s.io/v1/selfsubjectreviews') {
+      await readBody(req);
+      return sendJson(res, 201, selfSubjectReview());
+    }
     if (path === '/api/v1/namespaces') {
       if (method === 'GET') return listOrWatch(req, res, url, 'namespaces', null);
       if (method === 'POST') {
         const dryRun = dryRunOf(url, 'Create');
         const body = (await readBody(req)) as any;
         const name = body?.metadata?.name;
-        if (!name || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new ApiError(422, 'Invalid', 'metadata.name: a lowercase RFC 1123 label is required');
-        const created = store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { ...body.metadata.labels, 'kubernetes.io/metadata.name': name }, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: apiTime() }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, dryRun);
+        if (!name || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name))
+          throw new ApiError(422, 'Invalid', 'metadata.name: a lowercase RFC 1123 label is required');
+        const created = store.create(
+          'namespaces',
+          {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            metadata: {
+              name,
+              labels: { ...body.metadata.labels, 'kubernetes.io/metadata.name': name },
+              uid: crypto.randomUUID(),
+              resourceVersion: '',
+              creationTimestamp: apiTime(),
+            },
+            spec: { finalizers: ['kubernetes'] },
+            status: { phase: 'Active' },
+          },
+          dryRun,
+        );
         return sendJson(res, 201, created);
       }
     }
-    if ((m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'namespaces', store.mustGet('namespaces', undefined, m[1]!));
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)) && method === 'GET')
+      return one(req, res, 'namespaces', store.mustGet('namespaces', undefined, m[1]!));
     if (path === '/api/v1/nodes' && method === 'GET') return listOrWatch(req, res, url, 'nodes', null);
-    if ((m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'nodes', store.mustGet('nodes', undefined, m[1]!));
+    if ((m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path)) && method === 'GET')
+      return one(req, res, 'nodes', store.mustGet('nodes', undefined, m[1]!));
 
     if ((m = /^\/api\/v1(?:\/namespaces\/([^/]+))?\/(pods|events)$/.exec(path))) {
       const namespace = m[1] ?? null;
@@ -138,11 +199,13 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       if (method === 'POST' && resource === 'pods' && namespace) {
         const dryRun = dryRunOf(url, 'Create');
         const created = registry.create(namespace, await readBody(req), dryRun);
-        if (!dryRun && registry.takeLostCreateAnswer(namespace)) return loseAnswerOnceReady(res, namespace, created.metadata.name);
+        if (!dryRun && registry.takeLostCreateAnswer(namespace))
+          return loseAnswerOnceReady(res, namespace, created.metadata.name);
         return sendJson(res, 201, created);
       }
     }
-    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/events\/([^/]+)$/.exec(path)) && method === 'GET') return one(req, res, 'events', store.mustGet('events', m[1]!, m[2]!));
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/events\/([^/]+)$/.exec(path)) && method === 'GET')
+      return one(req, res, 'events', store.mustGet('events', m[1]!, m[2]!));
 
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)(?:\/(status|log))?$/.exec(path))) {
       const [, namespace, name, sub] = m as unknown as [string, string, string, string | undefined];
@@ -152,14 +215,27 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
       if (!sub && method === 'DELETE') {
         const body = ((await readBody(req)) ?? {}) as any;
         const grace = intParam(url, 'gracePeriodSeconds') ?? body.gracePeriodSeconds;
-        return sendJson(res, 200, registry.delete(namespace, name, { gracePeriodSeconds: grace ?? undefined, preconditions: body.preconditions, dryRun: dryRunOf(url, 'Delete', body) }));
+        return sendJson(
+          res,
+          200,
+          registry.delete(namespace, name, {
+            gracePeriodSeconds: grace ?? undefined,
+            preconditions: body.preconditions,
+            dryRun: dryRunOf(url, 'Delete', body),
+          }),
+        );
       }
       if (!sub && method === 'PATCH') {
         const dryRun = dryRunOf(url, 'Patch');
-        return sendJson(res, 200, registry.patch(namespace, name, req.headers['content-type'] ?? '', await readBody(req), dryRun));
+        return sendJson(
+          res,
+          200,
+          registry.patch(namespace, name, req.headers['content-type'] ?? '', await readBody(req), dryRun),
+        );
       }
     }
-    if (await routeObjects({ store, objects: parts.objects, readBody, listOrWatch, one }, req, res, url, path, method)) return;
+    if (await routeObjects({ store, objects: parts.objects, readBody, listOrWatch, one }, req, res, url, path, method))
+      return;
     throw new ApiError(404, 'NotFound', `the server could not find the requested resource (${method} ${path})`);
   }
 
@@ -174,16 +250,27 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     if (!container) {
       throw badRequest(`container "${containerName}" in pod "${name}" is waiting to start: ContainerCreating`);
     }
-    serveLog(res, container, {
-      follow: url.searchParams.get('follow') === 'true', timestamps: url.searchParams.get('timestamps') === 'true',
-      sinceTime: url.searchParams.get('sinceTime'), tailLines: intParam(url, 'tailLines'), checkPeriodMs: kubelet.logReaderCheckMs,
-    }, kubelet.pause);
+    serveLog(
+      res,
+      container,
+      {
+        follow: url.searchParams.get('follow') === 'true',
+        timestamps: url.searchParams.get('timestamps') === 'true',
+        sinceTime: url.searchParams.get('sinceTime'),
+        tailLines: intParam(url, 'tailLines'),
+        checkPeriodMs: kubelet.logReaderCheckMs,
+      },
+      kubelet.pause,
+    );
   }
 
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     if (parts.refuseUnauthorized(req, res)) return;
     route(req, res).catch((error: unknown) => {
-      if (res.headersSent) { res.destroy(); return; }
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
       if (error instanceof ApiError) return sendError(res, error);
       sendError(res, new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
     });
@@ -194,7 +281,12 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
     try {
       upgrade(req, socket, head);
     } catch (error) {
-      refuseUpgrade(socket, error instanceof ApiError ? error : new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
+      refuseUpgrade(
+        socket,
+        error instanceof ApiError
+          ? error
+          : new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`),
+      );
     }
   });
 
@@ -202,24 +294,31 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|portforward)$/.exec(url.pathname);
-    if (!m) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (upgrade ${url.pathname})`);
+    if (!m)
+      throw new ApiError(404, 'NotFound', `the server could not find the requested resource (upgrade ${url.pathname})`);
     const [, namespace, name, subresource] = m as unknown as [string, string, string, string];
     if (req.headers.upgrade?.toLowerCase() !== 'websocket') {
-      throw badRequest(`the simulated cluster serves ${subresource} over WebSocket only, not ${req.headers.upgrade ?? 'a plain request'}: use kubectl 1.31 or later`);
+      throw badRequest(
+        `the simulated cluster serves ${subresource} over WebSocket only, not ${req.headers.upgrade ?? 'a plain request'}: use kubectl 1.31 or later`,
+      );
     }
     const pod = store.get('pods', namespace, name);
     if (!pod) throw notFound('pods', name);
     if (subresource === 'exec') {
       const options = parseExecOptions(url);
       const containerName = options.container ?? pod.spec.containers[0].name;
-      if (!podContainerNames(pod).includes(containerName)) throw badRequest(`container ${containerName} is not valid for pod ${name}`);
+      if (!podContainerNames(pod).includes(containerName))
+        throw badRequest(`container ${containerName} is not valid for pod ${name}`);
       const container = kubelet.runningContainer(pod.metadata.uid, containerName);
       if (!container) throw badRequest(`container not found ("${containerName}")`);
       return remoteCommand.handleUpgrade(req, socket, head, container, options);
     }
     if (kubelet.isDone(pod.metadata.uid)) throw badRequest(`pod ${name} is not running`);
     portForward.handleUpgrade(req, socket, head, url, {
-      name, uid: pod.metadata.uid, target: (port) => kubelet.portTarget(pod.metadata.uid, port), opened: (upstream) => kubelet.proxied(upstream),
+      name,
+      uid: pod.metadata.uid,
+      target: (port) => kubelet.portTarget(pod.metadata.uid, port),
+      opened: (upstream) => kubelet.proxied(upstream),
     });
   }
 
@@ -235,5 +334,7 @@ function podContainerNames(pod: KubeObject): string[] {
 function defaultLogContainer(pod: KubeObject): string {
   const main = pod.spec.containers as { name: string }[];
   if (main.length === 1) return main[0]!.name;
-  throw badRequest(`a container name must be specified for pod ${pod.metadata.name}, choose one of: [${podContainerNames(pod).join(' ')}]`);
+  throw badRequest(
+    `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${podContainerNames(pod).join(' ')}]`,
+  );
 }

@@ -16,7 +16,15 @@ export function newToken(): string {
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** The API server's answer to a request without valid credentials. */
-export const UNAUTHORIZED_STATUS = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: HTTP_UNAUTHORIZED };
+export const UNAUTHORIZED_STATUS = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Unauthorized',
+  reason: 'Unauthorized',
+  code: HTTP_UNAUTHORIZED,
+};
 
 /**
  * Returns the one check that the request handler and the upgrade handler call first: true when
@@ -28,12 +36,18 @@ export function createTokenGate(token: string) {
     const presented = req.headers.authorization;
     if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return false;
     const body = JSON.stringify(UNAUTHORIZED_STATUS);
-    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    };
     if ('writeHead' in reply) {
       reply.writeHead(HTTP_UNAUTHORIZED, headers);
       reply.end(body);
     } else {
-      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const head = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
       reply.end(`HTTP/1.1 ${HTTP_UNAUTHORIZED} Unauthorized\r\n${head}\r\n${body}`);
     }
     return true;

@@ -32,12 +32,19 @@ export function closedChannel(frame: Frame): number | null {
 }
 
 const MAX_TERMINAL_SIDE = 0xffff;
-const TerminalSizeSchema = z.object({ Width: z.int().min(1).max(MAX_TERMINAL_SIDE), Height: z.int().min(1).max(MAX_TERMINAL_SIDE) });
+const TerminalSizeSchema = z.object({
+  Width: z.int().min(1).max(MAX_TERMINAL_SIDE),
+  Height: z.int().min(1).max(MAX_TERMINAL_SIDE),
+});
 
 /** A resize message: the terminal size as JSON {"Width":…,"Height":…} (remotecommand.TerminalSize); null when malformed. */
 export function decodeTerminalSize(payload: Buffer): { width: number; height: number } | null {
   let json: unknown;
-  try { json = JSON.parse(payload.toString('utf8')); } catch { return null; }
+  try {
+    json = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return null;
+  }
   const size = TerminalSizeSchema.safeParse(json);
   return size.success ? { width: size.data.Width, height: size.data.Height } : null;
 }

@@ -16,12 +16,12 @@ function kubectlHints(kubeconfig: string): string {
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl run poke --image=termlab/lab-server:0.1.0 --restart=Never --port=8080',
     '  kubectl get pods -w',
-    '  kubectl port-forward pod/poke 18080:8080     # then: curl \'localhost:18080/work?ms=5000\'',
+    "  kubectl port-forward pod/poke 18080:8080     # then: curl 'localhost:18080/work?ms=5000'",
     '  kubectl exec poke -- ls',
     '  kubectl exec -it poke -- sh',
     '  kubectl logs -f poke',
     '  kubectl delete pod poke --grace-period=5',
-    '  kubectl get deploy,rs,svc,endpointslices      # a rollout scenario\'s Deployment and Service (curl 127.0.0.1:<nodePort>)',
+    "  kubectl get deploy,rs,svc,endpointslices      # a rollout scenario's Deployment and Service (curl 127.0.0.1:<nodePort>)",
   ].join('\n');
 }
 
@@ -30,11 +30,18 @@ export const simCommand: CommandModule = {
   async run(argv, io) {
     const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(simFlags) });
     const port = values.port === undefined ? 0 : Number(values.port);
-    if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, { flag: '--port' });
+    if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
+      throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, {
+        flag: '--port',
+      });
     const delay = values['proxy-sync-delay-ms'];
     const syncDelayMs = delay === undefined ? undefined : Number(delay);
     if (syncDelayMs !== undefined && (!/^\d+$/.test(delay!) || syncDelayMs > MAX_PROXY_SYNC_DELAY_MS)) {
-      throw new TermlabError('USAGE', `--proxy-sync-delay-ms: expected a whole number 0-${MAX_PROXY_SYNC_DELAY_MS}, got ${JSON.stringify(delay)}`, { flag: '--proxy-sync-delay-ms' });
+      throw new TermlabError(
+        'USAGE',
+        `--proxy-sync-delay-ms: expected a whole number 0-${MAX_PROXY_SYNC_DELAY_MS}, got ${JSON.stringify(delay)}`,
+        { flag: '--proxy-sync-delay-ms' },
+      );
     }
     // The minor to emulate (versions.ts; 1.37 by default): its /version, event messages and PLEG timing.
     const sim = await startSimCluster({ port, proxy: { syncDelayMs }, kubeVersion: values['kube-version'] });
@@ -46,8 +53,10 @@ export const simCommand: CommandModule = {
       await sim.stop();
       throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', out, error);
     }
-    io.out(`simulated cluster (Kubernetes ${sim.kubeVersion}) listening on ${sim.server}; it admits only the token in its kubeconfig\n`
-      + `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\nCtrl-C to stop.\n`);
+    io.out(
+      `simulated cluster (Kubernetes ${sim.kubeVersion}) listening on ${sim.server}; it admits only the token in its kubeconfig\n` +
+        `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\nCtrl-C to stop.\n`,
+    );
     await new Promise<void>((done) => {
       if (io.signal.aborted) done();
       io.signal.addEventListener('abort', () => done(), { once: true });

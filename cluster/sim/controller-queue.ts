@@ -34,7 +34,10 @@ export class WorkQueue {
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;
     if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => { this.timers.delete(key); this.add(key); }, ms);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, ms);
     this.timers.set(key, { timer, at });
   }
 
@@ -51,7 +54,8 @@ export class WorkQueue {
         // A failed sync is retried with exponential backoff (workqueue.DefaultControllerRateLimiter).
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
-        if (n === 1 || n % 10 === 0) console.error(`${this.name}: sync ${key} failed (${n}): ${(error as Error).message}`);
+        if (n === 1 || n % 10 === 0)
+          console.error(`${this.name}: sync ${key} failed (${n}): ${(error as Error).message}`);
         this.addAfter(key, Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** n));
       }
     }
@@ -75,19 +79,39 @@ export function splitKey(key: string): [string, string] {
  * Calls `handler` with every change of `resource`; returns the unsubscribe. `delayable: false` (the
  * scheduler, the kubelet): the delay-events fault stands for a slow watch to clients, not for them.
  */
-export function inform(store: Store, resource: Resource, handler: (event: StoredEvent) => void, options: { delayable?: boolean } = {}): () => void {
-  const watcher = { resource, namespace: null, matches: () => true, send: handler, undelayed: options.delayable === false };
+export function inform(
+  store: Store,
+  resource: Resource,
+  handler: (event: StoredEvent) => void,
+  options: { delayable?: boolean } = {},
+): () => void {
+  const watcher = {
+    resource,
+    namespace: null,
+    matches: () => true,
+    send: handler,
+    undelayed: options.delayable === false,
+  };
   store.watchers.add(watcher);
   return () => store.watchers.delete(watcher);
 }
 
 /** The controller ownerReference of an object, if any (metav1.GetControllerOf). */
-export function controllerOf(o: KubeObject): { apiVersion: string; kind: string; name: string; uid: string } | undefined {
+export function controllerOf(
+  o: KubeObject,
+): { apiVersion: string; kind: string; name: string; uid: string } | undefined {
   return ((o.metadata.ownerReferences ?? []) as any[]).find((r) => r.controller === true);
 }
 
 export function controllerRef(owner: KubeObject) {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 export const isPodReady = (pod: KubeObject): boolean =>

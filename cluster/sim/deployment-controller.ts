@@ -23,12 +23,14 @@ export class DeploymentController {
     this.unsubscribe.push(inform(store, 'deployments', (e) => this.queue.add(keyOf(e.object))));
     this.unsubscribe.push(inform(store, 'replicasets', (e) => this.replicaSetChanged(e.object)));
     // deletePod: a Recreate rollout waits for the old pods to be gone.
-    this.unsubscribe.push(inform(store, 'pods', (e) => {
-      const owner = controllerOf(e.object);
-      if (e.type !== 'DELETED' || owner?.kind !== 'ReplicaSet') return;
-      const rs = this.store.get('replicasets', e.object.metadata.namespace, owner.name);
-      if (rs) this.replicaSetChanged(rs);
-    }));
+    this.unsubscribe.push(
+      inform(store, 'pods', (e) => {
+        const owner = controllerOf(e.object);
+        if (e.type !== 'DELETED' || owner?.kind !== 'ReplicaSet') return;
+        const rs = this.store.get('replicasets', e.object.metadata.namespace, owner.name);
+        if (rs) this.replicaSetChanged(rs);
+      }),
+    );
   }
 
   private replicaSetChanged(rs: KubeObject): void {
@@ -37,7 +39,10 @@ export class DeploymentController {
       if (owner.kind === 'Deployment') this.queue.add(`${rs.metadata.namespace}/${owner.name}`);
       return;
     }
-    for (const d of this.store.list('deployments', rs.metadata.namespace!, (o) => selectorMatches(o.spec.selector, rs.metadata.labels))) this.queue.add(keyOf(d));
+    for (const d of this.store.list('deployments', rs.metadata.namespace!, (o) =>
+      selectorMatches(o.spec.selector, rs.metadata.labels),
+    ))
+      this.queue.add(keyOf(d));
   }
 
   stop(): void {
@@ -63,7 +68,10 @@ export class DeploymentController {
       const owner = controllerOf(rs);
       const matches = selectorMatches(d.spec.selector, rs.metadata.labels);
       if (owner && owner.uid !== d.metadata.uid) continue;
-      if (owner && matches) { claimed.push(rs); continue; }
+      if (owner && matches) {
+        claimed.push(rs);
+        continue;
+      }
       if (owner && !matches) {
         rs.metadata.ownerReferences = (rs.metadata.ownerReferences as any[]).filter((r) => r.uid !== d.metadata.uid);
         this.store.update('replicasets', rs);
@@ -86,14 +94,23 @@ export class DeploymentController {
     });
   }
 
-  private getAllReplicaSetsAndSyncRevision(d: KubeObject, rsList: KubeObject[], create: boolean): { newRS: KubeObject | undefined; oldRSs: KubeObject[] } {
+  private getAllReplicaSetsAndSyncRevision(
+    d: KubeObject,
+    rsList: KubeObject[],
+    create: boolean,
+  ): { newRS: KubeObject | undefined; oldRSs: KubeObject[] } {
     const existing = util.findNewReplicaSet(d, rsList);
     const oldRSs = rsList.filter((rs) => rs.metadata.uid !== existing?.metadata.uid);
     return { newRS: this.getNewReplicaSet(d, oldRSs, existing, create), oldRSs };
   }
 
   /** getNewReplicaSet (sync.go): sync the existing one's annotations, or create it with the template hash. */
-  private getNewReplicaSet(d: KubeObject, oldRSs: KubeObject[], existing: KubeObject | undefined, create: boolean): KubeObject | undefined {
+  private getNewReplicaSet(
+    d: KubeObject,
+    oldRSs: KubeObject[],
+    existing: KubeObject | undefined,
+    create: boolean,
+  ): KubeObject | undefined {
     const newRevision = String(util.maxRevision(oldRSs) + 1);
     if (existing) {
       const copy = structuredClone(existing);
@@ -105,7 +122,15 @@ export class DeploymentController {
       }
       let needsUpdate = util.setDeploymentRevision(d, copy.metadata.annotations?.[util.REVISION] ?? newRevision);
       if (!util.getCondition(d.status, 'Progressing')) {
-        util.setCondition((d.status ??= {}), util.newCondition('Progressing', 'True', 'FoundNewReplicaSet', `Found new replica set "${copy.metadata.name}"`));
+        util.setCondition(
+          (d.status ??= {}),
+          util.newCondition(
+            'Progressing',
+            'True',
+            'FoundNewReplicaSet',
+            `Found new replica set "${copy.metadata.name}"`,
+          ),
+        );
         needsUpdate = true;
       }
       if (needsUpdate) this.writeDeployment(d);
@@ -114,28 +139,62 @@ export class DeploymentController {
     if (!create) return undefined;
     const hash = util.computeHash(d.spec.template, d.status?.collisionCount);
     const template = structuredClone(d.spec.template);
-    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [util.POD_TEMPLATE_HASH]: hash } };
+    template.metadata = {
+      ...template.metadata,
+      labels: { ...template.metadata?.labels, [util.POD_TEMPLATE_HASH]: hash },
+    };
     const selector = structuredClone(d.spec.selector);
     selector.matchLabels = { ...selector.matchLabels, [util.POD_TEMPLATE_HASH]: hash };
     const rs: KubeObject = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet',
-      metadata: { name: `${d.metadata.name}-${hash}`, namespace: d.metadata.namespace, labels: template.metadata.labels, ownerReferences: [controllerRef(d)], uid: '', resourceVersion: '', creationTimestamp: '' },
-      spec: { replicas: 0, ...(d.spec.minReadySeconds ? { minReadySeconds: d.spec.minReadySeconds } : {}), selector, template },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name: `${d.metadata.name}-${hash}`,
+        namespace: d.metadata.namespace,
+        labels: template.metadata.labels,
+        ownerReferences: [controllerRef(d)],
+        uid: '',
+        resourceVersion: '',
+        creationTimestamp: '',
+      },
+      spec: {
+        replicas: 0,
+        ...(d.spec.minReadySeconds ? { minReadySeconds: d.spec.minReadySeconds } : {}),
+        selector,
+        template,
+      },
     };
     rs.spec.replicas = util.newRSNewReplicas(d, [...oldRSs, rs], rs);
     util.setNewReplicaSetAnnotations(d, rs, newRevision, false);
     const clash = this.store.get('replicasets', d.metadata.namespace, rs.metadata.name);
     if (clash) {
       // A ReplicaSet of that name with another template: a hash collision; count it and retry with a new hash.
-      if (controllerOf(clash)?.uid === d.metadata.uid && util.equalIgnoreHash(clash.spec.template, d.spec.template)) return clash;
+      if (controllerOf(clash)?.uid === d.metadata.uid && util.equalIgnoreHash(clash.spec.template, d.spec.template))
+        return clash;
       d.status = { ...d.status, collisionCount: (d.status?.collisionCount ?? 0) + 1 };
       this.writeDeployment(d);
       throw new Error(`hash collision for ReplicaSet ${rs.metadata.name}; collisionCount raised`);
     }
     const created = this.objects.createInternal('replicasets', rs);
-    if (rs.spec.replicas > 0) recordEvent(this.store, d, COMPONENT, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} to ${rs.spec.replicas}`);
+    if (rs.spec.replicas > 0)
+      recordEvent(
+        this.store,
+        d,
+        COMPONENT,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled up replica set ${created.metadata.name} to ${rs.spec.replicas}`,
+      );
     util.setDeploymentRevision(d, newRevision);
-    util.setCondition((d.status ??= {}), util.newCondition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${created.metadata.name}"`));
+    util.setCondition(
+      (d.status ??= {}),
+      util.newCondition(
+        'Progressing',
+        'True',
+        'NewReplicaSetCreated',
+        `Created new replica set "${created.metadata.name}"`,
+      ),
+    );
     this.writeDeployment(d);
     return created;
   }
@@ -145,9 +204,11 @@ export class DeploymentController {
     const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, true);
     if (!newRS) return;
     let allRSs = [...oldRSs, newRS];
-    if (this.reconcileNewReplicaSet(allRSs, newRS, d)) return this.syncRolloutStatus(this.fresh(allRSs), this.fresh([newRS])[0], d);
+    if (this.reconcileNewReplicaSet(allRSs, newRS, d))
+      return this.syncRolloutStatus(this.fresh(allRSs), this.fresh([newRS])[0], d);
     allRSs = this.fresh(allRSs);
-    if (this.reconcileOldReplicaSets(allRSs, active(this.fresh(oldRSs)), this.fresh([newRS])[0]!, d)) return this.syncRolloutStatus(this.fresh(allRSs), this.fresh([newRS])[0], d);
+    if (this.reconcileOldReplicaSets(allRSs, active(this.fresh(oldRSs)), this.fresh([newRS])[0]!, d))
+      return this.syncRolloutStatus(this.fresh(allRSs), this.fresh([newRS])[0], d);
     if (util.deploymentComplete(d, d.status ?? {})) this.cleanupDeployment(this.fresh(oldRSs), d);
     this.syncRolloutStatus(this.fresh(allRSs), this.fresh([newRS])[0], d);
   }
@@ -158,7 +219,12 @@ export class DeploymentController {
     return this.scaleReplicaSetAndRecordEvent(newRS, util.newRSNewReplicas(d, allRSs, newRS), d);
   }
 
-  private reconcileOldReplicaSets(allRSs: KubeObject[], oldRSs: KubeObject[], newRS: KubeObject, d: KubeObject): boolean {
+  private reconcileOldReplicaSets(
+    allRSs: KubeObject[],
+    oldRSs: KubeObject[],
+    newRS: KubeObject,
+    d: KubeObject,
+  ): boolean {
     if (util.replicaCount(oldRSs) === 0) return false;
     const allPodsCount = util.replicaCount(allRSs);
     const minAvailable = d.spec.replicas - util.maxUnavailable(d);
@@ -171,7 +237,11 @@ export class DeploymentController {
     return cleanupCount + scaledDownCount > 0;
   }
 
-  private cleanupUnhealthyReplicas(oldRSs: KubeObject[], d: KubeObject, maxCleanupCount: number): { oldRSs: KubeObject[]; count: number } {
+  private cleanupUnhealthyReplicas(
+    oldRSs: KubeObject[],
+    d: KubeObject,
+    maxCleanupCount: number,
+  ): { oldRSs: KubeObject[]; count: number } {
     const sorted = [...oldRSs].sort(util.byCreation);
     let total = 0;
     for (const [i, rs] of sorted.entries()) {
@@ -208,8 +278,18 @@ export class DeploymentController {
     let { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, false);
     let scaledDown = false;
     for (const rs of active(oldRSs)) if (this.scaleReplicaSetAndRecordEvent(rs, 0, d)) scaledDown = true;
-    if (scaledDown) return this.syncRolloutStatus(this.fresh([...oldRSs, ...(newRS ? [newRS] : [])]), newRS && this.fresh([newRS])[0], d);
-    if (this.oldPodsRunning(newRS, oldRSs)) return this.syncRolloutStatus(this.fresh([...oldRSs, ...(newRS ? [newRS] : [])]), newRS && this.fresh([newRS])[0], d);
+    if (scaledDown)
+      return this.syncRolloutStatus(
+        this.fresh([...oldRSs, ...(newRS ? [newRS] : [])]),
+        newRS && this.fresh([newRS])[0],
+        d,
+      );
+    if (this.oldPodsRunning(newRS, oldRSs))
+      return this.syncRolloutStatus(
+        this.fresh([...oldRSs, ...(newRS ? [newRS] : [])]),
+        newRS && this.fresh([newRS])[0],
+        d,
+      );
     if (!newRS) ({ newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, true));
     if (newRS && newRS.spec.replicas !== d.spec.replicas) this.scaleReplicaSetAndRecordEvent(newRS, d.spec.replicas, d);
     if (util.deploymentComplete(d, d.status ?? {})) this.cleanupDeployment(this.fresh(oldRSs), d);
@@ -219,7 +299,10 @@ export class DeploymentController {
   private oldPodsRunning(newRS: KubeObject | undefined, oldRSs: KubeObject[]): boolean {
     if (oldRSs.some((rs) => (rs.status?.replicas ?? 0) > 0)) return true;
     const oldUids = new Set(oldRSs.map((rs) => rs.metadata.uid));
-    return this.store.list('pods', oldRSs[0]?.metadata.namespace ?? newRS?.metadata.namespace ?? '', (p) => oldUids.has(controllerOf(p)?.uid ?? ''))
+    return this.store
+      .list('pods', oldRSs[0]?.metadata.namespace ?? newRS?.metadata.namespace ?? '', (p) =>
+        oldUids.has(controllerOf(p)?.uid ?? ''),
+      )
       .some((p) => p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded');
   }
 
@@ -230,7 +313,10 @@ export class DeploymentController {
     if (d.spec.paused) this.cleanupDeployment(this.fresh(oldRSs), d);
     const allRSs = this.fresh([...oldRSs, ...(newRS ? [newRS] : [])]);
     const status = calculateStatus(allRSs, newRS && this.fresh([newRS])[0], d);
-    if (!sameJson(status, d.status)) { d.status = status; this.writeDeployment(d); }
+    if (!sameJson(status, d.status)) {
+      d.status = status;
+      this.writeDeployment(d);
+    }
   }
 
   /** scale (sync.go): one active ReplicaSet takes it all; otherwise proportional scaling. */
@@ -239,10 +325,16 @@ export class DeploymentController {
     const all = active([...byNewest, ...(newRS ? [newRS] : [])]);
     if (all.length <= 1) {
       const target = all[0] ?? newRS ?? byNewest[0];
-      if (target && target.spec.replicas !== d.spec.replicas) this.scaleReplicaSetAndRecordEvent(target, d.spec.replicas, d);
+      if (target && target.spec.replicas !== d.spec.replicas)
+        this.scaleReplicaSetAndRecordEvent(target, d.spec.replicas, d);
       return;
     }
-    if (newRS && newRS.spec.replicas === d.spec.replicas && newRS.metadata.annotations?.[util.DESIRED_REPLICAS] === String(d.spec.replicas) && newRS.status?.availableReplicas === d.spec.replicas) {
+    if (
+      newRS &&
+      newRS.spec.replicas === d.spec.replicas &&
+      newRS.metadata.annotations?.[util.DESIRED_REPLICAS] === String(d.spec.replicas) &&
+      newRS.status?.availableReplicas === d.spec.replicas
+    ) {
       for (const rs of active(oldRSs)) this.scaleReplicaSetAndRecordEvent(rs, 0, d);
       return;
     }
@@ -251,7 +343,9 @@ export class DeploymentController {
     const toAdd = allowedSize - util.replicaCount(all);
     const created = (rs: KubeObject) => Date.parse(rs.metadata.creationTimestamp);
     // Larger first; equal sizes newer first when scaling up, older first when scaling down.
-    all.sort((a, b) => b.spec.replicas - a.spec.replicas || (toAdd > 0 ? created(b) - created(a) : created(a) - created(b)));
+    all.sort(
+      (a, b) => b.spec.replicas - a.spec.replicas || (toAdd > 0 ? created(b) - created(a) : created(a) - created(b)),
+    );
     const operation = toAdd > 0 ? 'up' : 'down';
     let added = 0;
     const sizes = all.map((rs) => {
@@ -272,30 +366,54 @@ export class DeploymentController {
   private scaleReplicaSet(rs: KubeObject, newScale: number, d: KubeObject, operation: string): boolean {
     const copy = structuredClone(rs);
     const sizeNeedsUpdate = copy.spec.replicas !== newScale;
-    const annotationsNeedUpdate = util.setReplicasAnnotations(copy, d.spec.replicas, d.spec.replicas + util.maxSurge(d));
+    const annotationsNeedUpdate = util.setReplicasAnnotations(
+      copy,
+      d.spec.replicas,
+      d.spec.replicas + util.maxSurge(d),
+    );
     if (!sizeNeedsUpdate && !annotationsNeedUpdate) return false;
     const oldScale = copy.spec.replicas;
     copy.spec.replicas = newScale;
     const written = this.writeReplicaSet(copy);
-    if (sizeNeedsUpdate) recordEvent(this.store, d, COMPONENT, 'Normal', 'ScalingReplicaSet', `Scaled ${operation} replica set ${written.metadata.name} to ${newScale} from ${oldScale}`);
+    if (sizeNeedsUpdate)
+      recordEvent(
+        this.store,
+        d,
+        COMPONENT,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled ${operation} replica set ${written.metadata.name} to ${newScale} from ${oldScale}`,
+      );
     return sizeNeedsUpdate;
   }
 
   /** cleanupDeployment: old ReplicaSets beyond revisionHistoryLimit, fully scaled down, are deleted. */
   private cleanupDeployment(oldRSs: KubeObject[], d: KubeObject): void {
     if (d.spec.revisionHistoryLimit === undefined || d.spec.revisionHistoryLimit === null) return;
-    const cleanable = oldRSs.filter((rs) => !rs.metadata.deletionTimestamp).sort((a, b) => util.revisionOf(a) - util.revisionOf(b) || util.byCreation(a, b));
+    const cleanable = oldRSs
+      .filter((rs) => !rs.metadata.deletionTimestamp)
+      .sort((a, b) => util.revisionOf(a) - util.revisionOf(b) || util.byCreation(a, b));
     const diff = cleanable.length - d.spec.revisionHistoryLimit;
     for (const rs of cleanable.slice(0, Math.max(0, diff))) {
-      if ((rs.status?.replicas ?? 0) !== 0 || rs.spec.replicas !== 0 || (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;
-      this.objects.delete('replicasets', rs.metadata.namespace!, rs.metadata.name, { preconditions: { uid: rs.metadata.uid } });
+      if (
+        (rs.status?.replicas ?? 0) !== 0 ||
+        rs.spec.replicas !== 0 ||
+        (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0)
+      )
+        continue;
+      this.objects.delete('replicasets', rs.metadata.namespace!, rs.metadata.name, {
+        preconditions: { uid: rs.metadata.uid },
+      });
     }
   }
 
   private syncStatusOnly(d: KubeObject, rsList: KubeObject[]): void {
     const { newRS, oldRSs } = this.getAllReplicaSetsAndSyncRevision(d, rsList, false);
     const status = calculateStatus([...oldRSs, ...(newRS ? [newRS] : [])], newRS, d);
-    if (!sameJson(status, d.status)) { d.status = status; this.writeDeployment(d); }
+    if (!sameJson(status, d.status)) {
+      d.status = status;
+      this.writeDeployment(d);
+    }
   }
 
   /** syncRolloutStatus (progress.go): status plus the Progressing condition. */
@@ -304,16 +422,48 @@ export class DeploymentController {
     const deadline = d.spec.progressDeadlineSeconds;
     const current = util.getCondition(d.status, 'Progressing');
     const complete = status.replicas === status.updatedReplicas && current?.reason === 'NewReplicaSetAvailable';
-    if (deadline === undefined || deadline === null) status.conditions = (status.conditions ?? []).filter((c: any) => c.type !== 'Progressing');
+    if (deadline === undefined || deadline === null)
+      status.conditions = (status.conditions ?? []).filter((c: any) => c.type !== 'Progressing');
     else if (!complete) {
       if (util.deploymentComplete(d, status)) {
-        util.setCondition(status, util.newCondition('Progressing', 'True', 'NewReplicaSetAvailable', newRS ? `ReplicaSet "${newRS.metadata.name}" has successfully progressed.` : `Deployment "${d.metadata.name}" has successfully progressed.`));
+        util.setCondition(
+          status,
+          util.newCondition(
+            'Progressing',
+            'True',
+            'NewReplicaSetAvailable',
+            newRS
+              ? `ReplicaSet "${newRS.metadata.name}" has successfully progressed.`
+              : `Deployment "${d.metadata.name}" has successfully progressed.`,
+          ),
+        );
       } else if (util.deploymentProgressing(d, status)) {
-        const condition = util.newCondition('Progressing', 'True', 'ReplicaSetUpdated', newRS ? `ReplicaSet "${newRS.metadata.name}" is progressing.` : `Deployment "${d.metadata.name}" is progressing.`);
+        const condition = util.newCondition(
+          'Progressing',
+          'True',
+          'ReplicaSetUpdated',
+          newRS
+            ? `ReplicaSet "${newRS.metadata.name}" is progressing.`
+            : `Deployment "${d.metadata.name}" is progressing.`,
+        );
         if (current?.status === 'True') condition.lastTransitionTime = current.lastTransitionTime;
         status.conditions = [...(status.conditions ?? []).filter((c: any) => c.type !== 'Progressing'), condition];
-      } else if (current && current.reason !== 'ProgressDeadlineExceeded' && Date.parse(current.lastUpdateTime) + deadline * 1000 < Date.now()) {
-        util.setCondition(status, util.newCondition('Progressing', 'False', 'ProgressDeadlineExceeded', newRS ? `ReplicaSet "${newRS.metadata.name}" has timed out progressing.` : `Deployment "${d.metadata.name}" has timed out progressing.`));
+      } else if (
+        current &&
+        current.reason !== 'ProgressDeadlineExceeded' &&
+        Date.parse(current.lastUpdateTime) + deadline * 1000 < Date.now()
+      ) {
+        util.setCondition(
+          status,
+          util.newCondition(
+            'Progressing',
+            'False',
+            'ProgressDeadlineExceeded',
+            newRS
+              ? `ReplicaSet "${newRS.metadata.name}" has timed out progressing.`
+              : `Deployment "${d.metadata.name}" has timed out progressing.`,
+          ),
+        );
       }
     }
     if (!sameJson(status, d.status)) {
@@ -321,7 +471,10 @@ export class DeploymentController {
       this.writeDeployment(d);
     } else if (!util.deploymentComplete(d, status) && current?.lastUpdateTime && deadline) {
       // requeueStuckDeployment: look again when the deadline would pass.
-      this.queue.addAfter(keyOf(d), Math.max(0, Date.parse(current.lastUpdateTime) + deadline * 1000 - Date.now()) + 1000);
+      this.queue.addAfter(
+        keyOf(d),
+        Math.max(0, Date.parse(current.lastUpdateTime) + deadline * 1000 - Date.now()) + 1000,
+      );
     }
   }
 
@@ -363,9 +516,20 @@ function calculateStatus(allRSs: KubeObject[], newRS: KubeObject | undefined, d:
     conditions: structuredClone(d.status?.conditions ?? []),
   };
   if (available >= d.spec.replicas - util.maxUnavailable(d)) {
-    util.setCondition(status, util.newCondition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'));
+    util.setCondition(
+      status,
+      util.newCondition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'),
+    );
   } else {
-    util.setCondition(status, util.newCondition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'));
+    util.setCondition(
+      status,
+      util.newCondition(
+        'Available',
+        'False',
+        'MinimumReplicasUnavailable',
+        'Deployment does not have minimum availability.',
+      ),
+    );
   }
   return status;
 }

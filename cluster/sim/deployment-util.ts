@@ -10,7 +10,14 @@ export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
 export const MAX_REPLICAS = 'deployment.kubernetes.io/max-replicas';
 export const POD_TEMPLATE_HASH = 'pod-template-hash';
 /** annotationsToSkip: never copied from a Deployment to its ReplicaSets. */
-const SKIPPED = new Set(['kubectl.kubernetes.io/last-applied-configuration', REVISION, 'deployment.kubernetes.io/revision-history', DESIRED_REPLICAS, MAX_REPLICAS, 'deprecated.deployment.rollback.to']);
+const SKIPPED = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  REVISION,
+  'deployment.kubernetes.io/revision-history',
+  DESIRED_REPLICAS,
+  MAX_REPLICAS,
+  'deprecated.deployment.rollback.to',
+]);
 
 const isRollingUpdate = (d: KubeObject) => d.spec.strategy?.type === 'RollingUpdate';
 
@@ -36,7 +43,8 @@ export function maxSurge(d: KubeObject): number {
 export const replicaCount = (rss: KubeObject[]) => rss.reduce((n, rs) => n + (rs.spec.replicas ?? 0), 0);
 export const actualReplicaCount = (rss: KubeObject[]) => rss.reduce((n, rs) => n + (rs.status?.replicas ?? 0), 0);
 export const readyReplicaCount = (rss: KubeObject[]) => rss.reduce((n, rs) => n + (rs.status?.readyReplicas ?? 0), 0);
-export const availableReplicaCount = (rss: KubeObject[]) => rss.reduce((n, rs) => n + (rs.status?.availableReplicas ?? 0), 0);
+export const availableReplicaCount = (rss: KubeObject[]) =>
+  rss.reduce((n, rs) => n + (rs.status?.availableReplicas ?? 0), 0);
 
 /** NewRSNewReplicas for RollingUpdate: as many as the surge allows, never past spec.replicas. */
 export function newRSNewReplicas(d: KubeObject, allRSs: KubeObject[], newRS: KubeObject): number {
@@ -69,7 +77,8 @@ export function equalIgnoreHash(a: any, b: any): boolean {
 
 /** ReplicaSetsByCreationTimestamp: oldest first, then by name. */
 export function byCreation(a: KubeObject, b: KubeObject): number {
-  const ta = Date.parse(a.metadata.creationTimestamp), tb = Date.parse(b.metadata.creationTimestamp);
+  const ta = Date.parse(a.metadata.creationTimestamp),
+    tb = Date.parse(b.metadata.creationTimestamp);
   return ta !== tb ? ta - tb : a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
 }
 
@@ -82,7 +91,12 @@ export const revisionOf = (o: KubeObject): number => Number(o.metadata.annotatio
 export const maxRevision = (rss: KubeObject[]) => Math.max(0, ...rss.map(revisionOf));
 
 /** SetNewReplicaSetAnnotations: copy the Deployment's annotations, raise the revision, set the replica annotations on a new one. */
-export function setNewReplicaSetAnnotations(d: KubeObject, rs: KubeObject, newRevision: string, exists: boolean): boolean {
+export function setNewReplicaSetAnnotations(
+  d: KubeObject,
+  rs: KubeObject,
+  newRevision: string,
+  exists: boolean,
+): boolean {
   const annotations = (rs.metadata.annotations ??= {});
   let changed = false;
   for (const [k, v] of Object.entries((d.metadata.annotations ?? {}) as Record<string, string>)) {
@@ -114,9 +128,17 @@ export function setDeploymentRevision(d: KubeObject, revision: string): boolean 
   return true;
 }
 
-export interface Condition { type: string; status: string; reason: string; message: string; lastUpdateTime: string; lastTransitionTime: string }
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastUpdateTime: string;
+  lastTransitionTime: string;
+}
 
-export const getCondition = (status: any, type: string): Condition | undefined => ((status?.conditions ?? []) as Condition[]).find((c) => c.type === type);
+export const getCondition = (status: any, type: string): Condition | undefined =>
+  ((status?.conditions ?? []) as Condition[]).find((c) => c.type === type);
 
 export function newCondition(type: string, status: string, reason: string, message: string): Condition {
   const now = apiTime();
@@ -128,12 +150,20 @@ export function setCondition(status: any, condition: Condition): void {
   const current = getCondition(status, condition.type);
   if (current && current.status === condition.status && current.reason === condition.reason) return;
   if (current && current.status === condition.status) condition.lastTransitionTime = current.lastTransitionTime;
-  status.conditions = [...((status.conditions ?? []) as Condition[]).filter((c) => c.type !== condition.type), condition];
+  status.conditions = [
+    ...((status.conditions ?? []) as Condition[]).filter((c) => c.type !== condition.type),
+    condition,
+  ];
 }
 
 /** DeploymentComplete. */
 export function deploymentComplete(d: KubeObject, s: any): boolean {
-  return s.updatedReplicas === d.spec.replicas && s.replicas === d.spec.replicas && s.availableReplicas === d.spec.replicas && s.observedGeneration >= Number(d.metadata.generation ?? 0);
+  return (
+    s.updatedReplicas === d.spec.replicas &&
+    s.replicas === d.spec.replicas &&
+    s.availableReplicas === d.spec.replicas &&
+    s.observedGeneration >= Number(d.metadata.generation ?? 0)
+  );
 }
 
 /** DeploymentProgressing: more updated, fewer old, more ready or more available pods than the last status. */
@@ -141,5 +171,10 @@ export function deploymentProgressing(d: KubeObject, s: any): boolean {
   const old = d.status ?? {};
   const oldOld = (old.replicas ?? 0) - (old.updatedReplicas ?? 0);
   const newOld = s.replicas - s.updatedReplicas;
-  return s.updatedReplicas > (old.updatedReplicas ?? 0) || newOld < oldOld || s.readyReplicas > (old.readyReplicas ?? 0) || s.availableReplicas > (old.availableReplicas ?? 0);
+  return (
+    s.updatedReplicas > (old.updatedReplicas ?? 0) ||
+    newOld < oldOld ||
+    s.readyReplicas > (old.readyReplicas ?? 0) ||
+    s.availableReplicas > (old.availableReplicas ?? 0)
+  );
 }

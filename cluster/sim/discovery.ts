@@ -4,65 +4,165 @@
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'watch'];
 export const CORE_V1_RESOURCES = {
-  kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'v1',
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: 'v1',
   resources: [
-    { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs, shortNames: ['po'], categories: ['all'] },
+    {
+      name: 'pods',
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      verbs,
+      shortNames: ['po'],
+      categories: ['all'],
+    },
     { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
-    { name: 'pods/portforward', singularName: '', namespaced: true, kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+    {
+      name: 'pods/portforward',
+      singularName: '',
+      namespaced: true,
+      kind: 'PodPortForwardOptions',
+      verbs: ['create', 'get'],
+    },
     { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
-    { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['create', 'get', 'list', 'watch'], shortNames: ['ns'] },
-    { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['get', 'list', 'watch'], shortNames: ['ev'] },
-    { name: 'nodes', singularName: 'node', namespaced: false, kind: 'Node', verbs: ['get', 'list', 'watch'], shortNames: ['no'] },
-    { name: 'services', singularName: 'service', namespaced: true, kind: 'Service', verbs: [...verbs, 'update'], shortNames: ['svc'], categories: ['all'] },
+    {
+      name: 'namespaces',
+      singularName: 'namespace',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['create', 'get', 'list', 'watch'],
+      shortNames: ['ns'],
+    },
+    {
+      name: 'events',
+      singularName: 'event',
+      namespaced: true,
+      kind: 'Event',
+      verbs: ['get', 'list', 'watch'],
+      shortNames: ['ev'],
+    },
+    {
+      name: 'nodes',
+      singularName: 'node',
+      namespaced: false,
+      kind: 'Node',
+      verbs: ['get', 'list', 'watch'],
+      shortNames: ['no'],
+    },
+    {
+      name: 'services',
+      singularName: 'service',
+      namespaced: true,
+      kind: 'Service',
+      verbs: [...verbs, 'update'],
+      shortNames: ['svc'],
+      categories: ['all'],
+    },
     { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
   ],
 };
 
 const workload = (name: string, kind: string, shortNames: string[]) => [
-  { name, singularName: kind.toLowerCase(), namespaced: true, kind, verbs: [...verbs, 'deletecollection', 'update'], shortNames, categories: ['all'] },
+  {
+    name,
+    singularName: kind.toLowerCase(),
+    namespaced: true,
+    kind,
+    verbs: [...verbs, 'deletecollection', 'update'],
+    shortNames,
+    categories: ['all'],
+  },
   { name: `${name}/status`, singularName: '', namespaced: true, kind, verbs: ['get', 'patch', 'update'] },
-  { name: `${name}/scale`, singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
+  {
+    name: `${name}/scale`,
+    singularName: '',
+    namespaced: true,
+    group: 'autoscaling',
+    version: 'v1',
+    kind: 'Scale',
+    verbs: ['get', 'patch', 'update'],
+  },
 ];
 
 /** /apis/<group>/v1 for the groups the sim serves. */
 export const GROUP_RESOURCES: Record<string, unknown> = {
   apps: {
-    kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'apps/v1',
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: 'apps/v1',
     resources: [...workload('deployments', 'Deployment', ['deploy']), ...workload('replicasets', 'ReplicaSet', ['rs'])],
   },
   'discovery.k8s.io': {
-    kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'discovery.k8s.io/v1',
-    resources: [{ name: 'endpointslices', singularName: 'endpointslice', namespaced: true, kind: 'EndpointSlice', verbs: ['get', 'list', 'watch'] }],
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: 'discovery.k8s.io/v1',
+    resources: [
+      {
+        name: 'endpointslices',
+        singularName: 'endpointslice',
+        namespaced: true,
+        kind: 'EndpointSlice',
+        verbs: ['get', 'list', 'watch'],
+      },
+    ],
   },
 };
 
 export function apiVersions(host: string) {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: host }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: host }],
+  };
 }
 
-const group = (name: string) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } });
+const group = (name: string) => ({
+  name,
+  versions: [{ groupVersion: `${name}/v1`, version: 'v1' }],
+  preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' },
+});
 export const API_GROUPS = { kind: 'APIGroupList', apiVersion: 'v1', groups: Object.keys(GROUP_RESOURCES).map(group) };
 
 // kubectl validates with OpenAPI v3: when the operation takes `fieldValidation`, it leaves
 // validation to the server (which checks what it needs) instead of downloading full schemas.
 const fieldValidation = [{ name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } }];
 const operation = (group: string, kind: string, action: string) => ({
-  operationId: `${action}${kind}`, parameters: fieldValidation, responses: { '200': { description: 'OK' } },
-  'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': { group, version: 'v1', kind },
+  operationId: `${action}${kind}`,
+  parameters: fieldValidation,
+  responses: { '200': { description: 'OK' } },
+  'x-kubernetes-action': action,
+  'x-kubernetes-group-version-kind': { group, version: 'v1', kind },
 });
 const writable = (prefix: string, group: string, resource: string, kind: string) => ({
   [`${prefix}/namespaces/{namespace}/${resource}`]: { post: operation(group, kind, 'post') },
-  [`${prefix}/namespaces/{namespace}/${resource}/{name}`]: { patch: operation(group, kind, 'patch'), put: operation(group, kind, 'put') },
+  [`${prefix}/namespaces/{namespace}/${resource}/{name}`]: {
+    patch: operation(group, kind, 'patch'),
+    put: operation(group, kind, 'put'),
+  },
 });
 const OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
   'api/v1': {
-    ...writable('/api/v1', '', 'pods', 'Pod'), ...writable('/api/v1', '', 'services', 'Service'),
+    ...writable('/api/v1', '', 'pods', 'Pod'),
+    ...writable('/api/v1', '', 'services', 'Service'),
     '/api/v1/namespaces': { post: operation('', 'Namespace', 'post') },
   },
-  'apis/apps/v1': { ...writable('/apis/apps/v1', 'apps', 'deployments', 'Deployment'), ...writable('/apis/apps/v1', 'apps', 'replicasets', 'ReplicaSet') },
+  'apis/apps/v1': {
+    ...writable('/apis/apps/v1', 'apps', 'deployments', 'Deployment'),
+    ...writable('/apis/apps/v1', 'apps', 'replicasets', 'ReplicaSet'),
+  },
   'apis/discovery.k8s.io/v1': {},
 };
-export const OPENAPI_V3_ROOT = { paths: Object.fromEntries(Object.keys(OPENAPI_PATHS).map((p) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=termlab-sim-2` }])) };
+export const OPENAPI_V3_ROOT = {
+  paths: Object.fromEntries(
+    Object.keys(OPENAPI_PATHS).map((p) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=termlab-sim-2` }]),
+  ),
+};
 export function openApiV3(path: string, gitVersion: string) {
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: gitVersion }, paths: OPENAPI_PATHS[path] ?? {}, components: { schemas: {} } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: gitVersion },
+    paths: OPENAPI_PATHS[path] ?? {},
+    components: { schemas: {} },
+  };
 }

@@ -26,18 +26,26 @@ export class EndpointSliceController {
     this.queue = new WorkQueue(COMPONENT, (key) => this.syncService(key));
     this.unsubscribe.push(inform(store, 'services', (e) => this.queue.add(keyOf(e.object))));
     // A pod change (or an old label set a pod had) touches the Services selecting it.
-    this.unsubscribe.push(inform(store, 'pods', (e) => {
-      for (const svc of this.store.list('services', e.object.metadata.namespace!)) if (selects(svc, e.object)) this.queue.add(keyOf(svc));
-      for (const slice of this.store.list('endpointslices', e.object.metadata.namespace!, (s) => ((s.endpoints ?? []) as any[]).some((ep) => ep.targetRef?.uid === e.object.metadata.uid))) {
-        const service = slice.metadata.labels?.[SERVICE_NAME_LABEL];
-        if (service) this.queue.add(`${slice.metadata.namespace}/${service}`);
-      }
-    }));
+    this.unsubscribe.push(
+      inform(store, 'pods', (e) => {
+        for (const svc of this.store.list('services', e.object.metadata.namespace!))
+          if (selects(svc, e.object)) this.queue.add(keyOf(svc));
+        for (const slice of this.store.list('endpointslices', e.object.metadata.namespace!, (s) =>
+          ((s.endpoints ?? []) as any[]).some((ep) => ep.targetRef?.uid === e.object.metadata.uid),
+        )) {
+          const service = slice.metadata.labels?.[SERVICE_NAME_LABEL];
+          if (service) this.queue.add(`${slice.metadata.namespace}/${service}`);
+        }
+      }),
+    );
     // A slice edited or deleted by someone else is put back.
-    this.unsubscribe.push(inform(store, 'endpointslices', (e) => {
-      const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
-      if (service && e.object.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) this.queue.add(`${e.object.metadata.namespace}/${service}`);
-    }));
+    this.unsubscribe.push(
+      inform(store, 'endpointslices', (e) => {
+        const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
+        if (service && e.object.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY)
+          this.queue.add(`${e.object.metadata.namespace}/${service}`);
+      }),
+    );
   }
 
   stop(): void {
@@ -48,7 +56,11 @@ export class EndpointSliceController {
   private syncService(key: string): void {
     const [namespace, name] = splitKey(key);
     const svc = this.store.get('services', namespace, name);
-    const existing = this.store.list('endpointslices', namespace, (s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === name && s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY);
+    const existing = this.store.list(
+      'endpointslices',
+      namespace,
+      (s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === name && s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY,
+    );
     // No Service, or one being deleted, or one without a selector: this controller keeps no slices for it.
     if (!svc || svc.metadata.deletionTimestamp || !svc.spec.selector || svc.spec.type === 'ExternalName') {
       if (!svc) for (const s of existing) this.store.remove('endpointslices', s);
@@ -66,7 +78,8 @@ export class EndpointSliceController {
     }
     const desired: { ports: any[] | null; endpoints: any[] }[] = [];
     for (const { ports, endpoints } of groups.values()) {
-      for (let i = 0; i < endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) desired.push({ ports, endpoints: endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE) });
+      for (let i = 0; i < endpoints.length; i += MAX_ENDPOINTS_PER_SLICE)
+        desired.push({ ports, endpoints: endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE) });
     }
     // No endpoints at all: a placeholder slice with no ports and no endpoints.
     if (!desired.length) desired.push({ ports: null, endpoints: [] });
@@ -83,31 +96,62 @@ export class EndpointSliceController {
     const labels = { ...svc.metadata.labels, [SERVICE_NAME_LABEL]: svc.metadata.name, [MANAGED_BY_LABEL]: MANAGED_BY };
     // Endpoints keep their order in an existing slice; new ones go to the end.
     const order = new Map(((current?.endpoints ?? []) as any[]).map((e, i) => [e.targetRef?.uid, i]));
-    endpoints.sort((a, b) => (order.get(a.targetRef.uid) ?? Number.MAX_SAFE_INTEGER) - (order.get(b.targetRef.uid) ?? Number.MAX_SAFE_INTEGER) || a.targetRef.name.localeCompare(b.targetRef.name));
+    endpoints.sort(
+      (a, b) =>
+        (order.get(a.targetRef.uid) ?? Number.MAX_SAFE_INTEGER) -
+          (order.get(b.targetRef.uid) ?? Number.MAX_SAFE_INTEGER) || a.targetRef.name.localeCompare(b.targetRef.name),
+    );
     if (current) {
-      if (sameJson(current.endpoints ?? [], endpoints) && sameJson(current.ports ?? null, ports) && sameJson(current.metadata.labels, labels)) return;
+      if (
+        sameJson(current.endpoints ?? [], endpoints) &&
+        sameJson(current.ports ?? null, ports) &&
+        sameJson(current.metadata.labels, labels)
+      )
+        return;
       const next = structuredClone(current);
       next.metadata.labels = labels;
-      next.metadata.annotations = { ...next.metadata.annotations, 'endpoints.kubernetes.io/last-change-trigger-time': apiTime() };
+      next.metadata.annotations = {
+        ...next.metadata.annotations,
+        'endpoints.kubernetes.io/last-change-trigger-time': apiTime(),
+      };
       next.endpoints = endpoints;
       next.ports = ports;
       this.store.update('endpointslices', next);
       return;
     }
     this.objects.createInternal('endpointslices', {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
       metadata: {
-        name: generateName(`${svc.metadata.name}-`), namespace: svc.metadata.namespace, uid: '', resourceVersion: '', creationTimestamp: '',
-        generateName: `${svc.metadata.name}-`, labels, annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': apiTime() },
-        ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: svc.metadata.name, uid: svc.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        name: generateName(`${svc.metadata.name}-`),
+        namespace: svc.metadata.namespace,
+        uid: '',
+        resourceVersion: '',
+        creationTimestamp: '',
+        generateName: `${svc.metadata.name}-`,
+        labels,
+        annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': apiTime() },
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            name: svc.metadata.name,
+            uid: svc.metadata.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
-      addressType: 'IPv4', endpoints, ports,
+      addressType: 'IPv4',
+      endpoints,
+      ports,
     });
   }
 }
 
 const selects = (svc: KubeObject, pod: KubeObject) =>
-  Boolean(svc.spec.selector) && Object.entries(svc.spec.selector as Record<string, string>).every(([k, v]) => pod.metadata.labels?.[k] === v);
+  Boolean(svc.spec.selector) &&
+  Object.entries(svc.spec.selector as Record<string, string>).every(([k, v]) => pod.metadata.labels?.[k] === v);
 
 /** endpointsliceutil.ShouldPodBeInEndpoints(pod, includeTerminating=true): not terminal, has an IP. */
 function shouldPodBeInEndpoints(pod: KubeObject): boolean {
@@ -134,7 +178,12 @@ function endpointPorts(svc: KubeObject, pod: KubeObject): any[] {
   for (const sp of (svc.spec.ports ?? []) as any[]) {
     const port = findPort(pod, sp);
     if (port === undefined) continue;
-    ports.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
+    ports.push({
+      name: sp.name ?? '',
+      port,
+      protocol: sp.protocol ?? 'TCP',
+      ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}),
+    });
   }
   return ports;
 }
@@ -144,7 +193,8 @@ function findPort(pod: KubeObject, sp: any): number | undefined {
   if (typeof target === 'number') return target;
   if (/^\d+$/.test(target)) return Number(target);
   for (const c of pod.spec.containers as any[]) {
-    for (const p of (c.ports ?? []) as any[]) if (p.name === target && (p.protocol ?? 'TCP') === (sp.protocol ?? 'TCP')) return p.containerPort;
+    for (const p of (c.ports ?? []) as any[])
+      if (p.name === target && (p.protocol ?? 'TCP') === (sp.protocol ?? 'TCP')) return p.containerPort;
   }
   return undefined;
 }

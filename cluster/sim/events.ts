@@ -14,19 +14,59 @@ export interface EventOptions {
   fieldPath?: string;
 }
 
-export function recordEvent(store: Store, involved: KubeObject, component: string, type: 'Normal' | 'Warning', reason: string, message: string, options: EventOptions = {}): void {
+export function recordEvent(
+  store: Store,
+  involved: KubeObject,
+  component: string,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  options: EventOptions = {},
+): void {
   const now = apiTime();
   const { host, fieldPath } = options;
   store.create('events', {
-    apiVersion: 'v1', kind: 'Event',
-    metadata: { name: `${involved.metadata.name}.${(++counter).toString(16).padStart(8, '0')}${randomBytes(2).toString('hex')}`, namespace: involved.metadata.namespace, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now },
-    involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, name: involved.metadata.name, namespace: involved.metadata.namespace, uid: involved.metadata.uid, resourceVersion: involved.metadata.resourceVersion, ...(fieldPath ? { fieldPath } : {}) },
-    reason, message, type, count: 1, firstTimestamp: now, lastTimestamp: now,
-    source: host ? { component, host } : { component }, reportingComponent: component, reportingInstance: host ?? '',
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: {
+      name: `${involved.metadata.name}.${(++counter).toString(16).padStart(8, '0')}${randomBytes(2).toString('hex')}`,
+      namespace: involved.metadata.namespace,
+      uid: crypto.randomUUID(),
+      resourceVersion: '',
+      creationTimestamp: now,
+    },
+    involvedObject: {
+      apiVersion: involved.apiVersion,
+      kind: involved.kind,
+      name: involved.metadata.name,
+      namespace: involved.metadata.namespace,
+      uid: involved.metadata.uid,
+      resourceVersion: involved.metadata.resourceVersion,
+      ...(fieldPath ? { fieldPath } : {}),
+    },
+    reason,
+    message,
+    type,
+    count: 1,
+    firstTimestamp: now,
+    lastTimestamp: now,
+    source: host ? { component, host } : { component },
+    reportingComponent: component,
+    reportingInstance: host ?? '',
   });
 }
 
 /** The kubelet's events: its node as the source, about the pod or one of its containers. */
-export function kubeletEvent(store: Store, pod: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, container?: string): void {
-  recordEvent(store, pod, 'kubelet', type, reason, message, { host: NODE_NAME, ...(container ? { fieldPath: `spec.containers{${container}}` } : {}) });
+export function kubeletEvent(
+  store: Store,
+  pod: KubeObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  container?: string,
+): void {
+  recordEvent(store, pod, 'kubelet', type, reason, message, {
+    host: NODE_NAME,
+    ...(container ? { fieldPath: `spec.containers{${container}}` } : {}),
+  });
 }

@@ -21,7 +21,12 @@ class ExecutableNotFound extends Error {
 }
 
 const isExecutable = (path: string) => {
-  try { accessSync(path, fs.X_OK); return true; } catch { return false; }
+  try {
+    accessSync(path, fs.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 /**
@@ -38,7 +43,11 @@ function resolveCommand(image: ImageEntry, env: Record<string, string>, command:
     if (isExecutable(name)) return [name, ...args];
     throw new ExecutableNotFound(name);
   }
-  const found = (env.PATH ?? '').split(':').filter(Boolean).map((dir) => join(dir, name)).find(isExecutable);
+  const found = (env.PATH ?? '')
+    .split(':')
+    .filter(Boolean)
+    .map((dir) => join(dir, name))
+    .find(isExecutable);
   if (!found) throw new ExecutableNotFound(name);
   return [found, ...args];
 }
@@ -58,12 +67,21 @@ export interface SpawnInContainerOptions {
 }
 
 /** Starts `command` in the container. Throws ExecutableNotFound before starting anything. */
-export function spawnInContainer(container: ContainerContext, command: string[], options: SpawnInContainerOptions): ChildProcess {
+export function spawnInContainer(
+  container: ContainerContext,
+  command: string[],
+  options: SpawnInContainerOptions,
+): ChildProcess {
   const env = { ...container.env, ...options.env };
   const argv = resolveCommand(container.image, env, command);
   const spawnOptions = { cwd: PACKAGE_ROOT, env, stdio: options.stdio, detached: options.detached ?? false };
   if (!options.tty) return spawn(argv[0]!, argv.slice(1), spawnOptions);
   // util-linux script: -q quiet, -f flush each write, -e return the command's exit code.
-  const size = options.terminalSize ? `stty rows ${options.terminalSize.height} cols ${options.terminalSize.width}; ` : '';
-  return spawn('script', ['-qfec', `${size}exec ${argv.map(shellQuote).join(' ')}`, '/dev/null'], { ...spawnOptions, env: { TERM: 'xterm', ...env } });
+  const size = options.terminalSize
+    ? `stty rows ${options.terminalSize.height} cols ${options.terminalSize.width}; `
+    : '';
+  return spawn('script', ['-qfec', `${size}exec ${argv.map(shellQuote).join(' ')}`, '/dev/null'], {
+    ...spawnOptions,
+    env: { TERM: 'xterm', ...env },
+  });
 }

@@ -67,10 +67,22 @@ export class Faults {
 export class ApiReachability extends EventEmitter {
   serving = true;
   stalled = false;
-  refused(): void { this.serving = false; this.emit('refused'); }
-  listening(): void { this.serving = true; this.emit('listening'); }
-  stall(): void { this.stalled = true; this.emit('stalled'); }
-  released(): void { this.stalled = false; this.emit('released'); }
+  refused(): void {
+    this.serving = false;
+    this.emit('refused');
+  }
+  listening(): void {
+    this.serving = true;
+    this.emit('listening');
+  }
+  stall(): void {
+    this.stalled = true;
+    this.emit('stalled');
+  }
+  released(): void {
+    this.stalled = false;
+    this.emit('released');
+  }
 }
 
 /**
@@ -87,7 +99,9 @@ export class KubeletPause extends EventEmitter {
   private timer: NodeJS.Timeout | null = null;
   private waiting: (() => void)[] = [];
 
-  get paused(): boolean { return this.timer !== null; }
+  get paused(): boolean {
+    return this.timer !== null;
+  }
 
   pause(seconds: number): string {
     if (this.timer) return 'the kubelet is already paused';
@@ -149,7 +163,9 @@ export class ListenerFaults extends EventEmitter {
       server.on(event, (...args: unknown[]) => {
         // A client that goes away mid-request is ordinary here (faults cut connections on purpose).
         (args[0] as IncomingMessage).on('error', () => {});
-        const handle = () => { for (const handler of handlers) handler.apply(server, args); };
+        const handle = () => {
+          for (const handler of handlers) handler.apply(server, args);
+        };
         if (this.stallTimer) this.held.push(handle);
         else handle();
       });
@@ -161,7 +177,10 @@ export class ListenerFaults extends EventEmitter {
     server.on('secureConnection', (socket: TLSSocket) => {
       this.secure.add(socket);
       socket.on('error', () => {});
-      socket.on('close', () => { this.secure.delete(socket); this.stalled.delete(socket); });
+      socket.on('close', () => {
+        this.secure.delete(socket);
+        this.stalled.delete(socket);
+      });
       if (this.stallTimer) this.hold(socket);
     });
   }
@@ -223,7 +242,14 @@ export class ListenerFaults extends EventEmitter {
 
   /** Ends any outage now (the sim is stopping). */
   clear(): void {
-    if (this.refuseTimer) { clearTimeout(this.refuseTimer); this.refuseTimer = null; this.reach.listening(); }
-    if (this.stallTimer) { clearTimeout(this.stallTimer); this.release(); }
+    if (this.refuseTimer) {
+      clearTimeout(this.refuseTimer);
+      this.refuseTimer = null;
+      this.reach.listening();
+    }
+    if (this.stallTimer) {
+      clearTimeout(this.stallTimer);
+      this.release();
+    }
   }
 }

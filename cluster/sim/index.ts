@@ -69,14 +69,21 @@ export interface SimCluster {
  */
 function assertPosixHost(platform: NodeJS.Platform = process.platform): void {
   if (platform === 'win32') {
-    throw new TermlabError('PLATFORM_UNSUPPORTED', 'the simulated cluster needs WSL2 on Windows: it sends POSIX signals (SIGTERM, SIGKILL) to real processes; run termlab inside WSL2, or against a real cluster with --context');
+    throw new TermlabError(
+      'PLATFORM_UNSUPPORTED',
+      'the simulated cluster needs WSL2 on Windows: it sends POSIX signals (SIGTERM, SIGKILL) to real processes; run termlab inside WSL2, or against a real cluster with --context',
+    );
   }
 }
 
 function renderKubeconfig(server: string, token: string, ca: string): string {
   return toYaml({
-    apiVersion: 'v1', kind: 'Config', preferences: {},
-    clusters: [{ name: SIM_CONTEXT, cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } }],
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
+    clusters: [
+      { name: SIM_CONTEXT, cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } },
+    ],
     users: [{ name: SIM_CONTEXT, user: { token } }],
     contexts: [{ name: SIM_CONTEXT, context: { cluster: SIM_CONTEXT, user: SIM_CONTEXT, namespace: 'default' } }],
     'current-context': SIM_CONTEXT,
@@ -112,52 +119,131 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   // The API as the kubelet's own client meets it, and the kubelet's SIGSTOP: both are faults.
   const reach = new ApiReachability();
   const pause = new KubeletPause();
-  const kubelet = new Kubelet(store, images, ports, truth, faults, { ...REAL_NODE_TIMING, ...options.kubelet }, behaviour, reach, pause);
+  const kubelet = new Kubelet(
+    store,
+    images,
+    ports,
+    truth,
+    faults,
+    { ...REAL_NODE_TIMING, ...options.kubelet },
+    behaviour,
+    reach,
+    pause,
+  );
   const kubeletServer = new KubeletServer((uid) => kubelet.served(uid), pause, behaviour.logReaderCheckMs);
   const registry = new PodRegistry(store, faults);
   const proxy = new ServiceProxy(store, (uid, port) => kubeletServer.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));
   const controllers = [
-    new ReplicaSetController(store, registry), new DeploymentController(store, objects),
-    new EndpointSliceController(store, objects), new GarbageCollector(store, objects, registry),
+    new ReplicaSetController(store, registry),
+    new DeploymentController(store, objects),
+    new EndpointSliceController(store, objects),
+    new GarbageCollector(store, objects, registry),
   ];
   const watches = new WatchServer(store, faults);
   const portForward = createPortForwardServer();
   const remoteCommand = createRemoteCommandServer();
   const now = apiTime();
   for (const name of ['default', 'kube-system', 'kube-public']) {
-    store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+    store.create('namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
   }
   store.create('nodes', {
-    apiVersion: 'v1', kind: 'Node',
-    metadata: { name: NODE_NAME, uid: crypto.randomUUID(), resourceVersion: '', creationTimestamp: now, labels: { 'kubernetes.io/hostname': NODE_NAME, 'kubernetes.io/os': 'linux' } },
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: NODE_NAME,
+      uid: crypto.randomUUID(),
+      resourceVersion: '',
+      creationTimestamp: now,
+      labels: { 'kubernetes.io/hostname': NODE_NAME, 'kubernetes.io/os': 'linux' },
+    },
     spec: {},
     status: {
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'the simulated kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }],
-      addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: NODE_NAME }],
-      nodeInfo: { kubeletVersion: version.gitVersion, containerRuntimeVersion: 'termlab-sim://0.1.0', operatingSystem: 'linux', architecture: process.arch, osImage: 'termlab simulated node', kernelVersion: '', machineID: '', systemUUID: '', bootID: '', kubeProxyVersion: '' },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'the simulated kubelet is posting ready status',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+      addresses: [
+        { type: 'InternalIP', address: '127.0.0.1' },
+        { type: 'Hostname', address: NODE_NAME },
+      ],
+      nodeInfo: {
+        kubeletVersion: version.gitVersion,
+        containerRuntimeVersion: 'termlab-sim://0.1.0',
+        operatingSystem: 'linux',
+        architecture: process.arch,
+        osImage: 'termlab simulated node',
+        kernelVersion: '',
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+        kubeProxyVersion: '',
+      },
     },
   });
 
   let listenerFaults: ListenerFaults | null = null;
   const applyFault = (request: FaultRequest, via?: Socket): string => {
     switch (request.fault) {
-      case 'drop-watches': return `dropped ${watches.dropAll()} watch connection(s)`;
-      case 'expire-next-watch': faults.expireNextWatch = true; return 'the next watch gets 410 Expired';
-      case 'delay-events': store.eventDelayMs = request.ms; return `watch events delayed by ${request.ms} ms`;
-      case 'fail-next-delete': faults.failNextDelete.add(Faults.key(request.namespace, request.name)); return `the next delete of ${request.namespace}/${request.name} fails with 500`;
-      case 'lose-next-create-answer': faults.loseNextCreateAnswer.add(request.namespace); return `the next pod create in ${request.namespace} is applied, and its answer lost once the pod is Ready`;
-      case 'ignore-sigterm': faults.ignoreSigterm.add(Faults.key(request.namespace, request.name)); return `${request.namespace}/${request.name} will not get SIGTERM`;
-      case 'refuse-connections': return listenerFaults!.refuse(request.seconds);
-      case 'stall-requests': return listenerFaults!.stall(request.seconds, via);
-      case 'reset-port-forwards': return `reset ${portForward.resetAll()} port-forward stream(s)`;
-      case 'pause-kubelet': return pause.pause(request.seconds);
+      case 'drop-watches':
+        return `dropped ${watches.dropAll()} watch connection(s)`;
+      case 'expire-next-watch':
+        faults.expireNextWatch = true;
+        return 'the next watch gets 410 Expired';
+      case 'delay-events':
+        store.eventDelayMs = request.ms;
+        return `watch events delayed by ${request.ms} ms`;
+      case 'fail-next-delete':
+        faults.failNextDelete.add(Faults.key(request.namespace, request.name));
+        return `the next delete of ${request.namespace}/${request.name} fails with 500`;
+      case 'lose-next-create-answer':
+        faults.loseNextCreateAnswer.add(request.namespace);
+        return `the next pod create in ${request.namespace} is applied, and its answer lost once the pod is Ready`;
+      case 'ignore-sigterm':
+        faults.ignoreSigterm.add(Faults.key(request.namespace, request.name));
+        return `${request.namespace}/${request.name} will not get SIGTERM`;
+      case 'refuse-connections':
+        return listenerFaults!.refuse(request.seconds);
+      case 'stall-requests':
+        return listenerFaults!.stall(request.seconds, via);
+      case 'reset-port-forwards':
+        return `reset ${portForward.resetAll()} port-forward stream(s)`;
+      case 'pause-kubelet':
+        return pause.pause(request.seconds);
     }
   };
 
   const token = newToken();
   const tls = await selfSignedCertificate();
-  const http = createApiServer({ store, registry, objects, proxy, kubelet: kubeletServer, watches, truth, portForward, remoteCommand, version, applyFault, refuseUnauthorized: createTokenGate(token) }, tls);
+  const http = createApiServer(
+    {
+      store,
+      registry,
+      objects,
+      proxy,
+      kubelet: kubeletServer,
+      watches,
+      truth,
+      portForward,
+      remoteCommand,
+      version,
+      applyFault,
+      refuseUnauthorized: createTokenGate(token),
+    },
+    tls,
+  );
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());

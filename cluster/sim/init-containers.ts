@@ -34,14 +34,24 @@ export interface InitProgress {
 }
 
 export const newInitProgress = (spec: PodSpec): InitProgress => ({
-  started: -1, seen: -1, startupDone: new Set(), published: new Map(), initialized: !(spec.initContainers ?? []).length,
+  started: -1,
+  seen: -1,
+  startupDone: new Set(),
+  published: new Map(),
+  initialized: !(spec.initContainers ?? []).length,
 });
 
 /** What this sync does about the init containers (steps 3-5 above). */
 export type InitAction =
   | { kind: 'wait' }
   /** Write the sidecar's status (running; started or not), then start `next` (an init index) or the main containers. */
-  | { kind: 'publish'; container: ContainerSpec; started: boolean; initialized: boolean; then: { start: 'init'; index: number } | { start: 'main' } | null };
+  | {
+      kind: 'publish';
+      container: ContainerSpec;
+      started: boolean;
+      initialized: boolean;
+      then: { start: 'init'; index: number } | { start: 'main' } | null;
+    };
 
 /** Steps 2-5 for the pod as it is now; the caller carries the action out and moves `progress` on. */
 export function computeInitContainerActions(spec: PodSpec, progress: InitProgress): InitAction {

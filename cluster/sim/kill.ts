@@ -13,7 +13,6 @@ import { sleepAtLeast, wallNow } from './time.ts';
 
 export const minimumGracePeriodInSeconds = 2;
 
-
 export interface KillContext {
   containerName: string;
   container: ContainerProcess;
@@ -61,7 +60,7 @@ export async function killContainer(ctx: KillContext, gracePeriod: number): Prom
   if (ctx.podTruth) ctx.podTruth.killingAt ??= killingAt;
   const preStop = ctx.lifecycle?.preStop;
   if (preStop && gracePeriod > 0) {
-    gracePeriod = gracePeriod - await executePreStopHook(ctx, preStop, gracePeriod);
+    gracePeriod = gracePeriod - (await executePreStopHook(ctx, preStop, gracePeriod));
   }
   if (ctx.ordering && gracePeriod > 0) {
     const waited = await ctx.ordering.waitForTurn(ctx.containerName, gracePeriod);
@@ -85,11 +84,17 @@ export async function killContainer(ctx: KillContext, gracePeriod: number): Prom
  * 3. A failed hook gives a Warning event FailedPreStopHook; termination goes on.
  * 4. Return int64(now - start).Seconds(): whole seconds, truncated.
  */
-export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHandler, gracePeriod: number): Promise<number> {
+export async function executePreStopHook(
+  ctx: KillContext,
+  preStop: LifecycleHandler,
+  gracePeriod: number,
+): Promise<number> {
   const start = wallNow();
   note(ctx, { hookStartAt: start });
   const done = runHandler(ctx, preStop).then(
-    () => { note(ctx, { hookEndAt: wallNow() }); },
+    () => {
+      note(ctx, { hookEndAt: wallNow() });
+    },
     (error: Error) => {
       note(ctx, { hookEndAt: wallNow() });
       ctx.recordEvent('Warning', 'FailedPreStopHook', `PreStopHook failed: ${error.message}`);
@@ -98,7 +103,9 @@ export async function executePreStopHook(ctx: KillContext, preStop: LifecycleHan
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     done.then(() => false),
-    sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => true),
+    sleepAtLeast(gracePeriod * 1000, (t) => {
+      timer = t;
+    }).then(() => true),
   ]);
   clearTimeout(timer);
   // A stopped kubelet learns of the hook's end (or its own timer) when it runs again; the pause counts as elapsed.
@@ -118,16 +125,26 @@ export function killWatchdog(pid: number, deadline: number): { cancel(): void; k
   const seconds = (Math.max(0, deadline - wallNow()) / 1000).toFixed(3);
   // A process group of its own, so that cancelling ends its sleep too: killing sh alone left the sleep
   // holding the stdout pipe, and with it this process alive, until the grace had run out.
-  const dog = spawn('/bin/sh', ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+  const dog = spawn(
+    '/bin/sh',
+    ['-c', 'sleep "$1" && kill -KILL "$2" 2>/dev/null && echo killed', 'kill-watchdog', seconds, String(pid)],
+    { stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+  );
   let out = '';
-  dog.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  dog.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   const killed = new Promise<boolean>((resolve) => {
     dog.on('error', () => resolve(false));
     dog.on('close', () => resolve(out.includes('killed')));
   });
   const cancel = () => {
     if (dog.pid === undefined || dog.exitCode !== null || dog.signalCode !== null) return;
-    try { process.kill(-dog.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
+    try {
+      process.kill(-dog.pid, 'SIGKILL');
+    } catch {
+      /* the group is gone already */
+    }
   };
   return { killed, cancel };
 }
@@ -141,11 +158,14 @@ async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<voi
   note(ctx, { termSentAt });
   const deadline = termSentAt + gracePeriod * 1000;
   const pid = ctx.container.pid;
-  const watchdog = pid === undefined ? { cancel: () => {}, killed: Promise.resolve(false) } : killWatchdog(pid, deadline);
+  const watchdog =
+    pid === undefined ? { cancel: () => {}, killed: Promise.resolve(false) } : killWatchdog(pid, deadline);
   let timer: NodeJS.Timeout | undefined;
   const exit = await Promise.race([
     ctx.container.exited,
-    sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => null),
+    sleepAtLeast(gracePeriod * 1000, (t) => {
+      timer = t;
+    }).then(() => null),
   ]);
   clearTimeout(timer);
   // Ended within the grace, on its own or by the OOM killer.
@@ -180,27 +200,41 @@ function runExec(ctx: KillContext, command: string[]): Promise<void> {
     // An exec runs inside the container: when the container dies, so does the hook, and the exec fails.
     void ctx.container.exited.then(() => {
       if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
       }
     });
     let output = '';
-    const collect = (chunk: Buffer) => { if (output.length < 4096) output += chunk.toString(); };
+    const collect = (chunk: Buffer) => {
+      if (output.length < 4096) output += chunk.toString();
+    };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     child.on('error', reject);
-    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`command '${command.join(' ')}' exited with ${code ?? signal}: ${output.trim()}`))));
+    child.on('close', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`command '${command.join(' ')}' exited with ${code ?? signal}: ${output.trim()}`)),
+    );
   });
 }
 
 function runHttpGet(ctx: KillContext, get: NonNullable<LifecycleHandler['httpGet']>): Promise<void> {
   // A hook naming a host of its own goes there; otherwise to the pod's port, wherever the node publishes it.
   const target = get.host ? { host: String(get.host), port: Number(get.port) } : ctx.portTarget(get.port);
-  if (!target) return Promise.reject(new Error(`Get "http://pod:${get.port}${get.path ?? '/'}": ${CONNECTION_REFUSED}`));
+  if (!target)
+    return Promise.reject(new Error(`Get "http://pod:${get.port}${get.path ?? '/'}": ${CONNECTION_REFUSED}`));
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.host, port: target.port, path: get.path ?? '/', method: 'GET', agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => ((res.statusCode ?? 0) < 400 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = request(
+      { host: target.host, port: target.port, path: get.path ?? '/', method: 'GET', agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => ((res.statusCode ?? 0) < 400 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

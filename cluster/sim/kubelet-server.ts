@@ -10,7 +10,10 @@ import { NODE_IP } from './ports.ts';
 import type { ContainerProcess, ImageEntry } from './runtime.ts';
 
 /** A pod the kubelet runs; `done` once its containers have all ended. */
-export interface ServedPod { pod: RuntimePod; done: boolean }
+export interface ServedPod {
+  pod: RuntimePod;
+  done: boolean;
+}
 
 /**
  * Where a pod's container port is reached on this machine, while its containers run. Once every process told
@@ -19,16 +22,25 @@ export interface ServedPod { pod: RuntimePod; done: boolean }
  * bound the host port. A container of the same image that never listened (its command another) is told the
  * port too: the port closes only with the last of them.
  */
-export function portTarget(served: ServedPod | undefined, containerPort: number): { host: string; port: number } | undefined {
+export function portTarget(
+  served: ServedPod | undefined,
+  containerPort: number,
+): { host: string; port: number } | undefined {
   const port = served?.pod.hostPorts.get(containerPort);
   if (!served || served.done || port === undefined) return undefined;
-  const told = [...served.pod.containers.values()].filter((c) => c.image.portEnv !== undefined && c.env[c.image.portEnv] === String(port));
+  const told = [...served.pod.containers.values()].filter(
+    (c) => c.image.portEnv !== undefined && c.env[c.image.portEnv] === String(port),
+  );
   if (told.length && told.every((c) => c.process.hasExited)) return undefined;
   return { host: NODE_IP, port };
 }
 
 /** A container's log as the kubelet finds it: the process, or only its ID once the runtime removed it. */
-export interface ContainerLogSource { process: ContainerProcess; removed: boolean; containerID: string }
+export interface ContainerLogSource {
+  process: ContainerProcess;
+  removed: boolean;
+  containerID: string;
+}
 
 export class KubeletServer {
   private readonly lookup: (uid: string) => ServedPod | undefined;
@@ -38,19 +50,30 @@ export class KubeletServer {
   /** The log reader's look-again period for a followed log (versions.ts logReaderCheckMs). */
   readonly logReaderCheckMs: number;
 
-  constructor(lookup: (uid: string) => ServedPod | undefined, pause: KubeletPause = new KubeletPause(), logReaderCheckMs = 0) {
+  constructor(
+    lookup: (uid: string) => ServedPod | undefined,
+    pause: KubeletPause = new KubeletPause(),
+    logReaderCheckMs = 0,
+  ) {
     this.lookup = lookup;
     this.pause = pause;
     this.logReaderCheckMs = logReaderCheckMs;
-    pause.on('paused', () => { for (const s of this.streams) hold(s); });
-    pause.on('resumed', () => { for (const s of this.streams) release(s); });
+    pause.on('paused', () => {
+      for (const s of this.streams) hold(s);
+    });
+    pause.on('resumed', () => {
+      for (const s of this.streams) release(s);
+    });
   }
 
   containerLog(uid: string, container?: string): ContainerLogSource | undefined {
     const pod = this.lookup(uid)?.pod;
     const name = container ?? pod?.containers.keys().next().value;
     const record = name === undefined ? undefined : pod?.containers.get(name);
-    return record && pod && { process: record.process, removed: record.removed === true, containerID: `sim://${pod.uid}-${name}` };
+    return (
+      record &&
+      pod && { process: record.process, removed: record.removed === true, containerID: `sim://${pod.uid}-${name}` }
+    );
   }
 
   /** A port-forward stream to the pod, opened: it stands still whenever the kubelet is stopped. */
@@ -70,7 +93,10 @@ export class KubeletServer {
   }
 
   /** A running container, for exec: its process, image and environment; undefined once it has exited. */
-  runningContainer(uid: string, name: string): { process: ContainerProcess; image: ImageEntry; env: Record<string, string> } | undefined {
+  runningContainer(
+    uid: string,
+    name: string,
+  ): { process: ContainerProcess; image: ImageEntry; env: Record<string, string> } | undefined {
     const container = this.lookup(uid)?.pod.containers.get(name);
     return container && !container.process.hasExited ? container : undefined;
   }

@@ -12,7 +12,14 @@ import { ApiReachability, Faults, KubeletPause } from './faults.ts';
 import { type ContainerRecord, RuntimeManager } from './kuberuntime.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { podConfig } from './pod-config.ts';
-import { advance, calculateEffectiveGracePeriod, type PodWorker, PodWorkerLoop, reached, type WorkType } from './pod-worker.ts';
+import {
+  advance,
+  calculateEffectiveGracePeriod,
+  type PodWorker,
+  PodWorkerLoop,
+  reached,
+  type WorkType,
+} from './pod-worker.ts';
 import type { PodSpec } from './pod-types.ts';
 import { PodStarter } from './pod-start.ts';
 import { portTarget, type ServedPod } from './kubelet-server.ts';
@@ -25,7 +32,11 @@ import { apiTime, wallNow } from './time.ts';
 import type { GroundTruth } from './truth.ts';
 import { DEFAULT_SIM_MINOR, SIM_MINORS, type SimMinor } from './versions.ts';
 
-const refOf = (pod: KubeObject) => ({ uid: pod.metadata.uid, namespace: pod.metadata.namespace!, name: pod.metadata.name });
+const refOf = (pod: KubeObject) => ({
+  uid: pod.metadata.uid,
+  namespace: pod.metadata.namespace!,
+  name: pod.metadata.name,
+});
 
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
@@ -44,8 +55,17 @@ export class Kubelet {
   /** SIGSTOP/SIGCONT of this kubelet (the pause-kubelet fault): its own timers and callbacks wait while it is stopped. */
   readonly pause: KubeletPause;
 
-  constructor(store: Store, images: ImageMap, ports: NodePorts, truth: GroundTruth, faults: Faults, timing: KubeletTiming = REAL_NODE_TIMING, minor: SimMinor = SIM_MINORS.get(DEFAULT_SIM_MINOR)!,
-    api: ApiReachability = new ApiReachability(), pause: KubeletPause = new KubeletPause()) {
+  constructor(
+    store: Store,
+    images: ImageMap,
+    ports: NodePorts,
+    truth: GroundTruth,
+    faults: Faults,
+    timing: KubeletTiming = REAL_NODE_TIMING,
+    minor: SimMinor = SIM_MINORS.get(DEFAULT_SIM_MINOR)!,
+    api: ApiReachability = new ApiReachability(),
+    pause: KubeletPause = new KubeletPause(),
+  ) {
     this.store = store;
     this.ports = ports;
     this.truth = truth;
@@ -55,16 +75,37 @@ export class Kubelet {
     this.probers = new ProberManager(store, this.status, pause, (uid, port) => portTarget(this.served(uid), port));
     this.runtime = new RuntimeManager(store, images, timing.runtime, minor);
     this.pleg = new Pleg(timing, pause);
-    this.starter = new PodStarter({ store, status: this.status, runtime: this.runtime, probers: this.probers, pleg: this.pleg, truth, onDemandRelist: minor.onDemandRelist,
-      started: (worker, container) => { void container.process.exited.then((exit) => this.containerExited(worker, container, exit.exitCode, exit.wallMs)); } });
+    this.starter = new PodStarter({
+      store,
+      status: this.status,
+      runtime: this.runtime,
+      probers: this.probers,
+      pleg: this.pleg,
+      truth,
+      onDemandRelist: minor.onDemandRelist,
+      started: (worker, container) => {
+        void container.process.exited.then((exit) =>
+          this.containerExited(worker, container, exit.exitCode, exit.wallMs),
+        );
+      },
+    });
     // syncLoop's syncTicker: pods whose active deadline has passed ask to be synced (active_deadline.go ShouldSync).
-    this.syncTicker = setInterval(() => { if (!pause.paused) this.syncTick(); }, timing.syncTickMs);
+    this.syncTicker = setInterval(() => {
+      if (!pause.paused) this.syncTick();
+    }, timing.syncTickMs);
     this.syncTicker.unref();
     this.containerGc = new ContainerGC(() => this.workers.values(), pause);
-    this.unsubscribe = podConfig(store, {
-      add: (pod) => this.admit(pod), deleting: (pod) => this.podDeleting(pod),
-      releasable: (pod) => this.finishDeletion(pod), removed: (pod) => this.ports.forget(pod.metadata.uid),
-    }, api, pause);
+    this.unsubscribe = podConfig(
+      store,
+      {
+        add: (pod) => this.admit(pod),
+        deleting: (pod) => this.podDeleting(pod),
+        releasable: (pod) => this.finishDeletion(pod),
+        removed: (pod) => this.ports.forget(pod.metadata.uid),
+      },
+      api,
+      pause,
+    );
   }
 
   /** HandlePodAdditions: a pod whose image the node lacks stops at ErrImagePull; every other gets its pod worker. */
@@ -73,9 +114,22 @@ export class Kubelet {
     if (missing.size) return this.status.imagePullFailed(refOf(pod), missing);
     // The loop's handler is called only after update(), by which time `worker` is assigned.
     const loop = new PodWorkerLoop(pod.metadata.uid, this.pleg, (work) =>
-      work === 'sync' ? this.syncPod(worker) : work === 'terminating' ? this.syncTerminatingPod(worker) : this.syncTerminatedPod(worker));
-    const worker: PodWorker = { ...refOf(pod), stage: 'admitted', hostPorts: this.ports.of(pod.metadata.uid), containers: new Map(), loop, probers: [],
-      init: newInitProgress(pod.spec as PodSpec), leadContainer: (pod.spec as PodSpec).containers[0]!.name };
+      work === 'sync'
+        ? this.syncPod(worker)
+        : work === 'terminating'
+          ? this.syncTerminatingPod(worker)
+          : this.syncTerminatedPod(worker),
+    );
+    const worker: PodWorker = {
+      ...refOf(pod),
+      stage: 'admitted',
+      hostPorts: this.ports.of(pod.metadata.uid),
+      containers: new Map(),
+      loop,
+      probers: [],
+      init: newInitProgress(pod.spec as PodSpec),
+      leadContainer: (pod.spec as PodSpec).containers[0]!.name,
+    };
     this.workers.set(worker.uid, worker);
     loop.update('sync');
   }
@@ -83,7 +137,10 @@ export class Kubelet {
   /** SyncPod: the first one writes Pending, creates the sandbox and starts the first containers; later ones start the next and write what the PLEG and the deadline say. */
   private async syncPod(worker: PodWorker): Promise<WorkType | undefined> {
     if (worker.stage === 'admitted') {
-      await this.starter.tracked(worker, this.createContainers(worker).then(() => true));
+      await this.starter.tracked(
+        worker,
+        this.createContainers(worker).then(() => true),
+      );
       return undefined;
     }
     if (!worker.init.initialized && worker.stage === 'created') {
@@ -115,7 +172,11 @@ export class Kubelet {
 
   private containerExited(worker: PodWorker, container: ContainerRecord, exitCode: number, exitedAt: number): void {
     const record = this.truth.for({ metadata: worker });
-    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), { exitedAt, exitCode, oomKilledAt: container.oomKilledAt });
+    Object.assign(this.truth.container({ metadata: worker }, container.spec.name), {
+      exitedAt,
+      exitCode,
+      oomKilledAt: container.oomKilledAt,
+    });
     // The pod's record keeps the first main container's exit (the lab's), as with one container.
     if (container.spec.name === worker.leadContainer) {
       record.exitedAt = exitedAt;
@@ -140,7 +201,12 @@ export class Kubelet {
     const seen = [...worker.containers].filter(([, c]) => c.exitSeen);
     if (!seen.length) return false;
     const allExited = seen.length === worker.containers.size;
-    const exits = seen.map(([name, c]) => ({ name, exitCode: c.exitCode ?? 0, oomKilled: c.oomKilledAt !== undefined, startedAt: c.startedAt }));
+    const exits = seen.map(([name, c]) => ({
+      name,
+      exitCode: c.exitCode ?? 0,
+      oomKilled: c.oomKilledAt !== undefined,
+      startedAt: c.startedAt,
+    }));
     const updated = this.status.containersExited(worker, exits, allExited, worker.evicted);
     if (allExited) {
       advance(worker, 'finished');
@@ -160,7 +226,10 @@ export class Kubelet {
     }
     const record = this.truth.for({ metadata: worker });
     for (const c of worker.containers.values()) {
-      if (c.process.hasExited && !c.exitSeen) { c.exitSeen = true; record.exitSeenAt ??= wallNow(); }
+      if (c.process.hasExited && !c.exitSeen) {
+        c.exitSeen = true;
+        record.exitSeenAt ??= wallNow();
+      }
     }
     this.publishExits(worker);
     // killPod ends with StopPodSandbox: the next relist sees the sandbox dead too, and its ContainerDied (the
@@ -204,13 +273,20 @@ export class Kubelet {
     truth.gracePeriodSeconds = gracePeriod;
     advance(worker, 'killing');
     const ignoreSigterm = this.faults.ignoreSigterm.has(Faults.key(worker.namespace, worker.name));
-    return this.runtime.killPod(pod, worker, gracePeriod, { truth, containerTruth: (name) => this.truth.container(pod, name), ignoreSigterm, portTarget: (port) => portTarget(this.served(worker.uid), port), kubeletRunning: () => this.pause.running() });
+    return this.runtime.killPod(pod, worker, gracePeriod, {
+      truth,
+      containerTruth: (name) => this.truth.container(pod, name),
+      ignoreSigterm,
+      portTarget: (port) => portTarget(this.served(worker.uid), port),
+      kubeletRunning: () => this.pause.running(),
+    });
   }
 
   private syncTick(): void {
     const now = wallNow();
     for (const worker of this.workers.values()) {
-      if (worker.deadlineAt !== undefined && now >= worker.deadlineAt && !worker.loop.terminationRequested) worker.loop.update('sync');
+      if (worker.deadlineAt !== undefined && now >= worker.deadlineAt && !worker.loop.terminationRequested)
+        worker.loop.update('sync');
     }
   }
 
@@ -242,7 +318,10 @@ export class Kubelet {
     for (const worker of this.workers.values()) {
       worker.loop.stop();
       this.probers.removePod(worker);
-      for (const c of worker.containers.values()) { c.process.signal('SIGKILL'); exits.push(c.process.exited); }
+      for (const c of worker.containers.values()) {
+        c.process.signal('SIGKILL');
+        exits.push(c.process.exited);
+      }
     }
     await this.starter.settled();
     await Promise.all(exits);

@@ -72,7 +72,14 @@ export class RuntimeManager {
     for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
       if (imageFor(this.images, c.image)) continue;
       missing.add(c.name);
-      kubeletEvent(this.store, pod, 'Warning', 'Failed', `Failed to pull image "${c.image}": the simulated cluster has no program for this image (known: ${Object.keys(this.images).join(', ')})`, c.name);
+      kubeletEvent(
+        this.store,
+        pod,
+        'Warning',
+        'Failed',
+        `Failed to pull image "${c.image}": the simulated cluster has no program for this image (known: ${Object.keys(this.images).join(', ')})`,
+        c.name,
+      );
       kubeletEvent(this.store, pod, 'Warning', 'Failed', 'Error: ErrImagePull', c.name);
     }
     return missing;
@@ -82,7 +89,13 @@ export class RuntimeManager {
   async runPodSandbox(pod: KubeObject, target: RuntimePod): Promise<void> {
     if (((pod.spec as PodSpec).dnsPolicy ?? 'ClusterFirst') === 'ClusterFirst') {
       // The sandbox's DNS: the sim has no cluster DNS, like the project's real node, and dns.go GetPodDNS says so.
-      kubeletEvent(this.store, pod, 'Warning', 'MissingClusterDNS', `pod: "${target.name}_${target.namespace}(${target.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
+      kubeletEvent(
+        this.store,
+        pod,
+        'Warning',
+        'MissingClusterDNS',
+        `pod: "${target.name}_${target.namespace}(${target.uid})". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`,
+      );
     }
     await sleepAtLeast(this.timing.runPodSandboxMs);
   }
@@ -94,12 +107,27 @@ export class RuntimeManager {
   }
 
   /** SyncPod's starts: each container in order, its image (present), CreateContainer and StartContainer. */
-  async startContainers(pod: KubeObject, target: RuntimePod, specs: readonly ContainerSpec[], started: (container: ContainerRecord) => void): Promise<void> {
+  async startContainers(
+    pod: KubeObject,
+    target: RuntimePod,
+    specs: readonly ContainerSpec[],
+    started: (container: ContainerRecord) => void,
+  ): Promise<void> {
     for (const spec of specs) {
-      kubeletEvent(this.store, pod, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, spec.name);
+      kubeletEvent(
+        this.store,
+        pod,
+        'Normal',
+        'Pulled',
+        `Container image "${spec.image}" already present on machine`,
+        spec.name,
+      );
       await sleepAtLeast(this.timing.startContainerMs);
       // A sync under way when the kubelet stops: no process outlives the runtime that would have to kill it.
-      if (this.stopped) throw new Error(`the runtime stopped before container ${spec.name} of ${target.namespace}/${target.name} started`);
+      if (this.stopped)
+        throw new Error(
+          `the runtime stopped before container ${spec.name} of ${target.namespace}/${target.name} started`,
+        );
       const container = this.startContainer(target, spec, imageFor(this.images, spec.image)!);
       target.containers.set(spec.name, container);
       started(container);
@@ -117,15 +145,34 @@ export class RuntimeManager {
   async killPod(pod: KubeObject, target: RuntimePod, gracePeriod: number, options: KillOptions): Promise<void> {
     const spec = pod.spec as PodSpec;
     const running = [...target.containers].filter(([, c]) => !c.process.hasExited);
-    const ordering = hasRestartableInitContainer(spec) ? new TerminationOrdering(spec, running.map(([name]) => name)) : undefined;
+    const ordering = hasRestartableInitContainer(spec)
+      ? new TerminationOrdering(
+          spec,
+          running.map(([name]) => name),
+        )
+      : undefined;
     const first = spec.containers[0]?.name;
-    await Promise.all(running.map(([name, c]) => killContainer({
-      containerName: name, container: c.process, lifecycle: c.spec.lifecycle, env: c.env, image: c.image, ordering,
-      truth: options.containerTruth(name), podTruth: name === first ? options.truth : undefined,
-      ignoreSigterm: options.ignoreSigterm, kubeletRunning: options.kubeletRunning,
-      portTarget: (port) => options.portTarget(resolvePort(port, c.spec.ports ?? [])),
-      recordEvent: (type, reason, message) => kubeletEvent(this.store, pod, type, reason, message, name),
-    }, gracePeriod)));
+    await Promise.all(
+      running.map(([name, c]) =>
+        killContainer(
+          {
+            containerName: name,
+            container: c.process,
+            lifecycle: c.spec.lifecycle,
+            env: c.env,
+            image: c.image,
+            ordering,
+            truth: options.containerTruth(name),
+            podTruth: name === first ? options.truth : undefined,
+            ignoreSigterm: options.ignoreSigterm,
+            kubeletRunning: options.kubeletRunning,
+            portTarget: (port) => options.portTarget(resolvePort(port, c.spec.ports ?? [])),
+            recordEvent: (type, reason, message) => kubeletEvent(this.store, pod, type, reason, message, name),
+          },
+          gracePeriod,
+        ),
+      ),
+    );
     // StopContainer's SIGKILL is containerd's own timer, on time while the kubelet is stopped; its return is read when the kubelet runs.
     await options.kubeletRunning();
     await sleepAtLeast(this.timing.killPodReturnMs);
@@ -146,7 +193,14 @@ export class RuntimeManager {
     const limitBytes = memoryBytes(spec.resources?.limits?.memory);
     const pid = process.pid;
     if (limitBytes !== undefined && pid !== undefined) {
-      this.oomKiller.watch({ pid, limitBytes, kill: () => { container.oomKilledAt = wallNow(); process.signal('SIGKILL'); } });
+      this.oomKiller.watch({
+        pid,
+        limitBytes,
+        kill: () => {
+          container.oomKilledAt = wallNow();
+          process.signal('SIGKILL');
+        },
+      });
       void process.exited.then(() => this.oomKiller.forget(pid));
     }
     return container;
@@ -155,10 +209,19 @@ export class RuntimeManager {
   /** makeEnvironmentVariables: the image's, then the spec's values and field references. */
   private containerEnv(pod: RuntimePod, spec: ContainerSpec, image: ImageEntry): Record<string, string> {
     const fields = new Map([
-      ['metadata.name', pod.name], ['metadata.namespace', pod.namespace], ['metadata.uid', pod.uid],
-      ['status.podIP', NODE_IP], ['status.hostIP', NODE_IP], ['spec.nodeName', NODE_NAME],
+      ['metadata.name', pod.name],
+      ['metadata.namespace', pod.namespace],
+      ['metadata.uid', pod.uid],
+      ['status.podIP', NODE_IP],
+      ['status.hostIP', NODE_IP],
+      ['spec.nodeName', NODE_NAME],
     ]);
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', HOSTNAME: pod.name, ...image.env };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: '/tmp',
+      HOSTNAME: pod.name,
+      ...image.env,
+    };
     for (const e of spec.env ?? []) {
       if (e.value !== undefined) env[e.name] = String(e.value);
       else if (e.valueFrom?.fieldRef) env[e.name] = fields.get(e.valueFrom.fieldRef.fieldPath) ?? '';

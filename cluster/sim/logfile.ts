@@ -24,7 +24,9 @@ export class LogFileFollower {
     try {
       watcher = watch(path, { persistent: false }, () => this.drain());
       watcher.on('error', () => {});
-    } catch { /* the poll alone still follows the file */ }
+    } catch {
+      /* the poll alone still follows the file */
+    }
     this.watcher = watcher;
     this.poll = setInterval(() => this.drain(), POLL_INTERVAL_MS);
     this.poll.unref();

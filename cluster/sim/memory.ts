@@ -11,16 +11,17 @@ const KIB = 1024;
 export type RssReader = (pids: number[]) => Promise<Map<number, number>>;
 
 /** pid -> resident KiB, from `ps` (Linux and macOS alike). */
-export const readRssWithPs: RssReader = (pids) => new Promise((resolve) => {
-  execFile('ps', ['-o', 'pid=,rss=', '-p', pids.join(',')], (_error, stdout) => {
-    const sizes = new Map<number, number>();
-    for (const line of String(stdout ?? '').split('\n')) {
-      const [pid, rssKiB] = line.trim().split(/\s+/).map(Number);
-      if (Number.isInteger(pid) && Number.isFinite(rssKiB)) sizes.set(pid!, rssKiB!);
-    }
-    resolve(sizes);
+export const readRssWithPs: RssReader = (pids) =>
+  new Promise((resolve) => {
+    execFile('ps', ['-o', 'pid=,rss=', '-p', pids.join(',')], (_error, stdout) => {
+      const sizes = new Map<number, number>();
+      for (const line of String(stdout ?? '').split('\n')) {
+        const [pid, rssKiB] = line.trim().split(/\s+/).map(Number);
+        if (Number.isInteger(pid) && Number.isFinite(rssKiB)) sizes.set(pid!, rssKiB!);
+      }
+      resolve(sizes);
+    });
   });
-});
 
 const STATUS_FIELDS = ['RssAnon', 'RssShmem', 'VmRSS'].map((name) => new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
 
@@ -33,19 +34,30 @@ const STATUS_FIELDS = ['RssAnon', 'RssShmem', 'VmRSS'].map((name) => new RegExp(
  */
 export const readRssFromProc: RssReader = async (pids) => {
   const sizes = new Map<number, number>();
-  await Promise.all(pids.map(async (pid) => {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-    const [anon, shmem, rss] = STATUS_FIELDS.map((field) => field.exec(status)?.[1]);
-    if (anon !== undefined) sizes.set(pid, Number(anon) + Number(shmem ?? 0));
-    else if (rss !== undefined) sizes.set(pid, Number(rss));
-  }));
+  await Promise.all(
+    pids.map(async (pid) => {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      const [anon, shmem, rss] = STATUS_FIELDS.map((field) => field.exec(status)?.[1]);
+      if (anon !== undefined) sizes.set(pid, Number(anon) + Number(shmem ?? 0));
+      else if (rss !== undefined) sizes.set(pid, Number(rss));
+    }),
+  );
   return sizes;
 };
 
-const PLATFORM_READER: { read: RssReader; intervalMs: number } = process.platform === 'linux'
-  ? { read: readRssFromProc, intervalMs: 50 }
-  : { read: readRssWithPs, intervalMs: 250 };
-const UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+const PLATFORM_READER: { read: RssReader; intervalMs: number } =
+  process.platform === 'linux' ? { read: readRssFromProc, intervalMs: 50 } : { read: readRssWithPs, intervalMs: 250 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
 
 /** A Kubernetes memory quantity ("256Mi", "1G", "134217728") in bytes; undefined if it is not one. */
 export function memoryBytes(quantity: unknown): number | undefined {

@@ -37,29 +37,49 @@ export function dryRunOf(url: URL, verb: 'Create' | 'Update' | 'Patch' | 'Delete
   const fromBody = (body as { dryRun?: unknown } | null | undefined)?.dryRun;
   const values = [...url.searchParams.getAll('dryRun'), ...(Array.isArray(fromBody) ? fromBody.map(String) : [])];
   if (values.some((v) => !DRY_RUN_VALUES.includes(v))) {
-    throw new ApiError(422, 'Invalid', `${verb}Options.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{${values.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`, { kind: `${verb}Options`, causes: [{ reason: 'FieldValueNotSupported', field: 'dryRun' }] });
+    throw new ApiError(
+      422,
+      'Invalid',
+      `${verb}Options.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{${values.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`,
+      { kind: `${verb}Options`, causes: [{ reason: 'FieldValueNotSupported', field: 'dryRun' }] },
+    );
   }
   return values.length > 0;
 }
 
 /** autoscaling/v1 Scale for a Deployment or ReplicaSet (kubectl scale). */
 function scaleOf(object: KubeObject) {
-  const selector = Object.entries(object.spec.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+  const selector = Object.entries(object.spec.selector?.matchLabels ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
   return {
-    kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
-    spec: { replicas: object.spec.replicas }, status: { replicas: object.status?.replicas ?? 0, selector },
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
+    spec: { replicas: object.spec.replicas },
+    status: { replicas: object.status?.replicas ?? 0, selector },
   };
 }
 
 /** True when the request was one of these routes (answered or thrown). */
-export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: ServerResponse, url: URL, path: string, method: string): Promise<boolean> {
+export async function routeObjects(
+  r: ObjectRoutes,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  path: string,
+  method: string,
+): Promise<boolean> {
   let m = COLLECTION.exec(path);
   if (m) {
     const resource = resourceOf(m[1], m[3]!);
     if (!resource) return false;
     const namespace = m[2] ?? null;
-    if (method === 'GET') { r.listOrWatch(req, res, url, resource, namespace); return true; }
+    if (method === 'GET') {
+      r.listOrWatch(req, res, url, resource, namespace);
+      return true;
+    }
     if (method === 'POST' && namespace) {
       const dryRun = dryRunOf(url, 'Create');
       sendJson(res, 201, await r.objects.create(resource, namespace, await r.readBody(req), dryRun));
@@ -73,11 +93,26 @@ export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: S
       const fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
       const policy = url.searchParams.get('propagationPolicy');
       const items = r.store.list(resource, namespace, (o) => labels(o.metadata.labels) && fields(o));
-      for (const o of items) r.objects.delete(resource, namespace, o.metadata.name, { ...options, ...(policy ? { propagationPolicy: policy } : {}), preconditions: { uid: o.metadata.uid }, dryRun });
-      sendJson(res, 200, { kind: listKindOf(resource), apiVersion: apiVersionOf(resource), metadata: { resourceVersion: r.store.currentVersion }, items });
+      for (const o of items)
+        r.objects.delete(resource, namespace, o.metadata.name, {
+          ...options,
+          ...(policy ? { propagationPolicy: policy } : {}),
+          preconditions: { uid: o.metadata.uid },
+          dryRun,
+        });
+      sendJson(res, 200, {
+        kind: listKindOf(resource),
+        apiVersion: apiVersionOf(resource),
+        metadata: { resourceVersion: r.store.currentVersion },
+        items,
+      });
       return true;
     }
-    throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${path})`);
+    throw new ApiError(
+      405,
+      'MethodNotAllowed',
+      `the server does not allow this method on the requested resource (${method} ${path})`,
+    );
   }
   m = ITEM.exec(path);
   if (!m) return false;
@@ -87,32 +122,70 @@ export async function routeObjects(r: ObjectRoutes, req: IncomingMessage, res: S
   if (sub === 'scale' && resource !== 'deployments' && resource !== 'replicasets') return false;
   const contentType = req.headers['content-type'] ?? '';
   if (sub === 'scale') {
-    if (method === 'GET') { sendJson(res, 200, scaleOf(r.store.mustGet(resource, namespace, name))); return true; }
+    if (method === 'GET') {
+      sendJson(res, 200, scaleOf(r.store.mustGet(resource, namespace, name)));
+      return true;
+    }
     if (method === 'PUT' || method === 'PATCH') {
       const dryRun = dryRunOf(url, method === 'PUT' ? 'Update' : 'Patch');
       const current = r.store.mustGet(resource, namespace, name);
       const body = (await r.readBody(req)) as any;
       const scale = method === 'PUT' ? body : applyPatch(contentType, scaleOf(current), body);
       const replicas = scale?.spec?.replicas;
-      if (!Number.isInteger(replicas) || replicas < 0) throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
-      const updated = await r.objects.patch(resource, namespace, name, 'application/merge-patch+json', { spec: { replicas } }, undefined, dryRun);
+      if (!Number.isInteger(replicas) || replicas < 0)
+        throw new ApiError(
+          422,
+          'Invalid',
+          `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        );
+      const updated = await r.objects.patch(
+        resource,
+        namespace,
+        name,
+        'application/merge-patch+json',
+        { spec: { replicas } },
+        undefined,
+        dryRun,
+      );
       sendJson(res, 200, scaleOf(updated));
       return true;
     }
   }
-  if (method === 'GET') { r.one(req, res, resource, r.store.mustGet(resource, namespace, name)); return true; }
-  if (method === 'PUT') { const dryRun = dryRunOf(url, 'Update'); sendJson(res, 200, await r.objects.replace(resource, namespace, name, await r.readBody(req), sub, dryRun)); return true; }
-  if (method === 'PATCH') { const dryRun = dryRunOf(url, 'Patch'); sendJson(res, 200, await r.objects.patch(resource, namespace, name, contentType, await r.readBody(req), sub, dryRun)); return true; }
+  if (method === 'GET') {
+    r.one(req, res, resource, r.store.mustGet(resource, namespace, name));
+    return true;
+  }
+  if (method === 'PUT') {
+    const dryRun = dryRunOf(url, 'Update');
+    sendJson(res, 200, await r.objects.replace(resource, namespace, name, await r.readBody(req), sub, dryRun));
+    return true;
+  }
+  if (method === 'PATCH') {
+    const dryRun = dryRunOf(url, 'Patch');
+    sendJson(
+      res,
+      200,
+      await r.objects.patch(resource, namespace, name, contentType, await r.readBody(req), sub, dryRun),
+    );
+    return true;
+  }
   if (method === 'DELETE' && !sub) {
     const body = ((await r.readBody(req)) ?? {}) as any;
     if (typeof body !== 'object') throw badRequest('the body must be DeleteOptions');
     const fromQuery = url.searchParams.get('propagationPolicy');
     const orphan = url.searchParams.get('orphanDependents');
     const { code, body: answer } = r.objects.delete(resource, namespace, name, {
-      ...body, ...(fromQuery ? { propagationPolicy: fromQuery } : {}), ...(orphan !== null ? { orphanDependents: orphan === 'true' } : {}), dryRun: dryRunOf(url, 'Delete', body),
+      ...body,
+      ...(fromQuery ? { propagationPolicy: fromQuery } : {}),
+      ...(orphan !== null ? { orphanDependents: orphan === 'true' } : {}),
+      dryRun: dryRunOf(url, 'Delete', body),
     });
     sendJson(res, code, answer);
     return true;
   }
-  throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${path})`);
+  throw new ApiError(
+    405,
+    'MethodNotAllowed',
+    `the server does not allow this method on the requested resource (${method} ${path})`,
+  );
 }

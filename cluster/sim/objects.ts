@@ -50,18 +50,34 @@ export class ObjectRegistry {
     const { kind } = RESOURCES[resource];
     if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the body must be a ${kind} object`);
-    if (body.kind !== undefined && body.kind !== kind) throw badRequest(`expected kind ${kind}, got ${JSON.stringify(body.kind)}`);
+    if (body.kind !== undefined && body.kind !== kind)
+      throw badRequest(`expected kind ${kind}, got ${JSON.stringify(body.kind)}`);
     const metadata = { ...(body.metadata ?? {}) };
     if (!metadata.name && metadata.generateName) metadata.name = generateName(metadata.generateName);
     const name = String(metadata.name ?? '');
     const pattern = resource === 'services' ? SERVICE_NAME : NAME;
     if (!pattern.test(name) || name.length > (resource === 'services' ? 63 : 253)) {
-      throw invalid(kind, name, `metadata.name: Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 ${resource === 'services' ? 'label (RFC 1035)' : 'subdomain'} is required`);
+      throw invalid(
+        kind,
+        name,
+        `metadata.name: Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 ${resource === 'services' ? 'label (RFC 1035)' : 'subdomain'} is required`,
+      );
     }
-    if (metadata.namespace && metadata.namespace !== namespace) throw badRequest(`the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`);
-    if (this.store.get(resource, namespace, name)) throw new ApiError(409, 'AlreadyExists', `${resource}${RESOURCES[resource].group ? `.${RESOURCES[resource].group}` : ''} "${name}" already exists`, { name, kind: resource });
+    if (metadata.namespace && metadata.namespace !== namespace)
+      throw badRequest(
+        `the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`,
+      );
+    if (this.store.get(resource, namespace, name))
+      throw new ApiError(
+        409,
+        'AlreadyExists',
+        `${resource}${RESOURCES[resource].group ? `.${RESOURCES[resource].group}` : ''} "${name}" already exists`,
+        { name, kind: resource },
+      );
     const object: KubeObject = {
-      ...structuredClone(body), apiVersion: apiVersionOf(resource), kind,
+      ...structuredClone(body),
+      apiVersion: apiVersionOf(resource),
+      kind,
       metadata: { ...metadata, name, namespace, uid: randomUUID(), resourceVersion: '', creationTimestamp: apiTime() },
     };
     delete object.metadata.deletionTimestamp;
@@ -85,22 +101,48 @@ export class ObjectRegistry {
   }
 
   /** PUT: the whole object; with `status`, the status subresource (only status changes). */
-  async replace(resource: Resource, namespace: string, name: string, body: any, subresource?: string, dryRun = false): Promise<KubeObject> {
+  async replace(
+    resource: Resource,
+    namespace: string,
+    name: string,
+    body: any,
+    subresource?: string,
+    dryRun = false,
+  ): Promise<KubeObject> {
     const old = this.store.mustGet(resource, namespace, name);
     if (!body || typeof body !== 'object') throw badRequest(`the body must be a ${RESOURCES[resource].kind} object`);
-    if (body.metadata?.name !== undefined && body.metadata.name !== name) throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+    if (body.metadata?.name !== undefined && body.metadata.name !== name)
+      throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
     if (body.metadata?.uid && body.metadata.uid !== old.metadata.uid) {
-      throw conflict(resource, name, `Precondition failed: UID in precondition: ${body.metadata.uid}, UID in object meta: ${old.metadata.uid}`);
+      throw conflict(
+        resource,
+        name,
+        `Precondition failed: UID in precondition: ${body.metadata.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
     }
     return this.write(resource, old, body, subresource, dryRun);
   }
 
-  async patch(resource: Resource, namespace: string, name: string, contentType: string, body: unknown, subresource?: string, dryRun = false): Promise<KubeObject> {
+  async patch(
+    resource: Resource,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    subresource?: string,
+    dryRun = false,
+  ): Promise<KubeObject> {
     const old = this.store.mustGet(resource, namespace, name);
     return this.write(resource, old, applyPatch(contentType, old, body), subresource, dryRun);
   }
 
-  private async write(resource: Resource, old: KubeObject, body: any, subresource?: string, dryRun = false): Promise<KubeObject> {
+  private async write(
+    resource: Resource,
+    old: KubeObject,
+    body: any,
+    subresource?: string,
+    dryRun = false,
+  ): Promise<KubeObject> {
     const next: KubeObject = structuredClone(old);
     const expected = body.metadata?.resourceVersion || undefined;
     if (subresource === 'status') {
@@ -121,7 +163,12 @@ export class ObjectRegistry {
   commitUpdate(resource: Resource, next: KubeObject, expectedVersion?: string, dryRun = false): KubeObject {
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
       const current = this.store.mustGet(resource, next.metadata.namespace, next.metadata.name);
-      if (expectedVersion && current.metadata.resourceVersion !== expectedVersion) throw conflict(resource, next.metadata.name, 'the object has been modified; please apply your changes to the latest version and try again');
+      if (expectedVersion && current.metadata.resourceVersion !== expectedVersion)
+        throw conflict(
+          resource,
+          next.metadata.name,
+          'the object has been modified; please apply your changes to the latest version and try again',
+        );
       return this.remove(resource, next, dryRun);
     }
     return this.store.update(resource, next, expectedVersion, dryRun);
@@ -134,23 +181,54 @@ export class ObjectRegistry {
   }
 
   /** DELETE (pkg/registry/generic/registry/store.go Delete): finalizers per the propagation policy, else gone at once. */
-  delete(resource: Resource, namespace: string, name: string, options: ObjectDeleteOptions): { code: number; body: unknown } {
+  delete(
+    resource: Resource,
+    namespace: string,
+    name: string,
+    options: ObjectDeleteOptions,
+  ): { code: number; body: unknown } {
     if (resource === 'pods') return { code: 200, body: this.pods.delete(namespace, name, options) };
     const object = this.store.mustGet(resource, namespace, name);
     if (options.preconditions?.uid && options.preconditions.uid !== object.metadata.uid) {
-      throw conflict(resource, name, `Precondition failed: UID in precondition: ${options.preconditions.uid}, UID in object meta: ${object.metadata.uid}`);
+      throw conflict(
+        resource,
+        name,
+        `Precondition failed: UID in precondition: ${options.preconditions.uid}, UID in object meta: ${object.metadata.uid}`,
+      );
     }
-    if (options.preconditions?.resourceVersion && options.preconditions.resourceVersion !== object.metadata.resourceVersion) {
-      throw conflict(resource, name, `Precondition failed: ResourceVersion in precondition: ${options.preconditions.resourceVersion}, ResourceVersion in object meta: ${object.metadata.resourceVersion}`);
+    if (
+      options.preconditions?.resourceVersion &&
+      options.preconditions.resourceVersion !== object.metadata.resourceVersion
+    ) {
+      throw conflict(
+        resource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${options.preconditions.resourceVersion}, ResourceVersion in object meta: ${object.metadata.resourceVersion}`,
+      );
     }
     const policy = propagationPolicy(options);
     const finalizers = new Set(object.metadata.finalizers ?? []);
-    if (policy === 'Orphan') { finalizers.add(ORPHAN_FINALIZER); finalizers.delete(FOREGROUND_FINALIZER); }
-    if (policy === 'Foreground') { finalizers.add(FOREGROUND_FINALIZER); finalizers.delete(ORPHAN_FINALIZER); }
-    if (policy === 'Background') { finalizers.delete(ORPHAN_FINALIZER); finalizers.delete(FOREGROUND_FINALIZER); }
+    if (policy === 'Orphan') {
+      finalizers.add(ORPHAN_FINALIZER);
+      finalizers.delete(FOREGROUND_FINALIZER);
+    }
+    if (policy === 'Foreground') {
+      finalizers.add(FOREGROUND_FINALIZER);
+      finalizers.delete(ORPHAN_FINALIZER);
+    }
+    if (policy === 'Background') {
+      finalizers.delete(ORPHAN_FINALIZER);
+      finalizers.delete(FOREGROUND_FINALIZER);
+    }
     if (finalizers.size === 0) {
       const removed = this.remove(resource, object, options.dryRun);
-      return { code: 200, body: { ...statusObject(200, '', ''), details: { name, group: RESOURCES[resource].group, kind: resource, uid: removed.metadata.uid } } };
+      return {
+        code: 200,
+        body: {
+          ...statusObject(200, '', ''),
+          details: { name, group: RESOURCES[resource].group, kind: resource, uid: removed.metadata.uid },
+        },
+      };
     }
     object.metadata.finalizers = [...finalizers];
     object.metadata.deletionTimestamp ??= apiTime();
@@ -162,11 +240,14 @@ export class ObjectRegistry {
   /** The garbage collector removes a finalizer it has honoured. */
   removeFinalizer(resource: Resource, object: KubeObject, finalizer: string): void {
     const current = this.store.get(resource, object.metadata.namespace, object.metadata.name);
-    if (!current || current.metadata.uid !== object.metadata.uid || !current.metadata.finalizers?.includes(finalizer)) return;
+    if (!current || current.metadata.uid !== object.metadata.uid || !current.metadata.finalizers?.includes(finalizer))
+      return;
     current.metadata.finalizers = current.metadata.finalizers.filter((f) => f !== finalizer);
     if (!current.metadata.finalizers.length) delete current.metadata.finalizers;
     if (resource === 'pods') {
-      this.pods.patch(current.metadata.namespace!, current.metadata.name, 'application/merge-patch+json', { metadata: { finalizers: current.metadata.finalizers ?? null } });
+      this.pods.patch(current.metadata.namespace!, current.metadata.name, 'application/merge-patch+json', {
+        metadata: { finalizers: current.metadata.finalizers ?? null },
+      });
       return;
     }
     this.commitUpdate(resource, current);
@@ -176,7 +257,11 @@ export class ObjectRegistry {
 export function propagationPolicy(options: ObjectDeleteOptions): PropagationPolicy {
   const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : 'Background');
   if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
-    throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+    throw new ApiError(
+      422,
+      'Invalid',
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   return policy;
 }

@@ -16,8 +16,16 @@ function mergePatch(target: Json, patch: Json): Json {
 
 // Lists merged by a key in a strategic merge patch (the patchMergeKey tags of k8s.io/api); other lists are replaced.
 const MERGE_KEYS: Record<string, string> = {
-  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', env: 'name', volumes: 'name',
-  volumeMounts: 'mountPath', imagePullSecrets: 'name', conditions: 'type', ownerReferences: 'uid', hostAliases: 'ip',
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  env: 'name',
+  volumes: 'name',
+  volumeMounts: 'mountPath',
+  imagePullSecrets: 'name',
+  conditions: 'type',
+  ownerReferences: 'uid',
+  hostAliases: 'ip',
 };
 /** Primitive lists merged as sets (patchStrategy merge). */
 const PRIMITIVE_SETS = new Set(['finalizers']);
@@ -35,8 +43,16 @@ function mergeList(field: string, parent: string | undefined, current: Json, pat
   const result: Json[] = Array.isArray(current) ? [...current] : [];
   for (const item of patch) {
     const at = result.findIndex((e) => e?.[key] === item?.[key]);
-    if (item?.$patch === 'delete') { if (at >= 0) result.splice(at, 1); continue; }
-    if (item?.$patch === 'replace') { const { $patch: _r, ...rest } = item; if (at >= 0) result[at] = rest; else result.push(rest); continue; }
+    if (item?.$patch === 'delete') {
+      if (at >= 0) result.splice(at, 1);
+      continue;
+    }
+    if (item?.$patch === 'replace') {
+      const { $patch: _r, ...rest } = item;
+      if (at >= 0) result[at] = rest;
+      else result.push(rest);
+      continue;
+    }
     if (at >= 0) result[at] = strategicMerge(result[at], item, field);
     else result.push(strategicMerge(undefined, item, field));
   }
@@ -46,7 +62,10 @@ function mergeList(field: string, parent: string | undefined, current: Json, pat
 /** Strategic merge patch (apimachinery strategicpatch): maps merge, lists with a merge key merge by it, directives honoured. */
 function strategicMerge(target: Json, patch: Json, parent?: string): Json {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  if (patch.$patch === 'replace') { const { $patch: _r, ...rest } = patch; return rest; }
+  if (patch.$patch === 'replace') {
+    const { $patch: _r, ...rest } = patch;
+    return rest;
+  }
   if (patch.$patch === 'delete') return undefined;
   let result: Json = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   const retain: string[] | undefined = patch.$retainKeys;
@@ -54,14 +73,16 @@ function strategicMerge(target: Json, patch: Json, parent?: string): Json {
     if (key.startsWith('$setElementOrder/') || key === '$retainKeys' || key === '$patch') continue;
     if (key.startsWith('$deleteFromPrimitiveList/')) {
       const field = key.slice('$deleteFromPrimitiveList/'.length);
-      if (Array.isArray(result[field])) result[field] = result[field].filter((v: Json) => !(value as Json[]).includes(v));
+      if (Array.isArray(result[field]))
+        result[field] = result[field].filter((v: Json) => !(value as Json[]).includes(v));
       continue;
     }
     if (value === null) delete result[key];
     else if (Array.isArray(value)) result[key] = mergeList(key, parent, result[key], value);
     else {
       const merged = strategicMerge(result[key], value, key);
-      if (merged === undefined) delete result[key]; else result[key] = merged;
+      if (merged === undefined) delete result[key];
+      else result[key] = merged;
     }
   }
   if (retain) result = Object.fromEntries(Object.entries(result).filter(([k]) => retain.includes(k)));
@@ -69,13 +90,17 @@ function strategicMerge(target: Json, patch: Json, parent?: string): Json {
 }
 
 export function strategicMergePatch(target: Json, patch: Json): Json {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('a strategic merge patch must be a JSON object');
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+    throw badRequest('a strategic merge patch must be a JSON object');
   return strategicMerge(target, patch);
 }
 
 function pointer(path: string): string[] {
   if (!path.startsWith('/')) throw badRequest(`json patch path must start with "/": ${path}`);
-  return path.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** RFC 6902: add, remove, replace and test. */
@@ -96,7 +121,8 @@ function jsonPatch(target: Json, operations: Json): Json {
     const index = Array.isArray(parent) ? (last === '-' ? parent.length : Number(last)) : -1;
     switch (op.op) {
       case 'add':
-        if (Array.isArray(parent)) parent.splice(index, 0, op.value); else parent[last] = op.value;
+        if (Array.isArray(parent)) parent.splice(index, 0, op.value);
+        else parent[last] = op.value;
         break;
       case 'replace':
         if (!(last in parent)) throw new ApiError(422, 'Invalid', `json patch: cannot replace missing ${op.path}`);
@@ -104,10 +130,12 @@ function jsonPatch(target: Json, operations: Json): Json {
         break;
       case 'remove':
         if (!(last in parent)) throw new ApiError(422, 'Invalid', `json patch: cannot remove missing ${op.path}`);
-        if (Array.isArray(parent)) parent.splice(index, 1); else delete parent[last];
+        if (Array.isArray(parent)) parent.splice(index, 1);
+        else delete parent[last];
         break;
       case 'test':
-        if (JSON.stringify(parent[last]) !== JSON.stringify(op.value)) throw new ApiError(422, 'Invalid', `json patch: test failed at ${op.path}`);
+        if (JSON.stringify(parent[last]) !== JSON.stringify(op.value))
+          throw new ApiError(422, 'Invalid', `json patch: test failed at ${op.path}`);
         break;
       default:
         throw badRequest(`json patch: unsupported op ${JSON.stringify(op?.op)}`);
@@ -120,5 +148,9 @@ export function applyPatch(contentType: string, target: Json, body: Json): Json 
   if (contentType.startsWith('application/json-patch+json')) return jsonPatch(target, body);
   if (contentType.startsWith('application/merge-patch+json')) return mergePatch(target, body);
   if (contentType.startsWith('application/strategic-merge-patch+json')) return strategicMergePatch(target, body);
-  throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+  throw new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+  );
 }

@@ -36,11 +36,17 @@ export interface RuntimeTiming {
 
 /** Measured on the real node (docs/simulated-cluster.md, "The kubelet's reaction time"); killPodReturnMs re-measured on v1.37.2. */
 export const REAL_NODE_TIMING: KubeletTiming = {
-  relistPeriodMs: 1000, relistDurationMs: 4, syncTickMs: 1000,
+  relistPeriodMs: 1000,
+  relistDurationMs: 4,
+  syncTickMs: 1000,
   runtime: { runPodSandboxMs: 190, startContainerMs: 90, killPodReturnMs: 330 },
 };
 
-interface Waiter { uid: string; startedAfter: number; resolve: () => void }
+interface Waiter {
+  uid: string;
+  startedAfter: number;
+  resolve: () => void;
+}
 
 export class Pleg {
   private readonly timing: KubeletTiming;
@@ -131,7 +137,12 @@ export class Pleg {
    * observed time) is already newer than `after`, else when a relist that started after it ends.
    */
   newerThan(after: number, uid: string): Promise<void> {
-    if (this.timing.relistPeriodMs <= 0 || this.cacheTimestamp > after || (this.observed.get(uid) ?? Number.NEGATIVE_INFINITY) > after) return Promise.resolve();
+    if (
+      this.timing.relistPeriodMs <= 0 ||
+      this.cacheTimestamp > after ||
+      (this.observed.get(uid) ?? Number.NEGATIVE_INFINITY) > after
+    )
+      return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ uid, startedAfter: after, resolve }));
   }
 

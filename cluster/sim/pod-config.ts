@@ -20,7 +20,12 @@ export interface PodHandlers {
   removed(pod: KubeObject): void;
 }
 
-export function podConfig(store: Store, handlers: PodHandlers, reach = new ApiReachability(), pause = new KubeletPause()): () => void {
+export function podConfig(
+  store: Store,
+  handlers: PodHandlers,
+  reach = new ApiReachability(),
+  pause = new KubeletPause(),
+): () => void {
   const added = new Set<string>();
   /** The deletionTimestamp each pod last showed. */
   const deletions = new Map<string, string>();
@@ -40,8 +45,13 @@ export function podConfig(store: Store, handlers: PodHandlers, reach = new ApiRe
       handlers.add(pod);
     }
   };
-  const link = new PodWatchLink<{ type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject }>(reach, pause, (e) => queueMicrotask(() => change(e.type, e.object)));
+  const link = new PodWatchLink<{ type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject }>(reach, pause, (e) =>
+    queueMicrotask(() => change(e.type, e.object)),
+  );
   // The scheduler and the kubelet are not slowed by the delay-events fault (a slow watch to clients).
   const unsubscribe = inform(store, 'pods', (e) => link.send(e), { delayable: false });
-  return () => { unsubscribe(); link.stop(); };
+  return () => {
+    unsubscribe();
+    link.stop();
+  };
 }

@@ -37,10 +37,17 @@ export class PodStarter {
 
   /** A sync's starts, awaited where shutdown can find them; true when one started. */
   async tracked(worker: PodWorker, start: Promise<boolean>): Promise<boolean> {
-    const settled = start.then(() => undefined, () => undefined);
+    const settled = start.then(
+      () => undefined,
+      () => undefined,
+    );
     this.starting.add(settled);
     let startedOne: boolean;
-    try { startedOne = await start; } finally { this.starting.delete(settled); }
+    try {
+      startedOne = await start;
+    } finally {
+      this.starting.delete(settled);
+    }
     // The sandbox or a container is new in the runtime: result.SyncResults is not empty, so 1.36+
     // relist the pod at once (1.37.2 kubelet.go:2321-2326); 1.34 and 1.35 wait for the next relist.
     if (startedOne && this.parts.onDemandRelist) worker.loop.postSync(() => this.parts.pleg.requestRelist(worker.uid));
@@ -71,7 +78,13 @@ export class PodStarter {
     if (action.kind === 'wait') return false;
     const c: ContainerSpec = action.container;
     worker.init.published.set(c.name, action.started);
-    const written = this.parts.status.initContainerRunning(worker, c.name, worker.containers.get(c.name)?.startedAt ?? apiTime(), action.started, action.initialized);
+    const written = this.parts.status.initContainerRunning(
+      worker,
+      c.name,
+      worker.containers.get(c.name)?.startedAt ?? apiTime(),
+      action.started,
+      action.initialized,
+    );
     if (!written) return false;
     this.parts.probers.initContainerStarted(worker, c, action.started);
     if (!action.then) return false;

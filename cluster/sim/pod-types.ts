@@ -2,8 +2,15 @@
 // keeps the API's JSON as it came; these are the shapes those parts rely on.
 import type { ContainerPort } from './runtime.ts';
 
-export interface EnvVar { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }
-export interface PodPort extends ContainerPort { hostPort?: number; protocol?: string }
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string } };
+}
+export interface PodPort extends ContainerPort {
+  hostPort?: number;
+  protocol?: string;
+}
 
 /** The core/v1 Probe fields the prober reads. */
 export interface ReadinessProbe {
@@ -22,7 +29,10 @@ export interface LifecycleHandler {
   sleep?: { seconds?: number };
   tcpSocket?: unknown;
 }
-export interface Lifecycle { preStop?: LifecycleHandler; postStart?: LifecycleHandler }
+export interface Lifecycle {
+  preStop?: LifecycleHandler;
+  postStart?: LifecycleHandler;
+}
 
 export interface ContainerSpec {
   name: string;
@@ -52,7 +62,12 @@ export interface PodSpec {
   terminationGracePeriodSeconds?: number;
 }
 
-export interface PodCondition { type: string; status: 'True' | 'False'; lastTransitionTime: string; reason?: string }
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False';
+  lastTransitionTime: string;
+  reason?: string;
+}
 
 export interface ContainerState {
   waiting?: { reason: string; message?: string };
@@ -87,4 +102,8 @@ export interface PodStatus {
 }
 
 /** The pod a kubelet part acts for: the object it reads afresh is this one only while the UID matches. */
-export interface PodRef { uid: string; namespace: string; name: string }
+export interface PodRef {
+  uid: string;
+  namespace: string;
+  name: string;
+}

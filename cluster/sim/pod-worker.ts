@@ -41,7 +41,9 @@ export interface PodWorker extends RuntimePod {
 }
 
 export const reached = (worker: PodWorker, stage: PodStage) => STAGES.indexOf(worker.stage) >= STAGES.indexOf(stage);
-export const advance = (worker: PodWorker, stage: PodStage) => { if (!reached(worker, stage)) worker.stage = stage; };
+export const advance = (worker: PodWorker, stage: PodStage) => {
+  if (!reached(worker, stage)) worker.stage = stage;
+};
 
 /** calculateEffectiveGracePeriod: the deletion's grace, else the spec's; never below 1 s. */
 export function calculateEffectiveGracePeriod(pod: KubeObject): number {

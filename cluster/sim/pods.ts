@@ -35,14 +35,20 @@ export class PodRegistry {
   create(namespace: string, body: any, dryRun = false): KubeObject {
     if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
     if (!body || typeof body !== 'object') throw badRequest('the body must be a Pod object');
-    if (body.kind !== undefined && body.kind !== 'Pod') throw badRequest(`expected kind Pod, got ${JSON.stringify(body.kind)}`);
+    if (body.kind !== undefined && body.kind !== 'Pod')
+      throw badRequest(`expected kind Pod, got ${JSON.stringify(body.kind)}`);
     const metadata = { ...(body.metadata ?? {}) };
     if (!metadata.name && metadata.generateName) metadata.name = generateName(metadata.generateName);
     const name = String(metadata.name ?? '');
-    if (!NAME.test(name) || name.length > 253) throw invalid('Pod', name, 'metadata.name: a lowercase RFC 1123 subdomain is required');
-    if (metadata.namespace && metadata.namespace !== namespace) throw badRequest(`the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`);
+    if (!NAME.test(name) || name.length > 253)
+      throw invalid('Pod', name, 'metadata.name: a lowercase RFC 1123 subdomain is required');
+    if (metadata.namespace && metadata.namespace !== namespace)
+      throw badRequest(
+        `the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`,
+      );
     const containers = body.spec?.containers;
-    if (!Array.isArray(containers) || containers.length === 0) throw invalid('Pod', name, 'spec.containers: Required value');
+    if (!Array.isArray(containers) || containers.length === 0)
+      throw invalid('Pod', name, 'spec.containers: Required value');
     for (const [i, c] of containers.entries()) {
       if (!c?.name) throw invalid('Pod', name, `spec.containers[${i}].name: Required value`);
       if (!c?.image) throw invalid('Pod', name, `spec.containers[${i}].image: Required value`);
@@ -53,16 +59,29 @@ export class PodRegistry {
     for (const [i, c] of inits.entries()) {
       if (!c?.name) throw invalid('Pod', name, `spec.initContainers[${i}].name: Required value`);
       if (!c?.image) throw invalid('Pod', name, `spec.initContainers[${i}].image: Required value`);
-      if (names.has(c.name)) throw invalid('Pod', name, `spec.initContainers[${i}].name: Duplicate value: ${JSON.stringify(c.name)}`);
+      if (names.has(c.name))
+        throw invalid('Pod', name, `spec.initContainers[${i}].name: Duplicate value: ${JSON.stringify(c.name)}`);
       names.add(c.name);
       // A real API takes run-to-completion init containers too; this kubelet runs only native sidecars, and says so.
-      if (c.restartPolicy !== 'Always') throw invalid('Pod', name, `spec.initContainers[${i}].restartPolicy: the simulated cluster runs only restartable init containers (restartPolicy: Always), got ${JSON.stringify(c.restartPolicy ?? null)}`);
+      if (c.restartPolicy !== 'Always')
+        throw invalid(
+          'Pod',
+          name,
+          `spec.initContainers[${i}].restartPolicy: the simulated cluster runs only restartable init containers (restartPolicy: Always), got ${JSON.stringify(c.restartPolicy ?? null)}`,
+        );
     }
     const now = apiTime();
     const pod: KubeObject = {
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: { ...metadata, name, namespace, uid: randomUUID(), resourceVersion: '', creationTimestamp: now },
-      spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', ...body.spec },
+      spec: {
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 30,
+        dnsPolicy: 'ClusterFirst',
+        schedulerName: 'default-scheduler',
+        ...body.spec,
+      },
       status: { phase: 'Pending', qosClass: 'BestEffort' },
     };
     delete pod.metadata.deletionTimestamp;
@@ -75,10 +94,18 @@ export class PodRegistry {
     const pod = this.store.mustGet('pods', namespace, name);
     const expectedUid = options.preconditions?.uid;
     if (expectedUid && expectedUid !== pod.metadata.uid) {
-      throw conflict('pods', name, `Precondition failed: UID in precondition: ${expectedUid}, UID in object meta: ${pod.metadata.uid}`);
+      throw conflict(
+        'pods',
+        name,
+        `Precondition failed: UID in precondition: ${expectedUid}, UID in object meta: ${pod.metadata.uid}`,
+      );
     }
     if (!options.dryRun && this.faults.takeDeleteFailure(namespace, name)) {
-      throw new ApiError(500, 'InternalError', `Internal error occurred: injected fault: delete of pods "${name}" failed`);
+      throw new ApiError(
+        500,
+        'InternalError',
+        `Internal error occurred: injected fault: delete of pods "${name}" failed`,
+      );
     }
     let grace = options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     if (grace < 0) grace = 1;
@@ -108,13 +135,26 @@ export class PodRegistry {
     next.metadata.annotations = patched.metadata?.annotations ?? undefined;
     next.metadata.finalizers = patched.metadata?.finalizers ?? undefined;
     next.metadata.ownerReferences = patched.metadata?.ownerReferences ?? undefined;
-    if (patched.spec?.activeDeadlineSeconds !== pod.spec.activeDeadlineSeconds) next.spec.activeDeadlineSeconds = patched.spec?.activeDeadlineSeconds;
-    const expected = patched.metadata?.resourceVersion !== pod.metadata.resourceVersion ? patched.metadata?.resourceVersion : undefined;
+    if (patched.spec?.activeDeadlineSeconds !== pod.spec.activeDeadlineSeconds)
+      next.spec.activeDeadlineSeconds = patched.spec?.activeDeadlineSeconds;
+    const expected =
+      patched.metadata?.resourceVersion !== pod.metadata.resourceVersion
+        ? patched.metadata?.resourceVersion
+        : undefined;
     // A deleting pod's last finalizer gone: with its grace already 0 (the kubelet's own delete came)
     // the API server deletes it in the update (registry store.go ShouldDeleteDuringUpdate: one DELETED,
     // the last stored object); otherwise the kubelet, once done with it, deletes it (its informer).
-    if (pod.metadata.deletionTimestamp && !pod.metadata.deletionGracePeriodSeconds && !next.metadata.finalizers?.length) {
-      if (expected) throw conflict('pods', name, 'the object has been modified; please apply your changes to the latest version and try again');
+    if (
+      pod.metadata.deletionTimestamp &&
+      !pod.metadata.deletionGracePeriodSeconds &&
+      !next.metadata.finalizers?.length
+    ) {
+      if (expected)
+        throw conflict(
+          'pods',
+          name,
+          'the object has been modified; please apply your changes to the latest version and try again',
+        );
       return this.store.remove('pods', pod, dryRun);
     }
     return this.store.update('pods', next, expected, dryRun);

@@ -6,7 +6,16 @@
 import { connect } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { PortForwardPod } from './portforward.ts';
-import { FLAG_FIN, GoAwayStatus, RstStreamStatus, SpdyFrameReader, SpdyFrameWriter, SpdyProtocolError, type SpdyFrame, type SpdyHeaders } from './spdy.ts';
+import {
+  FLAG_FIN,
+  GoAwayStatus,
+  RstStreamStatus,
+  SpdyFrameReader,
+  SpdyFrameWriter,
+  SpdyProtocolError,
+  type SpdyFrame,
+  type SpdyHeaders,
+} from './spdy.ts';
 
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 /** WebsocketsSPDYTunnelingPrefix in apimachinery's portforward constants. */
@@ -24,7 +33,9 @@ interface StreamPair {
 }
 
 /** The stream's headers as httpStreamReceived checks them; a string is the reason to refuse it. */
-function readStreamHeaders(headers: SpdyHeaders): { type: 'error' | 'data'; port: number; requestId: string | undefined } | string {
+function readStreamHeaders(
+  headers: SpdyHeaders,
+): { type: 'error' | 'data'; port: number; requestId: string | undefined } | string {
   const portText = headers.port?.[0];
   if (!portText) return '"port" header is required';
   const port = Number(portText);
@@ -40,7 +51,9 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
   const pairs = new Map<string, StreamPair>();
   const byStream = new Map<number, StreamPair>();
   let lastStreamId = 0;
-  const send = (frame: Buffer) => { if (ws.readyState === ws.OPEN) ws.send(frame); };
+  const send = (frame: Buffer) => {
+    if (ws.readyState === ws.OPEN) ws.send(frame);
+  };
 
   ws.on('message', (message: Buffer) => {
     let frames: SpdyFrame[];
@@ -54,17 +67,26 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
     }
     for (const frame of frames) handleFrame(frame);
   });
-  ws.on('close', () => { for (const pair of pairs.values()) pair.upstream?.destroy(); });
+  ws.on('close', () => {
+    for (const pair of pairs.values()) pair.upstream?.destroy();
+  });
 
   function handleFrame(frame: SpdyFrame): void {
     switch (frame.kind) {
-      case 'synStream': return newStream(frame.streamId, frame.headers);
-      case 'data': return streamData(frame.streamId, frame.data, (frame.flags & FLAG_FIN) !== 0);
-      case 'rstStream': return streamReset(frame.streamId);
+      case 'synStream':
+        return newStream(frame.streamId, frame.headers);
+      case 'data':
+        return streamData(frame.streamId, frame.data, (frame.flags & FLAG_FIN) !== 0);
+      case 'rstStream':
+        return streamReset(frame.streamId);
       // Pings from the client (odd ids) are answered with the same frame.
-      case 'ping': return send(writer.ping(frame.id));
-      case 'goAway': ws.close(); return;
-      default: return;
+      case 'ping':
+        return send(writer.ping(frame.id));
+      case 'goAway':
+        ws.close();
+        return;
+      default:
+        return;
     }
   }
 
@@ -82,7 +104,12 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
     }
     const slot = stream.type === 'error' ? 'errorStream' : 'dataStream';
     if (pair[slot] !== undefined) {
-      send(writer.data(pair.errorStream ?? streamId, Buffer.from(`error processing stream for request ${requestId}: ${stream.type} stream already assigned`)));
+      send(
+        writer.data(
+          pair.errorStream ?? streamId,
+          Buffer.from(`error processing stream for request ${requestId}: ${stream.type} stream already assigned`),
+        ),
+      );
       return send(writer.rstStream(streamId, RstStreamStatus.ProtocolError));
     }
     pair[slot] = streamId;
@@ -113,26 +140,41 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
   }
 
   function forward(pair: StreamPair): void {
-    const errorStream = pair.errorStream!, dataStream = pair.dataStream!;
+    const errorStream = pair.errorStream!,
+      dataStream = pair.dataStream!;
     const fail = (reason: string) => {
       // As the kubelet: the message on the error stream, then both streams reset.
-      send(writer.data(errorStream, Buffer.from(`error forwarding port ${pair.port} to pod ${pod.uid}, uid : ${reason}`), true));
+      send(
+        writer.data(
+          errorStream,
+          Buffer.from(`error forwarding port ${pair.port} to pod ${pod.uid}, uid : ${reason}`),
+          true,
+        ),
+      );
       send(writer.rstStream(dataStream, RstStreamStatus.Cancel));
       finish(pair);
     };
     const target = pod.target(pair.port);
     // The API server let the upgrade through only for a running pod: a port the kubelet did not
     // publish is one nobody in the pod listens on, refused as a real pod's would be.
-    if (!target) return fail(`failed to connect to localhost:${pair.port} inside the pod: dial tcp4 127.0.0.1:${pair.port}: connect: connection refused`);
+    if (!target)
+      return fail(
+        `failed to connect to localhost:${pair.port} inside the pod: dial tcp4 127.0.0.1:${pair.port}: connect: connection refused`,
+      );
     const upstream = connect(target);
     pod.opened?.(upstream);
     pair.upstream = upstream;
     let connected = false;
-    upstream.on('connect', () => { connected = true; });
+    upstream.on('connect', () => {
+      connected = true;
+    });
     upstream.on('data', (chunk: Buffer) => send(writer.data(dataStream, chunk)));
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       // Only a failed connect is reported (containerd's message); a connection the pod drops just ends.
-      if (!connected) fail(`failed to connect to localhost:${pair.port} inside the pod: dial tcp4 ${target.host}:${target.port}: connect: ${describeErrno(error)}`);
+      if (!connected)
+        fail(
+          `failed to connect to localhost:${pair.port} inside the pod: dial tcp4 ${target.host}:${target.port}: connect: ${describeErrno(error)}`,
+        );
     });
     upstream.on('close', () => {
       if (pair.done) return;
@@ -146,9 +188,13 @@ export function serveTunnel(ws: WebSocket, pod: PortForwardPod): void {
 /** Go's wording for the common connect errors. */
 function describeErrno(error: NodeJS.ErrnoException): string {
   switch (error.code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ETIMEDOUT': return 'connection timed out';
-    case 'EHOSTUNREACH': return 'no route to host';
-    default: return error.message;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+      return 'no route to host';
+    default:
+      return error.message;
   }
 }

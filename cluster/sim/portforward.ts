@@ -25,7 +25,11 @@ export interface PortForwardPod {
 }
 
 /** The protocols a client offered, read from the raw header (ws rejects kubectl's `SPDY/3.1+…` names). */
-const offeredProtocols = (req: IncomingMessage) => (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+const offeredProtocols = (req: IncomingMessage) =>
+  (req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 export function createPortForwardServer() {
   const negotiated = new WeakMap<IncomingMessage, string>();
@@ -59,7 +63,14 @@ export function createPortForwardServer() {
     return count;
   }
 
-  return { handleUpgrade, resetAll, close: () => { for (const client of wss.clients) client.terminate(); wss.close(); } };
+  return {
+    handleUpgrade,
+    resetAll,
+    close: () => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
 }
 
 function forwardChannels(ws: WebSocket, pod: PortForwardPod, port: number): void {
@@ -70,7 +81,14 @@ function forwardChannels(ws: WebSocket, pod: PortForwardPod, port: number): void
   const target = pod.target(port);
   if (!target) {
     // Only a running pod gets here (api.ts): an unpublished port is one nobody listens on.
-    ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod ${pod.uid}, uid : failed to connect to localhost:${port} inside the pod: dial tcp4 127.0.0.1:${port}: connect: connection refused`)]));
+    ws.send(
+      Buffer.concat([
+        Buffer.from([1]),
+        Buffer.from(
+          `error forwarding port ${port} to pod ${pod.uid}, uid : failed to connect to localhost:${port} inside the pod: dial tcp4 127.0.0.1:${port}: connect: connection refused`,
+        ),
+      ]),
+    );
     ws.close();
     return;
   }
@@ -78,7 +96,8 @@ function forwardChannels(ws: WebSocket, pod: PortForwardPod, port: number): void
   pod.opened?.(upstream);
   upstream.on('data', (chunk) => ws.send(Buffer.concat([Buffer.from([0]), chunk])));
   upstream.on('error', (error) => {
-    if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod: ${error.message}`)]));
+    if (ws.readyState === ws.OPEN)
+      ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(`error forwarding port ${port} to pod: ${error.message}`)]));
   });
   upstream.on('close', () => ws.close());
   ws.on('message', (data: Buffer) => {

@@ -94,13 +94,15 @@ export class NodePorts {
       held.set(port, null);
       let free = false;
       try {
-        free = await standIn(port) && await bindable(port);
+        free = (await standIn(port)) && (await bindable(port));
       } finally {
         if (!free) unhold(port);
       }
       if (free) return port;
     }
-    throw new Error(`no free host port in ${HOST_PORT_MIN}-${HOST_PORT_MAX} on ${NODE_IP} after ${HOST_PORT_ATTEMPTS} tries`);
+    throw new Error(
+      `no free host port in ${HOST_PORT_MIN}-${HOST_PORT_MAX} on ${NODE_IP} after ${HOST_PORT_ATTEMPTS} tries`,
+    );
   }
 
   /** Reserved ports no pod got (it was deleted before it was bound). */

@@ -46,13 +46,19 @@ export class ProberManager {
     const httpGet = probe?.httpGet;
     if (!probe || !httpGet) return;
     const prober: ReadinessProber = startReadinessProber({
-      target: () => this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
+      target: () => this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])),
+      probe: { ...probe, httpGet },
       onChange: (ok) => {
         if (!ok) return;
         prober.stop();
-        this.pause.whenRunning(() => { if (!reached(worker, 'finished')) onStarted(); });
+        this.pause.whenRunning(() => {
+          if (!reached(worker, 'finished')) onStarted();
+        });
       },
-      onFailure: (output) => this.pause.whenRunning(() => kubeletEvent(this.store, pod, 'Warning', 'Unhealthy', `Startup probe failed: ${output}`, c.name)),
+      onFailure: (output) =>
+        this.pause.whenRunning(() =>
+          kubeletEvent(this.store, pod, 'Warning', 'Unhealthy', `Startup probe failed: ${output}`, c.name),
+        ),
     });
     this.startup.set(prober, c.name);
     worker.probers.push(prober);
@@ -74,13 +80,17 @@ export class ProberManager {
     const httpGet = probe?.httpGet;
     if (!probe || !httpGet) return;
     const prober = startReadinessProber({
-      target: () => this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])), probe: { ...probe, httpGet },
+      target: () => this.portTarget(worker.uid, resolvePort(httpGet.port, c.ports ?? [])),
+      probe: { ...probe, httpGet },
       onChange: (ready) => this.pause.whenRunning(() => this.setContainerReady(worker, c.name, ready)),
-      onFailure: (output) => this.pause.whenRunning(() => kubeletEvent(this.store, pod, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, c.name)),
+      onFailure: (output) =>
+        this.pause.whenRunning(() =>
+          kubeletEvent(this.store, pod, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`, c.name),
+        ),
     });
     worker.probers.push(prober);
     let byName = this.readiness.get(worker);
-    if (!byName) this.readiness.set(worker, byName = new Map());
+    if (!byName) this.readiness.set(worker, (byName = new Map()));
     byName.set(c.name, prober);
   }
 
@@ -100,7 +110,8 @@ export class ProberManager {
    */
   podSynced(worker: PodWorker): void {
     // Running as the sync's status has it: the last relist's, so an exit the PLEG has seen is not probed again.
-    for (const [name, prober] of this.readiness.get(worker) ?? []) if (!worker.containers.get(name)?.exitSeen) prober.syncedNotReady();
+    for (const [name, prober] of this.readiness.get(worker) ?? [])
+      if (!worker.containers.get(name)?.exitSeen) prober.syncedNotReady();
   }
 
   /** RemovePod; also once the pod is terminal, which is no longer probed. */

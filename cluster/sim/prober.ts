@@ -46,20 +46,35 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   let triggered = false;
   let stopped = false;
 
-  const probeOnce = () => new Promise<{ ok: boolean; output: string }>((resolve) => {
-    const endpoint = target.target();
-    const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
-    // Nothing listens there (a port no container publishes, or its process has exited): refused, as in the pod's network.
-    if (!endpoint) return resolve({ ok: false, output: `Get "${url}": ${CONNECTION_REFUSED}` });
-    const req = request({ host: endpoint.host, port: endpoint.port, path: get.path ?? '/', agent: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      const status = res.statusCode ?? 0;
-      resolve(status >= 200 && status < 400 ? { ok: true, output: '' } : { ok: false, output: `HTTP probe failed with statuscode: ${status}` });
+  const probeOnce = () =>
+    new Promise<{ ok: boolean; output: string }>((resolve) => {
+      const endpoint = target.target();
+      const url = `http://${endpoint?.host ?? 'pod'}:${endpoint?.port ?? get.port}${get.path ?? '/'}`;
+      // Nothing listens there (a port no container publishes, or its process has exited): refused, as in the pod's network.
+      if (!endpoint) return resolve({ ok: false, output: `Get "${url}": ${CONNECTION_REFUSED}` });
+      const req = request(
+        { host: endpoint.host, port: endpoint.port, path: get.path ?? '/', agent: false, timeout: timeoutMs },
+        (res) => {
+          res.resume();
+          const status = res.statusCode ?? 0;
+          resolve(
+            status >= 200 && status < 400
+              ? { ok: true, output: '' }
+              : { ok: false, output: `HTTP probe failed with statuscode: ${status}` },
+          );
+        },
+      );
+      req.on('timeout', () =>
+        req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')),
+      );
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        resolve({
+          ok: false,
+          output: `Get "${url}": ${error.code === 'ECONNREFUSED' ? CONNECTION_REFUSED : error.message}`,
+        }),
+      );
+      req.end();
     });
-    req.on('timeout', () => req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, output: `Get "${url}": ${error.code === 'ECONNREFUSED' ? CONNECTION_REFUSED : error.message}` }));
-    req.end();
-  });
 
   const set = (ready: boolean) => {
     if (result === ready) return;
@@ -74,10 +89,16 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     const { ok, output } = await probeOnce();
     probing = false;
     if (stopped) return;
-    if (triggered) { triggered = false; queueMicrotask(manualRun); }
+    if (triggered) {
+      triggered = false;
+      queueMicrotask(manualRun);
+    }
     if (!ok) target.onFailure(output);
     if (lastResult === ok) resultRun++;
-    else { lastResult = ok; resultRun = 1; }
+    else {
+      lastResult = ok;
+      resultRun = 1;
+    }
     if ((ok && resultRun < successThreshold) || (!ok && resultRun < failureThreshold)) return;
     set(ok);
   };
@@ -87,7 +108,10 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
   // "Triggered Probe by manual run": the ticker restarts from now, then the probe runs.
   const manualRun = () => {
     if (stopped) return;
-    if (probing) { triggered = true; return; }
+    if (probing) {
+      triggered = true;
+      return;
+    }
     clearInterval(ticker);
     ticker = startTicker();
     void doProbe();
@@ -102,6 +126,9 @@ export function startReadinessProber(target: ProbeTarget): ReadinessProber {
     syncedNotReady() {
       if (startedAt !== null && result !== true) manualRun();
     },
-    stop() { stopped = true; clearInterval(ticker); },
+    stop() {
+      stopped = true;
+      clearInterval(ticker);
+    },
   };
 }

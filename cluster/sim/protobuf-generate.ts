@@ -18,12 +18,26 @@ export const K8S_MODULE_VERSION = 'v0.37.2';
 export const TYPES_FILE = packagePath('cluster/sim/protobuf-types.json');
 
 /** The Go package (module, folder) of each API group's version v1. */
-const GROUP_PACKAGE: Record<string, string> = { '': 'api/core/v1', apps: 'api/apps/v1', 'discovery.k8s.io': 'api/discovery/v1', autoscaling: 'api/autoscaling/v1' };
+const GROUP_PACKAGE: Record<string, string> = {
+  '': 'api/core/v1',
+  apps: 'api/apps/v1',
+  'discovery.k8s.io': 'api/discovery/v1',
+  autoscaling: 'api/autoscaling/v1',
+};
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** Bodies besides the served kinds: DeleteOptions (any group's DELETE) and the scale subresource's Scale. */
-const EXTRA_KINDS = [{ apiVersion: '*', kind: 'DeleteOptions', message: `${META}.DeleteOptions` }, { apiVersion: 'autoscaling/v1', kind: 'Scale', message: 'k8s.io.api.autoscaling.v1.Scale' }];
+const EXTRA_KINDS = [
+  { apiVersion: '*', kind: 'DeleteOptions', message: `${META}.DeleteOptions` },
+  { apiVersion: 'autoscaling/v1', kind: 'Scale', message: 'k8s.io.api.autoscaling.v1.Scale' },
+];
 
-interface GoField { json: string; omitempty: boolean; omitzero: boolean; inline: boolean; pointer: boolean }
+interface GoField {
+  json: string;
+  omitempty: boolean;
+  omitzero: boolean;
+  inline: boolean;
+  pointer: boolean;
+}
 
 /** k8s.io.api.apps.v1 -> <modcache>/k8s.io/api@v/apps/v1 */
 function packageDir(modcache: string, protoPackage: string): string {
@@ -47,7 +61,10 @@ function goStructs(dir: string): Map<string, Map<number, GoField>> {
         if (!proto || !json) continue;
         const [name = '', ...options] = json[1]!.split(',');
         fields.set(Number(proto[1]), {
-          json: name, omitempty: options.includes('omitempty'), omitzero: options.includes('omitzero'), pointer: f[2]!.startsWith('*'),
+          json: name,
+          omitempty: options.includes('omitempty'),
+          omitzero: options.includes('omitzero'),
+          pointer: f[2]!.startsWith('*'),
           // An embedded struct with no JSON name (or ",inline") has its fields spliced into the parent.
           inline: f[1] === undefined && (name === '' || options.includes('inline')),
         });
@@ -61,8 +78,15 @@ function goStructs(dir: string): Map<string, Map<number, GoField>> {
 function roots() {
   const kinds = Object.values(RESOURCES).map((r) => {
     const dir = GROUP_PACKAGE[r.group];
-    if (!dir) throw new Error(`protobuf-generate: no Go package known for API group ${JSON.stringify(r.group)} (${r.kind}): add it to GROUP_PACKAGE`);
-    return { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, message: `k8s.io.${dir.replaceAll('/', '.')}.${r.kind}` };
+    if (!dir)
+      throw new Error(
+        `protobuf-generate: no Go package known for API group ${JSON.stringify(r.group)} (${r.kind}): add it to GROUP_PACKAGE`,
+      );
+    return {
+      apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+      kind: r.kind,
+      message: `k8s.io.${dir.replaceAll('/', '.')}.${r.kind}`,
+    };
   });
   return [...kinds, ...EXTRA_KINDS];
 }
@@ -75,7 +99,13 @@ export function generate(modcache: string): string {
     return join(modcache, 'k8s.io', `${m[1]}@${K8S_MODULE_VERSION}`, m[2]!);
   };
   const kinds = roots();
-  const files = new Set(kinds.map((k) => k.message.startsWith(META) ? 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto' : `k8s.io/${k.message.split('.').slice(2, -1).join('/')}/generated.proto`));
+  const files = new Set(
+    kinds.map((k) =>
+      k.message.startsWith(META)
+        ? 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto'
+        : `k8s.io/${k.message.split('.').slice(2, -1).join('/')}/generated.proto`,
+    ),
+  );
   root.loadSync([...files], { keepCase: true });
   root.resolveAll();
 
@@ -96,19 +126,30 @@ export function generate(modcache: string): string {
   for (const [name, type] of [...reachable].sort(([a], [b]) => a.localeCompare(b))) {
     const parts = name.split('.');
     let at = nested;
-    for (const part of parts.slice(0, -1)) at = ((at[part] ??= { nested: {} }).nested);
+    for (const part of parts.slice(0, -1)) at = (at[part] ??= { nested: {} }).nested;
     at[parts.at(-1)!] = type.toJSON(); // keeps "edition": "proto2", so a zero that was sent stays present
-    if (CUSTOM_JSON.has(name) || name === 'k8s.io.apimachinery.pkg.runtime.Unknown' || name === 'k8s.io.apimachinery.pkg.runtime.TypeMeta') continue;
+    if (
+      CUSTOM_JSON.has(name) ||
+      name === 'k8s.io.apimachinery.pkg.runtime.Unknown' ||
+      name === 'k8s.io.apimachinery.pkg.runtime.TypeMeta'
+    )
+      continue;
     const protoPackage = parts.slice(0, -1).join('.');
-    if (!structsByPackage.has(protoPackage)) structsByPackage.set(protoPackage, goStructs(packageDir(modcache, protoPackage)));
+    if (!structsByPackage.has(protoPackage))
+      structsByPackage.set(protoPackage, goStructs(packageDir(modcache, protoPackage)));
     const struct = structsByPackage.get(protoPackage)!.get(parts.at(-1)!);
-    if (!struct) throw new Error(`protobuf-generate: message ${name} has no Go struct in ${packageDir(modcache, protoPackage)}`);
+    if (!struct)
+      throw new Error(`protobuf-generate: message ${name} has no Go struct in ${packageDir(modcache, protoPackage)}`);
     const shape: Record<string, string> = {};
     for (const field of type.fieldsArray) {
       const go = struct.get(field.id);
-      if (!go) throw new Error(`protobuf-generate: ${name}.${field.name} (${field.id}) has no Go field with that protobuf number`);
+      if (!go)
+        throw new Error(
+          `protobuf-generate: ${name}.${field.name} (${field.id}) has no Go field with that protobuf number`,
+        );
       // A Go-tag-like string: "*" for a pointer, then the JSON name, ",omitempty", ",omitzero", ",inline".
-      shape[field.name] = `${go.pointer ? '*' : ''}${go.inline ? '' : go.json}${go.omitempty ? ',omitempty' : ''}${go.omitzero ? ',omitzero' : ''}${go.inline ? ',inline' : ''}`;
+      shape[field.name] =
+        `${go.pointer ? '*' : ''}${go.inline ? '' : go.json}${go.omitempty ? ',omitempty' : ''}${go.omitzero ? ',omitzero' : ''}${go.inline ? ',inline' : ''}`;
     }
     json[name] = shape;
   }
@@ -132,13 +173,19 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const argv = process.argv.slice(2);
   const modcache = goModCache(argv);
   if (!existsSync(join(modcache, 'k8s.io', `api@${K8S_MODULE_VERSION}`))) {
-    console.error(`generate:protobuf: k8s.io/api@${K8S_MODULE_VERSION} is not in the Go module cache ${modcache}: run \`go mod download k8s.io/api@${K8S_MODULE_VERSION} k8s.io/apimachinery@${K8S_MODULE_VERSION}\` in a Go module first`);
+    console.error(
+      `generate:protobuf: k8s.io/api@${K8S_MODULE_VERSION} is not in the Go module cache ${modcache}: run \`go mod download k8s.io/api@${K8S_MODULE_VERSION} k8s.io/apimachinery@${K8S_MODULE_VERSION}\` in a Go module first`,
+    );
     process.exit(2);
   }
   const text = generate(modcache);
   if (argv.includes('--check')) {
     const same = existsSync(TYPES_FILE) && readFileSync(TYPES_FILE, 'utf8') === text;
-    console.log(same ? `${TYPES_FILE} is up to date` : `${TYPES_FILE} differs from what the Go module cache gives: run npm run generate:protobuf`);
+    console.log(
+      same
+        ? `${TYPES_FILE} is up to date`
+        : `${TYPES_FILE} differs from what the Go module cache gives: run npm run generate:protobuf`,
+    );
     process.exit(same ? 0 : 1);
   }
   await writeFileAtomic(TYPES_FILE, text);

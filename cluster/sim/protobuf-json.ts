@@ -7,13 +7,25 @@
 // A few types write their own JSON (Time, MicroTime, Quantity, IntOrString, FieldsV1).
 import protobuf from 'protobufjs';
 
-export interface FieldShape { json: string; pointer: boolean; omitempty: boolean; omitzero: boolean; inline: boolean }
+export interface FieldShape {
+  json: string;
+  pointer: boolean;
+  omitempty: boolean;
+  omitzero: boolean;
+  inline: boolean;
+}
 /** Message full name (no leading dot) -> protobuf field name -> its Go field's JSON shape. */
 export type Shapes = Map<string, Map<string, FieldShape>>;
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** The types whose JSON Go writes with its own MarshalJSON: converted here, not by their fields. */
-export const CUSTOM_JSON = new Set([`${META}.Time`, `${META}.MicroTime`, `${META}.FieldsV1`, 'k8s.io.apimachinery.pkg.api.resource.Quantity', 'k8s.io.apimachinery.pkg.util.intstr.IntOrString']);
+export const CUSTOM_JSON = new Set([
+  `${META}.Time`,
+  `${META}.MicroTime`,
+  `${META}.FieldsV1`,
+  'k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString',
+]);
 
 /** A body that decodes but cannot be the object it says: names the field. */
 export class ShapeError extends Error {}
@@ -22,7 +34,13 @@ export class ShapeError extends Error {}
 export function parseShape(tag: string): FieldShape {
   const pointer = tag.startsWith('*');
   const [json = '', ...options] = (pointer ? tag.slice(1) : tag).split(',');
-  return { json, pointer, omitempty: options.includes('omitempty'), omitzero: options.includes('omitzero'), inline: options.includes('inline') };
+  return {
+    json,
+    pointer,
+    omitempty: options.includes('omitempty'),
+    omitzero: options.includes('omitzero'),
+    inline: options.includes('inline'),
+  };
 }
 
 type Plain = Record<string, unknown>;
@@ -30,7 +48,8 @@ const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 
 /** metav1.Time: RFC 3339 in UTC to the second; the zero time is null. */
 function rfc3339(v: Plain, fractionDigits: 0 | 6): string | null {
-  const seconds = num(v.seconds), nanos = num(v.nanos);
+  const seconds = num(v.seconds),
+    nanos = num(v.nanos);
   if (seconds === 0 && nanos === 0) return null;
   const base = new Date(seconds * 1000).toISOString().slice(0, 19);
   return fractionDigits ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
@@ -38,11 +57,15 @@ function rfc3339(v: Plain, fractionDigits: 0 | 6): string | null {
 
 function custom(name: string, v: Plain, path: string): unknown {
   switch (name) {
-    case `${META}.Time`: return rfc3339(v, 0);
-    case `${META}.MicroTime`: return rfc3339(v, 6);
-    case 'k8s.io.apimachinery.pkg.api.resource.Quantity': return typeof v.string === 'string' && v.string !== '' ? v.string : '0';
+    case `${META}.Time`:
+      return rfc3339(v, 0);
+    case `${META}.MicroTime`:
+      return rfc3339(v, 6);
+    case 'k8s.io.apimachinery.pkg.api.resource.Quantity':
+      return typeof v.string === 'string' && v.string !== '' ? v.string : '0';
     // type 0 is an int, 1 a string (intstr.Type).
-    case 'k8s.io.apimachinery.pkg.util.intstr.IntOrString': return num(v.type) === 1 ? (v.strVal ?? '') : num(v.intVal);
+    case 'k8s.io.apimachinery.pkg.util.intstr.IntOrString':
+      return num(v.type) === 1 ? (v.strVal ?? '') : num(v.intVal);
     case `${META}.FieldsV1`: {
       if (typeof v.Raw !== 'string' || v.Raw === '') return null;
       try {
@@ -64,7 +87,11 @@ function isZeroStruct(type: protobuf.Type, value: Plain, shapes: Shapes): boolea
     if (!Object.hasOwn(value, field.name)) return true;
     const v = value[field.name];
     if (field.map || field.repeated) return false;
-    if (field.resolvedType instanceof protobuf.Type) return !shapes.get(type.fullName.slice(1))?.get(field.name)?.pointer && isZeroStruct(field.resolvedType, v as Plain, shapes);
+    if (field.resolvedType instanceof protobuf.Type)
+      return (
+        !shapes.get(type.fullName.slice(1))?.get(field.name)?.pointer &&
+        isZeroStruct(field.resolvedType, v as Plain, shapes)
+      );
     return isZero(v) && !shapes.get(type.fullName.slice(1))?.get(field.name)?.pointer;
   });
 }
@@ -91,13 +118,19 @@ export function goJson(type: protobuf.Type, value: Plain, shapes: Shapes, path: 
     const v = value[field.name];
     let json: unknown;
     if (field.map || field.repeated || field.type === 'bytes') {
-      const empty = !present || (Array.isArray(v) ? v.length === 0 : v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0));
+      const empty =
+        !present ||
+        (Array.isArray(v)
+          ? v.length === 0
+          : v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0));
       if (empty) {
         if (s.omitempty || s.omitzero) continue;
         json = null;
       } else if (field.map) {
         const entries = Object.entries(v as Plain).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        json = Object.fromEntries(entries.map(([k, item]) => [k, valueJson(field, item, shapes, `${at}[${JSON.stringify(k)}]`)]));
+        json = Object.fromEntries(
+          entries.map(([k, item]) => [k, valueJson(field, item, shapes, `${at}[${JSON.stringify(k)}]`)]),
+        );
       } else if (field.repeated) {
         json = (v as unknown[]).map((item, i) => valueJson(field, item, shapes, `${at}[${i}]`));
       } else {

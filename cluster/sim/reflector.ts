@@ -42,7 +42,10 @@ export class ReflectorBackoff {
     if (this.steps < 1) return jitter(this.duration);
     this.steps--;
     let next = this.duration * BACKOFF_FACTOR;
-    if (next > BACKOFF_MAX_MS) { next = BACKOFF_MAX_MS; this.steps = 0; }
+    if (next > BACKOFF_MAX_MS) {
+      next = BACKOFF_MAX_MS;
+      this.steps = 0;
+    }
     const wait = jitter(this.duration);
     this.duration = next;
     return wait;
@@ -61,7 +64,12 @@ export class PodWatchLink<E> {
   private readonly backoff: ReflectorBackoff;
   private readonly off: () => void;
 
-  constructor(reach: ApiReachability, pause: KubeletPause, deliver: (event: E) => void, backoff = new ReflectorBackoff()) {
+  constructor(
+    reach: ApiReachability,
+    pause: KubeletPause,
+    deliver: (event: E) => void,
+    backoff = new ReflectorBackoff(),
+  ) {
     this.reach = reach;
     this.pause = pause;
     this.deliver = deliver;
@@ -75,7 +83,11 @@ export class PodWatchLink<E> {
     reach.on('refused', refused);
     reach.on('released', flow);
     pause.on('resumed', flow);
-    this.off = () => { reach.off('refused', refused); reach.off('released', flow); pause.off('resumed', flow); };
+    this.off = () => {
+      reach.off('refused', refused);
+      reach.off('released', flow);
+      pause.off('resumed', flow);
+    };
   }
 
   send(event: E): void {

@@ -10,8 +10,17 @@ import type { Duplex } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
-  closedChannel, decodeFrame, decodeTerminalSize, encodeFrame, REMOTE_COMMAND_PROTOCOLS,
-  StreamErr, StreamProtocolV5Name, StreamResize, StreamStdErr, StreamStdIn, StreamStdOut,
+  closedChannel,
+  decodeFrame,
+  decodeTerminalSize,
+  encodeFrame,
+  REMOTE_COMMAND_PROTOCOLS,
+  StreamErr,
+  StreamProtocolV5Name,
+  StreamResize,
+  StreamStdErr,
+  StreamStdIn,
+  StreamStdOut,
 } from './channel.ts';
 import { spawnInContainer, type ContainerContext } from './exec.ts';
 import type { ContainerProcess } from './runtime.ts';
@@ -38,8 +47,16 @@ export function parseExecOptions(url: URL): ExecOptions {
   const flag = (name: string) => ['true', '1'].includes(url.searchParams.get(name) ?? '');
   const command = url.searchParams.getAll('command');
   if (command.length === 0) throw badRequest('you must specify at least 1 command');
-  const options = { command, container: url.searchParams.get('container'), stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
-  if (!options.stdin && !options.stdout && !options.stderr) throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
+  const options = {
+    command,
+    container: url.searchParams.get('container'),
+    stdin: flag('stdin'),
+    stdout: flag('stdout'),
+    stderr: flag('stderr'),
+    tty: flag('tty'),
+  };
+  if (!options.stdin && !options.stdout && !options.stderr)
+    throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
   // With a terminal, stderr is merged into stdout by the pty.
   if (options.tty) options.stderr = false;
   return options;
@@ -49,13 +66,19 @@ export function parseExecOptions(url: URL): ExecOptions {
 const execStatus = {
   success: () => ({ metadata: {}, status: 'Success' }),
   nonZeroExit: (command: string[], code: number) => ({
-    metadata: {}, status: 'Failure',
+    metadata: {},
+    status: 'Failure',
     message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
-    reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
   }),
   internalError: (message: string) => ({
-    metadata: {}, status: 'Failure', message: `Internal error occurred: error executing command in container: ${message}`,
-    reason: 'InternalError', details: { causes: [{ message: `error executing command in container: ${message}` }] }, code: HTTP_INTERNAL_ERROR,
+    metadata: {},
+    status: 'Failure',
+    message: `Internal error occurred: error executing command in container: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message: `error executing command in container: ${message}` }] },
+    code: HTTP_INTERNAL_ERROR,
   }),
 };
 
@@ -67,11 +90,23 @@ export function createRemoteCommandServer() {
     handleProtocols: (offered) => REMOTE_COMMAND_PROTOCOLS.find((p) => offered.has(p)) ?? false,
   });
 
-  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, container: RunningContainer, options: ExecOptions): void {
+  function handleUpgrade(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    container: RunningContainer,
+    options: ExecOptions,
+  ): void {
     wss.handleUpgrade(req, socket, head, (ws) => serveExec(ws, container, options));
   }
 
-  return { handleUpgrade, close: () => { for (const client of wss.clients) client.terminate(); wss.close(); } };
+  return {
+    handleUpgrade,
+    close: () => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
 }
 
 function serveExec(ws: WebSocket, container: RunningContainer, options: ExecOptions): void {
@@ -94,7 +129,10 @@ function serveExec(ws: WebSocket, container: RunningContainer, options: ExecOpti
     if (child || finished || ws.readyState !== ws.OPEN) return;
     try {
       child = spawnInContainer(container, options.command, {
-        stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], tty: options.tty, terminalSize, detached: true,
+        stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        tty: options.tty,
+        terminalSize,
+        detached: true,
       });
     } catch (error) {
       return finish(execStatus.internalError((error as Error).message));
@@ -105,7 +143,9 @@ function serveExec(ws: WebSocket, container: RunningContainer, options: ExecOpti
       if (options.stdout) send(StreamStdOut, chunk);
       terminal?.applyPending();
     });
-    started.stderr!.on('data', (chunk: Buffer) => { if (options.stderr) send(StreamStdErr, chunk); });
+    started.stderr!.on('data', (chunk: Buffer) => {
+      if (options.stderr) send(StreamStdErr, chunk);
+    });
     started.stdin?.on('error', () => {});
     started.on('error', (error) => finish(execStatus.internalError(error.message)));
     started.on('close', (code, signal) => {
@@ -137,7 +177,11 @@ function serveExec(ws: WebSocket, container: RunningContainer, options: ExecOpti
     clearTimeout(waitForSize);
     const running = child;
     if (running?.pid !== undefined && running.exitCode === null && running.signalCode === null) {
-      try { process.kill(-running.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-running.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
   };
   ws.on('close', stop);
@@ -172,7 +216,10 @@ class TerminalSize {
 
   private async ptyOfChild(pid: number): Promise<string | null> {
     try {
-      const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
+      const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8'))
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
       if (children.length === 0) return null;
       const pty = await readlink(`/proc/${children[0]}/fd/0`);
       return pty.startsWith('/dev/pts/') ? pty : null;

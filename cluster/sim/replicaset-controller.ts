@@ -1,6 +1,17 @@
 // The ReplicaSet controller (pkg/controller/replicaset/replica_set.go, 1.34): claim pods by selector,
 // create or delete to reach spec.replicas (manageReplicas), write the status (calculateStatus).
-import { controllerOf, controllerRef, inform, isPodActive, isPodAvailable, isPodReady, keyOf, sameJson, splitKey, WorkQueue } from './controller-queue.ts';
+import {
+  controllerOf,
+  controllerRef,
+  inform,
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  keyOf,
+  sameJson,
+  splitKey,
+  WorkQueue,
+} from './controller-queue.ts';
 import { recordEvent } from './events.ts';
 import { getPodsToDelete } from './pod-ranking.ts';
 import type { PodRegistry } from './pods.ts';
@@ -30,7 +41,10 @@ export class ReplicaSetController {
       if (owner.kind === 'ReplicaSet') this.queue.add(`${pod.metadata.namespace}/${owner.name}`);
       return;
     }
-    for (const rs of this.store.list('replicasets', pod.metadata.namespace!, (o) => selectorMatches(o.spec.selector, pod.metadata.labels))) this.queue.add(keyOf(rs));
+    for (const rs of this.store.list('replicasets', pod.metadata.namespace!, (o) =>
+      selectorMatches(o.spec.selector, pod.metadata.labels),
+    ))
+      this.queue.add(keyOf(rs));
   }
 
   stop(): void {
@@ -54,14 +68,32 @@ export class ReplicaSetController {
       const owner = controllerOf(pod);
       const matches = selectorMatches(rs.spec.selector, pod.metadata.labels);
       if (owner && owner.uid !== rs.metadata.uid) continue;
-      if (owner && matches) { claimed.push(pod); continue; }
+      if (owner && matches) {
+        claimed.push(pod);
+        continue;
+      }
       if (owner && !matches) {
         // Release: the pod no longer matches; drop our ownerReference.
-        if (!pod.metadata.deletionTimestamp) this.pods.patch(pod.metadata.namespace!, pod.metadata.name, 'application/json-patch+json', [{ op: 'test', path: '/metadata/uid', value: pod.metadata.uid }, { op: 'replace', path: '/metadata/ownerReferences', value: (pod.metadata.ownerReferences as any[]).filter((r) => r.uid !== rs.metadata.uid) }]);
+        if (!pod.metadata.deletionTimestamp)
+          this.pods.patch(pod.metadata.namespace!, pod.metadata.name, 'application/json-patch+json', [
+            { op: 'test', path: '/metadata/uid', value: pod.metadata.uid },
+            {
+              op: 'replace',
+              path: '/metadata/ownerReferences',
+              value: (pod.metadata.ownerReferences as any[]).filter((r) => r.uid !== rs.metadata.uid),
+            },
+          ]);
         continue;
       }
       if (matches && !rs.metadata.deletionTimestamp && !pod.metadata.deletionTimestamp) {
-        const adopted = this.pods.patch(pod.metadata.namespace!, pod.metadata.name, 'application/json-patch+json', [{ op: 'test', path: '/metadata/uid', value: pod.metadata.uid }, { op: 'add', path: '/metadata/ownerReferences', value: [...((pod.metadata.ownerReferences ?? []) as any[]), controllerRef(rs)] }]);
+        const adopted = this.pods.patch(pod.metadata.namespace!, pod.metadata.name, 'application/json-patch+json', [
+          { op: 'test', path: '/metadata/uid', value: pod.metadata.uid },
+          {
+            op: 'add',
+            path: '/metadata/ownerReferences',
+            value: [...((pod.metadata.ownerReferences ?? []) as any[]), controllerRef(rs)],
+          },
+        ]);
         claimed.push(adopted);
       }
     }
@@ -88,7 +120,9 @@ export class ReplicaSetController {
   private relatedPods(rs: KubeObject): KubeObject[] {
     const owner = controllerOf(rs);
     const siblings = owner
-      ? this.store.list('replicasets', rs.metadata.namespace!, (o) => controllerOf(o)?.uid === owner.uid).map((o) => o.metadata.uid)
+      ? this.store
+          .list('replicasets', rs.metadata.namespace!, (o) => controllerOf(o)?.uid === owner.uid)
+          .map((o) => o.metadata.uid)
       : [rs.metadata.uid];
     return this.store.list('pods', rs.metadata.namespace!, (p) => siblings.includes(controllerOf(p)?.uid ?? ''));
   }
@@ -97,16 +131,23 @@ export class ReplicaSetController {
   private updateStatus(rs: KubeObject, filteredPods: KubeObject[]): void {
     const minReadySeconds = rs.spec.minReadySeconds ?? 0;
     const now = Date.now();
-    let fullyLabeled = 0, ready = 0, available = 0;
+    let fullyLabeled = 0,
+      ready = 0,
+      available = 0;
     for (const pod of filteredPods) {
-      if (Object.entries(rs.spec.template.metadata?.labels ?? {}).every(([k, v]) => pod.metadata.labels?.[k] === v)) fullyLabeled++;
+      if (Object.entries(rs.spec.template.metadata?.labels ?? {}).every(([k, v]) => pod.metadata.labels?.[k] === v))
+        fullyLabeled++;
       if (isPodReady(pod)) {
         ready++;
         if (isPodAvailable(pod, minReadySeconds, now)) available++;
       }
     }
     const status = {
-      ...rs.status, replicas: filteredPods.length, fullyLabeledReplicas: fullyLabeled, readyReplicas: ready, availableReplicas: available,
+      ...rs.status,
+      replicas: filteredPods.length,
+      fullyLabeledReplicas: fullyLabeled,
+      readyReplicas: ready,
+      availableReplicas: available,
       observedGeneration: rs.metadata.generation,
     };
     if (!sameJson(status, rs.status)) {
@@ -122,9 +163,11 @@ export class ReplicaSetController {
 function podFromTemplate(rs: KubeObject): any {
   const template = rs.spec.template;
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      generateName: `${rs.metadata.name}-`, labels: { ...template.metadata?.labels },
+      generateName: `${rs.metadata.name}-`,
+      labels: { ...template.metadata?.labels },
       ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
       ...(template.metadata?.finalizers ? { finalizers: [...template.metadata.finalizers] } : {}),
       ownerReferences: [controllerRef(rs)],

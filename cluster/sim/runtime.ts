@@ -55,7 +55,15 @@ export function labServerBundle(): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'termlab-sim-server-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const outfile = join(dir, 'main.cjs');
-    await build({ entryPoints: [packagePath('server/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'error' });
+    await build({
+      entryPoints: [packagePath('server/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile,
+      logLevel: 'error',
+    });
     return outfile;
   })();
   return serverBundle;
@@ -104,8 +112,12 @@ export class ContainerProcess {
       closeSync(outFd);
       closeSync(errFd);
     }
-    const followers = (['stdout', 'stderr'] as const).map((stream) =>
-      new LogFileFollower(stream === 'stdout' ? this.stdoutPath : stderrPath, (text) => this.append({ wallMs: wallNow(), stream, text })));
+    const followers = (['stdout', 'stderr'] as const).map(
+      (stream) =>
+        new LogFileFollower(stream === 'stdout' ? this.stdoutPath : stderrPath, (text) =>
+          this.append({ wallMs: wallNow(), stream, text }),
+        ),
+    );
     this.exited = new Promise((resolve) => {
       this.child.on('exit', (code, signal) => {
         this.exitedFlag = true;
@@ -163,7 +175,10 @@ export class ContainerProcess {
 
   /** Calls back once the log is removed (at once if it already is). */
   onLogRemoved(listener: () => void): () => void {
-    if (this.logRemoved) { listener(); return () => {}; }
+    if (this.logRemoved) {
+      listener();
+      return () => {};
+    }
     this.removalListeners.add(listener);
     return () => this.removalListeners.delete(listener);
   }
@@ -177,11 +192,14 @@ export type ContainerPort = { name?: string; containerPort: number };
 
 /** A probe's or hook's `port`: a number, or the name of one of the container's ports. */
 export function resolvePort(port: number | string, ports: ContainerPort[]): number {
-  return typeof port === 'number' ? port : ports.find((p) => p.name === port)?.containerPort ?? Number(port);
+  return typeof port === 'number' ? port : (ports.find((p) => p.name === port)?.containerPort ?? Number(port));
 }
 
 /** The container port the program serves: its port variable as the pod or the image sets it. */
-export function listenPort(spec: { image: string; env?: { name: string; value?: string }[] }, images: ImageMap): number | undefined {
+export function listenPort(
+  spec: { image: string; env?: { name: string; value?: string }[] },
+  images: ImageMap,
+): number | undefined {
   const image = imageFor(images, spec.image);
   if (!image?.portEnv) return undefined;
   const fromPod = spec.env?.find((e) => e.name === image.portEnv && e.value !== undefined)?.value;

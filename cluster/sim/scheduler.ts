@@ -28,9 +28,14 @@ export class Scheduler {
     this.images = images;
     this.ports = ports;
     // The POST answers with the Pending pod; the binding follows as a watch event.
-    this.unsubscribe = inform(store, 'pods', (e) => {
-      if (e.type === 'ADDED' && !(e.object.spec as PodSpec).nodeName) setImmediate(() => this.schedule(e.object));
-    }, { delayable: false });
+    this.unsubscribe = inform(
+      store,
+      'pods',
+      (e) => {
+        if (e.type === 'ADDED' && !(e.object.spec as PodSpec).nodeName) setImmediate(() => this.schedule(e.object));
+      },
+      { delayable: false },
+    );
   }
 
   stop(): void {
@@ -42,14 +47,30 @@ export class Scheduler {
 
   private schedule(created: KubeObject, failures = 0): void {
     void this.bind(created).catch((error: Error) => {
-      recordEvent(this.store, created, COMPONENT, 'Warning', 'FailedScheduling', `the simulated node cannot publish the pod's ports: ${error.message}`);
+      recordEvent(
+        this.store,
+        created,
+        COMPONENT,
+        'Warning',
+        'FailedScheduling',
+        `the simulated node cannot publish the pod's ports: ${error.message}`,
+      );
       if (this.stopped) return;
-      const timer = setTimeout(() => {
-        this.retries.delete(timer);
-        const pod = this.store.get('pods', created.metadata.namespace, created.metadata.name);
-        // The same pod, still there and still unbound (the backoff queue drops a pod deleted meanwhile).
-        if (pod && pod.metadata.uid === created.metadata.uid && !(pod.spec as PodSpec).nodeName && !pod.metadata.deletionTimestamp) this.schedule(pod, failures + 1);
-      }, Math.min(BACKOFF_INITIAL_MS * 2 ** failures, BACKOFF_MAX_MS));
+      const timer = setTimeout(
+        () => {
+          this.retries.delete(timer);
+          const pod = this.store.get('pods', created.metadata.namespace, created.metadata.name);
+          // The same pod, still there and still unbound (the backoff queue drops a pod deleted meanwhile).
+          if (
+            pod &&
+            pod.metadata.uid === created.metadata.uid &&
+            !(pod.spec as PodSpec).nodeName &&
+            !pod.metadata.deletionTimestamp
+          )
+            this.schedule(pod, failures + 1);
+        },
+        Math.min(BACKOFF_INITIAL_MS * 2 ** failures, BACKOFF_MAX_MS),
+      );
       this.retries.add(timer);
     });
   }
@@ -58,10 +79,14 @@ export class Scheduler {
   private async bind(created: KubeObject): Promise<void> {
     const hostPorts = new Map<number, number>();
     const reserved: number[] = [];
-    const reserve = async () => { const port = await this.ports.reserve(); reserved.push(port); return port; };
+    const reserve = async () => {
+      const port = await this.ports.reserve();
+      reserved.push(port);
+      return port;
+    };
     try {
       for (const port of podPorts(created.spec)) {
-        hostPorts.set(port.containerPort, port.hostPort ?? await reserve());
+        hostPorts.set(port.containerPort, port.hostPort ?? (await reserve()));
       }
       // A port the program listens on without declaring it (Kubernetes does not require it) is published too.
       for (const spec of allContainers(created.spec as PodSpec)) {
@@ -73,7 +98,8 @@ export class Scheduler {
       throw error;
     }
     const pod = this.store.get('pods', created.metadata.namespace, created.metadata.name);
-    if (!pod || pod.metadata.uid !== created.metadata.uid || pod.metadata.deletionTimestamp) return this.ports.release(reserved);
+    if (!pod || pod.metadata.uid !== created.metadata.uid || pod.metadata.deletionTimestamp)
+      return this.ports.release(reserved);
     const spec: PodSpec = pod.spec;
     spec.nodeName = NODE_NAME;
     for (const port of podPorts(spec)) port.hostPort = hostPorts.get(port.containerPort);
@@ -81,7 +107,14 @@ export class Scheduler {
     pod.status = { ...pod.status, phase: 'Pending', conditions: [scheduled], qosClass: 'BestEffort' };
     this.ports.publish(pod.metadata.uid, hostPorts, reserved);
     const bound = this.store.update('pods', pod);
-    recordEvent(this.store, bound, COMPONENT, 'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${NODE_NAME}`);
+    recordEvent(
+      this.store,
+      bound,
+      COMPONENT,
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${NODE_NAME}`,
+    );
   }
 }
 
@@ -89,5 +122,7 @@ export class Scheduler {
 const allContainers = (spec: PodSpec): ContainerSpec[] => [...(spec.initContainers ?? []), ...spec.containers];
 
 function podPorts(spec: PodSpec): PodPort[] {
-  return allContainers(spec).flatMap((c: ContainerSpec) => c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP' && Number.isInteger(p.containerPort));
+  return allContainers(spec)
+    .flatMap((c: ContainerSpec) => c.ports ?? [])
+    .filter((p) => (p.protocol ?? 'TCP') === 'TCP' && Number.isInteger(p.containerPort));
 }

@@ -8,7 +8,10 @@ export function parseLabelSelector(selector: string | null): Requirement {
   if (!selector) return () => true;
   const requirements: Requirement[] = [];
   // Split on commas outside parentheses: "a in (x,y),b=c".
-  for (const part of selector.split(/,(?![^(]*\))/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of selector
+    .split(/,(?![^(]*\))/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     let m: RegExpExecArray | null;
     if ((m = /^([\w./-]+)\s*(=|==|!=)\s*([\w.-]*)$/.exec(part))) {
       const [, key, op, value] = m as unknown as [string, string, string, string];
@@ -39,12 +42,16 @@ const FIELDS: Record<string, (o: any) => unknown> = {
 
 export function parseFieldSelector(selector: string | null): (object: unknown) => boolean {
   if (!selector) return () => true;
-  const tests = selector.split(',').map((p) => p.trim()).filter(Boolean).map((part) => {
-    const m = /^([\w.]+)\s*(=|==|!=)\s*(.*)$/.exec(part);
-    if (!m || !FIELDS[m[1]!]) throw badRequest(`field label not supported: ${part}`);
-    const get = FIELDS[m[1]!]!;
-    const value = m[3]!;
-    return m[2] === '!=' ? (o: unknown) => String(get(o)) !== value : (o: unknown) => String(get(o)) === value;
-  });
+  const tests = selector
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^([\w.]+)\s*(=|==|!=)\s*(.*)$/.exec(part);
+      if (!m || !FIELDS[m[1]!]) throw badRequest(`field label not supported: ${part}`);
+      const get = FIELDS[m[1]!]!;
+      const value = m[3]!;
+      return m[2] === '!=' ? (o: unknown) => String(get(o)) !== value : (o: unknown) => String(get(o)) === value;
+    });
   return (o) => tests.every((t) => t(o));
 }

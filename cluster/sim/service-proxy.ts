@@ -103,11 +103,13 @@ export class ServiceProxy implements NodePortBinder {
     this.minSyncPeriodMs = options.minSyncPeriodMs ?? DEFAULT_MIN_SYNC_PERIOD_MS;
     this.syncDurationMs = options.syncDurationMs ?? DEFAULT_SYNC_DURATION_MS;
     this.unsubscribe.push(inform(store, 'services', (e) => this.serviceChanged(e.type, e.object)));
-    this.unsubscribe.push(inform(store, 'endpointslices', (e) => {
-      if (e.object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
-      const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
-      if (service) this.slicesChanged(`${e.object.metadata.namespace}/${service}`);
-    }));
+    this.unsubscribe.push(
+      inform(store, 'endpointslices', (e) => {
+        if (e.object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
+        const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
+        if (service) this.slicesChanged(`${e.object.metadata.namespace}/${service}`);
+      }),
+    );
   }
 
   bind(port: number): Promise<boolean> {
@@ -144,7 +146,11 @@ export class ServiceProxy implements NodePortBinder {
     let s = this.services.get(key);
     if (!s) {
       const [namespace, service] = key.split('/') as [string, string];
-      s = { truth: { namespace, service, syncDelayMs: this.syncDelayMs, connections: [], changes: [] }, view: [], appliedSeq: 0 };
+      s = {
+        truth: { namespace, service, syncDelayMs: this.syncDelayMs, connections: [], changes: [] },
+        view: [],
+        appliedSeq: 0,
+      };
       this.services.set(key, s);
     }
     return s;
@@ -154,11 +160,26 @@ export class ServiceProxy implements NodePortBinder {
   private snapshot(key: string): ViewEndpoint[] {
     const [namespace, service] = key.split('/') as [string, string];
     const endpoints: ViewEndpoint[] = [];
-    for (const slice of this.store.list('endpointslices', namespace, (s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === service && s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY)) {
-      const ports = Object.fromEntries(((slice.ports ?? []) as any[]).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => [p.name ?? '', p.port]));
+    for (const slice of this.store.list(
+      'endpointslices',
+      namespace,
+      (s) =>
+        s.metadata.labels?.[SERVICE_NAME_LABEL] === service && s.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY,
+    )) {
+      const ports = Object.fromEntries(
+        ((slice.ports ?? []) as any[])
+          .filter((p) => (p.protocol ?? 'TCP') === 'TCP')
+          .map((p) => [p.name ?? '', p.port]),
+      );
       for (const ep of (slice.endpoints ?? []) as any[]) {
         if (!ep.targetRef?.uid) continue;
-        endpoints.push({ podUid: ep.targetRef.uid, ready: ep.conditions?.ready ?? false, serving: ep.conditions?.serving ?? false, terminating: ep.conditions?.terminating ?? false, ports });
+        endpoints.push({
+          podUid: ep.targetRef.uid,
+          ready: ep.conditions?.ready ?? false,
+          serving: ep.conditions?.serving ?? false,
+          terminating: ep.conditions?.terminating ?? false,
+          ports,
+        });
       }
     }
     return endpoints;
@@ -198,7 +219,12 @@ export class ServiceProxy implements NodePortBinder {
     this.syncScheduled = true;
     const wait = Math.max(0, this.lastSyncEnd + this.minSyncPeriodMs - wallNow());
     // sleepAtLeast: a Node timer may fire a fraction of a millisecond early.
-    void sleepAtLeast(wait, (timer) => { this.syncTimer = timer; timer.unref(); }).then(() => { if (!this.stopped) this.sync(); });
+    void sleepAtLeast(wait, (timer) => {
+      this.syncTimer = timer;
+      timer.unref();
+    }).then(() => {
+      if (!this.stopped) this.sync();
+    });
   }
 
   /** syncProxyRules: every changed Service as it is now, in place once the sync's own time has passed. */
@@ -260,7 +286,9 @@ export class ServiceProxy implements NodePortBinder {
       if (!client.destroyed) client.resetAndDestroy();
     });
     upstream.on('close', () => this.sockets.delete(upstream));
-    client.on('error', () => { if (!upstream.destroyed) upstream.resetAndDestroy(); });
+    client.on('error', () => {
+      if (!upstream.destroyed) upstream.resetAndDestroy();
+    });
     client.on('close', (hadError) => {
       if (!connected) upstream.destroy();
       else if (hadError && !upstream.destroyed) upstream.resetAndDestroy();
@@ -281,7 +309,9 @@ export class ServiceProxy implements NodePortBinder {
     clearTimeout(this.syncTimer);
     for (const u of this.unsubscribe) u();
     for (const socket of this.sockets) socket.destroy();
-    await Promise.all([...this.listeners.values()].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    await Promise.all(
+      [...this.listeners.values()].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+    );
     this.listeners.clear();
   }
 }

@@ -18,7 +18,11 @@ export interface NodePortBinder {
 }
 
 const invalidField = (name: string, field: string, message: string) =>
-  new ApiError(422, 'Invalid', `Service "${name}" is invalid: ${field}: ${message}`, { name, kind: 'Service', causes: [{ reason: 'FieldValueInvalid', message, field }] });
+  new ApiError(422, 'Invalid', `Service "${name}" is invalid: ${field}: ${message}`, {
+    name,
+    kind: 'Service',
+    causes: [{ reason: 'FieldValueInvalid', message, field }],
+  });
 
 export class ServiceAllocator {
   private readonly clusterIPs = new Set<string>();
@@ -39,18 +43,28 @@ export class ServiceAllocator {
     const spec = (svc.spec ??= {});
     spec.type ??= 'ClusterIP';
     if (!['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'].includes(spec.type)) {
-      throw invalidField(name, 'spec.type', `Unsupported value: ${JSON.stringify(spec.type)}: supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`);
+      throw invalidField(
+        name,
+        'spec.type',
+        `Unsupported value: ${JSON.stringify(spec.type)}: supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`,
+      );
     }
     spec.sessionAffinity ??= 'None';
     const ports: any[] = spec.ports ?? [];
     if (spec.type !== 'ExternalName' && ports.length === 0) throw invalidField(name, 'spec.ports', 'Required value');
     const seen = new Set<string>();
     for (const [i, p] of ports.entries()) {
-      if (!Number.isInteger(p?.port) || p.port < 1 || p.port > 65535) throw invalidField(name, `spec.ports[${i}].port`, `Invalid value: ${JSON.stringify(p?.port)}: must be between 1 and 65535, inclusive`);
+      if (!Number.isInteger(p?.port) || p.port < 1 || p.port > 65535)
+        throw invalidField(
+          name,
+          `spec.ports[${i}].port`,
+          `Invalid value: ${JSON.stringify(p?.port)}: must be between 1 and 65535, inclusive`,
+        );
       p.protocol ??= 'TCP';
       p.targetPort ??= p.port;
       if (ports.length > 1 && !p.name) throw invalidField(name, `spec.ports[${i}].name`, 'Required value');
-      if (seen.has(p.name ?? '')) throw invalidField(name, `spec.ports[${i}].name`, `Duplicate value: ${JSON.stringify(p.name)}`);
+      if (seen.has(p.name ?? ''))
+        throw invalidField(name, `spec.ports[${i}].name`, `Duplicate value: ${JSON.stringify(p.name)}`);
       seen.add(p.name ?? '');
     }
     if (spec.type === 'ExternalName') return;
@@ -58,7 +72,12 @@ export class ServiceAllocator {
     spec.ipFamilies ??= ['IPv4'];
     spec.ipFamilyPolicy ??= 'SingleStack';
     if (old) {
-      if (spec.clusterIP !== undefined && spec.clusterIP !== old.spec.clusterIP) throw invalidField(name, 'spec.clusterIP', `Invalid value: ${JSON.stringify(spec.clusterIP)}: field is immutable`);
+      if (spec.clusterIP !== undefined && spec.clusterIP !== old.spec.clusterIP)
+        throw invalidField(
+          name,
+          'spec.clusterIP',
+          `Invalid value: ${JSON.stringify(spec.clusterIP)}: field is immutable`,
+        );
       spec.clusterIP = old.spec.clusterIP;
       spec.clusterIPs = old.spec.clusterIPs;
     } else {
@@ -71,8 +90,14 @@ export class ServiceAllocator {
     const bound: number[] = [];
     try {
       for (const [i, p] of ports.entries()) {
-        if (!wantsNodePorts) { delete p.nodePort; continue; }
-        if (p.nodePort !== undefined && kept.has(p.nodePort)) { kept.delete(p.nodePort); continue; }
+        if (!wantsNodePorts) {
+          delete p.nodePort;
+          continue;
+        }
+        if (p.nodePort !== undefined && kept.has(p.nodePort)) {
+          kept.delete(p.nodePort);
+          continue;
+        }
         p.nodePort = await this.allocateNodePort(name, `spec.ports[${i}].nodePort`, p.nodePort, dryRun);
         if (!dryRun) bound.push(p.nodePort);
       }
@@ -89,8 +114,18 @@ export class ServiceAllocator {
     if (requested === 'None') return 'None';
     if (requested !== undefined && requested !== '') {
       const m = typeof requested === 'string' ? /^10\.96\.(\d{1,3})\.(\d{1,3})$/.exec(requested) : null;
-      if (!m || Number(m[1]) > 255 || Number(m[2]) > 255) throw invalidField(name, 'spec.clusterIP', `Invalid value: ${JSON.stringify(requested)}: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/16`);
-      if (this.clusterIPs.has(requested as string)) throw invalidField(name, 'spec.clusterIP', `Invalid value: ${JSON.stringify(requested)}: provided IP is already allocated`);
+      if (!m || Number(m[1]) > 255 || Number(m[2]) > 255)
+        throw invalidField(
+          name,
+          'spec.clusterIP',
+          `Invalid value: ${JSON.stringify(requested)}: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/16`,
+        );
+      if (this.clusterIPs.has(requested as string))
+        throw invalidField(
+          name,
+          'spec.clusterIP',
+          `Invalid value: ${JSON.stringify(requested)}: provided IP is already allocated`,
+        );
       if (!dryRun) this.clusterIPs.add(requested as string);
       return requested as string;
     }
@@ -105,13 +140,27 @@ export class ServiceAllocator {
 
   private async allocateNodePort(name: string, field: string, requested: unknown, dryRun: boolean): Promise<number> {
     if (requested !== undefined && requested !== 0) {
-      if (!Number.isInteger(requested) || (requested as number) < NODE_PORT_MIN || (requested as number) > NODE_PORT_MAX) {
-        throw invalidField(name, field, `Invalid value: ${JSON.stringify(requested)}: provided port is not in the valid range. The range of valid ports is ${NODE_PORT_MIN}-${NODE_PORT_MAX}`);
+      if (
+        !Number.isInteger(requested) ||
+        (requested as number) < NODE_PORT_MIN ||
+        (requested as number) > NODE_PORT_MAX
+      ) {
+        throw invalidField(
+          name,
+          field,
+          `Invalid value: ${JSON.stringify(requested)}: provided port is not in the valid range. The range of valid ports is ${NODE_PORT_MIN}-${NODE_PORT_MAX}`,
+        );
       }
       const port = requested as number;
-      if (this.nodePorts.has(port)) throw invalidField(name, field, `Invalid value: ${port}: provided port is already allocated`);
+      if (this.nodePorts.has(port))
+        throw invalidField(name, field, `Invalid value: ${port}: provided port is already allocated`);
       if (dryRun) return port;
-      if (!(await this.binder.bind(port))) throw invalidField(name, field, `Invalid value: ${port}: provided port is in use on this machine (the simulated cluster's service proxy cannot listen on 127.0.0.1:${port})`);
+      if (!(await this.binder.bind(port)))
+        throw invalidField(
+          name,
+          field,
+          `Invalid value: ${port}: provided port is in use on this machine (the simulated cluster's service proxy cannot listen on 127.0.0.1:${port})`,
+        );
       this.nodePorts.add(port);
       return port;
     }
@@ -124,7 +173,11 @@ export class ServiceAllocator {
       this.nodePorts.add(port);
       return port;
     }
-    throw new ApiError(500, 'InternalError', `Internal error occurred: failed to allocate a nodePort: no free port found in ${NODE_PORT_ATTEMPTS} attempts on 127.0.0.1`);
+    throw new ApiError(
+      500,
+      'InternalError',
+      `Internal error occurred: failed to allocate a nodePort: no free port found in ${NODE_PORT_ATTEMPTS} attempts on 127.0.0.1`,
+    );
   }
 
   private releaseNodePort(port: number): void {

@@ -13,8 +13,23 @@ const FRAME_HEADER_BYTES = 8;
 /** Compressed header bytes a connection may send in all; the sim's clients send a few hundred. */
 const MAX_HEADER_HISTORY_BYTES = 1 << 20;
 
-const ControlFrameType = { SynStream: 1, SynReply: 2, RstStream: 3, Settings: 4, Ping: 6, GoAway: 7, Headers: 8, WindowUpdate: 9 } as const;
-export const RstStreamStatus = { ProtocolError: 1, InvalidStream: 2, RefusedStream: 3, Cancel: 5, InternalError: 6 } as const;
+const ControlFrameType = {
+  SynStream: 1,
+  SynReply: 2,
+  RstStream: 3,
+  Settings: 4,
+  Ping: 6,
+  GoAway: 7,
+  Headers: 8,
+  WindowUpdate: 9,
+} as const;
+export const RstStreamStatus = {
+  ProtocolError: 1,
+  InvalidStream: 2,
+  RefusedStream: 3,
+  Cancel: 5,
+  InternalError: 6,
+} as const;
 export const GoAwayStatus = { OK: 0, ProtocolError: 1, InternalError: 2 } as const;
 
 /** Header names (lowercase, as SPDY sends them) to their values. */
@@ -22,7 +37,14 @@ export type SpdyHeaders = Record<string, string[]>;
 
 export type SpdyFrame =
   | { kind: 'data'; streamId: number; flags: number; data: Buffer }
-  | { kind: 'synStream'; streamId: number; associatedToStreamId: number; priority: number; flags: number; headers: SpdyHeaders }
+  | {
+      kind: 'synStream';
+      streamId: number;
+      associatedToStreamId: number;
+      priority: number;
+      flags: number;
+      headers: SpdyHeaders;
+    }
   | { kind: 'synReply' | 'headers'; streamId: number; flags: number; headers: SpdyHeaders }
   | { kind: 'rstStream'; streamId: number; status: number }
   | { kind: 'ping'; id: number }
@@ -34,20 +56,80 @@ export class SpdyProtocolError extends Error {}
 
 /** The SPDY/3 header compression dictionary (draft section 2.6.10.1): length-prefixed words, then text. */
 export const HEADER_DICTIONARY: Buffer = (() => {
-  const words = ['options', 'head', 'post', 'put', 'delete', 'trace', 'accept', 'accept-charset', 'accept-encoding',
-    'accept-language', 'accept-ranges', 'age', 'allow', 'authorization', 'cache-control', 'connection', 'content-base',
-    'content-encoding', 'content-language', 'content-length', 'content-location', 'content-md5', 'content-range',
-    'content-type', 'date', 'etag', 'expect', 'expires', 'from', 'host', 'if-match', 'if-modified-since', 'if-none-match',
-    'if-range', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'pragma', 'proxy-authenticate',
-    'proxy-authorization', 'range', 'referer', 'retry-after', 'server', 'te', 'trailer', 'transfer-encoding', 'upgrade',
-    'user-agent', 'vary', 'via', 'warning', 'www-authenticate', 'method', 'get', 'status', '200 OK', 'version', 'HTTP/1.1',
-    'url', 'public', 'set-cookie', 'keep-alive', 'origin'];
-  const tail = '100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505'
-    + '203 Non-Authoritative Information204 No Content301 Moved Permanently400 Bad Request401 Unauthorized'
-    + '403 Forbidden404 Not Found500 Internal Server Error501 Not Implemented503 Service Unavailable'
-    + 'Jan Feb Mar Apr May Jun Jul Aug Sept Oct Nov Dec 00:00:00 Mon, Tue, Wed, Thu, Fri, Sat, Sun, GMT'
-    + 'chunked,text/html,image/png,image/jpg,image/gif,application/xml,application/xhtml+xml,text/plain,'
-    + 'text/javascript,publicprivatemax-age=gzip,deflate,sdchcharset=utf-8charset=iso-8859-1,utf-,*,enq=0.';
+  const words = [
+    'options',
+    'head',
+    'post',
+    'put',
+    'delete',
+    'trace',
+    'accept',
+    'accept-charset',
+    'accept-encoding',
+    'accept-language',
+    'accept-ranges',
+    'age',
+    'allow',
+    'authorization',
+    'cache-control',
+    'connection',
+    'content-base',
+    'content-encoding',
+    'content-language',
+    'content-length',
+    'content-location',
+    'content-md5',
+    'content-range',
+    'content-type',
+    'date',
+    'etag',
+    'expect',
+    'expires',
+    'from',
+    'host',
+    'if-match',
+    'if-modified-since',
+    'if-none-match',
+    'if-range',
+    'if-unmodified-since',
+    'last-modified',
+    'location',
+    'max-forwards',
+    'pragma',
+    'proxy-authenticate',
+    'proxy-authorization',
+    'range',
+    'referer',
+    'retry-after',
+    'server',
+    'te',
+    'trailer',
+    'transfer-encoding',
+    'upgrade',
+    'user-agent',
+    'vary',
+    'via',
+    'warning',
+    'www-authenticate',
+    'method',
+    'get',
+    'status',
+    '200 OK',
+    'version',
+    'HTTP/1.1',
+    'url',
+    'public',
+    'set-cookie',
+    'keep-alive',
+    'origin',
+  ];
+  const tail =
+    '100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505' +
+    '203 Non-Authoritative Information204 No Content301 Moved Permanently400 Bad Request401 Unauthorized' +
+    '403 Forbidden404 Not Found500 Internal Server Error501 Not Implemented503 Service Unavailable' +
+    'Jan Feb Mar Apr May Jun Jul Aug Sept Oct Nov Dec 00:00:00 Mon, Tue, Wed, Thu, Fri, Sat, Sun, GMT' +
+    'chunked,text/html,image/png,image/jpg,image/gif,application/xml,application/xhtml+xml,text/plain,' +
+    'text/javascript,publicprivatemax-age=gzip,deflate,sdchcharset=utf-8charset=iso-8859-1,utf-,*,enq=0.';
   return Buffer.concat([...words.map((word) => lengthPrefixed(Buffer.from(word))), Buffer.from(tail, 'latin1')]);
 })();
 
@@ -61,9 +143,13 @@ function encodeHeaderBlock(headers: SpdyHeaders): Buffer {
   const entries = Object.entries(headers);
   const count = Buffer.alloc(4);
   count.writeUInt32BE(entries.length);
-  return Buffer.concat([count, ...entries.flatMap(([name, values]) => [
-    lengthPrefixed(Buffer.from(name.toLowerCase())), lengthPrefixed(Buffer.from(values.join('\0'))),
-  ])]);
+  return Buffer.concat([
+    count,
+    ...entries.flatMap(([name, values]) => [
+      lengthPrefixed(Buffer.from(name.toLowerCase())),
+      lengthPrefixed(Buffer.from(values.join('\0'))),
+    ]),
+  ]);
 }
 
 function decodeHeaderBlock(block: Buffer): SpdyHeaders {
@@ -98,7 +184,8 @@ class HeaderInflater {
 
   next(compressed: Buffer): Buffer {
     this.history = Buffer.concat([this.history, compressed]);
-    if (this.history.length > MAX_HEADER_HISTORY_BYTES) throw new SpdyProtocolError('too many header bytes on one connection');
+    if (this.history.length > MAX_HEADER_HISTORY_BYTES)
+      throw new SpdyProtocolError('too many header bytes on one connection');
     let inflated: Buffer;
     try {
       inflated = inflateSync(this.history, { dictionary: HEADER_DICTIONARY, finishFlush: zlib.Z_SYNC_FLUSH });
@@ -157,30 +244,53 @@ export class SpdyFrameReader {
     const version = (first >>> 16) & 0x7fff;
     if (version !== SPDY_VERSION) throw new SpdyProtocolError(`unsupported SPDY version ${version}`);
     const type = first & 0xffff;
-    const need = (bytes: number) => { if (payload.length < bytes) throw new SpdyProtocolError(`control frame ${type} is too short`); };
+    const need = (bytes: number) => {
+      if (payload.length < bytes) throw new SpdyProtocolError(`control frame ${type} is too short`);
+    };
     switch (type) {
       case ControlFrameType.SynStream:
         need(10);
         return {
-          kind: 'synStream', streamId: payload.readUInt32BE(0) & STREAM_ID_MASK, associatedToStreamId: payload.readUInt32BE(4) & STREAM_ID_MASK,
-          priority: payload[8]! >> 5, flags, headers: decodeHeaderBlock(this.inflater.next(payload.subarray(10))),
+          kind: 'synStream',
+          streamId: payload.readUInt32BE(0) & STREAM_ID_MASK,
+          associatedToStreamId: payload.readUInt32BE(4) & STREAM_ID_MASK,
+          priority: payload[8]! >> 5,
+          flags,
+          headers: decodeHeaderBlock(this.inflater.next(payload.subarray(10))),
         };
       case ControlFrameType.SynReply:
       case ControlFrameType.Headers:
         need(4);
-        return { kind: type === ControlFrameType.SynReply ? 'synReply' : 'headers', streamId: payload.readUInt32BE(0) & STREAM_ID_MASK, flags, headers: decodeHeaderBlock(this.inflater.next(payload.subarray(4))) };
+        return {
+          kind: type === ControlFrameType.SynReply ? 'synReply' : 'headers',
+          streamId: payload.readUInt32BE(0) & STREAM_ID_MASK,
+          flags,
+          headers: decodeHeaderBlock(this.inflater.next(payload.subarray(4))),
+        };
       case ControlFrameType.RstStream:
         need(8);
-        return { kind: 'rstStream', streamId: payload.readUInt32BE(0) & STREAM_ID_MASK, status: payload.readUInt32BE(4) };
+        return {
+          kind: 'rstStream',
+          streamId: payload.readUInt32BE(0) & STREAM_ID_MASK,
+          status: payload.readUInt32BE(4),
+        };
       case ControlFrameType.Ping:
         need(4);
         return { kind: 'ping', id: payload.readUInt32BE(0) };
       case ControlFrameType.GoAway:
         need(8);
-        return { kind: 'goAway', lastGoodStreamId: payload.readUInt32BE(0) & STREAM_ID_MASK, status: payload.readUInt32BE(4) };
+        return {
+          kind: 'goAway',
+          lastGoodStreamId: payload.readUInt32BE(0) & STREAM_ID_MASK,
+          status: payload.readUInt32BE(4),
+        };
       case ControlFrameType.WindowUpdate:
         need(8);
-        return { kind: 'windowUpdate', streamId: payload.readUInt32BE(0) & STREAM_ID_MASK, delta: payload.readUInt32BE(4) & STREAM_ID_MASK };
+        return {
+          kind: 'windowUpdate',
+          streamId: payload.readUInt32BE(0) & STREAM_ID_MASK,
+          delta: payload.readUInt32BE(4) & STREAM_ID_MASK,
+        };
       default:
         return { kind: 'other', type, flags, payload };
     }
@@ -209,11 +319,19 @@ export class SpdyFrameWriter {
   synStream(streamId: number, headers: SpdyHeaders, fin = false): Buffer {
     const ids = this.words(streamId, 0);
     const priorityAndSlot = Buffer.alloc(2);
-    return this.control(ControlFrameType.SynStream, fin ? FLAG_FIN : 0, Buffer.concat([ids, priorityAndSlot, this.deflater.next(encodeHeaderBlock(headers))]));
+    return this.control(
+      ControlFrameType.SynStream,
+      fin ? FLAG_FIN : 0,
+      Buffer.concat([ids, priorityAndSlot, this.deflater.next(encodeHeaderBlock(headers))]),
+    );
   }
 
   synReply(streamId: number, headers: SpdyHeaders = {}, fin = false): Buffer {
-    return this.control(ControlFrameType.SynReply, fin ? FLAG_FIN : 0, Buffer.concat([this.words(streamId), this.deflater.next(encodeHeaderBlock(headers))]));
+    return this.control(
+      ControlFrameType.SynReply,
+      fin ? FLAG_FIN : 0,
+      Buffer.concat([this.words(streamId), this.deflater.next(encodeHeaderBlock(headers))]),
+    );
   }
 
   data(streamId: number, data: Buffer, fin = false): Buffer {

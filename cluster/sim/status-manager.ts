@@ -7,22 +7,44 @@ import type { KubeObject, Store } from './store.ts';
 import { apiTime } from './time.ts';
 
 /** A container's end as the pod worker saw it. */
-export interface ContainerExit { name: string; exitCode: number; oomKilled: boolean; startedAt: string }
+export interface ContainerExit {
+  name: string;
+  exitCode: number;
+  oomKilled: boolean;
+  startedAt: string;
+}
 
 /** The Ready and ContainersReady conditions move together; `onlyIfTrue` leaves one already False as it is. */
-function setReady(conditions: PodCondition[] | undefined, ready: boolean, reason: string | undefined, onlyIfTrue = false): void {
+function setReady(
+  conditions: PodCondition[] | undefined,
+  ready: boolean,
+  reason: string | undefined,
+  onlyIfTrue = false,
+): void {
   const now = apiTime();
   for (const condition of conditions ?? []) {
     if (condition.type !== 'Ready' && condition.type !== 'ContainersReady') continue;
     if (onlyIfTrue && condition.status === 'False') continue;
     condition.status = ready ? 'True' : 'False';
     condition.lastTransitionTime = now;
-    if (reason === undefined) delete condition.reason; else condition.reason = reason;
+    if (reason === undefined) delete condition.reason;
+    else condition.reason = reason;
   }
 }
 
-const waiting = (containers: PodSpec['containers'], reason: (name: string, image: string) => ContainerStatus['state']['waiting']): ContainerStatus[] =>
-  containers.map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: reason(c.name, c.image) } }));
+const waiting = (
+  containers: PodSpec['containers'],
+  reason: (name: string, image: string) => ContainerStatus['state']['waiting'],
+): ContainerStatus[] =>
+  containers.map((c) => ({
+    name: c.name,
+    image: c.image,
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    started: false,
+    state: { waiting: reason(c.name, c.image) },
+  }));
 
 /** A container's status in either list: the main containers', else the (restartable) init containers'. */
 const statusOf = (status: PodStatus, name: string) =>
@@ -46,9 +68,11 @@ export class StatusManager {
   /** An image the node cannot pull: ErrImagePull for its containers, the others still ContainerCreating. */
   imagePullFailed(ref: PodRef, unknown: ReadonlySet<string>): void {
     this.update(ref, (status, spec) => {
-      status.containerStatuses = waiting(spec.containers, (name, image) => unknown.has(name)
-        ? { reason: 'ErrImagePull', message: `image "${image}" is not known to the simulated cluster` }
-        : { reason: 'ContainerCreating' });
+      status.containerStatuses = waiting(spec.containers, (name, image) =>
+        unknown.has(name)
+          ? { reason: 'ErrImagePull', message: `image "${image}" is not known to the simulated cluster` }
+          : { reason: 'ContainerCreating' },
+      );
     });
   }
 
@@ -82,12 +106,25 @@ export class StatusManager {
    * The sync after the PLEG saw a sidecar running: its status running, the sandbox ready; `started` once its
    * startup is done (no startupProbe, or it succeeded); with `initialized`, the Initialized condition True.
    */
-  initContainerRunning(ref: PodRef, name: string, startedAt: string, started: boolean, initialized: boolean): KubeObject | undefined {
+  initContainerRunning(
+    ref: PodRef,
+    name: string,
+    startedAt: string,
+    started: boolean,
+    initialized: boolean,
+  ): KubeObject | undefined {
     return this.update(ref, (status) => {
       const now = apiTime();
       for (const condition of status.conditions ?? []) {
-        if (condition.type === 'PodReadyToStartContainers' && condition.status !== 'True') { condition.status = 'True'; condition.lastTransitionTime = now; }
-        if (initialized && condition.type === 'Initialized' && condition.status !== 'True') { condition.status = 'True'; condition.lastTransitionTime = now; delete condition.reason; }
+        if (condition.type === 'PodReadyToStartContainers' && condition.status !== 'True') {
+          condition.status = 'True';
+          condition.lastTransitionTime = now;
+        }
+        if (initialized && condition.type === 'Initialized' && condition.status !== 'True') {
+          condition.status = 'True';
+          condition.lastTransitionTime = now;
+          delete condition.reason;
+        }
       }
       const container = status.initContainerStatuses?.find((c) => c.name === name);
       if (!container || container.state.terminated) return;
@@ -107,11 +144,20 @@ export class StatusManager {
       status.podIP = NODE_IP;
       status.podIPs = [{ ip: NODE_IP }];
       for (const condition of status.conditions ?? []) {
-        if (condition.type === 'PodReadyToStartContainers') { condition.status = 'True'; condition.lastTransitionTime = now; }
+        if (condition.type === 'PodReadyToStartContainers') {
+          condition.status = 'True';
+          condition.lastTransitionTime = now;
+        }
       }
       status.containerStatuses = spec.containers.map((c) => ({
-        name: c.name, image: c.image, imageID: `sim://${c.image}`, containerID: `sim://${ref.uid}-${c.name}`,
-        ready: false, restartCount: 0, started: true, state: { running: { startedAt: startedAt(c.name) ?? now } },
+        name: c.name,
+        image: c.image,
+        imageID: `sim://${c.image}`,
+        containerID: `sim://${ref.uid}-${c.name}`,
+        ready: false,
+        restartCount: 0,
+        started: true,
+        state: { running: { startedAt: startedAt(c.name) ?? now } },
       }));
     });
   }
@@ -122,7 +168,9 @@ export class StatusManager {
       const container = statusOf(status, name);
       if (!container || container.state.terminated) return;
       container.ready = ready;
-      const allReady = [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])].every((c) => c.ready);
+      const allReady = [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])].every(
+        (c) => c.ready,
+      );
       setReady(status.conditions, allReady, allReady ? undefined : 'ContainersNotReady');
     });
   }
@@ -132,31 +180,50 @@ export class StatusManager {
    * phase is terminal: the eviction's when one decided it, else Succeeded only if every main container exited
    * 0 (getPhase leaves terminated sidecars out).
    */
-  containersExited(ref: PodRef, exits: ContainerExit[], allExited: boolean, evicted?: { reason: string; message: string }): KubeObject | undefined {
+  containersExited(
+    ref: PodRef,
+    exits: ContainerExit[],
+    allExited: boolean,
+    evicted?: { reason: string; message: string },
+  ): KubeObject | undefined {
     return this.update(ref, (status) => {
       for (const exit of exits) {
         const container = statusOf(status, exit.name);
         if (!container || container.state.terminated) continue;
         container.ready = false;
         container.started = false;
-        container.state = { terminated: {
-          exitCode: exit.exitCode, reason: exit.oomKilled ? 'OOMKilled' : exit.exitCode === 0 ? 'Completed' : 'Error',
-          startedAt: container.state.running?.startedAt ?? exit.startedAt, finishedAt: apiTime(), containerID: container.containerID ?? `sim://${ref.uid}-${exit.name}`,
-        } };
+        container.state = {
+          terminated: {
+            exitCode: exit.exitCode,
+            reason: exit.oomKilled ? 'OOMKilled' : exit.exitCode === 0 ? 'Completed' : 'Error',
+            startedAt: container.state.running?.startedAt ?? exit.startedAt,
+            finishedAt: apiTime(),
+            containerID: container.containerID ?? `sim://${ref.uid}-${exit.name}`,
+          },
+        };
       }
       if (allExited) {
         const sandbox = status.conditions?.find((c) => c.type === 'PodReadyToStartContainers');
-        if (sandbox && sandbox.status !== 'False') { sandbox.status = 'False'; sandbox.lastTransitionTime = apiTime(); }
+        if (sandbox && sandbox.status !== 'False') {
+          sandbox.status = 'False';
+          sandbox.lastTransitionTime = apiTime();
+        }
         if (evicted) {
           status.phase = 'Failed';
           status.reason = evicted.reason;
           status.message = evicted.message;
         } else {
-          status.phase = (status.containerStatuses ?? []).every((cs) => cs.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+          status.phase = (status.containerStatuses ?? []).every((cs) => cs.state.terminated?.exitCode === 0)
+            ? 'Succeeded'
+            : 'Failed';
         }
       }
       // A terminal phase names itself (PodCompleted, PodFailed); otherwise some container is not ready.
-      setReady(status.conditions, false, !allExited ? 'ContainersNotReady' : status.phase === 'Failed' ? 'PodFailed' : 'PodCompleted');
+      setReady(
+        status.conditions,
+        false,
+        !allExited ? 'ContainersNotReady' : status.phase === 'Failed' ? 'PodFailed' : 'PodCompleted',
+      );
     });
   }
 

@@ -14,13 +14,25 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (kind: string, name: string) => new ApiError(404, 'NotFound', `${kind} "${name}" not found`, { name, kind });
+export const notFound = (kind: string, name: string) =>
+  new ApiError(404, 'NotFound', `${kind} "${name}" not found`, { name, kind });
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
-export const invalid = (kind: string, name: string, message: string) => new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${message}`, { name, kind });
-export const conflict = (kind: string, name: string, message: string) => new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${kind} "${name}": ${message}`, { name, kind });
+export const invalid = (kind: string, name: string, message: string) =>
+  new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${message}`, { name, kind });
+export const conflict = (kind: string, name: string, message: string) =>
+  new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${kind} "${name}": ${message}`, { name, kind });
 
 export function statusObject(code: number, reason: string, message: string, details: Record<string, unknown> = {}) {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: code < 400 ? 'Success' : 'Failure', message, reason, details, code };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: code < 400 ? 'Success' : 'Failure',
+    message,
+    reason,
+    details,
+    code,
+  };
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown): void {
@@ -36,5 +48,7 @@ export function sendError(res: ServerResponse, error: ApiError): void {
 /** An upgrade (exec, port-forward) refused before the WebSocket handshake: the Status as the HTTP answer. */
 export function refuseUpgrade(socket: Duplex, error: ApiError): void {
   const body = JSON.stringify(statusObject(error.code, error.reason, error.message, error.details));
-  socket.end(`HTTP/1.1 ${error.code} ${STATUS_CODES[error.code] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${error.code} ${STATUS_CODES[error.code] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

@@ -25,7 +25,15 @@ export interface KubeObject {
   [key: string]: any;
 }
 
-export type Resource = 'pods' | 'events' | 'namespaces' | 'nodes' | 'deployments' | 'replicasets' | 'services' | 'endpointslices';
+export type Resource =
+  | 'pods'
+  | 'events'
+  | 'namespaces'
+  | 'nodes'
+  | 'deployments'
+  | 'replicasets'
+  | 'services'
+  | 'endpointslices';
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoredEvent {
@@ -46,7 +54,8 @@ export interface Watcher {
 
 const HISTORY_LIMIT = 10_000;
 
-const keyOf = (resource: Resource, namespace: string | undefined, name: string) => `${resource}/${namespace ?? ''}/${name}`;
+const keyOf = (resource: Resource, namespace: string | undefined, name: string) =>
+  `${resource}/${namespace ?? ''}/${name}`;
 const clone = <T>(value: T): T => structuredClone(value);
 /** A dry run's answer: no new resourceVersion, no event, nothing kept. */
 const wouldBe = (object: KubeObject, resourceVersion: string): KubeObject => {
@@ -91,7 +100,11 @@ export class Store {
   /** `dryRun`: every check made, nothing stored (DryRunnableStorage): the answer is the object as it would be, without a resourceVersion. */
   create(resource: Resource, object: KubeObject, dryRun = false): KubeObject {
     const key = keyOf(resource, object.metadata.namespace, object.metadata.name);
-    if (this.objects.has(key)) throw new ApiError(409, 'AlreadyExists', `${resource} "${object.metadata.name}" already exists`, { name: object.metadata.name, kind: resource });
+    if (this.objects.has(key))
+      throw new ApiError(409, 'AlreadyExists', `${resource} "${object.metadata.name}" already exists`, {
+        name: object.metadata.name,
+        kind: resource,
+      });
     if (dryRun) return wouldBe(object, '');
     return this.commit('ADDED', resource, key, object);
   }
@@ -102,7 +115,11 @@ export class Store {
     const current = this.objects.get(key);
     if (!current) throw notFound(resource, object.metadata.name);
     if (expectedVersion && current.metadata.resourceVersion !== expectedVersion) {
-      throw conflict(resource, object.metadata.name, 'the object has been modified; please apply your changes to the latest version and try again');
+      throw conflict(
+        resource,
+        object.metadata.name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
     if (dryRun) return wouldBe(object, current.metadata.resourceVersion);
     return this.commit('MODIFIED', resource, key, object);
@@ -142,8 +159,12 @@ export class Store {
   eventsSince(fromVersion: number, watcher: Omit<Watcher, 'send'>): StoredEvent[] | null {
     const oldest = this.history[0]?.rv ?? this.rv + 1;
     if (fromVersion < oldest - 1 && fromVersion < this.rv) return null;
-    return this.history.filter((e) => e.rv > fromVersion && e.resource === watcher.resource
-      && (watcher.namespace === null || e.object.metadata.namespace === watcher.namespace)
-      && watcher.matches(e.object));
+    return this.history.filter(
+      (e) =>
+        e.rv > fromVersion &&
+        e.resource === watcher.resource &&
+        (watcher.namespace === null || e.object.metadata.namespace === watcher.namespace) &&
+        watcher.matches(e.object),
+    );
   }
 }

@@ -9,14 +9,20 @@ import { sleepAtLeast, wallNow } from './time.ts';
 export const isRestartableInitContainer = (c: { restartPolicy?: string }) => c.restartPolicy === 'Always';
 
 /** types.HasRestartableInitContainer: only such a pod gets an ordering (killContainersWithSyncResult). */
-export const hasRestartableInitContainer = (spec: PodSpec) => (spec.initContainers ?? []).some(isRestartableInitContainer);
+export const hasRestartableInitContainer = (spec: PodSpec) =>
+  (spec.initContainers ?? []).some(isRestartableInitContainer);
 
 /** A closed channel: resolved once, and resolving it again is a no-op. */
 class Channel {
   closed = false;
   private wake!: () => void;
-  readonly done = new Promise<void>((resolve) => { this.wake = resolve; });
-  close(): void { this.closed = true; this.wake(); }
+  readonly done = new Promise<void>((resolve) => {
+    this.wake = resolve;
+  });
+  close(): void {
+    this.closed = true;
+    this.wake();
+  }
 }
 
 /**
@@ -70,11 +76,14 @@ export class TerminationOrdering {
     if (gracePeriod <= 0) return 0;
     const start = wallNow();
     let timer: NodeJS.Timeout | undefined;
-    const remainingGrace = sleepAtLeast(gracePeriod * 1000, (t) => { timer = t; }).then(() => 'expired' as const);
+    const remainingGrace = sleepAtLeast(gracePeriod * 1000, (t) => {
+      timer = t;
+    }).then(() => 'expired' as const);
     try {
       for (const c of this.prereqs.get(name) ?? []) {
         if (c.closed) continue;
-        if (await Promise.race([c.done.then(() => 'closed' as const), remainingGrace]) === 'expired') return (wallNow() - start) / 1000;
+        if ((await Promise.race([c.done.then(() => 'closed' as const), remainingGrace])) === 'expired')
+          return (wallNow() - start) / 1000;
       }
       return (wallNow() - start) / 1000;
     } finally {

@@ -21,13 +21,32 @@ export async function selfSignedCertificate(): Promise<ServingCertificate> {
   const dir = await mkdtemp(join(tmpdir(), 'termlab-sim-tls-'));
   try {
     await promisify(execFile)('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', String(CERTIFICATE_DAYS),
-      '-subj', '/CN=termlab-sim', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      String(CERTIFICATE_DAYS),
+      '-subj',
+      '/CN=termlab-sim',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
     ]).catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`the simulated cluster makes its TLS certificate with openssl: ${error.code === 'ENOENT' ? 'openssl is not installed' : error.message}`);
+      throw new Error(
+        `the simulated cluster makes its TLS certificate with openssl: ${error.code === 'ENOENT' ? 'openssl is not installed' : error.message}`,
+      );
     });
-    const [key, cert] = await Promise.all([readFile(join(dir, 'key.pem'), 'utf8'), readFile(join(dir, 'cert.pem'), 'utf8')]);
+    const [key, cert] = await Promise.all([
+      readFile(join(dir, 'key.pem'), 'utf8'),
+      readFile(join(dir, 'cert.pem'), 'utf8'),
+    ]);
     return { key, cert };
   } finally {
     await rm(dir, { recursive: true, force: true });

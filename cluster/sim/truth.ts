@@ -90,6 +90,12 @@ export function recordPublications(store: Store, truth: GroundTruth): () => void
     const now = wallNow();
     if (e.type === 'ADDED') record.createdAt ??= now;
     if (e.type === 'DELETED') record.goneAt ??= now;
-    if (record.exitPublishedAt === undefined && ((e.object.status?.containerStatuses ?? []) as { state?: { terminated?: unknown } }[]).some((c) => c.state?.terminated)) record.exitPublishedAt = now;
+    if (
+      record.exitPublishedAt === undefined &&
+      ((e.object.status?.containerStatuses ?? []) as { state?: { terminated?: unknown } }[]).some(
+        (c) => c.state?.terminated,
+      )
+    )
+      record.exitPublishedAt = now;
   });
 }

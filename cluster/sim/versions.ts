@@ -25,7 +25,10 @@ export interface SimMinor {
 }
 
 // 1.34.4 kuberuntime_container.go:288,297: "Created container: %v", "Started container %v".
-const MESSAGES_1_34 = { createdMessage: (c: string) => `Created container: ${c}`, startedMessage: (c: string) => `Started container ${c}` };
+const MESSAGES_1_34 = {
+  createdMessage: (c: string) => `Created container: ${c}`,
+  startedMessage: (c: string) => `Started container ${c}`,
+};
 // 1.35.4, 1.36.3, 1.37.2 kuberuntime_container.go:289,298: "Container created", "Container started".
 const MESSAGES_1_35 = { createdMessage: () => 'Container created', startedMessage: () => 'Container started' };
 
@@ -44,7 +47,10 @@ export function simMinor(given: string | undefined): { minor: string; behaviour:
   const minor = /^(\d+\.\d+)(?:\.\d+)?$/.exec(text)?.[1];
   const behaviour = minor === undefined ? undefined : SIM_MINORS.get(minor);
   if (!minor || !behaviour) {
-    throw new TermlabError('USAGE', `--kube-version: the simulator emulates ${[...SIM_MINORS.keys()].join(', ')}; got ${JSON.stringify(given)}`);
+    throw new TermlabError(
+      'USAGE',
+      `--kube-version: the simulator emulates ${[...SIM_MINORS.keys()].join(', ')}; got ${JSON.stringify(given)}`,
+    );
   }
   return { minor, behaviour };
 }
@@ -52,8 +58,15 @@ export function simMinor(given: string | undefined): { minor: string; behaviour:
 /** /version as that release's API server answers it, marked as the simulator's. */
 export function versionInfo(minor: string, behaviour: SimMinor) {
   return {
-    major: '1', minor: minor.split('.')[1]!, gitVersion: `${behaviour.release}-termlab-sim`, gitCommit: '', gitTreeState: 'clean',
-    buildDate: '2026-01-01T00:00:00Z', goVersion: 'n/a', compiler: 'n/a', platform: `${process.platform}/${process.arch}`,
+    major: '1',
+    minor: minor.split('.')[1]!,
+    gitVersion: `${behaviour.release}-termlab-sim`,
+    gitCommit: '',
+    gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z',
+    goVersion: 'n/a',
+    compiler: 'n/a',
+    platform: `${process.platform}/${process.arch}`,
   };
 }
 export type VersionInfo = ReturnType<typeof versionInfo>;

@@ -34,14 +34,21 @@ export class WatchServer {
     let first = true;
     const write = (type: string, object: unknown) => {
       if (res.writableEnded) return; // closed by stop() while the store still delivers
-      const shown = w.asTable && type !== 'ERROR' && type !== 'BOOKMARK' ? w.asTable(object as KubeObject, first) : object;
+      const shown =
+        w.asTable && type !== 'ERROR' && type !== 'BOOKMARK' ? w.asTable(object as KubeObject, first) : object;
       first = false;
       res.write(`${JSON.stringify({ type, object: shown })}\n`);
     };
-    const from = w.resourceVersion === null || w.resourceVersion === '' || w.resourceVersion === '0' ? null : Number(w.resourceVersion);
+    const from =
+      w.resourceVersion === null || w.resourceVersion === '' || w.resourceVersion === '0'
+        ? null
+        : Number(w.resourceVersion);
     const replay = from === null ? null : Number.isFinite(from) ? this.store.eventsSince(from, w) : null;
     if (this.faults.takeWatchExpiry() || (from !== null && replay === null)) {
-      write('ERROR', statusObject(410, 'Expired', `too old resource version: ${w.resourceVersion} (${this.store.currentVersion})`));
+      write(
+        'ERROR',
+        statusObject(410, 'Expired', `too old resource version: ${w.resourceVersion} (${this.store.currentVersion})`),
+      );
       res.end();
       return;
     }
@@ -54,7 +61,17 @@ export class WatchServer {
     const timers: NodeJS.Timeout[] = [];
     if (w.timeoutSeconds) timers.push(setTimeout(() => res.end(), w.timeoutSeconds * 1000));
     if (w.allowBookmarks) {
-      timers.push(setInterval(() => write('BOOKMARK', { kind: RESOURCES[w.resource].kind, apiVersion: apiVersionOf(w.resource), metadata: { resourceVersion: this.store.currentVersion } }), BOOKMARK_INTERVAL_MS));
+      timers.push(
+        setInterval(
+          () =>
+            write('BOOKMARK', {
+              kind: RESOURCES[w.resource].kind,
+              apiVersion: apiVersionOf(w.resource),
+              metadata: { resourceVersion: this.store.currentVersion },
+            }),
+          BOOKMARK_INTERVAL_MS,
+        ),
+      );
     }
     const close = () => {
       this.store.watchers.delete(watcher);

@@ -4,7 +4,11 @@
 import { apiTime } from './time.ts';
 
 /** The one user the simulated cluster knows: whoever holds its token. */
-const SIM_USER = { username: 'termlab-sim:owner', uid: 'termlab-sim-owner', groups: ['system:masters', 'system:authenticated'] } as const;
+const SIM_USER = {
+  username: 'termlab-sim:owner',
+  uid: 'termlab-sim-owner',
+  groups: ['system:masters', 'system:authenticated'],
+} as const;
 
 export function selfSubjectReview(): Record<string, unknown> {
   return {

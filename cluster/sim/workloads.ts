@@ -5,7 +5,11 @@ import { canonicalJson } from './names.ts';
 import type { KubeObject } from './store.ts';
 
 const invalidField = (kind: string, name: string, field: string, message: string) =>
-  new ApiError(422, 'Invalid', `${kind}.apps "${name}" is invalid: ${field}: ${message}`, { name, kind: kind.toLowerCase() + 's', causes: [{ reason: 'FieldValueInvalid', message, field }] });
+  new ApiError(422, 'Invalid', `${kind}.apps "${name}" is invalid: ${field}: ${message}`, {
+    name,
+    kind: kind.toLowerCase() + 's',
+    causes: [{ reason: 'FieldValueInvalid', message, field }],
+  });
 
 const INT_OR_PERCENT = /^(\d+)%$/;
 
@@ -14,16 +18,25 @@ export function scaledValue(value: number | string | undefined, total: number, r
   if (value === undefined) return 0;
   if (typeof value === 'number') return value;
   const m = INT_OR_PERCENT.exec(value);
-  if (!m) throw new Error(`invalid value for IntOrString: invalid value "${value}": must be an integer or percentage (e.g '5%')`);
+  if (!m)
+    throw new Error(
+      `invalid value for IntOrString: invalid value "${value}": must be an integer or percentage (e.g '5%')`,
+    );
   const scaled = (Number(m[1]) * total) / 100;
   return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
 }
 
 function validateIntOrPercent(kind: string, name: string, field: string, value: unknown): void {
   if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) throw invalidField(kind, name, field, `Invalid value: ${value}: must be greater than or equal to 0`);
+    if (!Number.isInteger(value) || value < 0)
+      throw invalidField(kind, name, field, `Invalid value: ${value}: must be greater than or equal to 0`);
   } else if (typeof value !== 'string' || !INT_OR_PERCENT.test(value)) {
-    throw invalidField(kind, name, field, `Invalid value: ${JSON.stringify(value)}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`);
+    throw invalidField(
+      kind,
+      name,
+      field,
+      `Invalid value: ${JSON.stringify(value)}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+    );
   }
 }
 
@@ -37,7 +50,10 @@ function defaultPodSpec(spec: any): void {
   for (const c of (spec.containers ?? []) as any[]) {
     c.terminationMessagePath ??= '/dev/termination-log';
     c.terminationMessagePolicy ??= 'File';
-    c.imagePullPolicy ??= typeof c.image === 'string' && (c.image.endsWith(':latest') || !/:[^/]+$/.test(c.image)) ? 'Always' : 'IfNotPresent';
+    c.imagePullPolicy ??=
+      typeof c.image === 'string' && (c.image.endsWith(':latest') || !/:[^/]+$/.test(c.image))
+        ? 'Always'
+        : 'IfNotPresent';
     c.resources ??= {};
     for (const p of (c.ports ?? []) as any[]) p.protocol ??= 'TCP';
   }
@@ -47,23 +63,41 @@ function validateTemplate(kind: string, name: string, o: KubeObject): void {
   const template = o.spec.template;
   if (!template || typeof template !== 'object') throw invalidField(kind, name, 'spec.template', 'Required value');
   const selector = o.spec.selector;
-  if (!selector || typeof selector !== 'object' || (!selector.matchLabels && !selector.matchExpressions)) throw invalidField(kind, name, 'spec.selector', 'Required value');
+  if (!selector || typeof selector !== 'object' || (!selector.matchLabels && !selector.matchExpressions))
+    throw invalidField(kind, name, 'spec.selector', 'Required value');
   const labels = template.metadata?.labels ?? {};
   if (!selectorMatches(selector, labels)) {
-    throw invalidField(kind, name, 'spec.template.metadata.labels', `Invalid value: ${JSON.stringify(labels)}: \`selector\` does not match template \`labels\``);
+    throw invalidField(
+      kind,
+      name,
+      'spec.template.metadata.labels',
+      `Invalid value: ${JSON.stringify(labels)}: \`selector\` does not match template \`labels\``,
+    );
   }
   const containers = template.spec?.containers;
-  if (!Array.isArray(containers) || containers.length === 0) throw invalidField(kind, name, 'spec.template.spec.containers', 'Required value');
+  if (!Array.isArray(containers) || containers.length === 0)
+    throw invalidField(kind, name, 'spec.template.spec.containers', 'Required value');
   for (const [i, c] of containers.entries()) {
     if (!c?.name) throw invalidField(kind, name, `spec.template.spec.containers[${i}].name`, 'Required value');
     if (!c?.image) throw invalidField(kind, name, `spec.template.spec.containers[${i}].image`, 'Required value');
   }
   defaultPodSpec(template.spec);
   if (template.spec.restartPolicy !== 'Always') {
-    throw invalidField(kind, name, 'spec.template.spec.restartPolicy', `Unsupported value: ${JSON.stringify(template.spec.restartPolicy)}: supported values: "Always"`);
+    throw invalidField(
+      kind,
+      name,
+      'spec.template.spec.restartPolicy',
+      `Unsupported value: ${JSON.stringify(template.spec.restartPolicy)}: supported values: "Always"`,
+    );
   }
   const replicas = o.spec.replicas;
-  if (!Number.isInteger(replicas) || replicas < 0) throw invalidField(kind, name, 'spec.replicas', `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
+  if (!Number.isInteger(replicas) || replicas < 0)
+    throw invalidField(
+      kind,
+      name,
+      'spec.replicas',
+      `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+    );
 }
 
 /** A LabelSelector (matchLabels and matchExpressions) against a label map. */
@@ -97,15 +131,36 @@ export function prepareDeployment(d: KubeObject, old?: KubeObject): void {
     validateIntOrPercent('Deployment', name, 'spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable);
     validateIntOrPercent('Deployment', name, 'spec.strategy.rollingUpdate.maxSurge', ru.maxSurge);
     if (scaledValue(ru.maxUnavailable, 100, false) > 100 && typeof ru.maxUnavailable === 'string') {
-      throw invalidField('Deployment', name, 'spec.strategy.rollingUpdate.maxUnavailable', `Invalid value: ${JSON.stringify(ru.maxUnavailable)}: must not be greater than 100%`);
+      throw invalidField(
+        'Deployment',
+        name,
+        'spec.strategy.rollingUpdate.maxUnavailable',
+        `Invalid value: ${JSON.stringify(ru.maxUnavailable)}: must not be greater than 100%`,
+      );
     }
     if (scaledValue(ru.maxUnavailable, 100, false) === 0 && scaledValue(ru.maxSurge, 100, true) === 0) {
-      throw invalidField('Deployment', name, 'spec.strategy.rollingUpdate.maxUnavailable', `Invalid value: ${JSON.stringify(ru.maxUnavailable)}: may not be 0 when \`maxSurge\` is 0`);
+      throw invalidField(
+        'Deployment',
+        name,
+        'spec.strategy.rollingUpdate.maxUnavailable',
+        `Invalid value: ${JSON.stringify(ru.maxUnavailable)}: may not be 0 when \`maxSurge\` is 0`,
+      );
     }
   } else if (d.spec.strategy.type === 'Recreate') {
-    if (d.spec.strategy.rollingUpdate) throw invalidField('Deployment', name, 'spec.strategy.rollingUpdate', 'Forbidden: may not be specified when strategy `type` is \'Recreate\'');
+    if (d.spec.strategy.rollingUpdate)
+      throw invalidField(
+        'Deployment',
+        name,
+        'spec.strategy.rollingUpdate',
+        "Forbidden: may not be specified when strategy `type` is 'Recreate'",
+      );
   } else {
-    throw invalidField('Deployment', name, 'spec.strategy.type', `Unsupported value: ${JSON.stringify(d.spec.strategy.type)}: supported values: "Recreate", "RollingUpdate"`);
+    throw invalidField(
+      'Deployment',
+      name,
+      'spec.strategy.type',
+      `Unsupported value: ${JSON.stringify(d.spec.strategy.type)}: supported values: "Recreate", "RollingUpdate"`,
+    );
   }
   validateTemplate('Deployment', name, d);
   prepareGeneration(d, old, 'Deployment');
@@ -126,8 +181,16 @@ function prepareGeneration(o: KubeObject, old: KubeObject | undefined, kind: str
     return;
   }
   if (canonicalJson(o.spec.selector) !== canonicalJson(old.spec.selector)) {
-    throw invalidField(kind, o.metadata.name, 'spec.selector', `Invalid value: ${JSON.stringify(o.spec.selector)}: field is immutable`);
+    throw invalidField(
+      kind,
+      o.metadata.name,
+      'spec.selector',
+      `Invalid value: ${JSON.stringify(o.spec.selector)}: field is immutable`,
+    );
   }
   o.status = old.status;
-  o.metadata.generation = canonicalJson(o.spec) === canonicalJson(old.spec) ? old.metadata.generation : Number(old.metadata.generation ?? 1) + 1;
+  o.metadata.generation =
+    canonicalJson(o.spec) === canonicalJson(old.spec)
+      ? old.metadata.generation
+      : Number(old.metadata.generation ?? 1) + 1;
 }

@@ -51,15 +51,22 @@ function hooks(axes: GridAxes): { tag: string; preStop: PreStop }[] {
 /** Every combination of the axes as a scenario; its name says its place in the grid. */
 export function gridScenarios(axes: GridAxes): Scenario[] {
   const scenarios: Scenario[] = [];
-  for (const mode of axes.modes) for (const hook of hooks(axes)) for (const grace of axes.graceSeconds) {
-    for (const workMs of axes.workMs) for (const deleteDelayMs of axes.deleteDelayMs) {
-      if (deleteDelayMs >= workMs) continue;
-      scenarios.push({
-        name: `${MODE_TAG[mode]}-${hook.tag}-g${grace}-w${workMs}-d${deleteDelayMs}`,
-        mode, preStop: hook.preStop, terminationGracePeriodSeconds: grace, workMs, deleteDelayMs,
-      });
-    }
-  }
+  for (const mode of axes.modes)
+    for (const hook of hooks(axes))
+      for (const grace of axes.graceSeconds) {
+        for (const workMs of axes.workMs)
+          for (const deleteDelayMs of axes.deleteDelayMs) {
+            if (deleteDelayMs >= workMs) continue;
+            scenarios.push({
+              name: `${MODE_TAG[mode]}-${hook.tag}-g${grace}-w${workMs}-d${deleteDelayMs}`,
+              mode,
+              preStop: hook.preStop,
+              terminationGracePeriodSeconds: grace,
+              workMs,
+              deleteDelayMs,
+            });
+          }
+      }
   return scenarios;
 }
 
@@ -75,7 +82,13 @@ export interface GridSummary {
 
 export function summarize(scenarios: Scenario[], results: GradeResult[]): GridSummary {
   const byName = new Map(results.map((r) => [r.scenario, r]));
-  const summary: GridSummary = { combinations: scenarios.length, agreements: 0, disagreements: [], inconclusive: [], missing: [] };
+  const summary: GridSummary = {
+    combinations: scenarios.length,
+    agreements: 0,
+    disagreements: [],
+    inconclusive: [],
+    missing: [],
+  };
   for (const s of scenarios) {
     const r = byName.get(s.name);
     if (!r) summary.missing.push(s.name);

@@ -24,9 +24,15 @@ export interface CheckModelResult extends GridSummary {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
     child.on('close', (code) => resolve({ code, stderr }));
   });
 }
@@ -40,10 +46,32 @@ export async function checkModel(axes: GridAxes, options: { parallel: number }):
     writeFileSync(file, stringify({ scenarios }));
     const out = join(dir, 'run');
     const parallel = String(options.parallel);
-    const run = await runCli(['run', '--sim', '--scenarios', file, '--parallel', parallel, '--max-pods', parallel, '--out', out, '--owner', 'check-model'], { TERMLAB_STATE_DIR: join(dir, 'state') });
+    const run = await runCli(
+      [
+        'run',
+        '--sim',
+        '--scenarios',
+        file,
+        '--parallel',
+        parallel,
+        '--max-pods',
+        parallel,
+        '--out',
+        out,
+        '--owner',
+        'check-model',
+      ],
+      { TERMLAB_STATE_DIR: join(dir, 'state') },
+    );
     const results: GradeResult[] = [];
-    for (const name of readdirSync(out).filter((f) => f.endsWith('.observation.json'))) results.push(await gradeFile(join(out, name)));
-    return { ...summarize(scenarios, results), seconds: (performance.now() - began) / 1000, runStderr: run.stderr, runExitCode: run.code };
+    for (const name of readdirSync(out).filter((f) => f.endsWith('.observation.json')))
+      results.push(await gradeFile(join(out, name)));
+    return {
+      ...summarize(scenarios, results),
+      seconds: (performance.now() - began) / 1000,
+      runStderr: run.stderr,
+      runExitCode: run.code,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -53,18 +81,22 @@ export async function checkModel(axes: GridAxes, options: { parallel: number }):
 export function closingTable(r: CheckModelResult): string {
   const disagreements = r.disagreements.length + r.missing.length;
   const share = r.combinations ? ` (${((100 * r.inconclusive.length) / r.combinations).toFixed(1)} %)` : '';
-  return [
-    '| combinations | agreements | disagreements | too close to call | seconds |',
-    '| ---: | ---: | ---: | ---: | ---: |',
-    `| ${r.combinations} | ${r.agreements} | ${disagreements} | ${r.inconclusive.length}${share} | ${r.seconds.toFixed(1)} |`,
-  ].join('\n') + '\n';
+  return (
+    [
+      '| combinations | agreements | disagreements | too close to call | seconds |',
+      '| ---: | ---: | ---: | ---: | ---: |',
+      `| ${r.combinations} | ${r.agreements} | ${disagreements} | ${r.inconclusive.length}${share} | ${r.seconds.toFixed(1)} |`,
+    ].join('\n') + '\n'
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({ options: { small: { type: 'boolean' }, parallel: { type: 'string' } } });
   const parallel = Number(values.parallel ?? 12);
   if (!Number.isInteger(parallel) || parallel < 1) {
-    process.stderr.write(`check:model: --parallel: expected a whole number of at least 1, got ${JSON.stringify(values.parallel)}\n`);
+    process.stderr.write(
+      `check:model: --parallel: expected a whole number of at least 1, got ${JSON.stringify(values.parallel)}\n`,
+    );
     process.exit(2);
   }
   const r = await checkModel(values.small ? SMALL_GRID : FULL_GRID, { parallel });

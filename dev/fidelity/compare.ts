@@ -21,7 +21,11 @@ export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: numb
   // getIfNewerThan): at once if a global relist started since the pod's last sync, else at the end of the next,
   // and after two if a sync was waiting for its relist (GetNewerThan takes no context: the cancelled sync still
   // takes its relist, then SyncTerminatingPod waits for the next; the node's --v=4 log shows both).
-  reaction: { from: -MEDIAN_TOLERANCE_SECONDS, to: 2 * RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'one or two PLEG relists' },
+  reaction: {
+    from: -MEDIAN_TOLERANCE_SECONDS,
+    to: 2 * RELIST_S + MEDIAN_TOLERANCE_SECONDS,
+    why: 'one or two PLEG relists',
+  },
   verdict: { from: 0, to: REAL_NODE_TIMING.syncTickMs / 1000 + MEDIAN_TOLERANCE_SECONDS, why: 'the sync ticker' },
   // TERM is the container's clock and the verdict the watch's arrival: a relist just after the verdict's sync can put TERM first.
   verdictToTerm: { from: -MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: 'a PLEG relist' },
@@ -31,7 +35,11 @@ export const TICKER_WINDOWS: Partial<Record<OffsetName, { from: number; to: numb
   // which the end seen follows by the status write; or sooner at the log reader's look a second after the last
   // line (cri-client logs.go waitLogs), which can come before the end is seen (the v1.37.2 node, 2026-12-02, 57
   // runs: the follow ended a median 14 ms after containerd's RemoveContainer, or up to 1.0 s before it at the look).
-  endedToLogEnd: { from: -RELIST_S - MEDIAN_TOLERANCE_SECONDS, to: RELIST_S + MEDIAN_TOLERANCE_SECONDS, why: "a PLEG relist or the log reader's look" },
+  endedToLogEnd: {
+    from: -RELIST_S - MEDIAN_TOLERANCE_SECONDS,
+    to: RELIST_S + MEDIAN_TOLERANCE_SECONDS,
+    why: "a PLEG relist or the log reader's look",
+  },
   // DELETED waits for the later of the harness's release and the kubelet's own grace-0 delete, which follows
   // SyncTerminatedPod, and that waits for the first relist after the pod's termination (pod_workers.go
   // podWorkerLoop GetNewerThan): late only where the reader's look ended the follow before that relist (node: 9 of 57).
@@ -53,18 +61,35 @@ export const MATRIX_WIDE: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted', 
 export function byDeath(compared: OffsetName[], s: SideResult, n: SideResult): OffsetName[] {
   return compared.map((name) => {
     const twin = DIED_TWIN[name];
-    const known = (r: SideResult) => twin !== undefined && r.offsets[twin] !== null && r.offsets[twin]!.n === r.offsets[name]?.n;
+    const known = (r: SideResult) =>
+      twin !== undefined && r.offsets[twin] !== null && r.offsets[twin]!.n === r.offsets[name]?.n;
     return twin && known(s) && known(n) ? twin : name;
   });
 }
 
-export interface MatrixWide { offset: OffsetName; sim: OffsetStats | null; node: OffsetStats | null; disagrees: boolean }
+export interface MatrixWide {
+  offset: OffsetName;
+  sim: OffsetStats | null;
+  node: OffsetStats | null;
+  disagrees: boolean;
+}
 
 export function compareMatrixWide(sim: SideFile, node: SideFile): MatrixWide[] {
-  const pooled = (file: SideFile, name: OffsetName) => stats(file.runs.filter((r) => r.complete).map((r) => r.offsets[name] ?? null).filter((v): v is number => v !== null));
+  const pooled = (file: SideFile, name: OffsetName) =>
+    stats(
+      file.runs
+        .filter((r) => r.complete)
+        .map((r) => r.offsets[name] ?? null)
+        .filter((v): v is number => v !== null),
+    );
   return MATRIX_WIDE.map((offset) => {
     const [a, b] = [pooled(sim, offset), pooled(node, offset)];
-    return { offset, sim: a, node: b, disagrees: a !== null && b !== null ? Math.abs(a.median - b.median) > MEDIAN_TOLERANCE_SECONDS : a !== b };
+    return {
+      offset,
+      sim: a,
+      node: b,
+      disagrees: a !== null && b !== null ? Math.abs(a.median - b.median) > MEDIAN_TOLERANCE_SECONDS : a !== b,
+    };
   }).filter((m) => m.sim || m.node);
 }
 
@@ -83,7 +108,11 @@ export const PROBER_REASON = 'Unhealthy';
 export const PROBE_PERIOD_SECONDS = 1;
 
 export function unhealthyCompared(...sides: RunSummary[][]): boolean {
-  return sides.every((runs) => runs.length > 0 && runs.every((r) => (r.portClosedSeconds ?? 0) >= PROBE_PERIOD_SECONDS + MEDIAN_TOLERANCE_SECONDS));
+  return sides.every(
+    (runs) =>
+      runs.length > 0 &&
+      runs.every((r) => (r.portClosedSeconds ?? 0) >= PROBE_PERIOD_SECONDS + MEDIAN_TOLERANCE_SECONDS),
+  );
 }
 
 /**
@@ -108,17 +137,36 @@ export function compareRule(...files: SideFile[]): CompareRule {
  * end or the delete, which carries the harness's own round trips between them (it reads the events and closes its
  * port-forward before it removes its finalizer). Records from before the field keep DELETED.
  */
-export function comparedOffsets(rule: CompareRule, cut: boolean, reacted: boolean, logEnd: boolean, sidecar: { native: boolean } | null = null): OffsetName[] {
+export function comparedOffsets(
+  rule: CompareRule,
+  cut: boolean,
+  reacted: boolean,
+  logEnd: boolean,
+  sidecar: { native: boolean } | null = null,
+): OffsetName[] {
   const deadline: OffsetName[] = ['verdict', 'verdictToTerm', 'termToEnded'];
   // A regular sidecar gets TERM with the app, at the reaction; a native one after the app's end, which its work or the reaction decided.
-  const sidecarTerm: OffsetName[] = !sidecar ? [] : [rule === 'delete' || (sidecar.native && !cut) ? 'sidecarTerm' : 'reactionToSidecarTerm', 'sidecarTermToEnded'];
+  const sidecarTerm: OffsetName[] = !sidecar
+    ? []
+    : [rule === 'delete' || (sidecar.native && !cut) ? 'sidecarTerm' : 'reactionToSidecarTerm', 'sidecarTermToEnded'];
   if (rule === 'delete') return ['hookStart', 'term', 'ended', 'deleted', ...sidecarTerm, ...deadline];
   const kubeletEnd: OffsetName[] = ['endedToLogEnd', 'releasedToDeleted'];
   if (!reacted) return [...(logEnd ? kubeletEnd : ['deleted' as const]), ...deadline];
-  return ['reaction', 'reactionToTerm', cut ? 'reactionToEnded' : 'ended', ...sidecarTerm, ...(logEnd ? kubeletEnd : ['endedToDeleted' as const])];
+  return [
+    'reaction',
+    'reactionToTerm',
+    cut ? 'reactionToEnded' : 'ended',
+    ...sidecarTerm,
+    ...(logEnd ? kubeletEnd : ['endedToDeleted' as const]),
+  ];
 }
 
-export interface OffsetStats { median: number; min: number; max: number; n: number }
+export interface OffsetStats {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
 
 export interface SideResult {
   runs: number;
@@ -172,7 +220,12 @@ export function stats(values: number[]): OffsetStats | null {
 export function sideResult(runs: RunSummary[]): SideResult {
   const complete = runs.filter((r) => r.complete);
   const used = complete.length ? complete : runs;
-  const offsets = Object.fromEntries(OFFSETS.map((name) => [name, stats(used.map((r) => r.offsets[name] ?? null).filter((v): v is number => v !== null))])) as SideResult['offsets'];
+  const offsets = Object.fromEntries(
+    OFFSETS.map((name) => [
+      name,
+      stats(used.map((r) => r.offsets[name] ?? null).filter((v): v is number => v !== null)),
+    ]),
+  ) as SideResult['offsets'];
   return {
     runs: runs.length,
     incomplete: runs.filter((r) => !r.complete).map((r) => `#${r.repetition}: ${r.incompleteReason ?? 'incomplete'}`),
@@ -181,8 +234,15 @@ export function sideResult(runs: RunSummary[]): SideResult {
     reason: mostCommon(used.map((r) => r.reason)),
     phase: mostCommon(used.map((r) => r.phase)),
     eventReasons: mostCommon(used.map((r) => r.eventReasons.join(', '))) ?? '',
-    eventReasonsBesidesProber: mostCommon(used.map((r) => r.eventReasons.filter((e) => e !== PROBER_REASON).join(', '))) ?? '',
-    sidecar: mostCommon(used.map((r) => (r.sidecar ? `${r.sidecar.native ? 'native' : 'regular'} / ${r.sidecar.exitCode ?? '–'} / ${r.sidecar.reason ?? '–'}` : null))),
+    eventReasonsBesidesProber:
+      mostCommon(used.map((r) => r.eventReasons.filter((e) => e !== PROBER_REASON).join(', '))) ?? '',
+    sidecar: mostCommon(
+      used.map((r) =>
+        r.sidecar
+          ? `${r.sidecar.native ? 'native' : 'regular'} / ${r.sidecar.exitCode ?? '–'} / ${r.sidecar.reason ?? '–'}`
+          : null,
+      ),
+    ),
     retries: mostCommon(used.map((r) => (r.retries ? `${r.retries.attempts}; ${r.retries.effects}` : null))),
     workCompleted: mostCommon(used.map((r) => r.workCompleted ?? r.outcome === 'completed')) ?? false,
     offsets,
@@ -203,22 +263,36 @@ export function compareSides(sim: SideFile, node: SideFile): ScenarioComparison[
     const first = n ?? s;
     const cut = first?.outcome === 'cut' && !first.workCompleted;
     const sidecar = first?.sidecar ? { native: first.sidecar.startsWith('native') } : null;
-    const byEnd = comparedOffsets(rule, cut, Boolean(s?.offsets.reaction || n?.offsets.reaction), Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd), sidecar);
+    const byEnd = comparedOffsets(
+      rule,
+      cut,
+      Boolean(s?.offsets.reaction || n?.offsets.reaction),
+      Boolean(s?.offsets.endedToLogEnd || n?.offsets.endedToLogEnd),
+      sidecar,
+    );
     const compared = s && n ? byDeath(byEnd, s, n) : byEnd;
     const proberCompared = unhealthyCompared(simRuns, nodeRuns);
     if (!s || !n) disagreements.push(`only the ${s ? 'simulated' : 'real'} side ran it`);
     else {
       const reasons = proberCompared ? 'eventReasons' : 'eventReasonsBesidesProber';
       for (const field of ['outcome', 'exitCode', 'reason', reasons, 'sidecar', 'retries'] as const) {
-        if (s[field] !== n[field]) disagreements.push(`${field}: sim ${JSON.stringify(s[field])}, node ${JSON.stringify(n[field])}`);
+        if (s[field] !== n[field])
+          disagreements.push(`${field}: sim ${JSON.stringify(s[field])}, node ${JSON.stringify(n[field])}`);
       }
       for (const name of compared) {
         const [a, b] = [s.offsets[name], n.offsets[name]];
         const window = TICKER_WINDOWS[name];
-        if ((a === null) !== (b === null)) disagreements.push(`${name}: seen only on the ${a ? 'simulated' : 'real'} side`);
+        if ((a === null) !== (b === null))
+          disagreements.push(`${name}: seen only on the ${a ? 'simulated' : 'real'} side`);
         else if (a && b && window) {
-          for (const [label, v] of [['sim', a], ['node', b]] as const) {
-            if (v.min < window.from || v.max > window.to) disagreements.push(`${name}: ${label} ${v.min.toFixed(2)}s–${v.max.toFixed(2)}s, outside ${window.why}'s ${window.from}–${window.to.toFixed(2)}s`);
+          for (const [label, v] of [
+            ['sim', a],
+            ['node', b],
+          ] as const) {
+            if (v.min < window.from || v.max > window.to)
+              disagreements.push(
+                `${name}: ${label} ${v.min.toFixed(2)}s–${v.max.toFixed(2)}s, outside ${window.why}'s ${window.from}–${window.to.toFixed(2)}s`,
+              );
           }
         } else if (a && b && Math.abs(a.median - b.median) > MEDIAN_TOLERANCE_SECONDS) {
           disagreements.push(`${name}: median ${a.median.toFixed(2)}s on the sim, ${b.median.toFixed(2)}s on the node`);

@@ -5,8 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 
 const TIME = /^time="([^"]+)"/;
-const SANDBOX = /RunPodSandbox for &PodSandboxMetadata\{Name:([^,]+),Uid:([^,]+),.*returns sandbox id \\"([0-9a-f]+)\\"/;
-const CONTAINER = /CreateContainer within sandbox \\"([0-9a-f]+)\\" for &ContainerMetadata\{Name:([^,]+),.*returns container id \\"([0-9a-f]+)\\"/;
+const SANDBOX =
+  /RunPodSandbox for &PodSandboxMetadata\{Name:([^,]+),Uid:([^,]+),.*returns sandbox id \\"([0-9a-f]+)\\"/;
+const CONTAINER =
+  /CreateContainer within sandbox \\"([0-9a-f]+)\\" for &ContainerMetadata\{Name:([^,]+),.*returns container id \\"([0-9a-f]+)\\"/;
 const KILL = /msg="Kill container \\"([0-9a-f]+)\\""/;
 const OOM = /msg="TaskOOM event &TaskOOM\{ContainerID:([0-9a-f]+),/;
 
@@ -18,7 +20,10 @@ export function containerdKills(logPath: string): Map<string, number> {
   const keyOfContainer = new Map<string, string>();
   for (const line of readFileSync(logPath, 'utf8').split('\n')) {
     const sandbox = SANDBOX.exec(line);
-    if (sandbox) { podOfSandbox.set(sandbox[3]!, sandbox[2]!); continue; }
+    if (sandbox) {
+      podOfSandbox.set(sandbox[3]!, sandbox[2]!);
+      continue;
+    }
     const container = CONTAINER.exec(line);
     if (container) {
       const uid = podOfSandbox.get(container[1]!);

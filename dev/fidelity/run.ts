@@ -39,26 +39,46 @@ const READY_TIMEOUT_MS = 120_000;
 const EXIT_DISAGREE = 1;
 const EXIT_USAGE = 2;
 
-const { values } = parseArgs({ options: {
-  side: { type: 'string', default: 'both' }, only: { type: 'string' }, check: { type: 'boolean' },
-  repetitions: { type: 'string', default: String(REPETITIONS) }, parallel: { type: 'string', default: String(PARALLEL) },
-  kubeconfig: { type: 'string', default: '.termlab/node/kubeconfig' }, context: { type: 'string', default: 'termlab-node' },
-  kube: { type: 'string' },
-} });
+const { values } = parseArgs({
+  options: {
+    side: { type: 'string', default: 'both' },
+    only: { type: 'string' },
+    check: { type: 'boolean' },
+    repetitions: { type: 'string', default: String(REPETITIONS) },
+    parallel: { type: 'string', default: String(PARALLEL) },
+    kubeconfig: { type: 'string', default: '.termlab/node/kubeconfig' },
+    context: { type: 'string', default: 'termlab-node' },
+    kube: { type: 'string' },
+  },
+});
 // The release both sides are for: --kube, else the one the node runs, else the node's default.
 const kube = (values.kube ?? upVersion() ?? DEFAULT_KUBE_VERSION).replace(/^(?=\d)/, 'v');
 const minorMatch = /^v(1\.\d+)(?:\.\d+)?$/.exec(kube);
-if (!minorMatch) { console.error(`fidelity: --kube: expected a release such as v1.37.2, got ${JSON.stringify(values.kube)}`); process.exit(EXIT_USAGE); }
+if (!minorMatch) {
+  console.error(`fidelity: --kube: expected a release such as v1.37.2, got ${JSON.stringify(values.kube)}`);
+  process.exit(EXIT_USAGE);
+}
 const minor = minorMatch[1]!;
 const OUT = resolve('reports/fidelity', `v${minor}`);
 const side = values.side;
-if (!['sim', 'node', 'both'].includes(side)) { console.error(`fidelity: --side: expected sim, node or both, got ${side}`); process.exit(EXIT_USAGE); }
+if (!['sim', 'node', 'both'].includes(side)) {
+  console.error(`fidelity: --side: expected sim, node or both, got ${side}`);
+  process.exit(EXIT_USAGE);
+}
 const repetitions = Number(values.repetitions);
 const parallel = Number(values.parallel);
 
 async function loadMatrix(): Promise<Scenario[]> {
-  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-  const all = [...await loadScenarios(DEFAULT_SCENARIOS), ...await loadScenarios(EDGE_SCENARIOS), ...await loadScenarios(SIDECAR_SCENARIOS), ...await loadScenarios(RETRY_SCENARIOS)];
+  const only = values.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const all = [
+    ...(await loadScenarios(DEFAULT_SCENARIOS)),
+    ...(await loadScenarios(EDGE_SCENARIOS)),
+    ...(await loadScenarios(SIDECAR_SCENARIOS)),
+    ...(await loadScenarios(RETRY_SCENARIOS)),
+  ];
   return only?.length ? all.filter((s) => only.includes(s.name)) : all;
 }
 
@@ -68,25 +88,47 @@ type SideRecords = { hookLaunch: (o: Observation) => number | null; kills: (o: O
 /** The app's and the sidecar's SIGKILL, by container name, from one side's own record of them. */
 function killsOf(o: Observation, killedAt: (uid: string, container: string) => number | null | undefined): Kills {
   const named = (role: 'app' | 'sidecar') => o.containers?.find((c) => c.role === role)?.name;
-  const pick = (name: string | undefined) => (o.pod && name ? killedAt(o.pod.uid, name) ?? null : null);
+  const pick = (name: string | undefined) => (o.pod && name ? (killedAt(o.pod.uid, name) ?? null) : null);
   return { app: pick(named('app')), sidecar: pick(named('sidecar')) };
 }
 
 /** Runs every scenario `repetitions` times, at most `parallel` at once, then summarizes each run against the side's records. */
-async function runSide(cluster: Cluster, simulated: boolean, scenarios: Scenario[], records: () => SideRecords): Promise<{ runs: RunSummary[]; observations: Observation[] }> {
+async function runSide(
+  cluster: Cluster,
+  simulated: boolean,
+  scenarios: Scenario[],
+  records: () => SideRecords,
+): Promise<{ runs: RunSummary[]; observations: Observation[] }> {
   const template = await loadTemplate();
   const clock = new RunClock();
   const namespace = cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
-  const jobs = Array.from({ length: repetitions }, (_, rep) => ({ rep: rep + 1, runId: newRunId() })).flatMap((r) => scenarios.map((scenario) => ({ ...r, scenario })));
+  const jobs = Array.from({ length: repetitions }, (_, rep) => ({ rep: rep + 1, runId: newRunId() })).flatMap((r) =>
+    scenarios.map((scenario) => ({ ...r, scenario })),
+  );
   const done: { o: Observation; rep: number }[] = [];
   const worker = async () => {
     for (let job = jobs.shift(); job; job = jobs.shift()) {
-      const o = await runScenario({
-        cluster, namespace, runId: job.runId, owner: 'fidelity', harnessVersion: 'fidelity', simulated, template, transport: 'portforward',
-        clock, signal: new AbortController().signal, readyTimeoutMs: READY_TIMEOUT_MS, onPhase: () => {},
-      }, job.scenario);
+      const o = await runScenario(
+        {
+          cluster,
+          namespace,
+          runId: job.runId,
+          owner: 'fidelity',
+          harnessVersion: 'fidelity',
+          simulated,
+          template,
+          transport: 'portforward',
+          clock,
+          signal: new AbortController().signal,
+          readyTimeoutMs: READY_TIMEOUT_MS,
+          onPhase: () => {},
+        },
+        job.scenario,
+      );
       done.push({ o, rep: job.rep });
-      console.log(`  ${simulated ? 'sim ' : 'node'} #${job.rep} ${job.scenario.name}: ${o.request.outcome}, exit ${o.finalState?.exitCode ?? null}, ${o.finalState?.reason ?? null}${o.run.complete ? '' : ` (incomplete: ${o.run.incompleteReason ?? null})`}`);
+      console.log(
+        `  ${simulated ? 'sim ' : 'node'} #${job.rep} ${job.scenario.name}: ${o.request.outcome}, exit ${o.finalState?.exitCode ?? null}, ${o.finalState?.reason ?? null}${o.run.complete ? '' : ` (incomplete: ${o.run.incompleteReason ?? null})`}`,
+      );
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
@@ -102,7 +144,11 @@ async function writeSide(file: SideFile, observations: Observation[]): Promise<v
   await writeFileAtomic(join(OUT, `${file.side}.json`), JSON.stringify(file, null, 2) + '\n');
   const dir = resolve('.termlab/fidelity', file.side);
   mkdirSync(dir, { recursive: true });
-  for (const o of observations) await writeFileAtomic(join(dir, `${o.pod?.name ?? o.scenario.name}.observation.json`), JSON.stringify(o, null, 2) + '\n');
+  for (const o of observations)
+    await writeFileAtomic(
+      join(dir, `${o.pod?.name ?? o.scenario.name}.observation.json`),
+      JSON.stringify(o, null, 2) + '\n',
+    );
 }
 
 const scenarios = await loadMatrix();
@@ -112,31 +158,49 @@ if (!values.check && (side === 'sim' || side === 'both')) {
   try {
     const cluster = await connect({ kubeconfigText: sim.kubeconfig });
     const { runs, observations } = await runSide(cluster, true, scenarios, () => ({
-      hookLaunch: (o) => (o.pod ? sim.truth(o.pod.uid)?.hookStartAt ?? null : null),
-      kills: (o) => killsOf(o, (uid, name) => { const c = sim.truth(uid)?.containers?.[name]; return c?.killSentAt ?? c?.oomKilledAt; }),
+      hookLaunch: (o) => (o.pod ? (sim.truth(o.pod.uid)?.hookStartAt ?? null) : null),
+      kills: (o) =>
+        killsOf(o, (uid, name) => {
+          const c = sim.truth(uid)?.containers?.[name];
+          return c?.killSentAt ?? c?.oomKilledAt;
+        }),
     }));
-    await writeSide({ side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs }, observations);
+    await writeSide(
+      { side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs },
+      observations,
+    );
   } finally {
     await sim.stop();
   }
 }
 if (!values.check && (side === 'node' || side === 'both')) {
-  if (!existsSync(values.kubeconfig)) { console.error(`fidelity: ${values.kubeconfig}: no kubeconfig; start the real node first (npm run cluster:up)`); process.exit(EXIT_USAGE); }
+  if (!existsSync(values.kubeconfig)) {
+    console.error(`fidelity: ${values.kubeconfig}: no kubeconfig; start the real node first (npm run cluster:up)`);
+    process.exit(EXIT_USAGE);
+  }
   console.log(`real node: ${scenarios.length} scenarios x ${repetitions}`);
   const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
   // Never file one release's node under another's minor.
   const real = cluster.serverVersion ?? '';
   if (!real.startsWith(`v${minor}.`) || (/^v1\.\d+\.\d+$/.test(kube) && real !== kube)) {
-    console.error(`fidelity: the node runs ${real || 'an unknown version'}, not ${kube}: bring up ${kube} (npm run cluster:up -- --kube ${kube}) or pass --kube ${real}`);
+    console.error(
+      `fidelity: the node runs ${real || 'an unknown version'}, not ${kube}: bring up ${kube} (npm run cluster:up -- --kube ${kube}) or pass --kube ${real}`,
+    );
     process.exit(EXIT_USAGE);
   }
   const kubeletLog = join(paths.logs, 'kubelet.log');
   const containerdLog = join(paths.logs, 'containerd.log');
   const { runs, observations } = await runSide(cluster, false, scenarios, () => {
     const [launches, kills] = [kubeletHookLaunches(kubeletLog), containerdKills(containerdLog)];
-    return { hookLaunch: (o) => (o.pod ? launches.get(o.pod.uid) ?? null : null), kills: (o) => killsOf(o, (uid, name) => kills.get(`${uid}/${name}`)) };
+    return {
+      hookLaunch: (o) => (o.pod ? (launches.get(o.pod.uid) ?? null) : null),
+      kills: (o) => killsOf(o, (uid, name) => kills.get(`${uid}/${name}`)),
+    };
   });
-  await writeSide({ side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs }, observations);
+  await writeSide(
+    { side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs },
+    observations,
+  );
   const oom = observations.find((o) => o.run.complete && o.finalState?.reason === 'OOMKilled');
   if (oom) await writeFileAtomic(OOM_EXAMPLE, JSON.stringify(oom, null, 2) + '\n');
 }
@@ -145,23 +209,43 @@ const readSide = (name: string): SideFile | null => {
   const path = join(OUT, `${name}.json`);
   return existsSync(path) ? SideFileSchema.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
 };
-const notRecorded = (name: 'sim' | 'node'): SideFile => ({ side: name, cluster: 'not recorded', recordedAt: 'never', runs: [] });
+const notRecorded = (name: 'sim' | 'node'): SideFile => ({
+  side: name,
+  cluster: 'not recorded',
+  recordedAt: 'never',
+  runs: [],
+});
 const [simRecorded, nodeRecorded] = [readSide('sim'), readSide('node')];
-if (!simRecorded && !nodeRecorded) { console.error('fidelity: neither side is recorded yet'); process.exit(EXIT_USAGE); }
+if (!simRecorded && !nodeRecorded) {
+  console.error('fidelity: neither side is recorded yet');
+  process.exit(EXIT_USAGE);
+}
 // With one side missing the report still shows the other, and every scenario as not compared.
 const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
 const comparisons = compareSides(simFile, nodeFile);
 const matrixWide = compareMatrixWide(simFile, nodeFile);
 /** p95 and median of one per-run figure, over the runs that have it. */
 const percentiles = (file: SideFile, pick: (r: SideFile['runs'][number]) => number | null | undefined) => {
-  const values = file.runs.map(pick).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const values = file.runs
+    .map(pick)
+    .filter((v): v is number => typeof v === 'number')
+    .sort((a, b) => a - b);
   const s = stats(values);
   const p95 = values[Math.max(0, Math.ceil(values.length * 0.95) - 1)];
   return { text: s ? `p95 ${p95!.toFixed(0)} ms, median ${s.median.toFixed(0)} ms (n=${s.n})` : 'not measured', p95 };
 };
-const lag = { sim: percentiles(simFile, (r) => r.hookLaunchLagMs), node: percentiles(nodeFile, (r) => r.hookLaunchLagMs) };
+const lag = {
+  sim: percentiles(simFile, (r) => r.hookLaunchLagMs),
+  node: percentiles(nodeFile, (r) => r.hookLaunchLagMs),
+};
 const own = { sim: percentiles(simFile, (r) => r.hookProcAgeMs), node: percentiles(nodeFile, (r) => r.hookProcAgeMs) };
-await writeFileAtomic(join(OUT, 'fidelity.md'), renderFidelity(comparisons, matrixWide, simFile, nodeFile, { lag: { sim: lag.sim.text, node: lag.node.text }, own: { sim: own.sim.text, node: own.node.text } }));
+await writeFileAtomic(
+  join(OUT, 'fidelity.md'),
+  renderFidelity(comparisons, matrixWide, simFile, nodeFile, {
+    lag: { sim: lag.sim.text, node: lag.node.text },
+    own: { sim: own.sim.text, node: own.node.text },
+  }),
+);
 const disagreeing = comparisons.filter((c) => c.disagreements.length);
 console.log(`fidelity_scenarios: ${comparisons.length}`);
 console.log(`fidelity_agreeing: ${comparisons.length - disagreeing.length}`);
@@ -169,7 +253,10 @@ console.log(`exec_hook_start_lag_p95_ms_sim: ${lag.sim.p95?.toFixed(1) ?? 'NaN'}
 console.log(`exec_hook_start_lag_p95_ms_node: ${lag.node.p95?.toFixed(1) ?? 'NaN'}`);
 console.log(`exec_hook_proc_age_p95_ms_sim: ${own.sim.p95?.toFixed(1) ?? 'NaN'}`);
 console.log(`exec_hook_proc_age_p95_ms_node: ${own.node.p95?.toFixed(1) ?? 'NaN'}`);
-for (const m of matrixWide) console.log(`fidelity_matrix_median_${m.offset}: sim ${m.sim?.median.toFixed(3) ?? 'NaN'}, node ${m.node?.median.toFixed(3) ?? 'NaN'}${m.disagrees ? ' (disagree)' : ''}`);
+for (const m of matrixWide)
+  console.log(
+    `fidelity_matrix_median_${m.offset}: sim ${m.sim?.median.toFixed(3) ?? 'NaN'}, node ${m.node?.median.toFixed(3) ?? 'NaN'}${m.disagrees ? ' (disagree)' : ''}`,
+  );
 for (const c of disagreeing) console.log(`  ${c.scenario}: ${c.disagreements.join('; ')}`);
 console.log(`report: ${join(OUT, 'fidelity.md')}`);
 if (values.check && (disagreeing.length || matrixWide.some((m) => m.disagrees))) process.exit(EXIT_DISAGREE);

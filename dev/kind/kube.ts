@@ -8,9 +8,16 @@ export function kubeMinor(value: string | undefined): KubeMinor | null {
   const match = /^v?(\d+\.\d+)(\.\d+)?$/.exec(value);
   const minor = match?.[1] as KubeMinor | undefined;
   const published = minor && Object.hasOwn(KIND_NODE_IMAGES, minor) ? KIND_NODE_IMAGES[minor] : null;
-  if (!published) throw new KindSetupError(`--kube ${value}: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`, EXIT_USAGE);
+  if (!published)
+    throw new KindSetupError(
+      `--kube ${value}: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`,
+      EXIT_USAGE,
+    );
   if (match![2] && !published.startsWith(`kindest/node:v${minor}${match![2]}@`)) {
-    throw new KindSetupError(`--kube ${value}: kind ${KIND_VERSION}'s ${minor} image is ${published.split('@')[0]}; pass --kube ${minor}`, EXIT_USAGE);
+    throw new KindSetupError(
+      `--kube ${value}: kind ${KIND_VERSION}'s ${minor} image is ${published.split('@')[0]}; pass --kube ${minor}`,
+      EXIT_USAGE,
+    );
   }
   return minor!;
 }
@@ -25,4 +32,3 @@ export function olderThan(a: number[], b: number[]): boolean {
   for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
   return false;
 }
-

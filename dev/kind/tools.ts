@@ -29,9 +29,15 @@ export interface Run {
 
 /** Runs a program to completion; a missing program becomes a KindSetupError naming how to install it. */
 export function run(program: string, args: string[], options: { inherit?: boolean; kindVersion?: string } = {}): Run {
-  const result = spawnSync(program, args, { cwd: REPO, encoding: 'utf8', stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe' });
+  const result = spawnSync(program, args, {
+    cwd: REPO,
+    encoding: 'utf8',
+    stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe',
+  });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    throw new KindSetupError(`${program} not found on PATH: ${(INSTALL[program] ?? `install ${program}`).replace('VERSION', options.kindVersion ?? 'latest')}`);
+    throw new KindSetupError(
+      `${program} not found on PATH: ${(INSTALL[program] ?? `install ${program}`).replace('VERSION', options.kindVersion ?? 'latest')}`,
+    );
   }
   if (result.error) throw new KindSetupError(`${program} ${args.join(' ')}: ${result.error.message}`);
   return { status: result.status ?? EXIT_SETUP_FAILED, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
@@ -50,13 +56,20 @@ export function firstLine(text: string): string {
 /** docker is there and its daemon answers. */
 export function requireDocker(): void {
   const version = run('docker', ['version', '--format', '{{.Server.Version}}']);
-  if (version.status !== 0) throw new KindSetupError(`docker is installed but its daemon does not answer (${firstLine(version.stderr) || `docker version exited ${version.status}`}): start Docker`);
+  if (version.status !== 0)
+    throw new KindSetupError(
+      `docker is installed but its daemon does not answer (${firstLine(version.stderr) || `docker version exited ${version.status}`}): start Docker`,
+    );
 }
 
 export function kindClusters(kindVersion: string): string[] {
   const clusters = run('kind', ['get', 'clusters'], { kindVersion });
-  if (clusters.status !== 0) throw new KindSetupError(`kind get clusters exited ${clusters.status}: ${firstLine(clusters.stderr)}`);
-  return clusters.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
+  if (clusters.status !== 0)
+    throw new KindSetupError(`kind get clusters exited ${clusters.status}: ${firstLine(clusters.stderr)}`);
+  return clusters.stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 }
 
 /** Entry point shape shared by up and down: one line on a setup problem, the stack on a bug. */

@@ -3,7 +3,21 @@
 // image built from server/Dockerfile and loaded into the node, the namespace and RBAC applied.
 // Ends by printing the `termlab run` line to use.
 import { parseArgs } from 'node:util';
-import { CLUSTER_MANIFESTS, CLUSTER_NAME, CONTEXT, CREATE_WAIT, KIND_CONFIG, KIND_MINIMUM, KIND_NODE_IMAGES, KIND_VERSION, KUBE_MINORS, LAB_IMAGE_REFERENCE, RUN_LINE, kindNodeImage, type KubeMinor } from './versions.ts';
+import {
+  CLUSTER_MANIFESTS,
+  CLUSTER_NAME,
+  CONTEXT,
+  CREATE_WAIT,
+  KIND_CONFIG,
+  KIND_MINIMUM,
+  KIND_NODE_IMAGES,
+  KIND_VERSION,
+  KUBE_MINORS,
+  LAB_IMAGE_REFERENCE,
+  RUN_LINE,
+  kindNodeImage,
+  type KubeMinor,
+} from './versions.ts';
 import { kindRelease, kubeMinor, olderThan } from './kube.ts';
 import { LAB_STAGE } from '../../server/dockerfile.ts';
 import { EXIT_USAGE, firstLine, KindSetupError, kindClusters, main, requireDocker, run, runStep } from './tools.ts';
@@ -14,7 +28,10 @@ main('kind:up', () => {
     kube = kubeMinor(parseArgs({ options: { kube: { type: 'string' } }, strict: true }).values.kube);
   } catch (error) {
     if (error instanceof KindSetupError) throw error;
-    throw new KindSetupError(`${(error as Error).message} (usage: npm run kind:up -- [--kube ${KUBE_MINORS.join('|')}])`, EXIT_USAGE);
+    throw new KindSetupError(
+      `${(error as Error).message} (usage: npm run kind:up -- [--kube ${KUBE_MINORS.join('|')}])`,
+      EXIT_USAGE,
+    );
   }
   const configImage = kindNodeImage();
   const nodeImage = kube ? KIND_NODE_IMAGES[kube] : configImage;
@@ -22,13 +39,19 @@ main('kind:up', () => {
   const version = firstLine(run('kind', ['version'], { kindVersion: KIND_VERSION }).stdout);
   const release = kindRelease(version);
   if (release && olderThan(release, kindRelease(KIND_MINIMUM)!)) {
-    throw new KindSetupError(`${version} is older than ${KIND_MINIMUM}, which ${nodeImage.split('@')[0]} needs (kubeadm v1beta4, kind load): go install sigs.k8s.io/kind@${KIND_VERSION}`);
+    throw new KindSetupError(
+      `${version} is older than ${KIND_MINIMUM}, which ${nodeImage.split('@')[0]} needs (kubeadm v1beta4, kind load): go install sigs.k8s.io/kind@${KIND_VERSION}`,
+    );
   }
   if (kindClusters(KIND_VERSION).includes(CLUSTER_NAME)) {
-    throw new KindSetupError(`a kind cluster named ${CLUSTER_NAME} already exists: use it (${RUN_LINE}) or remove it first (npm run kind:down)`);
+    throw new KindSetupError(
+      `a kind cluster named ${CLUSTER_NAME} already exists: use it (${RUN_LINE}) or remove it first (npm run kind:down)`,
+    );
   }
   if (!version.includes(`${KIND_VERSION} `)) {
-    process.stderr.write(`kind:up: note: the node images are kind ${KIND_VERSION}'s; this is ${version || 'an unknown kind'}\n`);
+    process.stderr.write(
+      `kind:up: note: the node images are kind ${KIND_VERSION}'s; this is ${version || 'an unknown kind'}\n`,
+    );
   }
   // The image first: a build failure then leaves no cluster behind.
   console.log(`▶ docker build ${LAB_IMAGE_REFERENCE} (server/Dockerfile, target ${LAB_STAGE})`);
@@ -36,7 +59,17 @@ main('kind:up', () => {
   console.log(`▶ kind create cluster ${CLUSTER_NAME} (${nodeImage})`);
   // --image overrides every node's image in the config (kind's documented flag).
   const image = nodeImage === configImage ? [] : ['--image', nodeImage];
-  runStep('kind', ['create', 'cluster', '--name', CLUSTER_NAME, '--config', KIND_CONFIG, ...image, '--wait', CREATE_WAIT]);
+  runStep('kind', [
+    'create',
+    'cluster',
+    '--name',
+    CLUSTER_NAME,
+    '--config',
+    KIND_CONFIG,
+    ...image,
+    '--wait',
+    CREATE_WAIT,
+  ]);
   console.log(`▶ kind load docker-image ${LAB_IMAGE_REFERENCE}`);
   runStep('kind', ['load', 'docker-image', LAB_IMAGE_REFERENCE, '--name', CLUSTER_NAME]);
   console.log(`▶ kubectl apply ${CLUSTER_MANIFESTS.join(' ')}`);

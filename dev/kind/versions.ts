@@ -58,7 +58,10 @@ const KUBEADM_API = 'kubeadm.k8s.io/v1beta4';
 const kubeadmPatch = z.string().superRefine((text, context) => {
   const apiVersion = (parse(text) as { apiVersion?: unknown } | null)?.apiVersion;
   if (typeof apiVersion === 'string' && apiVersion.startsWith('kubeadm.k8s.io/') && apiVersion !== KUBEADM_API) {
-    context.addIssue({ code: 'custom', message: `patches ${apiVersion}: kind ${KIND_VERSION} writes ${KUBEADM_API} for 1.36+; name ${KUBEADM_API} or no apiVersion` });
+    context.addIssue({
+      code: 'custom',
+      message: `patches ${apiVersion}: kind ${KIND_VERSION} writes ${KUBEADM_API} for 1.36+; name ${KUBEADM_API} or no apiVersion`,
+    });
   }
 });
 
@@ -66,11 +69,15 @@ const kindConfigSchema = z.object({
   kind: z.literal('Cluster'),
   apiVersion: z.literal('kind.x-k8s.io/v1alpha4'),
   kubeadmConfigPatches: z.array(kubeadmPatch).optional(),
-  nodes: z.array(z.object({
-    role: z.string(),
-    image: z.string().regex(/^kindest\/node:v[\d.]+@sha256:[0-9a-f]{64}$/, 'a kindest/node image pinned by digest'),
-    kubeadmConfigPatches: z.array(kubeadmPatch).optional(),
-  })).min(1),
+  nodes: z
+    .array(
+      z.object({
+        role: z.string(),
+        image: z.string().regex(/^kindest\/node:v[\d.]+@sha256:[0-9a-f]{64}$/, 'a kindest/node image pinned by digest'),
+        kubeadmConfigPatches: z.array(kubeadmPatch).optional(),
+      }),
+    )
+    .min(1),
 });
 
 /** The node image of manifests/kind-config.yaml; a bad file gets one line naming the file and field. */

@@ -14,7 +14,13 @@ function fingerprint(dir: string, files: string[], extra: string): string {
 }
 
 /** Builds only when the output is missing or its recorded inputs changed. */
-function buildIfChanged(output: string, dir: string, inputs: string[], extra: string, run: () => void): 'built' | 'up to date' {
+function buildIfChanged(
+  output: string,
+  dir: string,
+  inputs: string[],
+  extra: string,
+  run: () => void,
+): 'built' | 'up to date' {
   const stamp = `${output}.inputs`;
   const wanted = fingerprint(dir, inputs, extra);
   if (existsSync(output) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return 'up to date';
@@ -26,17 +32,27 @@ function buildIfChanged(output: string, dir: string, inputs: string[], extra: st
 
 function versionFlags(kubeVersion: string): string {
   const [major, minor] = kubeVersion.slice(1).split('.');
-  const vars = { gitVersion: kubeVersion, gitMajor: major, gitMinor: minor, gitTreeState: 'clean', buildDate: '1970-01-01T00:00:00Z' };
+  const vars = {
+    gitVersion: kubeVersion,
+    gitMajor: major,
+    gitMinor: minor,
+    gitTreeState: 'clean',
+    buildDate: '1970-01-01T00:00:00Z',
+  };
   // component-base and client-go each carry the version; Kubernetes' own build stamps both.
   return ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']
-    .flatMap((pkg) => Object.entries(vars).map(([k, v]) => `-X ${pkg}.${k}=${v}`)).join(' ');
+    .flatMap((pkg) => Object.entries(vars).map(([k, v]) => `-X ${pkg}.${k}=${v}`))
+    .join(' ');
 }
 
 export function buildKube(m: NodeModules): string {
   const flags = versionFlags(m.kubeVersion);
   const output = binaries(m.kubeVersion).kube;
   return buildIfChanged(output, m.kubeDir, ['go.mod', 'go.sum', 'cmd/kube/main.go'], flags, () => {
-    sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, './cmd/kube'], { cwd: m.kubeDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, './cmd/kube'], {
+      cwd: m.kubeDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   });
 }
 
@@ -50,7 +66,10 @@ export function buildKubectl(m: NodeModules, output: string): string {
     const dir = join(dirname(output), `kubectl-module-${m.kubeVersion}`);
     mkdirSync(dir, { recursive: true });
     for (const file of ['go.mod', 'go.sum']) copyFileSync(join(m.kubeDir, file), join(dir, file));
-    sh('go', ['build', '-mod=mod', '-trimpath', '-ldflags', flags, '-o', output, 'k8s.io/kubernetes/cmd/kubectl'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    sh('go', ['build', '-mod=mod', '-trimpath', '-ldflags', flags, '-o', output, 'k8s.io/kubernetes/cmd/kubectl'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   });
 }
 
@@ -63,7 +82,10 @@ export function buildEtcd(m: NodeModules): string {
 
 export function buildPause(): string {
   return buildIfChanged(paths.pause, MODULE_DIR, ['cmd/pause/main.go'], 'static', () => {
-    sh('go', ['build', '-trimpath', '-o', paths.pause, './cmd/pause'], { cwd: MODULE_DIR, env: { ...process.env, CGO_ENABLED: '0' } });
+    sh('go', ['build', '-trimpath', '-o', paths.pause, './cmd/pause'], {
+      cwd: MODULE_DIR,
+      env: { ...process.env, CGO_ENABLED: '0' },
+    });
   });
 }
 
@@ -72,7 +94,10 @@ export async function buildPrograms(kubeVersion: string): Promise<{ kube: string
   const started = performance.now();
   const bin = binaries(kubeVersion);
   const modules = await step(`Go modules of ${kubeVersion}`, () => modulesFor(kubeVersion));
-  const kube = await step(`build ${kubeVersion}: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)`, () => buildKube(modules));
+  const kube = await step(
+    `build ${kubeVersion}: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy (one binary)`,
+    () => buildKube(modules),
+  );
   console.log(`  ${kube}: ${bin.kube}`);
   const etcd = await step(`build etcd ${modules.etcdVersion}`, () => buildEtcd(modules));
   console.log(`  ${etcd}: ${bin.etcd}`);

@@ -24,7 +24,11 @@ const dir = mkdtempSync(join(tmpdir(), 'termlab-class-'));
 const failures: string[] = [];
 const started = Date.now();
 
-interface Result { status: number | null; stdout: string; stderr: string }
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function onNode(command: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Result {
   // The time limit starts once the lock is held: another helper may hold it for minutes.
@@ -34,9 +38,12 @@ function onNode(command: string, args: string[], env: NodeJS.ProcessEnv = {}, in
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-const admin = (args: string[], input?: string) => onNode(kubectlBin, ['--kubeconfig', kubeconfig, '--context', CONTEXT, ...args], {}, input);
-const as = (student: string, args: string[], input?: string) => onNode(kubectlBin, ['--kubeconfig', join(dir, `${student}.kubeconfig`), ...args], {}, input);
-const termlab = (args: string[], env: NodeJS.ProcessEnv = {}) => onNode(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], env);
+const admin = (args: string[], input?: string) =>
+  onNode(kubectlBin, ['--kubeconfig', kubeconfig, '--context', CONTEXT, ...args], {}, input);
+const as = (student: string, args: string[], input?: string) =>
+  onNode(kubectlBin, ['--kubeconfig', join(dir, `${student}.kubeconfig`), ...args], {}, input);
+const termlab = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  onNode(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], env);
 const nsOf = (student: string) => `${CLASS}-${student}`;
 const oneLine = (text: string) => text.trim().split('\n').filter(Boolean).pop() ?? '';
 
@@ -48,34 +55,78 @@ function check(name: string, ok: boolean, detail: string): void {
 /** A refusal by RBAC, and the message names who, what and where. */
 function refused(name: string, r: Result, verb: string, resource: string, namespace: string, user: string): void {
   const text = `${r.stderr}${r.stdout}`.trim();
-  const says = text.includes('forbidden') && text.includes(`User "${user}"`) && text.includes(`cannot ${verb} resource "${resource}"`) && text.includes(`in the namespace "${namespace}"`);
+  const says =
+    text.includes('forbidden') &&
+    text.includes(`User "${user}"`) &&
+    text.includes(`cannot ${verb} resource "${resource}"`) &&
+    text.includes(`in the namespace "${namespace}"`);
   check(name, r.status !== 0 && says, `exit ${r.status}: ${oneLine(text)}`);
 }
 
 function targetPod(student: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: `${student}-target`, namespace: nsOf(student), labels: { 'app.kubernetes.io/name': 'termlab-class-check' }, ...(extra.metadata as object ?? {}) },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${student}-target`,
+      namespace: nsOf(student),
+      labels: { 'app.kubernetes.io/name': 'termlab-class-check' },
+      ...((extra.metadata as object) ?? {}),
+    },
     spec: {
-      restartPolicy: 'Never', automountServiceAccountToken: false, enableServiceLinks: false, terminationGracePeriodSeconds: 1,
-      containers: [{ name: 'lab', image: 'termlab/lab-server:0.1.0', imagePullPolicy: 'IfNotPresent', ports: [{ name: 'http', containerPort: 8080 }],
-        readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 1 },
-        resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
-        securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, runAsUser: 1000 } }],
-      ...(extra.spec as object ?? {}),
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'lab',
+          image: 'termlab/lab-server:0.1.0',
+          imagePullPolicy: 'IfNotPresent',
+          ports: [{ name: 'http', containerPort: 8080 }],
+          readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 1 },
+          resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
+          securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, runAsUser: 1000 },
+        },
+      ],
+      ...((extra.spec as object) ?? {}),
     },
   });
 }
 
 /** A merge PATCH on a pod with the student's own token, as any HTTP client could send it. */
 function patchAs(student: string, namespace: string, pod: string): Result {
-  const config = parseAllDocuments(readFileSync(join(dir, `${student}.kubeconfig`), 'utf8'))[0]!.toJSON() as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[]; users: { user: { token: string } }[] };
+  const config = parseAllDocuments(readFileSync(join(dir, `${student}.kubeconfig`), 'utf8'))[0]!.toJSON() as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+    users: { user: { token: string } }[];
+  };
   const ca = join(dir, 'ca.crt');
   writeFileSync(ca, Buffer.from(config.clusters[0]!.cluster['certificate-authority-data'], 'base64'));
   const url = `${config.clusters[0]!.cluster.server}/api/v1/namespaces/${namespace}/pods/${pod}`;
-  const r = onNode('curl', ['-sS', '--cacert', ca, '-X', 'PATCH', '-H', `Authorization: Bearer ${config.users[0]!.user.token}`, '-H', 'Content-Type: application/merge-patch+json', '--data', '{"metadata":{"labels":{"touched":"yes"}}}', '-w', '\nHTTP %{http_code}', url]);
+  const r = onNode('curl', [
+    '-sS',
+    '--cacert',
+    ca,
+    '-X',
+    'PATCH',
+    '-H',
+    `Authorization: Bearer ${config.users[0]!.user.token}`,
+    '-H',
+    'Content-Type: application/merge-patch+json',
+    '--data',
+    '{"metadata":{"labels":{"touched":"yes"}}}',
+    '-w',
+    '\nHTTP %{http_code}',
+    url,
+  ]);
   const code = /HTTP (\d+)$/.exec(r.stdout)?.[1];
-  const message = (() => { try { return (JSON.parse(r.stdout.replace(/\nHTTP \d+$/, '')) as { message?: string }).message ?? ''; } catch { return r.stdout; } })();
+  const message = (() => {
+    try {
+      return (JSON.parse(r.stdout.replace(/\nHTTP \d+$/, '')) as { message?: string }).message ?? '';
+    } catch {
+      return r.stdout;
+    }
+  })();
   return { status: code === '200' ? 0 : Number(code ?? 1), stdout: `HTTP ${code}: ${message}`, stderr: r.stderr };
 }
 
@@ -84,13 +135,26 @@ function patchAs(student: string, namespace: string, pod: string): Result {
 const forwards = new Set<number>();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    for (const group of forwards) try { process.kill(-group, 'SIGTERM'); } catch { /* already gone */ }
+    for (const group of forwards)
+      try {
+        process.kill(-group, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     process.exit(signal === 'SIGINT' ? 130 : 143);
   });
 }
 
 async function portForward(student: string, namespace: string, pod: string): Promise<{ ok: boolean; text: string }> {
-  const argv = ['--kubeconfig', join(dir, `${student}.kubeconfig`), '-n', namespace, 'port-forward', `pod/${pod}`, ':8080'];
+  const argv = [
+    '--kubeconfig',
+    join(dir, `${student}.kubeconfig`),
+    '-n',
+    namespace,
+    'port-forward',
+    `pod/${pod}`,
+    ':8080',
+  ];
   // flock -o: kubectl must not inherit the lock's descriptor; and a process group of its own, killed
   // whole below: killing flock alone left kubectl running, holding the node's lock for every helper.
   const [cmd, args] = lock ? ['flock', ['-o', lock, kubectlBin, ...argv]] : [kubectlBin, argv];
@@ -98,12 +162,20 @@ async function portForward(student: string, namespace: string, pod: string): Pro
   forwards.add(child.pid!);
   let out = '';
   let err = '';
-  child.stderr.on('data', (c) => { err += c; });
+  child.stderr.on('data', (c) => {
+    err += c;
+  });
   try {
     return await new Promise((resolve) => {
-      const timer = setTimeout(() => resolve({ ok: false, text: `no answer within 300 s (lock wait included): ${oneLine(err)}` }), 300_000);
+      const timer = setTimeout(
+        () => resolve({ ok: false, text: `no answer within 300 s (lock wait included): ${oneLine(err)}` }),
+        300_000,
+      );
       // 'close', not 'exit': kubectl's refusal can still be in the stderr pipe when the process has exited.
-      child.on('close', (code) => { clearTimeout(timer); resolve({ ok: false, text: `exit ${code}: ${oneLine(err)}` }); });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ ok: false, text: `exit ${code}: ${oneLine(err)}` });
+      });
       child.stdout.on('data', async (c) => {
         out += c;
         const port = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
@@ -118,39 +190,107 @@ async function portForward(student: string, namespace: string, pod: string): Pro
       });
     });
   } finally {
-    try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
     forwards.delete(child.pid!);
   }
 }
 
 async function main(): Promise<void> {
   // 1. The class, as an instructor applies it (without the CronJob: see the header).
-  const docs = parseAllDocuments(readFileSync(join(REPO, 'manifests/class.yaml'), 'utf8')).map((d) => d.toJSON()).filter((d) => d && d.kind !== 'CronJob');
+  const docs = parseAllDocuments(readFileSync(join(REPO, 'manifests/class.yaml'), 'utf8'))
+    .map((d) => d.toJSON())
+    .filter((d) => d && d.kind !== 'CronJob');
   const applied = admin(['apply', '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
-  check('apply manifests/class.yaml', applied.status === 0, applied.status === 0 ? `${docs.length} objects (CronJob left out)` : oneLine(applied.stderr));
+  check(
+    'apply manifests/class.yaml',
+    applied.status === 0,
+    applied.status === 0 ? `${docs.length} objects (CronJob left out)` : oneLine(applied.stderr),
+  );
 
   // 2. Two students, made by `termlab class student`.
   for (const s of STUDENTS) {
-    const r = termlab(['class', 'student', s, '--namespace', CLASS, '-o', join(dir, `${s}.kubeconfig`), '--kubeconfig', kubeconfig, '--context', CONTEXT, '--hours', '1', '--force']);
-    console.log(r.stdout.trim().split('\n').map((l) => `       ${l}`).join('\n'));
-    check(`termlab class student ${s}`, r.status === 0 && /the token expires .* \(1 h\)/.test(r.stdout), r.status === 0 ? oneLine(r.stdout) : `exit ${r.status}: ${oneLine(r.stderr)}`);
+    const r = termlab([
+      'class',
+      'student',
+      s,
+      '--namespace',
+      CLASS,
+      '-o',
+      join(dir, `${s}.kubeconfig`),
+      '--kubeconfig',
+      kubeconfig,
+      '--context',
+      CONTEXT,
+      '--hours',
+      '1',
+      '--force',
+    ]);
+    console.log(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => `       ${l}`)
+        .join('\n'),
+    );
+    check(
+      `termlab class student ${s}`,
+      r.status === 0 && /the token expires .* \(1 h\)/.test(r.stdout),
+      r.status === 0 ? oneLine(r.stdout) : `exit ${r.status}: ${oneLine(r.stderr)}`,
+    );
     const who = as(s, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
-    check(`${s}'s kubeconfig is ${s}`, who.stdout.trim() === `system:serviceaccount:${CLASS}:${s}`, who.stdout.trim() || oneLine(who.stderr));
+    check(
+      `${s}'s kubeconfig is ${s}`,
+      who.stdout.trim() === `system:serviceaccount:${CLASS}:${s}`,
+      who.stdout.trim() || oneLine(who.stderr),
+    );
   }
 
   // 3. Each student runs the lab pair with their own kubeconfig (its namespace is theirs).
   for (const s of STUDENTS) {
     const out = join(dir, `${s}-run`);
     const state = join(dir, `${s}-state`);
-    const r = termlab(['run', '--kubeconfig', join(dir, `${s}.kubeconfig`), '--only', 'short-grace,restored-grace', '--lab', 'manifests/lab.yaml', '--out', out], { TERMLAB_STATE_DIR: state });
+    const r = termlab(
+      [
+        'run',
+        '--kubeconfig',
+        join(dir, `${s}.kubeconfig`),
+        '--only',
+        'short-grace,restored-grace',
+        '--lab',
+        'manifests/lab.yaml',
+        '--out',
+        out,
+      ],
+      { TERMLAB_STATE_DIR: state },
+    );
     const pair = /lab pair grace: (\w+)/.exec(r.stdout)?.[1];
-    check(`${s} runs the lab pair`, r.status === 0 && pair === 'pass', `exit ${r.status}, lab pair grace: ${pair ?? 'none'}${r.status ? `; ${oneLine(r.stderr || r.stdout)}` : ''}`);
+    check(
+      `${s} runs the lab pair`,
+      r.status === 0 && pair === 'pass',
+      `exit ${r.status}, lab pair grace: ${pair ?? 'none'}${r.status ? `; ${oneLine(r.stderr || r.stdout)}` : ''}`,
+    );
     const username = `system:serviceaccount:${CLASS}:${s}`;
-    const observations = readdirSync(out).filter((f) => f.endsWith('.observation.json')).map((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as { run?: { ownerId?: string } });
+    const observations = readdirSync(out)
+      .filter((f) => f.endsWith('.observation.json'))
+      .map((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as { run?: { ownerId?: string } });
     const owners = [...new Set(observations.map((o) => o.run?.ownerId))];
-    check(`${s}'s pods are labelled with who the cluster says ${s} is`, owners.length === 1 && owners[0] === ownerLabelFor(username), `owner ${owners.join(', ')} (expected ${ownerLabelFor(username)})`);
-    const records = readdirSync(join(state, 'runs')).map((f) => JSON.parse(readFileSync(join(state, 'runs', f), 'utf8')) as { identity?: string; ownerSource?: string });
-    check(`${s}'s run record names the identity`, records.length === 1 && records[0]!.identity === username && records[0]!.ownerSource === 'SelfSubjectReview', JSON.stringify(records.map((x) => ({ identity: x.identity, ownerSource: x.ownerSource }))));
+    check(
+      `${s}'s pods are labelled with who the cluster says ${s} is`,
+      owners.length === 1 && owners[0] === ownerLabelFor(username),
+      `owner ${owners.join(', ')} (expected ${ownerLabelFor(username)})`,
+    );
+    const records = readdirSync(join(state, 'runs')).map(
+      (f) => JSON.parse(readFileSync(join(state, 'runs', f), 'utf8')) as { identity?: string; ownerSource?: string },
+    );
+    check(
+      `${s}'s run record names the identity`,
+      records.length === 1 && records[0]!.identity === username && records[0]!.ownerSource === 'SelfSubjectReview',
+      JSON.stringify(records.map((x) => ({ identity: x.identity, ownerSource: x.ownerSource }))),
+    );
   }
 
   // 4. A pod of each student's own, then every cross-student delete, patch, exec and port-forward.
@@ -162,45 +302,189 @@ async function main(): Promise<void> {
     const r = as(s, ['-n', nsOf(s), 'wait', '--for=condition=Ready', `pod/${s}-target`, '--timeout=90s']);
     check(`${s}-target is ready`, r.status === 0, oneLine(r.stdout || r.stderr));
   }
-  for (const [me, other] of [['alice', 'bob'], ['bob', 'alice']] as const) {
+  for (const [me, other] of [
+    ['alice', 'bob'],
+    ['bob', 'alice'],
+  ] as const) {
     const user = `system:serviceaccount:${CLASS}:${me}`;
     const ns = nsOf(other);
     const pod = `${other}-target`;
-    refused(`${me} kubectl delete pod ${pod}`, as(me, ['-n', ns, 'delete', 'pod', pod, '--wait=false']), 'delete', 'pods', ns, user);
+    refused(
+      `${me} kubectl delete pod ${pod}`,
+      as(me, ['-n', ns, 'delete', 'pod', pod, '--wait=false']),
+      'delete',
+      'pods',
+      ns,
+      user,
+    );
     // kubectl patch reads the pod first: refused there; the PATCH itself is refused too (curl with the student's token).
-    refused(`${me} kubectl patch pod ${pod}`, as(me, ['-n', ns, 'patch', 'pod', pod, '-p', '{"metadata":{"labels":{"touched":"yes"}}}']), 'get', 'pods', ns, user);
+    refused(
+      `${me} kubectl patch pod ${pod}`,
+      as(me, ['-n', ns, 'patch', 'pod', pod, '-p', '{"metadata":{"labels":{"touched":"yes"}}}']),
+      'get',
+      'pods',
+      ns,
+      user,
+    );
     refused(`${me} PATCH pod ${pod}`, patchAs(me, ns, pod), 'patch', 'pods', ns, user);
-    refused(`${me} kubectl exec ${pod}`, as(me, ['-n', ns, 'exec', pod, '--', 'node', '-e', '0']), 'get', 'pods', ns, user);
+    refused(
+      `${me} kubectl exec ${pod}`,
+      as(me, ['-n', ns, 'exec', pod, '--', 'node', '-e', '0']),
+      'get',
+      'pods',
+      ns,
+      user,
+    );
     // kubectl reads the pod first; the subresource itself is refused too.
-    refused(`${me} POST pods/exec of ${pod}`, as(me, ['create', '--raw', `/api/v1/namespaces/${ns}/pods/${pod}/exec?command=node&command=-e&command=0&stdout=true`, '-f', '-'], '{}'), 'create', 'pods/exec', ns, user);
+    refused(
+      `${me} POST pods/exec of ${pod}`,
+      as(
+        me,
+        [
+          'create',
+          '--raw',
+          `/api/v1/namespaces/${ns}/pods/${pod}/exec?command=node&command=-e&command=0&stdout=true`,
+          '-f',
+          '-',
+        ],
+        '{}',
+      ),
+      'create',
+      'pods/exec',
+      ns,
+      user,
+    );
     const pf = await portForward(me, ns, pod);
     const pfText = pf.text;
-    check(`${me} kubectl port-forward ${pod}`, !pf.ok && pfText.includes('forbidden') && pfText.includes(`User "${user}"`) && pfText.includes(`in the namespace "${ns}"`), pfText);
-    refused(`${me} GET pods/portforward of ${pod}`, as(me, ['get', '--raw', `/api/v1/namespaces/${ns}/pods/${pod}/portforward?ports=8080`]), 'get', 'pods/portforward', ns, user);
-    refused(`${me} POST a pod into ${ns}`, as(me, ['create', '--raw', `/api/v1/namespaces/${ns}/pods`, '-f', '-'], targetPod(other).replace(`"${other}-target"`, `"${me}-intruder"`)), 'create', 'pods', ns, user);
+    check(
+      `${me} kubectl port-forward ${pod}`,
+      !pf.ok &&
+        pfText.includes('forbidden') &&
+        pfText.includes(`User "${user}"`) &&
+        pfText.includes(`in the namespace "${ns}"`),
+      pfText,
+    );
+    refused(
+      `${me} GET pods/portforward of ${pod}`,
+      as(me, ['get', '--raw', `/api/v1/namespaces/${ns}/pods/${pod}/portforward?ports=8080`]),
+      'get',
+      'pods/portforward',
+      ns,
+      user,
+    );
+    refused(
+      `${me} POST a pod into ${ns}`,
+      as(
+        me,
+        ['create', '--raw', `/api/v1/namespaces/${ns}/pods`, '-f', '-'],
+        targetPod(other).replace(`"${other}-target"`, `"${me}-intruder"`),
+      ),
+      'create',
+      'pods',
+      ns,
+      user,
+    );
     // And on their own pod, the same commands work: the refusals are about whose pod it is.
-    const exec = as(me, ['-n', nsOf(me), 'exec', `${me}-target`, '--', 'node', '-e', 'console.log(process.env.POD_NAME ?? "in")']);
-    check(`${me} kubectl exec into own ${me}-target`, exec.status === 0, `exit ${exec.status} ${oneLine(exec.stdout || exec.stderr)}`);
+    const exec = as(me, [
+      '-n',
+      nsOf(me),
+      'exec',
+      `${me}-target`,
+      '--',
+      'node',
+      '-e',
+      'console.log(process.env.POD_NAME ?? "in")',
+    ]);
+    check(
+      `${me} kubectl exec into own ${me}-target`,
+      exec.status === 0,
+      `exit ${exec.status} ${oneLine(exec.stdout || exec.stderr)}`,
+    );
     const own = await portForward(me, nsOf(me), `${me}-target`);
     check(`${me} kubectl port-forward own ${me}-target`, own.ok, own.text);
   }
-  const untouched = admin(['get', 'pods', '-A', '-l', 'app.kubernetes.io/name=termlab-class-check', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}:{.metadata.labels.touched}{" "}{end}']);
-  check('both target pods still there, unpatched', untouched.stdout.trim().split(' ').sort().join(' ') === 'termlab-alice/alice-target: termlab-bob/bob-target:', untouched.stdout.trim());
+  const untouched = admin([
+    'get',
+    'pods',
+    '-A',
+    '-l',
+    'app.kubernetes.io/name=termlab-class-check',
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}:{.metadata.labels.touched}{" "}{end}',
+  ]);
+  check(
+    'both target pods still there, unpatched',
+    untouched.stdout.trim().split(' ').sort().join(' ') === 'termlab-alice/alice-target: termlab-bob/bob-target:',
+    untouched.stdout.trim(),
+  );
 
   // 5. A full quota: alice's cut to the one pod she has; a run waits, says so, and ends with exit 3 naming it.
-  const cut = admin(['-n', nsOf('alice'), 'patch', 'resourcequota', 'termlab-quota', '--type=merge', '-p', '{"spec":{"hard":{"pods":"1"}}}']);
-  check('instructor cuts termlab-alice\'s quota to 1 pod', cut.status === 0, oneLine(cut.stdout || cut.stderr));
-  const full = termlab(['run', '--kubeconfig', join(dir, 'alice.kubeconfig'), '--only', 'short-grace', '--lab', 'manifests/lab.yaml', '--out', join(dir, 'alice-full'), '--quota-wait', '8'], { TERMLAB_STATE_DIR: join(dir, 'alice-state') });
+  const cut = admin([
+    '-n',
+    nsOf('alice'),
+    'patch',
+    'resourcequota',
+    'termlab-quota',
+    '--type=merge',
+    '-p',
+    '{"spec":{"hard":{"pods":"1"}}}',
+  ]);
+  check("instructor cuts termlab-alice's quota to 1 pod", cut.status === 0, oneLine(cut.stdout || cut.stderr));
+  const full = termlab(
+    [
+      'run',
+      '--kubeconfig',
+      join(dir, 'alice.kubeconfig'),
+      '--only',
+      'short-grace',
+      '--lab',
+      'manifests/lab.yaml',
+      '--out',
+      join(dir, 'alice-full'),
+      '--quota-wait',
+      '8',
+    ],
+    { TERMLAB_STATE_DIR: join(dir, 'alice-state') },
+  );
   const waited = /waiting for the class quota: 1 of 1 pods in use \(termlab-quota in termlab-alice\)/.test(full.stdout);
   const named = /QUOTA_FULL: the class quota termlab-quota in termlab-alice stayed full/.test(full.stderr);
-  check('a run on a full quota waits, then exit 3 naming the quota', full.status === 3 && waited && named && !/\n\s+at /.test(full.stderr), `exit ${full.status}; ${oneLine(full.stderr)}`);
+  check(
+    'a run on a full quota waits, then exit 3 naming the quota',
+    full.status === 3 && waited && named && !/\n\s+at /.test(full.stderr),
+    `exit ${full.status}; ${oneLine(full.stderr)}`,
+  );
   const count = admin(['-n', nsOf('alice'), 'get', 'pods', '-o', 'name']);
-  check('no pod over the quota', count.stdout.trim().split('\n').filter(Boolean).length <= 1, count.stdout.trim().replace(/\n/g, ' '));
-  admin(['-n', nsOf('alice'), 'patch', 'resourcequota', 'termlab-quota', '--type=merge', '-p', '{"spec":{"hard":{"pods":"8"}}}']);
+  check(
+    'no pod over the quota',
+    count.stdout.trim().split('\n').filter(Boolean).length <= 1,
+    count.stdout.trim().replace(/\n/g, ' '),
+  );
+  admin([
+    '-n',
+    nsOf('alice'),
+    'patch',
+    'resourcequota',
+    'termlab-quota',
+    '--type=merge',
+    '-p',
+    '{"spec":{"hard":{"pods":"8"}}}',
+  ]);
 
   // 6. The class-wide reaper, as its own ServiceAccount, finds an expired pod in each student's namespace.
   for (const s of STUDENTS) {
-    const expired = targetPod(s, { metadata: { name: `${s}-expired`, labels: { 'app.kubernetes.io/managed-by': 'termlab', 'termlab.io/env': ENV, 'termlab.io/owner': ownerLabelFor(`system:serviceaccount:${CLASS}:${s}`), 'termlab.io/run': 'run-class-check' }, finalizers: ['termlab.io/hold'] }, spec: { activeDeadlineSeconds: 1 } });
+    const expired = targetPod(s, {
+      metadata: {
+        name: `${s}-expired`,
+        labels: {
+          'app.kubernetes.io/managed-by': 'termlab',
+          'termlab.io/env': ENV,
+          'termlab.io/owner': ownerLabelFor(`system:serviceaccount:${CLASS}:${s}`),
+          'termlab.io/run': 'run-class-check',
+        },
+        finalizers: ['termlab.io/hold'],
+      },
+      spec: { activeDeadlineSeconds: 1 },
+    });
     const r = as(s, ['apply', '-f', '-'], expired);
     check(`${s} leaves an expired lab pod`, r.status === 0, oneLine(r.stdout || r.stderr));
   }
@@ -208,28 +492,77 @@ async function main(): Promise<void> {
   const { renderStudentKubeconfig, clusterOf } = await import('../../harness/class/student-kubeconfig.ts');
   const { connect } = await import('../../harness/kube/index.ts');
   const current = (await connect({ kubeconfig, context: CONTEXT })).kc.getCurrentCluster()!;
-  writeFileSync(join(dir, 'reaper.kubeconfig'), renderStudentKubeconfig({ cluster: clusterOf(current), student: 'reaper', namespace: CLASS, token: token.stdout.trim(), expiresAt: 'in 10 minutes' }), { mode: 0o600 });
+  writeFileSync(
+    join(dir, 'reaper.kubeconfig'),
+    renderStudentKubeconfig({
+      cluster: clusterOf(current),
+      student: 'reaper',
+      namespace: CLASS,
+      token: token.stdout.trim(),
+      expiresAt: 'in 10 minutes',
+    }),
+    { mode: 0o600 },
+  );
   // Past the 1 s deadline (the pods were made above; the kubelet needs no part in it).
   await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const reap = termlab(['reap', '--all-owners', '--class', CLASS, '--env', ENV, '--kubeconfig', join(dir, 'reaper.kubeconfig')]);
-  console.log(reap.stdout.trim().split('\n').map((l) => `       ${l}`).join('\n'));
+  const reap = termlab([
+    'reap',
+    '--all-owners',
+    '--class',
+    CLASS,
+    '--env',
+    ENV,
+    '--kubeconfig',
+    join(dir, 'reaper.kubeconfig'),
+  ]);
+  console.log(
+    reap.stdout
+      .trim()
+      .split('\n')
+      .map((l) => `       ${l}`)
+      .join('\n'),
+  );
   const deleted = STUDENTS.every((s) => new RegExp(`^deleted\\s+${s}-expired `, 'm').test(reap.stdout));
-  check('reap --all-owners --class termlab (as termlab-reaper) takes both students\' expired pods', reap.status === 0 && deleted, oneLine(reap.stdout || reap.stderr));
-
+  check(
+    "reap --all-owners --class termlab (as termlab-reaper) takes both students' expired pods",
+    reap.status === 0 && deleted,
+    oneLine(reap.stdout || reap.stderr),
+  );
 }
 
 /** Leave the node as found: any pod still held by termlab's finalizer let go, then the students' namespaces and the class. */
 function cleanup(): void {
   for (const s of STUDENTS) {
-    const held = admin(['-n', nsOf(s), 'get', 'pods', '-o', 'jsonpath={range .items[?(@.metadata.finalizers)]}{.metadata.name}{" "}{end}']);
-    for (const pod of held.stdout.trim().split(' ').filter(Boolean)) admin(['-n', nsOf(s), 'patch', 'pod', pod, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    const held = admin([
+      '-n',
+      nsOf(s),
+      'get',
+      'pods',
+      '-o',
+      'jsonpath={range .items[?(@.metadata.finalizers)]}{.metadata.name}{" "}{end}',
+    ]);
+    for (const pod of held.stdout.trim().split(' ').filter(Boolean))
+      admin([
+        '-n',
+        nsOf(s),
+        'patch',
+        'pod',
+        pod,
+        '--type=json',
+        '-p',
+        '[{"op":"remove","path":"/metadata/finalizers"}]',
+      ]);
   }
   const gone = admin(['delete', 'namespace', ...STUDENTS.map(nsOf), '--ignore-not-found', '--wait=false']);
   const cls = admin(['delete', '-f', join(REPO, 'manifests/class.yaml'), '--ignore-not-found', '--wait=false']);
-  console.log(`cleanup: ${[gone, cls].map((r) => (r.status === 0 ? r.stdout.trim().split('\n').length + ' deleted' : oneLine(r.stderr))).join('; ')}`);
+  console.log(
+    `cleanup: ${[gone, cls].map((r) => (r.status === 0 ? r.stdout.trim().split('\n').length + ' deleted' : oneLine(r.stderr))).join('; ')}`,
+  );
 }
 
-await main().catch((error: unknown) => { check('class check', false, error instanceof Error ? error.stack ?? error.message : String(error)); });
+await main().catch((error: unknown) => {
+  check('class check', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+});
 if (!process.argv.includes('--keep')) cleanup();
 console.log(`\nclass_check_seconds: ${Math.round((Date.now() - started) / 1000)}`);
 console.log(`class_checks_failed: ${failures.length}`);

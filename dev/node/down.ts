@@ -12,15 +12,34 @@ import { upVersion } from './versions.ts';
 function proxyRules(kube: string): void {
   if (!existsSync(kube)) return;
   const result = spawnSync(kube, ['kube-proxy', '--cleanup', '--v=0'], { encoding: 'utf8' });
-  if (result.status === 0) console.log('removed kube-proxy\'s rules');
-  else console.error(`kube-proxy --cleanup exited ${result.status}: ${String(result.stderr || result.error?.message).trim().split('\n').slice(-5).join('\n')}`);
+  if (result.status === 0) console.log("removed kube-proxy's rules");
+  else
+    console.error(
+      `kube-proxy --cleanup exited ${result.status}: ${String(result.stderr || result.error?.message)
+        .trim()
+        .split('\n')
+        .slice(-5)
+        .join('\n')}`,
+    );
 }
 
 // Reverse order of start.
-const COMPONENTS = ['kube-proxy', 'kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
+const COMPONENTS = [
+  'kube-proxy',
+  'kubelet',
+  'containerd',
+  'kube-scheduler',
+  'kube-controller-manager',
+  'kube-apiserver',
+  'etcd',
+];
 
 function commandLine(pid: number): string {
-  try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { return ''; }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
 }
 
 async function stop(name: string): Promise<void> {
@@ -40,7 +59,8 @@ async function stop(name: string): Promise<void> {
 
 function containerdTasks(): void {
   if (!existsSync(paths.containerdSocket)) return;
-  const ctr = (...args: string[]) => spawnSync('ctr', ['--address', paths.containerdSocket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
+  const ctr = (...args: string[]) =>
+    spawnSync('ctr', ['--address', paths.containerdSocket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
   const tasks = ctr('tasks', 'ls', '-q').stdout?.trim().split('\n').filter(Boolean) ?? [];
   for (const id of tasks) ctr('tasks', 'kill', '-s', 'SIGKILL', id);
   for (const id of tasks) ctr('tasks', 'delete', '-f', id);
@@ -52,23 +72,38 @@ function shims(): void {
   for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     const cmd = commandLine(Number(entry));
     if (cmd.includes('containerd-shim') && cmd.includes(RUN)) {
-      try { process.kill(Number(entry), 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(Number(entry), 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
   }
 }
 
 function unmountOurs(): void {
-  const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1]?.replace(/\\040/g, ' ')).filter((m): m is string => Boolean(m));
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1]?.replace(/\\040/g, ' '))
+    .filter((m): m is string => Boolean(m));
   const ours = mounts.filter((m) => m.startsWith(STATE) || m.startsWith(RUN)).sort((a, b) => b.length - a.length);
   for (const mount of ours) spawnSync('umount', ['-l', mount]);
-  const before = existsSync(join(STATE, 'netns-before')) ? readFileSync(join(STATE, 'netns-before'), 'utf8').split('\n') : [];
-  const netns = existsSync('/var/run/netns') ? readdirSync('/var/run/netns').filter((n) => n.startsWith('cni-') && !before.includes(n)) : [];
+  const before = existsSync(join(STATE, 'netns-before'))
+    ? readFileSync(join(STATE, 'netns-before'), 'utf8').split('\n')
+    : [];
+  const netns = existsSync('/var/run/netns')
+    ? readdirSync('/var/run/netns').filter((n) => n.startsWith('cni-') && !before.includes(n))
+    : [];
   for (const name of netns) spawnSync('ip', ['netns', 'delete', name]);
-  if (ours.length || netns.length) console.log(`unmounted ${ours.length} mount(s), removed ${netns.length} network namespace(s)`);
+  if (ours.length || netns.length)
+    console.log(`unmounted ${ours.length} mount(s), removed ${netns.length} network namespace(s)`);
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(STATE) && !existsSync(RUN)) { console.log('nothing to stop'); return; }
+  if (!existsSync(STATE) && !existsSync(RUN)) {
+    console.log('nothing to stop');
+    return;
+  }
   // Only when this node started kube-proxy (its PID record stays until the end of cluster:down).
   const proxyStarted = existsSync(join(paths.pids, 'kube-proxy.pid'));
   const version = upVersion();

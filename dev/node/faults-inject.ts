@@ -17,8 +17,13 @@ function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
-export function kubectl(kubeconfig: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('kubectl', ['--kubeconfig', kubeconfig, '--context', CONTEXT, ...args], { encoding: 'utf8' });
+export function kubectl(
+  kubeconfig: string,
+  ...args: string[]
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync('kubectl', ['--kubeconfig', kubeconfig, '--context', CONTEXT, ...args], {
+    encoding: 'utf8',
+  });
   return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
@@ -32,7 +37,12 @@ export async function apiReady(kubeconfig: string): Promise<void> {
 }
 
 /** kube-apiserver SIGKILLed `afterMs` into terminating and started again with the same command line `downMs` later. */
-export async function killApiServer(kubeconfig: string, downMs: number, afterMs: number, log: (line: string) => void): Promise<void> {
+export async function killApiServer(
+  kubeconfig: string,
+  downMs: number,
+  afterMs: number,
+  log: (line: string) => void,
+): Promise<void> {
   await sleep(afterMs);
   const pid = pidOf('kube-apiserver');
   const argv = commandLine(pid);
@@ -43,7 +53,9 @@ export async function killApiServer(kubeconfig: string, downMs: number, afterMs:
   await sleep(downMs);
   const started = startComponent('kube-apiserver', argv[0]!, argv.slice(1));
   await apiReady(kubeconfig);
-  log(`kube-apiserver (pid ${started.pid}) serving again ${((performance.now() - killedAt) / 1000).toFixed(1)}s after the kill`);
+  log(
+    `kube-apiserver (pid ${started.pid}) serving again ${((performance.now() - killedAt) / 1000).toFixed(1)}s after the kill`,
+  );
 }
 
 /** The kubelet stopped (SIGSTOP) `afterMs` into terminating, inside the hook, and continued `forMs` later. */
@@ -52,7 +64,11 @@ export async function pauseKubelet(afterMs: number, forMs: number, log: (line: s
   const pid = pidOf('kubelet');
   process.kill(pid, 'SIGSTOP');
   log(`kubelet (pid ${pid}) paused for ${forMs / 1000}s`);
-  try { await sleep(forMs); } finally { process.kill(pid, 'SIGCONT'); }
+  try {
+    await sleep(forMs);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
   log('kubelet resumed');
 }
 
@@ -68,10 +84,18 @@ function killSockets(filter: string[]): number {
  * A laptop's network blip: every TCP connection the termlab process holds to the API server is
  * reset (its port-forward, watch and log follows); the API stays up and answers the next call.
  */
-export async function resetHarnessConnections(termlabPid: number, afterMs: number, log: (line: string) => void): Promise<void> {
+export async function resetHarnessConnections(
+  termlabPid: number,
+  afterMs: number,
+  log: (line: string) => void,
+): Promise<void> {
   await sleep(afterMs);
   const listed = spawnSync('ss', ['-tnpH', 'state', 'established', 'dport', '= :6443'], { encoding: 'utf8' });
-  const ports = listed.stdout.split('\n').filter((l) => l.includes(`pid=${termlabPid},`)).map((l) => /:(\d+)\s+\S+:6443/.exec(l)?.[1]).filter((p): p is string => Boolean(p));
+  const ports = listed.stdout
+    .split('\n')
+    .filter((l) => l.includes(`pid=${termlabPid},`))
+    .map((l) => /:(\d+)\s+\S+:6443/.exec(l)?.[1])
+    .filter((p): p is string => Boolean(p));
   for (const port of ports) spawnSync('ss', ['-K', 'dport', '= :6443', 'sport', `= :${port}`]);
   log(`reset ${ports.length} connection(s) of termlab (pid ${termlabPid}) to the API server`);
 }
@@ -92,7 +116,12 @@ function streamingPort(): string | null {
 export async function resetPortForwardStreams(afterMs: number, log: (line: string) => void): Promise<void> {
   await sleep(afterMs);
   const port = streamingPort();
-  if (!port) { log('no containerd streaming port found: nothing reset'); return; }
+  if (!port) {
+    log('no containerd streaming port found: nothing reset');
+    return;
+  }
   const count = killSockets(['(', 'dport', '=', `:${port}`, 'or', 'sport', '=', `:${port}`, ')']);
-  log(`reset ${count} socket(s) of containerd's streaming server (127.0.0.1:${port}): the port-forward streams on the node`);
+  log(
+    `reset ${count} socket(s) of containerd's streaming server (127.0.0.1:${port}): the port-forward streams on the node`,
+  );
 }

@@ -22,7 +22,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gradePaths } from '../../harness/grade/files.ts';
 import type { GradeResult } from '../../harness/grade/types.ts';
-import { apiReady, killApiServer, kubectl, pauseKubelet, resetHarnessConnections, resetPortForwardStreams } from './faults-inject.ts';
+import {
+  apiReady,
+  killApiServer,
+  kubectl,
+  pauseKubelet,
+  resetHarnessConnections,
+  resetPortForwardStreams,
+} from './faults-inject.ts';
 import { CONTEXT, REPO, paths } from './layout.ts';
 
 type Transport = 'portforward' | 'direct';
@@ -31,7 +38,7 @@ const OWNER = 'faults';
 
 function flag(name: string): string | null {
   const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] ?? '' : null;
+  return i >= 0 ? (process.argv[i + 1] ?? '') : null;
 }
 const FULL = process.argv.includes('--full');
 const CASES = flag('--case') === null ? null : new Set(flag('--case')!.split(','));
@@ -60,7 +67,10 @@ const POINTS = [
   { name: 'during-hook', ms: 2_500 },
   { name: 'after-term', ms: 6_000 },
 ];
-const OUTAGES = [{ label: '3s', ms: 3_000 }, { label: '20s', ms: 20_000 }];
+const OUTAGES = [
+  { label: '3s', ms: 3_000 },
+  { label: '20s', ms: 20_000 },
+];
 /** The resets strike inside the hook, when both requests are in flight. */
 const RESET_AFTER_TERMINATING_MS = 2_500;
 const SHORT_PATIENCE_SECONDS = 10;
@@ -79,41 +89,105 @@ const failures: string[] = [];
  * kubelet: the kubelet itself was late; "differs" is honest only when the grader names that.
  */
 type Kind = 'api' | 'reset' | 'kubelet';
-interface FaultCase { name: string; kind: Kind; transports: Transport[]; inject(termlabPid: number, log: (line: string) => void): Promise<void> }
+interface FaultCase {
+  name: string;
+  kind: Kind;
+  transports: Transport[];
+  inject(termlabPid: number, log: (line: string) => void): Promise<void>;
+}
 
-const outageCases = (o: (typeof OUTAGES)[number]) => POINTS.map((p): FaultCase => ({
-  name: `api-down-${o.label}-${p.name}`, kind: 'api', transports: ['portforward', 'direct'],
-  inject: (_pid, log) => killApiServer(kubeconfig, o.ms, p.ms, log),
-}));
+const outageCases = (o: (typeof OUTAGES)[number]) =>
+  POINTS.map(
+    (p): FaultCase => ({
+      name: `api-down-${o.label}-${p.name}`,
+      kind: 'api',
+      transports: ['portforward', 'direct'],
+      inject: (_pid, log) => killApiServer(kubeconfig, o.ms, p.ms, log),
+    }),
+  );
 // The 20 s outages last: after one the node's kubelet takes up to ~40 s more to see new pods, which the next case waits out.
 const CASE_LIST: FaultCase[] = [
   ...outageCases(OUTAGES[0]!),
-  { name: 'kubelet-paused-5s', kind: 'kubelet', transports: ['portforward', 'direct'], inject: (_pid, log) => pauseKubelet(KUBELET_PAUSE_AFTER_TERMINATING_MS, KUBELET_PAUSE_MS, log) },
-  { name: 'harness-connections-reset', kind: 'reset', transports: ['portforward', 'direct'], inject: (pid, log) => resetHarnessConnections(pid, RESET_AFTER_TERMINATING_MS, log) },
+  {
+    name: 'kubelet-paused-5s',
+    kind: 'kubelet',
+    transports: ['portforward', 'direct'],
+    inject: (_pid, log) => pauseKubelet(KUBELET_PAUSE_AFTER_TERMINATING_MS, KUBELET_PAUSE_MS, log),
+  },
+  {
+    name: 'harness-connections-reset',
+    kind: 'reset',
+    transports: ['portforward', 'direct'],
+    inject: (pid, log) => resetHarnessConnections(pid, RESET_AFTER_TERMINATING_MS, log),
+  },
   // direct has no forward to cut.
-  { name: 'portforward-streams-reset', kind: 'reset', transports: ['portforward'], inject: (_pid, log) => resetPortForwardStreams(RESET_AFTER_TERMINATING_MS, log) },
+  {
+    name: 'portforward-streams-reset',
+    kind: 'reset',
+    transports: ['portforward'],
+    inject: (_pid, log) => resetPortForwardStreams(RESET_AFTER_TERMINATING_MS, log),
+  },
   ...outageCases(OUTAGES[1]!),
 ];
 
 /** --case picks any case on any transport; otherwise --full runs all, CI its share. */
-const selected = (name: string, transport: Transport) => (CASES ? CASES.has(name) : FULL || (transport === 'portforward' ? !CI_SKIP.has(name) : CI_DIRECT.has(name)));
+const selected = (name: string, transport: Transport) =>
+  CASES ? CASES.has(name) : FULL || (transport === 'portforward' ? !CI_SKIP.has(name) : CI_DIRECT.has(name));
 
-interface RunResult { code: number | null; stdout: string; stderr: string; tries: GradeResult[]; pair: string | null; endedAt: number; seconds: number; notes: string[] }
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  tries: GradeResult[];
+  pair: string | null;
+  endedAt: number;
+  seconds: number;
+  notes: string[];
+}
 
 /** Runs `termlab run` into a fresh folder, calling `fault` once the first scenario reaches the terminating phase. */
-async function termlabRun(name: string, transport: Transport, extra: string[], fault?: FaultCase['inject']): Promise<RunResult> {
+async function termlabRun(
+  name: string,
+  transport: Transport,
+  extra: string[],
+  fault?: FaultCase['inject'],
+): Promise<RunResult> {
   const out = join(REPO, 'reports', 'node-faults', transport, name);
   rmSync(out, { recursive: true, force: true });
   const started = performance.now();
-  const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', kubeconfig, '--context', CONTEXT,
-    '--only', SCENARIOS, '--owner', OWNER, '--transport', transport, '--out', out, ...extra],
-  { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/termlab.js',
+      'run',
+      '--kubeconfig',
+      kubeconfig,
+      '--context',
+      CONTEXT,
+      '--only',
+      SCENARIOS,
+      '--owner',
+      OWNER,
+      '--transport',
+      transport,
+      '--out',
+      out,
+      ...extra,
+    ],
+    { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   const notes: string[] = [];
-  const log = (line: string) => { notes.push(`${((performance.now() - started) / 1000).toFixed(1)}s ${line}`); console.log(`  ${line}`); };
+  const log = (line: string) => {
+    notes.push(`${((performance.now() - started) / 1000).toFixed(1)}s ${line}`);
+    console.log(`  ${line}`);
+  };
   let injected: Promise<void> | null = null;
-  child.stderr.on('data', (c: Buffer) => { stderr += c; process.stderr.write(c); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c;
+    process.stderr.write(c);
+  });
   child.stdout.on('data', (c: Buffer) => {
     stdout += c;
     process.stdout.write(c.toString().replace(/^(?=.)/gm, '  | '));
@@ -130,8 +204,23 @@ async function termlabRun(name: string, transport: Transport, extra: string[], f
 
 /** Every termlab pod on the node, in any namespace, with its owner. */
 function termlabPods(): { ok: boolean; pods: { name: string; owner: string }[] } {
-  const left = kubectl(kubeconfig, 'get', 'pods', '-A', '-l', 'app.kubernetes.io/managed-by=termlab', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.metadata.labels.termlab\\.io/owner}{"\\n"}{end}');
-  const pods = left.stdout.split('\n').filter(Boolean).map((l) => { const [name = '', owner = ''] = l.split(' '); return { name, owner }; });
+  const left = kubectl(
+    kubeconfig,
+    'get',
+    'pods',
+    '-A',
+    '-l',
+    'app.kubernetes.io/managed-by=termlab',
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.metadata.labels.termlab\\.io/owner}{"\\n"}{end}',
+  );
+  const pods = left.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [name = '', owner = ''] = l.split(' ');
+      return { name, owner };
+    });
   return { ok: left.status === 0, pods };
 }
 
@@ -144,7 +233,10 @@ async function podsGoneWithin(endedAt: number): Promise<number | null> {
     const { ok, pods } = termlabPods();
     const others = pods.filter((p) => p.owner !== OWNER);
     if (ok && pods.length === others.length) {
-      if (others.length) console.log(`  (termlab pods of other owners on the node, not this suite's: ${others.map((p) => `${p.name} (${p.owner})`).join(', ')})`);
+      if (others.length)
+        console.log(
+          `  (termlab pods of other owners on the node, not this suite's: ${others.map((p) => `${p.name} (${p.owner})`).join(', ')})`,
+        );
       return (performance.now() - endedAt) / 1000;
     }
     if (performance.now() - endedAt > PODS_GONE_WITHIN_MS) return null;
@@ -157,10 +249,26 @@ function check(name: string, ok: boolean, detail: string): void {
   if (!ok) failures.push(`${name}: ${detail}`);
 }
 
-const short = (v: string) => ({ 'matches-model': 'matches', 'differs-from-model': 'DIFFERS', inconclusive: 'inconclusive', 'evidence-invalid': 'INVALID' } as Record<string, string>)[v] ?? v;
+const short = (v: string) =>
+  (
+    ({
+      'matches-model': 'matches',
+      'differs-from-model': 'DIFFERS',
+      inconclusive: 'inconclusive',
+      'evidence-invalid': 'INVALID',
+    }) as Record<string, string>
+  )[v] ?? v;
 
 /** fault × transport × scenario → each try's verdict, printed at the end. */
-const table: { fault: string; transport: Transport; scenario: string; tries: string; exit: number | null; pair: string | null; seconds: number }[] = [];
+const table: {
+  fault: string;
+  transport: Transport;
+  scenario: string;
+  tries: string;
+  exit: number | null;
+  pair: string | null;
+  seconds: number;
+}[] = [];
 const notes: string[] = [];
 
 /** The honest verdicts of one try under a fault of this kind; null when it is one. */
@@ -168,7 +276,8 @@ function dishonest(kind: Kind | 'none', r: GradeResult): string | null {
   if (r.verdict === 'matches-model') return null;
   if (r.verdict === 'inconclusive') return r.explanation.trim() ? null : 'inconclusive without a cause';
   // The kubelet's own lateness is a verdict about the kubelet: honest only when the grader names it.
-  if (kind === 'kubelet' && r.verdict === 'differs-from-model' && /the kubelet was late/.test(r.explanation)) return null;
+  if (kind === 'kubelet' && r.verdict === 'differs-from-model' && /the kubelet was late/.test(r.explanation))
+    return null;
   return `${r.verdict}: ${r.explanation}`;
 }
 
@@ -178,38 +287,97 @@ async function runCase(c: FaultCase | { name: string; kind: 'none' }, transport:
   const label = `${c.name} ${transport}`;
   for (const scenario of [...new Set(run.tries.map((t) => t.scenario))]) {
     const tries = run.tries.filter((t) => t.scenario === scenario);
-    table.push({ fault: c.name, transport, scenario, tries: tries.map((t) => short(t.verdict)).join(' → '), exit: run.code, pair: run.pair, seconds: run.seconds });
+    table.push({
+      fault: c.name,
+      transport,
+      scenario,
+      tries: tries.map((t) => short(t.verdict)).join(' → '),
+      exit: run.code,
+      pair: run.pair,
+      seconds: run.seconds,
+    });
     for (const t of tries) {
-      const wrong = c.kind === 'none' ? (t.verdict === 'matches-model' ? null : `${t.verdict}: ${t.explanation}`) : dishonest(c.kind, t);
-      check(`${label} ${scenario} try ${t.attempt ?? 1}`, wrong === null, wrong ?? `${t.verdict}${t.verdict === 'matches-model' ? '' : `: ${t.explanation.slice(0, 200)}`}`);
+      const wrong =
+        c.kind === 'none'
+          ? t.verdict === 'matches-model'
+            ? null
+            : `${t.verdict}: ${t.explanation}`
+          : dishonest(c.kind, t);
+      check(
+        `${label} ${scenario} try ${t.attempt ?? 1}`,
+        wrong === null,
+        wrong ?? `${t.verdict}${t.verdict === 'matches-model' ? '' : `: ${t.explanation.slice(0, 200)}`}`,
+      );
     }
   }
   for (const n of run.notes) notes.push(`${label}: ${n}`);
-  check(`${label} both scenarios graded`, new Set(run.tries.map((t) => t.scenario)).size === 2, `${run.tries.length} tries graded`);
-  check(`${label} exit`, run.code === 0 || run.code === 1, `exit ${run.code}${run.code === 70 ? ` (internal error: ${run.stderr.trim().split('\n')[0]})` : ''}`);
+  check(
+    `${label} both scenarios graded`,
+    new Set(run.tries.map((t) => t.scenario)).size === 2,
+    `${run.tries.length} tries graded`,
+  );
+  check(
+    `${label} exit`,
+    run.code === 0 || run.code === 1,
+    `exit ${run.code}${run.code === 70 ? ` (internal error: ${run.stderr.trim().split('\n')[0]})` : ''}`,
+  );
   check(`${label} no stack trace`, !/\n\s+at /.test(run.stderr), run.stderr.trim().split('\n')[0] || 'stderr empty');
   // A lost path never fails the pair; only a kubelet that was late may.
-  check(`${label} lab pair`, run.pair !== null && (run.pair !== 'fail' || c.kind === 'kubelet'), `lab pair ${run.pair ?? 'not graded'}`);
+  check(
+    `${label} lab pair`,
+    run.pair !== null && (run.pair !== 'fail' || c.kind === 'kubelet'),
+    `lab pair ${run.pair ?? 'not graded'}`,
+  );
   const gone = await podsGoneWithin(run.endedAt);
-  check(`${label} pods gone`, gone !== null, gone === null ? `termlab pods still listed ${PODS_GONE_WITHIN_MS / 1000}s after the run` : `within ${gone.toFixed(1)}s of the run's end`);
+  check(
+    `${label} pods gone`,
+    gone !== null,
+    gone === null
+      ? `termlab pods still listed ${PODS_GONE_WITHIN_MS / 1000}s after the run`
+      : `within ${gone.toFixed(1)}s of the run's end`,
+  );
   console.log(`fault_${label.replace(/[- ]/g, '_')}_seconds: ${run.seconds.toFixed(1)}`);
 }
 
 async function pastPatience(): Promise<void> {
   console.log(`\n▶ api-down-past-patience (direct, --api-patience ${SHORT_PATIENCE_SECONDS})`);
-  const past = await termlabRun('api-down-past-patience', 'direct', ['--api-patience', String(SHORT_PATIENCE_SECONDS)], (_pid, log) => killApiServer(kubeconfig, PAST_PATIENCE_OUTAGE_MS, 2_500, log));
+  const past = await termlabRun(
+    'api-down-past-patience',
+    'direct',
+    ['--api-patience', String(SHORT_PATIENCE_SECONDS)],
+    (_pid, log) => killApiServer(kubeconfig, PAST_PATIENCE_OUTAGE_MS, 2_500, log),
+  );
   const message = past.stderr.trim().split('\n').filter(Boolean);
   check('past-patience exit', past.code === 3, `exit ${past.code}`);
-  check('past-patience message', message.length === 1 && /pods left in \S+: tl-/.test(message[0]!) && !/\n\s+at /.test(past.stderr), message.join(' / ') || 'no message');
+  check(
+    'past-patience message',
+    message.length === 1 && /pods left in \S+: tl-/.test(message[0]!) && !/\n\s+at /.test(past.stderr),
+    message.join(' / ') || 'no message',
+  );
   await apiReady(kubeconfig);
-  const reap = spawn(process.execPath, ['bin/termlab.js', 'reap', '--kubeconfig', kubeconfig, '--context', CONTEXT, '--owner', OWNER],
-    { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const reap = spawn(
+    process.execPath,
+    ['bin/termlab.js', 'reap', '--kubeconfig', kubeconfig, '--context', CONTEXT, '--owner', OWNER],
+    { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   reap.stdout.on('data', (c: Buffer) => process.stdout.write(c.toString().replace(/^(?=.)/gm, '  | ')));
   const reapCode: number | null = await new Promise((resolve) => reap.on('close', resolve));
   check('reap after the outage', reapCode === 0, `exit ${reapCode}`);
   const gone = await podsGoneWithin(performance.now());
-  check('reap removed them', gone !== null, gone === null ? 'termlab pods still listed' : `gone ${gone.toFixed(1)}s after reap`);
-  table.push({ fault: 'api-down-past-patience', transport: 'direct', scenario: '(run)', tries: `exit 3, reaped: ${reapCode === 0 && gone !== null ? 'yes' : 'no'}`, exit: past.code, pair: null, seconds: past.seconds });
+  check(
+    'reap removed them',
+    gone !== null,
+    gone === null ? 'termlab pods still listed' : `gone ${gone.toFixed(1)}s after reap`,
+  );
+  table.push({
+    fault: 'api-down-past-patience',
+    transport: 'direct',
+    scenario: '(run)',
+    tries: `exit 3, reaped: ${reapCode === 0 && gone !== null ? 'yes' : 'no'}`,
+    exit: past.code,
+    pair: null,
+    seconds: past.seconds,
+  });
 }
 
 async function main(): Promise<void> {
@@ -217,17 +385,26 @@ async function main(): Promise<void> {
   await apiReady(kubeconfig);
   for (const transport of TRANSPORTS) {
     await runCase({ name: 'baseline', kind: 'none' }, transport);
-    for (const c of CASE_LIST) if (c.transports.includes(transport) && selected(c.name, transport)) await runCase(c, transport);
+    for (const c of CASE_LIST)
+      if (c.transports.includes(transport) && selected(c.name, transport)) await runCase(c, transport);
   }
   if (TRANSPORTS.includes('direct') && selected('api-down-past-patience', 'direct')) await pastPatience();
 
-  console.log('\nfault                               transport    scenario        exit  pair          seconds  verdict of each try');
-  for (const r of table) console.log(`${r.fault.padEnd(36)}${r.transport.padEnd(13)}${r.scenario.padEnd(16)}${String(r.exit).padEnd(6)}${(r.pair ?? '-').padEnd(14)}${r.seconds.toFixed(1).padStart(7)}  ${r.tries}`);
+  console.log(
+    '\nfault                               transport    scenario        exit  pair          seconds  verdict of each try',
+  );
+  for (const r of table)
+    console.log(
+      `${r.fault.padEnd(36)}${r.transport.padEnd(13)}${r.scenario.padEnd(16)}${String(r.exit).padEnd(6)}${(r.pair ?? '-').padEnd(14)}${r.seconds.toFixed(1).padStart(7)}  ${r.tries}`,
+    );
   console.log('\nwhat each fault did (seconds after `termlab run` was started, its start-up included):');
   for (const n of notes) console.log(`  ${n}`);
   console.log(`\nfault_suite_seconds: ${((performance.now() - suiteStarted) / 1000).toFixed(0)}`);
   console.log(`fault_checks_failed: ${failures.length}`);
-  if (failures.length) { for (const f of failures) console.log(`  ${f}`); process.exitCode = 1; }
+  if (failures.length) {
+    for (const f of failures) console.log(`  ${f}`);
+    process.exitCode = 1;
+  }
 }
 
 await main();

@@ -44,7 +44,10 @@ export function buildPauseImage(): string {
 
 /** The shared libraries a binary links, from ldd. */
 function linkedLibraries(binary: string): string[] {
-  return sh('ldd', [binary]).split('\n').map((line) => /(\/\S+) \(0x/.exec(line.trim())?.[1]).filter((p): p is string => Boolean(p));
+  return sh('ldd', [binary])
+    .split('\n')
+    .map((line) => /(\/\S+) \(0x/.exec(line.trim())?.[1])
+    .filter((p): p is string => Boolean(p));
 }
 
 /** One program the node's lab image holds: a bundle of a TypeScript source, or a file copied as it is. */
@@ -59,7 +62,14 @@ export interface LabImagePlan {
   programs: ImageProgram[];
   /** Host programs copied in with the libraries they link (Node.js; /bin/sh for a shell hook). */
   hostPrograms: { from: string; to: string }[];
-  config: { entrypoint: string[]; user: string; workingDir: string; env: string[]; exposedPorts: string[]; stopSignal: string };
+  config: {
+    entrypoint: string[];
+    user: string;
+    workingDir: string;
+    env: string[];
+    exposedPorts: string[];
+    stopSignal: string;
+  };
 }
 
 const NODE_IN_IMAGE = '/usr/local/bin/node';
@@ -70,7 +80,12 @@ const SHELL_HOOK_TOOLS = ['/bin/sh', '/bin/date', '/bin/sleep'];
 export function labImagePlan(recipe: LabImageRecipe = LAB_IMAGE): LabImagePlan {
   // The host's Node.js may be older than the Dockerfile's (no type stripping), so the sources are bundled to CommonJS.
   const entryTarget = pathInImage(recipe, recipe.entryPoint).replace(/\.ts$/, '.cjs');
-  const hook: ImageProgram = { source: recipe.hookProgram, target: recipe.hookPath, mode: 0o755, bundle: !hookIsShellScript(recipe) };
+  const hook: ImageProgram = {
+    source: recipe.hookProgram,
+    target: recipe.hookPath,
+    mode: 0o755,
+    bundle: !hookIsShellScript(recipe),
+  };
   return {
     programs: [{ source: recipe.entryPoint, target: entryTarget, mode: 0o644, bundle: true }, hook],
     hostPrograms: [
@@ -91,10 +106,14 @@ export function labImagePlan(recipe: LabImageRecipe = LAB_IMAGE): LabImagePlan {
 export function umociConfigArgs(config: LabImagePlan['config']): string[] {
   return [
     ...config.entrypoint.flatMap((part) => ['--config.entrypoint', part]),
-    '--config.user', config.user, '--config.workingdir', config.workingDir,
+    '--config.user',
+    config.user,
+    '--config.workingdir',
+    config.workingDir,
     ...config.env.flatMap((pair) => ['--config.env', pair]),
     ...config.exposedPorts.flatMap((port) => ['--config.exposedports', port]),
-    '--config.stopsignal', config.stopSignal,
+    '--config.stopsignal',
+    config.stopSignal,
   ];
 }
 
@@ -105,8 +124,13 @@ function isExecutable(program: ImageProgram): boolean {
 /** esbuild options for one bundled program; the test reads the same options to list a bundle's sources. */
 export function bundleOptions(program: ImageProgram, outfile: string): BuildOptions {
   return {
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error',
-    entryPoints: [join(REPO, program.source)], outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'error',
+    entryPoints: [join(REPO, program.source)],
+    outfile,
     ...(isExecutable(program) ? { banner: { js: `#!${NODE_IN_IMAGE}` } } : {}),
   };
 }
@@ -114,30 +138,49 @@ export function bundleOptions(program: ImageProgram, outfile: string): BuildOpti
 export async function buildLabImage(plan: LabImagePlan = labImagePlan()): Promise<string> {
   const staging = mkdtempSync(join(tmpdir(), 'termlab-lab-'));
   try {
-    const staged = await Promise.all(plan.programs.map(async (program, index) => {
-      if (!program.bundle) return { program, file: join(REPO, program.source) };
-      const file = join(staging, String(index));
-      await build(bundleOptions(program, file));
-      return { program, file };
-    }));
-    return ociImage('lab-server', (rootfs) => {
-      for (const { from, to } of plan.hostPrograms) {
-        place(rootfs, from, to, 0o755);
-        for (const library of linkedLibraries(from)) place(rootfs, library, library);
-      }
-      for (const { program, file } of staged) place(rootfs, file, program.target, program.mode);
-      mkdirSync(join(rootfs, 'etc'), { recursive: true });
-      const user = plan.config.user;
-      writeFileSync(join(rootfs, 'etc/passwd'), `root:x:0:0:root:/root:/sbin/nologin\nnode:x:${user}:${user}:node:/home/node:/sbin/nologin\n`);
-      writeFileSync(join(rootfs, 'etc/group'), `root:x:0:\nnode:x:${user}:\n`);
-      mkdirSync(join(rootfs, 'tmp'), { recursive: true });
-      chmodSync(join(rootfs, 'tmp'), 0o1777);
-    }, umociConfigArgs(plan.config));
+    const staged = await Promise.all(
+      plan.programs.map(async (program, index) => {
+        if (!program.bundle) return { program, file: join(REPO, program.source) };
+        const file = join(staging, String(index));
+        await build(bundleOptions(program, file));
+        return { program, file };
+      }),
+    );
+    return ociImage(
+      'lab-server',
+      (rootfs) => {
+        for (const { from, to } of plan.hostPrograms) {
+          place(rootfs, from, to, 0o755);
+          for (const library of linkedLibraries(from)) place(rootfs, library, library);
+        }
+        for (const { program, file } of staged) place(rootfs, file, program.target, program.mode);
+        mkdirSync(join(rootfs, 'etc'), { recursive: true });
+        const user = plan.config.user;
+        writeFileSync(
+          join(rootfs, 'etc/passwd'),
+          `root:x:0:0:root:/root:/sbin/nologin\nnode:x:${user}:${user}:node:/home/node:/sbin/nologin\n`,
+        );
+        writeFileSync(join(rootfs, 'etc/group'), `root:x:0:\nnode:x:${user}:\n`);
+        mkdirSync(join(rootfs, 'tmp'), { recursive: true });
+        chmodSync(join(rootfs, 'tmp'), 0o1777);
+      },
+      umociConfigArgs(plan.config),
+    );
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
 }
 
 export function importImage(archive: string, name: string): void {
-  sh('ctr', ['--address', paths.containerdSocket, '-n', 'k8s.io', 'images', 'import', '--base-name', `docker.io/termlab/${name}`, archive]);
+  sh('ctr', [
+    '--address',
+    paths.containerdSocket,
+    '-n',
+    'k8s.io',
+    'images',
+    'import',
+    '--base-name',
+    `docker.io/termlab/${name}`,
+    archive,
+  ]);
 }

@@ -21,8 +21,14 @@ const proxySyncs = () => syncsIn(join(paths.logs, 'kube-proxy.log'));
 
 const NAMESPACE = 'default';
 const NAME = 'termlab-measure-proxy';
-const LABELS = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/managed-by': 'termlab', 'termlab.io/owner': 'measure-proxy' };
-const SELECTOR = Object.entries(LABELS).map(([k, v]) => `${k}=${v}`).join(',');
+const LABELS = {
+  'app.kubernetes.io/name': NAME,
+  'app.kubernetes.io/managed-by': 'termlab',
+  'termlab.io/owner': 'measure-proxy',
+};
+const SELECTOR = Object.entries(LABELS)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(',');
 const REPLICAS = 3;
 /** The deleted pod serves this long before TERM: longer than any delay expected, so the switch is seen while it still answers. */
 const PRESTOP_MS = 6_000;
@@ -42,7 +48,9 @@ const DUMP = process.env.MEASURE_PROXY_DUMP;
 
 const rounds = Number(process.argv[2] ?? process.env.MEASURE_PROXY_ROUNDS ?? 10);
 if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) {
-  console.error(`measure:proxy: rounds (argument or MEASURE_PROXY_ROUNDS) must be an integer 1–100, got ${process.argv[2] ?? process.env.MEASURE_PROXY_ROUNDS}`);
+  console.error(
+    `measure:proxy: rounds (argument or MEASURE_PROXY_ROUNDS) must be an integer 1–100, got ${process.argv[2] ?? process.env.MEASURE_PROXY_ROUNDS}`,
+  );
   process.exit(2);
 }
 if (!existsSync(paths.kubeconfig)) {
@@ -59,7 +67,14 @@ kc.setCurrentContext(CONTEXT);
 const apps = kc.makeApiClient(k8s.AppsV1Api);
 const core = kc.makeApiClient(k8s.CoreV1Api);
 
-interface Probe { start: number; end: number; podUid: string | null; status: number; error?: string; localPort?: number }
+interface Probe {
+  start: number;
+  end: number;
+  podUid: string | null;
+  status: number;
+  error?: string;
+  localPort?: number;
+}
 
 /**
  * Source ports for new connections, taken in turn from the ephemeral range. Left to the kernel, a port comes
@@ -70,7 +85,9 @@ class SourcePorts {
   private static readonly FIRST = 32_768;
   private static readonly COUNT = 61_000 - 32_768;
   private next = Math.floor(Math.random() * SourcePorts.COUNT);
-  take(): number { return SourcePorts.FIRST + (this.next++ % SourcePorts.COUNT); }
+  take(): number {
+    return SourcePorts.FIRST + (this.next++ % SourcePorts.COUNT);
+  }
 }
 const sourcePorts = new SourcePorts();
 
@@ -85,21 +102,52 @@ async function probe(port: number, agent: Agent | false): Promise<Probe> {
 function probeOnce(port: number, agent: Agent | false, localPort?: number): Promise<Probe> {
   const start = now();
   return new Promise((resolve) => {
-    const req = request({ host: NODE_IP, port, localPort, path: '/work?ms=1', agent, timeout: 3_000, headers: agent ? {} : { connection: 'close' } }, (res: IncomingMessage) => {
-      const podUid = (res.headers['x-pod-uid'] as string | undefined) ?? null;
-      const localPort = res.socket?.localPort;
-      res.resume();
-      res.on('end', () => resolve({ start, end: now(), podUid, status: res.statusCode ?? 0, localPort }));
-      res.on('error', (e) => resolve({ start, end: now(), podUid, status: res.statusCode ?? 0, error: (e as NodeJS.ErrnoException).code ?? e.message, localPort }));
-    });
+    const req = request(
+      {
+        host: NODE_IP,
+        port,
+        localPort,
+        path: '/work?ms=1',
+        agent,
+        timeout: 3_000,
+        headers: agent ? {} : { connection: 'close' },
+      },
+      (res: IncomingMessage) => {
+        const podUid = (res.headers['x-pod-uid'] as string | undefined) ?? null;
+        const localPort = res.socket?.localPort;
+        res.resume();
+        res.on('end', () => resolve({ start, end: now(), podUid, status: res.statusCode ?? 0, localPort }));
+        res.on('error', (e) =>
+          resolve({
+            start,
+            end: now(),
+            podUid,
+            status: res.statusCode ?? 0,
+            error: (e as NodeJS.ErrnoException).code ?? e.message,
+            localPort,
+          }),
+        );
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => resolve({ start, end: now(), podUid: null, status: 0, error: (e as NodeJS.ErrnoException).code ?? e.message }));
+    req.on('error', (e) =>
+      resolve({ start, end: now(), podUid: null, status: 0, error: (e as NodeJS.ErrnoException).code ?? e.message }),
+    );
     req.end();
   });
 }
 
-interface EndpointView { uid: string; name: string; ready: boolean; serving: boolean; terminating: boolean }
-interface SliceEvent { at: number; endpoints: EndpointView[] }
+interface EndpointView {
+  uid: string;
+  name: string;
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+}
+interface SliceEvent {
+  at: number;
+  endpoints: EndpointView[];
+}
 
 /** Every EndpointSlice event of the Service, as seen here, and waiters on them. */
 class SliceWatch {
@@ -109,17 +157,24 @@ class SliceWatch {
   private abort: AbortController | null = null;
 
   async start(): Promise<void> {
-    this.abort = await new k8s.Watch(kc).watch(`/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices`,
+    this.abort = await new k8s.Watch(kc).watch(
+      `/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices`,
       { labelSelector: `kubernetes.io/service-name=${NAME}` },
       (type, slice: k8s.V1EndpointSlice) => {
         const at = now();
         const key = slice.metadata?.name ?? '';
         if (type === 'DELETED') this.slices.delete(key);
         else {
-          this.slices.set(key, (slice.endpoints ?? []).map((e) => ({
-            uid: e.targetRef?.uid ?? '', name: e.targetRef?.name ?? '',
-            ready: e.conditions?.ready === true, serving: e.conditions?.serving === true, terminating: e.conditions?.terminating === true,
-          })));
+          this.slices.set(
+            key,
+            (slice.endpoints ?? []).map((e) => ({
+              uid: e.targetRef?.uid ?? '',
+              name: e.targetRef?.name ?? '',
+              ready: e.conditions?.ready === true,
+              serving: e.conditions?.serving === true,
+              terminating: e.conditions?.terminating === true,
+            })),
+          );
         }
         const endpoints = this.current();
         this.events.push({ at, endpoints });
@@ -127,10 +182,15 @@ class SliceWatch {
         this.waiters = this.waiters.filter((w) => !met.includes(w));
         for (const w of met) w.resolve();
       },
-      (err) => { if (err && this.abort) console.error(`measure:proxy: the EndpointSlice watch ended: ${err}`); });
+      (err) => {
+        if (err && this.abort) console.error(`measure:proxy: the EndpointSlice watch ended: ${err}`);
+      },
+    );
   }
 
-  current(): EndpointView[] { return [...this.slices.values()].flat(); }
+  current(): EndpointView[] {
+    return [...this.slices.values()].flat();
+  }
 
   /** When this host first saw the pod's endpoint not ready, at or after `since`. */
   notReadyAt(uid: string, since: number): number {
@@ -153,7 +213,13 @@ class SliceWatch {
     if (test(this.current())) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${what}: not seen within ${timeoutMs / 1000}s`)), timeoutMs);
-      this.waiters.push({ test, resolve: () => { clearTimeout(timer); resolve(); } });
+      this.waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 
@@ -182,14 +248,19 @@ async function create(): Promise<number> {
     body: {
       metadata: { name: NAME, labels: LABELS },
       spec: {
-        replicas: REPLICAS, selector: { matchLabels: LABELS }, template: podTemplate(),
+        replicas: REPLICAS,
+        selector: { matchLabels: LABELS },
+        template: podTemplate(),
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       },
     },
   });
   const svc = await core.createNamespacedService({
     namespace: NAMESPACE,
-    body: { metadata: { name: NAME, labels: LABELS }, spec: { type: 'NodePort', selector: LABELS, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
+    body: {
+      metadata: { name: NAME, labels: LABELS },
+      spec: { type: 'NodePort', selector: LABELS, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    },
   });
   const nodePort = svc.spec?.ports?.[0]?.nodePort;
   if (!nodePort) throw new Error('the Service got no nodePort');
@@ -198,15 +269,25 @@ async function create(): Promise<number> {
 
 async function cleanUp(): Promise<void> {
   const gone = (e: unknown) => (e as { code?: number }).code === 404;
-  await apps.deleteNamespacedDeployment({ namespace: NAMESPACE, name: NAME, propagationPolicy: 'Background' }).catch((e) => { if (!gone(e)) throw e; });
-  await core.deleteNamespacedService({ namespace: NAMESPACE, name: NAME }).catch((e) => { if (!gone(e)) throw e; });
+  await apps
+    .deleteNamespacedDeployment({ namespace: NAMESPACE, name: NAME, propagationPolicy: 'Background' })
+    .catch((e) => {
+      if (!gone(e)) throw e;
+    });
+  await core.deleteNamespacedService({ namespace: NAMESPACE, name: NAME }).catch((e) => {
+    if (!gone(e)) throw e;
+  });
   // No need to wait out their hooks: nothing is measured any more.
   const until = Date.now() + 60_000;
   for (;;) {
     const pods = (await core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: SELECTOR })).items;
     if (!pods.length) return;
-    if (Date.now() > until) throw new Error(`pods still present after clean-up: ${pods.map((p) => p.metadata?.name).join(', ')}`);
-    for (const p of pods) await core.deleteNamespacedPod({ namespace: NAMESPACE, name: p.metadata?.name ?? '', gracePeriodSeconds: 0 }).catch(() => {});
+    if (Date.now() > until)
+      throw new Error(`pods still present after clean-up: ${pods.map((p) => p.metadata?.name).join(', ')}`);
+    for (const p of pods)
+      await core
+        .deleteNamespacedPod({ namespace: NAMESPACE, name: p.metadata?.name ?? '', gracePeriodSeconds: 0 })
+        .catch(() => {});
     await sleep(500);
   }
 }
@@ -216,13 +297,19 @@ async function allReached(port: number, uids: string[]): Promise<void> {
   const seen = new Set<string>();
   const until = Date.now() + 30_000;
   while (uids.some((u) => !seen.has(u))) {
-    if (Date.now() > until) throw new Error(`new connections did not reach every ready pod within 30 s (reached ${seen.size} of ${uids.length})`);
+    if (Date.now() > until)
+      throw new Error(
+        `new connections did not reach every ready pod within 30 s (reached ${seen.size} of ${uids.length})`,
+      );
     const p = await probe(port, false);
     if (p.podUid) seen.add(p.podUid);
   }
 }
 
-interface KeepAliveRecord { probes: Probe[]; pinnedPort: number }
+interface KeepAliveRecord {
+  probes: Probe[];
+  pinnedPort: number;
+}
 
 async function pinKeepAlive(port: number, victim: string): Promise<{ agents: Agent[]; records: KeepAliveRecord[] }> {
   const agents: Agent[] = [];
@@ -230,7 +317,10 @@ async function pinKeepAlive(port: number, victim: string): Promise<{ agents: Age
   for (let i = 0; i < KEEPALIVE_TRIES && agents.length < KEEPALIVE_PINNED; i++) {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const first = await probe(port, agent);
-    if (first.podUid === victim && first.localPort) { agents.push(agent); records.push({ probes: [first], pinnedPort: first.localPort }); } else agent.destroy();
+    if (first.podUid === victim && first.localPort) {
+      agents.push(agent);
+      records.push({ probes: [first], pinnedPort: first.localPort });
+    } else agent.destroy();
   }
   return { agents, records };
 }
@@ -247,7 +337,15 @@ function quantile(values: number[], q: number): number {
  * (geometric; with 3 pods and 5 ms spacing: 10 ms on average, 60 ms now and then). `gap` is how long this
  * process went without a probe after it (a stall of its own).
  */
-interface Switch { uid: string; eventAt: number; delay: number; gap: number; sinceLastSync: number | null; syncDoneAfterEvent: number | null; syncTook: string | null }
+interface Switch {
+  uid: string;
+  eventAt: number;
+  delay: number;
+  gap: number;
+  sinceLastSync: number | null;
+  syncDoneAfterEvent: number | null;
+  syncTook: string | null;
+}
 
 /** Measures one pod's switch from the probes, its slice event and kube-proxy's log. */
 function switchOf(probes: Probe[], uid: string, eventAt: number): Switch {
@@ -260,14 +358,21 @@ function switchOf(probes: Probe[], uid: string, eventAt: number): Switch {
   const before = syncs.filter((s) => s.at < eventAt).at(-1);
   const after = syncs.find((s) => s.at >= eventAt);
   return {
-    uid, eventAt, delay: last.start - eventAt, gap: next.start - last.start, sinceLastSync: before ? eventAt - before.at : null,
-    syncDoneAfterEvent: after ? after.at - eventAt : null, syncTook: after?.elapsed ?? null,
+    uid,
+    eventAt,
+    delay: last.start - eventAt,
+    gap: next.start - last.start,
+    sinceLastSync: before ? eventAt - before.at : null,
+    syncDoneAfterEvent: after ? after.at - eventAt : null,
+    syncTook: after?.elapsed ?? null,
   };
 }
 
 function describe(s: Switch): string {
-  return `delay ${s.delay.toFixed(1)} ms${s.gap > 3 * PROBE_INTERVAL_MS ? ` (no probe for ${s.gap.toFixed(0)} ms after it)` : ''} (kube-proxy's previous sync ended ${s.sinceLastSync?.toFixed(0) ?? '?'} ms before the event, `
-    + `the next ended ${s.syncDoneAfterEvent?.toFixed(0) ?? '?'} ms after it, taking ${s.syncTook ?? '?'})`;
+  return (
+    `delay ${s.delay.toFixed(1)} ms${s.gap > 3 * PROBE_INTERVAL_MS ? ` (no probe for ${s.gap.toFixed(0)} ms after it)` : ''} (kube-proxy's previous sync ended ${s.sinceLastSync?.toFixed(0) ?? '?'} ms before the event, ` +
+    `the next ended ${s.syncDoneAfterEvent?.toFixed(0) ?? '?'} ms after it, taking ${s.syncTook ?? '?'})`
+  );
 }
 
 /** Failed new connections: how many of each kind, and when, relative to `at`. */
@@ -283,7 +388,10 @@ function failuresOf(probes: Probe[], at: number): string {
 }
 
 function spacing(probes: Probe[]): number {
-  return quantile(probes.slice(1).map((p, i) => p.start - (probes[i]?.start ?? p.start)), 0.5);
+  return quantile(
+    probes.slice(1).map((p, i) => p.start - (probes[i]?.start ?? p.start)),
+    0.5,
+  );
 }
 
 /** Probes new connections in a loop until stopped. */
@@ -298,17 +406,38 @@ function startProbing(port: number): { probes: Probe[]; stop: () => Promise<void
       await sleep(Math.max(0, p.start + PROBE_INTERVAL_MS - now()));
     }
   })();
-  return { probes, stop: async () => { probing = false; await loop; } };
+  return {
+    probes,
+    stop: async () => {
+      probing = false;
+      await loop;
+    },
+  };
 }
 
 async function steady(port: number, watch: SliceWatch): Promise<EndpointView[]> {
-  await watch.until('every replica ready, none terminating', (e) => e.length === REPLICAS && e.every((x) => x.ready && !x.terminating));
+  await watch.until(
+    'every replica ready, none terminating',
+    (e) => e.length === REPLICAS && e.every((x) => x.ready && !x.terminating),
+  );
   const ready = watch.current();
-  await allReached(port, ready.map((e) => e.uid));
+  await allReached(
+    port,
+    ready.map((e) => e.uid),
+  );
   return ready;
 }
 
-interface DeleteRound { switch: Switch; sliceAfterDelete: number; deleteToSwitch: number; deleteToSyncDone: number | null; failures: number; spacing: number; keepAliveAfterSwitch: number; keepAliveLastAfterEvent: number | null }
+interface DeleteRound {
+  switch: Switch;
+  sliceAfterDelete: number;
+  deleteToSwitch: number;
+  deleteToSyncDone: number | null;
+  failures: number;
+  spacing: number;
+  keepAliveAfterSwitch: number;
+  keepAliveLastAfterEvent: number | null;
+}
 
 /**
  * One pod deleted after a quiet spell (no slice change, no kube-proxy sync for QUIET_MS), with keep-alive
@@ -334,7 +463,11 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
 
   const deleteAt = now();
   await core.deleteNamespacedPod({ namespace: NAMESPACE, name: victim.name });
-  await watch.until('the deleted pod marked not ready in the EndpointSlice', (e) => e.some((x) => x.uid === victim.uid && !x.ready), 30_000);
+  await watch.until(
+    'the deleted pod marked not ready in the EndpointSlice',
+    (e) => e.some((x) => x.uid === victim.uid && !x.ready),
+    30_000,
+  );
   const eventAt = watch.notReadyAt(victim.uid, deleteAt);
   await sleep(WINDOW_AFTER_EVENT_MS);
   await prober.stop();
@@ -345,43 +478,78 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
   for (const a of agents) a.destroy();
 
   const sw = switchOf(prober.probes, victim.uid, eventAt);
-  dump({ round: `delete ${index}`, victim: victim.uid, deleteAt, eventAt, probes: prober.probes, keepAlive: records.map((r) => r.probes) });
+  dump({
+    round: `delete ${index}`,
+    victim: victim.uid,
+    deleteAt,
+    eventAt,
+    probes: prober.probes,
+    keepAlive: records.map((r) => r.probes),
+  });
   const switchAt = sw.eventAt + sw.delay;
   // After a quiet spell the first sync to end after the delete is the one that applied it.
   const syncDone = proxySyncs().find((x) => x.at > deleteAt);
   const kaToVictim = records.flatMap((r) => r.probes).filter((p) => p.podUid === victim.uid);
   const keepAliveEnd = records.map((r) => {
-    const off = r.probes.find((p) => p.podUid !== victim.uid || p.status !== 200 || p.error || p.localPort !== r.pinnedPort);
+    const off = r.probes.find(
+      (p) => p.podUid !== victim.uid || p.status !== 200 || p.error || p.localPort !== r.pinnedPort,
+    );
     if (!off) return 'still on the pod';
-    const what = off.error ?? (off.status !== 200 ? `HTTP ${off.status}` : off.localPort !== r.pinnedPort ? 'a new connection' : 'another pod');
+    const what =
+      off.error ??
+      (off.status !== 200 ? `HTTP ${off.status}` : off.localPort !== r.pinnedPort ? 'a new connection' : 'another pod');
     return `${what} at +${Math.round(off.start - deleteAt)} ms after the delete`;
   });
   const result: DeleteRound = {
-    switch: sw, sliceAfterDelete: eventAt - deleteAt, deleteToSwitch: switchAt - deleteAt, deleteToSyncDone: syncDone ? syncDone.at - deleteAt : null, failures: prober.probes.filter((p) => p.status !== 200).length, spacing: spacing(prober.probes),
-    keepAliveAfterSwitch: kaToVictim.filter((p) => p.start > switchAt).length, keepAliveLastAfterEvent: kaToVictim.length ? (kaToVictim.at(-1)?.start ?? eventAt) - eventAt : null,
+    switch: sw,
+    sliceAfterDelete: eventAt - deleteAt,
+    deleteToSwitch: switchAt - deleteAt,
+    deleteToSyncDone: syncDone ? syncDone.at - deleteAt : null,
+    failures: prober.probes.filter((p) => p.status !== 200).length,
+    spacing: spacing(prober.probes),
+    keepAliveAfterSwitch: kaToVictim.filter((p) => p.start > switchAt).length,
+    keepAliveLastAfterEvent: kaToVictim.length ? (kaToVictim.at(-1)?.start ?? eventAt) - eventAt : null,
   };
-  console.log(`delete round ${index}: ${describe(sw)}; slice event ${result.sliceAfterDelete.toFixed(0)} ms, switch ${result.deleteToSwitch.toFixed(0)} ms, kube-proxy's sync done ${result.deleteToSyncDone?.toFixed(0) ?? '?'} ms after the delete; `
-    + `${prober.probes.length} new connections, ${failuresOf(prober.probes, eventAt)} relative to the event; keep-alive: ${records.length} pinned, ${result.keepAliveAfterSwitch} requests `
-    + `reached the pod after the switch, the last ${result.keepAliveLastAfterEvent?.toFixed(0) ?? '-'} ms after the event; ${keepAliveEnd.join('; ') || 'none pinned'}`);
+  console.log(
+    `delete round ${index}: ${describe(sw)}; slice event ${result.sliceAfterDelete.toFixed(0)} ms, switch ${result.deleteToSwitch.toFixed(0)} ms, kube-proxy's sync done ${result.deleteToSyncDone?.toFixed(0) ?? '?'} ms after the delete; ` +
+      `${prober.probes.length} new connections, ${failuresOf(prober.probes, eventAt)} relative to the event; keep-alive: ${records.length} pinned, ${result.keepAliveAfterSwitch} requests ` +
+      `reached the pod after the switch, the last ${result.keepAliveLastAfterEvent?.toFixed(0) ?? '-'} ms after the event; ${keepAliveEnd.join('; ') || 'none pinned'}`,
+  );
   return result;
 }
 
 /** A rolling update of the whole Deployment (maxSurge 1, maxUnavailable 0): each old pod is deleted as its successor becomes ready. */
-async function rolloutRound(index: number, port: number, watch: SliceWatch): Promise<{ switches: Switch[]; failures: number; spacing: number }> {
+async function rolloutRound(
+  index: number,
+  port: number,
+  watch: SliceWatch,
+): Promise<{ switches: Switch[]; failures: number; spacing: number }> {
   const old = await steady(port, watch);
   const prober = startProbing(port);
   const changedAt = now();
-  await apps.patchNamespacedDeployment({
-    namespace: NAMESPACE, name: NAME, body: { spec: { template: { metadata: { annotations: { 'termlab.io/measure-rollout': String(index) } } } } },
-  }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-  for (const pod of old) await watch.until(`old pod ${pod.name} marked not ready`, (e) => e.some((x) => x.uid === pod.uid && !x.ready), READY_TIMEOUT_MS);
+  await apps.patchNamespacedDeployment(
+    {
+      namespace: NAMESPACE,
+      name: NAME,
+      body: { spec: { template: { metadata: { annotations: { 'termlab.io/measure-rollout': String(index) } } } } },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+  for (const pod of old)
+    await watch.until(
+      `old pod ${pod.name} marked not ready`,
+      (e) => e.some((x) => x.uid === pod.uid && !x.ready),
+      READY_TIMEOUT_MS,
+    );
   const events = old.map((pod) => watch.notReadyAt(pod.uid, changedAt));
   await sleep(Math.max(0, Math.max(...events) + WINDOW_AFTER_EVENT_MS - now()));
   await prober.stop();
   const switches = old.map((pod, i) => switchOf(prober.probes, pod.uid, events[i] ?? changedAt));
   dump({ round: `rollout ${index}`, old: old.map((p) => p.uid), changedAt, events, probes: prober.probes });
   const failures = prober.probes.filter((p) => p.status !== 200).length;
-  console.log(`rollout ${index}: ${switches.map(describe).join('; ')}; ${prober.probes.length} new connections, ${failuresOf(prober.probes, changedAt)} relative to the template change`);
+  console.log(
+    `rollout ${index}: ${switches.map(describe).join('; ')}; ${prober.probes.length} new connections, ${failuresOf(prober.probes, changedAt)} relative to the template change`,
+  );
   return { switches, failures, spacing: spacing(prober.probes) };
 }
 
@@ -405,7 +573,9 @@ async function main(): Promise<void> {
     await cleanUp();
     const port = await create();
     const rollouts = Math.ceil(rounds / REPLICAS);
-    console.log(`Deployment and NodePort Service ${NAMESPACE}/${NAME}: ${REPLICAS} replicas, probing http://${NODE_IP}:${port}; ${rounds} deletions, ${rollouts} rollouts`);
+    console.log(
+      `Deployment and NodePort Service ${NAMESPACE}/${NAME}: ${REPLICAS} replicas, probing http://${NODE_IP}:${port}; ${rounds} deletions, ${rollouts} rollouts`,
+    );
     await watch.start();
     const deletes: DeleteRound[] = [];
     for (let i = 1; i <= rounds; i++) deletes.push(await deleteRound(i, port, watch));
@@ -414,28 +584,56 @@ async function main(): Promise<void> {
 
     const fmt = (v: number) => v.toFixed(1);
     // A deletion after a quiet spell: the figure for one endpoint change on its own.
-    printFigures('proxy_sync_delay', deletes.map((r) => r.switch.delay));
+    printFigures(
+      'proxy_sync_delay',
+      deletes.map((r) => r.switch.delay),
+    );
     // The same from the delete request (this process's own clock only: no watch in between).
-    printFigures('delete_to_switch', deletes.map((r) => r.deleteToSwitch));
+    printFigures(
+      'delete_to_switch',
+      deletes.map((r) => r.deleteToSwitch),
+    );
     // The end of the sync that applied it, from kube-proxy's log: no probe, no watch (an upper bound of the switch).
     const syncDone = deletes.map((r) => r.deleteToSyncDone).filter((v): v is number => v !== null);
     if (syncDone.length) printFigures('delete_to_kube_proxy_sync_done', syncDone);
     // Old pods replaced in a rolling update: changes follow one another within kube-proxy's minSyncPeriod.
-    printFigures('rollout_proxy_sync_delay', rolls.flatMap((r) => r.switches.map((s) => s.delay)));
-    console.log(`probe_spacing_ms_median: ${fmt(quantile([...deletes.map((r) => r.spacing), ...rolls.map((r) => r.spacing)], 0.5))}`);
-    console.log(`endpointslice_event_after_delete_ms_median: ${fmt(quantile(deletes.map((r) => r.sliceAfterDelete), 0.5))}`);
-    const logged = [...deletes.map((r) => r.switch), ...rolls.flatMap((r) => r.switches)].map((s) => s.syncDoneAfterEvent).filter((v): v is number => v !== null);
+    printFigures(
+      'rollout_proxy_sync_delay',
+      rolls.flatMap((r) => r.switches.map((s) => s.delay)),
+    );
+    console.log(
+      `probe_spacing_ms_median: ${fmt(quantile([...deletes.map((r) => r.spacing), ...rolls.map((r) => r.spacing)], 0.5))}`,
+    );
+    console.log(
+      `endpointslice_event_after_delete_ms_median: ${fmt(
+        quantile(
+          deletes.map((r) => r.sliceAfterDelete),
+          0.5,
+        ),
+      )}`,
+    );
+    const logged = [...deletes.map((r) => r.switch), ...rolls.flatMap((r) => r.switches)]
+      .map((s) => s.syncDoneAfterEvent)
+      .filter((v): v is number => v !== null);
     if (logged.length) console.log(`kube_proxy_sync_done_after_event_ms_median: ${fmt(quantile(logged, 0.5))}`);
-    console.log(`new_connection_failures: ${deletes.reduce((n, r) => n + r.failures, 0) + rolls.reduce((n, r) => n + r.failures, 0)}`);
-    console.log(`keepalive_requests_to_terminating_pod_after_switch: ${deletes.reduce((n, r) => n + r.keepAliveAfterSwitch, 0)}`);
+    console.log(
+      `new_connection_failures: ${deletes.reduce((n, r) => n + r.failures, 0) + rolls.reduce((n, r) => n + r.failures, 0)}`,
+    );
+    console.log(
+      `keepalive_requests_to_terminating_pod_after_switch: ${deletes.reduce((n, r) => n + r.keepAliveAfterSwitch, 0)}`,
+    );
     const kaLast = deletes.map((r) => r.keepAliveLastAfterEvent).filter((v): v is number => v !== null);
-    if (kaLast.length) console.log(`keepalive_last_reply_from_terminating_pod_after_event_ms_median: ${fmt(quantile(kaLast, 0.5))}`);
+    if (kaLast.length)
+      console.log(`keepalive_last_reply_from_terminating_pod_after_event_ms_median: ${fmt(quantile(kaLast, 0.5))}`);
   } catch (error) {
     console.error(`measure:proxy failed: ${(error as Error).message}`);
     exitCode = 1;
   } finally {
     watch.stop();
-    await cleanUp().catch((e) => { console.error(`measure:proxy: clean-up failed: ${(e as Error).message}`); exitCode = 1; });
+    await cleanUp().catch((e) => {
+      console.error(`measure:proxy: clean-up failed: ${(e as Error).message}`);
+      exitCode = 1;
+    });
   }
   process.exitCode = exitCode;
 }

@@ -22,17 +22,65 @@ const file = (name: string) => join(paths.pki, name);
 export function ensureCredentials(): Credentials {
   mkdirSync(paths.pki, { recursive: true, mode: 0o700 });
   const c: Credentials = {
-    ca: file('ca.crt'), serverCert: file('apiserver.crt'), serverKey: file('apiserver.key'),
-    saKey: file('sa.key'), saPub: file('sa.pub'), tokensFile: file('tokens.csv'),
+    ca: file('ca.crt'),
+    serverCert: file('apiserver.crt'),
+    serverKey: file('apiserver.key'),
+    saKey: file('sa.key'),
+    saPub: file('sa.pub'),
+    tokensFile: file('tokens.csv'),
     tokens: { admin: '', kubelet: '', controllerManager: '', scheduler: '', kubeProxy: '' },
   };
   if (!existsSync(c.ca)) {
-    sh('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', c.ca, '-days', '30', '-subj', '/CN=termlab-node-ca']);
+    sh('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      c.ca,
+      '-days',
+      '30',
+      '-subj',
+      '/CN=termlab-node-ca',
+    ]);
   }
   if (!existsSync(c.serverCert)) {
-    writeFileSync(file('apiserver.ext'), 'subjectAltName=DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:127.0.0.1,IP:10.96.0.1\nextendedKeyUsage=serverAuth\n');
-    sh('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', c.serverKey, '-out', file('apiserver.csr'), '-subj', '/CN=kube-apiserver']);
-    sh('openssl', ['x509', '-req', '-in', file('apiserver.csr'), '-CA', c.ca, '-CAkey', file('ca.key'), '-CAcreateserial', '-out', c.serverCert, '-days', '30', '-extfile', file('apiserver.ext')]);
+    writeFileSync(
+      file('apiserver.ext'),
+      'subjectAltName=DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:127.0.0.1,IP:10.96.0.1\nextendedKeyUsage=serverAuth\n',
+    );
+    sh('openssl', [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      c.serverKey,
+      '-out',
+      file('apiserver.csr'),
+      '-subj',
+      '/CN=kube-apiserver',
+    ]);
+    sh('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      file('apiserver.csr'),
+      '-CA',
+      c.ca,
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      c.serverCert,
+      '-days',
+      '30',
+      '-extfile',
+      file('apiserver.ext'),
+    ]);
   }
   if (!existsSync(c.saKey)) {
     sh('openssl', ['genrsa', '-out', c.saKey, '2048']);
@@ -59,7 +107,8 @@ export function ensureCredentials(): Credentials {
 
 export function kubeconfig(server: string, ca: string, token: string, user: string): string {
   return toYaml({
-    apiVersion: 'v1', kind: 'Config',
+    apiVersion: 'v1',
+    kind: 'Config',
     clusters: [{ name: CONTEXT, cluster: { server, 'certificate-authority': ca } }],
     users: [{ name: user, user: { token } }],
     contexts: [{ name: CONTEXT, context: { cluster: CONTEXT, user, namespace: 'default' } }],

@@ -33,7 +33,8 @@ export async function step<T>(name: string, run: () => Promise<T> | T): Promise<
   } catch (error) {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.error(`✘ ${name} failed after ${seconds}s: ${(error as Error).message}`);
-    if (error instanceof StepError && error.logFile) console.error(`--- last lines of ${error.logFile} ---\n${tail(error.logFile)}\n---`);
+    if (error instanceof StepError && error.logFile)
+      console.error(`--- last lines of ${error.logFile} ---\n${tail(error.logFile)}\n---`);
     throw error;
   }
 }
@@ -43,20 +44,32 @@ export function sh(command: string, args: string[], options: SpawnSyncOptions = 
   const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
   if (result.error) throw new StepError(`${command}: ${result.error.message}`);
   if (result.status !== 0) {
-    throw new StepError(`${command} ${args.join(' ')} exited ${result.status}: ${String(result.stderr || result.stdout).trim().split('\n').slice(-15).join('\n')}`);
+    throw new StepError(
+      `${command} ${args.join(' ')} exited ${result.status}: ${String(result.stderr || result.stdout)
+        .trim()
+        .split('\n')
+        .slice(-15)
+        .join('\n')}`,
+    );
   }
   return String(result.stdout);
 }
 
 /** Starts a long-running component detached, its output in logs/<name>.log, its PID recorded. */
-export function startComponent(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): { pid: number; log: string } {
+export function startComponent(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { pid: number; log: string } {
   mkdirSync(paths.logs, { recursive: true });
   mkdirSync(paths.pids, { recursive: true });
   const log = join(paths.logs, `${name}.log`);
   // Never overwrite the record of a live component: cluster:down finds processes only through it.
   const pidFile = join(paths.pids, `${name}.pid`);
   const recorded = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0;
-  if (recorded > 0 && alive(recorded)) throw new StepError(`${name} is already running (pid ${recorded}): run npm run cluster:down first`);
+  if (recorded > 0 && alive(recorded))
+    throw new StepError(`${name} is already running (pid ${recorded}): run npm run cluster:down first`);
   const fd = openSync(log, 'a');
   const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
   closeSync(fd);
@@ -67,14 +80,28 @@ export function startComponent(name: string, command: string, args: string[], en
 }
 
 export function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Polls until check() is true, the process dies, or the deadline passes. */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, component?: { pid: number; log: string }): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  component?: { pid: number; log: string },
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    try { if (await check()) return; } catch { /* not yet */ }
+    try {
+      if (await check()) return;
+    } catch {
+      /* not yet */
+    }
     if (component && !alive(component.pid)) throw new StepError(`${what}: the process exited`, component.log);
     await sleep(250);
   }

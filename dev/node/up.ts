@@ -8,31 +8,57 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildPrograms } from './build.ts';
 import { minorOf, requestedVersion, upVersion } from './versions.ts';
-import { LAB_IMAGE, PAUSE_IMAGE, writeCniConfig, writeContainerdConfig, writeKubeletConfig, writeKubeProxyConfig } from './configs.ts';
+import {
+  LAB_IMAGE,
+  PAUSE_IMAGE,
+  writeCniConfig,
+  writeContainerdConfig,
+  writeKubeletConfig,
+  writeKubeProxyConfig,
+} from './configs.ts';
 import { buildLabImage, buildPauseImage, importImage } from './images.ts';
 import { BRIDGE, binaries, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
 import { ensureCredentials, kubeconfig } from './pki.ts';
 import { sh, startComponent, step, StepError, timings, waitUntil } from './steps.ts';
 
 // klog level: 2 by default; 3 logs "Running preStop hook" and 4 each pod worker step (npm run fidelity reads them).
-const KUBELET_VERBOSITY = /^[0-9]$/.test(process.env.TERMLAB_NODE_KUBELET_V ?? '') ? process.env.TERMLAB_NODE_KUBELET_V : '2';
+const KUBELET_VERBOSITY = /^[0-9]$/.test(process.env.TERMLAB_NODE_KUBELET_V ?? '')
+  ? process.env.TERMLAB_NODE_KUBELET_V
+  : '2';
 
 const API = 'https://127.0.0.1:6443';
 const PACKAGES: Record<string, string> = {
-  containerd: 'containerd', runc: 'runc', ctr: 'containerd', umoci: 'umoci', openssl: 'openssl', iptables: 'iptables', ldd: 'libc-bin',
+  containerd: 'containerd',
+  runc: 'runc',
+  ctr: 'containerd',
+  umoci: 'umoci',
+  openssl: 'openssl',
+  iptables: 'iptables',
+  ldd: 'libc-bin',
 };
 
-function get(url: string, options: { ca?: string; token?: string; insecure?: boolean } = {}): Promise<{ status: number; body: string }> {
+function get(
+  url: string,
+  options: { ca?: string; token?: string; insecure?: boolean } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const send = url.startsWith('https:') ? request : httpRequest;
-    const req = send(url, {
-      ca: options.ca ? readFileSync(options.ca) : undefined, rejectUnauthorized: !options.insecure,
-      headers: options.token ? { authorization: `Bearer ${options.token}` } : {}, timeout: 3000,
-    }, (res) => {
-      let body = '';
-      res.on('data', (c) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = send(
+      url,
+      {
+        ca: options.ca ? readFileSync(options.ca) : undefined,
+        rejectUnauthorized: !options.insecure,
+        headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
+        timeout: 3000,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end();
@@ -45,7 +71,8 @@ async function main(): Promise<void> {
   const kubeVersion = requestedVersion(process.argv.slice(2));
   const bin = binaries(kubeVersion);
   const running = upVersion();
-  if (running && running !== kubeVersion) throw new StepError(`${running} is up; npm run cluster:down before bringing up ${kubeVersion}`);
+  if (running && running !== kubeVersion)
+    throw new StepError(`${running} is up; npm run cluster:down before bringing up ${kubeVersion}`);
   console.log(`Kubernetes ${kubeVersion} (minor ${minorOf(kubeVersion)})`);
   await step('preflight: Linux, root, shared mounts', () => {
     if (process.platform !== 'linux') throw new StepError('the CI node needs Linux');
@@ -59,7 +86,13 @@ async function main(): Promise<void> {
     writeFileSync(join(STATE, 'netns-before'), netns.join('\n'));
   });
   await step("system packages (Debian's)", () => {
-    const missing = [...new Set(Object.entries(PACKAGES).filter(([bin]) => spawnSync('which', [bin]).status !== 0).map(([, pkg]) => pkg))];
+    const missing = [
+      ...new Set(
+        Object.entries(PACKAGES)
+          .filter(([bin]) => spawnSync('which', [bin]).status !== 0)
+          .map(([, pkg]) => pkg),
+      ),
+    ];
     if (!existsSync('/usr/lib/cni/bridge')) missing.push('containernetworking-plugins');
     if (!missing.length) return;
     console.log(`  installing ${missing.join(' ')}`);
@@ -75,11 +108,14 @@ async function main(): Promise<void> {
     writeKubeletConfig();
     writeKubeProxyConfig(join(STATE, 'kube-proxy.kubeconfig'));
     const configs = {
-      admin: [creds.tokens.admin, 'termlab-admin'], kubelet: [creds.tokens.kubelet, NODE_NAME],
-      'controller-manager': [creds.tokens.controllerManager, 'controller-manager'], scheduler: [creds.tokens.scheduler, 'scheduler'],
+      admin: [creds.tokens.admin, 'termlab-admin'],
+      kubelet: [creds.tokens.kubelet, NODE_NAME],
+      'controller-manager': [creds.tokens.controllerManager, 'controller-manager'],
+      scheduler: [creds.tokens.scheduler, 'scheduler'],
       'kube-proxy': [creds.tokens.kubeProxy, 'system:kube-proxy'],
     } as const;
-    for (const [name, [token, user]] of Object.entries(configs)) writeFileSync(join(STATE, `${name}.kubeconfig`), kubeconfig(API, creds.ca, token, user), { mode: 0o600 });
+    for (const [name, [token, user]] of Object.entries(configs))
+      writeFileSync(join(STATE, `${name}.kubeconfig`), kubeconfig(API, creds.ca, token, user), { mode: 0o600 });
     mkdirSync(dirname(paths.kubeconfig), { recursive: true });
     writeFileSync(paths.kubeconfig, kubeconfig(API, creds.ca, creds.tokens.admin, 'termlab-admin'), { mode: 0o600 });
   });
@@ -89,72 +125,147 @@ async function main(): Promise<void> {
     // plugin then finds it and uses it as the pods' gateway.
     if (spawnSync('ip', ['link', 'show', BRIDGE]).status !== 0) sh('ip', ['link', 'add', BRIDGE, 'type', 'bridge']);
     const prefix = POD_CIDR.split('/')[1];
-    if (!sh('ip', ['-4', 'addr', 'show', 'dev', BRIDGE]).includes(`${NODE_IP}/`)) sh('ip', ['addr', 'add', `${NODE_IP}/${prefix}`, 'dev', BRIDGE]);
+    if (!sh('ip', ['-4', 'addr', 'show', 'dev', BRIDGE]).includes(`${NODE_IP}/`))
+      sh('ip', ['addr', 'add', `${NODE_IP}/${prefix}`, 'dev', BRIDGE]);
     sh('ip', ['link', 'set', BRIDGE, 'up']);
   });
   await step('start etcd', async () => {
     const etcd = startComponent('etcd', bin.etcd, [
-      '--name', NODE_NAME, '--data-dir', paths.etcdData,
-      '--listen-client-urls', 'http://127.0.0.1:2379', '--advertise-client-urls', 'http://127.0.0.1:2379',
-      '--listen-peer-urls', 'http://127.0.0.1:2380', '--initial-advertise-peer-urls', 'http://127.0.0.1:2380',
-      '--initial-cluster', `${NODE_NAME}=http://127.0.0.1:2380`, '--listen-metrics-urls', 'http://127.0.0.1:2381',
+      '--name',
+      NODE_NAME,
+      '--data-dir',
+      paths.etcdData,
+      '--listen-client-urls',
+      'http://127.0.0.1:2379',
+      '--advertise-client-urls',
+      'http://127.0.0.1:2379',
+      '--listen-peer-urls',
+      'http://127.0.0.1:2380',
+      '--initial-advertise-peer-urls',
+      'http://127.0.0.1:2380',
+      '--initial-cluster',
+      `${NODE_NAME}=http://127.0.0.1:2380`,
+      '--listen-metrics-urls',
+      'http://127.0.0.1:2381',
     ]);
     await waitUntil('etcd health', () => ok('http://127.0.0.1:2381/health'), 60_000, etcd);
   });
   await step('start kube-apiserver', async () => {
     const apiserver = startComponent('kube-apiserver', bin.kube, [
-      'kube-apiserver', '--etcd-servers=http://127.0.0.1:2379', '--bind-address=127.0.0.1', '--secure-port=6443',
-      '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
-      `--tls-cert-file=${creds.serverCert}`, `--tls-private-key-file=${creds.serverKey}`, `--client-ca-file=${creds.ca}`,
-      `--token-auth-file=${creds.tokensFile}`, '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction',
-      '--service-account-issuer=https://kubernetes.default.svc', `--service-account-key-file=${creds.saPub}`, `--service-account-signing-key-file=${creds.saKey}`,
-      `--service-cluster-ip-range=${SERVICE_CIDR}`, '--allow-privileged=true', '--kubelet-preferred-address-types=InternalIP,Hostname',
+      'kube-apiserver',
+      '--etcd-servers=http://127.0.0.1:2379',
+      '--bind-address=127.0.0.1',
+      '--secure-port=6443',
+      '--advertise-address=127.0.0.1',
+      '--endpoint-reconciler-type=none',
+      `--tls-cert-file=${creds.serverCert}`,
+      `--tls-private-key-file=${creds.serverKey}`,
+      `--client-ca-file=${creds.ca}`,
+      `--token-auth-file=${creds.tokensFile}`,
+      '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=NodeRestriction',
+      '--service-account-issuer=https://kubernetes.default.svc',
+      `--service-account-key-file=${creds.saPub}`,
+      `--service-account-signing-key-file=${creds.saKey}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--allow-privileged=true',
+      '--kubelet-preferred-address-types=InternalIP,Hostname',
       `--cert-dir=${join(STATE, 'apiserver-certs')}`,
     ]);
-    await waitUntil('kube-apiserver /readyz', () => ok(`${API}/readyz`, { ca: creds.ca, token: creds.tokens.admin }), 120_000, apiserver);
+    await waitUntil(
+      'kube-apiserver /readyz',
+      () => ok(`${API}/readyz`, { ca: creds.ca, token: creds.tokens.admin }),
+      120_000,
+      apiserver,
+    );
   });
   await step('start kube-controller-manager and kube-scheduler', async () => {
     const cm = startComponent('kube-controller-manager', bin.kube, [
-      'kube-controller-manager', `--kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
-      `--authentication-kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`, `--authorization-kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
-      '--bind-address=127.0.0.1', '--leader-elect=false', `--service-account-private-key-file=${creds.saKey}`, `--root-ca-file=${creds.ca}`,
+      'kube-controller-manager',
+      `--kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
+      `--authentication-kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
+      `--authorization-kubeconfig=${join(STATE, 'controller-manager.kubeconfig')}`,
+      '--bind-address=127.0.0.1',
+      '--leader-elect=false',
+      `--service-account-private-key-file=${creds.saKey}`,
+      `--root-ca-file=${creds.ca}`,
       // Each controller under its own service account, with the RBAC the API server bootstraps for it.
       '--use-service-account-credentials=true',
     ]);
     const scheduler = startComponent('kube-scheduler', bin.kube, [
-      'kube-scheduler', `--kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
-      `--authentication-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`, `--authorization-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
-      '--bind-address=127.0.0.1', '--leader-elect=false',
+      'kube-scheduler',
+      `--kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
+      `--authentication-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
+      `--authorization-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
+      '--bind-address=127.0.0.1',
+      '--leader-elect=false',
     ]);
-    await waitUntil('kube-controller-manager /healthz', () => ok('https://127.0.0.1:10257/healthz', { insecure: true }), 60_000, cm);
-    await waitUntil('kube-scheduler /healthz', () => ok('https://127.0.0.1:10259/healthz', { insecure: true }), 60_000, scheduler);
+    await waitUntil(
+      'kube-controller-manager /healthz',
+      () => ok('https://127.0.0.1:10257/healthz', { insecure: true }),
+      60_000,
+      cm,
+    );
+    await waitUntil(
+      'kube-scheduler /healthz',
+      () => ok('https://127.0.0.1:10259/healthz', { insecure: true }),
+      60_000,
+      scheduler,
+    );
   });
   await step('start containerd', async () => {
     const containerd = startComponent('containerd', 'containerd', ['--config', paths.containerdConfig]);
-    await waitUntil('containerd socket', () => spawnSync('ctr', ['--address', paths.containerdSocket, 'version']).status === 0, 60_000, containerd);
+    await waitUntil(
+      'containerd socket',
+      () => spawnSync('ctr', ['--address', paths.containerdSocket, 'version']).status === 0,
+      60_000,
+      containerd,
+    );
   });
   await step(`images: ${PAUSE_IMAGE}, ${LAB_IMAGE}`, async () => {
     importImage(buildPauseImage(), 'pause');
     importImage(await buildLabImage(), 'lab-server');
     const listed = sh('ctr', ['--address', paths.containerdSocket, '-n', 'k8s.io', 'images', 'ls', '-q']);
-    for (const image of [PAUSE_IMAGE, LAB_IMAGE]) if (!listed.includes(image)) throw new StepError(`${image} is not in containerd after the import (it has: ${listed.trim().split('\n').join(', ')})`);
+    for (const image of [PAUSE_IMAGE, LAB_IMAGE])
+      if (!listed.includes(image))
+        throw new StepError(
+          `${image} is not in containerd after the import (it has: ${listed.trim().split('\n').join(', ')})`,
+        );
   });
   await step('start kubelet', async () => {
     const kubelet = startComponent('kubelet', bin.kube, [
-      'kubelet', `--config=${paths.kubeletConfig}`, `--kubeconfig=${join(STATE, 'kubelet.kubeconfig')}`,
-      `--hostname-override=${NODE_NAME}`, `--node-ip=${NODE_IP}`, `--root-dir=${paths.kubeletRoot}`, `--v=${KUBELET_VERBOSITY}`,
+      'kubelet',
+      `--config=${paths.kubeletConfig}`,
+      `--kubeconfig=${join(STATE, 'kubelet.kubeconfig')}`,
+      `--hostname-override=${NODE_NAME}`,
+      `--node-ip=${NODE_IP}`,
+      `--root-dir=${paths.kubeletRoot}`,
+      `--v=${KUBELET_VERBOSITY}`,
     ]);
     await waitUntil('kubelet /healthz', () => ok('http://127.0.0.1:10248/healthz'), 120_000, kubelet);
   });
   await step(`node ${NODE_NAME} Ready, default ServiceAccount present`, async () => {
     const opts = { ca: creds.ca, token: creds.tokens.admin };
-    await waitUntil('node Ready', async () => {
-      const node = JSON.parse((await get(`${API}/api/v1/nodes/${NODE_NAME}`, opts)).body);
-      const ready = node.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True');
-      // Schedulable only once the node lifecycle controller has lifted the not-ready taint.
-      return ready && !(node.spec?.taints ?? []).some((t: { key: string }) => t.key === 'node.kubernetes.io/not-ready');
-    }, 180_000, { pid: Number(readFileSync(join(paths.pids, 'kubelet.pid'), 'utf8')), log: join(paths.logs, 'kubelet.log') });
-    await waitUntil('default ServiceAccount', () => ok(`${API}/api/v1/namespaces/default/serviceaccounts/default`, opts), 60_000);
+    await waitUntil(
+      'node Ready',
+      async () => {
+        const node = JSON.parse((await get(`${API}/api/v1/nodes/${NODE_NAME}`, opts)).body);
+        const ready = node.status?.conditions?.some(
+          (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+        );
+        // Schedulable only once the node lifecycle controller has lifted the not-ready taint.
+        return (
+          ready && !(node.spec?.taints ?? []).some((t: { key: string }) => t.key === 'node.kubernetes.io/not-ready')
+        );
+      },
+      180_000,
+      { pid: Number(readFileSync(join(paths.pids, 'kubelet.pid'), 'utf8')), log: join(paths.logs, 'kubelet.log') },
+    );
+    await waitUntil(
+      'default ServiceAccount',
+      () => ok(`${API}/api/v1/namespaces/default/serviceaccounts/default`, opts),
+      60_000,
+    );
   });
   await step('start kube-proxy (iptables)', async () => {
     // After the node is registered: kube-proxy reads its node IP from the Node object.
@@ -163,13 +274,17 @@ async function main(): Promise<void> {
     await waitUntil('kube-proxy /healthz', () => ok('http://127.0.0.1:10256/healthz'), 60_000, proxy);
   });
   const total = (performance.now() - started) / 1000;
-  console.log(`\nnode ${kubeVersion} ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT})`);
+  console.log(
+    `\nnode ${kubeVersion} ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT})`,
+  );
   for (const t of timings) console.log(`  ${t.seconds.toFixed(1).padStart(7)}s  ${t.step}`);
   console.log(`cluster_up_seconds: ${total.toFixed(1)}`);
 }
 
 main().catch((error) => {
   if (!(error instanceof StepError) || !timings.length) console.error(`cluster:up: ${(error as Error).message}`);
-  console.error(`cluster:up failed; component logs are in ${paths.logs}. \`npm run cluster:down\` stops what was started.`);
+  console.error(
+    `cluster:up failed; component logs are in ${paths.logs}. \`npm run cluster:down\` stops what was started.`,
+  );
   process.exitCode = 1;
 });

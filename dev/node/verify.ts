@@ -15,7 +15,16 @@ import { parseAllDocuments } from 'yaml';
 import { REPO } from './layout.ts';
 
 const NAMESPACE = 'termlab-verify-node';
-const { values } = parseArgs({ options: { sim: { type: 'boolean' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, out: { type: 'string' }, only: { type: 'string' }, kubectl: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    sim: { type: 'boolean' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    out: { type: 'string' },
+    only: { type: 'string' },
+    kubectl: { type: 'string' },
+  },
+});
 const sim = values.sim ?? false;
 const kubeconfig = resolve(values.kubeconfig ?? join(REPO, '.termlab', 'node', 'kubeconfig'));
 const context = values.context ?? 'termlab-node';
@@ -30,50 +39,119 @@ interface Case {
   expect: string;
   check(r: Outcome): string | null;
 }
-interface Summary { verdict: string; requests: number; failed: number; byCause: Record<string, number>; advice: string[]; reasoning: string[]; observation: string }
-interface Outcome { code: number | null; summary: Summary | null; stdout: string; stderr: string }
+interface Summary {
+  verdict: string;
+  requests: number;
+  failed: number;
+  byCause: Record<string, number>;
+  advice: string[];
+  reasoning: string[];
+  observation: string;
+}
+interface Outcome {
+  code: number | null;
+  summary: Summary | null;
+  stdout: string;
+  stderr: string;
+}
 
-const causesOnly = (s: Summary, allowed: string[]) => Object.entries(s.byCause).filter(([c, n]) => n > 0 && !allowed.includes(c)).map(([c, n]) => `${n} × cause ${c}`);
+const causesOnly = (s: Summary, allowed: string[]) =>
+  Object.entries(s.byCause)
+    .filter(([c, n]) => n > 0 && !allowed.includes(c))
+    .map(([c, n]) => `${n} × cause ${c}`);
 const cases: Case[] = [
   {
     // The issue's command word for word: --path defaults to /, which the lab image answers 404.
-    name: 'web-root', mode: 'graceful', preStopSleep: null, args: ['--action', 'rollout-restart'],
+    name: 'web-root',
+    mode: 'graceful',
+    preStopSleep: null,
+    args: ['--action', 'rollout-restart'],
     expect: 'exit 2 at once: the lab image answers / with 404 (bad input, nothing changed)',
-    check: ({ code, stderr }) => (code !== 2 ? `exit ${code}` : !/USAGE: --path \/: the app answered HTTP 404/.test(stderr) ? 'no message naming the path' : null),
+    check: ({ code, stderr }) =>
+      code !== 2
+        ? `exit ${code}`
+        : !/USAGE: --path \/: the app answered HTTP 404/.test(stderr)
+          ? 'no message naming the path'
+          : null,
   },
   {
-    name: 'web', mode: 'graceful', preStopSleep: null, args: ['--action', 'rollout-restart', '--path', '/work?ms=200'],
+    name: 'web',
+    mode: 'graceful',
+    preStopSleep: null,
+    args: ['--action', 'rollout-restart', '--path', '/work?ms=200'],
     expect: 'exit 1, the failures cause 1, advice: a preStop sleep from the measured propagation',
-    check: ({ code, summary: s }) => code !== 1 ? `exit ${code}` : !s || s.failed === 0 ? 'no failure' : causesOnly(s, ['1']).length ? `also ${causesOnly(s, ['1']).join(', ')}`
-      : !s.advice.some((a) => /preStop: sleep` of at least \d+s — endpoint removal reached the proxies up to/.test(a)) ? 'no preStop advice' : null,
+    check: ({ code, summary: s }) =>
+      code !== 1
+        ? `exit ${code}`
+        : !s || s.failed === 0
+          ? 'no failure'
+          : causesOnly(s, ['1']).length
+            ? `also ${causesOnly(s, ['1']).join(', ')}`
+            : !s.advice.some((a) =>
+                  /preStop: sleep` of at least \d+s — endpoint removal reached the proxies up to/.test(a),
+                )
+              ? 'no preStop advice'
+              : null,
   },
   {
-    name: 'web-hook', mode: 'graceful', preStopSleep: 5, args: ['--action', 'rollout-restart', '--path', '/work?ms=200'],
+    name: 'web-hook',
+    mode: 'graceful',
+    preStopSleep: 5,
+    args: ['--action', 'rollout-restart', '--path', '/work?ms=200'],
     expect: 'exit 0, 0 failed',
-    check: ({ code, summary: s }) => (code !== 0 ? `exit ${code}` : s?.failed !== 0 ? `${s?.failed} failed` : s.verdict !== 'pass' ? s.verdict : null),
+    check: ({ code, summary: s }) =>
+      code !== 0 ? `exit ${code}` : s?.failed !== 0 ? `${s?.failed} failed` : s.verdict !== 'pass' ? s.verdict : null,
   },
   {
-    name: 'web-imm', mode: 'immediate', preStopSleep: null, args: ['--action', 'rollout-restart', '--path', '/work?ms=2000'],
+    name: 'web-imm',
+    mode: 'immediate',
+    preStopSleep: null,
+    args: ['--action', 'rollout-restart', '--path', '/work?ms=2000'],
     expect: 'exit 1 with cause 2',
     check: ({ code, summary: s }) => (code !== 1 ? `exit ${code}` : !s?.byCause['2'] ? 'no failure of cause 2' : null),
   },
   {
-    name: 'web-del', mode: 'graceful', preStopSleep: null, args: ['--action', 'delete-pod', '--path', '/work?ms=200'],
+    name: 'web-del',
+    mode: 'graceful',
+    preStopSleep: null,
+    args: ['--action', 'delete-pod', '--path', '/work?ms=200'],
     // One pod's TERM against kube-proxy's sync: lost on a loaded node (30 of 672 failed), won on a quiet one (0 of 418).
-    expect: 'one pod deleted; exit 1 with the failures cause 1 and a preStop sleep advised, or exit 0 with the narrow margin named and a preStop sleep advised',
-    check: ({ code, summary: s, stdout }) => !/change: delete one pod \(web-del-/.test(stdout) ? 'the plan names no pod to delete' : !s ? 'no summary'
-      : code === 1 ? (s.failed === 0 ? 'no failure' : causesOnly(s, ['1']).length ? `also ${causesOnly(s, ['1']).join(', ')}` : !s.advice.some((a) => /preStop: sleep/.test(a)) ? 'no preStop advice' : null)
-      : code === 0 ? (!s.advice.some((a) => /^no request failed, but by a narrow margin: .*`preStop: sleep` of at least \d+s/.test(a)) ? 'passed without naming the margin' : null)
-      : `exit ${code}`,
+    expect:
+      'one pod deleted; exit 1 with the failures cause 1 and a preStop sleep advised, or exit 0 with the narrow margin named and a preStop sleep advised',
+    check: ({ code, summary: s, stdout }) =>
+      !/change: delete one pod \(web-del-/.test(stdout)
+        ? 'the plan names no pod to delete'
+        : !s
+          ? 'no summary'
+          : code === 1
+            ? s.failed === 0
+              ? 'no failure'
+              : causesOnly(s, ['1']).length
+                ? `also ${causesOnly(s, ['1']).join(', ')}`
+                : !s.advice.some((a) => /preStop: sleep/.test(a))
+                  ? 'no preStop advice'
+                  : null
+            : code === 0
+              ? !s.advice.some((a) =>
+                  /^no request failed, but by a narrow margin: .*`preStop: sleep` of at least \d+s/.test(a),
+                )
+                ? 'passed without naming the margin'
+                : null
+              : `exit ${code}`,
   },
 ];
 
 /** The example file as this case's Deployment and Service: its name, mode and preStop. */
 function manifest(c: Case): string {
-  const docs = parseAllDocuments(readFileSync(join(REPO, 'manifests', 'verify-example.yaml'), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+  const docs = parseAllDocuments(readFileSync(join(REPO, 'manifests', 'verify-example.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Record<string, any>,
+  );
   for (const doc of docs) {
     doc.metadata.name = c.name;
-    if (doc.kind === 'Service') { doc.spec.selector = { app: c.name }; continue; }
+    if (doc.kind === 'Service') {
+      doc.spec.selector = { app: c.name };
+      continue;
+    }
     doc.metadata.labels = { app: c.name };
     doc.spec.selector.matchLabels = { app: c.name };
     doc.spec.template.metadata.labels = { app: c.name };
@@ -84,27 +162,51 @@ function manifest(c: Case): string {
   return docs.map((d) => JSON.stringify(d)).join('\n---\n');
 }
 
-function run(command: string, args: string[], log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  log: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(command, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c; });
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
-    child.on('error', (error) => { stderr += String(error); });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.on('error', (error) => {
+      stderr += String(error);
+    });
     child.on('close', (code) => {
-      writeFileSync(log, `$ ${command} ${args.map((a) => (/^[\w./=:-]+$/.test(a) ? a : `'${a}'`)).join(' ')}\n# exit ${code}\n${stdout}${stderr ? `# stderr\n${stderr}` : ''}`);
+      writeFileSync(
+        log,
+        `$ ${command} ${args.map((a) => (/^[\w./=:-]+$/.test(a) ? a : `'${a}'`)).join(' ')}\n# exit ${code}\n${stdout}${stderr ? `# stderr\n${stderr}` : ''}`,
+      );
       done({ code, stdout, stderr });
     });
   });
 }
 
-const k = (args: string[], log: string) => run(kubectl, ['--kubeconfig', kubeconfig, '--context', context, ...args], log);
+const k = (args: string[], log: string) =>
+  run(kubectl, ['--kubeconfig', kubeconfig, '--context', context, ...args], log);
 const termlab = (args: string[], log: string) => run(process.execPath, [join(REPO, 'bin', 'termlab.js'), ...args], log);
-const summaryOf = (stdout: string): Summary | null => { try { return JSON.parse(stdout.slice(stdout.indexOf('\n{') + 1)) as Summary; } catch { return null; } };
+const summaryOf = (stdout: string): Summary | null => {
+  try {
+    return JSON.parse(stdout.slice(stdout.indexOf('\n{') + 1)) as Summary;
+  } catch {
+    return null;
+  }
+};
 
 const only = values.only?.split(',');
 const chosen = cases.filter((c) => !only || only.includes(c.name));
-if (!chosen.length) { console.error(`--only: no such case (${cases.map((c) => c.name).join(', ')})`); process.exit(2); }
+if (!chosen.length) {
+  console.error(`--only: no such case (${cases.map((c) => c.name).join(', ')})`);
+  process.exit(2);
+}
 mkdirSync(out, { recursive: true });
 let failed = 0;
 if (!sim) await k(['create', 'namespace', NAMESPACE], join(out, 'namespace.log'));
@@ -114,15 +216,27 @@ try {
     mkdirSync(dir, { recursive: true });
     const app = join(dir, 'app.yaml');
     writeFileSync(app, manifest(c));
-    const where = sim ? ['--sim', '--apply', app] : ['--kubeconfig', kubeconfig, '--context', context, '--namespace', NAMESPACE];
+    const where = sim
+      ? ['--sim', '--apply', app]
+      : ['--kubeconfig', kubeconfig, '--context', context, '--namespace', NAMESPACE];
     if (!sim) {
       await k(['apply', '-n', NAMESPACE, '-f', app], join(dir, 'apply.log'));
-      const status = await k(['rollout', 'status', '-n', NAMESPACE, `deployment/${c.name}`, '--timeout=180s'], join(dir, 'rollout-status.log'));
-      if (status.code !== 0) { console.log(`${c.name}.problem: not available: ${status.stderr.trim()}`); failed++; continue; }
+      const status = await k(
+        ['rollout', 'status', '-n', NAMESPACE, `deployment/${c.name}`, '--timeout=180s'],
+        join(dir, 'rollout-status.log'),
+      );
+      if (status.code !== 0) {
+        console.log(`${c.name}.problem: not available: ${status.stderr.trim()}`);
+        failed++;
+        continue;
+      }
     }
     // As a user runs it: the text report; the figures for the checks from `termlab grade --json` on
     // the file it saved, and the offline text grade must be the very summary verify printed.
-    const r = await termlab(['verify', `deployment/${c.name}`, ...where, '--yes', '--out', join(dir, 'out'), ...c.args], join(dir, 'verify.log'));
+    const r = await termlab(
+      ['verify', `deployment/${c.name}`, ...where, '--yes', '--out', join(dir, 'out'), ...c.args],
+      join(dir, 'verify.log'),
+    );
     const file = /^observation: (.+?) \(regrade offline/m.exec(r.stdout)?.[1] ?? null;
     console.log(`${c.name}.command: termlab verify deployment/${c.name} ${[...where, '--yes', ...c.args].join(' ')}`);
     console.log(`${c.name}.expected: ${c.expect}`);
@@ -133,15 +247,27 @@ try {
       summary = summaryOf(`\n${g.stdout}`);
       const text = await termlab(['grade', file], join(dir, 'grade.log'));
       if (summary) {
-        console.log(`${c.name}.verdict: ${summary.verdict}; requests: ${summary.requests}; failed: ${summary.failed}; byCause: ${JSON.stringify(summary.byCause)}`);
+        console.log(
+          `${c.name}.verdict: ${summary.verdict}; requests: ${summary.requests}; failed: ${summary.failed}; byCause: ${JSON.stringify(summary.byCause)}`,
+        );
         for (const a of summary.advice) console.log(`${c.name}.advice: ${a}`);
         for (const a of summary.reasoning) console.log(`${c.name}.because: ${a}`);
       }
       // verify's own exit 2 or 3 (bad input, the cluster) is not in the file: offline it is the verdict's.
       const code = r.code === 2 || r.code === 3 ? (summary?.verdict === 'pass' ? 0 : 1) : r.code;
-      const same = summary !== null && g.code === code && text.code === code && text.stdout.trim() !== '' && r.stdout.includes(text.stdout.trim());
-      console.log(`${c.name}.offline: termlab grade ${file}: exit ${text.code}, ${summary?.verdict}${!same ? ' (DIFFERENT from what verify printed)' : code === r.code ? ' (the same summary and exit code as verify printed)' : ` (the same summary; exit ${code} for that verdict, verify's ${r.code} was its own bad-input or cluster code)`}`);
-      if (!same) { failed++; console.log(`${c.name}.problem: the offline grade differs`); }
+      const same =
+        summary !== null &&
+        g.code === code &&
+        text.code === code &&
+        text.stdout.trim() !== '' &&
+        r.stdout.includes(text.stdout.trim());
+      console.log(
+        `${c.name}.offline: termlab grade ${file}: exit ${text.code}, ${summary?.verdict}${!same ? ' (DIFFERENT from what verify printed)' : code === r.code ? ' (the same summary and exit code as verify printed)' : ` (the same summary; exit ${code} for that verdict, verify's ${r.code} was its own bad-input or cluster code)`}`,
+      );
+      if (!same) {
+        failed++;
+        console.log(`${c.name}.problem: the offline grade differs`);
+      }
     } else {
       console.log(`${c.name}.stderr: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     }

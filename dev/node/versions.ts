@@ -11,10 +11,14 @@ const VERSION = /^v1\.(\d+)\.(\d+)$/;
 /** `--kube v1.35.4` (or TERMLAB_NODE_KUBE), else the default. A malformed one is refused before anything runs. */
 export function requestedVersion(argv: string[], env: NodeJS.ProcessEnv = process.env): string {
   const at = argv.indexOf('--kube');
-  const given = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--kube='))?.slice('--kube='.length) ?? env.TERMLAB_NODE_KUBE;
+  const given =
+    at >= 0
+      ? argv[at + 1]
+      : (argv.find((a) => a.startsWith('--kube='))?.slice('--kube='.length) ?? env.TERMLAB_NODE_KUBE);
   if (given === undefined || given === '') return DEFAULT_KUBE_VERSION;
   const version = given.startsWith('v') ? given : `v${given}`;
-  if (!VERSION.test(version)) throw new StepError(`--kube: expected a release such as v1.37.2, got ${JSON.stringify(given)}`);
+  if (!VERSION.test(version))
+    throw new StepError(`--kube: expected a release such as v1.37.2, got ${JSON.stringify(given)}`);
   return version;
 }
 
@@ -25,12 +29,17 @@ export function upVersion(): string | null {
   return existsSync(paths.upVersion) ? readFileSync(paths.upVersion, 'utf8').trim() || null : null;
 }
 
-interface Downloaded { Dir?: string; GoMod?: string; Error?: string }
+interface Downloaded {
+  Dir?: string;
+  GoMod?: string;
+  Error?: string;
+}
 
 function download(module: string, cwd: string): Downloaded {
   const out = sh('go', ['mod', 'download', '-json', module], { cwd });
   const info = JSON.parse(out) as Downloaded;
-  if (info.Error || !info.Dir || !info.GoMod) throw new StepError(`go mod download ${module}: ${info.Error ?? 'no module directory'}`);
+  if (info.Error || !info.Dir || !info.GoMod)
+    throw new StepError(`go mod download ${module}: ${info.Error ?? 'no module directory'}`);
   return info;
 }
 
@@ -42,7 +51,12 @@ export function etcdOf(kubeDir: string): string {
   return `v${match[1]}`;
 }
 
-export interface NodeModules { kubeVersion: string; kubeDir: string; etcdVersion: string; etcdDir: string }
+export interface NodeModules {
+  kubeVersion: string;
+  kubeDir: string;
+  etcdVersion: string;
+  etcdDir: string;
+}
 
 /** The module directories that build this version; generated (once) for a non-default version. */
 export function modulesFor(kubeVersion: string): NodeModules {
@@ -57,20 +71,30 @@ export function modulesFor(kubeVersion: string): NodeModules {
     writeFileSync(join(kubeDir, 'go.mod'), 'module termlab.dev/dev/node\n\ngo 1.26.0\n');
     // Served at all? A clear error before the long part.
     let release: Downloaded;
-    try { release = download(`k8s.io/kubernetes@${kubeVersion}`, kubeDir); } catch (error) {
-      throw new StepError(`--kube ${kubeVersion}: the Go module proxy does not serve k8s.io/kubernetes@${kubeVersion} (${(error as Error).message})`);
+    try {
+      release = download(`k8s.io/kubernetes@${kubeVersion}`, kubeDir);
+    } catch (error) {
+      throw new StepError(
+        `--kube ${kubeVersion}: the Go module proxy does not serve k8s.io/kubernetes@${kubeVersion} (${(error as Error).message})`,
+      );
     }
     // k8s.io/kubernetes points each staging module at ./staging; pin every one it names to the same release.
-    const stagingModules = [...readFileSync(release.GoMod!, 'utf8').matchAll(/^\s*(k8s\.io\/[\w.-]+) => \.\/staging\//gm)].map((m) => m[1]!);
+    const stagingModules = [
+      ...readFileSync(release.GoMod!, 'utf8').matchAll(/^\s*(k8s\.io\/[\w.-]+) => \.\/staging\//gm),
+    ].map((m) => m[1]!);
     const replaces = stagingModules.map((m) => `\t${m} => ${m} ${staging}`).join('\n');
-    writeFileSync(join(kubeDir, 'go.mod'), `module termlab.dev/dev/node\n\ngo 1.26.0\n\nrequire (\n\tk8s.io/kubernetes ${kubeVersion}\n\tk8s.io/component-base ${staging}\n)\n\nreplace (\n${replaces}\n)\n`);
+    writeFileSync(
+      join(kubeDir, 'go.mod'),
+      `module termlab.dev/dev/node\n\ngo 1.26.0\n\nrequire (\n\tk8s.io/kubernetes ${kubeVersion}\n\tk8s.io/component-base ${staging}\n)\n\nreplace (\n${replaces}\n)\n`,
+    );
     mkdirSync(join(kubeDir, 'cmd', 'kube'), { recursive: true });
     writeFileSync(join(kubeDir, 'cmd', 'kube', 'main.go'), readFileSync(join(MODULE_DIR, 'cmd', 'kube', 'main.go')));
     sh('go', ['mod', 'tidy'], { cwd: kubeDir });
     writeFileSync(join(kubeDir, '.generated'), kubeVersion);
   }
   const etcdVersion = etcdOf(download(`k8s.io/kubernetes@${kubeVersion}`, kubeDir).Dir!);
-  if (etcdVersion === DEFAULT_ETCD_VERSION) return { kubeVersion, kubeDir, etcdVersion, etcdDir: join(MODULE_DIR, 'etcd') };
+  if (etcdVersion === DEFAULT_ETCD_VERSION)
+    return { kubeVersion, kubeDir, etcdVersion, etcdDir: join(MODULE_DIR, 'etcd') };
   const etcdDir = join(paths.src, `etcd-${etcdVersion}`);
   if (!existsSync(join(etcdDir, '.generated'))) {
     mkdirSync(etcdDir, { recursive: true });

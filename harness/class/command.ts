@@ -7,7 +7,15 @@ import type { PredictionsFile } from '../grade/predictions.ts';
 import { resultCards } from '../report/html.ts';
 import { writeReport } from '../report/write.ts';
 import { escapeTerminal as terminalText } from '../report/terminal.ts';
-import { finishGradebook, gradebookCsv, needsReview, partialRow, unusedPointIds, type Gradebook, type PartialRow } from './gradebook.ts';
+import {
+  finishGradebook,
+  gradebookCsv,
+  needsReview,
+  partialRow,
+  unusedPointIds,
+  type Gradebook,
+  type PartialRow,
+} from './gradebook.ts';
 import { readLab, type Lab } from './lab.ts';
 import { renderClassHtml, renderClassMarkdown } from './report.ts';
 import { gradeSubmission, listSubmissions } from './submission.ts';
@@ -31,56 +39,86 @@ export interface ClassGrade {
   sections: Map<string, string>;
 }
 
-export async function gradeClass(paths: string[], lab: Lab | null, options: { predictions?: PredictionsFile; onProblem?: (p: string) => void; signal?: AbortSignal; renderSections?: boolean } = {}): Promise<ClassGrade> {
+export async function gradeClass(
+  paths: string[],
+  lab: Lab | null,
+  options: {
+    predictions?: PredictionsFile;
+    onProblem?: (p: string) => void;
+    signal?: AbortSignal;
+    renderSections?: boolean;
+  } = {},
+): Promise<ClassGrade> {
   const { submissions, skipped, missing } = await listSubmissions(paths);
   // A few submissions at once, so one's file reads overlap another's grading; only each row (and,
   // for the HTML report, its rendered section) is kept, never a class's results all at once.
   const partials: PartialRow[] = new Array(submissions.length);
   const sections = new Map<string, string>();
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(SUBMISSIONS_AT_ONCE, submissions.length) }, async () => {
-    while (next < submissions.length) {
-      const index = next++;
-      const graded = await gradeSubmission(submissions[index]!, { predictions: options.predictions, signal: options.signal });
-      if (options.renderSections && graded.results.length) sections.set(graded.path, resultCards(graded.results, `g${index}-`));
-      partials[index] = partialRow(graded, lab);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(SUBMISSIONS_AT_ONCE, submissions.length) }, async () => {
+      while (next < submissions.length) {
+        const index = next++;
+        const graded = await gradeSubmission(submissions[index]!, {
+          predictions: options.predictions,
+          signal: options.signal,
+        });
+        if (options.renderSections && graded.results.length)
+          sections.set(graded.path, resultCards(graded.results, `g${index}-`));
+        partials[index] = partialRow(graded, lab);
+      }
+    }),
+  );
   const book = finishGradebook(partials, lab, skipped);
-  if (lab && partials.length) for (const id of unusedPointIds(partials, lab)) options.onProblem?.(`lab ${lab.name}: points for check id ${id}, which no submission's grade has (a typo?)`);
+  if (lab && partials.length)
+    for (const id of unusedPointIds(partials, lab))
+      options.onProblem?.(`lab ${lab.name}: points for check id ${id}, which no submission's grade has (a typo?)`);
   return { book, missing, sections };
 }
 
 function summaryLine(row: Gradebook['rows'][number], pairIds: string[]): string {
   const pairs = pairIds.map((id) => `${id}:${row.pairs[id]}`).join(' ');
-  const predictions = row.predictionsTotal === null ? 'no predictions' : `predictions ${row.predictionsRight}/${row.predictionsTotal}`;
+  const predictions =
+    row.predictionsTotal === null ? 'no predictions' : `predictions ${row.predictionsRight}/${row.predictionsTotal}`;
   const score = row.score === null ? '' : `  score ${row.score}/${row.maxScore}`;
-  return `${terminalText(row.student)}  (${terminalText(row.submission)}): ${row.scenariosGraded} graded, ${row.matched} matched, ${row.differed} differed, ${row.evidenceInvalid} invalid, ${row.inconclusive} inconclusive; pairs ${pairs || 'none'}; ${predictions}${score}\n`
-    + row.review.map((why) => `    ⚠ ${terminalText(why)}\n`).join('');
+  return (
+    `${terminalText(row.student)}  (${terminalText(row.submission)}): ${row.scenariosGraded} graded, ${row.matched} matched, ${row.differed} differed, ${row.evidenceInvalid} invalid, ${row.inconclusive} inconclusive; pairs ${pairs || 'none'}; ${predictions}${score}\n` +
+    row.review.map((why) => `    ⚠ ${terminalText(why)}\n`).join('')
+  );
 }
 
 export async function runClass(paths: string[], options: ClassOptions, io: CommandIO): Promise<number> {
   const lab = options.lab ? await readLab(options.lab) : null;
   const { book, missing, sections } = await gradeClass(paths, lab, {
-    predictions: options.predictions, signal: io.signal, renderSections: options.html !== undefined,
+    predictions: options.predictions,
+    signal: io.signal,
+    renderSections: options.html !== undefined,
     onProblem: (p) => io.err(`termlab grade: ${terminalText(p)}\n`),
   });
   // Nothing gradable is bad input, said before anything is written.
   if (!book.rows.length) {
-    const why = missing.length ? `${missing.join(', ')}: no such file or directory` : `no submissions in ${paths.join(', ')} (archives from \`termlab pack\`, or run directories)`;
-    for (const s of book.skipped) io.err(`termlab grade: ${terminalText(s.path)}: not graded — ${terminalText(s.why)}\n`);
+    const why = missing.length
+      ? `${missing.join(', ')}: no such file or directory`
+      : `no submissions in ${paths.join(', ')} (archives from \`termlab pack\`, or run directories)`;
+    for (const s of book.skipped)
+      io.err(`termlab grade: ${terminalText(s.path)}: not graded — ${terminalText(s.why)}\n`);
     throw new TermlabError('INPUT_UNREADABLE', `nothing to grade: ${why}`, { paths });
   }
   if (options.gradebook) await writeReport(options.gradebook, gradebookCsv(book), 'the gradebook');
-  if (options.gradebookJson) await writeReport(options.gradebookJson, JSON.stringify(book, null, 2) + '\n', 'the gradebook');
+  if (options.gradebookJson)
+    await writeReport(options.gradebookJson, JSON.stringify(book, null, 2) + '\n', 'the gradebook');
   if (options.html) await writeReport(options.html, renderClassHtml(book, sections), 'the class report');
   if (options.md) await writeReport(options.md, renderClassMarkdown(book), 'the class report');
   for (const row of book.rows) io.out(summaryLine(row, book.pairIds));
   for (const s of book.skipped) io.out(`⊘ ${terminalText(s.path)}: not graded — ${terminalText(s.why)}\n`);
   const flagged = book.rows.filter((r) => r.review.length).length;
-  io.out(`${book.rows.length} submission(s) graded, ${book.skipped.length} not graded; ${flagged ? `${flagged} need the instructor's eye (⚠ above, and the review column)` : 'none needs review'}\n`);
+  io.out(
+    `${book.rows.length} submission(s) graded, ${book.skipped.length} not graded; ${flagged ? `${flagged} need the instructor's eye (⚠ above, and the review column)` : 'none needs review'}\n`,
+  );
   if (missing.length) {
-    io.err(`termlab grade: ${missing.map((m) => terminalText(m)).join(', ')}: no such file or directory (the rest was graded)\n`);
+    io.err(
+      `termlab grade: ${missing.map((m) => terminalText(m)).join(', ')}: no such file or directory (the rest was graded)\n`,
+    );
     return EXIT.badInput;
   }
   return needsReview(book) ? EXIT.needsReview : EXIT.ok;

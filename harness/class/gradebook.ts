@@ -47,7 +47,13 @@ export const GradebookSchema = z.object({
 export type Gradebook = z.infer<typeof GradebookSchema>;
 
 /** A row before duplicates are known, and the pod UIDs that find them. */
-export interface PartialRow { row: Omit<GradebookRow, 'duplicateOf' | 'review'>; podUids: Set<string>; checkIds: Set<string>; identityConflict?: string; attention?: string[] }
+export interface PartialRow {
+  row: Omit<GradebookRow, 'duplicateOf' | 'review'>;
+  podUids: Set<string>;
+  checkIds: Set<string>;
+  identityConflict?: string;
+  attention?: string[];
+}
 
 const RANK = { pass: 4, fail: 3, inconclusive: 2, invalid: 1, missing: 0 } as const;
 /** The review column names each problem; a submission with many shows the first few and a count. */
@@ -58,7 +64,13 @@ function pairStatuses(pairs: PairResult[], pairIds: string[]): Record<string, z.
   const out: Record<string, z.infer<typeof PairStatusSchema>> = {};
   for (const id of pairIds) out[id] = 'missing';
   for (const pair of pairs) {
-    const status = pair.invalidRoles?.length ? 'invalid' : pair.checks.some((c) => c.status === 'fail') ? 'fail' : pair.checks.every((c) => c.status === 'pass') ? 'pass' : 'inconclusive';
+    const status = pair.invalidRoles?.length
+      ? 'invalid'
+      : pair.checks.some((c) => c.status === 'fail')
+        ? 'fail'
+        : pair.checks.every((c) => c.status === 'pass')
+          ? 'pass'
+          : 'inconclusive';
     if (RANK[status] > RANK[out[pair.pairId] ?? 'missing']) out[pair.pairId] = status;
   }
   return out;
@@ -66,17 +78,27 @@ function pairStatuses(pairs: PairResult[], pairIds: string[]): Record<string, z.
 
 function scenarioScore(result: GradeResult, lab: Lab): number {
   if (result.verdict === 'evidence-invalid') return 0;
-  return result.checks.filter((c) => c.status === 'pass' && counts(lab, c.id)).reduce((sum, c) => sum + lab.points[c.id]!, 0);
+  return result.checks
+    .filter((c) => c.status === 'pass' && counts(lab, c.id))
+    .reduce((sum, c) => sum + lab.points[c.id]!, 0);
 }
 
-function score(grade: SubmissionGrade, lab: Lab, pairs: GradebookRow['pairs']): { score: number; maxScore: number; missing: string[] } {
+function score(
+  grade: SubmissionGrade,
+  lab: Lab,
+  pairs: GradebookRow['pairs'],
+): { score: number; maxScore: number; missing: string[] } {
   const best = new Map<string, number>();
   for (const r of grade.results) best.set(r.scenario, Math.max(best.get(r.scenario) ?? 0, scenarioScore(r, lab)));
   const scored = lab.requiredScenarios.length ? lab.requiredScenarios : [...best.keys()];
-  const perScenario = Object.keys(lab.points).filter((id) => !id.startsWith('pair.') && counts(lab, id)).reduce((sum, id) => sum + lab.points[id]!, 0);
+  const perScenario = Object.keys(lab.points)
+    .filter((id) => !id.startsWith('pair.') && counts(lab, id))
+    .reduce((sum, id) => sum + lab.points[id]!, 0);
   const pairPoints = (id: string) => lab.points[`pair.${id}`] ?? 0;
   return {
-    score: scored.reduce((sum, s) => sum + (best.get(s) ?? 0), 0) + lab.pairs.filter((id) => pairs[id] === 'pass').reduce((sum, id) => sum + pairPoints(id), 0),
+    score:
+      scored.reduce((sum, s) => sum + (best.get(s) ?? 0), 0) +
+      lab.pairs.filter((id) => pairs[id] === 'pass').reduce((sum, id) => sum + pairPoints(id), 0),
     maxScore: scored.length * perScenario + lab.pairs.reduce((sum, id) => sum + pairPoints(id), 0),
     missing: lab.requiredScenarios.filter((s) => !best.has(s)),
   };
@@ -86,19 +108,40 @@ export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow 
   const verdicts = (v: GradeResult['verdict']) => grade.results.filter((r) => r.verdict === v).length;
   const pairs = pairStatuses(grade.pairs, lab?.pairs ?? []);
   const scored = lab ? score(grade, lab, pairs) : null;
-  const predicted = grade.hasPredictions ? grade.results.filter((r) => r.checks.some((c) => c.id === 'prediction.vs-model' && c.status === 'pass')).length : null;
+  const predicted = grade.hasPredictions
+    ? grade.results.filter((r) => r.checks.some((c) => c.id === 'prediction.vs-model' && c.status === 'pass')).length
+    : null;
   return {
     row: {
-      student: grade.student, identity: grade.identity.source, submission: grade.path, scenariosGraded: grade.results.length,
-      matched: verdicts('matches-model'), differed: verdicts('differs-from-model'), evidenceInvalid: verdicts('evidence-invalid'), inconclusive: verdicts('inconclusive'),
-      pairs, predictionsRight: predicted, predictionsTotal: grade.hasPredictions ? grade.results.length : null,
-      missingScenarios: scored?.missing ?? [], score: scored?.score ?? null, maxScore: scored?.maxScore ?? null, problems: grade.problems,
-      invalid: [...grade.invalid, ...grade.results.filter((r) => r.verdict === 'evidence-invalid' && !grade.invalid.some((l) => l.startsWith(`${r.source}:`))).map((r) => `${r.source}: ${r.explanation}`)],
+      student: grade.student,
+      identity: grade.identity.source,
+      submission: grade.path,
+      scenariosGraded: grade.results.length,
+      matched: verdicts('matches-model'),
+      differed: verdicts('differs-from-model'),
+      evidenceInvalid: verdicts('evidence-invalid'),
+      inconclusive: verdicts('inconclusive'),
+      pairs,
+      predictionsRight: predicted,
+      predictionsTotal: grade.hasPredictions ? grade.results.length : null,
+      missingScenarios: scored?.missing ?? [],
+      score: scored?.score ?? null,
+      maxScore: scored?.maxScore ?? null,
+      problems: grade.problems,
+      invalid: [
+        ...grade.invalid,
+        ...grade.results
+          .filter((r) => r.verdict === 'evidence-invalid' && !grade.invalid.some((l) => l.startsWith(`${r.source}:`)))
+          .map((r) => `${r.source}: ${r.explanation}`),
+      ],
     },
     identityConflict: grade.identity.conflict,
     attention: grade.attention,
     podUids: new Set(grade.results.map(objectUidOf).filter((u): u is string => u !== null)),
-    checkIds: new Set([...grade.results.flatMap((r) => r.checks.map((c) => c.id)), ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id))]),
+    checkIds: new Set([
+      ...grade.results.flatMap((r) => r.checks.map((c) => c.id)),
+      ...grade.pairs.flatMap((p) => p.checks.map((c) => c.id)),
+    ]),
   };
 }
 
@@ -111,21 +154,39 @@ function named(lines: string[], what: string): string[] {
 const sameName = (name: string) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** Joins the rows: a pod UID or a student name in two submissions marks both, since either may be the copy. */
-export function finishGradebook(partials: PartialRow[], lab: Lab | null, skipped: Gradebook['skipped'] = []): Gradebook {
+export function finishGradebook(
+  partials: PartialRow[],
+  lab: Lab | null,
+  skipped: Gradebook['skipped'] = [],
+): Gradebook {
   // Without a lab file, every pair id seen anywhere in the class is a column.
   const pairIds = lab ? lab.pairs : [...new Set(partials.flatMap((p) => Object.keys(p.row.pairs)))].sort();
   const holders = new Map<string, Set<number>>();
-  partials.forEach((p, i) => { for (const uid of p.podUids) { const set = holders.get(uid) ?? new Set(); set.add(i); holders.set(uid, set); } });
+  partials.forEach((p, i) => {
+    for (const uid of p.podUids) {
+      const set = holders.get(uid) ?? new Set();
+      set.add(i);
+      holders.set(uid, set);
+    }
+  });
   const byName = new Map<string, number[]>();
-  partials.forEach((p, i) => { const key = sameName(p.row.student); byName.set(key, [...(byName.get(key) ?? []), i]); });
+  partials.forEach((p, i) => {
+    const key = sameName(p.row.student);
+    byName.set(key, [...(byName.get(key) ?? []), i]);
+  });
   const rows = partials.map((p, i) => {
     const others = new Set<number>();
     for (const uid of p.podUids) for (const j of holders.get(uid)!) if (j !== i) others.add(j);
     const duplicateOf = [...others].sort((a, b) => a - b).map((j) => partials[j]!.row.submission);
-    const sameStudent = byName.get(sameName(p.row.student))!.filter((j) => j !== i).map((j) => partials[j]!.row.submission);
+    const sameStudent = byName
+      .get(sameName(p.row.student))!
+      .filter((j) => j !== i)
+      .map((j) => partials[j]!.row.submission);
     const review = [
       ...(duplicateOf.length ? [`shares pod UIDs with ${duplicateOf.join(', ')}`] : []),
-      ...(sameStudent.length ? [`another submission names the same student ${JSON.stringify(p.row.student)}: ${sameStudent.join(', ')}`] : []),
+      ...(sameStudent.length
+        ? [`another submission names the same student ${JSON.stringify(p.row.student)}: ${sameStudent.join(', ')}`]
+        : []),
       ...(p.identityConflict ? [p.identityConflict] : []),
       ...named(p.attention ?? [], 'attention'),
       ...named(p.row.invalid, 'evidence invalid'),
@@ -142,13 +203,50 @@ export function needsReview(book: Gradebook): boolean {
 }
 
 export function gradebookCsv(book: Gradebook): string {
-  const header = ['student', 'identity', 'submission', 'scenarios_graded', 'matched', 'differed', 'evidence_invalid', 'inconclusive',
-    ...book.pairIds.map((id) => `pair_${id}`), 'predictions_right', 'predictions_total', 'score', 'max_score', 'missing_scenarios', 'duplicate_of', 'problems', 'review'];
+  const header = [
+    'student',
+    'identity',
+    'submission',
+    'scenarios_graded',
+    'matched',
+    'differed',
+    'evidence_invalid',
+    'inconclusive',
+    ...book.pairIds.map((id) => `pair_${id}`),
+    'predictions_right',
+    'predictions_total',
+    'score',
+    'max_score',
+    'missing_scenarios',
+    'duplicate_of',
+    'problems',
+    'review',
+  ];
   const lines = [header.map(csvCell).join(',')];
   for (const r of book.rows) {
-    lines.push([r.student, r.identity, r.submission, r.scenariosGraded, r.matched, r.differed, r.evidenceInvalid, r.inconclusive,
-      ...book.pairIds.map((id) => r.pairs[id] ?? 'missing'), r.predictionsRight, r.predictionsTotal, r.score, r.maxScore,
-      r.missingScenarios.join('; '), r.duplicateOf.join('; '), [...r.invalid, ...r.problems].join(' | '), r.review.join('; ')].map(csvCell).join(','));
+    lines.push(
+      [
+        r.student,
+        r.identity,
+        r.submission,
+        r.scenariosGraded,
+        r.matched,
+        r.differed,
+        r.evidenceInvalid,
+        r.inconclusive,
+        ...book.pairIds.map((id) => r.pairs[id] ?? 'missing'),
+        r.predictionsRight,
+        r.predictionsTotal,
+        r.score,
+        r.maxScore,
+        r.missingScenarios.join('; '),
+        r.duplicateOf.join('; '),
+        [...r.invalid, ...r.problems].join(' | '),
+        r.review.join('; '),
+      ]
+        .map(csvCell)
+        .join(','),
+    );
   }
   return lines.join('\r\n') + '\r\n';
 }

@@ -15,7 +15,10 @@ const CheckId = z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a check id such
 const LabSchema = z.strictObject({
   name: z.string().min(1).max(64),
   /** The termlab.io/env label of this class's pods: `run` sets it, `reap --all-owners` needs it. */
-  env: z.string().refine(isLabelValue, 'a label value: 63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric').optional(),
+  env: z
+    .string()
+    .refine(isLabelValue, 'a label value: 63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric')
+    .optional(),
   /** Scenarios every submission must have; a missing one scores nothing and is listed. */
   requiredScenarios: z.array(z.string().min(1).max(64)).default([]),
   /** Lab pair ids (labPair.id in the scenarios) the gradebook reports and scores. */
@@ -29,10 +32,15 @@ export type Lab = z.infer<typeof LabSchema>;
 
 export async function readLab(path: string): Promise<Lab> {
   let text: string;
-  try { text = await readFile(path, 'utf8'); } catch (error) { throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path }); }
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path });
+  }
   const { data } = parseYamlText(text, path, 'LAB_INVALID');
   const parsed = LabSchema.safeParse(data);
-  if (!parsed.success) throw new TermlabError('LAB_INVALID', `${path}: ${formatIssue(parsed.error.issues[0]!)}`, { source: path });
+  if (!parsed.success)
+    throw new TermlabError('LAB_INVALID', `${path}: ${formatIssue(parsed.error.issues[0]!)}`, { source: path });
   return parsed.data;
 }
 

@@ -5,11 +5,15 @@ import { STYLE } from '../report/html.ts';
 import { cell } from '../report/markdown.ts';
 import type { Gradebook, GradebookRow } from './gradebook.ts';
 
-const predictionsText = (r: GradebookRow) => (r.predictionsTotal === null ? 'none' : `${r.predictionsRight} of ${r.predictionsTotal}`);
+const predictionsText = (r: GradebookRow) =>
+  r.predictionsTotal === null ? 'none' : `${r.predictionsRight} of ${r.predictionsTotal}`;
 const scoreText = (r: GradebookRow) => (r.score === null ? '' : `${r.score}/${r.maxScore}`);
 const pairsText = (r: GradebookRow, ids: string[]) => ids.map((id) => `${id}: ${r.pairs[id]}`).join(', ') || 'none';
 
-interface Column { header: string; value: (r: GradebookRow, book: Gradebook) => string | number }
+interface Column {
+  header: string;
+  value: (r: GradebookRow, book: Gradebook) => string | number;
+}
 const COLUMNS: Column[] = [
   { header: 'student', value: (r) => r.student },
   { header: 'submission', value: (r) => r.submission },
@@ -24,16 +28,22 @@ const COLUMNS: Column[] = [
 ];
 // Without --lab nothing is scored: an empty score column reads as zero, so it is left out and said why.
 const columnsOf = (book: Gradebook) => (book.lab ? COLUMNS : COLUMNS.filter((c) => c.header !== 'score'));
-const UNSCORED = 'Not scored: grade with `--lab FILE` (the lab\'s points and required scenarios) for a score column.';
+const UNSCORED = "Not scored: grade with `--lab FILE` (the lab's points and required scenarios) for a score column.";
 
 export function renderClassMarkdown(book: Gradebook): string {
   const COLUMNS = columnsOf(book);
-  const lines = [`# termlab class report${book.lab ? ` — ${cell(book.lab)}` : ''}`, '',
-    `${book.rows.length} submission(s), ${book.rows.filter((r) => r.review.length).length} flagged for review, ${book.skipped.length} entr${book.skipped.length === 1 ? 'y' : 'ies'} not graded.`, '',
-    `| ${COLUMNS.map((c) => c.header).join(' | ')} |`, `|${COLUMNS.map(() => '---').join('|')}|`,
-    ...book.rows.map((r) => `| ${COLUMNS.map((c) => cell(c.value(r, book)) || ' ').join(' | ')} |`)];
+  const lines = [
+    `# termlab class report${book.lab ? ` — ${cell(book.lab)}` : ''}`,
+    '',
+    `${book.rows.length} submission(s), ${book.rows.filter((r) => r.review.length).length} flagged for review, ${book.skipped.length} entr${book.skipped.length === 1 ? 'y' : 'ies'} not graded.`,
+    '',
+    `| ${COLUMNS.map((c) => c.header).join(' | ')} |`,
+    `|${COLUMNS.map(() => '---').join('|')}|`,
+    ...book.rows.map((r) => `| ${COLUMNS.map((c) => cell(c.value(r, book)) || ' ').join(' | ')} |`),
+  ];
   if (!book.lab) lines.push('', UNSCORED);
-  if (book.skipped.length) lines.push('', '## Not graded', '', ...book.skipped.map((s) => `- ${cell(s.path)}: ${cell(s.why)}`));
+  if (book.skipped.length)
+    lines.push('', '## Not graded', '', ...book.skipped.map((s) => `- ${cell(s.path)}: ${cell(s.why)}`));
   return lines.join('\n') + '\n';
 }
 
@@ -47,17 +57,38 @@ rows.sort((a,b)=>{const x=key(a),y=key(b);return (x<y?-1:x>y?1:0)*dir;});rows.fo
 export function renderClassHtml(book: Gradebook, sections: ReadonlyMap<string, string>): string {
   const COLUMNS = columnsOf(book);
   const anchor = (i: number) => `student-${i}`;
-  const rows = book.rows.map((r, i) => `<tr class="${r.review.length ? 'flagged' : ''}">${COLUMNS.map((c, k) => {
-    const value = c.value(r, book);
-    const text = k === 0 ? `<a href="#${anchor(i)}">${e(value)}</a>` : k === COLUMNS.length - 1 && r.review.length ? `<ul>${r.review.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : e(value);
-    const sort = c.header === 'predictions right' ? ` data-sort="${r.predictionsRight ?? -1}"` : c.header === 'score' ? ` data-sort="${r.score ?? -1}"` : '';
-    return `<td${sort}>${text}</td>`;
-  }).join('')}</tr>`).join('\n');
-  const students = book.rows.map((r, i) => `<section class="student" id="${anchor(i)}"><h2>${e(r.student)}</h2>
+  const rows = book.rows
+    .map(
+      (r, i) =>
+        `<tr class="${r.review.length ? 'flagged' : ''}">${COLUMNS.map((c, k) => {
+          const value = c.value(r, book);
+          const text =
+            k === 0
+              ? `<a href="#${anchor(i)}">${e(value)}</a>`
+              : k === COLUMNS.length - 1 && r.review.length
+                ? `<ul>${r.review.map((x) => `<li>${e(x)}</li>`).join('')}</ul>`
+                : e(value);
+          const sort =
+            c.header === 'predictions right'
+              ? ` data-sort="${r.predictionsRight ?? -1}"`
+              : c.header === 'score'
+                ? ` data-sort="${r.score ?? -1}"`
+                : '';
+          return `<td${sort}>${text}</td>`;
+        }).join('')}</tr>`,
+    )
+    .join('\n');
+  const students = book.rows
+    .map(
+      (r, i) => `<section class="student" id="${anchor(i)}"><h2>${e(r.student)}</h2>
 <p class="muted">${e(r.submission)} · name from ${e(r.identity)} · pairs ${e(pairsText(r, book.pairIds))} · predictions ${e(predictionsText(r))}${r.score === null ? '' : ` · score ${e(scoreText(r))}`}</p>
 ${r.review.length ? `<ul class="flags">${r.review.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : ''}
-${sections.get(r.submission) ?? '<p class="muted">Nothing in this submission could be graded.</p>'}</section>`).join('\n');
-  const skipped = book.skipped.length ? `<h2>Not graded</h2><ul>${book.skipped.map((s) => `<li><code>${e(s.path)}</code>: ${e(s.why)}</li>`).join('')}</ul>` : '';
+${sections.get(r.submission) ?? '<p class="muted">Nothing in this submission could be graded.</p>'}</section>`,
+    )
+    .join('\n');
+  const skipped = book.skipped.length
+    ? `<h2>Not graded</h2><ul>${book.skipped.map((s) => `<li><code>${e(s.path)}</code>: ${e(s.why)}</li>`).join('')}</ul>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>termlab class report</title><style>${STYLE}

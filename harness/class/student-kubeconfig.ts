@@ -22,14 +22,31 @@ export interface StudentKubeconfig {
 }
 
 /** The cluster part of the instructor's current context, with a CA file read into the kubeconfig. */
-export function clusterOf(current: { server: string; caData?: string; caFile?: string; skipTLSVerify?: boolean; tlsServerName?: string }): StudentCluster {
+export function clusterOf(current: {
+  server: string;
+  caData?: string;
+  caFile?: string;
+  skipTLSVerify?: boolean;
+  tlsServerName?: string;
+}): StudentCluster {
   let caData = current.caData;
   if (!caData && current.caFile) {
-    try { caData = readFileSync(current.caFile).toString('base64'); } catch (error) {
-      throw new TermlabError('INPUT_UNREADABLE', `the kubeconfig's certificate-authority ${current.caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): a student's kubeconfig must carry the CA`, { path: current.caFile });
+    try {
+      caData = readFileSync(current.caFile).toString('base64');
+    } catch (error) {
+      throw new TermlabError(
+        'INPUT_UNREADABLE',
+        `the kubeconfig's certificate-authority ${current.caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): a student's kubeconfig must carry the CA`,
+        { path: current.caFile },
+      );
     }
   }
-  return { server: current.server, ...(caData ? { caData } : {}), ...(current.skipTLSVerify ? { skipTLSVerify: true } : {}), ...(current.tlsServerName ? { tlsServerName: current.tlsServerName } : {}) };
+  return {
+    server: current.server,
+    ...(caData ? { caData } : {}),
+    ...(current.skipTLSVerify ? { skipTLSVerify: true } : {}),
+    ...(current.tlsServerName ? { tlsServerName: current.tlsServerName } : {}),
+  };
 }
 
 export function renderStudentKubeconfig(k: StudentKubeconfig): string {

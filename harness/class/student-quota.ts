@@ -9,7 +9,12 @@ const QUANTITY = /^(\d+(?:\.\d+)?)(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
 /** One quantity divided by `seats`: counts stay whole numbers, CPU goes to millicores, memory to Mi. */
 export function shareOf(key: string, quantity: string, seats: number): string {
   const m = QUANTITY.exec(quantity.trim());
-  if (!m) throw new TermlabError('CLASS_NOT_READY', `the class ConfigMap's ${key}: ${JSON.stringify(quantity)} is not a quantity termlab can divide (such as 40, 4, 500m, 4Gi)`, { key });
+  if (!m)
+    throw new TermlabError(
+      'CLASS_NOT_READY',
+      `the class ConfigMap's ${key}: ${JSON.stringify(quantity)} is not a quantity termlab can divide (such as 40, 4, 500m, 4Gi)`,
+      { key },
+    );
   const number = Number(m[1]);
   const suffix = m[2] ?? '';
   if (key.includes('cpu')) {
@@ -20,7 +25,12 @@ export function shareOf(key: string, quantity: string, seats: number): string {
     const bytes = suffix === 'm' ? number / 1000 : number * (BINARY[suffix] ?? DECIMAL[suffix] ?? 1);
     return `${Math.floor(bytes / seats / BINARY.Mi!)}Mi`;
   }
-  if (suffix) throw new TermlabError('CLASS_NOT_READY', `the class ConfigMap's ${key}: ${JSON.stringify(quantity)} is a count and takes no unit`, { key });
+  if (suffix)
+    throw new TermlabError(
+      'CLASS_NOT_READY',
+      `the class ConfigMap's ${key}: ${JSON.stringify(quantity)} is a count and takes no unit`,
+      { key },
+    );
   return String(Math.floor(number / seats));
 }
 
@@ -33,7 +43,12 @@ export interface ClassLimits {
 /** The ConfigMap's data: `seats` and the quota keys. */
 export function classLimits(data: Record<string, string> | undefined, where: string): ClassLimits {
   const seatsText = data?.seats;
-  if (!seatsText || !/^[1-9]\d*$/.test(seatsText)) throw new TermlabError('CLASS_NOT_READY', `${where}: data.seats must be a whole number of at least 1, got ${JSON.stringify(seatsText ?? null)}`, { where });
+  if (!seatsText || !/^[1-9]\d*$/.test(seatsText))
+    throw new TermlabError(
+      'CLASS_NOT_READY',
+      `${where}: data.seats must be a whole number of at least 1, got ${JSON.stringify(seatsText ?? null)}`,
+      { where },
+    );
   const hard: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(data ?? {})) if (key !== 'seats') hard[key] = value;
   return { seats: Number(seatsText), hard };

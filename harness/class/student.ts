@@ -30,9 +30,19 @@ function studentNamespace(classNamespace: string, name: string): string {
 
 /** A student's name becomes a ServiceAccount's and a namespace's: lowercase RFC 1123, and short enough for both. */
 export function checkStudentName(name: string, classNamespace: string): void {
-  if (!DNS_LABEL.test(name)) throw new TermlabError('USAGE', `student name ${JSON.stringify(name)}: lowercase letters, digits and '-', starting and ending with a letter or digit (it names a ServiceAccount and a namespace)`, { name });
+  if (!DNS_LABEL.test(name))
+    throw new TermlabError(
+      'USAGE',
+      `student name ${JSON.stringify(name)}: lowercase letters, digits and '-', starting and ending with a letter or digit (it names a ServiceAccount and a namespace)`,
+      { name },
+    );
   const ns = studentNamespace(classNamespace, name);
-  if (ns.length > 63) throw new TermlabError('USAGE', `student name ${JSON.stringify(name)}: the namespace ${ns} would be ${ns.length} characters, more than 63; use a shorter name`, { name });
+  if (ns.length > 63)
+    throw new TermlabError(
+      'USAGE',
+      `student name ${JSON.stringify(name)}: the namespace ${ns} would be ${ns.length} characters, more than 63; use a shorter name`,
+      { name },
+    );
 }
 
 export interface StudentResult {
@@ -51,7 +61,10 @@ export interface StudentResult {
 
 const statusOf = (error: unknown) => classify(error).status;
 
-export async function addStudent(cluster: Cluster, options: { classNamespace: string; name: string; hours: number; signal?: AbortSignal }): Promise<StudentResult> {
+export async function addStudent(
+  cluster: Cluster,
+  options: { classNamespace: string; name: string; hours: number; signal?: AbortSignal },
+): Promise<StudentResult> {
   const { classNamespace, name, signal } = options;
   checkStudentName(name, classNamespace);
   const limit = () => timeoutOptions(cluster.health.requestTimeoutMs);
@@ -61,9 +74,16 @@ export async function addStudent(cluster: Cluster, options: { classNamespace: st
 
   let config: k8s.V1ConfigMap;
   try {
-    config = await call(`read configmap ${classNamespace}/${CLASS_CONFIGMAP}`, () => core.readNamespacedConfigMap({ name: CLASS_CONFIGMAP, namespace: classNamespace }, limit()));
+    config = await call(`read configmap ${classNamespace}/${CLASS_CONFIGMAP}`, () =>
+      core.readNamespacedConfigMap({ name: CLASS_CONFIGMAP, namespace: classNamespace }, limit()),
+    );
   } catch (error) {
-    if (statusOf(error) === 404) throw new TermlabError('CLASS_NOT_READY', `namespace ${classNamespace} has no ConfigMap ${CLASS_CONFIGMAP}: apply manifests/class.yaml first, or name the class's namespace with --namespace`, { namespace: classNamespace });
+    if (statusOf(error) === 404)
+      throw new TermlabError(
+        'CLASS_NOT_READY',
+        `namespace ${classNamespace} has no ConfigMap ${CLASS_CONFIGMAP}: apply manifests/class.yaml first, or name the class's namespace with --namespace`,
+        { namespace: classNamespace },
+      );
     throw error;
   }
   const limits = classLimits(config.data, `ConfigMap ${classNamespace}/${CLASS_CONFIGMAP}`);
@@ -71,46 +91,115 @@ export async function addStudent(cluster: Cluster, options: { classNamespace: st
   const classSelector = `${CLASS_LABEL}=${classNamespace},${STUDENT_LABEL}`;
   const seated = (await listObjects(cluster, '/api/v1/namespaces', classSelector, { signal })).map((n) => n.name);
   if (!seated.includes(namespace) && seated.length >= limits.seats) {
-    throw new TermlabError('CLASS_NOT_READY', `the class ${classNamespace} has ${limits.seats} seat(s), all taken (${seated.sort().join(', ')}): raise data.seats in ConfigMap ${classNamespace}/${CLASS_CONFIGMAP} (new students then get the smaller share), or remove a student's namespace`, { seats: limits.seats });
+    throw new TermlabError(
+      'CLASS_NOT_READY',
+      `the class ${classNamespace} has ${limits.seats} seat(s), all taken (${seated.sort().join(', ')}): raise data.seats in ConfigMap ${classNamespace}/${CLASS_CONFIGMAP} (new students then get the smaller share), or remove a student's namespace`,
+      { seats: limits.seats },
+    );
   }
   const labels = { [MANAGED_BY]: MANAGER, [CLASS_LABEL]: classNamespace, [STUDENT_LABEL]: name };
   const created: string[] = [];
   const kept: string[] = [];
   /** Creates the object; one already there (a second `class student` for the same name) is kept as it is. */
   const ensure = async (what: string, create: () => Promise<unknown>) => {
-    try { await call(`create ${what}`, create); created.push(what); } catch (error) {
+    try {
+      await call(`create ${what}`, create);
+      created.push(what);
+    } catch (error) {
       if (statusOf(error) !== 409) throw error;
       kept.push(what);
     }
   };
 
-  await ensure(`namespace ${namespace}`, () => core.createNamespace({ body: { metadata: { name: namespace, labels } } }, limit()));
+  await ensure(`namespace ${namespace}`, () =>
+    core.createNamespace({ body: { metadata: { name: namespace, labels } } }, limit()),
+  );
   if (kept.includes(`namespace ${namespace}`)) {
     const existing = await call(`read namespace ${namespace}`, () => core.readNamespace({ name: namespace }, limit()));
     const l = existing.metadata?.labels ?? {};
-    if (l[CLASS_LABEL] !== classNamespace || l[STUDENT_LABEL] !== name) throw new TermlabError('CLASS_NOT_READY', `namespace ${namespace} exists and is not class ${classNamespace}'s namespace of student ${name} (its labels ${CLASS_LABEL}, ${STUDENT_LABEL} say otherwise): termlab leaves it alone; choose another name`, { namespace });
+    if (l[CLASS_LABEL] !== classNamespace || l[STUDENT_LABEL] !== name)
+      throw new TermlabError(
+        'CLASS_NOT_READY',
+        `namespace ${namespace} exists and is not class ${classNamespace}'s namespace of student ${name} (its labels ${CLASS_LABEL}, ${STUDENT_LABEL} say otherwise): termlab leaves it alone; choose another name`,
+        { namespace },
+      );
   }
   const quota = studentQuota(limits);
-  await ensure(`resourcequota ${namespace}/${QUOTA_NAME}`, () => core.createNamespacedResourceQuota({ namespace, body: { metadata: { name: QUOTA_NAME, labels }, spec: { hard: quota } } }, limit()));
+  await ensure(`resourcequota ${namespace}/${QUOTA_NAME}`, () =>
+    core.createNamespacedResourceQuota(
+      { namespace, body: { metadata: { name: QUOTA_NAME, labels }, spec: { hard: quota } } },
+      limit(),
+    ),
+  );
   // As manifests/namespace.yaml: defaults for a container that does not say, so the quota can always be checked.
-  await ensure(`limitrange ${namespace}/termlab-limits`, () => core.createNamespacedLimitRange({ namespace, body: { metadata: { name: 'termlab-limits', labels }, spec: { limits: [{ type: 'Container', _default: { memory: '256Mi' }, defaultRequest: { cpu: '50m', memory: '64Mi' }, max: { memory: '512Mi' } }] } } }, limit()));
-  await ensure(`serviceaccount ${classNamespace}/${name}`, () => core.createNamespacedServiceAccount({ namespace: classNamespace, body: { metadata: { name, labels }, automountServiceAccountToken: false } }, limit()));
+  await ensure(`limitrange ${namespace}/termlab-limits`, () =>
+    core.createNamespacedLimitRange(
+      {
+        namespace,
+        body: {
+          metadata: { name: 'termlab-limits', labels },
+          spec: {
+            limits: [
+              {
+                type: 'Container',
+                _default: { memory: '256Mi' },
+                defaultRequest: { cpu: '50m', memory: '64Mi' },
+                max: { memory: '512Mi' },
+              },
+            ],
+          },
+        },
+      },
+      limit(),
+    ),
+  );
+  await ensure(`serviceaccount ${classNamespace}/${name}`, () =>
+    core.createNamespacedServiceAccount(
+      { namespace: classNamespace, body: { metadata: { name, labels }, automountServiceAccountToken: false } },
+      limit(),
+    ),
+  );
   const binding = (bindingName: string, role: string, account: string) => ({
     metadata: { name: bindingName, labels },
     subjects: [{ kind: 'ServiceAccount', name: account, namespace: classNamespace }],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
   });
-  await ensure(`rolebinding ${namespace}/${STUDENT_ROLE}`, () => rbac.createNamespacedRoleBinding({ namespace, body: binding(STUDENT_ROLE, STUDENT_ROLE, name) }, limit()));
+  await ensure(`rolebinding ${namespace}/${STUDENT_ROLE}`, () =>
+    rbac.createNamespacedRoleBinding({ namespace, body: binding(STUDENT_ROLE, STUDENT_ROLE, name) }, limit()),
+  );
   // The class-wide reaper may take expired pods here too, and nothing else.
-  await ensure(`rolebinding ${namespace}/${REAPER_ROLE}`, () => rbac.createNamespacedRoleBinding({ namespace, body: binding(REAPER_ROLE, REAPER_ROLE, REAPER_ACCOUNT) }, limit()));
+  await ensure(`rolebinding ${namespace}/${REAPER_ROLE}`, () =>
+    rbac.createNamespacedRoleBinding({ namespace, body: binding(REAPER_ROLE, REAPER_ROLE, REAPER_ACCOUNT) }, limit()),
+  );
 
   // The kubeconfig is handed out only once the namespace takes pods: a student's first run would be refused.
   await waitForDefaultAccount(cluster, namespace, signal);
 
   const expirationSeconds = Math.round(options.hours * 3600);
-  const review = await call(`create token for serviceaccount ${classNamespace}/${name}`, () => core.createNamespacedServiceAccountToken({ name, namespace: classNamespace, body: { spec: { expirationSeconds, audiences: [] } } }, limit()));
+  const review = await call(`create token for serviceaccount ${classNamespace}/${name}`, () =>
+    core.createNamespacedServiceAccountToken(
+      { name, namespace: classNamespace, body: { spec: { expirationSeconds, audiences: [] } } },
+      limit(),
+    ),
+  );
   const token = review.status?.token;
-  if (!token) throw new TermlabError('API_REJECTED', `the TokenRequest for ${classNamespace}/${name} came back without a token`, { namespace: classNamespace });
-  const expiresAt = review.status?.expirationTimestamp ? new Date(review.status.expirationTimestamp as unknown as string).toISOString() : new Date(Date.now() + expirationSeconds * 1000).toISOString();
-  return { namespace, serviceAccount: `${classNamespace}/${name}`, username: `system:serviceaccount:${classNamespace}:${name}`, quota, seats: limits.seats, created, kept, token, expiresAt, expirationSeconds: review.spec?.expirationSeconds ?? expirationSeconds };
+  if (!token)
+    throw new TermlabError('API_REJECTED', `the TokenRequest for ${classNamespace}/${name} came back without a token`, {
+      namespace: classNamespace,
+    });
+  const expiresAt = review.status?.expirationTimestamp
+    ? new Date(review.status.expirationTimestamp as unknown as string).toISOString()
+    : new Date(Date.now() + expirationSeconds * 1000).toISOString();
+  return {
+    namespace,
+    serviceAccount: `${classNamespace}/${name}`,
+    username: `system:serviceaccount:${classNamespace}:${name}`,
+    quota,
+    seats: limits.seats,
+    created,
+    kept,
+    token,
+    expiresAt,
+    expirationSeconds: review.spec?.expirationSeconds ?? expirationSeconds,
+  };
 }

@@ -52,14 +52,23 @@ export interface Identity {
  * One identity rule: the student the run's sealed predictions name, else the name packed with
  * `--student`, else the file name. Any disagreement among the names a submission carries is never silent.
  */
-export function identify(sealed: string | null | undefined, packed: string | null | undefined, fileName: string, unsealed?: string | null): { student: string; identity: Identity } {
+export function identify(
+  sealed: string | null | undefined,
+  packed: string | null | undefined,
+  fileName: string,
+  unsealed?: string | null,
+): { student: string; identity: Identity } {
   const fromSealed = sealed?.trim() || undefined;
   const fromPack = packed?.trim() || undefined;
   const fromUnsealed = unsealed?.trim() || undefined;
   const chosen = fromSealed ?? fromPack ?? fileName;
   const conflicts = [
-    fromSealed && fromPack && fromSealed !== fromPack ? `the sealed predictions name ${JSON.stringify(fromSealed)} but the archive was packed for ${JSON.stringify(fromPack)} (--student)` : null,
-    fromUnsealed && fromUnsealed !== chosen ? `the predictions file names ${JSON.stringify(fromUnsealed)} but the run did not seal it, so the submission is ${JSON.stringify(chosen)} (${fromSealed ? 'the sealed predictions' : fromPack ? '--student' : 'its file name'})` : null,
+    fromSealed && fromPack && fromSealed !== fromPack
+      ? `the sealed predictions name ${JSON.stringify(fromSealed)} but the archive was packed for ${JSON.stringify(fromPack)} (--student)`
+      : null,
+    fromUnsealed && fromUnsealed !== chosen
+      ? `the predictions file names ${JSON.stringify(fromUnsealed)} but the run did not seal it, so the submission is ${JSON.stringify(chosen)} (${fromSealed ? 'the sealed predictions' : fromPack ? '--student' : 'its file name'})`
+      : null,
   ].filter((c): c is string => c !== null);
   const conflict = conflicts.length ? conflicts.join('; ') : undefined;
   if (fromSealed) return { student: fromSealed, identity: { source: 'predictions', conflict } };
@@ -73,13 +82,22 @@ function attentionOf(results: GradeResult[], own: { sha256?: string; shownAs?: s
   const pod = results.filter((r) => r.prediction !== null);
   const sealed = new Set(pod.map((r) => r.sealedPredictions?.sha256).filter((h): h is string => typeof h === 'string'));
   const unsealed = pod.filter((r) => !r.sealedPredictions).length;
-  if (unsealed) lines.push(`predictions not sealed by the run: ${unsealed} of ${pod.length} scenario(s) were run without --predictions`);
+  if (unsealed)
+    lines.push(
+      `predictions not sealed by the run: ${unsealed} of ${pod.length} scenario(s) were run without --predictions`,
+    );
   if (own.sha256 !== undefined && sealed.size === 1) {
     const [hash] = [...sealed];
     const offered = own.sha256;
-    if (offered !== hash) lines.push(`${own.shownAs} (sha256 ${offered}) is not the predictions file the run sealed (sha256 ${hash}): graded with the sealed ones`);
+    if (offered !== hash)
+      lines.push(
+        `${own.shownAs} (sha256 ${offered}) is not the predictions file the run sealed (sha256 ${hash}): graded with the sealed ones`,
+      );
   }
-  for (const r of results.filter((x) => x.supersededBy)) lines.push(`retried: ${r.scenario} try ${r.attempt ?? 1} ${retryReason(r) ?? 'was run again'}; ${r.supersededBy} counts instead`);
+  for (const r of results.filter((x) => x.supersededBy))
+    lines.push(
+      `retried: ${r.scenario} try ${r.attempt ?? 1} ${retryReason(r) ?? 'was run again'}; ${r.supersededBy} counts instead`,
+    );
   for (const r of results) {
     const stopped = r.checks.find((c) => c.id === 'evidence.run-complete' && /interrupted/i.test(c.reason));
     if (stopped) lines.push(`interrupted: ${r.scenario}: ${stopped.reason}`);
@@ -88,10 +106,18 @@ function attentionOf(results: GradeResult[], own: { sha256?: string; shownAs?: s
 }
 
 function distrust(result: GradeResult, why: string): GradeResult {
-  return { ...result, verdict: 'evidence-invalid', explanation: why, checks: [...result.checks, fail(MANIFEST_CHECK, why)] };
+  return {
+    ...result,
+    verdict: 'evidence-invalid',
+    explanation: why,
+    checks: [...result.checks, fail(MANIFEST_CHECK, why)],
+  };
 }
 
-async function ownPredictions(path: string, opened: OpenedArchive | null): Promise<{ file?: PredictionsFile; text?: string; shownAs?: string; problem?: string }> {
+async function ownPredictions(
+  path: string,
+  opened: OpenedArchive | null,
+): Promise<{ file?: PredictionsFile; text?: string; shownAs?: string; problem?: string }> {
   const shownAs = opened ? `${path}:${PREDICTIONS_NAME}` : join(path, PREDICTIONS_NAME);
   let text: string;
   if (opened) {
@@ -99,11 +125,17 @@ async function ownPredictions(path: string, opened: OpenedArchive | null): Promi
     if (!data) return {};
     text = data.toString('utf8');
   } else {
-    try { text = await readFile(shownAs, 'utf8'); } catch { return {}; }
+    try {
+      text = await readFile(shownAs, 'utf8');
+    } catch {
+      return {};
+    }
   }
   const why = opened?.untrusted.get(PREDICTIONS_NAME);
   if (why) return { problem: `${shownAs}: predictions not used: ${why}` };
-  try { return { file: parsePredictions(text, shownAs, { writtenEarlier: true }), text, shownAs }; } catch (error) {
+  try {
+    return { file: parsePredictions(text, shownAs, { writtenEarlier: true }), text, shownAs };
+  } catch (error) {
     if (!isTermlabError(error)) throw error;
     return { problem: error.message };
   }
@@ -119,14 +151,27 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     // Ctrl-C stops the whole grading (exit 130), never just this submission.
     if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
     options.onProblem?.(error.message);
-    return { path, student: name, identity: { source: 'file name' }, hasPredictions: false, results: [], pairs: [], problems: [error.message], invalid: [], attention: [] };
+    return {
+      path,
+      student: name,
+      identity: { source: 'file name' },
+      hasPredictions: false,
+      results: [],
+      pairs: [],
+      problems: [error.message],
+      invalid: [],
+      attention: [],
+    };
   }
   const problems: string[] = [...(opened?.problems ?? [])];
   for (const p of problems) options.onProblem?.(p);
   const invalid: string[] = [];
   // The submission's own predictions name its student even when the instructor grades with others.
   const own = await ownPredictions(path, opened);
-  if (own.problem) { problems.push(own.problem); options.onProblem?.(own.problem); }
+  if (own.problem) {
+    problems.push(own.problem);
+    options.onProblem?.(own.problem);
+  }
   // The run's sealed predictions are graded, never a file swapped in beside them; an instructor's file by name overrides.
   const gradeOptions = { predictions: own.file, predictionsOverride: options.predictions, signal: options.signal };
   const run = opened ? await gradeMembers(path, opened.files, gradeOptions) : await gradePaths([path], gradeOptions);
@@ -138,14 +183,33 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     options.onProblem?.(`${r.source}: evidence invalid: ${why}`);
     return distrust(r, why);
   });
-  for (const p of run.problems) { problems.push(p); options.onProblem?.(p); }
+  for (const p of run.problems) {
+    problems.push(p);
+    options.onProblem?.(p);
+  }
   for (const r of results) options.onResult?.(r);
   const sealedStudent = results.find((r) => r.sealedPredictions)?.sealedPredictions?.student;
   const ownSha = own.text === undefined ? undefined : predictionsSha256(own.text);
   const ownIsSealed = ownSha !== undefined && results.some((r) => r.sealedPredictions?.sha256 === ownSha);
-  const { student, identity } = identify(sealedStudent, opened?.manifest?.student, name, ownIsSealed ? null : own.file?.student);
-  const hasPredictions = options.predictions !== undefined || own.file !== undefined || results.some((r) => r.sealedPredictions);
-  return { path, student, identity, hasPredictions, results, pairs: gradePairs(results), problems, invalid, attention: attentionOf(results, { sha256: ownSha, shownAs: own.shownAs }) };
+  const { student, identity } = identify(
+    sealedStudent,
+    opened?.manifest?.student,
+    name,
+    ownIsSealed ? null : own.file?.student,
+  );
+  const hasPredictions =
+    options.predictions !== undefined || own.file !== undefined || results.some((r) => r.sealedPredictions);
+  return {
+    path,
+    student,
+    identity,
+    hasPredictions,
+    results,
+    pairs: gradePairs(results),
+    problems,
+    invalid,
+    attention: attentionOf(results, { sha256: ownSha, shownAs: own.shownAs }),
+  };
 }
 
 /** `termlab grade PATH...` with archives among the paths: each archive graded as its own submission. */
@@ -153,13 +217,18 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
   const plain: string[] = [];
   const archives: string[] = [];
   for (const path of paths) {
-    if (isArchivePath(path)) { archives.push(path); continue; }
+    if (isArchivePath(path)) {
+      archives.push(path);
+      continue;
+    }
     // A directory of hand-ins: its archives are graded each on its own, its observations as ever.
     const found = await archivesUnder(path);
     archives.push(...found.archives);
     if (!found.archives.length || found.observations) plain.push(path);
   }
-  const run: GradeRun = plain.length ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions }) : { results: [], pairs: [], problems: [], tally: new GradeTally() };
+  const run: GradeRun = plain.length
+    ? await gradePaths(plain, { ...options, predictions: undefined, predictionsOverride: options.predictions })
+    : { results: [], pairs: [], problems: [], tally: new GradeTally() };
   for (const archive of archives) {
     const graded = await gradeSubmission(archive, options);
     // Each archive's tries counted within it, as its pairs were formed (gradeSubmission).
@@ -177,12 +246,25 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
 
 async function archivesUnder(path: string): Promise<{ archives: string[]; observations: boolean }> {
   let names: string[];
-  try { names = await readdir(path, { recursive: true }); } catch { return { archives: [], observations: false }; }
-  return { archives: names.filter(isArchivePath).sort().map((n) => join(path, n)), observations: names.some((n) => n.endsWith('.observation.json')) };
+  try {
+    names = await readdir(path, { recursive: true });
+  } catch {
+    return { archives: [], observations: false };
+  }
+  return {
+    archives: names
+      .filter(isArchivePath)
+      .sort()
+      .map((n) => join(path, n)),
+    observations: names.some((n) => n.endsWith('.observation.json')),
+  };
 }
 
 /** An entry of a submissions folder that is not graded, and why: every entry is one or the other. */
-export interface Skipped { path: string; why: string }
+export interface Skipped {
+  path: string;
+  why: string;
+}
 
 export interface SubmissionList {
   submissions: string[];
@@ -192,8 +274,10 @@ export interface SubmissionList {
 }
 
 /** What `termlab run` leaves in a run directory beside its observations. */
-const isRunFile = (name: string) => name.endsWith('.observation.json') || name.endsWith('.observation.json.rejected')
-  || [MANIFEST_NAME, PREDICTIONS_NAME, INTERRUPTED_MARKER, 'report.html', 'report.md', 'junit.xml'].includes(name);
+const isRunFile = (name: string) =>
+  name.endsWith('.observation.json') ||
+  name.endsWith('.observation.json.rejected') ||
+  [MANIFEST_NAME, PREDICTIONS_NAME, INTERRUPTED_MARKER, 'report.html', 'report.md', 'junit.xml'].includes(name);
 
 const NOT_A_HAND_IN = `not a termlab hand-in (hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote)`;
 
@@ -206,14 +290,24 @@ export async function listSubmissions(paths: string[]): Promise<SubmissionList> 
   const list: SubmissionList = { submissions: [], skipped: [], missing: [] };
   for (const path of paths) {
     let info: Stats;
-    try { info = await stat(path); } catch { list.missing.push(path); continue; }
+    try {
+      info = await stat(path);
+    } catch {
+      list.missing.push(path);
+      continue;
+    }
     if (!info.isDirectory()) {
       if (isArchivePath(path)) list.submissions.push(path);
       else list.skipped.push({ path, why: NOT_A_HAND_IN });
       continue;
     }
     let entries: Dirent[];
-    try { entries = await readdir(path, { withFileTypes: true }); } catch { list.missing.push(path); continue; }
+    try {
+      entries = await readdir(path, { withFileTypes: true });
+    } catch {
+      list.missing.push(path);
+      continue;
+    }
     entries.sort((a, b) => a.name.localeCompare(b.name));
     if (entries.some((e) => e.isFile() && (e.name.endsWith('.observation.json') || e.name === MANIFEST_NAME))) {
       // A run directory: one submission with its subfolders; an archive in it is a hand-in of its
@@ -222,15 +316,21 @@ export async function listSubmissions(paths: string[]): Promise<SubmissionList> 
       for (const e of entries) {
         const child = join(path, e.name);
         if (e.isFile() && isArchivePath(e.name)) list.submissions.push(child);
-        else if (e.isSymbolicLink()) list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
-        else if (!e.isDirectory() && !(e.isFile() && isRunFile(e.name))) list.skipped.push({ path: child, why: `not part of a run (${basename(path)} is graded as one run directory)` });
+        else if (e.isSymbolicLink())
+          list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
+        else if (!e.isDirectory() && !(e.isFile() && isRunFile(e.name)))
+          list.skipped.push({
+            path: child,
+            why: `not part of a run (${basename(path)} is graded as one run directory)`,
+          });
       }
       continue;
     }
     for (const e of entries) {
       const child = join(path, e.name);
       if (e.isDirectory() || (e.isFile() && isArchivePath(e.name))) list.submissions.push(child);
-      else if (e.isSymbolicLink()) list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
+      else if (e.isSymbolicLink())
+        list.skipped.push({ path: child, why: 'a symbolic link, not followed: hand in the archive itself' });
       else list.skipped.push({ path: child, why: e.isFile() ? NOT_A_HAND_IN : 'not a file or a directory' });
     }
   }

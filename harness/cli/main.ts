@@ -15,9 +15,18 @@ const commands = createCommands(loadSim);
 const SAME_INTERRUPT_MS = 1000;
 
 function usage(): string {
-  return [`termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`, '', 'commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}\n             ${usageOf(c).replaceAll('\n       ', '\n             ')}`), '',
-    'termlab COMMAND --help lists its flags.', ''].join('\n');
+  return [
+    `termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`,
+    '',
+    'commands:',
+    ...commands.map(
+      (c) =>
+        `  ${c.name.padEnd(10)} ${c.summary}\n             ${usageOf(c).replaceAll('\n       ', '\n             ')}`,
+    ),
+    '',
+    'termlab COMMAND --help lists its flags.',
+    '',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -32,16 +41,30 @@ export async function main(argv: string[]): Promise<number> {
     stdoutClosed = true;
   });
   const io: CommandIO = {
-    out: (text) => { if (!stdoutClosed) process.stdout.write(text); },
+    out: (text) => {
+      if (!stdoutClosed) process.stdout.write(text);
+    },
     err: (text) => process.stderr.write(text),
     signal: abort.signal,
     isTTY: Boolean(process.stdout.isTTY),
   };
-  if (!name || name === '--help' || name === '-h' || name === 'help') { io.out(usage()); return name ? EXIT.ok : EXIT.badInput; }
-  if (name === '--version') { io.out(`${HARNESS_VERSION}\n`); return EXIT.ok; }
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(usage());
+    return name ? EXIT.ok : EXIT.badInput;
+  }
+  if (name === '--version') {
+    io.out(`${HARNESS_VERSION}\n`);
+    return EXIT.ok;
+  }
   const command = commands.find((c) => c.name === name);
-  if (!command) { io.err(`termlab: unknown command ${JSON.stringify(name)}\n\n${usage()}`); return EXIT.badInput; }
-  if (wantsHelp(rest)) { io.out(helpOf(command)); return EXIT.ok; }
+  if (!command) {
+    io.err(`termlab: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return EXIT.badInput;
+  }
+  if (wantsHelp(rest)) {
+    io.out(helpOf(command));
+    return EXIT.ok;
+  }
   // One Ctrl-C can arrive more than once: a terminal signals the whole process group, and a launcher in
   // it (npx forwards to its child, tsx relays to its own) sends it again. A second signal within this
   // window is that same Ctrl-C, not the user's second one: the run still stops cleanly.
@@ -64,12 +87,17 @@ export async function main(argv: string[]): Promise<number> {
     // A network or API failure that escaped its call is the cluster's doing, not a bug: one line, exit 3.
     // (Loaded here: the Kubernetes client is heavy, and a command that never talks to a cluster never needs it.)
     // A module that cannot be loaded (a bundle's chunk gone) is itself the bug to report, never a loop back here.
-    const failure = await import('../kube/failures.ts').then((m) => m.escapedApiFailure(error), () => null);
+    const failure = await import('../kube/failures.ts').then(
+      (m) => m.escapedApiFailure(error),
+      () => null,
+    );
     if (failure) {
       io.err(`termlab ${name}: the cluster's API failed: ${failure.text}\n`);
       return abort.signal.aborted ? EXIT.interrupted : EXIT.clusterUnreachable;
     }
-    io.err(`termlab ${name}: internal error (please report it): ${error instanceof Error ? error.stack : String(error)}\n`);
+    io.err(
+      `termlab ${name}: internal error (please report it): ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
     return abort.signal.aborted ? EXIT.interrupted : EXIT.internalError;
   };
   process.on('uncaughtException', (error) => void internalError(error).then((code) => process.exit(code)));
@@ -77,8 +105,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (isTermlabError(error)) { io.err(`termlab ${name}: ${error.message}\n`); return exitCodeFor(error.code); }
-    const flagError = flagErrorMessage(error, Object.keys(command.flags).map((f) => `--${f}`));
+    if (isTermlabError(error)) {
+      io.err(`termlab ${name}: ${error.message}\n`);
+      return exitCodeFor(error.code);
+    }
+    const flagError = flagErrorMessage(
+      error,
+      Object.keys(command.flags).map((f) => `--${f}`),
+    );
     if (flagError) {
       io.err(`termlab ${name}: ${flagError}\nusage: ${usageOf(command)}\n(termlab ${name} --help lists its flags)\n`);
       return EXIT.badInput;
@@ -95,5 +129,7 @@ const code = await main(process.argv.slice(2));
 // `run --sim` of the rollouts printed its reports and then spun at 100 % CPU for as long as it was left
 // (Node 20 and 24), inside Node's teardown of the handles still open (gdb: FreeEnvironment ->
 // CleanupHandles -> uv_run, no syscall for seconds). Everything the command does is awaited by then.
-await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+await Promise.all(
+  [process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))),
+);
 process.exit(code);

@@ -15,7 +15,10 @@ export function markSuperseded(results: GradeResult[]): GradeResult[] {
 export const counted = (results: GradeResult[]) => results.filter((r) => !r.supersededBy);
 
 /** Why a try is run again on a fresh pod, in a few words (the verdict column) and in full (its progress line). */
-export interface RetryCause { label: string; reason: string }
+export interface RetryCause {
+  label: string;
+  reason: string;
+}
 
 /**
  * Why a try is run again on a fresh pod, or null when its grade stands: a lost request, or a pair half whose

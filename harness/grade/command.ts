@@ -18,7 +18,8 @@ function formatResult(r: GradeResult): string {
   for (const note of r.notes) lines.push(`    note: ${t(note)}`);
   if (r.rollout) for (const line of requestsStrip(r.rollout).split('\n')) lines.push(`    ${t(line)}`);
   // The student's own prediction is graded apart from the run: show it apart.
-  for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) lines.push(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${t(c.reason)}`);
+  for (const c of r.checks.filter((x) => x.id.startsWith('prediction.')))
+    lines.push(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${t(c.reason)}`);
   return lines.join('\n') + '\n';
 }
 
@@ -26,23 +27,44 @@ function formatResult(r: GradeResult): string {
 export const gradeCommand: CommandModule = {
   async run(argv, io) {
     const { values, positionals } = parseArgs({
-      args: argv, allowPositionals: true, strict: true,
+      args: argv,
+      allowPositionals: true,
+      strict: true,
       options: parseOptions(gradeFlags),
     });
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
     boundHeapGrowth();
     // A `termlab verify` file (*.verification.json) has its own grader (harness/verify).
-    if (positionals.every((p) => p.endsWith('.verification.json'))) return (await import('../verify/command.ts')).gradeVerifications(positionals, values, io);
+    if (positionals.every((p) => p.endsWith('.verification.json')))
+      return (await import('../verify/command.ts')).gradeVerifications(positionals, values, io);
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
     if (values.gradebook || values['gradebook-json'] || values.lab) {
       // A class is graded into a gradebook and a class report; a per-file output would be silently empty.
       for (const flag of ['json', 'junit'] as const) {
-        if (values[flag]) throw new TermlabError('USAGE', `--${flag} cannot go with --gradebook/--gradebook-json/--lab: a class gives --gradebook-json (its rows as JSON) and --html/--md (the class report)`);
+        if (values[flag])
+          throw new TermlabError(
+            'USAGE',
+            `--${flag} cannot go with --gradebook/--gradebook-json/--lab: a class gives --gradebook-json (its rows as JSON) and --html/--md (the class report)`,
+          );
       }
       if (!values.gradebook && !values['gradebook-json'] && !values.html && !values.md) {
-        throw new TermlabError('USAGE', '--lab grades a class: name where it goes with --gradebook FILE.csv, --gradebook-json FILE, --html FILE or --md FILE');
+        throw new TermlabError(
+          'USAGE',
+          '--lab grades a class: name where it goes with --gradebook FILE.csv, --gradebook-json FILE, --html FILE or --md FILE',
+        );
       }
-      return runClass(positionals, { gradebook: values.gradebook, gradebookJson: values['gradebook-json'], html: values.html, md: values.md, lab: values.lab, predictions }, io);
+      return runClass(
+        positionals,
+        {
+          gradebook: values.gradebook,
+          gradebookJson: values['gradebook-json'],
+          html: values.html,
+          md: values.md,
+          lab: values.lab,
+          predictions,
+        },
+        io,
+      );
     }
     // Reports and JSON need every result whole; the terminal shows each as it comes and keeps little.
     const whole = Boolean(values.json || values.md || values.html || values.junit);
@@ -56,9 +78,12 @@ export const gradeCommand: CommandModule = {
     await writeReports(run, values);
     if (values.json) io.out(terminalJson({ results: run.results, pairs: run.pairs, problems: run.problems }) + '\n');
     else {
-      for (const pair of run.pairs) for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
+      for (const pair of run.pairs)
+        for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
       const { graded, passed, verdicts } = run.tally;
-      io.out(`${graded} graded, ${passed} passed every check, ${verdicts['evidence-invalid']} evidence invalid, ${verdicts.inconclusive} inconclusive, ${run.problems.length} unreadable\n`);
+      io.out(
+        `${graded} graded, ${passed} passed every check, ${verdicts['evidence-invalid']} evidence invalid, ${verdicts.inconclusive} inconclusive, ${run.problems.length} unreadable\n`,
+      );
     }
     return exitCodeOf(run);
   },

@@ -24,8 +24,16 @@ function watchBeforeRequest(f: Facts): Check {
   const { watchEstablished, requestSent } = f.timeline;
   // A watch the harness could not open, or a request it never sent, is the harness's failure (a
   // loaded API, Ctrl-C): nothing was observed to grade, so inconclusive; never a verdict on the file.
-  if (!watchEstablished) return inconclusive(id, `no pod watch was established${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: the harness could not observe the termination; run it again`);
-  if (!requestSent) return inconclusive(id, `no request was sent${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: nothing was in flight to grade; run it again`);
+  if (!watchEstablished)
+    return inconclusive(
+      id,
+      `no pod watch was established${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: the harness could not observe the termination; run it again`,
+    );
+  if (!requestSent)
+    return inconclusive(
+      id,
+      `no request was sent${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: nothing was in flight to grade; run it again`,
+    );
   return watchEstablished.at.mono <= requestSent.at.mono
     ? pass(id, 'the pod watch was running before the request was sent')
     : fail(id, 'the request was sent before the pod watch was established: early events could be missing');
@@ -39,19 +47,32 @@ function singlePodUid(f: Facts): Check {
   const nameless = o.evidence.watchEvents.find((e) => carriesPod(e) && e.uid === null);
   if (nameless) return fail(id, `${describeEvent(nameless)} has no UID, but every pod the API sends carries one`);
   const strangeEvent = o.evidence.watchEvents.find((e) => e.uid !== null && e.uid !== uid);
-  if (strangeEvent) return fail(id, `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`);
+  if (strangeEvent)
+    return fail(
+      id,
+      `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`,
+    );
   // Any JSON line's podUid, whatever else the line holds.
   for (const [index, { value }] of f.lineJson.entries()) {
     const logged = value && typeof value === 'object' ? (value as { podUid?: unknown }).podUid : undefined;
-    if (logged !== undefined && logged !== uid) return fail(id, `log line ${index} names pod ${oneLine(typeof logged === 'string' ? logged : JSON.stringify(logged) ?? String(logged))}, not ${uid}`);
+    if (logged !== undefined && logged !== uid)
+      return fail(
+        id,
+        `log line ${index} names pod ${oneLine(typeof logged === 'string' ? logged : (JSON.stringify(logged) ?? String(logged)))}, not ${uid}`,
+      );
   }
   const lab = f.lab;
   const named = lab.find((l) => l.fields.podName !== undefined && l.fields.podName !== o.pod!.name);
-  if (named) return fail(id, `${describeLine(named)} names pod ${oneLine(named.fields.podName!)}, but the live pod is ${o.pod.name}`);
+  if (named)
+    return fail(
+      id,
+      `${describeLine(named)} names pod ${oneLine(named.fields.podName!)}, but the live pod is ${o.pod.name}`,
+    );
   // The server stamps every line with its pod when it knows it: a line without is not its own.
   const stamped = lab.filter((l) => l.fields.podUid !== undefined);
   const unstamped = lab.find((l) => l.fields.podUid === undefined);
-  if (stamped.length && unstamped) return fail(id, `${describeLine(unstamped)} carries no pod UID while ${describeLine(stamped[0]!)} does`);
+  if (stamped.length && unstamped)
+    return fail(id, `${describeLine(unstamped)} carries no pod UID while ${describeLine(stamped[0]!)} does`);
   return pass(id, `every event and log line belongs to pod ${uid}`);
 }
 
@@ -73,9 +94,15 @@ function acceptedBeforeDelete(f: Facts): Check {
     const accepted = o.request.outcome === 'completed' || o.request.outcome === 'cut';
     return accepted
       ? fail(id, `the request is recorded as ${o.request.outcome}, but its acceptance never was`)
-      : inconclusive(id, `the request was never accepted (${o.request.outcome}): nothing was in flight when the pod was deleted`);
+      : inconclusive(
+          id,
+          `the request was never accepted (${o.request.outcome}): nothing was in flight when the pod was deleted`,
+        );
   }
-  if (!deleteIssued) return o.run.complete ? fail(id, 'the pod was never deleted') : inconclusive(id, `the run stopped before the delete (${o.run.incompleteReason ?? 'no reason recorded'})`);
+  if (!deleteIssued)
+    return o.run.complete
+      ? fail(id, 'the pod was never deleted')
+      : inconclusive(id, `the run stopped before the delete (${o.run.incompleteReason ?? 'no reason recorded'})`);
   return requestAccepted.at.mono <= deleteIssued.at.mono
     ? pass(id, 'the request was accepted before the delete was issued')
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');
@@ -87,16 +114,32 @@ function deleteDelay(f: Facts): Check {
   const observed = f.deleteDelayMs;
   if (observed === null) return inconclusive(id, 'no acceptance and delete to measure the delay between');
   const asked = o.scenario.deleteDelayMs;
-  if (observed < asked - TIMER_SLACK_MS) return fail(id, `the harness clock puts the delete ${Math.round(observed)} ms after the acceptance, but the scenario says the harness waited ${asked} ms`);
+  if (observed < asked - TIMER_SLACK_MS)
+    return fail(
+      id,
+      `the harness clock puts the delete ${Math.round(observed)} ms after the acceptance, but the scenario says the harness waited ${asked} ms`,
+    );
   if (observed > asked + TOLERANCE_SECONDS * 1000) {
     // A delete the API refused and the runner tried again comes late for a recorded reason; the
     // model takes the delay it really waited, so the comparison still holds.
     const issued = f.timeline.deleteIssued!.at.mono;
-    const failedAttempts = o.cleanup.filter((c) => c.action.startsWith('delete attempt') && !c.ok && c.at.mono <= issued).length;
-    if (failedAttempts) return pass(id, `the delete came ${Math.round(observed)} ms after the acceptance, later than the ${asked} ms asked because ${failedAttempts} attempt(s) failed first; the model takes the real delay`);
-    return inconclusive(id, `the delete came ${Math.round(observed)} ms after the acceptance, not the ${asked} ms the scenario asked: the run did not follow its scenario`);
+    const failedAttempts = o.cleanup.filter(
+      (c) => c.action.startsWith('delete attempt') && !c.ok && c.at.mono <= issued,
+    ).length;
+    if (failedAttempts)
+      return pass(
+        id,
+        `the delete came ${Math.round(observed)} ms after the acceptance, later than the ${asked} ms asked because ${failedAttempts} attempt(s) failed first; the model takes the real delay`,
+      );
+    return inconclusive(
+      id,
+      `the delete came ${Math.round(observed)} ms after the acceptance, not the ${asked} ms the scenario asked: the run did not follow its scenario`,
+    );
   }
-  return pass(id, `the delete came ${Math.round(observed)} ms after the acceptance (the scenario asked for ${asked} ms)`);
+  return pass(
+    id,
+    `the delete came ${Math.round(observed)} ms after the acceptance (the scenario asked for ${asked} ms)`,
+  );
 }
 
 /** The runner notes the watch established right after the watch records its connection. */
@@ -113,18 +156,27 @@ function clockMonotonic(f: Facts): Check {
     ['delete issued', t.deleteIssued?.at.mono],
     ['delete acknowledged', t.deleteAcknowledged?.at.mono],
   ];
-  if (t.requestEnded && t.requestSent && t.requestEnded.at.mono < t.requestSent.at.mono) return fail(id, 'the request ended before it was sent');
-  if (t.requestEnded && t.requestAccepted && t.requestEnded.at.mono < t.requestAccepted.at.mono) return fail(id, 'the request ended before it was accepted');
+  if (t.requestEnded && t.requestSent && t.requestEnded.at.mono < t.requestSent.at.mono)
+    return fail(id, 'the request ended before it was sent');
+  if (t.requestEnded && t.requestAccepted && t.requestEnded.at.mono < t.requestAccepted.at.mono)
+    return fail(id, 'the request ended before it was accepted');
   // The runner sends the request only once the pod is Ready (the one watch may start earlier, at creation).
-  if (t.podReady && t.requestSent && t.podReady.at.mono > t.requestSent.at.mono) return fail(id, 'the request was sent before the pod was Ready, but the runner waits for Ready first');
+  if (t.podReady && t.requestSent && t.podReady.at.mono > t.requestSent.at.mono)
+    return fail(id, 'the request was sent before the pod was Ready, but the runner waits for Ready first');
   // The watch is established when its own life says it connected, and the timeline says so just after.
   const connected = o.evidence.watchLifecycle.find((w) => w.event === 'connected');
   if (t.watchEstablished) {
-    if (!connected) return fail(id, 'the timeline has the watch established, but the watch\'s own lifecycle never connected');
+    if (!connected)
+      return fail(id, "the timeline has the watch established, but the watch's own lifecycle never connected");
     const after = t.watchEstablished.at.mono - connected.at.mono;
-    if (after < 0 || after > WATCH_ESTABLISHED_SLACK_MS) return fail(id, `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`);
+    if (after < 0 || after > WATCH_ESTABLISHED_SLACK_MS)
+      return fail(
+        id,
+        `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`,
+      );
   }
-  if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono) return fail(id, 'the live pod was captured before the watch was established');
+  if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono)
+    return fail(id, 'the live pod was captured before the watch was established');
   const span = harnessSpanProblem(f);
   if (span) return fail(id, span);
   const containerClock = containerClockProblem(f);
@@ -132,7 +184,8 @@ function clockMonotonic(f: Facts): Check {
   let previous: [string, number] | null = null;
   for (const [name, mono] of ordered) {
     if (mono === undefined) continue;
-    if (previous && mono < previous[1]) return fail(id, `the harness clock runs backwards: ${name} is before ${previous[0]}`);
+    if (previous && mono < previous[1])
+      return fail(id, `the harness clock runs backwards: ${name} is before ${previous[0]}`);
     previous = [name, mono];
   }
   for (const [what, times] of [
@@ -152,11 +205,21 @@ const HARNESS_ORIGIN_SLACK_MS = 2;
 const OBSERVED_AT_SLACK_MS = 1000;
 
 /** Every harness time in the file, wherever it sits: each is a { mono, wall } pair. */
-function harnessTimes(value: unknown, found: { mono: number; wall: string }[] = [], depth = 0): { mono: number; wall: string }[] {
+function harnessTimes(
+  value: unknown,
+  found: { mono: number; wall: string }[] = [],
+  depth = 0,
+): { mono: number; wall: string }[] {
   if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return found;
-  if (Array.isArray(value)) { for (const v of value) harnessTimes(v, found, depth + 1); return found; }
+  if (Array.isArray(value)) {
+    for (const v of value) harnessTimes(v, found, depth + 1);
+    return found;
+  }
   const v = value as Record<string, unknown>;
-  if (typeof v.mono === 'number' && typeof v.wall === 'string' && ownKeyCount(v) === 2) { found.push({ mono: v.mono, wall: v.wall }); return found; }
+  if (typeof v.mono === 'number' && typeof v.wall === 'string' && ownKeyCount(v) === 2) {
+    found.push({ mono: v.mono, wall: v.wall });
+    return found;
+  }
   for (const key in v) harnessTimes(v[key], found, depth + 1);
   return found;
 }
@@ -178,18 +241,21 @@ function harnessSpanProblem(f: Facts): string | null {
   if (!times.length) return null;
   const walls = times.map((t) => wallMs(t.wall));
   const origins = times.map((t, i) => walls[i]! - t.mono);
-  const low = Math.min(...origins), high = Math.max(...origins);
+  const low = Math.min(...origins),
+    high = Math.max(...origins);
   if (high - low > HARNESS_ORIGIN_SLACK_MS) {
     // The odd one is farthest from the others' common origin (the median), whichever way it was moved.
     const median = [...origins].sort((a, b) => a - b)[Math.floor(origins.length / 2)]!;
-    const odd = times[origins.reduce((far, x, i) => (Math.abs(x - median) > Math.abs(origins[far]! - median) ? i : far), 0)]!;
+    const odd =
+      times[origins.reduce((far, x, i) => (Math.abs(x - median) > Math.abs(origins[far]! - median) ? i : far), 0)]!;
     return `the harness time ${odd.mono} ms (${oneLine(odd.wall)}) is not on the run's one clock: its wall and monotonic parts disagree with the others by ${Math.round(high - low)} ms`;
   }
   const end = wallMs(o.run.observedAt);
   // The first of the latest, as a scan that keeps the earlier on a tie.
   const latestAt = walls.reduce((a, b, i) => (b > walls[a]! ? i : a), 0);
   const latest = times[latestAt]!;
-  if (walls[latestAt]! > end + OBSERVED_AT_SLACK_MS) return `the harness time ${latest.mono} ms (${oneLine(latest.wall)}) is after the run was observed (${oneLine(o.run.observedAt)}): beyond the run's own span`;
+  if (walls[latestAt]! > end + OBSERVED_AT_SLACK_MS)
+    return `the harness time ${latest.mono} ms (${oneLine(latest.wall)}) is after the run was observed (${oneLine(o.run.observedAt)}): beyond the run's own span`;
   return null;
 }
 
@@ -198,13 +264,16 @@ function containerClockProblem(f: Facts): string | null {
   const byProcess = new Map<unknown, LabLine[]>();
   for (const l of f.lab) {
     const lines = byProcess.get(l.fields.pid);
-    if (lines) lines.push(l); else byProcess.set(l.fields.pid, [l]);
+    if (lines) lines.push(l);
+    else byProcess.set(l.fields.pid, [l]);
   }
   for (const lines of byProcess.values()) {
     const origin = wallMs(lines[0]!.time) - lines[0]!.mono;
     for (const [i, l] of lines.entries()) {
-      if (i > 0 && l.mono < lines[i - 1]!.mono) return `the container's clock runs backwards: ${describeLine(l)} is before ${describeLine(lines[i - 1]!)}`;
-      if (Math.abs(wallMs(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS) return `${describeLine(l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`;
+      if (i > 0 && l.mono < lines[i - 1]!.mono)
+        return `the container's clock runs backwards: ${describeLine(l)} is before ${describeLine(lines[i - 1]!)}`;
+      if (Math.abs(wallMs(l.time) - l.mono - origin) > CONTAINER_CLOCK_DRIFT_MS)
+        return `${describeLine(l)}'s wall time and monotonic time disagree with ${describeLine(lines[0]!)} of the same process`;
     }
   }
   return null;
@@ -223,25 +292,50 @@ function watchLife(f: Facts): Check {
   let next = 0;
   for (const entry of [...life].sort((a, b) => a.at.mono - b.at.mono)) {
     while (next < events.length && events[next]!.receivedAt.mono < entry.at.mono) {
-      if (down) return fail(id, `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms and before it ${down.event === 'gave-up' ? 'could come back' : 'resumed'}: a watch delivers nothing while it is down`);
+      if (down)
+        return fail(
+          id,
+          `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms and before it ${down.event === 'gave-up' ? 'could come back' : 'resumed'}: a watch delivers nothing while it is down`,
+        );
       next++;
     }
     if (entry.event === 'dropped' || entry.event === 'gave-up') down = entry;
     else down = null;
   }
-  if (down && next < events.length) return fail(id, `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms, and its life records no resume, relist or give-up after it`);
-  return pass(id, life.some((w) => w.event === 'dropped') ? 'every watch event arrived while the watch was connected' : 'the watch never dropped');
+  if (down && next < events.length)
+    return fail(
+      id,
+      `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms, and its life records no resume, relist or give-up after it`,
+    );
+  return pass(
+    id,
+    life.some((w) => w.event === 'dropped')
+      ? 'every watch event arrived while the watch was connected'
+      : 'the watch never dropped',
+  );
 }
 
 /** A lost path is the outcome's business (inconclusive there); here only a contradiction counts. */
 function lostPathEvidence(f: Facts): Check {
   const check = lostPathCheck(f);
-  return check.status === 'inconclusive' ? pass(check.id, `the harness lost the request's path, and the server's log agrees: ${check.reason}`) : check;
+  return check.status === 'inconclusive'
+    ? pass(check.id, `the harness lost the request's path, and the server's log agrees: ${check.reason}`)
+    : check;
 }
 
 export function evidenceChecks(f: Facts, fileVersion: number): Check[] {
   return [
-    watchBeforeRequest(f), labLinesTyped(f), singlePodUid(f), ...livePodChecks(f), acceptedBeforeDelete(f), deleteDelay(f),
-    ...finalStateChecks(f), ...citationChecks(f), ...requestChecks(f, fileVersion), clockMonotonic(f), watchLife(f), lostPathEvidence(f),
+    watchBeforeRequest(f),
+    labLinesTyped(f),
+    singlePodUid(f),
+    ...livePodChecks(f),
+    acceptedBeforeDelete(f),
+    deleteDelay(f),
+    ...finalStateChecks(f),
+    ...citationChecks(f),
+    ...requestChecks(f, fileVersion),
+    clockMonotonic(f),
+    watchLife(f),
+    lostPathEvidence(f),
   ];
 }

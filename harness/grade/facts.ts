@@ -2,7 +2,17 @@
 // lines, the container states the watch and the reads showed, the timeline as the one derivation
 // gives it), then the checks, each a pure function of these facts.
 import type { ContainerRecord, Observation, StateCitation, WatchEvent } from '../observation/schema.ts';
-import { carriesPod, containerLabLines, type DerivedTimeline, deriveContainers, deriveTimeline, type LabLine, type LineJson, type MalformedLabLine, parseLabLogLines } from '../observation/timeline.ts';
+import {
+  carriesPod,
+  containerLabLines,
+  type DerivedTimeline,
+  deriveContainers,
+  deriveTimeline,
+  type LabLine,
+  type LineJson,
+  type MalformedLabLine,
+  parseLabLogLines,
+} from '../observation/timeline.ts';
 
 /** A container state as the watch event or pod read shows it. */
 export type ShownState = WatchEvent['containers'][number];
@@ -47,19 +57,40 @@ export interface Facts {
 }
 
 /** A watch of the run lost events (dropped, or relisted after its history expired): the API was away. Pod and rollout observations alike. */
-export function watchHadGap(o: { evidence: { watchLifecycle: Observation['evidence']['watchLifecycle'] } }, beforeMono = Infinity): boolean {
-  return o.evidence.watchLifecycle.some((w) => (w.event === 'dropped' || w.event === 'expired-relisted') && w.at.mono <= beforeMono);
+export function watchHadGap(
+  o: { evidence: { watchLifecycle: Observation['evidence']['watchLifecycle'] } },
+  beforeMono = Infinity,
+): boolean {
+  return o.evidence.watchLifecycle.some(
+    (w) => (w.event === 'dropped' || w.event === 'expired-relisted') && w.at.mono <= beforeMono,
+  );
 }
 
 function stateSourcesOf(o: Observation): StateSource[] {
   const uid = o.pod?.uid ?? null;
   const fromWatch = o.evidence.watchEvents
     .filter(carriesPod)
-    .map((e): StateSource => ({ citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion }, receivedAt: e.receivedAt.mono, containers: e.containers, deletionTimestamp: e.deletionTimestamp, deletionGracePeriodSeconds: e.deletionGracePeriodSeconds }));
+    .map(
+      (e): StateSource => ({
+        citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion },
+        receivedAt: e.receivedAt.mono,
+        containers: e.containers,
+        deletionTimestamp: e.deletionTimestamp,
+        deletionGracePeriodSeconds: e.deletionGracePeriodSeconds,
+      }),
+    );
   const fromReads = o.evidence.podReads
     .map((r, index) => ({ r, index }))
     .filter(({ r }) => r.found && r.uid === uid)
-    .map(({ r, index }): StateSource => ({ citation: { kind: 'read', index, resourceVersion: r.resourceVersion }, receivedAt: r.at.mono, containers: r.containers, deletionTimestamp: r.deletionTimestamp, deletionGracePeriodSeconds: r.deletionGracePeriodSeconds }));
+    .map(
+      ({ r, index }): StateSource => ({
+        citation: { kind: 'read', index, resourceVersion: r.resourceVersion },
+        receivedAt: r.at.mono,
+        containers: r.containers,
+        deletionTimestamp: r.deletionTimestamp,
+        deletionGracePeriodSeconds: r.deletionGracePeriodSeconds,
+      }),
+    );
   return [...fromWatch, ...fromReads].sort((a, b) => a.receivedAt - b.receivedAt);
 }
 
@@ -67,12 +98,18 @@ function stateSourcesOf(o: Observation): StateSource[] {
 export function factsOf(o: Observation): Facts {
   const { lines, malformed, json } = parseLabLogLines(o.evidence.logLines);
   const { requestAccepted, deleteIssued } = o.timeline;
-  const derived = deriveTimeline({ scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence }, lines);
+  const derived = deriveTimeline(
+    { scenario: o.scenario, pod: o.pod, deleteIssued: deleteIssued?.at ?? null, evidence: o.evidence },
+    lines,
+  );
   const { finalState: _final, ...points } = derived;
   const parsed = containerLabLines(o, { lines, malformed });
   const app = o.pod?.containers[0]?.name;
   return {
-    o, lab: lines, malformed, lineJson: json,
+    o,
+    lab: lines,
+    malformed,
+    lineJson: json,
     states: stateSourcesOf(o),
     container: o.pod?.containers[0]?.name ?? null,
     derived,

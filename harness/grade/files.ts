@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { EXIT, isTermlabError, TermlabError } from '../../lib/errors.ts';
 import { oneLine } from '../report/terminal.ts';
-import { type AnyParsedObservation, parseAnyObservation, readAnyObservationFile, readAnyObservationFileNow } from '../observation/read.ts';
+import {
+  type AnyParsedObservation,
+  parseAnyObservation,
+  readAnyObservationFile,
+  readAnyObservationFileNow,
+} from '../observation/read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
 import { gradePairs, type PairResult } from './pairs.ts';
@@ -32,15 +37,24 @@ export async function* observationPaths(paths: string[]): AsyncGenerator<string>
     try {
       info = await stat(path);
     } catch (error) {
-      throw new TermlabError('INPUT_UNREADABLE', `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : oneLine((error as Error).message)}`, { source: path });
+      throw new TermlabError(
+        'INPUT_UNREADABLE',
+        `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : oneLine((error as Error).message)}`,
+        { source: path },
+      );
     }
     // Anything but a directory is opened as a file, which refuses FIFOs, devices and sockets.
-    if (!info.isDirectory()) { yield path; continue; }
+    if (!info.isDirectory()) {
+      yield path;
+      continue;
+    }
     let entries: Dirent[];
     try {
       entries = await readdir(path, { withFileTypes: true });
     } catch (error) {
-      throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot list: ${oneLine((error as Error).message)}`, { source: path });
+      throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot list: ${oneLine((error as Error).message)}`, {
+        source: path,
+      });
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
@@ -77,7 +91,12 @@ export async function gradeFile(path: string, options: GradeFileOptions = {}): P
 
 function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFileOptions): GradeResult {
   if (parsed.kind === 'rollout') return gradeRollout(parsed.observation, { source: path });
-  return grade(parsed.observation, { source: path, predictions: options.predictions, predictionsOverride: options.predictionsOverride, fileVersion: parsed.fileVersion });
+  return grade(parsed.observation, {
+    source: path,
+    predictions: options.predictions,
+    predictionsOverride: options.predictionsOverride,
+    fileVersion: parsed.fileVersion,
+  });
 }
 
 /** The event loop gets a turn at least this often while files are read at once: Ctrl-C and the output are never held up. */
@@ -88,7 +107,12 @@ function turns(): () => Promise<void> | undefined {
   let turnAt = performance.now() + TURN_EVERY_MS;
   return () => {
     if (performance.now() < turnAt) return undefined;
-    return new Promise<void>((resolve) => setImmediate(() => { turnAt = performance.now() + TURN_EVERY_MS; resolve(); }));
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        turnAt = performance.now() + TURN_EVERY_MS;
+        resolve();
+      }),
+    );
   };
 }
 
@@ -122,12 +146,28 @@ export function exitCodeOf(run: Pick<GradeRun, 'pairs' | 'problems' | 'tally'>):
 export function keptOf(r: GradeResult, slim: boolean | undefined): GradeResult | null {
   if (!slim) return r;
   if (!r.labPair) return null;
-  return { ...r, checks: r.checks.filter((c) => c.status !== 'pass'), timeline: [], notes: [], prediction: r.prediction && { ...r.prediction, steps: [] } };
+  return {
+    ...r,
+    checks: r.checks.filter((c) => c.status !== 'pass'),
+    timeline: [],
+    notes: [],
+    prediction: r.prediction && { ...r.prediction, steps: [] },
+  };
 }
 
-type GradeEachOptions = GradeFileOptions & { onResult?: (r: GradeResult) => void; onProblem?: (p: string) => void; slim?: boolean };
+type GradeEachOptions = GradeFileOptions & {
+  onResult?: (r: GradeResult) => void;
+  onProblem?: (p: string) => void;
+  slim?: boolean;
+};
 /** Grades each read as it comes; an unreadable file is a problem, the rest still graded. Returns how many there were. */
-async function gradeEach(reads: AsyncIterable<PendingRead>, options: GradeEachOptions, results: GradeResult[], tally: GradeTally, noteProblem: (line: string) => void): Promise<number> {
+async function gradeEach(
+  reads: AsyncIterable<PendingRead>,
+  options: GradeEachOptions,
+  results: GradeResult[],
+  tally: GradeTally,
+  noteProblem: (line: string) => void,
+): Promise<number> {
   let found = 0;
   for await (const { path, parse } of reads) {
     found++;
@@ -155,11 +195,15 @@ export async function gradePaths(paths: string[], options: GradeEachOptions = {}
   const results: GradeResult[] = [];
   const problems: string[] = [];
   const tally = new GradeTally();
-  const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
+  const noteProblem = (line: string) => {
+    problems.push(line);
+    options.onProblem?.(line);
+  };
   // A missing path is one problem; the other paths are still graded.
   for (const root of paths) {
     try {
-      if (await gradeEach(readsInTurn([root], options.signal), options, results, tally, noteProblem) === 0) noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
+      if ((await gradeEach(readsInTurn([root], options.signal), options, results, tally, noteProblem)) === 0)
+        noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
     } catch (error) {
       // Ctrl-C stops the whole grading (exit 130), never just this path.
       if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
@@ -173,22 +217,31 @@ export async function gradePaths(paths: string[], options: GradeEachOptions = {}
  * An archive's observation members, graded from memory as gradePaths grades a folder's files (in name
  * order, each checked as a file is read), each named `ARCHIVE:MEMBER`.
  */
-export async function gradeMembers(archive: string, members: ReadonlyMap<string, Buffer>, options: GradeEachOptions = {}): Promise<GradeRun> {
+export async function gradeMembers(
+  archive: string,
+  members: ReadonlyMap<string, Buffer>,
+  options: GradeEachOptions = {},
+): Promise<GradeRun> {
   const results: GradeResult[] = [];
   const problems: string[] = [];
   const tally = new GradeTally();
-  const noteProblem = (line: string) => { problems.push(line); options.onProblem?.(line); };
+  const noteProblem = (line: string) => {
+    problems.push(line);
+    options.onProblem?.(line);
+  };
   const names = [...members.keys()].filter((n) => n.endsWith(OBSERVATION_SUFFIX)).sort((a, b) => a.localeCompare(b));
   // Each parsed as the loop reaches it: an archive's members are never all parsed at once.
   async function* reads(): AsyncGenerator<PendingRead> {
     const turn = turns();
     for (const name of names) {
       await turn();
-      if (options.signal?.aborted) throw new TermlabError('INTERRUPTED', `${archive}: interrupted while grading`, { source: archive });
+      if (options.signal?.aborted)
+        throw new TermlabError('INTERRUPTED', `${archive}: interrupted while grading`, { source: archive });
       const path = `${archive}:${name}`;
       yield { path, parse: () => parseAnyObservation(members.get(name)!, path) };
     }
   }
-  if (await gradeEach(reads(), options, results, tally, noteProblem) === 0) noteProblem(`${archive}: no *${OBSERVATION_SUFFIX} files in it`);
+  if ((await gradeEach(reads(), options, results, tally, noteProblem)) === 0)
+    noteProblem(`${archive}: no *${OBSERVATION_SUFFIX} files in it`);
   return finishRun(results, problems, tally);
 }

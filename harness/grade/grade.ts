@@ -15,7 +15,15 @@ import { type Facts, factsOf } from './facts.ts';
 import { predictScenario as predict } from './pod-theory.ts';
 import { type Prediction, rulesFor } from './theory.ts';
 import { timelineBars } from './timeline.ts';
-import { fail, inconclusive, RUBRIC_VERSION, type Check, type PodGradeResult, type Verdict, verdictOf } from './types.ts';
+import {
+  fail,
+  inconclusive,
+  RUBRIC_VERSION,
+  type Check,
+  type PodGradeResult,
+  type Verdict,
+  verdictOf,
+} from './types.ts';
 
 export interface GradeOptions {
   source?: string;
@@ -33,14 +41,21 @@ function explain(verdict: Verdict, checks: Check[]): string {
   // A run stopped early (Ctrl-C, a harness failure) says so first: what it then lacks follows from that.
   const stopped = checks.find((c) => c.id === 'evidence.run-complete' && c.status === 'inconclusive');
   // A prediction that missed an interrupted run's outcome follows from the stop too: the stop comes first.
-  const firstBad = checks.find((c) => c.status === 'fail' && !c.id.startsWith('prediction.')) ?? stopped
-    ?? checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
+  const firstBad =
+    checks.find((c) => c.status === 'fail' && !c.id.startsWith('prediction.')) ??
+    stopped ??
+    checks.find((c) => c.status === 'fail') ??
+    checks.find((c) => c.status === 'inconclusive');
   // A pod with a sidecar says which container cut what (containers.ts attribution.cut-by).
   const cut = checks.find((c) => c.id === 'attribution.cut-by' && c.status === 'pass');
   // A retry scenario tells what its attempts did to the ledger (retries.ts attribution.effects).
   const effects = checks.find((c) => c.id === 'attribution.effects' && c.status === 'pass');
-  const told = [cut, effects].filter((c) => c !== undefined).map((c) => c.reason).join('; ');
-  if (verdict === 'matches-model' || !firstBad) return `the run did what the kubelet model predicts${told ? `: ${told}` : ''}`;
+  const told = [cut, effects]
+    .filter((c) => c !== undefined)
+    .map((c) => c.reason)
+    .join('; ');
+  if (verdict === 'matches-model' || !firstBad)
+    return `the run did what the kubelet model predicts${told ? `: ${told}` : ''}`;
   return firstBad.reason;
 }
 
@@ -61,10 +76,25 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
   const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
   const retried = retryChecks(f, model, fileVersion);
-  const evidence = stoppedEarly(f, [...evidenceChecks(f, fileVersion), ...containerChecks(f), kubeletTimes(f, deadline, model.graceSeconds), podStatusEvidence(f, deadline), memoryEvidence(f), ...retried.evidence]);
+  const evidence = stoppedEarly(f, [
+    ...evidenceChecks(f, fileVersion),
+    ...containerChecks(f),
+    kubeletTimes(f, deadline, model.graceSeconds),
+    podStatusEvidence(f, deadline),
+    memoryEvidence(f),
+    ...retried.evidence,
+  ]);
   const lost = lostPath(f);
   // A request the harness lost is never graded as the kubelet's cut or completion (lost-path.ts).
-  const outcome = underLostPath(f, [runComplete(f), requestOutcome(f, model), exitState(f, model), attributeExitCode(f, model), podStatusOutcome(f, model, deadline), ...sidecarOutcomes(f, model), ...retried.outcome]);
+  const outcome = underLostPath(f, [
+    runComplete(f),
+    requestOutcome(f, model),
+    exitState(f, model),
+    attributeExitCode(f, model),
+    podStatusOutcome(f, model, deadline),
+    ...sidecarOutcomes(f, model),
+    ...retried.outcome,
+  ]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null, ...observedRetries(o) };
   // The predictions the run sealed before its first pod are the ones graded; a file given beside
@@ -99,7 +129,10 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     attempt: o.run.attempt ?? 1,
     // A try the harness's own delays spoiled (its request lost, its safety deadline outlived) may run again.
     lostPath: lost?.kind === 'lost' ? lost.reason : safetyNetEnded(f, model),
-    sealedPredictions: unsealed && 'file' in unsealed ? { sha256: o.run.predictions!.sha256, student: unsealed.file.student?.trim() || null } : null,
+    sealedPredictions:
+      unsealed && 'file' in unsealed
+        ? { sha256: o.run.predictions!.sha256, student: unsealed.file.student?.trim() || null }
+        : null,
     prediction: model,
     asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
     checks,
@@ -116,19 +149,26 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
 function stoppedEarly({ o, timeline }: Facts, checks: Check[]): Check[] {
   if (o.run.complete || (o.pod !== null && timeline.requestAccepted !== null)) return checks;
   const why = o.run.incompleteReason ?? 'the run stopped early';
-  return checks.map((c) => (c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c));
+  return checks.map((c) =>
+    c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c,
+  );
 }
 
 function versionNotes(fileVersion: number, retried: boolean): string[] {
   // Version 7 added only the retries' routes: a version 6 file of any other scenario is whole.
   if (fileVersion >= OBSERVATION_SCHEMA_VERSION || (fileVersion === 6 && !retried)) return [];
-  const missing = fileVersion < 2
-    ? 'its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward\'s life nor of the pod\'s status reason'
-    : fileVersion < 3 ? 'it has no record of the port-forward\'s life (opens, errors, closes) nor of the pod\'s status reason and active deadline'
-      : fileVersion < 4 ? 'it has no record of the pod\'s status reason and message nor of its active deadline'
-        : fileVersion < 5 ? 'it records one container: no sidecar\'s log, state or timeline'
-          : fileVersion < 6 ? 'it records no retries (attempts, standby pod, ledger): none of its scenarios retried'
-            : 'its retries went straight to the standby pod: it records no Service for them and no route';
+  const missing =
+    fileVersion < 2
+      ? "its citations were found by the grader and it has no record of the pod UID the server answered with, of the port-forward's life nor of the pod's status reason"
+      : fileVersion < 3
+        ? "it has no record of the port-forward's life (opens, errors, closes) nor of the pod's status reason and active deadline"
+        : fileVersion < 4
+          ? "it has no record of the pod's status reason and message nor of its active deadline"
+          : fileVersion < 5
+            ? "it records one container: no sidecar's log, state or timeline"
+            : fileVersion < 6
+              ? 'it records no retries (attempts, standby pod, ledger): none of its scenarios retried'
+              : 'its retries went straight to the standby pod: it records no Service for them and no route';
   return [`schema version ${fileVersion}: read and graded as version ${OBSERVATION_SCHEMA_VERSION}; ${missing}`];
 }
 

@@ -12,14 +12,14 @@ import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
 import { wallMs } from './wall-time.ts';
 
-export type LostPath =
-  | { kind: 'lost'; reason: string }
-  | { kind: 'contradiction'; reason: string };
+export type LostPath = { kind: 'lost'; reason: string } | { kind: 'contradiction'; reason: string };
 
 /** WebSocket close codes a peer sends on purpose; anything else (1006, none) is a cut. */
 const CLEAN_CLOSE_CODES = new Set([1000, 1005]);
 
-const lostOnTransport = (e: TransportEvent) => (e.event === 'error' && (e.detail ?? '').replace(/^error channel:\s*/, '') !== '') || (e.event === 'closed' && e.by === 'remote' && !CLEAN_CLOSE_CODES.has(e.code ?? -1));
+const lostOnTransport = (e: TransportEvent) =>
+  (e.event === 'error' && (e.detail ?? '').replace(/^error channel:\s*/, '') !== '') ||
+  (e.event === 'closed' && e.by === 'remote' && !CLEAN_CLOSE_CODES.has(e.code ?? -1));
 
 /**
  * The first loss of the request's path that came before the request ended: a forward cut after the
@@ -64,7 +64,8 @@ function stepOf(lossMs: number, lines: readonly LabLine[], { o, timeline }: Fact
   // A delete the API took only after an outage can come after the loss (seen on the node: the request lost at -7.38 s).
   if (!timeline.deleteIssued || (sinceDelete !== null && sinceDelete < 0)) return 'before the delete was issued';
   if (hook && lossMs < wallMs(hook.time)) return 'before the preStop hook began';
-  if (!hook && term && lossMs < wallMs(term.time)) return o.scenario.preStop.kind === 'none' ? 'before TERM' : 'before TERM (no hook line was logged)';
+  if (!hook && term && lossMs < wallMs(term.time))
+    return o.scenario.preStop.kind === 'none' ? 'before TERM' : 'before TERM (no hook line was logged)';
   if (hook && (!term || lossMs < wallMs(term.time))) return 'while the preStop hook ran';
   if (term) return 'after TERM, while the server was still alive';
   return 'while the server was still alive';
@@ -74,24 +75,34 @@ function stepOf(lossMs: number, lines: readonly LabLine[], { o, timeline }: Fact
 function outages(f: Facts, nearMono: number | null): string[] {
   const o = f.o;
   const issued = f.timeline.deleteIssued?.at.mono;
-  const rel = (mono: number) => (issued === undefined ? `${seconds(mono / 1000)} into the run` : seconds((mono - issued) / 1000));
+  const rel = (mono: number) =>
+    issued === undefined ? `${seconds(mono / 1000)} into the run` : seconds((mono - issued) / 1000);
   const life = o.evidence.watchLifecycle;
   const found: string[] = [];
   for (const [i, w] of life.entries()) {
     if (w.event !== 'dropped') continue;
-    const end = life.slice(i + 1).find((x) => x.event === 'resumed' || x.event === 'expired-relisted' || x.event === 'gave-up');
+    const end = life
+      .slice(i + 1)
+      .find((x) => x.event === 'resumed' || x.event === 'expired-relisted' || x.event === 'gave-up');
     // Only the gaps that can explain this loss: open at it, or within a second of it.
     if (nearMono !== null && (w.at.mono > nearMono + 1000 || (end && end.at.mono < nearMono - 1000))) continue;
-    found.push(end
-      ? `the API server was unreachable from ${rel(w.at.mono)} to ${rel(end.at.mono)}${end.event === 'gave-up' ? ' (the watch gave up)' : ''}`
-      : `the API server was unreachable from ${rel(w.at.mono)} on`);
+    found.push(
+      end
+        ? `the API server was unreachable from ${rel(w.at.mono)} to ${rel(end.at.mono)}${end.event === 'gave-up' ? ' (the watch gave up)' : ''}`
+        : `the API server was unreachable from ${rel(w.at.mono)} on`,
+    );
   }
   return found;
 }
 
 function transportText(f: Facts, e: TransportEvent): string {
-  const rel = f.timeline.deleteIssued ? seconds((e.at.mono - f.timeline.deleteIssued.at.mono) / 1000) : `${seconds(e.at.mono / 1000)} into the run`;
-  const what = e.event === 'error' ? `errored (${e.detail ?? 'no detail'})` : `was closed by the remote side ${e.code === undefined || e.code === null ? 'without a close code' : `with code ${e.code}`}`;
+  const rel = f.timeline.deleteIssued
+    ? seconds((e.at.mono - f.timeline.deleteIssued.at.mono) / 1000)
+    : `${seconds(e.at.mono / 1000)} into the run`;
+  const what =
+    e.event === 'error'
+      ? `errored (${e.detail ?? 'no detail'})`
+      : `was closed by the remote side ${e.code === undefined || e.code === null ? 'without a close code' : `with code ${e.code}`}`;
   return `the port-forward's connection ${e.connection} ${what} at ${rel}`;
 }
 
@@ -112,25 +123,46 @@ export function lostPath(f: Facts): LostPath | null {
   if (aborted && proxyLeftFirst(f, aborted)) return null;
   if (aborted) {
     const abortedMs = wallMs(aborted.time);
-    if (accepted && abortedMs < wallMs(accepted.time)) return { kind: 'contradiction', reason: `${describeLine(aborted)} has request ${r.id} aborted before ${describeLine(accepted)} accepted it` };
+    if (accepted && abortedMs < wallMs(accepted.time))
+      return {
+        kind: 'contradiction',
+        reason: `${describeLine(aborted)} has request ${r.id} aborted before ${describeLine(accepted)} accepted it`,
+      };
     // Nothing in flight at TERM: a graceful server drains at once and exits 0, so a kill at the end of the grace is not what followed.
     if (o.scenario.mode === 'graceful' && term && abortedMs < wallMs(term.time) && o.finalState?.exitCode === 137) {
-      return { kind: 'contradiction', reason: `${describeLine(aborted)} says the server lost request ${r.id} before TERM (${describeLine(term)}), so nothing was in flight and it would have drained and exited 0; yet the container was killed (137)` };
+      return {
+        kind: 'contradiction',
+        reason: `${describeLine(aborted)} says the server lost request ${r.id} before TERM (${describeLine(term)}), so nothing was in flight and it would have drained and exited 0; yet the container was killed (137)`,
+      };
     }
     const offset = containerToHarnessWallMs(f, lines);
     const lossWall = offset === null ? null : abortedMs + offset;
     const at = lossWall === null ? null : sinceDeleteWall(f, lossWall);
     const issuedMono = f.timeline.deleteIssued?.at.mono ?? null;
-    const nearMono = at !== null && issuedMono !== null ? issuedMono + at * 1000 : transportLoss?.at.mono ?? f.timeline.requestEnded?.at.mono ?? null;
-    const why = [transportLoss ? transportText(f, transportLoss) : null, ...outages(f, nearMono), interrupted ? `the run was ${o.run.incompleteReason}` : null].filter(Boolean);
+    const nearMono =
+      at !== null && issuedMono !== null
+        ? issuedMono + at * 1000
+        : (transportLoss?.at.mono ?? f.timeline.requestEnded?.at.mono ?? null);
+    const why = [
+      transportLoss ? transportText(f, transportLoss) : null,
+      ...outages(f, nearMono),
+      interrupted ? `the run was ${o.run.incompleteReason}` : null,
+    ].filter(Boolean);
     return {
       kind: 'lost',
       reason: `the connection to the pod was lost${at === null ? '' : ` at ${seconds(at)}`}, ${stepOf(abortedMs, lines, f, at)} (${describeLine(aborted)}: the server saw its client go while alive, so the kubelet did not cut it)${why.length ? `; ${why.join('; ')}` : ''}: this run says nothing about the grace; run it again`,
     };
   }
-  if (interrupted) return { kind: 'lost', reason: `the run was ${o.run.incompleteReason}: the harness's own abort ended the request, not the kubelet` };
+  if (interrupted)
+    return {
+      kind: 'lost',
+      reason: `the run was ${o.run.incompleteReason}: the harness's own abort ended the request, not the kubelet`,
+    };
   if (r.outcome === 'transport-failed' && !f.timeline.requestAccepted) {
-    return { kind: 'lost', reason: `the request never reached the server (${r.errorCode ?? 'no code'}): nothing was in flight, so neither the outcome nor the exit code says anything about the grace` };
+    return {
+      kind: 'lost',
+      reason: `the request never reached the server (${r.errorCode ?? 'no code'}): nothing was in flight, so neither the outcome nor the exit code says anything about the grace`,
+    };
   }
   // No word from the server. A whole log would hold an `aborted` line had the server seen its
   // client go: a loss the server never saw came with the container's end (the kill cut the path).
@@ -138,7 +170,12 @@ export function lostPath(f: Facts): LostPath | null {
   // all (on the node, containerd had removed the log: "unable to retrieve container logs").
   const logWhole = f.logComplete;
   if (transportLoss && !logWhole) {
-    return { kind: 'lost', reason: `${transportText(f, transportLoss)}${outages(f, transportLoss.at.mono).map((x) => `; ${x}`).join('')}, and the container log is not whole, so nothing places the loss after the kill: run it again` };
+    return {
+      kind: 'lost',
+      reason: `${transportText(f, transportLoss)}${outages(f, transportLoss.at.mono)
+        .map((x) => `; ${x}`)
+        .join('')}, and the container log is not whole, so nothing places the loss after the kill: run it again`,
+    };
   }
   return null;
 }
@@ -152,9 +189,15 @@ export function lostPathCheck(f: Facts): Check {
   if (lost?.kind === 'lost') return inconclusive(id, lost.reason);
   const transportLoss = firstLoss(f);
   if (transportLoss && (o.request.outcome === 'cut' || o.request.outcome === 'transport-failed')) {
-    return pass(id, `${transportText(f, transportLoss)}, but the server never logged losing request ${o.request.id} and its log is whole: the container's end cut the path`);
+    return pass(
+      id,
+      `${transportText(f, transportLoss)}, but the server never logged losing request ${o.request.id} and its log is whole: the container's end cut the path`,
+    );
   }
-  return pass(id, o.evidence.transport.length ? 'the request\'s path held until its outcome was decided' : 'no lost path on record');
+  return pass(
+    id,
+    o.evidence.transport.length ? "the request's path held until its outcome was decided" : 'no lost path on record',
+  );
 }
 
 /** Outcome checks under a lost path: none of them may grade the kubelet on the harness's loss. */
@@ -164,7 +207,8 @@ export function underLostPath(f: Facts, checks: Check[]): Check[] {
   return checks.map((c) => {
     if (c.id === 'outcome.request') return inconclusive(c.id, lost.reason);
     // An exit code that agrees stays a pass; one that differs follows from what was (not) in flight.
-    if ((c.id === 'outcome.exit-code' || c.id === 'attribution.exit-code') && c.status !== 'pass') return inconclusive(c.id, `${c.reason}; but ${lost.reason}`);
+    if ((c.id === 'outcome.exit-code' || c.id === 'attribution.exit-code') && c.status !== 'pass')
+      return inconclusive(c.id, `${c.reason}; but ${lost.reason}`);
     return c;
   });
 }

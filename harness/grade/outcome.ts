@@ -14,20 +14,36 @@ export function requestOutcome(f: Facts, p: Prediction): Check {
   const seen = o.request.outcome;
   switch (seen) {
     case 'transport-failed':
-      return inconclusive(id, `the connection to the pod failed (${o.request.errorCode ?? 'no code'}) outside the server: this says nothing about shutdown; run it again`);
+      return inconclusive(
+        id,
+        `the connection to the pod failed (${o.request.errorCode ?? 'no code'}) outside the server: this says nothing about shutdown; run it again`,
+      );
     case 'not-sent':
       return inconclusive(id, 'the request was never sent');
     case 'rejected':
-      return fail(id, `the request was rejected (HTTP ${o.request.status}) instead of being accepted: it reached a server that was already draining`);
+      return fail(
+        id,
+        `the request was rejected (HTTP ${o.request.status}) instead of being accepted: it reached a server that was already draining`,
+      );
   }
   if (tooCloseToCall(p)) {
-    return inconclusive(id, `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
+    return inconclusive(
+      id,
+      `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends within ${within(p)} of the ${killWord(p)}: too close to call`,
+    );
   }
-  if (seen === p.outcome) return pass(id, `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`);
+  if (seen === p.outcome)
+    return pass(
+      id,
+      `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`,
+    );
   const late = kubeletLate(f);
-  return fail(id, seen === 'completed'
-    ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
-    : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`);
+  return fail(
+    id,
+    seen === 'completed'
+      ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
+      : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`,
+  );
 }
 
 /**
@@ -57,7 +73,8 @@ export function tooCloseToCall(p: Prediction): boolean {
 /** A predicted time to the millisecond (observed times are read off the server's clock to the microsecond). */
 const at = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 /** The margin as finely as its basis resolves it: tenths of a second from the window, milliseconds from observed times. */
-const within = (p: Prediction) => `${p.marginSeconds.toFixed(p.basis === 'observed' ? 3 : 1)}s${p.basis === 'observed' ? ' (by the observed TERM)' : ''}`;
+const within = (p: Prediction) =>
+  `${p.marginSeconds.toFixed(p.basis === 'observed' ? 3 : 1)}s${p.basis === 'observed' ? ' (by the observed TERM)' : ''}`;
 const killWord = (p: Prediction) => (p.exitCode === IMMEDIATE_EXIT_CODE ? 'TERM' : 'kill');
 
 /** The lab server's own exit code for "left at once on TERM" (the pod contract). */
@@ -73,16 +90,33 @@ export function exitState(f: Facts, p: Prediction): Check {
   if (!final) return inconclusive(id, 'no final container state to compare');
   const shown = `exit code ${final.exitCode} (${final.reason ?? 'no reason'})`;
   // Only a server the model sees allocating past its limit on TERM (theory.ts memoryKillAfterTerm) is killed for memory.
-  if (final.reason === 'OOMKilled' && p.reason !== 'OOMKilled') return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
-  if (p.reason === 'OOMKilled' && !tooCloseToCall(p) && final.reason !== 'OOMKilled') return fail(id, `${shown}, but the model predicts the kernel kills it for memory after TERM: 137 (OOMKilled)`);
-  if (final.reason === 'ContainerStatusUnknown') return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
+  if (final.reason === 'OOMKilled' && p.reason !== 'OOMKilled')
+    return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
+  if (p.reason === 'OOMKilled' && !tooCloseToCall(p) && final.reason !== 'OOMKilled')
+    return fail(id, `${shown}, but the model predicts the kernel kills it for memory after TERM: 137 (OOMKilled)`);
+  if (final.reason === 'ContainerStatusUnknown')
+    return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
   if (final.reason === 'OOMKilled') {
-    if (tooCloseToCall(p)) return inconclusive(id, `${shown}; the model predicts ${p.exitCode} (${p.reason}), but the limit and the kill (or the work's end) are within ${within(p)}: too close to call`);
-    return final.exitCode === p.exitCode ? pass(id, `${shown}, as the model predicts: the allocation on TERM crossed the memory limit`) : fail(id, `${shown}, but the kernel's OOM kill gives 137`);
+    if (tooCloseToCall(p))
+      return inconclusive(
+        id,
+        `${shown}; the model predicts ${p.exitCode} (${p.reason}), but the limit and the kill (or the work's end) are within ${within(p)}: too close to call`,
+      );
+    return final.exitCode === p.exitCode
+      ? pass(id, `${shown}, as the model predicts: the allocation on TERM crossed the memory limit`)
+      : fail(id, `${shown}, but the kernel's OOM kill gives 137`);
   }
-  if (final.reason !== null && final.reason !== reasonFor(final.exitCode)) return fail(id, `${shown}: the runtime reports exit ${final.exitCode} as ${reasonFor(final.exitCode)}, so this state is not one a kill or an exit gives`);
+  if (final.reason !== null && final.reason !== reasonFor(final.exitCode))
+    return fail(
+      id,
+      `${shown}: the runtime reports exit ${final.exitCode} as ${reasonFor(final.exitCode)}, so this state is not one a kill or an exit gives`,
+    );
   const expected = `the model predicts ${p.exitCode} (${p.reason})`;
-  if (tooCloseToCall(p)) return inconclusive(id, `${shown}; ${expected}, but the work ends within ${within(p)} of the ${killWord(p)}: too close to call`);
+  if (tooCloseToCall(p))
+    return inconclusive(
+      id,
+      `${shown}; ${expected}, but the work ends within ${within(p)} of the ${killWord(p)}: too close to call`,
+    );
   if (final.exitCode === p.exitCode) return pass(id, `${shown}, as the model predicts`);
   return fail(id, `${shown}, but ${expected}`);
 }
@@ -97,12 +131,20 @@ function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLa
   const spans: { seconds: number; basis: string; apiLag: number }[] = [];
   const api = apiSecondsToEnd(f);
   const { deleteIssued, deleteAcknowledged } = f.timeline;
-  const apiLag = deleteIssued && deleteAcknowledged ? Math.max(0, (deleteAcknowledged.at.mono - deleteIssued.at.mono) / 1000) : 0;
-  if (api !== null) spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)', apiLag });
-  const issued = f.timeline.deleteIssued, terminated = f.timeline.containerTerminated;
+  const apiLag =
+    deleteIssued && deleteAcknowledged ? Math.max(0, (deleteAcknowledged.at.mono - deleteIssued.at.mono) / 1000) : 0;
+  if (api !== null)
+    spans.push({ seconds: api, basis: 'API times (finishedAt − deletionTimestamp + grace, whole seconds)', apiLag });
+  const issued = f.timeline.deleteIssued,
+    terminated = f.timeline.containerTerminated;
   // After a watch gap the harness saw the end only when the API came back: that time places nothing
   // (api-times has already checked that it is not before the API's own end).
-  if (issued && terminated && !watchHadGap(o, terminated.at.mono)) spans.push({ seconds: (terminated.at.mono - issued.at.mono) / 1000, basis: 'harness clock (delete issued → terminated seen)', apiLag: 0 });
+  if (issued && terminated && !watchHadGap(o, terminated.at.mono))
+    spans.push({
+      seconds: (terminated.at.mono - issued.at.mono) / 1000,
+      basis: 'harness clock (delete issued → terminated seen)',
+      apiLag: 0,
+    });
   return spans;
 }
 
@@ -119,7 +161,10 @@ export function attributeExitCode(f: Facts, p: Prediction): Check {
     case IMMEDIATE_EXIT_CODE:
       return termSeen
         ? pass(id, `exit ${IMMEDIATE_EXIT_CODE} is the lab server leaving at once on TERM (immediate mode)`)
-        : inconclusive(id, `exit ${IMMEDIATE_EXIT_CODE} but no TERM line in the container log: cannot tie it to the signal`);
+        : inconclusive(
+            id,
+            `exit ${IMMEDIATE_EXIT_CODE} but no TERM line in the container log: cannot tie it to the signal`,
+          );
     case 143:
       return pass(id, 'exit 143 is death by SIGTERM with no handler');
     case SIGKILL_EXIT_CODE:
@@ -137,7 +182,10 @@ function attribute0(f: Facts, p: Prediction, termSeen: boolean): Check {
   const lowFor = (s: { apiLag: number }) => Math.max(p.termAt, p.exitAt) - s.apiLag - TOLERANCE_SECONDS;
   const outside = secondsToTermination(f).filter((s) => s.seconds < lowFor(s) || s.seconds > high);
   if (outside.length) {
-    return inconclusive(id, `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis} (window ${lowFor(s).toFixed(2)}–${high.toFixed(2)}s${s.apiLag ? `, from the API's own deletion stamp, which may be up to ${s.apiLag.toFixed(2)}s after the harness's delete` : ''})`).join('; ')}; the model's exit is at ${p.exitAt}s`);
+    return inconclusive(
+      id,
+      `exit 0 not where the model puts it: ${outside.map((s) => `it ended ${s.seconds.toFixed(1)}s after the delete by ${s.basis} (window ${lowFor(s).toFixed(2)}–${high.toFixed(2)}s${s.apiLag ? `, from the API's own deletion stamp, which may be up to ${s.apiLag.toFixed(2)}s after the harness's delete` : ''})`).join('; ')}; the model's exit is at ${p.exitAt}s`,
+    );
   }
   return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
 }
@@ -146,14 +194,26 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   const o = f.o;
   const id = 'attribution.exit-code';
   const reason = o.finalState?.reason ?? null;
-  if (reason === 'OOMKilled') return p.reason === 'OOMKilled' ? attributeMemoryKill(f, p, termSeen) : fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
+  if (reason === 'OOMKilled')
+    return p.reason === 'OOMKilled'
+      ? attributeMemoryKill(f, p, termSeen)
+      : fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
   const missing: string[] = [];
-  if (reason === 'ContainerStatusUnknown') missing.push('reason ContainerStatusUnknown: the kubelet lost the container');
+  if (reason === 'ContainerStatusUnknown')
+    missing.push('reason ContainerStatusUnknown: the kubelet lost the container');
   if (!termSeen && !hookSeen) missing.push('no TERM or hook was seen in the container log');
-  if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing')) missing.push('the pod\'s events have no Killing event');
+  if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing'))
+    missing.push("the pod's events have no Killing event");
   const { requestEnded, deleteIssued } = f.timeline;
   // Only a kill the deadline started (theory.ts) ends the request before the delete.
-  if (p.cause === 'delete' && o.request.outcome === 'cut' && requestEnded && deleteIssued && requestEnded.at.mono < deleteIssued.at.mono) missing.push('the request ended before the delete');
+  if (
+    p.cause === 'delete' &&
+    o.request.outcome === 'cut' &&
+    requestEnded &&
+    deleteIssued &&
+    requestEnded.at.mono < deleteIssued.at.mono
+  )
+    missing.push('the request ended before the delete');
   const spans = secondsToTermination(f);
   if (!spans.length) missing.push('no times to place the kill');
   // From an API stamp that came apiLag after the harness's delete, the end comes that much sooner.
@@ -164,12 +224,17 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   for (const span of spans) {
     const low = lowFor(span);
     if (span.seconds < low || span.seconds > high) {
-      missing.push(`it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the grace runs out at ${p.killAt}s (window ${low.toFixed(2)}–${high}s)`);
+      missing.push(
+        `it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the grace runs out at ${p.killAt}s (window ${low.toFixed(2)}–${high}s)`,
+      );
     }
   }
   if (missing.length) return inconclusive(id, `137 not explained by the grace period: ${missing.join('; ')}`);
   const ends = spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ');
-  return pass(id, `killed after the grace period ran out: TERM at ${at(p.termAt)}s, SIGKILL at ${at(p.killAt)}s after the delete, ended ${ends}`);
+  return pass(
+    id,
+    `killed after the grace period ran out: TERM at ${at(p.termAt)}s, SIGKILL at ${at(p.killAt)}s after the delete, ended ${ends}`,
+  );
 }
 
 /** An OOM kill the model predicts: after TERM (the allocation's start, logged), by the time the allocation alone reaches the limit. */
@@ -177,25 +242,45 @@ function attributeMemoryKill(f: Facts, p: Prediction, termSeen: boolean): Check 
   const id = 'attribution.exit-code';
   const missing: string[] = [];
   if (!termSeen) missing.push('no TERM was seen in the container log');
-  if (f.logComplete && !f.lab.some((l) => l.event === 'allocating')) missing.push('the complete container log has no line of the server allocating on TERM');
+  if (f.logComplete && !f.lab.some((l) => l.event === 'allocating'))
+    missing.push('the complete container log has no line of the server allocating on TERM');
   const spans = secondsToTermination(f);
   if (!spans.length) missing.push('no times to place the end');
-  const high = p.exitAt + (p.basis === 'window' ? KUBELET_REACTION_SECONDS : 0) + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+  const high =
+    p.exitAt + (p.basis === 'window' ? KUBELET_REACTION_SECONDS : 0) + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
   for (const span of spans) {
     const low = p.termAt - span.apiLag - TOLERANCE_SECONDS;
-    if (span.seconds < low || span.seconds > high) missing.push(`it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the memory limit is reached by ${at(p.exitAt)}s (window ${low.toFixed(2)}–${high.toFixed(2)}s)`);
+    if (span.seconds < low || span.seconds > high)
+      missing.push(
+        `it ended ${span.seconds.toFixed(1)}s after the delete by ${span.basis}; the memory limit is reached by ${at(p.exitAt)}s (window ${low.toFixed(2)}–${high.toFixed(2)}s)`,
+      );
   }
-  if (missing.length) return inconclusive(id, `137 OOMKilled not explained by the allocation on TERM: ${missing.join('; ')}`);
-  return pass(id, `killed for memory after TERM (${at(p.termAt)}s), as the allocation reached the limit by ${at(p.exitAt)}s: ended ${spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ')}`);
+  if (missing.length)
+    return inconclusive(id, `137 OOMKilled not explained by the allocation on TERM: ${missing.join('; ')}`);
+  return pass(
+    id,
+    `killed for memory after TERM (${at(p.termAt)}s), as the allocation reached the limit by ${at(p.exitAt)}s: ended ${spans.map((s) => `${s.seconds.toFixed(1)}s by ${s.basis}`).join(', ')}`,
+  );
 }
 
 export function runComplete(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.run-complete';
-  if (!o.run.complete) return inconclusive(id, `the run stopped before it finished: ${o.run.incompleteReason ?? 'no reason recorded'}`);
+  if (!o.run.complete)
+    return inconclusive(id, `the run stopped before it finished: ${o.run.incompleteReason ?? 'no reason recorded'}`);
   const gaveUp = o.evidence.watchLifecycle.find((w) => w.event === 'gave-up');
-  if (gaveUp) return inconclusive(id, `the pod watch gave up (${gaveUp.detail ?? 'no detail'}): events after it are missing`);
-  if (o.evidence.logEndedEarly) return inconclusive(id, 'the container log stream ended before the container did: hook and TERM lines may be missing');
+  if (gaveUp)
+    return inconclusive(id, `the pod watch gave up (${gaveUp.detail ?? 'no detail'}): events after it are missing`);
+  if (o.evidence.logEndedEarly)
+    return inconclusive(
+      id,
+      'the container log stream ended before the container did: hook and TERM lines may be missing',
+    );
   const gaps = o.evidence.watchLifecycle.filter((w) => w.event === 'resumed' || w.event === 'expired-relisted').length;
-  return pass(id, gaps ? `the run finished; the watch was resumed ${gaps} time(s) without losing the final state` : 'the run finished with an unbroken watch and log');
+  return pass(
+    id,
+    gaps
+      ? `the run finished; the watch was resumed ${gaps} time(s) without losing the final state`
+      : 'the run finished with an unbroken watch and log',
+  );
 }

@@ -18,7 +18,10 @@ function runKey(r: GradeResult): string {
 
 export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
-  const byPair = new Map<string, { pairId: string; short?: GradeResult; restored?: GradeResult; invalid: Set<'short' | 'restored'> }>();
+  const byPair = new Map<
+    string,
+    { pairId: string; short?: GradeResult; restored?: GradeResult; invalid: Set<'short' | 'restored'> }
+  >();
   const sidecarPairs = new Map<string, SidecarPair>();
   const retryPairs = new Map<string, RetryPair>();
   for (const r of results) {
@@ -46,43 +49,104 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     else entry[r.labPair.role] = r;
     byPair.set(key, entry);
   }
-  return [...[...byPair.values()].map(({ pairId, short, restored, invalid }) => {
-    const id = `pair.${pairId}`;
-    const invalidRoles = (['short', 'restored'] as const).filter((role) => invalid.has(role) && !(role === 'short' ? short : restored));
-    if (invalidRoles.length) {
-      return { pairId, invalidRoles, checks: [inconclusive(id, `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')}-grace run is invalid`)] };
-    }
-    if (!short || !restored) {
-      return { pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)] };
-    }
-    // A half the harness could not grade (a lost path, an interrupted run) decides nothing: the pair waits for it.
-    const open = [short, restored].filter((r) => r.verdict === 'inconclusive');
-    if (open.length) {
-      return { pairId, checks: [inconclusive(id, open.map((r) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) is inconclusive: ${r.explanation}`).join('; '))] };
-    }
-    // A half that did what the model says for this run's own times, where the scenario as written says
-    // otherwise, strayed from the design (a delete that reached the API seconds late, a late kubelet): the
-    // lesson was not tested, which is no fault of the student's, nor a pass.
-    const strayed = [short, restored].filter((r) => strayedFromDesign(r) !== null);
-    if (strayed.length) {
-      return { pairId, checks: [inconclusive(id, strayed.map((r) => `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) ${strayedFromDesign(r)}: this run did not test the grace; run it again`).join('; '))] };
-    }
-    const problems: string[] = [];
-    if (short.outcome !== 'cut') problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
-    if (restored.outcome !== 'completed') problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
-    if (restored.graceSeconds <= short.graceSeconds) problems.push(`the restored grace (${restored.graceSeconds}s) is not longer than the short one (${short.graceSeconds}s)`);
-    if (short.workMs !== restored.workMs) problems.push(`the work differs (${short.workMs} vs ${restored.workMs} ms)`);
-    if (!objectUidOf(short) || objectUidOf(short) === objectUidOf(restored)) problems.push('both runs claim the same pod UID: they must be two pods');
-    return {
-      pairId,
-      checks: [problems.length
-        ? fail(id, problems.join('; '))
-        : pass(id, `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`)],
-    };
-  }), ...[...sidecarPairs.values()].map(gradeSidecarPair), ...[...retryPairs.values()].map(gradeRetryPair)];
+  return [
+    ...[...byPair.values()].map(({ pairId, short, restored, invalid }) => {
+      const id = `pair.${pairId}`;
+      const invalidRoles = (['short', 'restored'] as const).filter(
+        (role) => invalid.has(role) && !(role === 'short' ? short : restored),
+      );
+      if (invalidRoles.length) {
+        return {
+          pairId,
+          invalidRoles,
+          checks: [
+            inconclusive(
+              id,
+              `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')}-grace run is invalid`,
+            ),
+          ],
+        };
+      }
+      if (!short || !restored) {
+        return {
+          pairId,
+          checks: [inconclusive(id, `the pair needs both runs; missing the ${short ? 'restored' : 'short'}-grace one`)],
+        };
+      }
+      // A half the harness could not grade (a lost path, an interrupted run) decides nothing: the pair waits for it.
+      const open = [short, restored].filter((r) => r.verdict === 'inconclusive');
+      if (open.length) {
+        return {
+          pairId,
+          checks: [
+            inconclusive(
+              id,
+              open
+                .map(
+                  (r) =>
+                    `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) is inconclusive: ${r.explanation}`,
+                )
+                .join('; '),
+            ),
+          ],
+        };
+      }
+      // A half that did what the model says for this run's own times, where the scenario as written says
+      // otherwise, strayed from the design (a delete that reached the API seconds late, a late kubelet): the
+      // lesson was not tested, which is no fault of the student's, nor a pass.
+      const strayed = [short, restored].filter((r) => strayedFromDesign(r) !== null);
+      if (strayed.length) {
+        return {
+          pairId,
+          checks: [
+            inconclusive(
+              id,
+              strayed
+                .map(
+                  (r) =>
+                    `the ${r === short ? 'short' : 'restored'}-grace run (${r.graceSeconds}s) ${strayedFromDesign(r)}: this run did not test the grace; run it again`,
+                )
+                .join('; '),
+            ),
+          ],
+        };
+      }
+      const problems: string[] = [];
+      if (short.outcome !== 'cut')
+        problems.push(`the short-grace run (${short.graceSeconds}s) was ${short.outcome}, not cut`);
+      if (restored.outcome !== 'completed')
+        problems.push(`the restored-grace run (${restored.graceSeconds}s) was ${restored.outcome}, not completed`);
+      if (restored.graceSeconds <= short.graceSeconds)
+        problems.push(
+          `the restored grace (${restored.graceSeconds}s) is not longer than the short one (${short.graceSeconds}s)`,
+        );
+      if (short.workMs !== restored.workMs)
+        problems.push(`the work differs (${short.workMs} vs ${restored.workMs} ms)`);
+      if (!objectUidOf(short) || objectUidOf(short) === objectUidOf(restored))
+        problems.push('both runs claim the same pod UID: they must be two pods');
+      return {
+        pairId,
+        checks: [
+          problems.length
+            ? fail(id, problems.join('; '))
+            : pass(
+                id,
+                `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`,
+              ),
+        ],
+      };
+    }),
+    ...[...sidecarPairs.values()].map(gradeSidecarPair),
+    ...[...retryPairs.values()].map(gradeRetryPair),
+  ];
 }
 
-interface RetryPair { pairId: string; 'no-key'?: GradeResult; 'with-key'?: GradeResult; invalid: Set<'no-key' | 'with-key'> }
+interface RetryPair {
+  pairId: string;
+  'no-key'?: GradeResult;
+  'with-key'?: GradeResult;
+  invalid: Set<'no-key' | 'with-key'>;
+}
 
 /**
  * The retries pair (issue 27): the same work cut by SIGKILL after its effect and retried on another pod,
@@ -90,36 +154,80 @@ interface RetryPair { pairId: string; 'no-key'?: GradeResult; 'with-key'?: Grade
  */
 function gradeRetryPair(p: RetryPair): PairResult {
   const id = `pair.${p.pairId}`;
-  const bare = p['no-key'], keyed = p['with-key'];
+  const bare = p['no-key'],
+    keyed = p['with-key'];
   const invalidRoles = (['no-key', 'with-key'] as const).filter((role) => p.invalid.has(role) && !p[role]);
-  if (invalidRoles.length) return { pairId: p.pairId, invalidRoles, checks: [inconclusive(id, `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`)] };
-  if (!bare || !keyed) return { pairId: p.pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${bare ? 'with-key' : 'no-key'} one`)] };
+  if (invalidRoles.length)
+    return {
+      pairId: p.pairId,
+      invalidRoles,
+      checks: [
+        inconclusive(
+          id,
+          `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`,
+        ),
+      ],
+    };
+  if (!bare || !keyed)
+    return {
+      pairId: p.pairId,
+      checks: [inconclusive(id, `the pair needs both runs; missing the ${bare ? 'with-key' : 'no-key'} one`)],
+    };
   const open = [bare, keyed].filter((r) => r.verdict === 'inconclusive');
-  if (open.length) return { pairId: p.pairId, checks: [inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; '))] };
+  if (open.length)
+    return {
+      pairId: p.pairId,
+      checks: [
+        inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; ')),
+      ],
+    };
   const problems: string[] = [];
   const summary = (r: GradeResult) => (r.kind === 'pod' ? r.retries : undefined);
-  for (const [role, r] of [['no-key', bare], ['with-key', keyed]] as const) {
+  for (const [role, r] of [
+    ['no-key', bare],
+    ['with-key', keyed],
+  ] as const) {
     const s = summary(r);
-    if (!s) { problems.push(`the ${role} run has no retries`); continue; }
+    if (!s) {
+      problems.push(`the ${role} run has no retries`);
+      continue;
+    }
     const [first, second] = s.attempts;
-    if (first?.outcome !== 'cut') problems.push(`the ${role} run's first attempt was ${first?.outcome ?? 'not sent'}, not cut`);
-    if (second?.target !== 'standby' || second.podUid === null || second.podUid === first?.podUid) problems.push(`the ${role} run's retry did not land on another pod`);
+    if (first?.outcome !== 'cut')
+      problems.push(`the ${role} run's first attempt was ${first?.outcome ?? 'not sent'}, not cut`);
+    if (second?.target !== 'standby' || second.podUid === null || second.podUid === first?.podUid)
+      problems.push(`the ${role} run's retry did not land on another pod`);
   }
-  const b = summary(bare), k = summary(keyed);
+  const b = summary(bare),
+    k = summary(keyed);
   if (b && b.effects !== 2) problems.push(`without a key the ledger shows ${b.effects} effect(s), not 2`);
-  if (k && (k.effects !== 1 || k.alreadyApplied < 1)) problems.push(`with a key the ledger shows ${k.effects} effect(s) and ${k.alreadyApplied} already-applied, not 1 and at least 1`);
+  if (k && (k.effects !== 1 || k.alreadyApplied < 1))
+    problems.push(
+      `with a key the ledger shows ${k.effects} effect(s) and ${k.alreadyApplied} already-applied, not 1 and at least 1`,
+    );
   if (b && k && b.effect !== k.effect) problems.push(`the effect point differs (${b.effect} vs ${k.effect})`);
   if (bare.workMs !== keyed.workMs) problems.push(`the work differs (${bare.workMs} vs ${keyed.workMs} ms)`);
-  if (!objectUidOf(bare) || objectUidOf(bare) === objectUidOf(keyed)) problems.push('both runs claim the same pod UID: they must be two pods');
+  if (!objectUidOf(bare) || objectUidOf(bare) === objectUidOf(keyed))
+    problems.push('both runs claim the same pod UID: they must be two pods');
   return {
     pairId: p.pairId,
-    checks: [problems.length
-      ? fail(id, problems.join('; '))
-      : pass(id, `the same ${bare.workMs / 1000}s of work, cut after its effect and retried on another pod, did its effect twice without an idempotency key and once with one (the ledger answered the retry already-applied)`)],
+    checks: [
+      problems.length
+        ? fail(id, problems.join('; '))
+        : pass(
+            id,
+            `the same ${bare.workMs / 1000}s of work, cut after its effect and retried on another pod, did its effect twice without an idempotency key and once with one (the ledger answered the retry already-applied)`,
+          ),
+    ],
   };
 }
 
-interface SidecarPair { pairId: string; 'proxy-first'?: GradeResult; 'app-first'?: GradeResult; invalid: Set<'proxy-first' | 'app-first'> }
+interface SidecarPair {
+  pairId: string;
+  'proxy-first'?: GradeResult;
+  'app-first'?: GradeResult;
+  invalid: Set<'proxy-first' | 'app-first'>;
+}
 
 /**
  * The sidecar pair (issue 26): the same work through the same proxy, cut when the proxy is a regular
@@ -127,25 +235,57 @@ interface SidecarPair { pairId: string; 'proxy-first'?: GradeResult; 'app-first'
  */
 function gradeSidecarPair(p: SidecarPair): PairResult {
   const id = `pair.${p.pairId}`;
-  const first = p['proxy-first'], after = p['app-first'];
+  const first = p['proxy-first'],
+    after = p['app-first'];
   const invalidRoles = (['proxy-first', 'app-first'] as const).filter((role) => p.invalid.has(role) && !p[role]);
-  if (invalidRoles.length) return { pairId: p.pairId, checks: [inconclusive(id, `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`)] };
-  if (!first || !after) return { pairId: p.pairId, checks: [inconclusive(id, `the pair needs both runs; missing the ${first ? 'app-first (native sidecar)' : 'proxy-first (regular container)'} one`)] };
+  if (invalidRoles.length)
+    return {
+      pairId: p.pairId,
+      checks: [
+        inconclusive(
+          id,
+          `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`,
+        ),
+      ],
+    };
+  if (!first || !after)
+    return {
+      pairId: p.pairId,
+      checks: [
+        inconclusive(
+          id,
+          `the pair needs both runs; missing the ${first ? 'app-first (native sidecar)' : 'proxy-first (regular container)'} one`,
+        ),
+      ],
+    };
   const open = [first, after].filter((r) => r.verdict === 'inconclusive');
-  if (open.length) return { pairId: p.pairId, checks: [inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; '))] };
-  const native = (r: GradeResult) => (r.kind === 'pod' ? r.prediction?.pod?.containers.find((c) => c.role === 'sidecar')?.native ?? null : null);
+  if (open.length)
+    return {
+      pairId: p.pairId,
+      checks: [
+        inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; ')),
+      ],
+    };
+  const native = (r: GradeResult) =>
+    r.kind === 'pod' ? (r.prediction?.pod?.containers.find((c) => c.role === 'sidecar')?.native ?? null) : null;
   const problems: string[] = [];
   if (native(first) !== false) problems.push('the proxy-first run has no regular-container proxy');
   if (native(after) !== true) problems.push('the app-first run has no native sidecar proxy');
   if (first.outcome !== 'cut') problems.push(`the proxy-first run was ${first.outcome}, not cut`);
   if (after.outcome !== 'completed') problems.push(`the app-first run was ${after.outcome}, not completed`);
   if (first.workMs !== after.workMs) problems.push(`the work differs (${first.workMs} vs ${after.workMs} ms)`);
-  if (!objectUidOf(first) || objectUidOf(first) === objectUidOf(after)) problems.push('both runs claim the same pod UID: they must be two pods');
+  if (!objectUidOf(first) || objectUidOf(first) === objectUidOf(after))
+    problems.push('both runs claim the same pod UID: they must be two pods');
   return {
     pairId: p.pairId,
-    checks: [problems.length
-      ? fail(id, problems.join('; '))
-      : pass(id, `the same ${first.workMs / 1000}s of work through the same proxy was cut when the proxy was a regular container stopped with the app, and completed when it was a native sidecar stopped after it, on two pods`)],
+    checks: [
+      problems.length
+        ? fail(id, problems.join('; '))
+        : pass(
+            id,
+            `the same ${first.workMs / 1000}s of work through the same proxy was cut when the proxy was a regular container stopped with the app, and completed when it was a native sidecar stopped after it, on two pods`,
+          ),
+    ],
   };
 }
 
@@ -155,8 +295,20 @@ function gradeSidecarPair(p: SidecarPair): PairResult {
  */
 export function strayedFromDesign(r: GradeResult): string | null {
   const role = r.labPair?.role;
-  const wanted = role === 'short' || role === 'proxy-first' ? 'cut' : role === 'restored' || role === 'app-first' ? 'completed' : null;
-  if (!wanted || r.kind !== 'pod' || r.verdict !== 'matches-model' || r.outcome === wanted || r.asDesigned?.outcome !== wanted) return null;
+  const wanted =
+    role === 'short' || role === 'proxy-first'
+      ? 'cut'
+      : role === 'restored' || role === 'app-first'
+        ? 'completed'
+        : null;
+  if (
+    !wanted ||
+    r.kind !== 'pod' ||
+    r.verdict !== 'matches-model' ||
+    r.outcome === wanted ||
+    r.asDesigned?.outcome !== wanted
+  )
+    return null;
   return `was ${r.outcome}, as the model predicts from that run's own times, but as written it is ${wanted}${strayedHow(r)}`;
 }
 
@@ -165,7 +317,8 @@ export function strayedFromDesign(r: GradeResult): string | null {
  * busy machine the delete or the kubelet lands a little late): how close, or null. Run again like a strayed one.
  */
 export function tooCloseToDecide(r: GradeResult): string | null {
-  if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive' || !r.prediction || !tooCloseToCall(r.prediction)) return null;
+  if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive' || !r.prediction || !tooCloseToCall(r.prediction))
+    return null;
   return `could not be called: its work ended within ${r.prediction.marginSeconds.toFixed(3)}s of the kill`;
 }
 
@@ -174,7 +327,13 @@ export function tooCloseToDecide(r: GradeResult): string | null {
  * and acting, a status written late, a hook that slept late, a delete the harness issued late or after
  * the pod had finished. Never the kubelet's or a controller's own cause, and never an incomplete run.
  */
-const OWN_TIMES_CHECKS = new Set(['evidence.kubelet-times', 'evidence.api-times', 'evidence.live-lifecycle', 'evidence.delete-delay', 'evidence.delete-grace']);
+const OWN_TIMES_CHECKS = new Set([
+  'evidence.kubelet-times',
+  'evidence.api-times',
+  'evidence.live-lifecycle',
+  'evidence.delete-delay',
+  'evidence.delete-grace',
+]);
 
 /**
  * A whole pair half the grade left open because of its own times (above): those checks, or null. Such a
@@ -184,7 +343,9 @@ export function leftOpen(r: GradeResult): string | null {
   if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive') return null;
   if (r.checks.some((c) => c.id === 'evidence.run-complete' && c.status !== 'pass')) return null;
   const open = r.checks.filter((c) => c.status === 'inconclusive' && OWN_TIMES_CHECKS.has(c.id));
-  return open.length ? `was inconclusive (${open.map((c) => c.id).join(', ')}: ${open[0]!.reason.slice(0, 240)})` : null;
+  return open.length
+    ? `was inconclusive (${open.map((c) => c.id).join(', ')}: ${open[0]!.reason.slice(0, 240)})`
+    : null;
 }
 
 /** How a run's own times strayed from its scenario: where its TERM came against the model's for the design. */

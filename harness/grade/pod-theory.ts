@@ -15,7 +15,15 @@
 // The containers' own behaviour is the lab's: server/app.ts for the app, server/proxy.ts for the proxy.
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { describePreStop, hookDurationSeconds, type Scenario, type Sidecar } from '../scenario/schema.ts';
-import { type ContainerPrediction, type KubeletRules, NEWEST_MINOR, type PodPrediction, type Prediction, predict, RULES_BY_MINOR } from './theory.ts';
+import {
+  type ContainerPrediction,
+  type KubeletRules,
+  NEWEST_MINOR,
+  type PodPrediction,
+  type Prediction,
+  predict,
+  RULES_BY_MINOR,
+} from './theory.ts';
 
 const fmt = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 
@@ -60,9 +68,13 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
   const stopGrace = Math.max(minimum, remaining);
   const proxyTerm = waitFrom + (wait ?? 0);
   const proxyKill = proxyTerm + stopGrace;
-  steps.push(`${describeSidecar(sidecar)}: preStop ${describePreStop(sidecar.preStop)} from ${fmt(start)}s${sidecar.native
-    ? `, then waits for its turn ${fmt(wait ?? 0)}s (${byTimer ? 'the grace ran out first' : 'until the app is gone'})`
-    : ', no wait: a main container'}; TERM at ${fmt(proxyTerm)}s, StopContainer(${stopGrace}s), SIGKILL at ${fmt(proxyKill)}s`);
+  steps.push(
+    `${describeSidecar(sidecar)}: preStop ${describePreStop(sidecar.preStop)} from ${fmt(start)}s${
+      sidecar.native
+        ? `, then waits for its turn ${fmt(wait ?? 0)}s (${byTimer ? 'the grace ran out first' : 'until the app is gone'})`
+        : ', no wait: a main container'
+    }; TERM at ${fmt(proxyTerm)}s, StopContainer(${stopGrace}s), SIGKILL at ${fmt(proxyKill)}s`,
+  );
 
   // When the proxy's death cuts a request still open through it: at TERM in exit mode, at its kill in drain mode.
   const proxyCutAt = sidecar.onTerm === 'exit' ? proxyTerm : proxyKill;
@@ -72,17 +84,25 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
   // (a proxy killed a second after the app died cuts nothing, however near its kill is to the work's end).
   if (!(sidecar.native && !byTimer)) {
     const [toEnd, toApp] = [toWork(proxyCutAt), Math.abs(appOwnEnd - proxyCutAt)];
-    margins.push(proxyCuts ? Math.min(toEnd, toApp) : Math.max(proxyCutAt < workEndsAt ? 0 : toEnd, proxyCutAt < appOwnEnd ? 0 : toApp));
+    margins.push(
+      proxyCuts
+        ? Math.min(toEnd, toApp)
+        : Math.max(proxyCutAt < workEndsAt ? 0 : toEnd, proxyCutAt < appOwnEnd ? 0 : toApp),
+    );
   }
   let appExit = { exitAt: app.exitAt, exitCode: app.exitCode, reason: app.reason };
   let outcome = app.outcome;
   let cutBy: PodPrediction['cutBy'] = app.outcome === 'cut' ? 'app' : null;
-  let cause = app.outcome === 'cut' ? `the app is killed at ${fmt(app.killAt)}s with its work unfinished` : `the app finishes its work at ${fmt(workEndsAt)}s and the proxy passes it on`;
+  let cause =
+    app.outcome === 'cut'
+      ? `the app is killed at ${fmt(app.killAt)}s with its work unfinished`
+      : `the app finishes its work at ${fmt(workEndsAt)}s and the proxy passes it on`;
   if (proxyCuts) {
     outcome = 'cut';
     cutBy = 'proxy';
     // server/app.ts: the app sees its client go (`aborted`); a graceful one then drains at once, after its TERM.
-    if (scenario.mode === 'graceful') appExit = { exitAt: Math.max(app.termAt, proxyCutAt), exitCode: 0, reason: 'Completed' };
+    if (scenario.mode === 'graceful')
+      appExit = { exitAt: Math.max(app.termAt, proxyCutAt), exitCode: 0, reason: 'Completed' };
     cause = `the proxy (${sidecar.native ? 'native sidecar' : 'regular container'}) ${sidecar.onTerm === 'exit' ? `exits ${LAB_EXIT_CODES.immediate} at its TERM` : 'is killed'} at ${fmt(proxyCutAt)}s while the app is still working (its work would end at ${fmt(workEndsAt)}s): the app sees its client go`;
   }
   // The proxy's own end: at TERM in exit mode; in drain mode once the request through it ended, unless killed first.
@@ -92,24 +112,56 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
   else {
     const drained = Math.max(proxyTerm, requestEndsAt);
     if (requestEndsAt > proxyTerm) margins.push(Math.abs(proxyKill - requestEndsAt));
-    proxyExit = drained <= proxyKill ? { exitAt: drained, exitCode: 0, reason: 'Completed' } : { exitAt: proxyKill, exitCode: 137, reason: 'Error' };
+    proxyExit =
+      drained <= proxyKill
+        ? { exitAt: drained, exitCode: 0, reason: 'Completed' }
+        : { exitAt: proxyKill, exitCode: 137, reason: 'Error' };
   }
-  steps.push(`the client's request: ${outcome} (${cause}); the proxy ${proxyExit.exitCode === 137 ? 'is killed (137)' : `exits ${proxyExit.exitCode}`} at ${fmt(proxyExit.exitAt)}s`);
+  steps.push(
+    `the client's request: ${outcome} (${cause}); the proxy ${proxyExit.exitCode === 137 ? 'is killed (137)' : `exits ${proxyExit.exitCode}`} at ${fmt(proxyExit.exitAt)}s`,
+  );
 
   const pod: PodPrediction = {
     startAt: start,
     cutBy,
     cause,
     containers: [
-      { name: 'lab', role: 'app', native: false, hookEndsAt: app.hookEndsAt, termAt: app.termAt, killAt: app.killAt, ...appExit, turnWaitSeconds: null, turnByTimer: false, stopGraceSeconds: app.killAt - app.termAt },
-      { name: PROXY, role: 'sidecar', native: sidecar.native, hookEndsAt: sidecar.preStop.kind === 'none' ? null : waitFrom, termAt: proxyTerm, killAt: proxyKill, ...proxyExit, turnWaitSeconds: wait, turnByTimer: byTimer, stopGraceSeconds: stopGrace },
+      {
+        name: 'lab',
+        role: 'app',
+        native: false,
+        hookEndsAt: app.hookEndsAt,
+        termAt: app.termAt,
+        killAt: app.killAt,
+        ...appExit,
+        turnWaitSeconds: null,
+        turnByTimer: false,
+        stopGraceSeconds: app.killAt - app.termAt,
+      },
+      {
+        name: PROXY,
+        role: 'sidecar',
+        native: sidecar.native,
+        hookEndsAt: sidecar.preStop.kind === 'none' ? null : waitFrom,
+        termAt: proxyTerm,
+        killAt: proxyKill,
+        ...proxyExit,
+        turnWaitSeconds: wait,
+        turnByTimer: byTimer,
+        stopGraceSeconds: stopGrace,
+      },
     ],
   };
   return {
     ...app,
     outcome,
-    exitAt: appExit.exitAt, exitCode: appExit.exitCode, reason: appExit.reason,
-    podStatus: { ...app.podStatus, phase: appExit.exitCode === 0 && (sidecar.native || proxyExit.exitCode === 0) ? 'Succeeded' : 'Failed' },
+    exitAt: appExit.exitAt,
+    exitCode: appExit.exitCode,
+    reason: appExit.reason,
+    podStatus: {
+      ...app.podStatus,
+      phase: appExit.exitCode === 0 && (sidecar.native || proxyExit.exitCode === 0) ? 'Succeeded' : 'Failed',
+    },
     marginSeconds: Math.min(...margins),
     steps: [...app.steps, ...steps],
     pod,
@@ -121,7 +173,12 @@ function describeSidecar(s: Sidecar): string {
 }
 
 /** The model for any scenario: theory.ts's for one container, with the pod's answer over it when it has a sidecar. */
-export function predictScenario(scenario: Scenario, ...rest: Parameters<typeof predict> extends [unknown, ...infer R] ? R : never): Prediction {
+export function predictScenario(
+  scenario: Scenario,
+  ...rest: Parameters<typeof predict> extends [unknown, ...infer R] ? R : never
+): Prediction {
   const app = predict(scenario, ...rest);
-  return scenario.sidecar ? predictPod({ ...scenario, sidecar: scenario.sidecar }, app, rest[1] ?? RULES_BY_MINOR.get(NEWEST_MINOR)!) : app;
+  return scenario.sidecar
+    ? predictPod({ ...scenario, sidecar: scenario.sidecar }, app, rest[1] ?? RULES_BY_MINOR.get(NEWEST_MINOR)!)
+    : app;
 }

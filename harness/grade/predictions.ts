@@ -35,16 +35,23 @@ const PredictionsFileSchema = z.object({
 export type PredictionsFile = z.infer<typeof PredictionsFileSchema>;
 // A file an older termlab sealed or a student handed in was valid when written: its other fields are dropped, as
 // they were then, so a class's saved observations regrade as before.
-const WrittenEarlierSchema = PredictionsFileSchema.extend({ predictions: z.record(z.string(), z.object(EXPECTED_FIELDS)) });
+const WrittenEarlierSchema = PredictionsFileSchema.extend({
+  predictions: z.record(z.string(), z.object(EXPECTED_FIELDS)),
+});
 
 /** `writtenEarlier`: the text was accepted before (sealed, handed in), so an unknown field is ignored, not refused. */
-export function parsePredictions(text: string, source: string, options: { writtenEarlier?: boolean } = {}): PredictionsFile {
+export function parsePredictions(
+  text: string,
+  source: string,
+  options: { writtenEarlier?: boolean } = {},
+): PredictionsFile {
   const key = `${options.writtenEarlier ? 'earlier' : 'new'}\0${text}`;
   const known = parsedEarlier.get(key);
   if (known) return known;
   const { data } = parseYamlText(text, source, 'PREDICTIONS_INVALID');
   const result = (options.writtenEarlier ? WrittenEarlierSchema : PredictionsFileSchema).safeParse(data);
-  if (!result.success) throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${issueOf(result.error.issues[0]!)}`, { source });
+  if (!result.success)
+    throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${issueOf(result.error.issues[0]!)}`, { source });
   if (parsedEarlier.size >= PARSED_KEPT) parsedEarlier.delete(parsedEarlier.keys().next().value!);
   parsedEarlier.set(key, deepFreeze(result.data));
   return result.data;
@@ -68,18 +75,27 @@ function issueOf(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'unrecognized_keys') return formatIssue(issue);
   const key = issue.keys[0]!;
   const near = nearest(key, PREDICTION_FIELDS);
-  return oneLine(`${[...issue.path, key].map(String).join('.')}: \`${key}\` is not a prediction field${near ? `; did you mean \`${near}\`?` : ` (the prediction fields: ${PREDICTION_FIELDS.join(', ')})`}`);
+  return oneLine(
+    `${[...issue.path, key].map(String).join('.')}: \`${key}\` is not a prediction field${near ? `; did you mean \`${near}\`?` : ` (the prediction fields: ${PREDICTION_FIELDS.join(', ')})`}`,
+  );
 }
 
 /**
  * The first prediction of attempts or effects for a scenario without a retry policy, as the file's field:
  * such a scenario makes one attempt and has no ledger, so there is nothing to hold the number against.
  */
-export function retryFieldProblem(file: PredictionsFile, scenarios: readonly { name: string; retry?: unknown }[]): string | null {
+export function retryFieldProblem(
+  file: PredictionsFile,
+  scenarios: readonly { name: string; retry?: unknown }[],
+): string | null {
   for (const s of scenarios) {
     const expected = Object.hasOwn(file.predictions, s.name) ? file.predictions[s.name] : undefined;
     const field = RETRY_FIELDS.find((k) => expected?.[k] !== undefined);
-    if (field && !s.retry) return oneLine(`predictions.${s.name}.${field}: ${s.name} has no retry policy (one attempt, no ledger): attempts and effects are predicted only for a retry scenario`, 300);
+    if (field && !s.retry)
+      return oneLine(
+        `predictions.${s.name}.${field}: ${s.name} has no retry policy (one attempt, no ledger): attempts and effects are predicted only for a retry scenario`,
+        300,
+      );
   }
   return null;
 }
@@ -103,23 +119,41 @@ export function seal(text: string, at: Date = new Date()): SealedPredictions {
 /** The sealed predictions of an observation; an error (never a parse of other text) when its hash does not match its content. */
 export function unseal(sealed: SealedPredictions, source: string): { file: PredictionsFile } | { problem: string } {
   const actual = predictionsSha256(sealed.content);
-  if (actual !== sealed.sha256) return { problem: `run.predictions: the sealed content hashes to ${actual}, the file says ${sealed.sha256}: the predictions were edited after the run sealed them` };
-  try { return { file: parsePredictions(sealed.content, `${source} run.predictions`, { writtenEarlier: true }) }; } catch (error) {
+  if (actual !== sealed.sha256)
+    return {
+      problem: `run.predictions: the sealed content hashes to ${actual}, the file says ${sealed.sha256}: the predictions were edited after the run sealed them`,
+    };
+  try {
+    return { file: parsePredictions(sealed.content, `${source} run.predictions`, { writtenEarlier: true }) };
+  } catch (error) {
     return { problem: (error as Error).message };
   }
 }
 
 /** What the run did, as the prediction's fields say it; a retry scenario's attempts and ledger effects, null when the file cannot tell. */
-export interface Observed { outcome: string; exitCode: number | null; attempts?: number | null; effects?: number | null }
+export interface Observed {
+  outcome: string;
+  exitCode: number | null;
+  attempts?: number | null;
+  effects?: number | null;
+}
 
 const plural = (n: number | string, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 /** "cut/137", and for each retry field the student gave, ", 2 attempts", ", 2 effects". */
-function told(p: { outcome: string; exitCode: number | string; attempts?: number | string; effects?: number | string }, fields: readonly (typeof RETRY_FIELDS)[number][]): string {
+function told(
+  p: { outcome: string; exitCode: number | string; attempts?: number | string; effects?: number | string },
+  fields: readonly (typeof RETRY_FIELDS)[number][],
+): string {
   const counts = fields.map((k) => `, ${plural(p[k] ?? '?', k.slice(0, -1))}`);
   return `${p.outcome}/${p.exitCode}${counts.join('')}`;
 }
 
-export function predictionChecks(file: PredictionsFile, scenario: Scenario, observed: Observed, model: Prediction): Check[] {
+export function predictionChecks(
+  file: PredictionsFile,
+  scenario: Scenario,
+  observed: Observed,
+  model: Prediction,
+): Check[] {
   // A scenario name comes from a file: only the file's own keys count, never Object.prototype's ("constructor").
   const expected = Object.hasOwn(file.predictions, scenario.name) ? file.predictions[scenario.name] : undefined;
   if (!expected) return [inconclusive('prediction.present', `no prediction for scenario ${scenario.name}`)];
@@ -127,10 +161,25 @@ export function predictionChecks(file: PredictionsFile, scenario: Scenario, obse
   const fields = RETRY_FIELDS.filter((k) => expected[k] !== undefined);
   const said = told(expected, fields);
   const wrongField = retryFieldProblem(file, [scenario]);
-  if (wrongField) return [fail('prediction.vs-observation', wrongField), fail('prediction.vs-model', `you predicted ${said}, but ${wrongField}`)];
+  if (wrongField)
+    return [
+      fail('prediction.vs-observation', wrongField),
+      fail('prediction.vs-model', `you predicted ${said}, but ${wrongField}`),
+    ];
   const retries = scenario.retry ? predictRetries(scenario, model.outcome) : null;
-  const seen = told({ outcome: observed.outcome, exitCode: observed.exitCode ?? '?', attempts: observed.attempts ?? '?', effects: observed.effects ?? '?' }, fields);
-  const byModel = told({ outcome: model.outcome, exitCode: model.exitCode, attempts: retries?.attempts.length, effects: retries?.effects }, fields);
+  const seen = told(
+    {
+      outcome: observed.outcome,
+      exitCode: observed.exitCode ?? '?',
+      attempts: observed.attempts ?? '?',
+      effects: observed.effects ?? '?',
+    },
+    fields,
+  );
+  const byModel = told(
+    { outcome: model.outcome, exitCode: model.exitCode, attempts: retries?.attempts.length, effects: retries?.effects },
+    fields,
+  );
   const why = [...model.steps, ...(retries && fields.length ? [describeRetries(retries)] : [])].join('; ');
   return [
     said === seen

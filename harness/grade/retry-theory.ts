@@ -28,7 +28,8 @@ export function predictRetries(scenario: Scenario, first: RequestOutcome): Retry
   const policy = scenario.retry;
   const point = scenario.effect ?? 'none';
   const attempts: PredictedAttempt[] = [];
-  let effects = 0, alreadyApplied = 0;
+  let effects = 0,
+    alreadyApplied = 0;
   let outcome = first;
   for (let n = 1; n <= (policy?.attempts ?? 1); n++) {
     if (n > 1) {
@@ -39,7 +40,13 @@ export function predictRetries(scenario: Scenario, first: RequestOutcome): Retry
     const reached = point === 'start' || (point === 'end' && outcome === 'completed');
     let effect: PredictedAttempt['effect'] = 'none';
     if (reached) {
-      if (policy?.idempotencyKey && effects > 0) { effect = 'already-applied'; alreadyApplied++; } else { effect = 'applied'; effects++; }
+      if (policy?.idempotencyKey && effects > 0) {
+        effect = 'already-applied';
+        alreadyApplied++;
+      } else {
+        effect = 'applied';
+        effects++;
+      }
     }
     attempts.push({ n, target: n === 1 ? 'deleted' : 'standby', outcome, effect });
   }
@@ -54,6 +61,8 @@ export function withEffectEarlier(scenario: Scenario, first: RequestOutcome): Re
 
 /** The attempts and the ledger's count in one line, as `termlab scenarios --reveal` and a graded prediction tell them. */
 export function describeRetries(r: RetryPrediction): string {
-  const attempts = r.attempts.map((a) => `attempt ${a.n} to the ${a.target} pod ${a.outcome}${a.effect === 'none' ? '' : `, effect ${a.effect}`}`);
+  const attempts = r.attempts.map(
+    (a) => `attempt ${a.n} to the ${a.target} pod ${a.outcome}${a.effect === 'none' ? '' : `, effect ${a.effect}`}`,
+  );
   return `retries: ${attempts.join('; ')} → ${r.effects} effect(s)${r.alreadyApplied ? `, ${r.alreadyApplied} already-applied` : ''}`;
 }

@@ -10,7 +10,12 @@ const tryKey = (r: GradeResult) => `${dirname(r.source)}\0${r.runId}\0${r.scenar
 export class GradeTally {
   graded = 0;
   passed = 0;
-  readonly verdicts: Record<Verdict, number> = { 'matches-model': 0, 'differs-from-model': 0, inconclusive: 0, 'evidence-invalid': 0 };
+  readonly verdicts: Record<Verdict, number> = {
+    'matches-model': 0,
+    'differs-from-model': 0,
+    inconclusive: 0,
+    'evidence-invalid': 0,
+  };
   /** Each scenario's last try so far (the first file of it), and whether a result of that try failed or was inconclusive. */
   private readonly lastTries = new Map<string, { attempt: number; bad: boolean; source: string }>();
 
@@ -19,7 +24,8 @@ export class GradeTally {
     this.verdicts[r.verdict]++;
     const bad = failedOrInconclusive(r);
     if (!bad) this.passed++;
-    const key = tryKey(r), attempt = r.attempt ?? 1;
+    const key = tryKey(r),
+      attempt = r.attempt ?? 1;
     const seen = this.lastTries.get(key);
     if (!seen || attempt > seen.attempt) this.lastTries.set(key, { attempt, bad, source: r.source });
     else if (attempt === seen.attempt) seen.bad ||= bad;

@@ -25,10 +25,42 @@ export interface KubeletRules {
 // still inside the same 2 s window (docs/versions.md has what was measured on which version). active_deadline.go
 // and its place in the sync loop (syncTicker, generateAPIPodStatus's ShouldEvict) are the same in all four.
 export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
-  ['1.34', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.34.4' }],
-  ['1.35', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.35.4' }],
-  ['1.36', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.36.3' }],
-  ['1.37', { minimumGracePeriodSeconds: 2, kubeletReactionSeconds: 2, deadlineReactionSeconds: 2, source: 'k8s.io/kubernetes v1.37.2' }],
+  [
+    '1.34',
+    {
+      minimumGracePeriodSeconds: 2,
+      kubeletReactionSeconds: 2,
+      deadlineReactionSeconds: 2,
+      source: 'k8s.io/kubernetes v1.34.4',
+    },
+  ],
+  [
+    '1.35',
+    {
+      minimumGracePeriodSeconds: 2,
+      kubeletReactionSeconds: 2,
+      deadlineReactionSeconds: 2,
+      source: 'k8s.io/kubernetes v1.35.4',
+    },
+  ],
+  [
+    '1.36',
+    {
+      minimumGracePeriodSeconds: 2,
+      kubeletReactionSeconds: 2,
+      deadlineReactionSeconds: 2,
+      source: 'k8s.io/kubernetes v1.36.3',
+    },
+  ],
+  [
+    '1.37',
+    {
+      minimumGracePeriodSeconds: 2,
+      kubeletReactionSeconds: 2,
+      deadlineReactionSeconds: 2,
+      source: 'k8s.io/kubernetes v1.37.2',
+    },
+  ],
 ]);
 
 const minorNumber = (minor: string) => Number(minor.split('.')[1]);
@@ -36,20 +68,37 @@ const KNOWN_MINORS = [...RULES_BY_MINOR.keys()].sort((x, y) => minorNumber(x) - 
 export const NEWEST_MINOR = KNOWN_MINORS.at(-1)!;
 const OLDEST_MINOR = KNOWN_MINORS[0]!;
 
-export interface VersionedRules { minor: string; rules: KubeletRules; note: string | null }
+export interface VersionedRules {
+  minor: string;
+  rules: KubeletRules;
+  note: string | null;
+}
 
 /** The rules for an observation's serverVersion ("v1.37.2", "v1.35.4-termlab-sim", "v1.36.1+k3s1"). */
 export function rulesFor(serverVersion: string | null | undefined): VersionedRules {
   const match = /^v?(\d+)\.(\d+)/.exec(serverVersion ?? '');
   const minor = match && match[1] === '1' ? `1.${Number(match[2])}` : null;
   const newest = RULES_BY_MINOR.get(NEWEST_MINOR)!;
-  if (!minor) return { minor: NEWEST_MINOR, rules: newest, note: `server version ${JSON.stringify(serverVersion ?? null)} names no Kubernetes 1.x minor: graded with the ${NEWEST_MINOR} rules, the newest the model knows` };
+  if (!minor)
+    return {
+      minor: NEWEST_MINOR,
+      rules: newest,
+      note: `server version ${JSON.stringify(serverVersion ?? null)} names no Kubernetes 1.x minor: graded with the ${NEWEST_MINOR} rules, the newest the model knows`,
+    };
   const known = RULES_BY_MINOR.get(minor);
   if (known) return { minor, rules: known, note: null };
   if (minorNumber(minor) > minorNumber(NEWEST_MINOR)) {
-    return { minor: NEWEST_MINOR, rules: newest, note: `Kubernetes ${minor} is newer than the model knows (${OLDEST_MINOR}-${NEWEST_MINOR}): graded with the ${NEWEST_MINOR} rules` };
+    return {
+      minor: NEWEST_MINOR,
+      rules: newest,
+      note: `Kubernetes ${minor} is newer than the model knows (${OLDEST_MINOR}-${NEWEST_MINOR}): graded with the ${NEWEST_MINOR} rules`,
+    };
   }
-  return { minor: OLDEST_MINOR, rules: RULES_BY_MINOR.get(OLDEST_MINOR)!, note: `Kubernetes ${minor} is older than the model knows (${OLDEST_MINOR}-${NEWEST_MINOR}): graded with the ${OLDEST_MINOR} rules` };
+  return {
+    minor: OLDEST_MINOR,
+    rules: RULES_BY_MINOR.get(OLDEST_MINOR)!,
+    note: `Kubernetes ${minor} is older than the model knows (${OLDEST_MINOR}-${NEWEST_MINOR}): graded with the ${OLDEST_MINOR} rules`,
+  };
 }
 
 /** kuberuntime_container.go: the remainder after the hook is never below this (the newest minor's rule). */
@@ -77,7 +126,10 @@ export const KUBELET_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.kubele
  */
 export const DEADLINE_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.deadlineReactionSeconds;
 /** active_deadline.go: the status the kubelet gives a pod it ends for its deadline (mergePodStatus holds it back, with the phase Failed, until no container can run). */
-export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } as const;
+export const DEADLINE_EXCEEDED = {
+  reason: 'DeadlineExceeded',
+  message: 'Pod was active on the node longer than the specified deadline',
+} as const;
 
 /**
  * The pod's active deadline, where a run places it: `passesAt` is startTime (whole seconds) plus the
@@ -190,7 +242,6 @@ export interface PodPrediction {
   cause: string;
 }
 
-
 /**
  * server/app.ts: on TERM a server with LAB_TERM_ALLOCATE_MIB allocates that much, paced; over the
  * container's memory limit the kernel's OOM killer ends it (containerd: OOMKilled, 137). At the latest
@@ -198,7 +249,8 @@ export interface PodPrediction {
  * sooner): seconds after TERM, or null when the allocation stays under the limit or there is none.
  */
 export function memoryKillAfterTerm(scenario: Scenario): number | null {
-  const limit = scenario.memoryLimitMiB, allocate = scenario.termAllocateMiB;
+  const limit = scenario.memoryLimitMiB,
+    allocate = scenario.termAllocateMiB;
   if (!limit || !allocate || allocate < limit) return null;
   return limit / LAB_TERM_ALLOCATE_MIB_PER_SECOND;
 }
@@ -212,10 +264,16 @@ function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null =
 
 /** The deadline a scenario gives its pod, placed by no run (termlab predict, the design); null when it sets none of its own. */
 function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
-  return scenario.activeDeadlineSeconds === undefined ? null : { seconds: scenario.activeDeadlineSeconds, passesAt: null };
+  return scenario.activeDeadlineSeconds === undefined
+    ? null
+    : { seconds: scenario.activeDeadlineSeconds, passesAt: null };
 }
 
-interface Trigger { cause: 'delete' | 'deadline'; at: number; step: string }
+interface Trigger {
+  cause: 'delete' | 'deadline';
+  at: number;
+  step: string;
+}
 
 /**
  * What starts the kill, and when (seconds after the delete). The deadline does when its kill sequence
@@ -223,20 +281,32 @@ interface Trigger { cause: 'delete' | 'deadline'; at: number; step: string }
  * delete), or when the evidence shows the kill begun before the delete. Nearer, the delete is taken:
  * the deadline and the delete raced (deadline.ts makes that inconclusive when the pod says otherwise).
  */
-function triggerOf(scenario: Scenario, deadline: DeadlineTiming | null, rules: KubeletRules, observed: ObservedKubelet | null): Trigger {
+function triggerOf(
+  scenario: Scenario,
+  deadline: DeadlineTiming | null,
+  rules: KubeletRules,
+  observed: ObservedKubelet | null,
+): Trigger {
   const byDelete: Trigger = { cause: 'delete', at: 0, step: '' };
   if (!deadline) return byDelete;
   // Placed by no run, it passes at the latest its seconds after the acceptance: the pod started before it.
   const at = deadline.passesAt ?? deadline.seconds - scenario.deleteDelayMs / 1000;
   // The kubelet can act on the delete only once the API has taken it.
   const taken = Math.max(0, deadline.deleteTakenAt ?? 0);
-  const killBegunBefore = observed !== null && (observed.termAt < taken || (observed.startNotAfter ?? Number.POSITIVE_INFINITY) < taken);
+  const killBegunBefore =
+    observed !== null && (observed.termAt < taken || (observed.startNotAfter ?? Number.POSITIVE_INFINITY) < taken);
   if (!(at + rules.deadlineReactionSeconds <= taken || (at <= taken && killBegunBefore))) return byDelete;
-  const where = deadline.passesAt === null
-    ? `at most ${deadline.seconds}s after the request's acceptance, ${fmt(-at)}s before the delete`
-    : at < 0 ? `${fmt(-at)}s before the delete (startTime + ${deadline.seconds}s)`
-      : `${fmt(at)}s after the harness's delete, before the API took it (${fmt(taken)}s after) (startTime + ${deadline.seconds}s)`;
-  return { cause: 'deadline', at, step: `activeDeadlineSeconds ${deadline.seconds}s passes ${where}: the kubelet fails the pod (${DEADLINE_EXCEEDED.reason}) and kills it with its own grace` };
+  const where =
+    deadline.passesAt === null
+      ? `at most ${deadline.seconds}s after the request's acceptance, ${fmt(-at)}s before the delete`
+      : at < 0
+        ? `${fmt(-at)}s before the delete (startTime + ${deadline.seconds}s)`
+        : `${fmt(at)}s after the harness's delete, before the API took it (${fmt(taken)}s after) (startTime + ${deadline.seconds}s)`;
+  return {
+    cause: 'deadline',
+    at,
+    step: `activeDeadlineSeconds ${deadline.seconds}s passes ${where}: the kubelet fails the pod (${DEADLINE_EXCEEDED.reason}) and kills it with its own grace`,
+  };
 }
 
 /**
@@ -244,18 +314,31 @@ function triggerOf(scenario: Scenario, deadline: DeadlineTiming | null, rules: K
  * earliest and the kubelet's start lies in a 0-2 s window after it; with the kubelet's observed TERM
  * (grading), the rules run from it and only the resolution of those times is left open.
  */
-export function predict(scenario: Scenario, deletionGrace: number | null = null, rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!, observed: ObservedKubelet | null = null, deadline: DeadlineTiming | null = scenarioDeadline(scenario)): Prediction {
+export function predict(
+  scenario: Scenario,
+  deletionGrace: number | null = null,
+  rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!,
+  observed: ObservedKubelet | null = null,
+  deadline: DeadlineTiming | null = scenarioDeadline(scenario),
+): Prediction {
   const minimumGrace = rules.minimumGracePeriodSeconds;
   const trigger = triggerOf(scenario, deadline, rules, observed);
   // With the deadline placed by a run, the window opens at it; with none, it is at most its seconds after
   // the acceptance, so the kill may come any time before the latest and nothing bounds it from below.
-  const reaction = observed ? 0 : trigger.cause === 'deadline' ? rules.deadlineReactionSeconds : rules.kubeletReactionSeconds;
+  const reaction = observed
+    ? 0
+    : trigger.cause === 'deadline'
+      ? rules.deadlineReactionSeconds
+      : rules.kubeletReactionSeconds;
   const unplaced = trigger.cause === 'deadline' && !observed && deadline?.passesAt === null;
   const resolutionSeconds = observed ? OBSERVED_RESOLUTION_SECONDS : TOLERANCE_SECONDS;
-  const basis = observed ? 'observed' as const : 'window' as const;
+  const basis = observed ? ('observed' as const) : ('window' as const);
   const steps: string[] = [];
   // A deadline's kill takes the pod's own grace: no delete had given one (a later delete can only shorten it).
-  const grace = trigger.cause === 'deadline' ? effectiveGraceSeconds(scenario.terminationGracePeriodSeconds) : effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
+  const grace =
+    trigger.cause === 'deadline'
+      ? effectiveGraceSeconds(scenario.terminationGracePeriodSeconds)
+      : effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
   if (trigger.cause === 'deadline') steps.push(trigger.step);
   steps.push(`grace ${grace}s`);
   let remaining = grace;
@@ -267,9 +350,11 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     hookEndsAt = trigger.at + hookWait;
     termAt = trigger.at + hookWait;
     remaining = grace - elapsedWhole;
-    steps.push(hookWait < hookDurationSeconds(scenario.preStop)
-      ? `preStop cut off at the grace (${grace}s), still running`
-      : `preStop runs ${hookWait}s, ${elapsedWhole}s taken from the grace`);
+    steps.push(
+      hookWait < hookDurationSeconds(scenario.preStop)
+        ? `preStop cut off at the grace (${grace}s), still running`
+        : `preStop runs ${hookWait}s, ${elapsedWhole}s taken from the grace`,
+    );
   }
   if (remaining < minimumGrace) {
     steps.push(`remainder ${remaining}s raised to ${minimumGrace}s`);
@@ -282,14 +367,21 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     // TERM minus the kill sequence's start, which the evidence bounds (a sleep action's are its own).
     termAt = observed.termAt;
     if (hookEndsAt !== null) hookEndsAt = termAt;
-    if (scenario.preStop.kind === 'exec-sleep' || scenario.preStop.kind === 'exec-fail' || scenario.preStop.kind === 'httpGet') {
+    if (
+      scenario.preStop.kind === 'exec-sleep' ||
+      scenario.preStop.kind === 'exec-fail' ||
+      scenario.preStop.kind === 'httpGet'
+    ) {
       const hookWait = hookEndsAt === null ? 0 : Math.min(hookDurationSeconds(scenario.preStop), grace);
       const latest = Math.min(observed.startNotAfter ?? Number.POSITIVE_INFINITY, termAt - hookWait);
       const earliest = Math.min(observed.startNotBefore, latest);
       const mostWhole = Math.floor(termAt - earliest);
       const leastRemaining = Math.max(minimumGrace, grace - mostWhole);
       killEarliest = termAt + Math.min(leastRemaining, remaining);
-      if (leastRemaining < remaining) steps.push(`the kill sequence began ${fmt(earliest)}-${fmt(latest)}s after the delete: the kubelet counted ${Math.floor(hookWait)}-${mostWhole} whole seconds of hook, SIGKILL ${fmt(termAt + leastRemaining)}-${fmt(termAt + remaining)}s`);
+      if (leastRemaining < remaining)
+        steps.push(
+          `the kill sequence began ${fmt(earliest)}-${fmt(latest)}s after the delete: the kubelet counted ${Math.floor(hookWait)}-${mostWhole} whole seconds of hook, SIGKILL ${fmt(termAt + leastRemaining)}-${fmt(termAt + remaining)}s`,
+        );
     } else {
       killEarliest = termAt + remaining;
     }
@@ -299,21 +391,39 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
   // Distance from the work's end to a window [from, at + reaction]; 0 inside it: too close to call.
-  const marginTo = (at: number, from = at) => (workEndsAt < (unplaced ? Number.NEGATIVE_INFINITY : from) ? from - workEndsAt : Math.max(0, workEndsAt - (at + reaction)));
-  steps.push(observed
-    ? `TERM as the server logged it, ${observed.termAt < 0 ? `${fmt(-observed.termAt)}s before` : `${fmt(observed.termAt)}s after`} the delete: the rules run from the observed kubelet`
-    : `the kubelet starts this 0-${reaction}s after the ${trigger.cause === 'deadline' ? 'deadline passes' : 'delete'}${unplaced ? ' (the deadline itself at the latest: the pod started before the request was accepted)' : ''}`);
+  const marginTo = (at: number, from = at) =>
+    workEndsAt < (unplaced ? Number.NEGATIVE_INFINITY : from)
+      ? from - workEndsAt
+      : Math.max(0, workEndsAt - (at + reaction));
+  steps.push(
+    observed
+      ? `TERM as the server logged it, ${observed.termAt < 0 ? `${fmt(-observed.termAt)}s before` : `${fmt(observed.termAt)}s after`} the delete: the rules run from the observed kubelet`
+      : `the kubelet starts this 0-${reaction}s after the ${trigger.cause === 'deadline' ? 'deadline passes' : 'delete'}${unplaced ? ' (the deadline itself at the latest: the pod started before the request was accepted)' : ''}`,
+  );
   const deadlineAt = trigger.cause === 'deadline' ? trigger.at : null;
-  const statusFor = (exitCode: number): Prediction['podStatus'] => (trigger.cause === 'deadline'
-    ? { phase: 'Failed', ...DEADLINE_EXCEEDED }
-    : { phase: exitCode === 0 ? 'Succeeded' : 'Failed', reason: null, message: null });
+  const statusFor = (exitCode: number): Prediction['podStatus'] =>
+    trigger.cause === 'deadline'
+      ? { phase: 'Failed', ...DEADLINE_EXCEEDED }
+      : { phase: exitCode === 0 ? 'Succeeded' : 'Failed', reason: null, message: null };
   if (scenario.mode === 'immediate') {
     const completed = workEndsAt <= termAt;
     return {
-      cause: trigger.cause, deadlineAt, podStatus: statusFor(LAB_EXIT_CODES.immediate),
-      graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: termAt, resolutionSeconds, basis,
-      outcome: completed ? 'completed' : 'cut', exitCode: LAB_EXIT_CODES.immediate, reason: 'Error',
-      marginSeconds: marginTo(termAt), steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
+      cause: trigger.cause,
+      deadlineAt,
+      podStatus: statusFor(LAB_EXIT_CODES.immediate),
+      graceSeconds: grace,
+      hookEndsAt,
+      termAt,
+      killAt,
+      killEarliestAt: killEarliest,
+      exitAt: termAt,
+      resolutionSeconds,
+      basis,
+      outcome: completed ? 'completed' : 'cut',
+      exitCode: LAB_EXIT_CODES.immediate,
+      reason: 'Error',
+      marginSeconds: marginTo(termAt),
+      steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
     };
   }
   const oom = memoryKillAfterTerm(scenario);
@@ -324,11 +434,25 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     const completed = workEndsAt <= termAt;
     const raced = killAt <= oomAt;
     return {
-      cause: trigger.cause, deadlineAt, podStatus: statusFor(137),
-      graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: raced ? killAt : oomAt, resolutionSeconds, basis,
-      outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'OOMKilled',
+      cause: trigger.cause,
+      deadlineAt,
+      podStatus: statusFor(137),
+      graceSeconds: grace,
+      hookEndsAt,
+      termAt,
+      killAt,
+      killEarliestAt: killEarliest,
+      exitAt: raced ? killAt : oomAt,
+      resolutionSeconds,
+      basis,
+      outcome: completed ? 'completed' : 'cut',
+      exitCode: 137,
+      reason: 'OOMKilled',
       marginSeconds: raced ? 0 : Math.min(marginTo(oomAt, termAt), killAt - oomAt),
-      steps: [...steps, `on TERM the server allocates ${scenario.termAllocateMiB} MiB at ${LAB_TERM_ALLOCATE_MIB_PER_SECOND} MiB/s against its ${scenario.memoryLimitMiB} MiB limit: ${raced ? 'the limit and the kill race' : `the kernel kills it for memory by ${fmt(oomAt)}s, before the kill: 137 OOMKilled`}`],
+      steps: [
+        ...steps,
+        `on TERM the server allocates ${scenario.termAllocateMiB} MiB at ${LAB_TERM_ALLOCATE_MIB_PER_SECOND} MiB/s against its ${scenario.memoryLimitMiB} MiB limit: ${raced ? 'the limit and the kill race' : `the kernel kills it for memory by ${fmt(oomAt)}s, before the kill: 137 OOMKilled`}`,
+      ],
     };
   }
   if (scenario.mode === 'ignore-term') {
@@ -336,31 +460,65 @@ export function predict(scenario: Scenario, deletionGrace: number | null = null,
     // its work runs on until the kill, and SIGKILL (128 + 9) ends the container whatever the work did.
     const completed = workEndsAt <= killAt;
     return {
-      cause: trigger.cause, deadlineAt, podStatus: statusFor(137),
-      graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: killAt, resolutionSeconds, basis,
-      outcome: completed ? 'completed' : 'cut', exitCode: 137, reason: 'Error',
+      cause: trigger.cause,
+      deadlineAt,
+      podStatus: statusFor(137),
+      graceSeconds: grace,
+      hookEndsAt,
+      termAt,
+      killAt,
+      killEarliestAt: killEarliest,
+      exitAt: killAt,
+      resolutionSeconds,
+      basis,
+      outcome: completed ? 'completed' : 'cut',
+      exitCode: 137,
+      reason: 'Error',
       marginSeconds: marginTo(killAt, killEarliest),
-      steps: [...steps, `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${fmt(workEndsAt)}s, before` : `would end at ${fmt(workEndsAt)}s, after`} the kill`],
+      steps: [
+        ...steps,
+        `ignore-term: TERM changes nothing, only SIGKILL ends it: 137; work ${completed ? `ends at ${fmt(workEndsAt)}s, before` : `would end at ${fmt(workEndsAt)}s, after`} the kill`,
+      ],
     };
   }
   const completed = workEndsAt <= killAt;
   // An httpGet hook to the server is a request to it too: the kubelet stops waiting at the grace but
   // does not cancel the call, so a draining server exits only once that answer is out (server/app.ts).
   const hookToServer = scenario.preStop.kind === 'httpGet' && scenario.preStop.port === undefined;
-  const hookRequestEndsAt = !hookToServer ? null
-    : observed ? (observed.hookRequestStartAt ?? termAt - Math.min(hookDurationSeconds(scenario.preStop), grace)) + hookDurationSeconds(scenario.preStop)
+  const hookRequestEndsAt = !hookToServer
+    ? null
+    : observed
+      ? (observed.hookRequestStartAt ?? termAt - Math.min(hookDurationSeconds(scenario.preStop), grace)) +
+        hookDurationSeconds(scenario.preStop)
       : trigger.at + hookDurationSeconds(scenario.preStop);
   const heldByHook = hookRequestEndsAt !== null && hookRequestEndsAt > termAt;
   const drainedAt = Math.max(termAt, workEndsAt, heldByHook ? hookRequestEndsAt : Number.NEGATIVE_INFINITY);
   const exitsItself = completed && drainedAt <= killAt;
   // Hook and kill are both counted from the kubelet's start: their distance has no reaction window.
-  const margin = heldByHook ? Math.min(marginTo(killAt, killEarliest), Math.abs(hookRequestEndsAt - killAt), Math.abs(hookRequestEndsAt - killEarliest)) : marginTo(killAt, killEarliest);
-  const why = !completed ? `work would end at ${fmt(workEndsAt)}s, after the kill: 137`
-    : exitsItself ? `work ends at ${fmt(workEndsAt)}s, before the kill: exit 0`
+  const margin = heldByHook
+    ? Math.min(
+        marginTo(killAt, killEarliest),
+        Math.abs(hookRequestEndsAt - killAt),
+        Math.abs(hookRequestEndsAt - killEarliest),
+      )
+    : marginTo(killAt, killEarliest);
+  const why = !completed
+    ? `work would end at ${fmt(workEndsAt)}s, after the kill: 137`
+    : exitsItself
+      ? `work ends at ${fmt(workEndsAt)}s, before the kill: exit 0`
       : `work ends at ${fmt(workEndsAt)}s, but the httpGet hook's request, still open until ${fmt(hookRequestEndsAt!)}s, keeps the draining server alive past the kill: 137`;
   return {
-    cause: trigger.cause, deadlineAt, podStatus: statusFor(exitsItself ? 0 : 137),
-    graceSeconds: grace, hookEndsAt, termAt, killAt, killEarliestAt: killEarliest, exitAt: exitsItself ? drainedAt : killAt, resolutionSeconds, basis,
+    cause: trigger.cause,
+    deadlineAt,
+    podStatus: statusFor(exitsItself ? 0 : 137),
+    graceSeconds: grace,
+    hookEndsAt,
+    termAt,
+    killAt,
+    killEarliestAt: killEarliest,
+    exitAt: exitsItself ? drainedAt : killAt,
+    resolutionSeconds,
+    basis,
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,
     reason: exitsItself ? 'Completed' : 'Error',

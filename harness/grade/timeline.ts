@@ -18,22 +18,41 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   const t = o.timeline;
   if (t.requestAccepted) {
     const end = t.requestEnded ? fromHarness(t.requestEnded.at.mono) : fromHarness(t.requestAccepted.at.mono);
-    bars.push({ label: `request ${o.request.outcome}`, kind: 'request', start: fromHarness(t.requestAccepted.at.mono), end, source: 'harness' });
+    bars.push({
+      label: `request ${o.request.outcome}`,
+      kind: 'request',
+      start: fromHarness(t.requestAccepted.at.mono),
+      end,
+      source: 'harness',
+    });
   }
   // The grace runs from what started the kill: the delete, or the active deadline before it.
   const from = p.deadlineAt ?? 0;
-  bars.push({ label: `grace ${p.graceSeconds}s${p.cause === 'deadline' ? ' (from the active deadline)' : ''}`, kind: 'grace', start: from, end: from + p.graceSeconds, source: 'model' });
+  bars.push({
+    label: `grace ${p.graceSeconds}s${p.cause === 'deadline' ? ' (from the active deadline)' : ''}`,
+    kind: 'grace',
+    start: from,
+    end: from + p.graceSeconds,
+    source: 'model',
+  });
   // A pod with a sidecar: the app's own bars go in its lane, and every sidecar gets one of its own.
   const records = o.containers ?? [];
-  const laneOf = (c: (typeof records)[number]) => `${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'})`;
+  const laneOf = (c: (typeof records)[number]) =>
+    `${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'})`;
   const appLane = records.length > 1 ? laneOf(records[0]!) : undefined;
   const first = bars.length;
   if (t.hookStart) {
     const start = fromPoint(t.hookStart);
     // A hook with no end of its own was left running when the kubelet moved on: draw it to TERM.
     const movedOn = !t.hookEnd && t.termReceived ? fromWall(t.termReceived.at.time) : null;
-    const end = t.hookEnd ? fromPoint(t.hookEnd) : movedOn ?? start;
-    bars.push({ label: movedOn === null ? 'preStop hook' : 'preStop hook (still running at TERM)', kind: 'hook', start, end, source: t.hookStart.source });
+    const end = t.hookEnd ? fromPoint(t.hookEnd) : (movedOn ?? start);
+    bars.push({
+      label: movedOn === null ? 'preStop hook' : 'preStop hook (still running at TERM)',
+      kind: 'hook',
+      start,
+      end,
+      source: t.hookStart.source,
+    });
   }
   if (t.termReceived) {
     const at = fromWall(t.termReceived.at.time);
@@ -41,7 +60,13 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   }
   if (t.containerTerminated) {
     const at = fromHarness(t.containerTerminated.at.mono);
-    bars.push({ label: `terminated ${o.finalState?.exitCode ?? '?'}`, kind: 'terminated', start: at, end: at, source: 'harness' });
+    bars.push({
+      label: `terminated ${o.finalState?.exitCode ?? '?'}`,
+      kind: 'terminated',
+      start: at,
+      end: at,
+      source: 'harness',
+    });
   }
   if (appLane) for (const bar of bars.slice(first)) bar.lane = appLane;
   if (o.retries) retryLanes(o, o.retries, bars, first, fromHarness, fromWall);
@@ -58,7 +83,14 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
     }
     if (c.terminated) {
       const at = fromHarness(c.terminated.at.mono);
-      bars.push({ label: `terminated ${c.finalState?.exitCode ?? '?'}`, kind: 'terminated', start: at, end: at, source: 'harness', lane });
+      bars.push({
+        label: `terminated ${c.finalState?.exitCode ?? '?'}`,
+        kind: 'terminated',
+        start: at,
+        end: at,
+        source: 'harness',
+        lane,
+      });
     }
   }
   return bars;
@@ -68,17 +100,35 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
  * A retry scenario: one lane per attempt (its request, and the ledger's effects for it marked on the same
  * axis), and the deleted pod's own hook, TERM and end in a lane of its own.
  */
-function retryLanes(o: Observation, r: NonNullable<Observation['retries']>, bars: TimelineBar[], podBars: number, fromHarness: (mono: number) => number, fromWall: (wall: string) => number): void {
-  const pod = (target: 'deleted' | 'standby') => (target === 'deleted' ? `pod A ${o.pod?.name ?? ''} (deleted)` : `pod B ${r.standby?.name ?? ''} (standby)`);
+function retryLanes(
+  o: Observation,
+  r: NonNullable<Observation['retries']>,
+  bars: TimelineBar[],
+  podBars: number,
+  fromHarness: (mono: number) => number,
+  fromWall: (wall: string) => number,
+): void {
+  const pod = (target: 'deleted' | 'standby') =>
+    target === 'deleted' ? `pod A ${o.pod?.name ?? ''} (deleted)` : `pod B ${r.standby?.name ?? ''} (standby)`;
   const laneOf = (a: (typeof r.attempts)[number]) => `attempt ${a.n} to ${a.target === 'deleted' ? 'pod A' : 'pod B'}`;
   for (const bar of bars.slice(podBars)) bar.lane = pod('deleted');
   const first = r.attempts[0];
   const request = bars.find((b) => b.kind === 'request' && !b.lane);
-  if (request && first) { request.lane = laneOf(first); request.label = `attempt 1 ${first.outcome}`; }
+  if (request && first) {
+    request.lane = laneOf(first);
+    request.label = `attempt 1 ${first.outcome}`;
+  }
   for (const a of r.attempts.slice(1)) {
     const from = a.accepted ?? a.sent;
     if (!from) continue;
-    bars.push({ label: `attempt ${a.n} ${a.outcome}`, kind: 'request', start: fromHarness(from.mono), end: fromHarness((a.ended ?? from).mono), source: 'harness', lane: laneOf(a) });
+    bars.push({
+      label: `attempt ${a.n} ${a.outcome}`,
+      kind: 'request',
+      start: fromHarness(from.mono),
+      end: fromHarness((a.ended ?? from).mono),
+      source: 'harness',
+      lane: laneOf(a),
+    });
   }
   const byId = new Map(r.attempts.map((a) => [a.id, a]));
   for (const l of r.ledger?.logLines ?? []) {
@@ -87,6 +137,13 @@ function retryLanes(o: Observation, r: NonNullable<Observation['retries']>, bars
     const line = parsed.line as { id: string; seq: number; time: string };
     const a = byId.get(line.id);
     const at = fromWall(line.time);
-    bars.push({ label: parsed.event === 'applied' ? `effect record ${line.seq}` : `already applied (record ${line.seq})`, kind: 'effect', start: at, end: at, source: 'container-log', lane: a ? laneOf(a) : 'ledger' });
+    bars.push({
+      label: parsed.event === 'applied' ? `effect record ${line.seq}` : `already applied (record ${line.seq})`,
+      kind: 'effect',
+      start: at,
+      end: at,
+      source: 'container-log',
+      lane: a ? laneOf(a) : 'ledger',
+    });
   }
 }

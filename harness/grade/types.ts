@@ -125,10 +125,19 @@ export interface RolloutSection {
   requests: { total: number; failed: number; oldFailed: number };
   /** Times in seconds from the template change; null when not seen. */
   pods: {
-    name: string; uid: string; revision: 'old' | 'new' | null; template: string | null; live: string | null;
-    created: number | null; ready: number | null; endpointRemoved: number | null; term: number | null; ended: number | null;
+    name: string;
+    uid: string;
+    revision: 'old' | 'new' | null;
+    template: string | null;
+    live: string | null;
+    created: number | null;
+    ready: number | null;
+    endpointRemoved: number | null;
+    term: number | null;
+    ended: number | null;
     /** Failed requests attributed to it first (without an answer: the candidate that got TERM last). */
-    exitCode: number | null; failed: number;
+    exitCode: number | null;
+    failed: number;
   }[];
   causes: Record<string, number>;
   /** Each request: when it was sent (seconds from the template change) and how it ended. */

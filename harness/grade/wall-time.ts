@@ -17,12 +17,39 @@ function digits(text: string, from: number, to: number): number {
 
 /** Milliseconds since the epoch, as Date.parse(text) gives them (NaN for what is no date). */
 export function wallMs(text: string): number {
-  if (text.length !== 24 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84
-    || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46 || text.charCodeAt(23) !== 90) return Date.parse(text);
-  const year = digits(text, 0, 4), month = digits(text, 5, 7), day = digits(text, 8, 10);
-  const hour = digits(text, 11, 13), minute = digits(text, 14, 16), second = digits(text, 17, 19), ms = digits(text, 20, 23);
+  if (
+    text.length !== 24 ||
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(19) !== 46 ||
+    text.charCodeAt(23) !== 90
+  )
+    return Date.parse(text);
+  const year = digits(text, 0, 4),
+    month = digits(text, 5, 7),
+    day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13),
+    minute = digits(text, 14, 16),
+    second = digits(text, 17, 19),
+    ms = digits(text, 20, 23);
   // Date.UTC reads years below 100 as 19xx: those, and anything out of range, are Date.parse's to judge.
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return Date.parse(text);
+  if (
+    year < 1970 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59 ||
+    ms < 0
+  )
+    return Date.parse(text);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (month === 2 && leap ? 1 : 0)) return Date.parse(text);
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);

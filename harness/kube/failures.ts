@@ -29,8 +29,19 @@ export class RequestTimeoutError extends Error {
 const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
 /** Socket errors of a restarting or overloaded API server. */
 const TRANSIENT_NETWORK = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN', 'EAI_AGAIN',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CLOSED', 'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTCONN',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
 export interface Failure {
@@ -43,7 +54,11 @@ export interface Failure {
 
 function statusBody(body: unknown): string {
   if (typeof body === 'string') {
-    try { return statusBody(JSON.parse(body)); } catch { return body.slice(0, 200); }
+    try {
+      return statusBody(JSON.parse(body));
+    } catch {
+      return body.slice(0, 200);
+    }
   }
   const message = (body as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? message.slice(0, 200) : JSON.stringify(body ?? '').slice(0, 200);
@@ -63,26 +78,52 @@ function unwrapErrorEvent(error: unknown): unknown {
 
 export function classify(given: unknown): Failure {
   const error = unwrapErrorEvent(given);
-  if (error instanceof TermlabError) return { transient: false, status: (error.context.status as number | undefined) ?? null, text: error.message, retryAfterSeconds: null };
+  if (error instanceof TermlabError)
+    return {
+      transient: false,
+      status: (error.context.status as number | undefined) ?? null,
+      text: error.message,
+      retryAfterSeconds: null,
+    };
   if (error instanceof k8s.ApiException) {
     const retryAfter = Number(error.headers?.['retry-after']);
-    return { transient: TRANSIENT_STATUS.has(error.code), status: error.code, text: `HTTP ${error.code}: ${statusBody(error.body)}`, retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null };
+    return {
+      transient: TRANSIENT_STATUS.has(error.code),
+      status: error.code,
+      text: `HTTP ${error.code}: ${statusBody(error.body)}`,
+      retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null,
+    };
   }
-  if (error instanceof HttpStatusError) return { transient: TRANSIENT_STATUS.has(error.status), status: error.status, text: `HTTP ${error.status}: ${statusBody(error.body)}`, retryAfterSeconds: error.retryAfterSeconds };
-  if (error instanceof RequestTimeoutError) return { transient: true, status: null, text: error.message, retryAfterSeconds: null };
+  if (error instanceof HttpStatusError)
+    return {
+      transient: TRANSIENT_STATUS.has(error.status),
+      status: error.status,
+      text: `HTTP ${error.status}: ${statusBody(error.body)}`,
+      retryAfterSeconds: error.retryAfterSeconds,
+    };
+  if (error instanceof RequestTimeoutError)
+    return { transient: true, status: null, text: error.message, retryAfterSeconds: null };
   const code = networkCode(error);
   const message = error instanceof Error ? error.message : String(error);
   // ws's words for an upgrade the API server answered with a status instead of 101.
   const upgradeStatus = /^Unexpected server response: (\d{3})$/.exec(message);
   if (upgradeStatus) {
     const status = Number(upgradeStatus[1]);
-    return { transient: TRANSIENT_STATUS.has(status), status, text: `HTTP ${status} to the stream's upgrade`, retryAfterSeconds: null };
+    return {
+      transient: TRANSIENT_STATUS.has(status),
+      status,
+      text: `HTTP ${status} to the stream's upgrade`,
+      retryAfterSeconds: null,
+    };
   }
   // node-fetch reports our own timeout signal as an AbortError.
-  if ((error as Error | null)?.name === 'AbortError') return { transient: true, status: null, text: 'the request timed out', retryAfterSeconds: null };
-  if (code && TRANSIENT_NETWORK.has(code)) return { transient: true, status: null, text: code, retryAfterSeconds: null };
+  if ((error as Error | null)?.name === 'AbortError')
+    return { transient: true, status: null, text: 'the request timed out', retryAfterSeconds: null };
+  if (code && TRANSIENT_NETWORK.has(code))
+    return { transient: true, status: null, text: code, retryAfterSeconds: null };
   // A socket that closed mid-answer without a code ("socket hang up", "premature close").
-  if (/socket hang up|premature close|other side closed/i.test(message)) return { transient: true, status: null, text: message, retryAfterSeconds: null };
+  if (/socket hang up|premature close|other side closed/i.test(message))
+    return { transient: true, status: null, text: message, retryAfterSeconds: null };
   return { transient: false, status: null, text: [message, code].filter(Boolean).join(' '), retryAfterSeconds: null };
 }
 

@@ -5,9 +5,29 @@ export { apiErrorText, classify, escapedApiFailure, isNotFound, type Failure } f
 export { followLog, readLog, type LogStreamCallbacks } from './logs.ts';
 export { createPod, deletePod, listEvents, listPods, nodeInfo, readPod, removeFinalizer } from './pods.ts';
 export { openPortForward, type PortForwardHandle } from './portforward.ts';
-export { ApiHealth, Backoff, DEFAULT_API_PATIENCE_MS, DEFAULT_REQUEST_TIMEOUT_MS, withRetry, type OutageReport, type RetryOptions } from './retry.ts';
+export {
+  ApiHealth,
+  Backoff,
+  DEFAULT_API_PATIENCE_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  withRetry,
+  type OutageReport,
+  type RetryOptions,
+} from './retry.ts';
 export { PodWatchStream, type PodEventType, type PodWatchCallbacks, type WatchLife } from './watch.ts';
 export type { V1Pod } from '@kubernetes/client-node';
 export { WatchStream, type WatchCallbacks, type WatchTarget } from './watch.ts';
-export { collectionVersion, COLLECTIONS, createDeployment, createService, deleteDeployment, deleteService, listEndpointSlices, listObjects, replaceDeploymentTemplate, SERVICES, type SliceEndpoint } from './workloads.ts';
+export {
+  collectionVersion,
+  COLLECTIONS,
+  createDeployment,
+  createService,
+  deleteDeployment,
+  deleteService,
+  listEndpointSlices,
+  listObjects,
+  replaceDeploymentTemplate,
+  SERVICES,
+  type SliceEndpoint,
+} from './workloads.ts';
 export { selfSubjectReview } from './whoami.ts';

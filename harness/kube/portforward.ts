@@ -36,7 +36,13 @@ export type PortForwardTarget = Pick<Cluster, 'kc' | 'health' | 'context' | 'ser
 
 const MAX_DETAIL = 300;
 
-export async function openPortForward<Time = number>(cluster: PortForwardTarget, namespace: string, pod: string, port: number, now: () => Time = () => performance.now() as Time): Promise<PortForwardHandle<Time>> {
+export async function openPortForward<Time = number>(
+  cluster: PortForwardTarget,
+  namespace: string,
+  pod: string,
+  port: number,
+  now: () => Time = () => performance.now() as Time,
+): Promise<PortForwardHandle<Time>> {
   const forwarder = new PortForward(cluster.kc, true);
   const errors: string[] = [];
   const life: ForwardEvent<Time>[] = [];
@@ -48,7 +54,12 @@ export async function openPortForward<Time = number>(cluster: PortForwardTarget,
     const record = (event: Omit<ForwardEvent<Time>, 'connection' | 'at'>) => {
       if (closed) return;
       if (event.event === 'closed') closed = true;
-      life.push({ connection, at: now(), ...event, ...(event.detail ? { detail: event.detail.slice(0, MAX_DETAIL) } : {}) });
+      life.push({
+        connection,
+        at: now(),
+        ...event,
+        ...(event.detail ? { detail: event.detail.slice(0, MAX_DETAIL) } : {}),
+      });
     };
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -57,33 +68,44 @@ export async function openPortForward<Time = number>(cluster: PortForwardTarget,
     const errorChannel = new Writable({
       write(chunk, _enc, done) {
         // The API server opens the error channel with an empty frame (seen on the node): no error.
-        if (chunk.length === 0 || chunk.toString().trim() === '') { done(); return; }
+        if (chunk.length === 0 || chunk.toString().trim() === '') {
+          done();
+          return;
+        }
         errors.push(chunk.toString());
         record({ event: 'error', detail: `error channel: ${chunk.toString()}` });
         done();
       },
     });
     // Opening the stream is an API call like any other: tried again within the outage budget.
-    withRetry(cluster, `port-forward to ${namespace}/${pod}:${port}`, () => forwarder.portForward(namespace, pod, [port], socket, errorChannel, socket)).then((ws) => {
-      if (typeof ws === 'function') return;
-      record({ event: 'opened' });
-      // The stream's end is the connection's end: the pod side closed or the API server dropped it.
-      ws.on('error', (error: Error) => record({ event: 'error', detail: error.message }));
-      ws.on('close', (code: number, reason: Buffer) => {
-        record({ event: 'closed', by: 'remote', code, ...(reason?.length ? { detail: reason.toString() } : {}) });
+    withRetry(cluster, `port-forward to ${namespace}/${pod}:${port}`, () =>
+      forwarder.portForward(namespace, pod, [port], socket, errorChannel, socket),
+    ).then(
+      (ws) => {
+        if (typeof ws === 'function') return;
+        record({ event: 'opened' });
+        // The stream's end is the connection's end: the pod side closed or the API server dropped it.
+        ws.on('error', (error: Error) => record({ event: 'error', detail: error.message }));
+        ws.on('close', (code: number, reason: Buffer) => {
+          record({ event: 'closed', by: 'remote', code, ...(reason?.length ? { detail: reason.toString() } : {}) });
+          socket.destroy();
+        });
+        socket.on('close', () => {
+          record({ event: 'closed', by: 'harness' });
+          ws.close();
+        });
+        if (socket.destroyed) {
+          record({ event: 'closed', by: 'harness' });
+          ws.close();
+        }
+      },
+      (error: Error) => {
+        errors.push(`port-forward to ${namespace}/${pod}:${port} failed: ${error.message}`);
+        record({ event: 'error', detail: `could not open: ${error.message}` });
+        record({ event: 'closed', by: 'remote', code: null });
         socket.destroy();
-      });
-      socket.on('close', () => {
-        record({ event: 'closed', by: 'harness' });
-        ws.close();
-      });
-      if (socket.destroyed) { record({ event: 'closed', by: 'harness' }); ws.close(); }
-    }, (error: Error) => {
-      errors.push(`port-forward to ${namespace}/${pod}:${port} failed: ${error.message}`);
-      record({ event: 'error', detail: `could not open: ${error.message}` });
-      record({ event: 'closed', by: 'remote', code: null });
-      socket.destroy();
-    });
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -93,9 +115,10 @@ export async function openPortForward<Time = number>(cluster: PortForwardTarget,
     localPort: (server.address() as AddressInfo).port,
     errors,
     life,
-    close: () => new Promise((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -19,7 +19,9 @@ const OUTAGE_REPORT_EVERY_MS = 4_000;
 export class Backoff {
   private nextBaseMs = BACKOFF_INITIAL_MS;
   private readonly random: () => number;
-  constructor(random: () => number = Math.random) { this.random = random; }
+  constructor(random: () => number = Math.random) {
+    this.random = random;
+  }
 
   next(): number {
     const base = this.nextBaseMs;
@@ -27,10 +29,14 @@ export class Backoff {
     return base + this.random() * BACKOFF_JITTER * base;
   }
 
-  reset(): void { this.nextBaseMs = BACKOFF_INITIAL_MS; }
+  reset(): void {
+    this.nextBaseMs = BACKOFF_INITIAL_MS;
+  }
 }
 
-export type OutageReport = { state: 'unreachable'; seconds: number; detail: string } | { state: 'reachable'; seconds: number };
+export type OutageReport =
+  | { state: 'unreachable'; seconds: number; detail: string }
+  | { state: 'reachable'; seconds: number };
 
 /**
  * The API's health as every call of a run sees it. An outage starts with the first transient
@@ -49,7 +55,11 @@ export class ApiHealth {
   /** The monotonic clock outages are measured on (tests give their own). */
   readonly now: () => number;
 
-  constructor(patienceMs = DEFAULT_API_PATIENCE_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, now: () => number = () => performance.now()) {
+  constructor(
+    patienceMs = DEFAULT_API_PATIENCE_MS,
+    requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+    now: () => number = () => performance.now(),
+  ) {
     this.patienceMs = patienceMs;
     this.requestTimeoutMs = requestTimeoutMs;
     this.now = now;
@@ -68,7 +78,10 @@ export class ApiHealth {
     const quit = new AbortController();
     const back = new Promise<void>((resolve) => this.backWaiters.add(resolve));
     try {
-      await Promise.race([sleep(ms, undefined, { signal: signal ? AbortSignal.any([signal, quit.signal]) : quit.signal }), back]);
+      await Promise.race([
+        sleep(ms, undefined, { signal: signal ? AbortSignal.any([signal, quit.signal]) : quit.signal }),
+        back,
+      ]);
     } finally {
       quit.abort();
     }
@@ -80,7 +93,10 @@ export class ApiHealth {
     if (this.outageStartedAt === null) return;
     const seconds = (this.now() - this.outageStartedAt) / 1000;
     this.outageStartedAt = null;
-    if (this.reportTimer) { clearInterval(this.reportTimer); this.reportTimer = null; }
+    if (this.reportTimer) {
+      clearInterval(this.reportTimer);
+      this.reportTimer = null;
+    }
     for (const listener of this.listeners) listener({ state: 'reachable', seconds });
   }
 
@@ -91,7 +107,8 @@ export class ApiHealth {
     this.outageStartedAt = startedAt;
     // Said on a clock of its own: the calls themselves may be waiting out a long backoff.
     this.reportTimer = setInterval(() => {
-      for (const listener of this.listeners) listener({ state: 'unreachable', seconds: (this.now() - startedAt) / 1000, detail: this.lastFailure });
+      for (const listener of this.listeners)
+        listener({ state: 'unreachable', seconds: (this.now() - startedAt) / 1000, detail: this.lastFailure });
     }, OUTAGE_REPORT_EVERY_MS);
     this.reportTimer.unref();
   }
@@ -125,22 +142,34 @@ export interface RetryOptions {
 
 export function unreachable(target: RetryTarget, what: string, failure: Failure, startedAt: number): TermlabError {
   const seconds = Math.round((target.health.now() - target.health.outageSince(startedAt)) / 1000);
-  return new TermlabError('API_UNREACHABLE',
+  return new TermlabError(
+    'API_UNREACHABLE',
     `${what}: the API of context "${target.context}" (${target.server}) did not answer for ${seconds}s, past --api-patience ${target.health.patienceMs / 1000}s (last: ${failure.text})`,
-    { context: target.context, server: target.server, status: failure.status });
+    { context: target.context, server: target.server, status: failure.status },
+  );
 }
 
 const interrupted = (what: string) => new TermlabError('INTERRUPTED', `${what}: interrupted while the API was failing`);
 
 export function rejected(target: RetryTarget, what: string, failure: Failure, cause: unknown): TermlabError {
-  return new TermlabError('API_REJECTED', `${what}: ${failure.text}`, { context: target.context, server: target.server, status: failure.status }, { cause });
+  return new TermlabError(
+    'API_REJECTED',
+    `${what}: ${failure.text}`,
+    { context: target.context, server: target.server, status: failure.status },
+    { cause },
+  );
 }
 
 /**
  * Runs `call` until it succeeds, fails for good, or the outage budget is spent. Every failure
  * comes out as a TermlabError: API_REJECTED (with context.status) or API_UNREACHABLE.
  */
-export async function withRetry<T>(target: RetryTarget, what: string, call: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function withRetry<T>(
+  target: RetryTarget,
+  what: string,
+  call: () => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const backoff = options.backoff ?? new Backoff();
   let failingSince: number | null = null;
   for (let attempt = 1; ; attempt++) {

@@ -49,11 +49,16 @@ export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> 
 
   /** A list of the collection, for a 410 relist: its items and resourceVersion. One try: the caller retries. */
   protected async list(): Promise<{ items: T[]; resourceVersion: string | undefined }> {
-    const list = JSON.parse(await getText(this.cluster, this.target.path, this.target.query)) as { items?: T[]; metadata?: { resourceVersion?: string } };
+    const list = JSON.parse(await getText(this.cluster, this.target.path, this.target.query)) as {
+      items?: T[];
+      metadata?: { resourceVersion?: string };
+    };
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion };
   }
 
-  get resourceVersion(): string { return this.lastVersion; }
+  get resourceVersion(): string {
+    return this.lastVersion;
+  }
 
   /** Resolves once the API server has answered the watch, or the budget ran out (then 'gave-up'). */
   async start(): Promise<void> {
@@ -67,9 +72,15 @@ export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> 
 
   private async connectOnce(): Promise<void> {
     const stream = await openStream(this.cluster, this.target.path, {
-      ...this.target.query, watch: true, resourceVersion: this.lastVersion, allowWatchBookmarks: true,
+      ...this.target.query,
+      watch: true,
+      resourceVersion: this.lastVersion,
+      allowWatchBookmarks: true,
     });
-    if (this.stopped) { stream.close(); return; }
+    if (this.stopped) {
+      stream.close();
+      return;
+    }
     this.stream = stream;
     this.connectedAt = performance.now();
     let ended = false;
@@ -81,14 +92,24 @@ export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> 
     };
     stream.response.on('error', (error) => end(classify(error).text));
     // readline passes the stream's error on to itself: handled above, so ignored here.
-    createInterface({ input: stream.response }).on('line', (line) => this.onLine(line)).on('error', () => {}).on('close', () => end('the server closed the watch'));
+    createInterface({ input: stream.response })
+      .on('line', (line) => this.onLine(line))
+      .on('error', () => {})
+      .on('close', () => end('the server closed the watch'));
   }
 
   private onLine(line: string): void {
     let message: { type?: string; object?: any };
-    try { message = JSON.parse(line); } catch { return; }
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
     const { type, object } = message;
-    if (type === 'BOOKMARK') { this.lastVersion = object?.metadata?.resourceVersion ?? this.lastVersion; return; }
+    if (type === 'BOOKMARK') {
+      this.lastVersion = object?.metadata?.resourceVersion ?? this.lastVersion;
+      return;
+    }
     if (type === 'ERROR') {
       if (object?.code === 410) this.expired = true;
       return;
@@ -150,7 +171,11 @@ export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> 
         failingSince ??= health.now();
         const left = health.deadline(failingSince) - health.now();
         if (left <= 0) {
-          this.callbacks.life('gave-up', this.lastVersion, `the API did not answer for ${Math.round((health.now() - failingSince) / 1000)}s (--api-patience ${health.patienceMs / 1000}s): ${failure.text}`);
+          this.callbacks.life(
+            'gave-up',
+            this.lastVersion,
+            `the API did not answer for ${Math.round((health.now() - failingSince) / 1000)}s (--api-patience ${health.patienceMs / 1000}s): ${failure.text}`,
+          );
           return;
         }
         waitMs = Math.min(left, Math.max(this.backoff.next(), (failure.retryAfterSeconds ?? 0) * 1000));
@@ -162,6 +187,11 @@ export class WatchStream<T extends { metadata?: { resourceVersion?: string } }> 
 /** The scenario's one pod, by name: a 410 relists it through the base's own list, with the same selector. */
 export class PodWatchStream extends WatchStream<k8s.V1Pod> {
   constructor(cluster: Cluster, namespace: string, name: string, fromVersion: string, callbacks: PodWatchCallbacks) {
-    super(cluster, { path: `/api/v1/namespaces/${namespace}/pods`, query: { fieldSelector: `metadata.name=${name}` } }, fromVersion, callbacks);
+    super(
+      cluster,
+      { path: `/api/v1/namespaces/${namespace}/pods`, query: { fieldSelector: `metadata.name=${name}` } },
+      fromVersion,
+      callbacks,
+    );
   }
 }

@@ -72,7 +72,12 @@ export const RetriesSchema = z.object({
   ledger: SidePodSchema.extend({
     /** The ledger's address as the lab pods were given it (the Service's). */
     url: z.string(),
-    service: z.object({ name: z.string(), uid: z.string(), clusterIP: z.string().nullable(), nodePort: z.int().nullable() }),
+    service: z.object({
+      name: z.string(),
+      uid: z.string(),
+      clusterIP: z.string().nullable(),
+      nodePort: z.int().nullable(),
+    }),
   }).nullable(),
   /** The Service both lab pods stand behind, which the retries go through (version 7 on). */
   service: z.object({ name: z.string(), uid: z.string() }).nullable().optional(),

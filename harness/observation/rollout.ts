@@ -4,7 +4,13 @@
 // pod's log lines, verbatim; the grader parses them (rollout/load-records.ts), so no second copy
 // can disagree with them.
 import { z } from 'zod';
-import { ContainerStateSchema, HarnessTimeSchema, LogLineSchema, ObservationSchema, WatchLifecycleSchema } from './schema.ts';
+import {
+  ContainerStateSchema,
+  HarnessTimeSchema,
+  LogLineSchema,
+  ObservationSchema,
+  WatchLifecycleSchema,
+} from './schema.ts';
 import { RolloutScenarioSchema } from '../scenario/rollout.ts';
 
 export const ROLLOUT_SCHEMA_VERSION = 1;
@@ -14,10 +20,18 @@ const isoTime = z.iso.datetime({ offset: true });
 const Lifecycle = z.record(z.string(), z.unknown()).nullable();
 
 /** One container as the API held it: its lifecycle verbatim (wire form) and the lab's mode. */
-export const LiveContainerSchema = z.object({ name: z.string(), image: z.string(), lifecycle: Lifecycle, labMode: z.string().nullable() });
+export const LiveContainerSchema = z.object({
+  name: z.string(),
+  image: z.string(),
+  lifecycle: Lifecycle,
+  labMode: z.string().nullable(),
+});
 
-
-const Base = { type: z.enum(['ADDED', 'MODIFIED', 'DELETED']), resourceVersion: z.string(), receivedAt: HarnessTimeSchema };
+const Base = {
+  type: z.enum(['ADDED', 'MODIFIED', 'DELETED']),
+  resourceVersion: z.string(),
+  receivedAt: HarnessTimeSchema,
+};
 
 export const RolloutPodEventSchema = z.object({
   ...Base,
@@ -61,14 +75,16 @@ export const DeploymentEventSchema = z.object({
 export const SliceEventSchema = z.object({
   ...Base,
   name: z.string(),
-  endpoints: z.array(z.object({
-    podUid: z.string().nullable(),
-    podName: z.string().nullable(),
-    addresses: z.array(z.string()),
-    ready: z.boolean().nullable(),
-    serving: z.boolean().nullable(),
-    terminating: z.boolean().nullable(),
-  })),
+  endpoints: z.array(
+    z.object({
+      podUid: z.string().nullable(),
+      podName: z.string().nullable(),
+      addresses: z.array(z.string()),
+      ready: z.boolean().nullable(),
+      serving: z.boolean().nullable(),
+      terminating: z.boolean().nullable(),
+    }),
+  ),
 });
 
 const ResourceSchema = z.enum(['deployments', 'replicasets', 'pods', 'endpointslices']);
@@ -130,7 +146,15 @@ export const RolloutObservationSchema = z.object({
   scenario: RolloutScenarioSchema,
   objects: z.object({
     deployment: z.object({ name: z.string(), uid: z.string() }).nullable(),
-    service: z.object({ name: z.string(), uid: z.string(), clusterIP: z.string().nullable(), port: z.int(), nodePort: z.int().nullable() }).nullable(),
+    service: z
+      .object({
+        name: z.string(),
+        uid: z.string(),
+        clusterIP: z.string().nullable(),
+        port: z.int(),
+        nodePort: z.int().nullable(),
+      })
+      .nullable(),
     loadPod: z.object({ name: z.string(), uid: z.string() }).nullable(),
     /** The base URL the load pod was given. */
     target: z.string().nullable(),

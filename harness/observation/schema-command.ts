@@ -6,7 +6,13 @@ import { RolloutObservationSchema } from './rollout.ts';
 
 /** The JSON Schema of the observation file (a pod scenario's or a rollout's), derived from the zod schemas: never a hand-written twin. */
 function observationJsonSchema(): string {
-  return JSON.stringify(z.toJSONSchema(z.union([ObservationSchema, RolloutObservationSchema]), { target: 'draft-2020-12', io: 'input' }), null, 2) + '\n';
+  return (
+    JSON.stringify(
+      z.toJSONSchema(z.union([ObservationSchema, RolloutObservationSchema]), { target: 'draft-2020-12', io: 'input' }),
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 // The command as the CLI shows it is commands/schema.ts: it takes no flags.

@@ -7,7 +7,6 @@ import { RetriesSchema } from './retries.ts';
 export { HarnessTimeSchema, LogLineSchema } from './parts.ts';
 import { ScenarioSchema } from '../scenario/schema.ts';
 
-
 export const OBSERVATION_SCHEMA_VERSION = 7;
 /** Older versions this termlab still reads (and grades with a note). */
 export const READABLE_OLD_VERSIONS = [1, 2, 3, 4, 5, 6] as const;
@@ -100,18 +99,38 @@ const PodReadSchema = z.object({
 });
 
 /** Where a claim came from: a watch event, a pod read (index in evidence.podReads), a log line (index in evidence.logLines), or a harness point. */
-const WatchCitationSchema = z.object({ kind: z.literal('watch'), type: WatchEventSchema.shape.type, resourceVersion: z.string() });
-const ReadCitationSchema = z.object({ kind: z.literal('read'), index: z.int().min(0), resourceVersion: z.string().nullable() });
+const WatchCitationSchema = z.object({
+  kind: z.literal('watch'),
+  type: WatchEventSchema.shape.type,
+  resourceVersion: z.string(),
+});
+const ReadCitationSchema = z.object({
+  kind: z.literal('read'),
+  index: z.int().min(0),
+  resourceVersion: z.string().nullable(),
+});
 const LogCitationSchema = z.object({ kind: z.literal('log'), line: z.int().min(0) });
 const HarnessCitationSchema = z.object({ kind: z.literal('harness'), point: z.literal('deleteIssued') });
 const StateCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, ReadCitationSchema]);
-const InferenceCitationSchema = z.discriminatedUnion('kind', [WatchCitationSchema, LogCitationSchema, HarnessCitationSchema]);
+const InferenceCitationSchema = z.discriminatedUnion('kind', [
+  WatchCitationSchema,
+  LogCitationSchema,
+  HarnessCitationSchema,
+]);
 export type StateCitation = z.infer<typeof StateCitationSchema>;
 
-
 const HarnessPoint = z.object({ at: HarnessTimeSchema });
-const LoggedPoint = z.object({ source: z.literal('container-log'), at: ContainerLogTimeSchema, from: LogCitationSchema });
-const InferredPoint = z.object({ source: z.literal('inferred'), at: HarnessTimeSchema, basis: z.string(), from: InferenceCitationSchema });
+const LoggedPoint = z.object({
+  source: z.literal('container-log'),
+  at: ContainerLogTimeSchema,
+  from: LogCitationSchema,
+});
+const InferredPoint = z.object({
+  source: z.literal('inferred'),
+  at: HarnessTimeSchema,
+  basis: z.string(),
+  from: InferenceCitationSchema,
+});
 const SeenPoint = HarnessPoint.extend({ from: StateCitationSchema });
 
 export const TimelineSchema = z.object({
@@ -179,8 +198,6 @@ const ContainerLogSchema = z.object({
   streamEnded: HarnessTimeSchema.nullable().optional(),
 });
 
-
-
 export const ObservationSchema = z.object({
   schemaVersion: z.literal(OBSERVATION_SCHEMA_VERSION),
   kind: z.literal(OBSERVATION_KIND),
@@ -206,40 +223,49 @@ export const ObservationSchema = z.object({
     predictions: SealedPredictionsSchema.optional(),
   }),
   scenario: ScenarioSchema,
-  pod: z.object({
-    name: z.string(),
-    namespace: z.string(),
-    uid: z.string().min(1),
-    resourceVersion: z.string(),
-    terminationGracePeriodSeconds: z.int().nullable(),
-    /** The live pod's spec.activeDeadlineSeconds (null: none). Absent in files before version 4. */
-    activeDeadlineSeconds: z.int().min(0).nullable().optional(),
-    capturedAt: HarnessTimeSchema,
-    /**
-     * The live pod's containers, the lab container first; from version 5 its init containers after them
-     * (`init: true`, with their restartPolicy: `Always` is a native sidecar).
-     */
-    containers: z.array(z.object({
-      name: z.string(), image: z.string(), lifecycle: z.record(z.string(), z.unknown()).nullable(),
-      init: z.boolean().optional(), restartPolicy: z.string().nullable().optional(),
-    })),
-  }).nullable(),
+  pod: z
+    .object({
+      name: z.string(),
+      namespace: z.string(),
+      uid: z.string().min(1),
+      resourceVersion: z.string(),
+      terminationGracePeriodSeconds: z.int().nullable(),
+      /** The live pod's spec.activeDeadlineSeconds (null: none). Absent in files before version 4. */
+      activeDeadlineSeconds: z.int().min(0).nullable().optional(),
+      capturedAt: HarnessTimeSchema,
+      /**
+       * The live pod's containers, the lab container first; from version 5 its init containers after them
+       * (`init: true`, with their restartPolicy: `Always` is a native sidecar).
+       */
+      containers: z.array(
+        z.object({
+          name: z.string(),
+          image: z.string(),
+          lifecycle: z.record(z.string(), z.unknown()).nullable(),
+          init: z.boolean().optional(),
+          restartPolicy: z.string().nullable().optional(),
+        }),
+      ),
+    })
+    .nullable(),
   timeline: TimelineSchema,
   request: RequestRecordSchema,
   /** Every container of the pod, the app first (version 5 on; empty before: a one-container pod). */
   containers: z.array(ContainerRecordSchema).max(16).optional(),
-  finalState: z.object({
-    exitCode: z.int(),
-    reason: z.string().nullable(),
-    signal: z.int().nullable(),
-    startedAt: ApiTimeSchema.nullable(),
-    finishedAt: ApiTimeSchema.nullable(),
-    message: z.string().nullable(),
-    /** The container the state belongs to. */
-    container: z.string(),
-    /** A watch event, or a pod read when the watch missed the end. */
-    from: StateCitationSchema,
-  }).nullable(),
+  finalState: z
+    .object({
+      exitCode: z.int(),
+      reason: z.string().nullable(),
+      signal: z.int().nullable(),
+      startedAt: ApiTimeSchema.nullable(),
+      finishedAt: ApiTimeSchema.nullable(),
+      message: z.string().nullable(),
+      /** The container the state belongs to. */
+      container: z.string(),
+      /** A watch event, or a pod read when the watch missed the end. */
+      from: StateCitationSchema,
+    })
+    .nullable(),
   evidence: z.object({
     watchEvents: z.array(WatchEventSchema),
     watchLifecycle: z.array(WatchLifecycleSchema),
@@ -255,9 +281,13 @@ export const ObservationSchema = z.object({
     logStreamEnded: HarnessTimeSchema.nullable().optional(),
     /** The logs of the pod's other containers (its sidecars), each apart (version 5 on). */
     containerLogs: z.array(ContainerLogSchema).max(16).optional(),
-    podEvents: z.array(z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() })),
+    podEvents: z.array(
+      z.object({ reason: z.string(), message: z.string(), type: z.string(), time: z.string().nullable() }),
+    ),
   }),
-  cleanup: z.array(z.object({ action: z.string(), at: HarnessTimeSchema, ok: z.boolean(), error: z.string().nullable() })),
+  cleanup: z.array(
+    z.object({ action: z.string(), at: HarnessTimeSchema, ok: z.boolean(), error: z.string().nullable() }),
+  ),
   /** A retry scenario's attempts, standby pod and ledger (version 6 on; absent for any other scenario). */
   retries: RetriesSchema.optional(),
 });
@@ -269,7 +299,9 @@ export type PodRead = z.infer<typeof PodReadSchema>;
 export type TransportEvent = z.infer<typeof TransportEventSchema>;
 
 /** Files before version 6 have no retries record: one there was written by hand, and would be graded as evidence. */
-const NO_RETRIES = { retries: z.undefined({ error: 'a file of this version has no retries record (it came with version 6)' }).optional() };
+const NO_RETRIES = {
+  retries: z.undefined({ error: 'a file of this version has no retries record (it came with version 6)' }).optional(),
+};
 
 /** Version 2 files: the same shape, without the transport's life (read as the current version with none recorded). */
 export const ObservationV2Schema = ObservationSchema.extend({ schemaVersion: z.literal(2), ...NO_RETRIES });
@@ -280,7 +312,8 @@ export const ObservationV4Schema = ObservationSchema.extend({ schemaVersion: z.l
 /** Version 5 files: the same shape, no retries (read as version 6 with none: no scenario of theirs retried). */
 export const ObservationV5Schema = ObservationSchema.extend({ schemaVersion: z.literal(5), ...NO_RETRIES });
 /** Version 6 files: retries sent straight to the standby, no Service and no routes (read as version 7 with none recorded). */
-const unrouted = (what: string) => z.undefined({ error: `a file of version 6 has no ${what} (it came with version 7)` }).optional();
+const unrouted = (what: string) =>
+  z.undefined({ error: `a file of version 6 has no ${what} (it came with version 7)` }).optional();
 export const ObservationV6Schema = ObservationSchema.extend({
   schemaVersion: z.literal(6),
   retries: RetriesSchema.extend({
@@ -288,4 +321,3 @@ export const ObservationV6Schema = ObservationSchema.extend({
     attempts: z.array(RetriesSchema.shape.attempts.element.extend({ route: unrouted('route') })).max(5),
   }).optional(),
 });
-

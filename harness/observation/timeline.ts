@@ -27,7 +27,13 @@ export interface DerivedTimeline {
 }
 
 /** The fields of the timeline this derivation owns, in the order a report names them. */
-export const DERIVED_TIMELINE_FIELDS = ['hookStart', 'hookEnd', 'termReceived', 'containerTerminated', 'podDeleted'] as const;
+export const DERIVED_TIMELINE_FIELDS = [
+  'hookStart',
+  'hookEnd',
+  'termReceived',
+  'containerTerminated',
+  'podDeleted',
+] as const;
 
 /** The API always fills a terminated state's exit code; a state without one is recorded as this, which no model predicts. */
 const UNKNOWN_EXIT_CODE = -1;
@@ -96,7 +102,11 @@ export function parseLogLineJson(text: string): unknown {
  * The lab server's events in any container log (a rollout has one per pod), each parsed once through its
  * schema; `json` is every line's JSON as parsed for it, for the checks that read a line's other fields.
  */
-export function parseLabLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[]; json: LineJson[] } {
+export function parseLabLogLines(logLines: readonly { text: string }[]): {
+  lines: LabLine[];
+  malformed: MalformedLabLine[];
+  json: LineJson[];
+} {
   const lines: LabLine[] = [];
   const malformed: MalformedLabLine[] = [];
   const json = logLines.map((l) => logLineJson(l.text));
@@ -115,15 +125,26 @@ export function parseLabLogLines(logLines: readonly { text: string }[]): { lines
  * A sidecar proxy's log (server/proxy.ts): its own lines through the proxy's schemas, and the exec hook's
  * lines (lab-hook writes to the container's PID 1, so they land in the proxy's log) through the app's.
  */
-function parseSidecarLogLines(logLines: readonly { text: string }[]): { lines: LabLine[]; malformed: MalformedLabLine[] } {
+function parseSidecarLogLines(logLines: readonly { text: string }[]): {
+  lines: LabLine[];
+  malformed: MalformedLabLine[];
+} {
   const lines: LabLine[] = [];
   const malformed: MalformedLabLine[] = [];
   logLines.forEach((l, line) => {
     const json = parseLogLineJson(l.text);
     const proxy = parseProxyLine(json);
     const hook = proxy.kind === 'event' ? null : parseLabLine(json);
-    const parsed = proxy.kind === 'event' ? proxy : hook && hook.kind === 'event' && (hook.event === 'hook-start' || hook.event === 'hook-end') ? hook : proxy;
-    if (parsed.kind === 'malformed') { malformed.push({ line, event: parsed.event, problem: parsed.problem }); return; }
+    const parsed =
+      proxy.kind === 'event'
+        ? proxy
+        : hook && hook.kind === 'event' && (hook.event === 'hook-start' || hook.event === 'hook-end')
+          ? hook
+          : proxy;
+    if (parsed.kind === 'malformed') {
+      malformed.push({ line, event: parsed.event, problem: parsed.problem });
+      return;
+    }
     if (parsed.kind !== 'event') return;
     const { event, time, mono, ...fields } = parsed.line as { event: string; time: string; mono: number };
     lines.push({ line, event, time, mono, fields: fields as LabFields });
@@ -136,21 +157,33 @@ export const carriesPod = (e: { type: string }) => e.type !== 'ERROR' && e.type 
 
 /** The lab container: the first in the live pod's spec (the template has one), else the first a watch event shows. */
 function labContainerOf(e: Pick<TimelineEvidence, 'pod' | 'evidence'>): string | null {
-  return e.pod?.containers[0]?.name ?? e.evidence.watchEvents.find((w) => carriesPod(w) && w.containers.length)?.containers[0]?.name ?? null;
+  return (
+    e.pod?.containers[0]?.name ??
+    e.evidence.watchEvents.find((w) => carriesPod(w) && w.containers.length)?.containers[0]?.name ??
+    null
+  );
 }
 
 /**
  * The container's end: the first watch event that shows it terminated, else the last pod read of
  * this pod (same UID) that shows it, cited as a read, never as a watch event.
  */
-function containerEnd(e: Pick<TimelineEvidence, 'pod' | 'evidence'>, container: string | null): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
+function containerEnd(
+  e: Pick<TimelineEvidence, 'pod' | 'evidence'>,
+  container: string | null,
+): { seen: NonNullable<Timeline['containerTerminated']>; final: NonNullable<DerivedTimeline['finalState']> } | null {
   if (!container) return null;
   const { watchEvents, podReads } = e.evidence;
-  const event = watchEvents.find((w) => carriesPod(w) && w.containers.some((c) => c.name === container && c.state === 'terminated'));
+  const event = watchEvents.find(
+    (w) => carriesPod(w) && w.containers.some((c) => c.name === container && c.state === 'terminated'),
+  );
   if (event) {
     const shown = event.containers.find((c) => c.name === container && c.state === 'terminated')!;
     const from = { kind: 'watch' as const, type: event.type, resourceVersion: event.resourceVersion };
-    return { seen: { at: event.receivedAt, from }, final: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, container, from } };
+    return {
+      seen: { at: event.receivedAt, from },
+      final: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, container, from },
+    };
   }
   const uid = e.pod?.uid;
   for (let i = podReads.length - 1; i >= 0; i--) {
@@ -158,34 +191,75 @@ function containerEnd(e: Pick<TimelineEvidence, 'pod' | 'evidence'>, container: 
     const shown = read.containers.find((c) => c.name === container && c.state === 'terminated');
     if (!read.found || read.uid !== uid || !shown) continue;
     const from = { kind: 'read' as const, index: i, resourceVersion: read.resourceVersion };
-    return { seen: { at: read.at, from }, final: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, container, from } };
+    return {
+      seen: { at: read.at, from },
+      final: { exitCode: shown.exitCode ?? UNKNOWN_EXIT_CODE, reason: shown.reason ?? null, container, from },
+    };
   }
   return null;
 }
 
 function podDeleted(e: TimelineEvidence): Timeline['podDeleted'] {
   const deleted = e.evidence.watchEvents.find((w) => w.type === 'DELETED');
-  if (deleted) return { at: deleted.receivedAt, from: { kind: 'watch', type: 'DELETED', resourceVersion: deleted.resourceVersion } };
+  if (deleted)
+    return {
+      at: deleted.receivedAt,
+      from: { kind: 'watch', type: 'DELETED', resourceVersion: deleted.resourceVersion },
+    };
   const gone = e.evidence.podReads.findIndex((r) => !r.found);
-  return gone >= 0 ? { at: e.evidence.podReads[gone]!.at, from: { kind: 'read', index: gone, resourceVersion: e.evidence.podReads[gone]!.resourceVersion } } : null;
+  return gone >= 0
+    ? {
+        at: e.evidence.podReads[gone]!.at,
+        from: { kind: 'read', index: gone, resourceVersion: e.evidence.podReads[gone]!.resourceVersion },
+      }
+    : null;
 }
 
 /** The sleep action runs in the kubelet and leaves no trace in the container: its span is inferred. */
-function inferredSleepAction(e: TimelineEvidence, term: LabLine | undefined): { start: Timeline['hookStart']; end: Timeline['hookEnd'] } {
+function inferredSleepAction(
+  e: TimelineEvidence,
+  term: LabLine | undefined,
+): { start: Timeline['hookStart']; end: Timeline['hookEnd'] } {
   if (e.scenario.preStop.kind !== 'sleep-action' || !e.deleteIssued) return { start: null, end: null };
   const deletionSeen: WatchEvent | undefined = e.evidence.watchEvents.find((w) => w.deletionTimestamp !== null);
   return {
     start: deletionSeen
-      ? { source: 'inferred', at: deletionSeen.receivedAt, basis: 'the sleep action leaves no trace; taken as the deletion seen by the watch', from: { kind: 'watch', type: deletionSeen.type, resourceVersion: deletionSeen.resourceVersion } }
-      : { source: 'inferred', at: e.deleteIssued, basis: 'the sleep action leaves no trace; taken as the delete issued', from: { kind: 'harness', point: 'deleteIssued' } },
-    end: term ? { source: 'inferred', at: e.evidence.logLines[term.line]!.receivedAt, basis: 'the TERM line arriving: the kubelet signals right after the hook', from: { kind: 'log', line: term.line } } : null,
+      ? {
+          source: 'inferred',
+          at: deletionSeen.receivedAt,
+          basis: 'the sleep action leaves no trace; taken as the deletion seen by the watch',
+          from: { kind: 'watch', type: deletionSeen.type, resourceVersion: deletionSeen.resourceVersion },
+        }
+      : {
+          source: 'inferred',
+          at: e.deleteIssued,
+          basis: 'the sleep action leaves no trace; taken as the delete issued',
+          from: { kind: 'harness', point: 'deleteIssued' },
+        },
+    end: term
+      ? {
+          source: 'inferred',
+          at: e.evidence.logLines[term.line]!.receivedAt,
+          basis: 'the TERM line arriving: the kubelet signals right after the hook',
+          from: { kind: 'log', line: term.line },
+        }
+      : null,
   };
 }
 
-export function deriveTimeline(e: TimelineEvidence, lab = parseLabLogLines(e.evidence.logLines).lines): DerivedTimeline {
+export function deriveTimeline(
+  e: TimelineEvidence,
+  lab = parseLabLogLines(e.evidence.logLines).lines,
+): DerivedTimeline {
   const first = (event: string) => lab.find((l) => l.event === event);
-  const logged = (l: LabLine) => ({ source: 'container-log' as const, at: { time: l.time, mono: l.mono }, from: { kind: 'log' as const, line: l.line } });
-  const hookStart = first('hook-start'), hookEnd = first('hook-end'), term = first('signal');
+  const logged = (l: LabLine) => ({
+    source: 'container-log' as const,
+    at: { time: l.time, mono: l.mono },
+    from: { kind: 'log' as const, line: l.line },
+  });
+  const hookStart = first('hook-start'),
+    hookEnd = first('hook-end'),
+    term = first('signal');
   const inferred = inferredSleepAction(e, term);
   const end = containerEnd(e, labContainerOf(e));
   return {
@@ -205,12 +279,19 @@ export interface ContainersEvidence {
 }
 
 /** Each container's own log lines, parsed once: the app's (evidence.logLines, or as the caller parsed them) and every sidecar's. */
-export function containerLabLines(e: ContainersEvidence, appLines?: { lines: LabLine[]; malformed: MalformedLabLine[] }): Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }> {
+export function containerLabLines(
+  e: ContainersEvidence,
+  appLines?: { lines: LabLine[]; malformed: MalformedLabLine[] },
+): Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }> {
   const app = labContainerOf(e);
   const byName = new Map<string, { lines: LabLine[]; malformed: MalformedLabLine[] }>();
   for (const c of e.pod?.containers ?? []) {
     if (c.name === app) byName.set(c.name, appLines ?? parseLabLogLines(e.evidence.logLines));
-    else byName.set(c.name, parseSidecarLogLines(e.evidence.containerLogs?.find((l) => l.container === c.name)?.lines ?? []));
+    else
+      byName.set(
+        c.name,
+        parseSidecarLogLines(e.evidence.containerLogs?.find((l) => l.container === c.name)?.lines ?? []),
+      );
   }
   return byName;
 }
@@ -223,15 +304,20 @@ export function deriveContainers(e: ContainersEvidence, parsed = containerLabLin
   const app = labContainerOf(e);
   return (e.pod?.containers ?? []).map((c) => {
     const lines = parsed.get(c.name)?.lines ?? [];
-    const first = (event: string) => lines.find((l) => l.event === event && (c.name === app || event.startsWith('hook-') || l.fields.role !== undefined));
+    const first = (event: string) =>
+      lines.find(
+        (l) => l.event === event && (c.name === app || event.startsWith('hook-') || l.fields.role !== undefined),
+      );
     const point = (l: LabLine | undefined) => (l ? { at: { time: l.time, mono: l.mono }, line: l.line } : null);
-    const term = first('signal'), exit = first('exit');
+    const term = first('signal'),
+      exit = first('exit');
     const end = containerEnd(e, c.name);
     return {
       name: c.name,
-      role: c.name === app ? 'app' as const : 'sidecar' as const,
+      role: c.name === app ? ('app' as const) : ('sidecar' as const),
       native: c.init === true && c.restartPolicy === 'Always',
-      hookStart: point(first('hook-start')), hookEnd: point(first('hook-end')),
+      hookStart: point(first('hook-start')),
+      hookEnd: point(first('hook-end')),
       termReceived: term ? { ...point(term)!, signal: String(term.fields.signal ?? 'unknown') } : null,
       exitLogged: exit && typeof exit.fields.code === 'number' ? { ...point(exit)!, code: exit.fields.code } : null,
       terminated: end?.seen ?? null,

@@ -54,7 +54,14 @@ export const TargetSchema = z.object({
     terminationGracePeriodSeconds: z.int().nullable(),
     containers: z.array(LiveContainerSchema),
     /** Each container's probes verbatim (wire form): readiness decides when a pod gets traffic. */
-    probes: z.array(z.object({ container: z.string(), readiness: z.unknown().nullable(), liveness: z.unknown().nullable(), startup: z.unknown().nullable() })),
+    probes: z.array(
+      z.object({
+        container: z.string(),
+        readiness: z.unknown().nullable(),
+        liveness: z.unknown().nullable(),
+        startup: z.unknown().nullable(),
+      }),
+    ),
   }),
   pods: z.array(TargetPodSchema),
   service: z.object({
@@ -96,13 +103,15 @@ export const VerificationObservationSchema = z.object({
     loadTarget: z.string().nullable(),
   }),
   /** The one change made: the restartedAt annotation's value, or the pod deleted with its UID. */
-  acted: z.object({
-    action: ActionSchema,
-    at: HarnessTimeSchema,
-    restartedAt: z.string().nullable(),
-    generation: z.int().nullable(),
-    pod: z.object({ name: z.string(), uid: z.string(), deletionTimestamp: isoTime.nullable() }).nullable(),
-  }).nullable(),
+  acted: z
+    .object({
+      action: ActionSchema,
+      at: HarnessTimeSchema,
+      restartedAt: z.string().nullable(),
+      generation: z.int().nullable(),
+      pod: z.object({ name: z.string(), uid: z.string(), deletionTimestamp: isoTime.nullable() }).nullable(),
+    })
+    .nullable(),
   timeline: z.object({
     watchesEstablished: HarnessTimeSchema.nullable(),
     loadPodCreated: HarnessTimeSchema.nullable(),
@@ -134,5 +143,8 @@ export function isVerification(data: unknown): boolean {
 
 /** The file's JSON Schema (docs/verification.schema.json), derived from the zod schema: never a hand-written twin. */
 export function verificationJsonSchema(): string {
-  return JSON.stringify(z.toJSONSchema(VerificationObservationSchema, { target: 'draft-2020-12', io: 'input' }), null, 2) + '\n';
+  return (
+    JSON.stringify(z.toJSONSchema(VerificationObservationSchema, { target: 'draft-2020-12', io: 'input' }), null, 2) +
+    '\n'
+  );
 }

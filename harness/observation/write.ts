@@ -7,11 +7,15 @@ import { isRolloutObservation, type RolloutObservation, RolloutObservationSchema
 
 /** The observation as the file holds it; throws a ZodError, or an Error naming the size over the limit. */
 function observationText(observation: Observation | RolloutObservation): string {
-  const valid = isRolloutObservation(observation) ? RolloutObservationSchema.parse(observation) : ObservationSchema.parse(observation);
+  const valid = isRolloutObservation(observation)
+    ? RolloutObservationSchema.parse(observation)
+    : ObservationSchema.parse(observation);
   const text = `${JSON.stringify(valid, null, 2)}\n`;
   const bytes = Buffer.byteLength(text);
   if (bytes > MAX_OBSERVATION_BYTES) {
-    throw new Error(`the observation is ${bytes} bytes, more than the ${MAX_OBSERVATION_BYTES} (${MAX_OBSERVATION_BYTES / 2 ** 20} MiB) an observation file may hold`);
+    throw new Error(
+      `the observation is ${bytes} bytes, more than the ${MAX_OBSERVATION_BYTES} (${MAX_OBSERVATION_BYTES / 2 ** 20} MiB) an observation file may hold`,
+    );
   }
   return text;
 }

@@ -8,19 +8,42 @@ import { packRun } from './pack.ts';
 // The command as the CLI shows it is commands/pack.ts.
 export const packCommand: CommandModule = {
   async run(argv, io) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: parseOptions(packFlags) });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: parseOptions(packFlags),
+    });
     const runDir = positionals[0] ?? 'reports/latest';
-    const { archive, manifest, predictions, seal, ignoredPredictions, predictedStudent } = await packRun(runDir, { out: values.out, predictions: values.predictions, student: values.student });
+    const { archive, manifest, predictions, seal, ignoredPredictions, predictedStudent } = await packRun(runDir, {
+      out: values.out,
+      predictions: values.predictions,
+      student: values.student,
+    });
     // The gradebook names a hand-in by its predictions' student first: say so when --student disagrees.
     const student = predictedStudent ?? manifest.student;
-    io.out(`packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${student === null ? 'an unnamed student (add --student or a predictions file)' : escapeTerminal(student)}\n`);
+    io.out(
+      `packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${student === null ? 'an unnamed student (add --student or a predictions file)' : escapeTerminal(student)}\n`,
+    );
     if (predictedStudent && manifest.student && predictedStudent !== manifest.student) {
-      io.err(`termlab pack: ⚠ --student ${JSON.stringify(escapeTerminal(manifest.student))} differs from the student ${JSON.stringify(escapeTerminal(predictedStudent))} named in ${escapeTerminal(predictions ?? '')}: the gradebook takes the predictions' name and flags the difference for review\n`);
+      io.err(
+        `termlab pack: ⚠ --student ${JSON.stringify(escapeTerminal(manifest.student))} differs from the student ${JSON.stringify(escapeTerminal(predictedStudent))} named in ${escapeTerminal(predictions ?? '')}: the gradebook takes the predictions' name and flags the difference for review\n`,
+      );
     }
-    if (seal === 'sealed') io.out(`with the predictions the run sealed before its first pod (${escapeTerminal(predictions ?? '')})\n`);
-    else if (seal === 'unsealed') io.err(`termlab pack: ⚠ the run was started without --predictions: ${escapeTerminal(predictions ?? '')} is packed, but not sealed by the run, and the gradebook flags it for review\n`);
-    else io.err('termlab pack: ⚠ no predictions: the run was started without --predictions and none is in the run directory or here; the gradebook flags it for review\n');
-    if (ignoredPredictions) io.err(`termlab pack: ${escapeTerminal(ignoredPredictions)} is not the predictions file the run sealed; the sealed one is packed\n`);
+    if (seal === 'sealed')
+      io.out(`with the predictions the run sealed before its first pod (${escapeTerminal(predictions ?? '')})\n`);
+    else if (seal === 'unsealed')
+      io.err(
+        `termlab pack: ⚠ the run was started without --predictions: ${escapeTerminal(predictions ?? '')} is packed, but not sealed by the run, and the gradebook flags it for review\n`,
+      );
+    else
+      io.err(
+        'termlab pack: ⚠ no predictions: the run was started without --predictions and none is in the run directory or here; the gradebook flags it for review\n',
+      );
+    if (ignoredPredictions)
+      io.err(
+        `termlab pack: ${escapeTerminal(ignoredPredictions)} is not the predictions file the run sealed; the sealed one is packed\n`,
+      );
     io.out(`${archive}\n`);
     return EXIT.ok;
   },

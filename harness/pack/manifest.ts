@@ -12,7 +12,12 @@ export const ARCHIVE_SUFFIX = '.tar.gz';
 /** Archives are flat: a member name has no directory part, so it can never point outside. */
 export const MEMBER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** A student's name is shown to the instructor: one line, printable, bounded. */
-export const StudentSchema = z.string().trim().min(1).max(100).regex(/^[^\p{Cc}\p{Cf}]+$/u, 'one line of printable characters');
+export const StudentSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'one line of printable characters');
 
 export const ManifestSchema = z.object({
   kind: z.literal(MANIFEST_KIND),
@@ -21,11 +26,15 @@ export const ManifestSchema = z.object({
   student: StudentSchema.nullable(),
   createdAt: z.iso.datetime({ offset: true }),
   runIds: z.array(z.string().max(128)).max(1000),
-  files: z.array(z.object({
-    path: z.string().regex(MEMBER_NAME, 'a plain file name'),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lower-case hex digits'),
-    bytes: z.int().min(0),
-  })).max(1000),
+  files: z
+    .array(
+      z.object({
+        path: z.string().regex(MEMBER_NAME, 'a plain file name'),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lower-case hex digits'),
+        bytes: z.int().min(0),
+      }),
+    )
+    .max(1000),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 

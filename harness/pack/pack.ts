@@ -10,7 +10,18 @@ import { parsePredictions, predictionsSha256 } from '../grade/predictions.ts';
 import type { SealedPredictions } from '../observation/schema.ts';
 import { readObservation } from '../observation/read.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
-import { INTERRUPTED_MARKER, ARCHIVE_SUFFIX, MANIFEST_KIND, MANIFEST_NAME, MANIFEST_VERSION, MEMBER_NAME, PREDICTIONS_NAME, sha256, StudentSchema, type Manifest } from './manifest.ts';
+import {
+  INTERRUPTED_MARKER,
+  ARCHIVE_SUFFIX,
+  MANIFEST_KIND,
+  MANIFEST_NAME,
+  MANIFEST_VERSION,
+  MEMBER_NAME,
+  PREDICTIONS_NAME,
+  sha256,
+  StudentSchema,
+  type Manifest,
+} from './manifest.ts';
 
 const OBSERVATION_SUFFIX = '.observation.json';
 const REPORT_NAMES = ['report.md', 'report.html', 'junit.xml'];
@@ -36,17 +47,34 @@ export interface PackResult {
 }
 
 async function regularFile(path: string): Promise<boolean> {
-  try { return (await lstat(path)).isFile(); } catch { return false; }
+  try {
+    return (await lstat(path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 export async function packRun(runDirArg: string, options: PackOptions = {}): Promise<PackResult> {
   let runDir: string;
-  try { runDir = await realpath(runDirArg); } catch { throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: no such run directory`, { source: runDirArg }); }
+  try {
+    runDir = await realpath(runDirArg);
+  } catch {
+    throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: no such run directory`, { source: runDirArg });
+  }
   const names = (await readdir(runDir)).sort();
   const observations = names.filter((n) => n.endsWith(OBSERVATION_SUFFIX));
-  if (!observations.length) throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: no *${OBSERVATION_SUFFIX} files in it: is it a run directory (reports/<run>)?`, { source: runDirArg });
+  if (!observations.length)
+    throw new TermlabError(
+      'INPUT_UNREADABLE',
+      `${runDirArg}: no *${OBSERVATION_SUFFIX} files in it: is it a run directory (reports/<run>)?`,
+      { source: runDirArg },
+    );
   if (names.includes(INTERRUPTED_MARKER)) {
-    throw new TermlabError('INPUT_UNREADABLE', `${runDirArg}: this run was interrupted (Ctrl-C) before it finished (${INTERRUPTED_MARKER} in it): an interrupted run cannot be handed in; run the lab again to the end`, { source: runDirArg });
+    throw new TermlabError(
+      'INPUT_UNREADABLE',
+      `${runDirArg}: this run was interrupted (Ctrl-C) before it finished (${INTERRUPTED_MARKER} in it): an interrupted run cannot be handed in; run the lab again to the end`,
+      { source: runDirArg },
+    );
   }
   const members: { name: string; from: string; text?: string }[] = [];
   const runIds = new Set<string>();
@@ -54,46 +82,73 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   let unsealed = 0;
   for (const name of observations) {
     const from = join(runDir, name);
-    if (!MEMBER_NAME.test(name) || !(await regularFile(from))) throw new TermlabError('INPUT_UNREADABLE', `${from}: not a plain file with a plain name; it cannot be packed`, { source: from });
+    if (!MEMBER_NAME.test(name) || !(await regularFile(from)))
+      throw new TermlabError('INPUT_UNREADABLE', `${from}: not a plain file with a plain name; it cannot be packed`, {
+        source: from,
+      });
     // Packing a file the grader cannot read helps nobody: say so now, on the student's machine.
     const observation = await readObservation(from);
     // An interrupted run is not a result: handing it in would grade the harness's own abort.
     if (!observation.run.complete && /^interrupted/.test(observation.run.incompleteReason ?? '')) {
-      throw new TermlabError('INPUT_UNREADABLE', `${from}: run ${observation.run.runId} was ${observation.run.incompleteReason}: an interrupted run cannot be handed in; run the lab again to the end`, { source: from });
+      throw new TermlabError(
+        'INPUT_UNREADABLE',
+        `${from}: run ${observation.run.runId} was ${observation.run.incompleteReason}: an interrupted run cannot be handed in; run the lab again to the end`,
+        { source: from },
+      );
     }
     runIds.add(observation.run.runId);
     if (observation.run.predictions) sealedBy.set(observation.run.predictions.sha256, observation.run.predictions);
     else unsealed++;
     members.push({ name, from });
   }
-  for (const name of REPORT_NAMES) if (await regularFile(join(runDir, name))) members.push({ name, from: join(runDir, name) });
+  for (const name of REPORT_NAMES)
+    if (await regularFile(join(runDir, name))) members.push({ name, from: join(runDir, name) });
 
   if (sealedBy.size > 1 || (sealedBy.size === 1 && unsealed > 0)) {
-    throw new TermlabError('PREDICTIONS_NOT_SEALED', `${runDirArg}: its observations were sealed with different predictions (${[...sealedBy.keys(), ...(unsealed ? ['none'] : [])].join(', ')}): pack the folder of one run`, { source: runDirArg });
+    throw new TermlabError(
+      'PREDICTIONS_NOT_SEALED',
+      `${runDirArg}: its observations were sealed with different predictions (${[...sealedBy.keys(), ...(unsealed ? ['none'] : [])].join(', ')}): pack the folder of one run`,
+      { source: runDirArg },
+    );
   }
   const sealed = sealedBy.size === 1 ? [...sealedBy.values()][0]! : null;
   let predictionsPath: string | undefined;
   let ignoredPredictions: string | null = null;
   let predictionsText: string | undefined;
   const readText = async (path: string) => {
-    try { return await readFile(path, 'utf8'); } catch (error) { throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path }); }
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path });
+    }
   };
   if (sealed) {
     // The run's own predictions, whatever lies about: a file written after the run is not them.
     if (options.predictions) {
       const offered = predictionsSha256(await readText(options.predictions));
       if (offered !== sealed.sha256) {
-        throw new TermlabError('PREDICTIONS_NOT_SEALED', `--predictions ${options.predictions} (sha256 ${offered}) is not the predictions file run ${[...runIds].join(', ')} sealed before its first pod (sha256 ${sealed.sha256}); leave --predictions out to pack the sealed one`, { source: options.predictions });
+        throw new TermlabError(
+          'PREDICTIONS_NOT_SEALED',
+          `--predictions ${options.predictions} (sha256 ${offered}) is not the predictions file run ${[...runIds].join(', ')} sealed before its first pod (sha256 ${sealed.sha256}); leave --predictions out to pack the sealed one`,
+          { source: options.predictions },
+        );
       }
     }
     const here = resolve(PREDICTIONS_NAME);
-    if (!options.predictions && existsSync(here) && lstatSync(here).isFile() && predictionsSha256(await readText(here)) !== sealed.sha256) ignoredPredictions = here;
+    if (
+      !options.predictions &&
+      existsSync(here) &&
+      lstatSync(here).isFile() &&
+      predictionsSha256(await readText(here)) !== sealed.sha256
+    )
+      ignoredPredictions = here;
     predictionsText = sealed.content;
     predictionsPath = join(runDir, PREDICTIONS_NAME);
   } else {
     // A run made without --predictions: the file packed is flagged as not sealed by the run.
-    predictionsPath = options.predictions
-      ?? [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
+    predictionsPath =
+      options.predictions ??
+      [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
     if (predictionsPath) predictionsText = await readText(predictionsPath);
   }
   let student = options.student;
@@ -104,7 +159,8 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
     members.push({ name: PREDICTIONS_NAME, from: predictionsPath!, text: predictionsText });
   }
   const checkedStudent = student === undefined ? null : StudentSchema.safeParse(student);
-  if (checkedStudent && !checkedStudent.success) throw new TermlabError('USAGE', `--student: ${checkedStudent.error.issues[0]!.message}`);
+  if (checkedStudent && !checkedStudent.success)
+    throw new TermlabError('USAGE', `--student: ${checkedStudent.error.issues[0]!.message}`);
 
   const staging = await mkdtemp(join(tmpdir(), 'termlab-pack-'));
   try {
@@ -116,21 +172,38 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       files.push({ path: name, sha256: sha256(data), bytes: data.length });
     }
     const manifest: Manifest = {
-      kind: MANIFEST_KIND, version: MANIFEST_VERSION, harnessVersion: HARNESS_VERSION,
-      student: checkedStudent?.data ?? null, createdAt: new Date().toISOString(), runIds: [...runIds].sort(), files,
+      kind: MANIFEST_KIND,
+      version: MANIFEST_VERSION,
+      harnessVersion: HARNESS_VERSION,
+      student: checkedStudent?.data ?? null,
+      createdAt: new Date().toISOString(),
+      runIds: [...runIds].sort(),
+      files,
     };
     await writeFile(join(staging, MANIFEST_NAME), JSON.stringify(manifest, null, 2) + '\n');
     const archive = resolve(options.out ?? `${basename(runDir)}${ARCHIVE_SUFFIX}`);
     // Written beside its destination and renamed: a half-written archive is never handed in.
     const temporary = join(dirname(archive), `.${basename(archive)}.${process.pid}.tmp`);
     try {
-      await create({ gzip: true, file: temporary, cwd: staging, portable: true, mtime: FIXED_MTIME, noDirRecurse: true }, [MANIFEST_NAME, ...files.map((f) => f.path)]);
+      await create(
+        { gzip: true, file: temporary, cwd: staging, portable: true, mtime: FIXED_MTIME, noDirRecurse: true },
+        [MANIFEST_NAME, ...files.map((f) => f.path)],
+      );
       await rename(temporary, archive);
     } catch (error) {
       await rm(temporary, { force: true });
-      throw new TermlabError('INPUT_UNREADABLE', `${archive}: cannot write the archive: ${(error as Error).message}`, { source: archive });
+      throw new TermlabError('INPUT_UNREADABLE', `${archive}: cannot write the archive: ${(error as Error).message}`, {
+        source: archive,
+      });
     }
-    return { archive, manifest, predictions: predictionsPath ?? null, seal: sealed ? 'sealed' : predictionsPath ? 'unsealed' : 'none', ignoredPredictions, predictedStudent };
+    return {
+      archive,
+      manifest,
+      predictions: predictionsPath ?? null,
+      seal: sealed ? 'sealed' : predictionsPath ? 'unsealed' : 'none',
+      ignoredPredictions,
+      predictedStudent,
+    };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -55,10 +55,13 @@ function refuse(archive: string, reason: string): TermlabError {
 /** Why an entry may not be extracted, or null when it is a plain file within the limits. */
 function entryProblem(entry: ReadEntry, seen: { members: number; bytes: number }): string | null {
   const name = JSON.stringify(entry.path);
-  if (entry.type !== 'File' && entry.type !== 'OldFile') return `member ${name} is a ${entry.type}, and only plain files are accepted`;
-  if (!MEMBER_NAME.test(entry.path)) return `member ${name} is not a plain file name (no directories, no "..", no absolute paths)`;
+  if (entry.type !== 'File' && entry.type !== 'OldFile')
+    return `member ${name} is a ${entry.type}, and only plain files are accepted`;
+  if (!MEMBER_NAME.test(entry.path))
+    return `member ${name} is not a plain file name (no directories, no "..", no absolute paths)`;
   if (++seen.members > ARCHIVE_LIMITS.members) return `more than ${ARCHIVE_LIMITS.members} members`;
-  if (entry.size > ARCHIVE_LIMITS.memberBytes) return `member ${name} is ${entry.size} bytes, over the ${ARCHIVE_LIMITS.memberBytes}-byte limit`;
+  if (entry.size > ARCHIVE_LIMITS.memberBytes)
+    return `member ${name} is ${entry.size} bytes, over the ${ARCHIVE_LIMITS.memberBytes}-byte limit`;
   seen.bytes += entry.size;
   if (seen.bytes > ARCHIVE_LIMITS.totalBytes) return `members add up to more than ${ARCHIVE_LIMITS.totalBytes} bytes`;
   return null;
@@ -73,12 +76,18 @@ async function tarMembers(archive: string, bytes: Buffer): Promise<Members> {
   let refused: string | null = null;
   await new Promise<void>((resolve, reject) => {
     const parser: Parser = new Parser({
-      strict: true, maxDecompressionRatio: ARCHIVE_LIMITS.decompressionRatio,
+      strict: true,
+      maxDecompressionRatio: ARCHIVE_LIMITS.decompressionRatio,
       filter: (_path, stats) => {
         if (refused) return false;
         const entry = stats as ReadEntry;
-        const problem = entryProblem(entry, seen) ?? (members.has(entry.path) ? `member ${JSON.stringify(entry.path)} appears twice` : null);
-        if (problem) { refused = problem; parser.abort(refuse(archive, problem)); }
+        const problem =
+          entryProblem(entry, seen) ??
+          (members.has(entry.path) ? `member ${JSON.stringify(entry.path)} appears twice` : null);
+        if (problem) {
+          refused = problem;
+          parser.abort(refuse(archive, problem));
+        }
         return problem === null;
       },
       onReadEntry: (entry) => {
@@ -87,7 +96,11 @@ async function tarMembers(archive: string, bytes: Buffer): Promise<Members> {
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
       },
     });
-    parser.on('error', (error: Error) => { reject(refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz, .tar or .zip (${error.message})`)); });
+    parser.on('error', (error: Error) => {
+      reject(
+        refused ? refuse(archive, refused) : refuse(archive, `not a readable .tar.gz, .tar or .zip (${error.message})`),
+      );
+    });
     parser.on('end', () => (refused ? reject(refuse(archive, refused)) : resolve()));
     parser.end(bytes);
   });
@@ -104,11 +117,15 @@ function zipEntryProblem(entry: Entry, seen: { members: number; bytes: number })
   const name = JSON.stringify(entry.fileName);
   const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
   if (entry.fileName.endsWith('/')) return `member ${name} is a directory, and only plain files are accepted`;
-  if (mode !== 0 && mode !== S_IFREG) return `member ${name} is not a plain file (a link or a device), and only plain files are accepted`;
-  if (!MEMBER_NAME.test(entry.fileName)) return `member ${name} is not a plain file name (no directories, no "..", no absolute paths)`;
+  if (mode !== 0 && mode !== S_IFREG)
+    return `member ${name} is not a plain file (a link or a device), and only plain files are accepted`;
+  if (!MEMBER_NAME.test(entry.fileName))
+    return `member ${name} is not a plain file name (no directories, no "..", no absolute paths)`;
   if (++seen.members > ARCHIVE_LIMITS.members) return `more than ${ARCHIVE_LIMITS.members} members`;
-  if (entry.uncompressedSize > ARCHIVE_LIMITS.memberBytes) return `member ${name} is ${entry.uncompressedSize} bytes, over the ${ARCHIVE_LIMITS.memberBytes}-byte limit`;
-  if (entry.uncompressedSize > ARCHIVE_LIMITS.decompressionRatio * Math.max(entry.compressedSize, 1)) return `member ${name} expands more than ${ARCHIVE_LIMITS.decompressionRatio}-fold`;
+  if (entry.uncompressedSize > ARCHIVE_LIMITS.memberBytes)
+    return `member ${name} is ${entry.uncompressedSize} bytes, over the ${ARCHIVE_LIMITS.memberBytes}-byte limit`;
+  if (entry.uncompressedSize > ARCHIVE_LIMITS.decompressionRatio * Math.max(entry.compressedSize, 1))
+    return `member ${name} expands more than ${ARCHIVE_LIMITS.decompressionRatio}-fold`;
   seen.bytes += entry.uncompressedSize;
   if (seen.bytes > ARCHIVE_LIMITS.totalBytes) return `members add up to more than ${ARCHIVE_LIMITS.totalBytes} bytes`;
   return null;
@@ -118,24 +135,43 @@ function zipEntryProblem(entry: Entry, seen: { members: number; bytes: number })
 async function zipMembers(archive: string, bytes: Buffer): Promise<Members> {
   const bad = (why: string) => refuse(archive, why);
   const zip = await new Promise<ZipFile>((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (error, file) => (error ? reject(bad(`not a readable .zip (${error.message})`)) : resolve(file)));
+    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (error, file) =>
+      error ? reject(bad(`not a readable .zip (${error.message})`)) : resolve(file),
+    );
   });
   const seen = { members: 0, bytes: 0 };
   const members: Members = new Map();
   return new Promise<Members>((resolve, reject) => {
-    const stop = (error: TermlabError) => { zip.close(); reject(error); };
+    const stop = (error: TermlabError) => {
+      zip.close();
+      reject(error);
+    };
     zip.on('error', (error: Error) => stop(bad(`not a readable .zip (${error.message})`)));
     zip.on('end', () => resolve(members));
     zip.on('entry', (entry: Entry) => {
-      if (MACOS_FORK.test(entry.fileName)) { zip.readEntry(); return; }
-      const problem = zipEntryProblem(entry, seen) ?? (members.has(entry.fileName) ? `member ${JSON.stringify(entry.fileName)} appears twice` : null);
-      if (problem) { stop(bad(problem)); return; }
+      if (MACOS_FORK.test(entry.fileName)) {
+        zip.readEntry();
+        return;
+      }
+      const problem =
+        zipEntryProblem(entry, seen) ??
+        (members.has(entry.fileName) ? `member ${JSON.stringify(entry.fileName)} appears twice` : null);
+      if (problem) {
+        stop(bad(problem));
+        return;
+      }
       zip.openReadStream(entry, (error, stream) => {
-        if (error) { stop(bad(`member ${JSON.stringify(entry.fileName)}: ${error.message}`)); return; }
+        if (error) {
+          stop(bad(`member ${JSON.stringify(entry.fileName)}: ${error.message}`));
+          return;
+        }
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('error', (e: Error) => stop(bad(`member ${JSON.stringify(entry.fileName)}: ${e.message}`)));
-        stream.on('end', () => { members.set(entry.fileName, Buffer.concat(chunks)); zip.readEntry(); });
+        stream.on('end', () => {
+          members.set(entry.fileName, Buffer.concat(chunks));
+          zip.readEntry();
+        });
       });
     });
     zip.readEntry();
@@ -162,7 +198,11 @@ async function extract(archive: string, signal?: AbortSignal): Promise<Members> 
   const inner = wrappedPack(files);
   if (inner) files = await tarMembers(archive, inner);
   if (!files.has(MANIFEST_NAME) && ![...files.keys()].some((n) => n.endsWith(OBSERVATION_SUFFIX))) {
-    throw new TermlabError('ARCHIVE_INVALID', `${archive}: not a termlab archive (no ${MANIFEST_NAME}, no observations) — hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote`, { source: archive });
+    throw new TermlabError(
+      'ARCHIVE_INVALID',
+      `${archive}: not a termlab archive (no ${MANIFEST_NAME}, no observations) — hand in the ${ARCHIVE_SUFFIX} that \`termlab pack\` wrote`,
+      { source: archive },
+    );
   }
   return files;
 }
@@ -170,7 +210,11 @@ async function extract(archive: string, signal?: AbortSignal): Promise<Members> 
 function readManifest(archive: string, text: Buffer | undefined): Manifest | null {
   if (text === undefined) return null;
   let data: unknown;
-  try { data = JSON.parse(text.toString('utf8')); } catch (error) { throw refuse(archive, `${MANIFEST_NAME}: not JSON: ${(error as Error).message}`); }
+  try {
+    data = JSON.parse(text.toString('utf8'));
+  } catch (error) {
+    throw refuse(archive, `${MANIFEST_NAME}: not JSON: ${(error as Error).message}`);
+  }
   const parsed = ManifestSchema.safeParse(data);
   if (!parsed.success) throw refuse(archive, `${MANIFEST_NAME}: ${formatIssue(parsed.error.issues[0]!)}`);
   return parsed.data;
@@ -184,16 +228,26 @@ export async function openArchive(archive: string, signal?: AbortSignal): Promis
   const problems: string[] = [];
   const present = [...files.keys()].filter((n) => n !== MANIFEST_NAME).sort();
   if (!manifest) {
-    for (const name of present) untrusted.set(name, `the archive has no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`);
+    for (const name of present)
+      untrusted.set(
+        name,
+        `the archive has no ${MANIFEST_NAME}, so nothing in it can be checked (pack runs with \`termlab pack\`)`,
+      );
   } else {
     const listed = new Map(manifest.files.map((f) => [f.path, f]));
     for (const name of present) {
       const line = listed.get(name);
-      if (!line) { untrusted.set(name, `${name} is not in the archive's manifest`); continue; }
+      if (!line) {
+        untrusted.set(name, `${name} is not in the archive's manifest`);
+        continue;
+      }
       const hash = sha256(files.get(name)!);
-      if (hash !== line.sha256) untrusted.set(name, `${name} does not match its sha256 in the manifest: it was changed after packing`);
+      if (hash !== line.sha256)
+        untrusted.set(name, `${name} does not match its sha256 in the manifest: it was changed after packing`);
     }
-    for (const name of listed.keys()) if (!present.includes(name)) problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
+    for (const name of listed.keys())
+      if (!present.includes(name))
+        problems.push(`${archive}: evidence invalid: the manifest lists ${name} but the archive lacks it`);
   }
   return { archive, files, manifest, untrusted, problems };
 }

@@ -24,28 +24,43 @@ function checkedStudent(name: string): string {
   return parsed.data;
 }
 
-async function ask(scenarios: Scenario[], student: string | undefined, io: CommandIO, input: NodeJS.ReadableStream): Promise<string> {
+async function ask(
+  scenarios: Scenario[],
+  student: string | undefined,
+  io: CommandIO,
+  input: NodeJS.ReadableStream,
+): Promise<string> {
   const rl = createInterface({ input, output: process.stdout, terminal: true });
   // EOF (Ctrl-D) ends the questions as Ctrl-C does: nothing is written.
-  const closed = new Promise<never>((_resolve, reject) => rl.once('close', () => reject(new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written'))));
+  const closed = new Promise<never>((_resolve, reject) =>
+    rl.once('close', () =>
+      reject(new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written')),
+    ),
+  );
   closed.catch(() => {});
-  const question = (text: string) => Promise.race([rl.question(text, { signal: io.signal }), closed]).catch((error) => {
-    if (error instanceof TermlabError) throw error;
-    throw new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written');
-  });
+  const question = (text: string) =>
+    Promise.race([rl.question(text, { signal: io.signal }), closed]).catch((error) => {
+      if (error instanceof TermlabError) throw error;
+      throw new TermlabError('INTERRUPTED', 'stopped before every prediction was made; nothing written');
+    });
   /** Asked until the answer is a whole number from min to max. */
   const wholeNumber = async (text: string, min: number, max = MAX_COUNT): Promise<number> => {
     for (;;) {
       const said = (await question(text)).trim();
       if (/^\d{1,3}$/.test(said) && Number(said) >= min && Number(said) <= max) return Number(said);
-      io.out(max === MAX_COUNT ? `  please answer a whole number, ${min} or more\n` : `  please answer a whole number from ${min} to ${max}\n`);
+      io.out(
+        max === MAX_COUNT
+          ? `  please answer a whole number, ${min} or more\n`
+          : `  please answer a whole number from ${min} to ${max}\n`,
+      );
     }
   };
   try {
     let name = student;
     while (name === undefined) {
       const parsed = StudentSchema.safeParse(await question('your name: '));
-      if (parsed.success) name = parsed.data; else io.out(`  ${parsed.error.issues[0]!.message}\n`);
+      if (parsed.success) name = parsed.data;
+      else io.out(`  ${parsed.error.issues[0]!.message}\n`);
     }
     io.out(`\nFor each scenario, predict what happens to the request in flight and the container's exit code.\n`);
     const answers: Record<string, Answer> = {};
@@ -60,7 +75,12 @@ async function ask(scenarios: Scenario[], student: string | undefined, io: Comma
       const exitCode = await wholeNumber(`  the exit code (0-${MAX_EXIT_CODE})? `, 0, MAX_EXIT_CODE);
       // A retry scenario: the attempts the client makes and the effects the ledger records (predictions.ts).
       answers[s.name] = s.retry
-        ? { outcome, exitCode, attempts: await wholeNumber('  the attempts the client makes (1 or more)? ', 1), effects: await wholeNumber('  the effects the ledger records (0 or more)? ', 0) }
+        ? {
+            outcome,
+            exitCode,
+            attempts: await wholeNumber('  the attempts the client makes (1 or more)? ', 1),
+            effects: await wholeNumber('  the effects the ledger records (0 or more)? ', 0),
+          }
         : { outcome, exitCode };
     }
     return filledText(name, answers, scenarios);
@@ -70,22 +90,44 @@ async function ask(scenarios: Scenario[], student: string | undefined, io: Comma
 }
 
 /** The command as the CLI shows it is commands/predict.ts. */
-export function createPredictCommand(input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): CommandModule {
+export function createPredictCommand(
+  input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): CommandModule {
   return {
     async run(argv, io) {
       const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(predictFlags) });
       const out = values.out ?? DEFAULT_PREDICTIONS_FILE;
       const student = values.student === undefined ? undefined : checkedStudent(values.student);
-      if (!values.force && await access(out).then(() => true, () => false)) {
-        throw new TermlabError('USAGE', `${out} already exists: predictions are made once, before the run (--force replaces it)`);
+      if (
+        !values.force &&
+        (await access(out).then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        throw new TermlabError(
+          'USAGE',
+          `${out} already exists: predictions are made once, before the run (--force replaces it)`,
+        );
       }
       if (!values.template && !(input.isTTY && io.isTTY)) {
-        throw new TermlabError('USAGE', 'not at a terminal: use --template to write a file to fill in, or run termlab predict in a terminal');
+        throw new TermlabError(
+          'USAGE',
+          'not at a terminal: use --template to write a file to fill in, or run termlab predict in a terminal',
+        );
       }
-      const scenarios = await loadScenarios(values.scenarios, values.only?.split(',').map((s) => s.trim()).filter(Boolean));
+      const scenarios = await loadScenarios(
+        values.scenarios,
+        values.only
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
       const text = values.template ? templateText(scenarios, student) : await ask(scenarios, student, io, input);
       await writeFileAtomic(out, text);
-      io.out(`\nwrote ${out}${values.template ? ': fill in each ~, then' : '; next:'} termlab run --predictions ${out}\n`);
+      io.out(
+        `\nwrote ${out}${values.template ? ': fill in each ~, then' : '; next:'} termlab run --predictions ${out}\n`,
+      );
       return EXIT.ok;
     },
   };

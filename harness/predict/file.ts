@@ -19,7 +19,12 @@ const RETRY_HOW_TO = [
 const howTo = (scenarios: Scenario[]) => [...HOW_TO, ...(scenarios.some((s) => s.retry) ? RETRY_HOW_TO : [])];
 
 /** One scenario's answers; attempts and effects for a retry scenario only. */
-export interface Answer { outcome: Outcome; exitCode: number; attempts?: number; effects?: number }
+export interface Answer {
+  outcome: Outcome;
+  exitCode: number;
+  attempts?: number;
+  effects?: number;
+}
 
 /** YAML accepts JSON strings as double-quoted scalars: a name can never break the file. */
 const quoted = (text: string) => JSON.stringify(text);
@@ -33,16 +38,30 @@ export function templateText(scenarios: Scenario[], student: string | undefined)
     'predictions:',
   ];
   for (const s of scenarios) {
-    lines.push(`  ${s.name}:`, `    # ${describeSetup(s)}`, '    outcome: ~', '    exitCode: ~', ...(s.retry ? ['    attempts: ~', '    effects: ~'] : []));
+    lines.push(
+      `  ${s.name}:`,
+      `    # ${describeSetup(s)}`,
+      '    outcome: ~',
+      '    exitCode: ~',
+      ...(s.retry ? ['    attempts: ~', '    effects: ~'] : []),
+    );
   }
   return lines.join('\n') + '\n';
 }
 
 export function filledText(student: string, answers: Record<string, Answer>, scenarios: Scenario[]): string {
-  const lines = [`# termlab predictions, made before the run (${new Date().toISOString()}).`, ...howTo(scenarios), `student: ${quoted(student)}`, 'predictions:'];
+  const lines = [
+    `# termlab predictions, made before the run (${new Date().toISOString()}).`,
+    ...howTo(scenarios),
+    `student: ${quoted(student)}`,
+    'predictions:',
+  ];
   for (const s of scenarios) {
     const a = answers[s.name]!;
-    const counts = (['attempts', 'effects'] as const).filter((k) => a[k] !== undefined).map((k) => `, ${k}: ${a[k]}`).join('');
+    const counts = (['attempts', 'effects'] as const)
+      .filter((k) => a[k] !== undefined)
+      .map((k) => `, ${k}: ${a[k]}`)
+      .join('');
     lines.push(`  # ${describeSetup(s)}`, `  ${s.name}: { outcome: ${a.outcome}, exitCode: ${a.exitCode}${counts} }`);
   }
   const text = lines.join('\n') + '\n';

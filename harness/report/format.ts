@@ -3,11 +3,16 @@ import { retryCause } from '../grade/attempts.ts';
 import type { GradeResult, Verdict } from '../grade/types.ts';
 
 export function escapeXml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;').replace(/'/g, '&#39;')
-    // XML 1.0 cannot hold most control characters at all, even escaped.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '\uFFFD');
+  return (
+    String(value)
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;')
+      // XML 1.0 cannot hold most control characters at all, even escaped.
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '\uFFFD')
+  );
 }
 
 export const VERDICT_LABEL: Record<Verdict, string> = {
@@ -18,14 +23,16 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
 };
 
 /** A scenario as a report names it: "short-grace (try 2)" for a try after the first. */
-export const tryName = (r: { scenario: string; attempt?: number }) => ((r.attempt ?? 1) > 1 ? `${r.scenario} (try ${r.attempt})` : r.scenario);
+export const tryName = (r: { scenario: string; attempt?: number }) =>
+  (r.attempt ?? 1) > 1 ? `${r.scenario} (try ${r.attempt})` : r.scenario;
 /** Said instead of a verdict for a try that ran again (its request lost, its design not tested): it is no verdict. */
 export const supersededLabel = (r: GradeResult) => {
   const cause = retryCause(r);
   return cause ? `↻ ${cause.label}, tried again` : '↻ tried again';
 };
 /** What a report says of a try that ran again: why (a lost path in full), and which file counts instead. */
-export const supersededText = (r: GradeResult) => `${r.lostPath ?? retryCause(r)?.reason ?? r.explanation}; the next try counts instead (${r.supersededBy})`;
+export const supersededText = (r: GradeResult) =>
+  `${r.lostPath ?? retryCause(r)?.reason ?? r.explanation}; the next try counts instead (${r.supersededBy})`;
 
 export function formatExit(exitCode: number | null, reason: string | null): string {
   return exitCode === null ? '—' : `${exitCode}${reason ? ` (${reason})` : ''}`;
@@ -36,26 +43,35 @@ export function seconds(ms: number): string {
 }
 
 /** A student's prediction as a report shows it beside the verdict; null when the run had no predictions. */
-export interface PredictionShown { right: boolean | null; text: string }
+export interface PredictionShown {
+  right: boolean | null;
+  text: string;
+}
 
 /** A prediction as predictions.ts tells it: "cut/137", with a retry scenario's ", 2 attempts, 2 effects" when given. */
 const TOLD = String.raw`[a-z]+\/\d+(?:, \d+ attempts?)?(?:, \d+ effects?)?`;
 
-export function predictionShown(r: { checks: { id: string; status: string; reason: string }[] }): PredictionShown | null {
+export function predictionShown(r: {
+  checks: { id: string; status: string; reason: string }[];
+}): PredictionShown | null {
   const vsModel = r.checks.find((c) => c.id === 'prediction.vs-model');
   if (vsModel) {
     const said = vsModel.reason.match(new RegExp(`predicted (${TOLD})|prediction (${TOLD})`));
     const what = said?.[1] ?? said?.[2] ?? '';
     // The reasons are predictions.ts's own sentences: "your prediction X agrees…", "you predicted X, the kubelet model says Y: …".
     const model = vsModel.reason.match(new RegExp(`the kubelet model says (${TOLD})`))?.[1];
-    return vsModel.status === 'pass' ? { right: true, text: `✓ ${what}` } : { right: false, text: `✗ ${what}${model ? ` — the model says ${model}` : ''}` };
+    return vsModel.status === 'pass'
+      ? { right: true, text: `✓ ${what}` }
+      : { right: false, text: `✗ ${what}${model ? ` — the model says ${model}` : ''}` };
   }
   const missing = r.checks.find((c) => c.id === 'prediction.present');
   return missing ? { right: null, text: 'no prediction' } : null;
 }
 
 /** "predictions: 6 of 8 right", or null when nothing was predicted. */
-export function predictionsCount(results: { checks: { id: string; status: string; reason: string }[] }[]): string | null {
+export function predictionsCount(
+  results: { checks: { id: string; status: string; reason: string }[] }[],
+): string | null {
   const shown = results.map(predictionShown).filter((p): p is PredictionShown => p !== null);
   return shown.length ? `predictions: ${shown.filter((p) => p.right).length} of ${shown.length} right` : null;
 }

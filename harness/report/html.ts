@@ -3,24 +3,50 @@
 import type { PairResult } from '../grade/pairs.ts';
 import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
 import type { Verdict } from '../grade/types.ts';
-import { escapeXml as e, formatExit, predictionShown, predictionsCount, seconds, supersededLabel, supersededText, tryName } from './format.ts';
+import {
+  escapeXml as e,
+  formatExit,
+  predictionShown,
+  predictionsCount,
+  seconds,
+  supersededLabel,
+  supersededText,
+  tryName,
+} from './format.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
 const BADGE: Record<Verdict, string> = {
-  'matches-model': 'matches the model', 'differs-from-model': 'differs from the model',
-  inconclusive: 'inconclusive', 'evidence-invalid': 'evidence invalid',
+  'matches-model': 'matches the model',
+  'differs-from-model': 'differs from the model',
+  inconclusive: 'inconclusive',
+  'evidence-invalid': 'evidence invalid',
 };
 export const badge = (v: Verdict) => `<span class="badge b-${v}">${BADGE[v]}</span>`;
 /** A try that ran again is no verdict: it says so instead. */
-const verdictBadge = (r: GradeResult) => (r.supersededBy ? `<span class="badge b-inconclusive">${e(supersededLabel(r))}</span>` : badge(r.verdict));
+const verdictBadge = (r: GradeResult) =>
+  r.supersededBy ? `<span class="badge b-inconclusive">${e(supersededLabel(r))}</span>` : badge(r.verdict);
 
 const COLORS: Record<TimelineBar['kind'], string> = {
-  request: '#2f6fdf', grace: '#c9d6ea', hook: '#e0a526', term: '#d9480f', terminated: '#222', deleted: '#777', effect: '#8250df',
+  request: '#2f6fdf',
+  grace: '#c9d6ea',
+  hook: '#e0a526',
+  term: '#d9480f',
+  terminated: '#222',
+  deleted: '#777',
+  effect: '#8250df',
 };
 const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'terminated'];
 /** Rows named as the student guide names them. */
-const ROW_NAME: Record<TimelineBar['kind'], string> = { request: 'request', grace: 'grace', hook: 'preStop hook', term: 'SIGTERM', terminated: 'terminated', deleted: 'deleted', effect: 'effect' };
+const ROW_NAME: Record<TimelineBar['kind'], string> = {
+  request: 'request',
+  grace: 'grace',
+  hook: 'preStop hook',
+  term: 'SIGTERM',
+  terminated: 'terminated',
+  deleted: 'deleted',
+  effect: 'effect',
+};
 
 const MAX_TICKS = 60;
 
@@ -45,9 +71,18 @@ function svgTimeline(r: GradeResult): string {
   // One row per kind; in a pod with a sidecar, request and grace, then one lane per container.
   const lanes = [...new Set(bars.flatMap((b) => (b.lane ? [b.lane] : [])))];
   const rows: { name: string; bars: TimelineBar[] }[] = lanes.length
-    ? [...(['request', 'grace'] as const).map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind && !b.lane) })).filter((row) => row.bars.length), ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) }))]
+    ? [
+        ...(['request', 'grace'] as const)
+          .map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind && !b.lane) }))
+          .filter((row) => row.bars.length),
+        ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) })),
+      ]
     : ROWS.map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind) }));
-  const width = 820, left = lanes.length ? 200 : 110, right = 150, rowH = 26, height = rows.length * rowH + 40;
+  const width = 820,
+    left = lanes.length ? 200 : 110,
+    right = 150,
+    rowH = 26,
+    height = rows.length * rowH + 40;
   const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
   const parts: string[] = [];
   // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.
@@ -55,8 +90,11 @@ function svgTimeline(r: GradeResult): string {
   for (let i = Math.ceil(min / step); i * step <= max; i++) {
     const s = i * step;
     const major = step > 1 || s % 5 === 0;
-    parts.push(`<line x1="${x(s)}" x2="${x(s)}" y1="10" y2="${height - 24}" stroke="${s === 0 ? '#d33' : '#eee'}" stroke-width="${s === 0 ? 1.5 : 1}"/>`);
-    if (major || max - min < 12) parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${formatTick(s)}s</text>`);
+    parts.push(
+      `<line x1="${x(s)}" x2="${x(s)}" y1="10" y2="${height - 24}" stroke="${s === 0 ? '#d33' : '#eee'}" stroke-width="${s === 0 ? 1.5 : 1}"/>`,
+    );
+    if (major || max - min < 12)
+      parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${formatTick(s)}s</text>`);
   }
   parts.push(`<text x="${x(0) + 4}" y="20" class="delete">delete</text>`);
   rows.forEach(({ name, bars: inRow }, row) => {
@@ -67,10 +105,14 @@ function svgTimeline(r: GradeResult): string {
       const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
       if (bar.start === bar.end) {
         const cx = x(bar.start);
-        parts.push(`<g><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g><text x="${cx + 10}" y="${y + 14}" class="label">${e(bar.label)}</text>`);
+        parts.push(
+          `<g><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g><text x="${cx + 10}" y="${y + 14}" class="label">${e(bar.label)}</text>`,
+        );
       } else {
         const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
-        parts.push(`<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`);
+        parts.push(
+          `<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
+        );
         // Beside the bar, never inside it: a short bar would cut its own label.
         parts.push(`<text x="${x(bar.end) + 4}" y="${y + 14}" class="label">${e(bar.label)}</text>`);
       }
@@ -81,10 +123,14 @@ function svgTimeline(r: GradeResult): string {
 
 function rolloutCard(r: GradeResult): string {
   const ro = r.rollout!;
-  const table = (header: string[], rows: string[][]) => `<table><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}</table>`;
+  const table = (header: string[], rows: string[][]) =>
+    `<table><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}</table>`;
   return `<p class="muted">Model (from each old pod's live lifecycle): requests failing ${e(ro.exposure)}; ${e(ro.steps.join('; '))}</p>
   <p>${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods. Template before: <code>${e(ro.templateBefore)}</code>; after: <code>${e(ro.templateAfter)}</code>.</p>
-  <h3>Template vs live lifecycle</h3>${table(['pod', 'revision', 'its template', 'live pod (read as it terminated)'], lifecycleRows(ro).map((x) => [x.pod, x.revision, x.template, x.live]))}
+  <h3>Template vs live lifecycle</h3>${table(
+    ['pod', 'revision', 'its template', 'live pod (read as it terminated)'],
+    lifecycleRows(ro).map((x) => [x.pod, x.revision, x.template, x.live]),
+  )}
   <h3>Requests over time</h3>${requestsSvg(ro, e)}
   <h3>Pods</h3>${podsSvg(ro, e)}${table(TIMELINE_HEADER, timelineRows(ro))}`;
 }
@@ -113,26 +159,48 @@ function predictionBadge(r: GradeResult): string {
 
 /** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
 export function resultCards(results: GradeResult[], prefix = 's'): string {
-  return results.map((r, i) => `
+  return results
+    .map(
+      (r, i) => `
 <section class="card v-${r.supersededBy ? 'inconclusive' : r.verdict}" id="${prefix}${i}-${e(r.scenario)}">
   <h2>${e(tryName(r))} ${verdictBadge(r)}${predictionBadge(r)}</h2>
   <p>${e(r.supersededBy ? supersededText(r) : r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
-  ${r.rollout ? rolloutCard(r) : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
-  ${svgTimeline(r)}`}
+  ${
+    r.rollout
+      ? rolloutCard(r)
+      : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
+  ${svgTimeline(r)}`
+  }
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
   </table><p class="muted">${r.kind === 'pod' ? 'pod' : 'deployment'} ${e(objectUidOf(r) ?? 'unknown')} · run ${e(r.runId)} · ${e(r.source)}</p></details>
-</section>`).join('');
+</section>`,
+    )
+    .join('');
 }
 
 export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
   const count = predictionsCount(results.filter((x) => !x.supersededBy));
   const predicted = count !== null;
   // Anchors carry the index: one report may hold the same scenario from several files.
-  const rows = results.map((r, i) => `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(tryName(r))}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${verdictBadge(r)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`).join('');
+  const rows = results
+    .map(
+      (r, i) =>
+        `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(tryName(r))}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${verdictBadge(r)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`,
+    )
+    .join('');
   const cards = resultCards(results);
-  const pairHtml = pairs.flatMap((p) => p.checks.map((c) => `<p><strong>Lab pair ${e(p.pairId)}</strong>: <span class="${c.status}">${c.status}</span> — ${e(c.reason)}</p>`)).join('');
-  const problemHtml = problems.length ? `<h2>Files that could not be graded</h2><ul>${problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>` : '';
+  const pairHtml = pairs
+    .flatMap((p) =>
+      p.checks.map(
+        (c) =>
+          `<p><strong>Lab pair ${e(p.pairId)}</strong>: <span class="${c.status}">${c.status}</span> — ${e(c.reason)}</p>`,
+      ),
+    )
+    .join('');
+  const problemHtml = problems.length
+    ? `<h2>Files that could not be graded</h2><ul>${problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>termlab report</title><style>${STYLE}</style></head><body>

@@ -17,5 +17,12 @@ export function oneLine(text: string, max = 200): string {
 export function terminalJson(value: unknown): string {
   // JSON.stringify has escaped C0 inside strings, so a raw newline is its own layout; each UTF-16 unit of
   // anything else unsafe becomes its \uXXXX.
-  return JSON.stringify(value, null, 2).replace(UNSAFE, (c) => c === '\n' ? c : c.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
+  return JSON.stringify(value, null, 2).replace(UNSAFE, (c) =>
+    c === '\n'
+      ? c
+      : c
+          .split('')
+          .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+          .join(''),
+  );
 }

@@ -7,7 +7,11 @@ import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 
-export interface ReportTargets { md?: string; html?: string; junit?: string }
+export interface ReportTargets {
+  md?: string;
+  html?: string;
+  junit?: string;
+}
 
 /** Writes one output file atomically; a failure names the path and why, with its own exit code. */
 export async function writeReport(path: string, text: string, what = 'the report'): Promise<void> {
@@ -15,12 +19,22 @@ export async function writeReport(path: string, text: string, what = 'the report
     await writeFileAtomic(path, text);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : oneLine((error as Error).message);
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : oneLine((error as Error).message);
     throw new TermlabError('OUTPUT_UNWRITABLE', `${path}: cannot write ${what}: ${why}`, { path }, { cause: error });
   }
 }
 
-export async function writeReports(run: Pick<GradeRun, 'results' | 'pairs' | 'problems'>, targets: ReportTargets): Promise<void> {
+export async function writeReports(
+  run: Pick<GradeRun, 'results' | 'pairs' | 'problems'>,
+  targets: ReportTargets,
+): Promise<void> {
   if (targets.md) await writeReport(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
   if (targets.html) await writeReport(targets.html, renderHtml(run.results, run.pairs, run.problems));
   if (targets.junit) await writeReport(targets.junit, renderJunit(run.results, run.pairs));

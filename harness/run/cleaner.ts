@@ -28,10 +28,21 @@ export class Cleaner {
     for (let step = this.steps.pop(); step; step = this.steps.pop()) {
       try {
         const result = await step.run();
-        if (result !== 'skipped') record.push({ action: step.action, at: this.clock.now(), ok: true, error: result === 'gone' ? 'already gone' : null });
+        if (result !== 'skipped')
+          record.push({
+            action: step.action,
+            at: this.clock.now(),
+            ok: true,
+            error: result === 'gone' ? 'already gone' : null,
+          });
       } catch (error) {
         const gone = isNotFound(error);
-        record.push({ action: step.action, at: this.clock.now(), ok: gone, error: gone ? 'already gone' : apiErrorText(error) });
+        record.push({
+          action: step.action,
+          at: this.clock.now(),
+          ok: gone,
+          error: gone ? 'already gone' : apiErrorText(error),
+        });
       }
     }
     return record;

@@ -7,7 +7,10 @@ export class RunClock {
 
   now(): HarnessTime {
     const at = performance.now();
-    return { mono: Math.round((at - this.origin) * 1000) / 1000, wall: new Date(performance.timeOrigin + at).toISOString() };
+    return {
+      mono: Math.round((at - this.origin) * 1000) / 1000,
+      wall: new Date(performance.timeOrigin + at).toISOString(),
+    };
   }
 }
 

@@ -34,21 +34,44 @@ import { POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } f
 import { exitReason, summaryTable } from './summary.ts';
 import { predictionsCount } from '../report/format.ts';
 
-export interface SimHandle { kubeconfig: string; stop(): Promise<void> }
+export interface SimHandle {
+  kubeconfig: string;
+  stop(): Promise<void>;
+}
 /** What `--sim` may set on the simulated cluster it starts. */
-export interface SimStartOptions { proxySyncDelayMs?: number; kubeVersion?: string }
+export interface SimStartOptions {
+  proxySyncDelayMs?: number;
+  kubeVersion?: string;
+}
 
 export const OPTIONS = {
-  sim: { type: 'boolean' }, context: { type: 'string' }, kubeconfig: { type: 'string' }, namespace: { type: 'string' },
-  scenarios: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' }, parallel: { type: 'string' },
-  image: { type: 'string' }, transport: { type: 'string' }, owner: { type: 'string' }, predictions: { type: 'string' },
-  'max-pods': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'api-patience': { type: 'string' }, env: { type: 'string' }, lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' }, 'kube-version': { type: 'string' }, retries: { type: 'string' }, 'quota-wait': { type: 'string' },
+  sim: { type: 'boolean' },
+  context: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  namespace: { type: 'string' },
+  scenarios: { type: 'string' },
+  only: { type: 'string' },
+  out: { type: 'string' },
+  parallel: { type: 'string' },
+  image: { type: 'string' },
+  transport: { type: 'string' },
+  owner: { type: 'string' },
+  predictions: { type: 'string' },
+  'max-pods': { type: 'string' },
+  'ready-timeout': { type: 'string' },
+  'api-patience': { type: 'string' },
+  env: { type: 'string' },
+  lab: { type: 'string' },
+  'sim-proxy-delay': { type: 'string' },
+  'kube-version': { type: 'string' },
+  retries: { type: 'string' },
+  'quota-wait': { type: 'string' },
 } as const;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new TermlabError('USAGE', `${flag}: expected a whole number of at least 1, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new TermlabError('USAGE', `${flag}: expected a whole number of at least 1, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -56,28 +79,33 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
 async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await task(items[index]!);
+      }
+    }),
+  );
   return results;
 }
 
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new TermlabError('USAGE', `${flag}: expected a whole number (0 for none), got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value))
+    throw new TermlabError('USAGE', `${flag}: expected a whole number (0 for none), got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
 function wholeSeconds(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new TermlabError('USAGE', `${flag}: expected a whole number of seconds, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value))
+    throw new TermlabError('USAGE', `${flag}: expected a whole number of seconds, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
-const isApiFailure = (error: unknown): error is TermlabError => isTermlabError(error) && (error.code === 'API_UNREACHABLE' || error.code === 'API_REJECTED');
+const isApiFailure = (error: unknown): error is TermlabError =>
+  isTermlabError(error) && (error.code === 'API_UNREACHABLE' || error.code === 'API_REJECTED');
 
 async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   const temporary = join(reportsRoot, `.latest-${process.pid}`);
@@ -96,10 +124,14 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
   return {
     async run(argv, io) {
       const plan = await planRun(argv);
-      const sim = plan.values.sim ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] }) : null;
+      const sim = plan.values.sim
+        ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] })
+        : null;
       try {
         // One kind per file: the kind's own object runs, writes and counts its scenarios.
-        return plan.set.kind === 'rollout' ? await executeRun(plan, ROLLOUT_SCENARIOS, plan.set.scenarios, sim, io) : await executeRun(plan, POD_SCENARIOS, plan.set.scenarios, sim, io);
+        return plan.set.kind === 'rollout'
+          ? await executeRun(plan, ROLLOUT_SCENARIOS, plan.set.scenarios, sim, io)
+          : await executeRun(plan, POD_SCENARIOS, plan.set.scenarios, sim, io);
       } finally {
         await sim?.stop();
       }
@@ -112,10 +144,15 @@ const isTransport = (t: string): t is 'portforward' | 'direct' => t === 'portfor
 /** plan: every flag checked and the scenarios read before anything touches a cluster. */
 async function planRun(argv: string[]) {
   const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
-  if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
+  if (values.sim && (values.context || values.kubeconfig))
+    throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
   const transport = values.transport ?? 'portforward';
-  if (!isTransport(transport)) throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
-  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!isTransport(transport))
+    throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
+  const only = values.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const set = await loadScenarioSet(values.scenarios, only);
   const template = await loadTemplate();
   // Sealed now, before any pod exists: the run records what was predicted before it was seen.
@@ -123,13 +160,24 @@ async function planRun(argv: string[]) {
   const predictions = sealable?.file;
   // A retry field for a scenario that cannot retry is a wrong field like any other: refused before the seal.
   const stray = predictions ? retryFieldProblem(predictions, set.scenarios) : null;
-  if (stray) throw new TermlabError('PREDICTIONS_INVALID', `${values.predictions}: ${stray}`, { source: values.predictions });
+  if (stray)
+    throw new TermlabError('PREDICTIONS_INVALID', `${values.predictions}: ${stray}`, { source: values.predictions });
   const sealed = sealable ? seal(sealable.text) : undefined;
   // Rollouts run one at a time by default: their timing under load is the lesson.
   const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
   // Retry scenarios hold three pods each: by default as many run at once as the pod cap has room for.
   const widest = set.kind === 'pod' ? Math.max(...set.scenarios.map(podsOfScenario)) : 1;
-  const parallel = positiveInt(values.parallel, '--parallel', Math.max(1, Math.min((set.kind === 'rollout' ? ROLLOUT_SCENARIOS : POD_SCENARIOS).defaultParallel, Math.floor(maxPods / widest))));
+  const parallel = positiveInt(
+    values.parallel,
+    '--parallel',
+    Math.max(
+      1,
+      Math.min(
+        (set.kind === 'rollout' ? ROLLOUT_SCENARIOS : POD_SCENARIOS).defaultParallel,
+        Math.floor(maxPods / widest),
+      ),
+    ),
+  );
   const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
   const apiPatienceMs = wholeSeconds(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000) * 1000;
   const env = await environmentOf(values);
@@ -138,56 +186,156 @@ async function planRun(argv: string[]) {
   // A full class quota: wait this long for room, with backoff, then end with exit 3 naming it.
   const quotaWaitMs = wholeSeconds(values['quota-wait'], '--quota-wait', DEFAULT_QUOTA_WAIT_MS / 1000) * 1000;
 
-  if (values['sim-proxy-delay'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--sim-proxy-delay: only with --sim (a real cluster\'s proxies take the time they take)');
+  if (values['sim-proxy-delay'] !== undefined && !values.sim)
+    throw new TermlabError(
+      'USAGE',
+      "--sim-proxy-delay: only with --sim (a real cluster's proxies take the time they take)",
+    );
   const delayText = values['sim-proxy-delay'];
-  if (delayText !== undefined && !/^\d+$/.test(delayText)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`);
+  if (delayText !== undefined && !/^\d+$/.test(delayText))
+    throw new TermlabError(
+      'USAGE',
+      `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`,
+    );
   const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
   // The minor a simulated cluster emulates; a real cluster is whatever version it is.
-  if (values['kube-version'] !== undefined && !values.sim) throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
-  return { values, transport, set, template, sealable, predictions, sealed, parallel, maxPods, readyTimeoutMs, apiPatienceMs, env, retries, quotaWaitMs, proxySyncDelayMs };
+  if (values['kube-version'] !== undefined && !values.sim)
+    throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
+  return {
+    values,
+    transport,
+    set,
+    template,
+    sealable,
+    predictions,
+    sealed,
+    parallel,
+    maxPods,
+    readyTimeoutMs,
+    apiPatienceMs,
+    env,
+    retries,
+    quotaWaitMs,
+    proxySyncDelayMs,
+  };
 }
 type RunPlan = Awaited<ReturnType<typeof planRun>>;
 
 /** execute and finish: one kind's scenarios on the cluster, each try written and graded, then the reports and the exit code. */
-async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: ScenarioKind<S, O>, scenarios: S[], sim: SimHandle | null, io: CommandIO): Promise<number> {
-  const { values, transport, template, sealable, predictions, sealed, parallel, maxPods, readyTimeoutMs, apiPatienceMs, env, retries, quotaWaitMs } = plan;
-  const cluster: Cluster = await connect({ ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
+async function executeRun<S extends { name: string }, O>(
+  plan: RunPlan,
+  kind: ScenarioKind<S, O>,
+  scenarios: S[],
+  sim: SimHandle | null,
+  io: CommandIO,
+): Promise<number> {
+  const {
+    values,
+    transport,
+    template,
+    sealable,
+    predictions,
+    sealed,
+    parallel,
+    maxPods,
+    readyTimeoutMs,
+    apiPatienceMs,
+    env,
+    retries,
+    quotaWaitMs,
+  } = plan;
+  const cluster: Cluster = await connect({
+    ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }),
+    apiPatienceMs,
+  });
   const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
-  if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`);
+  if (values.owner !== undefined && !isLabelValue(values.owner))
+    throw new TermlabError(
+      'USAGE',
+      `--owner: ${JSON.stringify(values.owner)} is not a valid label value (63 characters of A-Z a-z 0-9 - _ ., starting and ending alphanumeric)`,
+    );
   // The owner label is who the cluster says the caller is; termlab's own name only where it does not say.
-  const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
+  const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () =>
+    defaultOwnerId(cluster.context, cluster.server),
+  );
   const owner = ownership.owner;
   const runId = newRunId();
   const leftovers = await reap(cluster, namespace, owner, { exceptRun: runId });
-  if (leftovers.entries.some((e) => e.result !== 'skipped')) io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
+  if (leftovers.entries.some((e) => e.result !== 'skipped'))
+    io.out(`cleaning up leftovers of earlier runs:\n${formatReap(leftovers)}\n`);
   await checkPodCap(cluster, namespace, owner, kind.podsAtOnce(scenarios, parallel), maxPods);
   // Each wave of scenarios may also wait out one API outage, and each try that runs again is one more wave:
   // a live run past its recorded deadline is one another run of the owner may reap.
   const tries = kind.runsTriesAgain ? retries + 1 : 1;
-  const runDeadlineMs = ((Math.max(...scenarios.map(kind.deadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) * Math.ceil(scenarios.length / parallel) * tries;
-  const record = newRunRecord({ runId, owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + runDeadlineMs).toISOString(), ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}) });
+  const runDeadlineMs =
+    ((Math.max(...scenarios.map(kind.deadlineSeconds)) + readyTimeoutMs / 1000) * 1000 + apiPatienceMs) *
+    Math.ceil(scenarios.length / parallel) *
+    tries;
+  const record = newRunRecord({
+    runId,
+    owner,
+    identity: ownership.identity,
+    ownerSource: ownership.source,
+    ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }),
+    context: cluster.context,
+    namespace,
+    deadline: new Date(Date.now() + runDeadlineMs).toISOString(),
+    ...(sealed ? { predictions: { sha256: sealed.sha256, sealedAt: sealed.sealedAt } } : {}),
+  });
   await saveRun(record);
 
   const reportsRoot = resolve('reports');
   const runDir = resolve(values.out ?? join('reports', runId));
-  try { await mkdir(runDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error); }
+  try {
+    await mkdir(runDir, { recursive: true });
+  } catch (error) {
+    throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error);
+  }
   // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
   if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
-  io.out(`termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner} (${escapeTerminal(ownership.note)})\n`);
-  io.out(`${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${kind.describeTraffic(transport)}\n`);
-  io.out(`${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`);
+  io.out(
+    `termlab ${HARNESS_VERSION}: run ${runId} on context "${cluster.context}" (${cluster.serverVersion}), namespace ${namespace}, owner ${owner} (${escapeTerminal(ownership.note)})\n`,
+  );
+  io.out(
+    `${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${kind.describeTraffic(transport)}\n`,
+  );
+  io.out(
+    `${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`,
+  );
 
-  const progress = createProgress(scenarios.map((s) => ({ name: s.name, deadlineSeconds: kind.deadlineSeconds(s) })), io.out, io.isTTY);
+  const progress = createProgress(
+    scenarios.map((s) => ({ name: s.name, deadlineSeconds: kind.deadlineSeconds(s) })),
+    io.out,
+    io.isTTY,
+  );
   // One line while the API is away, and one when it is back.
-  const stopOutageReports = cluster.health.onReport((report) => progress.notice(report.state === 'unreachable'
-    ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
-    : `API reachable again after ${report.seconds.toFixed(1)} s`));
+  const stopOutageReports = cluster.health.onReport((report) =>
+    progress.notice(
+      report.state === 'unreachable'
+        ? `API unreachable for ${Math.round(report.seconds)} s, still waiting (up to ${apiPatienceMs / 1000} s): ${report.detail}`
+        : `API reachable again after ${report.seconds.toFixed(1)} s`,
+    ),
+  );
   const clock = new RunClock();
   // Pods created and not yet seen gone: named in the message if the API never comes back.
   const podsLeft = new Set<string>();
   const context: Omit<ScenarioContext, 'onPhase'> = {
-    cluster, namespace, runId, owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION, simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
-    template, image: values.image, env, transport, clock, signal: io.signal, readyTimeoutMs, quotaWaitMs, predictions: sealed,
+    cluster,
+    namespace,
+    runId,
+    owner,
+    identity: ownership.identity ?? undefined,
+    harnessVersion: HARNESS_VERSION,
+    simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+    template,
+    image: values.image,
+    env,
+    transport,
+    clock,
+    signal: io.signal,
+    readyTimeoutMs,
+    quotaWaitMs,
+    predictions: sealed,
     pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
   };
   const problems: string[] = [];
@@ -198,8 +346,11 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
     const scenarioContext = {
       ...context,
       attempt,
-      onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) => progress.phase(scenario.name, phase, detail),
-      onFailure: (error: TermlabError) => { ended.push(error); },
+      onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) =>
+        progress.phase(scenario.name, phase, detail),
+      onFailure: (error: TermlabError) => {
+        ended.push(error);
+      },
     };
     const observation = await kind.run(scenarioContext, scenario);
     const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
@@ -209,8 +360,11 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
       // Never lose evidence: keep what was recorded beside it. A file that fails its own
       // schema is a problem, not a verdict.
       await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
-      const first = error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
-      problems.push(`${path}: the observation could not be written as it is (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`);
+      const first =
+        error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
+      problems.push(
+        `${path}: the observation could not be written as it is (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`,
+      );
       return null;
     }
     try {
@@ -244,39 +398,68 @@ async function executeRun<S extends { name: string }, O>(plan: RunPlan, kind: Sc
   // Finished only once its pods are really gone; otherwise the record stays for the reaper.
   let apiLost: TermlabError | null = null;
   try {
-    if (await sweepRun(cluster, namespace, runId, { workloads: kind.sweepsWorkloads(scenarios) })) { podsLeft.clear(); await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' }); }
+    if (await sweepRun(cluster, namespace, runId, { workloads: kind.sweepsWorkloads(scenarios) })) {
+      podsLeft.clear();
+      await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' });
+    }
   } catch (error) {
     if (!isApiFailure(error)) throw error;
     apiLost = error;
   }
 
   // When the API stayed away, the one line below says so for the run: a scenario's own API failure is part of it.
-  for (const f of failures) if (!(apiLost && isApiFailure(f.error))) io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
+  for (const f of failures)
+    if (!(apiLost && isApiFailure(f.error)))
+      io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
 
   // A pair is judged only when both of its halves were part of this run.
   const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => kind.pairOf(s) === p.pairId).length >= 2);
-  await writeReports({ results, pairs, problems }, { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') });
+  await writeReports(
+    { results, pairs, problems },
+    { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') },
+  );
   // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one,
   // and the folder says so (a scenario that finished before the Ctrl-C reads complete by itself).
-  if (io.signal.aborted) await writeFileAtomic(join(runDir, INTERRUPTED_MARKER), `run ${runId} was interrupted (Ctrl-C) before it finished\n`);
+  if (io.signal.aborted)
+    await writeFileAtomic(
+      join(runDir, INTERRUPTED_MARKER),
+      `run ${runId} was interrupted (Ctrl-C) before it finished\n`,
+    );
   if (!values.out && !io.signal.aborted) await pointLatest(reportsRoot, runDir);
   io.out(`\n${summaryTable(results)}`);
-  for (const r of results.filter((x) => x.verdict !== 'matches-model')) io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
+  for (const r of results.filter((x) => x.verdict !== 'matches-model'))
+    io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
   for (const r of results) {
-    for (const c of r.checks.filter((x) => x.id.startsWith('prediction.'))) io.out(`  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`);
+    for (const c of r.checks.filter((x) => x.id.startsWith('prediction.')))
+      io.out(
+        `  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`,
+      );
   }
   const count = predictionsCount(results.filter((r) => !r.supersededBy));
   if (count) io.out(`  ${count}\n`);
-  for (const pair of pairs) for (const c of pair.checks) io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
+  for (const pair of pairs)
+    for (const c of pair.checks)
+      io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
   io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
-  if (io.signal.aborted) io.out('interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n');
+  if (io.signal.aborted)
+    io.out(
+      'interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n',
+    );
   if (apiLost) {
     const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
-    throw new TermlabError('API_UNREACHABLE', `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`, { context: cluster.context, podsLeft: [...podsLeft] });
+    throw new TermlabError(
+      'API_UNREACHABLE',
+      `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`,
+      { context: cluster.context, podsLeft: [...podsLeft] },
+    );
   }
-  const code = io.signal.aborted ? EXIT.interrupted : gravestExit([exitCodeOf({ pairs, problems, tally: GradeTally.of(results) }), ...failures.map((f) => exitCodeFor(f.error.code))]);
+  const code = io.signal.aborted
+    ? EXIT.interrupted
+    : gravestExit([
+        exitCodeOf({ pairs, problems, tally: GradeTally.of(results) }),
+        ...failures.map((f) => exitCodeFor(f.error.code)),
+      ]);
   // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
   if (code !== EXIT.ok) io.out(`${exitReason(code, { results, pairs, problems, failures })}\n`);
   return code;
 }
-

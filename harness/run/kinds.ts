@@ -38,7 +38,12 @@ export const POD_SCENARIOS: ScenarioKind<Scenario, Observation> = {
   deadlineSeconds: podDeadlineSeconds,
   defaultParallel: 8,
   // A retry scenario holds three: the deleted pod, its standby replica and the ledger.
-  podsAtOnce: (scenarios, parallel) => scenarios.map(podsOfScenario).sort((a, b) => b - a).slice(0, parallel).reduce((sum, n) => sum + n, 0),
+  podsAtOnce: (scenarios, parallel) =>
+    scenarios
+      .map(podsOfScenario)
+      .sort((a, b) => b - a)
+      .slice(0, parallel)
+      .reduce((sum, n) => sum + n, 0),
   describeTraffic: (transport) => `over ${transport}`,
   run: runScenario,
   write: writeAnyObservation,
@@ -53,7 +58,8 @@ export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation
   // Rollouts run one at a time by default: their timing under load is the lesson.
   defaultParallel: 1,
   // A rollout's worst moment: every old pod still terminating beside all the new ones, and the load pod.
-  podsAtOnce: (scenarios, parallel) => Math.max(...scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length),
+  podsAtOnce: (scenarios, parallel) =>
+    Math.max(...scenarios.map((r) => 2 * r.replicas + 1)) * Math.min(parallel, scenarios.length),
   describeTraffic: () => 'load from a pod through each Service',
   run: runRollout,
   write: writeAnyObservation,

@@ -13,7 +13,13 @@ import { liveContainers } from './rollout-watch.ts';
 const READS_SETTLE_MS = 10_000;
 
 /** A live read under way: its answer filled in when it comes; `seen`, the watch event's pod that set it off. */
-interface PendingRead { pod: string; uid: string; after: string; seen: { at: HarnessTime; pod: k8s.V1Pod }; result: LiveRead | null }
+interface PendingRead {
+  pod: string;
+  uid: string;
+  after: string;
+  seen: { at: HarnessTime; pod: k8s.V1Pod };
+  result: LiveRead | null;
+}
 
 export class LiveReads {
   private readonly reads: PendingRead[] = [];
@@ -31,7 +37,14 @@ export class LiveReads {
     const pending: PendingRead = { pod, uid, after, seen, result: null };
     this.reads.push(pending);
     const { cluster, namespace, clock } = this.run;
-    const read = readPod(cluster, namespace, pod).then((live) => { pending.result = liveReadOf(pod, uid, after, clock.now(), live); }, () => { /* the read failed: the watch's object stands in */ });
+    const read = readPod(cluster, namespace, pod).then(
+      (live) => {
+        pending.result = liveReadOf(pod, uid, after, clock.now(), live);
+      },
+      () => {
+        /* the read failed: the watch's object stands in */
+      },
+    );
     this.pending.add(read);
     void read.finally(() => this.pending.delete(read));
   }
@@ -39,21 +52,34 @@ export class LiveReads {
   /** The reads still under way get a little while to answer. */
   async settle(): Promise<void> {
     const settle = new AbortController();
-    await Promise.race([Promise.allSettled([...this.pending]), sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {})]);
+    await Promise.race([
+      Promise.allSettled([...this.pending]),
+      sleep(READS_SETTLE_MS, undefined, { signal: settle.signal }).catch(() => {}),
+    ]);
     settle.abort();
   }
 
   /** Every read in the order they began: the read's answer when it found the pod, else the watch's object. */
   settled(): LiveRead[] {
-    return this.reads.map((r) => (r.result?.found ? r.result : { ...liveReadOf(r.pod, r.uid, r.after, r.seen.at, r.seen.pod), source: 'watch' as const }));
+    return this.reads.map((r) =>
+      r.result?.found
+        ? r.result
+        : { ...liveReadOf(r.pod, r.uid, r.after, r.seen.at, r.seen.pod), source: 'watch' as const },
+    );
   }
 }
 
 /** The pod as the API held it while it terminated: found only when it is still the same pod (UID). */
 function liveReadOf(pod: string, uid: string, after: string, at: HarnessTime, live: k8s.V1Pod | null): LiveRead {
   return {
-    pod, at, after: { resourceVersion: after }, found: live !== null && live.metadata?.uid === uid, uid: live?.metadata?.uid ?? null, resourceVersion: live?.metadata?.resourceVersion ?? null,
-    deletionTimestamp: apiTimeString(live?.metadata?.deletionTimestamp), terminationGracePeriodSeconds: live?.spec?.terminationGracePeriodSeconds ?? null,
+    pod,
+    at,
+    after: { resourceVersion: after },
+    found: live !== null && live.metadata?.uid === uid,
+    uid: live?.metadata?.uid ?? null,
+    resourceVersion: live?.metadata?.resourceVersion ?? null,
+    deletionTimestamp: apiTimeString(live?.metadata?.deletionTimestamp),
+    terminationGracePeriodSeconds: live?.spec?.terminationGracePeriodSeconds ?? null,
     templateHash: live?.metadata?.labels?.['pod-template-hash'] ?? null,
     containers: live ? liveContainers(JSON.parse(JSON.stringify(live.spec))) : [],
   };

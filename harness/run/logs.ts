@@ -11,7 +11,10 @@ const MAX_LINE = 64 * 1024;
 function splitStamp(raw: string): { apiTime: string | null; text: string } {
   const space = raw.indexOf(' ');
   const stamped = space > 0 && /^\d{4}-\d\d-\d\dT/.test(raw);
-  return { apiTime: stamped ? raw.slice(0, space) : null, text: (stamped ? raw.slice(space + 1) : raw).slice(0, MAX_LINE) };
+  return {
+    apiTime: stamped ? raw.slice(0, space) : null,
+    text: (stamped ? raw.slice(space + 1) : raw).slice(0, MAX_LINE),
+  };
 }
 
 export class LogFollower {
@@ -30,7 +33,8 @@ export class LogFollower {
   private stopped = false;
   private readonly seen = new Set<string>();
   private endWaiters: (() => void)[] = [];
-  private target: { cluster: Cluster; namespace: string; pod: string; container: string; clock: RunClock } | null = null;
+  private target: { cluster: Cluster; namespace: string; pod: string; container: string; clock: RunClock } | null =
+    null;
 
   async start(cluster: Cluster, namespace: string, pod: string, container: string, clock: RunClock): Promise<void> {
     this.target = { cluster, namespace, pod, container, clock };
@@ -39,10 +43,17 @@ export class LogFollower {
 
   private async follow(sinceTime: string | undefined): Promise<void> {
     const { cluster, namespace, pod, container } = this.target!;
-    this.handle = await followLog(cluster, namespace, pod, container, {
-      line: (raw) => this.take(splitStamp(raw), this.target!.clock.now()),
-      end: (error) => this.onEnd(error),
-    }, sinceTime);
+    this.handle = await followLog(
+      cluster,
+      namespace,
+      pod,
+      container,
+      {
+        line: (raw) => this.take(splitStamp(raw), this.target!.clock.now()),
+        end: (error) => this.onEnd(error),
+      },
+      sinceTime,
+    );
     if (this.stopped) this.handle.stop();
   }
 
@@ -57,11 +68,16 @@ export class LogFollower {
 
   private onEnd(error: string | null): void {
     if (error === null && !this.stopped && !this.ended) this.streamEndedAt = this.target!.clock.now();
-    if (error === null || this.stopped) { this.finish(error); return; }
+    if (error === null || this.stopped) {
+      this.finish(error);
+      return;
+    }
     // Cut by the API (a restart), not ended by the container: follow again from the last line.
     this.resumed++;
     const since = [...this.lines].reverse().find((l) => l.apiTime !== null)?.apiTime ?? undefined;
-    this.follow(since).catch((failure: unknown) => this.finish(`${error}; following again failed: ${apiErrorText(failure)}`));
+    this.follow(since).catch((failure: unknown) =>
+      this.finish(`${error}; following again failed: ${apiErrorText(failure)}`),
+    );
   }
 
   private finish(error: string | null): void {
@@ -76,7 +92,10 @@ export class LogFollower {
     if (this.ended) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.endWaiters.push(() => { clearTimeout(timer); resolve(true); });
+      this.endWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
     });
   }
 

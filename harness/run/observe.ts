@@ -33,11 +33,26 @@ export interface Recorded {
 const at = (time: HarnessTime | null) => (time ? { at: time } : null);
 
 /** The API's times of the container's end: only the raw pod of the watch event the derivation cites has them. */
-function apiTimesOf(r: Recorded, final: NonNullable<DerivedTimeline['finalState']>): Pick<NonNullable<Observation['finalState']>, 'signal' | 'startedAt' | 'finishedAt' | 'message'> {
+function apiTimesOf(
+  r: Recorded,
+  final: NonNullable<DerivedTimeline['finalState']>,
+): Pick<NonNullable<Observation['finalState']>, 'signal' | 'startedAt' | 'finishedAt' | 'message'> {
   const from = final.from;
-  const index = from.kind === 'watch' && r.watch ? r.watch.events.findIndex((e) => e.type === from.type && e.resourceVersion === from.resourceVersion) : -1;
-  const terminated = index >= 0 ? r.watch!.pods[index]?.status?.containerStatuses?.find((c: k8s.V1ContainerStatus) => c.name === final.container)?.state?.terminated : undefined;
-  return { signal: terminated?.signal ?? null, startedAt: apiTimeString(terminated?.startedAt), finishedAt: apiTimeString(terminated?.finishedAt), message: terminated?.message ?? null };
+  const index =
+    from.kind === 'watch' && r.watch
+      ? r.watch.events.findIndex((e) => e.type === from.type && e.resourceVersion === from.resourceVersion)
+      : -1;
+  const terminated =
+    index >= 0
+      ? r.watch!.pods[index]?.status?.containerStatuses?.find((c: k8s.V1ContainerStatus) => c.name === final.container)
+          ?.state?.terminated
+      : undefined;
+  return {
+    signal: terminated?.signal ?? null,
+    startedAt: apiTimeString(terminated?.startedAt),
+    finishedAt: apiTimeString(terminated?.finishedAt),
+    message: terminated?.message ?? null,
+  };
 }
 
 export function buildObservation(r: Recorded): Observation {
@@ -46,10 +61,13 @@ export function buildObservation(r: Recorded): Observation {
   const evidence = { watchEvents, podReads: r.podReads, logLines: lines };
   const derived = deriveTimeline({ scenario: r.scenario, pod: r.pod, deleteIssued: r.deleteIssued, evidence });
   const end = derived.finalState;
-  const finalState = end ? { exitCode: end.exitCode, reason: end.reason, ...apiTimesOf(r, end), container: end.container, from: end.from } : null;
+  const finalState = end
+    ? { exitCode: end.exitCode, reason: end.reason, ...apiTimesOf(r, end), container: end.container, from: end.from }
+    : null;
   // The sidecars' logs, each with whether its stream broke or ended before its container was seen to.
   const containerLogs = (r.sidecarLogs ?? []).map(({ container, logs }) => ({
-    container, lines: logs.lines,
+    container,
+    lines: logs.lines,
     endedEarly: logs.error !== null || (logs.ended && !derivedEnds(r, container)),
     streamEnded: logs.streamEndedAt,
   }));
@@ -77,13 +95,23 @@ export function buildObservation(r: Recorded): Observation {
       deleteIssued: at(r.deleteIssued),
       deleteAcknowledged: r.deleteAck,
       // The derivation's own (hook, TERM, container end, pod deletion): the grader recomputes them and compares.
-      hookStart: derived.hookStart, hookEnd: derived.hookEnd, termReceived: derived.termReceived,
+      hookStart: derived.hookStart,
+      hookEnd: derived.hookEnd,
+      termReceived: derived.termReceived,
       requestEnded: at(r.request.ended),
-      containerTerminated: derived.containerTerminated, podDeleted: derived.podDeleted,
+      containerTerminated: derived.containerTerminated,
+      podDeleted: derived.podDeleted,
     },
     request: {
-      id: r.request.id, status: r.request.status, bytes: r.request.bytes, sha256: r.request.sha256, done: r.request.done,
-      doneSeen: r.request.doneSeen, podUid: r.request.podUid, errorCode, outcome,
+      id: r.request.id,
+      status: r.request.status,
+      bytes: r.request.bytes,
+      sha256: r.request.sha256,
+      done: r.request.done,
+      doneSeen: r.request.doneSeen,
+      podUid: r.request.podUid,
+      errorCode,
+      outcome,
     },
     containers,
     finalState,
@@ -105,5 +133,7 @@ export function buildObservation(r: Recorded): Observation {
 
 /** The watch (or a read) showed this container terminated. */
 function derivedEnds(r: Recorded, container: string): boolean {
-  return [...(r.watch?.events ?? []), ...r.podReads].some((e) => e.containers.some((c) => c.name === container && c.state === 'terminated'));
+  return [...(r.watch?.events ?? []), ...r.podReads].some((e) =>
+    e.containers.some((c) => c.name === container && c.state === 'terminated'),
+  );
 }

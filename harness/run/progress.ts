@@ -10,13 +10,18 @@ export interface Progress {
 }
 
 /** What progress shows of a scenario: its name and its objects' deadline (seconds from the start). */
-export interface ProgressItem { name: string; deadlineSeconds: number }
+export interface ProgressItem {
+  name: string;
+  deadlineSeconds: number;
+}
 
 export function createProgress(scenarios: ProgressItem[], write: (text: string) => void, isTTY: boolean): Progress {
   const names = scenarios.map((s) => s.name);
   const started = performance.now();
   const startedWall = Date.now();
-  const state = new Map(names.map((n) => [n, { phase: 'creating' as Phase, detail: '', endedAt: null as number | null }]));
+  const state = new Map(
+    names.map((n) => [n, { phase: 'creating' as Phase, detail: '', endedAt: null as number | null }]),
+  );
   const width = Math.max(...names.map((n) => n.length));
   const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)}s`;
   if (!isTTY) {
@@ -24,7 +29,9 @@ export function createProgress(scenarios: ProgressItem[], write: (text: string) 
       phase(scenario, phase, detail) {
         write(`[${elapsed(started)}] ${scenario.padEnd(width)}  ${phase}${detail ? `: ${detail}` : ''}\n`);
       },
-      notice(text) { write(`[${elapsed(started)}] ${text}\n`); },
+      notice(text) {
+        write(`[${elapsed(started)}] ${text}\n`);
+      },
       stop() {},
     };
   }
@@ -36,7 +43,9 @@ export function createProgress(scenarios: ProgressItem[], write: (text: string) 
       const s = state.get(n)!;
       const finished = s.endedAt !== null;
       // Time left before the pod's own deadline ends it: the same function the reaper uses.
-      const left = finished ? '' : `  deadline in ${Math.ceil(secondsLeftOf(scenarios.find((x) => x.name === n)!.deadlineSeconds, startedWall))}s`;
+      const left = finished
+        ? ''
+        : `  deadline in ${Math.ceil(secondsLeftOf(scenarios.find((x) => x.name === n)!.deadlineSeconds, startedWall))}s`;
       return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${(((s.endedAt ?? performance.now()) - started) / 1000).toFixed(1)}s${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
     });
     if (notice) lines.push(`\x1b[2K ${notice}`);
@@ -51,7 +60,12 @@ export function createProgress(scenarios: ProgressItem[], write: (text: string) 
       state.set(scenario, { phase, detail: detail ?? '', endedAt: ended });
     },
     // The notice line stays once shown (kept as the last word on the API), so the count never shrinks.
-    notice(text) { notice = text; },
-    stop() { clearInterval(timer); draw(); },
+    notice(text) {
+      notice = text;
+    },
+    stop() {
+      clearInterval(timer);
+      draw();
+    },
   };
 }

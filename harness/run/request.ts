@@ -27,18 +27,43 @@ export interface RequestRecord {
 }
 
 export function newRequestRecord(id: string): RequestRecord {
-  return { id, sent: null, accepted: null, ended: null, status: null, bytes: 0, sha256: null, done: null, doneSeen: false, podUid: null, errorCode: null, outcome: 'not-sent' };
+  return {
+    id,
+    sent: null,
+    accepted: null,
+    ended: null,
+    status: null,
+    bytes: 0,
+    sha256: null,
+    done: null,
+    doneSeen: false,
+    podUid: null,
+    errorCode: null,
+    outcome: 'not-sent',
+  };
 }
 
 /** Sends the request; calls onAccepted once the accepted line is in; resolves when the body ends. */
-export async function sendWork(baseUrl: string, workMs: number, record: RequestRecord, clock: RunClock, onAccepted: () => void, signal: AbortSignal, headers: Record<string, string> = {}): Promise<RequestRecord> {
+export async function sendWork(
+  baseUrl: string,
+  workMs: number,
+  record: RequestRecord,
+  clock: RunClock,
+  onAccepted: () => void,
+  signal: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<RequestRecord> {
   // One connection for this request alone; no timers of undici's own cut a long piece of work.
   const dispatcher = new Agent({ connections: 1, pipelining: 0, bodyTimeout: 0, headersTimeout: 30_000 });
   const digest = createHash('sha256');
   let buffered = '';
   try {
     record.sent = clock.now();
-    const res = await request(`${baseUrl}/work?ms=${workMs}&id=${encodeURIComponent(record.id)}`, { dispatcher, signal, headers });
+    const res = await request(`${baseUrl}/work?ms=${workMs}&id=${encodeURIComponent(record.id)}`, {
+      dispatcher,
+      signal,
+      headers,
+    });
     record.status = res.statusCode;
     const podUid = res.headers[POD_UID_HEADER];
     record.podUid = typeof podUid === 'string' ? podUid : null;
@@ -56,7 +81,12 @@ export async function sendWork(baseUrl: string, workMs: number, record: RequestR
         buffered = buffered.slice(newline + 1);
         const event = parseEvent(line);
         if (event?.event === 'done') {
-          if (Number.isInteger(event.bytes) && event.bytes! >= 0 && typeof event.digest === 'string' && /^[0-9a-f]{64}$/.test(event.digest)) {
+          if (
+            Number.isInteger(event.bytes) &&
+            event.bytes! >= 0 &&
+            typeof event.digest === 'string' &&
+            /^[0-9a-f]{64}$/.test(event.digest)
+          ) {
             record.done = { bytes: event.bytes!, sha256: event.digest };
           }
           // A done line counts only if it vouches for exactly the bytes before it.
@@ -85,13 +115,19 @@ export async function sendWork(baseUrl: string, workMs: number, record: RequestR
 }
 
 function parseEvent(line: string): { event?: string; bytes?: number; digest?: string } | null {
-  try { return JSON.parse(line); } catch { return null; }
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
+  }
 }
 
 function errorCode(error: unknown): string {
   if (error instanceof undiciErrors.UndiciError) return error.code;
   const e = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
   // A DOMException (an abort) carries a legacy numeric code: only a string code names the failure.
-  const named = [e.code, e.cause?.code, e.name].find((value): value is string => typeof value === 'string' && value !== '');
+  const named = [e.code, e.cause?.code, e.name].find(
+    (value): value is string => typeof value === 'string' && value !== '',
+  );
   return named ?? 'UNKNOWN';
 }

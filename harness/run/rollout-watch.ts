@@ -12,7 +12,13 @@ type Raw = Record<string, any>;
 type Resource = 'deployments' | 'replicasets' | 'pods' | 'endpointslices';
 
 const labModeOf = (c: Raw) => (c.env ?? []).find((e: Raw) => e.name === LAB_MODE_ENV)?.value ?? null;
-export const liveContainers = (spec: Raw | undefined) => (spec?.containers ?? []).map((c: Raw) => ({ name: String(c.name), image: String(c.image ?? ''), lifecycle: c.lifecycle ? JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown> : null, labMode: labModeOf(c) }));
+export const liveContainers = (spec: Raw | undefined) =>
+  (spec?.containers ?? []).map((c: Raw) => ({
+    name: String(c.name),
+    image: String(c.image ?? ''),
+    lifecycle: c.lifecycle ? (JSON.parse(JSON.stringify(c.lifecycle)) as Record<string, unknown>) : null,
+    labMode: labModeOf(c),
+  }));
 
 const roleOf = (p: Raw): RolloutPodEvent['role'] => {
   const role = p.metadata?.labels?.[ROLE_LABEL];
@@ -20,10 +26,19 @@ const roleOf = (p: Raw): RolloutPodEvent['role'] => {
 };
 
 /** A pod as a watch event shows it, compactly; `role` when the caller knows it better than the label. */
-export function podEvent(type: RolloutPodEvent['type'], p: Raw, receivedAt: RolloutPodEvent['receivedAt'], role = roleOf(p)): RolloutPodEvent {
+export function podEvent(
+  type: RolloutPodEvent['type'],
+  p: Raw,
+  receivedAt: RolloutPodEvent['receivedAt'],
+  role = roleOf(p),
+): RolloutPodEvent {
   return {
-    type, resourceVersion: String(p.metadata?.resourceVersion ?? ''), receivedAt,
-    name: String(p.metadata?.name ?? ''), uid: String(p.metadata?.uid ?? ''), role,
+    type,
+    resourceVersion: String(p.metadata?.resourceVersion ?? ''),
+    receivedAt,
+    name: String(p.metadata?.name ?? ''),
+    uid: String(p.metadata?.uid ?? ''),
+    role,
     templateHash: p.metadata?.labels?.['pod-template-hash'] ?? null,
     phase: p.status?.phase ?? null,
     ready: (p.status?.conditions ?? []).some((c: Raw) => c.type === 'Ready' && c.status === 'True'),
@@ -41,16 +56,46 @@ type Events = RolloutObservation['evidence'];
 /** The Deployment, ReplicaSet and EndpointSlice events a rollout and a verification keep alike. */
 export function deploymentEvent(base: EventBase, o: Raw): Events['deploymentEvents'][number] {
   const st = o.status ?? {};
-  return { ...base, generation: o.metadata?.generation ?? null, observedGeneration: st.observedGeneration ?? null, replicas: st.replicas ?? 0, updatedReplicas: st.updatedReplicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, unavailableReplicas: st.unavailableReplicas ?? 0 };
+  return {
+    ...base,
+    generation: o.metadata?.generation ?? null,
+    observedGeneration: st.observedGeneration ?? null,
+    replicas: st.replicas ?? 0,
+    updatedReplicas: st.updatedReplicas ?? 0,
+    readyReplicas: st.readyReplicas ?? 0,
+    availableReplicas: st.availableReplicas ?? 0,
+    unavailableReplicas: st.unavailableReplicas ?? 0,
+  };
 }
 
 export function replicaSetEvent(base: EventBase, o: Raw): Events['replicaSetEvents'][number] {
   const st = o.status ?? {};
-  return { ...base, name: String(o.metadata?.name ?? ''), uid: String(o.metadata?.uid ?? ''), templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null, revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null, replicas: st.replicas ?? 0, readyReplicas: st.readyReplicas ?? 0, availableReplicas: st.availableReplicas ?? 0, deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp) };
+  return {
+    ...base,
+    name: String(o.metadata?.name ?? ''),
+    uid: String(o.metadata?.uid ?? ''),
+    templateHash: o.metadata?.labels?.['pod-template-hash'] ?? null,
+    revision: o.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? null,
+    replicas: st.replicas ?? 0,
+    readyReplicas: st.readyReplicas ?? 0,
+    availableReplicas: st.availableReplicas ?? 0,
+    deletionTimestamp: apiTimeString(o.metadata?.deletionTimestamp),
+  };
 }
 
 export function sliceEvent(base: EventBase, o: Raw): Events['sliceEvents'][number] {
-  return { ...base, name: String(o.metadata?.name ?? ''), endpoints: (o.endpoints ?? []).map((ep: Raw) => ({ podUid: ep.targetRef?.uid ?? null, podName: ep.targetRef?.name ?? null, addresses: ep.addresses ?? [], ready: ep.conditions?.ready ?? null, serving: ep.conditions?.serving ?? null, terminating: ep.conditions?.terminating ?? null })) };
+  return {
+    ...base,
+    name: String(o.metadata?.name ?? ''),
+    endpoints: (o.endpoints ?? []).map((ep: Raw) => ({
+      podUid: ep.targetRef?.uid ?? null,
+      podName: ep.targetRef?.name ?? null,
+      addresses: ep.addresses ?? [],
+      ready: ep.conditions?.ready ?? null,
+      serving: ep.conditions?.serving ?? null,
+      terminating: ep.conditions?.terminating ?? null,
+    })),
+  };
 }
 
 /** Waiters woken on every event or poke: waitFor resolves true once its test holds, false at the deadline, a watch giving up or the signal. */
@@ -69,10 +114,23 @@ export class Waiters {
   waitFor(test: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
       const check = () => {
-        if (test()) { done(); resolve(true); } else if (this.gaveUp() || signal?.aborted) { done(); resolve(false); }
+        if (test()) {
+          done();
+          resolve(true);
+        } else if (this.gaveUp() || signal?.aborted) {
+          done();
+          resolve(false);
+        }
       };
-      const timer = setTimeout(() => { done(); resolve(false); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', check); };
+      const timer = setTimeout(() => {
+        done();
+        resolve(false);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        signal?.removeEventListener('abort', check);
+      };
       this.waiters.add(check);
       signal?.addEventListener('abort', check);
       check();
@@ -82,7 +140,10 @@ export class Waiters {
 
 type Lifecycle = RolloutObservation['evidence']['watchLifecycle'][number];
 /** The evidence every such set of watches keeps; `R`, the names of its watches. */
-type WatchedEvidence<R extends string> = Pick<Events, 'deploymentEvents' | 'replicaSetEvents' | 'podEvents' | 'sliceEvents'> & { watchLifecycle: (Omit<Lifecycle, 'resource'> & { resource: R })[] };
+type WatchedEvidence<R extends string> = Pick<
+  Events,
+  'deploymentEvents' | 'replicaSetEvents' | 'podEvents' | 'sliceEvents'
+> & { watchLifecycle: (Omit<Lifecycle, 'resource'> & { resource: R })[] };
 
 /**
  * What a rollout's watches and a verification's share: each stream's own life kept as evidence, the
@@ -113,7 +174,13 @@ export abstract class ObjectWatches<R extends string, E extends WatchedEvidence<
     const stream = new WatchStream<Raw>(this.cluster, { path, query }, from, {
       event: (type, object) => this.take(resource, type, object),
       life: (event, resourceVersion, detail) => {
-        this.evidence.watchLifecycle.push({ resource, event, at: this.clock.now(), resourceVersion, ...(detail ? { detail } : {}) });
+        this.evidence.watchLifecycle.push({
+          resource,
+          event,
+          at: this.clock.now(),
+          resourceVersion,
+          ...(detail ? { detail } : {}),
+        });
         this.waiters.wake();
       },
     });
@@ -150,7 +217,15 @@ export abstract class ObjectWatches<R extends string, E extends WatchedEvidence<
 }
 
 export class RolloutWatches extends ObjectWatches<Resource, Evidence> {
-  readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
+  readonly evidence: Evidence = {
+    deploymentEvents: [],
+    replicaSetEvents: [],
+    podEvents: [],
+    sliceEvents: [],
+    watchLifecycle: [],
+    podLogs: [],
+    loadLog: null,
+  };
   onPod: (type: RolloutPodEvent['type'], pod: Raw, event: RolloutPodEvent) => void = () => {};
 
   /** Starts all four from their collections' current versions; resolves once each answered. */
@@ -162,10 +237,12 @@ export class RolloutWatches extends ObjectWatches<Resource, Evidence> {
       ['pods', { labelSelector: podSelector }],
       ['endpointslices', { labelSelector: `kubernetes.io/service-name=${name}` }],
     ];
-    await Promise.all(targets.map(async ([resource, query]) => {
-      const path = COLLECTIONS[resource](ns);
-      await this.watch(resource, path, query, await collectionVersion(this.cluster, path, query));
-    }));
+    await Promise.all(
+      targets.map(async ([resource, query]) => {
+        const path = COLLECTIONS[resource](ns);
+        await this.watch(resource, path, query, await collectionVersion(this.cluster, path, query));
+      }),
+    );
   }
 
   protected take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {

@@ -4,10 +4,27 @@
 import type * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../../lib/errors.ts';
-import { createDeployment, createPod, createService, deleteDeployment, deletePod, deleteService, readPod, replaceDeploymentTemplate } from '../kube/index.ts';
+import {
+  createDeployment,
+  createPod,
+  createService,
+  deleteDeployment,
+  deletePod,
+  deleteService,
+  readPod,
+  replaceDeploymentTemplate,
+} from '../kube/index.ts';
 import { ROLLOUT_KIND, ROLLOUT_SCHEMA_VERSION, type RolloutObservation } from '../observation/rollout.ts';
 import type { HarnessTime } from '../observation/schema.ts';
-import { labSelector, renderDeployment, renderLoadPod, renderPodTemplate, type RolloutRenderOptions, renderService, SERVICE_PORT } from '../scenario/render-rollout.ts';
+import {
+  labSelector,
+  renderDeployment,
+  renderLoadPod,
+  renderPodTemplate,
+  type RolloutRenderOptions,
+  renderService,
+  SERVICE_PORT,
+} from '../scenario/render-rollout.ts';
 import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollout.ts';
 import { Cleaner } from './cleaner.ts';
 import { newRun, type RolloutPhase, runPhases } from './phases.ts';
@@ -64,35 +81,64 @@ interface Rollout {
 export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario): Promise<RolloutObservation> {
   const r = planRollout(ctx, scenario);
   followEveryPod(r);
-  const cleanup = await runPhases<RolloutPhase>(ctx, r.run, r.cleaner, async ({ onPhase }) => {
-    await watchPhase(r);
-    const created = await createPhase(r);
-    onPhase('waiting for available');
-    await availablePhase(r, created.generation);
-    onPhase('load starting');
-    const loadPod = await loadPhase(r, created.service);
-    onPhase('rolling out');
-    await rolloutPhase(r);
-    onPhase('load finishing');
-    await loadEndPhase(r, loadPod);
-  }, { afterCleanup: () => settleReads(r) });
+  const cleanup = await runPhases<RolloutPhase>(
+    ctx,
+    r.run,
+    r.cleaner,
+    async ({ onPhase }) => {
+      await watchPhase(r);
+      const created = await createPhase(r);
+      onPhase('waiting for available');
+      await availablePhase(r, created.generation);
+      onPhase('load starting');
+      const loadPod = await loadPhase(r, created.service);
+      onPhase('rolling out');
+      await rolloutPhase(r);
+      onPhase('load finishing');
+      await loadEndPhase(r, loadPod);
+    },
+    { afterCleanup: () => settleReads(r) },
+  );
   return finishRollout(r, cleanup);
 }
 
 /** plan: the names and selectors, the empty record, the watches and the cleaner; nothing touches the cluster yet. */
 function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
   const name = rolloutNameFor(scenario, ctx.runId);
-  const renderOptions = { name, owner: ctx.owner, identity: ctx.identity, runId: ctx.runId, image: ctx.image, env: ctx.env, expiresAt: Date.now() + rolloutDeadlineSeconds(scenario) * 1000 };
-  const selector = Object.entries(labSelector(scenario, renderOptions)).map(([k, v]) => `${k}=${v}`).join(',');
+  const renderOptions = {
+    name,
+    owner: ctx.owner,
+    identity: ctx.identity,
+    runId: ctx.runId,
+    image: ctx.image,
+    env: ctx.env,
+    expiresAt: Date.now() + rolloutDeadlineSeconds(scenario) * 1000,
+  };
+  const selector = Object.entries(labSelector(scenario, renderOptions))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   return {
-    ctx, scenario, name, renderOptions,
-    podSelector: selector.split(',').filter((s) => !s.startsWith('termlab.io/role=')).join(','),
+    ctx,
+    scenario,
+    name,
+    renderOptions,
+    podSelector: selector
+      .split(',')
+      .filter((s) => !s.startsWith('termlab.io/role='))
+      .join(','),
     run: newRun(ctx, 'direct'),
     watches: new RolloutWatches(ctx.cluster, ctx.namespace, ctx.clock),
     cleaner: new Cleaner(ctx.clock),
     objects: { deployment: null, service: null, loadPod: null, target: null },
     template: { before: null, after: null },
-    timeline: { watchesEstablished: null, deploymentAvailable: null, loadPodCreated: null, templateChanged: null, rolloutComplete: null, loadEnded: null },
+    timeline: {
+      watchesEstablished: null,
+      deploymentAvailable: null,
+      loadPodCreated: null,
+      templateChanged: null,
+      rolloutComplete: null,
+      loadEnded: null,
+    },
     liveReads: new LiveReads(ctx),
     followers: new Map(),
     load: { scanned: 0, start: null, end: null, completedInARow: 0 },
@@ -101,27 +147,47 @@ function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
 
 /** Every pod: its log followed once its container runs; a lab pod read live at its deletion. */
 function followEveryPod(r: Rollout): void {
-  const { ctx: { cluster, namespace, clock }, watches, cleaner, followers } = r;
+  const {
+    ctx: { cluster, namespace, clock },
+    watches,
+    cleaner,
+    followers,
+  } = r;
   // The load's lines are read as they come (waiting phases look at them), once each.
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
-  cleaner.defer('stop looking at the logs', async () => { clearInterval(poker); return 'skipped'; });
+  cleaner.defer('stop looking at the logs', async () => {
+    clearInterval(poker);
+    return 'skipped';
+  });
   watches.onPod = (_type, pod: Raw, event) => {
     const uid = event.uid;
-    if (!followers.has(uid) && event.containers.some((c) => c.state === 'running' || c.state === 'terminated') && event.type !== 'DELETED') {
+    if (
+      !followers.has(uid) &&
+      event.containers.some((c) => c.state === 'running' || c.state === 'terminated') &&
+      event.type !== 'DELETED'
+    ) {
       const follower = new LogFollower();
       followers.set(uid, { pod: event.name, follower });
       // The logs of old pods end with their containers; the new pods' are cut before the deletions.
-      cleaner.defer(`stop the log follow of ${event.name}`, async () => { if (!follower.ended) follower.stop(); return 'skipped'; });
+      cleaner.defer(`stop the log follow of ${event.name}`, async () => {
+        if (!follower.ended) follower.stop();
+        return 'skipped';
+      });
       // A stream's end wakes the waiters at once; new lines are looked at by the run's one poker.
-      void follower.start(cluster, namespace, event.name, pod.spec?.containers?.[0]?.name ?? 'lab', clock)
-        .then(() => follower.waitForEnd(rolloutDeadlineSeconds(r.scenario) * 1000), () => false)
+      void follower
+        .start(cluster, namespace, event.name, pod.spec?.containers?.[0]?.name ?? 'lab', clock)
+        .then(
+          () => follower.waitForEnd(rolloutDeadlineSeconds(r.scenario) * 1000),
+          () => false,
+        )
         .finally(() => watches.poke());
     }
-    if (event.role === 'lab' && event.deletionTimestamp) r.liveReads.start(event.name, uid, event.resourceVersion, { at: event.receivedAt, pod });
+    if (event.role === 'lab' && event.deletionTimestamp)
+      r.liveReads.start(event.name, uid, event.resourceVersion, { at: event.receivedAt, pod });
   };
 }
 
-const loadLog = (r: Rollout) => (r.objects.loadPod ? r.followers.get(r.objects.loadPod.uid)?.follower ?? null : null);
+const loadLog = (r: Rollout) => (r.objects.loadPod ? (r.followers.get(r.objects.loadPod.uid)?.follower ?? null) : null);
 
 function scanLoad(r: Rollout): Rollout['load'] {
   const { load } = r;
@@ -136,15 +202,24 @@ function scanLoad(r: Rollout): Rollout['load'] {
   return load;
 }
 
-const labUids = (r: Rollout) => [...new Set(r.watches.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid))];
-const goneUids = (r: Rollout) => new Set(r.watches.evidence.podEvents.filter((e) => e.type === 'DELETED').map((e) => e.uid));
+const labUids = (r: Rollout) => [
+  ...new Set(r.watches.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid)),
+];
+const goneUids = (r: Rollout) =>
+  new Set(r.watches.evidence.podEvents.filter((e) => e.type === 'DELETED').map((e) => e.uid));
 
 /** The Deployment, as watched, at this generation with every replica updated and available. */
 const rolledTo = (r: Rollout, generation: number) => () => {
   const d = r.watches.deployment;
   const st = d?.status ?? {};
   const { replicas } = r.scenario;
-  return Boolean(d) && (st.observedGeneration ?? 0) >= generation && st.updatedReplicas === replicas && st.availableReplicas === replicas && st.replicas === replicas;
+  return (
+    Boolean(d) &&
+    (st.observedGeneration ?? 0) >= generation &&
+    st.updatedReplicas === replicas &&
+    st.availableReplicas === replicas &&
+    st.replicas === replicas
+  );
 };
 
 /** watch: the four watches, started before anything is created. */
@@ -158,20 +233,51 @@ async function watchPhase(r: Rollout): Promise<void> {
 async function createPhase(r: Rollout): Promise<{ service: ServiceRecord; generation: number }> {
   const { ctx, scenario, name, renderOptions, objects, cleaner, watches } = r;
   const { cluster, namespace, clock } = ctx;
-  const service = await createService(cluster, namespace, renderService(ctx.template, scenario, renderOptions) as k8s.V1Service, { signal: ctx.signal });
-  const serviceRecord = objects.service = { name, uid: service.metadata!.uid!, clusterIP: service.spec?.clusterIP ?? null, port: SERVICE_PORT, nodePort: service.spec?.ports?.[0]?.nodePort ?? null };
-  cleaner.defer('delete service', async () => ((await deleteService(cluster, namespace, name, objects.service!.uid)) === 'gone' ? 'gone' : 'done'));
+  const service = await createService(
+    cluster,
+    namespace,
+    renderService(ctx.template, scenario, renderOptions) as k8s.V1Service,
+    { signal: ctx.signal },
+  );
+  const serviceRecord = (objects.service = {
+    name,
+    uid: service.metadata!.uid!,
+    clusterIP: service.spec?.clusterIP ?? null,
+    port: SERVICE_PORT,
+    nodePort: service.spec?.ports?.[0]?.nodePort ?? null,
+  });
+  cleaner.defer('delete service', async () =>
+    (await deleteService(cluster, namespace, name, objects.service!.uid)) === 'gone' ? 'gone' : 'done',
+  );
 
-  const deployment = await createDeployment(cluster, namespace, renderDeployment(ctx.template, scenario, renderOptions) as k8s.V1Deployment, { signal: ctx.signal });
+  const deployment = await createDeployment(
+    cluster,
+    namespace,
+    renderDeployment(ctx.template, scenario, renderOptions) as k8s.V1Deployment,
+    { signal: ctx.signal },
+  );
   objects.deployment = { name, uid: deployment.metadata!.uid! };
-  r.template.before = { at: clock.now(), generation: deployment.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(deployment.spec?.template?.spec))) };
+  r.template.before = {
+    at: clock.now(),
+    generation: deployment.metadata?.generation ?? null,
+    containers: liveContainers(JSON.parse(JSON.stringify(deployment.spec?.template?.spec))),
+  };
   cleaner.defer('wait for the lab pods to be gone', async () => {
     if (ctx.signal.aborted) return 'skipped';
-    const ok = await watches.waitFor(() => { const gone = goneUids(r); return labUids(r).every((u) => gone.has(u)); }, GONE_TIMEOUT_MS + scenario.terminationGracePeriodSeconds * 1000);
-    if (!ok) throw new Error(`lab pods still there after ${GONE_TIMEOUT_MS / 1000 + scenario.terminationGracePeriodSeconds}s`);
+    const ok = await watches.waitFor(
+      () => {
+        const gone = goneUids(r);
+        return labUids(r).every((u) => gone.has(u));
+      },
+      GONE_TIMEOUT_MS + scenario.terminationGracePeriodSeconds * 1000,
+    );
+    if (!ok)
+      throw new Error(`lab pods still there after ${GONE_TIMEOUT_MS / 1000 + scenario.terminationGracePeriodSeconds}s`);
     return 'done';
   });
-  cleaner.defer('delete deployment', async () => ((await deleteDeployment(cluster, namespace, name, objects.deployment!.uid)) === 'gone' ? 'gone' : 'done'));
+  cleaner.defer('delete deployment', async () =>
+    (await deleteDeployment(cluster, namespace, name, objects.deployment!.uid)) === 'gone' ? 'gone' : 'done',
+  );
   return { service: serviceRecord, generation: deployment.metadata?.generation ?? 1 };
 }
 
@@ -179,11 +285,19 @@ async function createPhase(r: Rollout): Promise<{ service: ServiceRecord; genera
 async function availablePhase(r: Rollout, generation: number): Promise<void> {
   const { ctx, scenario, name, watches } = r;
   if (!(await watches.waitFor(rolledTo(r, generation), ctx.readyTimeoutMs, ctx.signal))) {
-    throw new TermlabError('POD_NOT_READY', `deployment ${ctx.namespace}/${name} was not available within ${ctx.readyTimeoutMs / 1000}s`);
+    throw new TermlabError(
+      'POD_NOT_READY',
+      `deployment ${ctx.namespace}/${name} was not available within ${ctx.readyTimeoutMs / 1000}s`,
+    );
   }
   r.timeline.deploymentAvailable = ctx.clock.now();
-  const sliceReady = () => (watches.evidence.sliceEvents.at(-1)?.endpoints.filter((e) => e.ready).length ?? 0) >= scenario.replicas;
-  if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal))) throw new TermlabError('POD_NOT_READY', `the Service's EndpointSlice did not list ${scenario.replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`);
+  const sliceReady = () =>
+    (watches.evidence.sliceEvents.at(-1)?.endpoints.filter((e) => e.ready).length ?? 0) >= scenario.replicas;
+  if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal)))
+    throw new TermlabError(
+      'POD_NOT_READY',
+      `the Service's EndpointSlice did not list ${scenario.replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`,
+    );
   await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
 }
 
@@ -193,12 +307,12 @@ async function loadPhase(r: Rollout, service: ServiceRecord): Promise<PodRecord>
   const { cluster, namespace, clock } = ctx;
   const readyPod = [...watches.evidence.podEvents].reverse().find((e) => e.role === 'lab' && e.ready);
   const hostIP = readyPod ? (await readPod(cluster, namespace, readyPod.name))?.status?.hostIP : undefined;
-  const target = objects.target = ctx.simulated
+  const target = (objects.target = ctx.simulated
     ? `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`
-    : `http://${service.clusterIP}:${SERVICE_PORT}`;
+    : `http://${service.clusterIP}:${SERVICE_PORT}`);
   const loadBody = renderLoadPod(ctx.template, scenario, { ...r.renderOptions, target });
   const created = await createPod(cluster, namespace, loadBody as k8s.V1Pod, { signal: ctx.signal });
-  const loadPod = objects.loadPod = { name: created.metadata!.name!, uid: created.metadata!.uid! };
+  const loadPod = (objects.loadPod = { name: created.metadata!.name!, uid: created.metadata!.uid! });
   r.timeline.loadPodCreated = clock.now();
   ctx.pods?.created(loadPod.name);
   r.cleaner.defer('delete load pod', async () => {
@@ -207,13 +321,19 @@ async function loadPhase(r: Rollout, service: ServiceRecord): Promise<PodRecord>
     return result === 'gone' ? 'gone' : 'done';
   });
   if (!(await watches.waitFor(() => scanLoad(r).start !== null, ctx.readyTimeoutMs, ctx.signal))) {
-    throw new TermlabError('POD_NOT_READY', `the load pod ${loadPod.name} did not start its load within ${ctx.readyTimeoutMs / 1000}s`);
+    throw new TermlabError(
+      'POD_NOT_READY',
+      `the load pod ${loadPod.name} did not start its load within ${ctx.readyTimeoutMs / 1000}s`,
+    );
   }
   // The change is timed from a second of steady success: until then the proxies may not route
   // to every endpoint yet (a real cluster's take unknown time), which is not the rollout's doing.
   const steady = () => scanLoad(r).completedInARow >= scenario.load.rate;
   if (!(await watches.waitFor(steady, ctx.readyTimeoutMs, ctx.signal))) {
-    throw new TermlabError('POD_NOT_READY', `requests through the Service did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s (target ${target})`);
+    throw new TermlabError(
+      'POD_NOT_READY',
+      `requests through the Service did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s (target ${target})`,
+    );
   }
   await sleep(scenario.changeAfterMs, undefined, { signal: ctx.signal });
   return loadPod;
@@ -222,13 +342,32 @@ async function loadPhase(r: Rollout, service: ServiceRecord): Promise<PodRecord>
 /** roll out: the new template, until every replica is new and available and every old pod is gone. */
 async function rolloutPhase(r: Rollout): Promise<void> {
   const { ctx, scenario, name, timeline, watches } = r;
-  const patched = await replaceDeploymentTemplate(ctx.cluster, ctx.namespace, name, renderPodTemplate(ctx.template, scenario, scenario.to, 'to', r.renderOptions) as k8s.V1PodTemplateSpec, { signal: ctx.signal });
+  const patched = await replaceDeploymentTemplate(
+    ctx.cluster,
+    ctx.namespace,
+    name,
+    renderPodTemplate(ctx.template, scenario, scenario.to, 'to', r.renderOptions) as k8s.V1PodTemplateSpec,
+    { signal: ctx.signal },
+  );
   timeline.templateChanged = ctx.clock.now();
-  r.template.after = { at: timeline.templateChanged, generation: patched.metadata?.generation ?? null, containers: liveContainers(JSON.parse(JSON.stringify(patched.spec?.template?.spec))) };
+  r.template.after = {
+    at: timeline.templateChanged,
+    generation: patched.metadata?.generation ?? null,
+    containers: liveContainers(JSON.parse(JSON.stringify(patched.spec?.template?.spec))),
+  };
   const oldUids = labUids(r);
-  const rolloutLimit = scenario.load.durationMs + scenario.replicas * scenario.terminationGracePeriodSeconds * 1000 + ROLLOUT_MARGIN_MS;
-  const complete = () => { const gone = goneUids(r); return rolledTo(r, patched.metadata?.generation ?? 2)() && oldUids.every((u) => gone.has(u)); };
-  if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal))) throw new TermlabError('ROLLOUT_NOT_COMPLETE', `the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`, { limitMs: rolloutLimit });
+  const rolloutLimit =
+    scenario.load.durationMs + scenario.replicas * scenario.terminationGracePeriodSeconds * 1000 + ROLLOUT_MARGIN_MS;
+  const complete = () => {
+    const gone = goneUids(r);
+    return rolledTo(r, patched.metadata?.generation ?? 2)() && oldUids.every((u) => gone.has(u));
+  };
+  if (!(await watches.waitFor(complete, rolloutLimit, ctx.signal)))
+    throw new TermlabError(
+      'ROLLOUT_NOT_COMPLETE',
+      `the rollout did not complete within ${Math.round(rolloutLimit / 1000)}s`,
+      { limitMs: rolloutLimit },
+    );
   timeline.rolloutComplete = ctx.clock.now();
 }
 
@@ -243,7 +382,12 @@ async function loadEndPhase(r: Rollout, loadPod: PodRecord): Promise<void> {
     await deletePod(ctx.cluster, ctx.namespace, loadPod.name, loadPod.uid, { signal: ctx.signal });
   }
   const loadLimit = scenario.load.durationMs + scenario.load.workMs + GONE_TIMEOUT_MS;
-  if (!(await watches.waitFor(loadEnded, loadLimit, ctx.signal))) throw new TermlabError('LOAD_NOT_ENDED', `the load pod did not log the end of its load within ${Math.round(loadLimit / 1000)}s`, { limitMs: loadLimit });
+  if (!(await watches.waitFor(loadEnded, loadLimit, ctx.signal)))
+    throw new TermlabError(
+      'LOAD_NOT_ENDED',
+      `the load pod did not log the end of its load within ${Math.round(loadLimit / 1000)}s`,
+      { limitMs: loadLimit },
+    );
   r.timeline.loadEnded = ctx.clock.now();
 }
 
@@ -258,13 +402,29 @@ function finishRollout(r: Rollout, cleanup: RolloutObservation['cleanup']): Roll
   const { followers, watches } = r;
   const logOf = (uid: string) => {
     const f = followers.get(uid)!;
-    return { pod: f.pod, uid, lines: f.follower.lines, ended: f.follower.ended && f.follower.error === null, error: f.follower.error };
+    return {
+      pod: f.pod,
+      uid,
+      lines: f.follower.lines,
+      ended: f.follower.ended && f.follower.error === null,
+      error: f.follower.error,
+    };
   };
   const loadUid = r.objects.loadPod?.uid;
   const evidence = watches.evidence;
   evidence.podLogs = [...followers.keys()].filter((u) => u !== loadUid).map(logOf);
   evidence.loadLog = loadUid && followers.has(loadUid) ? logOf(loadUid) : null;
   const { run, scenario, objects, template, timeline } = r;
-  return { schemaVersion: ROLLOUT_SCHEMA_VERSION, kind: ROLLOUT_KIND, run, scenario, objects, template, timeline, liveReads: r.liveReads.settled(), cleanup, evidence };
+  return {
+    schemaVersion: ROLLOUT_SCHEMA_VERSION,
+    kind: ROLLOUT_KIND,
+    run,
+    scenario,
+    objects,
+    template,
+    timeline,
+    liveReads: r.liveReads.settled(),
+    cleanup,
+    evidence,
+  };
 }
-

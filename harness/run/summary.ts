@@ -8,10 +8,31 @@ export function summaryTable(results: GradeResult[]): string {
     // Every try is shown; one that ran again says why instead of a verdict.
     const name = tryName(r);
     const verdict = r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict];
-    rows.push([name, r.preStop, `${r.graceSeconds}s`, r.outcome, formatExit(r.exitCode, r.reason), r.prediction ? `${r.prediction.outcome}/${r.prediction.exitCode}` : r.rollout ? `failures ${r.rollout.exposure}` : '—', verdict]);
+    rows.push([
+      name,
+      r.preStop,
+      `${r.graceSeconds}s`,
+      r.outcome,
+      formatExit(r.exitCode, r.reason),
+      r.prediction
+        ? `${r.prediction.outcome}/${r.prediction.exitCode}`
+        : r.rollout
+          ? `failures ${r.rollout.exposure}`
+          : '—',
+      verdict,
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...r[i]!].length)));
-  return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i]! - [...cell].length)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, i) => cell + ' '.repeat(widths[i]! - [...cell].length))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 interface Ending {
@@ -27,20 +48,37 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function exitReason(code: number, ending: Ending): string {
   const counted = ending.results.filter((r) => !r.supersededBy);
   const by = (v: GradeResult['verdict']) => counted.filter((r) => r.verdict === v).length;
-  const wrong = counted.filter((r) => r.checks.some((c) => c.id === 'prediction.vs-model' && c.status !== 'pass')).length;
-  const unpredicted = counted.filter((r) => r.checks.some((c) => c.id === 'prediction.present' && c.status !== 'pass')).length;
-  const otherChecks = counted.filter((r) => r.verdict === 'matches-model' && r.checks.some((c) => c.status !== 'pass' && !c.id.startsWith('prediction.'))).length;
+  const wrong = counted.filter((r) =>
+    r.checks.some((c) => c.id === 'prediction.vs-model' && c.status !== 'pass'),
+  ).length;
+  const unpredicted = counted.filter((r) =>
+    r.checks.some((c) => c.id === 'prediction.present' && c.status !== 'pass'),
+  ).length;
+  const otherChecks = counted.filter(
+    (r) =>
+      r.verdict === 'matches-model' && r.checks.some((c) => c.status !== 'pass' && !c.id.startsWith('prediction.')),
+  ).length;
   const pairs = ending.pairs.filter((p) => p.checks.some((c) => c.status !== 'pass')).length;
   const reasons = [
-    by('differs-from-model') ? `${plural(by('differs-from-model'), 'scenario')} differ${by('differs-from-model') === 1 ? 's' : ''} from the model` : '',
+    by('differs-from-model')
+      ? `${plural(by('differs-from-model'), 'scenario')} differ${by('differs-from-model') === 1 ? 's' : ''} from the model`
+      : '',
     by('evidence-invalid') ? `${plural(by('evidence-invalid'), 'observation')} with invalid evidence` : '',
     by('inconclusive') ? `${plural(by('inconclusive'), 'scenario')} inconclusive` : '',
     otherChecks ? `${plural(otherChecks, 'scenario')} with a check not passed` : '',
     wrong ? `${plural(wrong, 'prediction')} differ${wrong === 1 ? 's' : ''} from the model's answer` : '',
     unpredicted ? `${plural(unpredicted, 'scenario')} without a prediction` : '',
     pairs ? `${plural(pairs, 'lab pair')} not passed` : '',
-    ending.problems.length ? `${plural(ending.problems.length, 'file')} that could not be written or graded (above)` : '',
-    ...[...new Set(ending.failures.map((f) => f.error.code))].map((c) => `${ending.failures.filter((f) => f.error.code === c).map((f) => f.scenario).join(', ')} ended early (${c})`),
+    ending.problems.length
+      ? `${plural(ending.problems.length, 'file')} that could not be written or graded (above)`
+      : '',
+    ...[...new Set(ending.failures.map((f) => f.error.code))].map(
+      (c) =>
+        `${ending.failures
+          .filter((f) => f.error.code === c)
+          .map((f) => f.scenario)
+          .join(', ')} ended early (${c})`,
+    ),
   ].filter(Boolean);
   if (code === 130) return 'exit 130: interrupted (Ctrl-C)';
   return `exit ${code}: ${reasons.length ? reasons.join('; ') : 'see the lines above'}`;

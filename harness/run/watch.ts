@@ -8,7 +8,9 @@ import { apiTimeString, type RunClock } from './clock.ts';
 type Lifecycle = { event: WatchLife; at: ReturnType<RunClock['now']>; resourceVersion: string | null; detail?: string };
 
 /** One thing seen of the pod: a watch event, or a read (pod null: the API said NotFound). */
-export type Sighting = { via: 'watch'; type: PodEventType; pod: k8s.V1Pod } | { via: 'read'; reason: PodRead['reason']; pod: k8s.V1Pod | null };
+export type Sighting =
+  | { via: 'watch'; type: PodEventType; pod: k8s.V1Pod }
+  | { via: 'read'; reason: PodRead['reason']; pod: k8s.V1Pod | null };
 
 /** The containers' states as a watch event records them (pod and rollout observations alike). */
 export const containerStates = (pod: k8s.V1Pod) => [
@@ -18,16 +20,27 @@ export const containerStates = (pod: k8s.V1Pod) => [
 ];
 
 function containerState(c: k8s.V1ContainerStatus): WatchEvent['containers'][number] {
-  const state = c.state?.terminated ? 'terminated' : c.state?.running ? 'running' : c.state?.waiting ? 'waiting' : 'unknown';
+  const state = c.state?.terminated
+    ? 'terminated'
+    : c.state?.running
+      ? 'running'
+      : c.state?.waiting
+        ? 'waiting'
+        : 'unknown';
   return {
-    name: c.name, state, ready: Boolean(c.ready),
+    name: c.name,
+    state,
+    ready: Boolean(c.ready),
     ...(c.state?.terminated ? { exitCode: c.state.terminated.exitCode, reason: c.state.terminated.reason } : {}),
     ...(c.state?.waiting?.reason ? { reason: c.state.waiting.reason } : {}),
   } as WatchEvent['containers'][number];
 }
 
 /** Why the kubelet ended the pod on its own (status.reason, status.message: `DeadlineExceeded`), verbatim; null when none. */
-const statusCause = (pod: k8s.V1Pod | null) => ({ statusReason: pod?.status?.reason ?? null, statusMessage: pod?.status?.message ?? null });
+const statusCause = (pod: k8s.V1Pod | null) => ({
+  statusReason: pod?.status?.reason ?? null,
+  statusMessage: pod?.status?.message ?? null,
+});
 
 function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: WatchEvent['receivedAt']): WatchEvent {
   return {
@@ -47,7 +60,9 @@ function toWatchEvent(type: WatchEvent['type'], pod: k8s.V1Pod, receivedAt: Watc
 
 function toPodRead(reason: PodRead['reason'], pod: k8s.V1Pod | null, at: PodRead['at']): PodRead {
   return {
-    reason, at, found: pod !== null,
+    reason,
+    at,
+    found: pod !== null,
     resourceVersion: pod?.metadata?.resourceVersion ?? null,
     uid: pod?.metadata?.uid ?? null,
     phase: pod?.status?.phase ?? null,
@@ -146,12 +161,24 @@ export class PodWatch {
     return new Promise((resolve) => {
       const check = () => {
         const found = this.sightings.find(match);
-        if (found) { done(); resolve(found); }
-        else if (this.gaveUp || signal?.aborted) { done(); resolve(null); }
+        if (found) {
+          done();
+          resolve(found);
+        } else if (this.gaveUp || signal?.aborted) {
+          done();
+          resolve(null);
+        }
       };
-      const timer = setTimeout(() => { done(); resolve(null); }, timeoutMs);
+      const timer = setTimeout(() => {
+        done();
+        resolve(null);
+      }, timeoutMs);
       const onAbort = () => check();
-      const done = () => { clearTimeout(timer); this.waiters.delete(check); signal?.removeEventListener('abort', onAbort); };
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        signal?.removeEventListener('abort', onAbort);
+      };
       this.waiters.add(check);
       signal?.addEventListener('abort', onAbort);
       check();
@@ -164,8 +191,10 @@ export class PodWatch {
   }
 }
 
-export const isReady = (pod: k8s.V1Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-export const hasTerminated = (pod: k8s.V1Pod) => pod.status?.containerStatuses?.some((c) => c.state?.terminated) ?? false;
+export const isReady = (pod: k8s.V1Pod) =>
+  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+export const hasTerminated = (pod: k8s.V1Pod) =>
+  pod.status?.containerStatuses?.some((c) => c.state?.terminated) ?? false;
 /** Every container of the pod has ended, its sidecars too (a native sidecar ends after the app). */
 export const allTerminated = (pod: k8s.V1Pod) => {
   const all = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];

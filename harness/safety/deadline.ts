@@ -13,7 +13,9 @@ export function podDeadlineSeconds(scenario: Scenario): number {
   const workAndDelay = Math.ceil((scenario.workMs + scenario.deleteDelayMs) / 1000);
   const hook = Math.ceil(hookDurationSeconds(scenario.preStop));
   // A retry scenario's pods (the standby and the ledger too) outlive the first attempt by every retry.
-  const retries = scenario.retry ? Math.ceil(((scenario.retry.attempts - 1) * (scenario.workMs + scenario.retry.backoffMs)) / 1000) : 0;
+  const retries = scenario.retry
+    ? Math.ceil(((scenario.retry.attempts - 1) * (scenario.workMs + scenario.retry.backoffMs)) / 1000)
+    : 0;
   return workAndDelay + hook + scenario.terminationGracePeriodSeconds + retries + DEADLINE_MARGIN_SECONDS;
 }
 

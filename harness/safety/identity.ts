@@ -24,7 +24,12 @@ export async function whoAmI(cluster: Cluster, signal?: AbortSignal): Promise<Id
     return { source: 'SelfSubjectReview', username, groups: review.status?.userInfo?.groups ?? [] };
   } catch (error) {
     const status = classify(error).status ?? (error as { context?: { status?: number } }).context?.status ?? null;
-    if (status !== null && NOT_OFFERED.has(status)) return { source: 'termlab', username: null, why: `the API server does not serve SelfSubjectReview (HTTP ${status})` };
+    if (status !== null && NOT_OFFERED.has(status))
+      return {
+        source: 'termlab',
+        username: null,
+        why: `the API server does not serve SelfSubjectReview (HTTP ${status})`,
+      };
     throw error;
   }
 }
@@ -53,9 +58,26 @@ export interface Ownership {
 export function ownershipOf(identity: Identity, ownerFlag: string | undefined, fallback: () => string): Ownership {
   if (identity.username !== null) {
     const fromCluster = ownerLabelFor(identity.username);
-    if (ownerFlag === undefined || ownerFlag === fromCluster) return { owner: fromCluster, source: 'SelfSubjectReview', identity: identity.username, note: `the cluster says you are ${identity.username}` };
-    return { owner: ownerFlag, source: '--owner', identity: identity.username, note: `--owner ${ownerFlag}; the cluster says you are ${identity.username} (kept in the ${IDENTITY_ANNOTATION} annotation)` };
+    if (ownerFlag === undefined || ownerFlag === fromCluster)
+      return {
+        owner: fromCluster,
+        source: 'SelfSubjectReview',
+        identity: identity.username,
+        note: `the cluster says you are ${identity.username}`,
+      };
+    return {
+      owner: ownerFlag,
+      source: '--owner',
+      identity: identity.username,
+      note: `--owner ${ownerFlag}; the cluster says you are ${identity.username} (kept in the ${IDENTITY_ANNOTATION} annotation)`,
+    };
   }
-  if (ownerFlag !== undefined) return { owner: ownerFlag, source: '--owner', identity: null, note: `--owner ${ownerFlag}; the cluster did not say who you are: ${identity.why}` };
+  if (ownerFlag !== undefined)
+    return {
+      owner: ownerFlag,
+      source: '--owner',
+      identity: null,
+      note: `--owner ${ownerFlag}; the cluster did not say who you are: ${identity.why}`,
+    };
   return { owner: fallback(), source: 'termlab', identity: null, note: `owner chosen by termlab: ${identity.why}` };
 }

@@ -20,8 +20,17 @@ export function isLabelValue(value: string): boolean {
 /** Stable per user and cluster context, so a later run or reap finds the same owner. */
 export function defaultOwnerId(context: string, server: string): string {
   let user = 'user';
-  try { user = userInfo().username; } catch { /* no passwd entry in some containers */ }
-  const safeUser = user.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'user';
+  try {
+    user = userInfo().username;
+  } catch {
+    /* no passwd entry in some containers */
+  }
+  const safeUser =
+    user
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'user';
   const where = createHash('sha256').update(`${context}\n${server}`).digest('hex').slice(0, 8);
   return `${safeUser}-${where}`;
 }
@@ -32,7 +41,12 @@ export function newRunId(now = new Date()): string {
 }
 
 export function ownershipLabels(owner: string, runId: string, scenario?: string): Record<string, string> {
-  return { [MANAGED_BY]: MANAGER, [OWNER_LABEL]: owner, [RUN_LABEL]: runId, ...(scenario ? { [SCENARIO_LABEL]: scenario } : {}) };
+  return {
+    [MANAGED_BY]: MANAGER,
+    [OWNER_LABEL]: owner,
+    [RUN_LABEL]: runId,
+    ...(scenario ? { [SCENARIO_LABEL]: scenario } : {}),
+  };
 }
 
 export function ownerSelector(owner: string): string {

@@ -13,9 +13,20 @@ const MAX_DELAY_MS = 15_000;
 // Each list is key=value pairs joined by ',' without spaces (the API server's own format).
 const EXCEEDED = /exceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: ([^\s"]+)/;
 
-export interface QuotaRefusal { quota: string; requested: Record<string, string>; used: Record<string, string>; limited: Record<string, string> }
+export interface QuotaRefusal {
+  quota: string;
+  requested: Record<string, string>;
+  used: Record<string, string>;
+  limited: Record<string, string>;
+}
 
-const pairs = (text: string) => Object.fromEntries(text.split(',').map((p) => p.trim().split('=') as [string, string]).filter((p) => p.length === 2));
+const pairs = (text: string) =>
+  Object.fromEntries(
+    text
+      .split(',')
+      .map((p) => p.trim().split('=') as [string, string])
+      .filter((p) => p.length === 2),
+  );
 
 /** The quota refusal in an API error's text, or null for any other failure. */
 export function quotaRefusal(error: unknown): QuotaRefusal | null {
@@ -27,10 +38,23 @@ export function quotaRefusal(error: unknown): QuotaRefusal | null {
 
 /** "40 of 40 pods in use": each limit the refusal names. */
 function usageText(r: QuotaRefusal): string {
-  return Object.keys(r.limited).map((key) => `${r.used[key] ?? '?'} of ${r.limited[key]} ${key} in use`).join(', ');
+  return Object.keys(r.limited)
+    .map((key) => `${r.used[key] ?? '?'} of ${r.limited[key]} ${key} in use`)
+    .join(', ');
 }
 
-export async function createPodWithinQuota(cluster: Cluster, namespace: string, body: k8s.V1Pod, options: { signal?: AbortSignal; maxWaitMs?: number; onWait?: (text: string) => void; onReadBack?: () => void; now?: () => number } = {}): Promise<k8s.V1Pod> {
+export async function createPodWithinQuota(
+  cluster: Cluster,
+  namespace: string,
+  body: k8s.V1Pod,
+  options: {
+    signal?: AbortSignal;
+    maxWaitMs?: number;
+    onWait?: (text: string) => void;
+    onReadBack?: () => void;
+    now?: () => number;
+  } = {},
+): Promise<k8s.V1Pod> {
   const now = options.now ?? Date.now;
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_QUOTA_WAIT_MS;
   const started = now();
@@ -43,10 +67,19 @@ export async function createPodWithinQuota(cluster: Cluster, namespace: string, 
       if (!refusal) throw error;
       const waited = now() - started;
       if (waited + delay > maxWaitMs) {
-        throw new TermlabError('QUOTA_FULL', `the class quota ${refusal.quota} in ${namespace} stayed full for ${Math.round(waited / 1000)} s (bound ${Math.round(maxWaitMs / 1000)} s, --quota-wait): ${usageText(refusal)}; try again when classmates' runs have ended, or ask the instructor`, { quota: refusal.quota, namespace, status: 403 }, { cause: error });
+        throw new TermlabError(
+          'QUOTA_FULL',
+          `the class quota ${refusal.quota} in ${namespace} stayed full for ${Math.round(waited / 1000)} s (bound ${Math.round(maxWaitMs / 1000)} s, --quota-wait): ${usageText(refusal)}; try again when classmates' runs have ended, or ask the instructor`,
+          { quota: refusal.quota, namespace, status: 403 },
+          { cause: error },
+        );
       }
-      options.onWait?.(`waiting for the class quota: ${usageText(refusal)} (${refusal.quota} in ${namespace}); trying again in ${delay / 1000} s`);
-      await sleep(delay, undefined, { signal: options.signal }).catch(() => { throw new TermlabError('INTERRUPTED', 'interrupted while waiting for the class quota'); });
+      options.onWait?.(
+        `waiting for the class quota: ${usageText(refusal)} (${refusal.quota} in ${namespace}); trying again in ${delay / 1000} s`,
+      );
+      await sleep(delay, undefined, { signal: options.signal }).catch(() => {
+        throw new TermlabError('INTERRUPTED', 'interrupted while waiting for the class quota');
+      });
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }

@@ -7,7 +7,15 @@
 import type * as k8s from '@kubernetes/client-node';
 import { listPods, type Cluster } from '../kube/index.ts';
 import { secondsLeftOf } from './deadline.ts';
-import { ENV_LABEL, environmentSelector, HOLD_FINALIZER, MANAGED_BY, MANAGER, OWNER_LABEL, RUN_LABEL } from './labels.ts';
+import {
+  ENV_LABEL,
+  environmentSelector,
+  HOLD_FINALIZER,
+  MANAGED_BY,
+  MANAGER,
+  OWNER_LABEL,
+  RUN_LABEL,
+} from './labels.ts';
 import { type ReapAllEntry, takePod } from './reap-core.ts';
 import { reapExpiredWorkloadsOfEnv } from './reap-workloads.ts';
 
@@ -24,7 +32,8 @@ export interface ReapAllOptions {
 function notExpired(pod: k8s.V1Pod, env: string, nowMs: number): string | null {
   const labels = pod.metadata?.labels ?? {};
   if (labels[MANAGED_BY] !== MANAGER || labels[ENV_LABEL] !== env) return `not a termlab pod of environment ${env}`;
-  if (pod.metadata?.deletionTimestamp && !pod.metadata.finalizers?.includes(HOLD_FINALIZER)) return 'already being deleted';
+  if (pod.metadata?.deletionTimestamp && !pod.metadata.finalizers?.includes(HOLD_FINALIZER))
+    return 'already being deleted';
   const deadline = pod.spec?.activeDeadlineSeconds;
   if (deadline === undefined) return 'no activeDeadlineSeconds on the pod: never guessed at';
   const start = pod.status?.startTime ?? pod.metadata?.creationTimestamp;
@@ -33,10 +42,18 @@ function notExpired(pod: k8s.V1Pod, env: string, nowMs: number): string | null {
   return left > 0 ? `its deadline is in ${Math.ceil(left)}s` : null;
 }
 
-export async function reapAllOwners(cluster: Cluster, namespace: string, env: string, options: ReapAllOptions = {}): Promise<ReapAllEntry[]> {
+export async function reapAllOwners(
+  cluster: Cluster,
+  namespace: string,
+  env: string,
+  options: ReapAllOptions = {},
+): Promise<ReapAllEntry[]> {
   const now = options.now ?? Date.now;
   // Rollouts' Deployments and Services first: a Deployment left would only make its pods again.
-  const entries: ReapAllEntry[] = await reapExpiredWorkloadsOfEnv(cluster, namespace, env, { dryRun: options.dryRun, now });
+  const entries: ReapAllEntry[] = await reapExpiredWorkloadsOfEnv(cluster, namespace, env, {
+    dryRun: options.dryRun,
+    now,
+  });
   const listed = await listPods(cluster, namespace, { labelSelector: environmentSelector(env) });
   const candidates: k8s.V1Pod[] = [];
   for (const pod of listed.items) {
@@ -44,7 +61,14 @@ export async function reapAllOwners(cluster: Cluster, namespace: string, env: st
     const why = notExpired(pod, env, now());
     // The selector already asked for this env; a pod that still does not match is left unreported.
     if (why?.startsWith('not a termlab pod')) continue;
-    if (why) entries.push({ pod: pod.metadata!.name!, owner: labels[OWNER_LABEL] ?? null, run: labels[RUN_LABEL] ?? null, result: 'skipped', why });
+    if (why)
+      entries.push({
+        pod: pod.metadata!.name!,
+        owner: labels[OWNER_LABEL] ?? null,
+        run: labels[RUN_LABEL] ?? null,
+        result: 'skipped',
+        why,
+      });
     else candidates.push(pod);
   }
   await options.afterList?.();
@@ -55,21 +79,39 @@ export async function reapAllOwners(cluster: Cluster, namespace: string, env: st
       const why = notExpired(current, env, now());
       return why && `changed since the list: ${why}`;
     };
-    const taken = await takePod(cluster, namespace, pod, { dryRun: options.dryRun, stillWanted, why: 'its deadline has passed' });
-    entries.push({ pod: pod.metadata!.name!, owner: labels[OWNER_LABEL] ?? null, run: labels[RUN_LABEL] ?? null, ...taken });
+    const taken = await takePod(cluster, namespace, pod, {
+      dryRun: options.dryRun,
+      stillWanted,
+      why: 'its deadline has passed',
+    });
+    entries.push({
+      pod: pod.metadata!.name!,
+      owner: labels[OWNER_LABEL] ?? null,
+      run: labels[RUN_LABEL] ?? null,
+      ...taken,
+    });
   }
   return entries;
 }
 
 export function countReapAll(entries: ReapAllEntry[]): Record<ReapAllEntry['result'], number> {
   const count = (r: ReapAllEntry['result']) => entries.filter((e) => e.result === r).length;
-  return { deleted: count('deleted'), 'would delete': count('would delete'), skipped: count('skipped'), failed: count('failed') };
+  return {
+    deleted: count('deleted'),
+    'would delete': count('would delete'),
+    skipped: count('skipped'),
+    failed: count('failed'),
+  };
 }
 
 /** One line per pod, then the counts on one line a CronJob's log can be searched for. */
 export function formatReapAll(entries: ReapAllEntry[], namespace: string, env: string): string {
-  const lines = entries.map((e) => `${e.result.padEnd(12)} ${e.pod} (owner ${e.owner ?? '?'}, ${e.run ?? 'no run'}): ${e.why}`);
+  const lines = entries.map(
+    (e) => `${e.result.padEnd(12)} ${e.pod} (owner ${e.owner ?? '?'}, ${e.run ?? 'no run'}): ${e.why}`,
+  );
   const c = countReapAll(entries);
-  lines.push(`reap --all-owners namespace=${namespace} env=${env}: ${c.deleted} deleted, ${c['would delete']} would be deleted, ${c.skipped} skipped, ${c.failed} failed`);
+  lines.push(
+    `reap --all-owners namespace=${namespace} env=${env}: ${c.deleted} deleted, ${c['would delete']} would be deleted, ${c.skipped} skipped, ${c.failed} failed`,
+  );
   return lines.join('\n') + '\n';
 }

@@ -10,12 +10,23 @@ export interface ClassReap {
   namespaces: { namespace: string; entries: ReapAllEntry[]; error: string | null }[];
 }
 
-export async function reapClass(cluster: Cluster, className: string, env: string, options: { dryRun?: boolean; signal?: AbortSignal; now?: () => number } = {}): Promise<ClassReap> {
-  const listed = await listObjects(cluster, '/api/v1/namespaces', `${CLASS_LABEL}=${className}`, { signal: options.signal });
+export async function reapClass(
+  cluster: Cluster,
+  className: string,
+  env: string,
+  options: { dryRun?: boolean; signal?: AbortSignal; now?: () => number } = {},
+): Promise<ClassReap> {
+  const listed = await listObjects(cluster, '/api/v1/namespaces', `${CLASS_LABEL}=${className}`, {
+    signal: options.signal,
+  });
   const namespaces: ClassReap['namespaces'] = [];
   for (const { name } of listed.sort((a, b) => a.name.localeCompare(b.name))) {
     try {
-      namespaces.push({ namespace: name, entries: await reapAllOwners(cluster, name, env, { dryRun: options.dryRun, now: options.now }), error: null });
+      namespaces.push({
+        namespace: name,
+        entries: await reapAllOwners(cluster, name, env, { dryRun: options.dryRun, now: options.now }),
+        error: null,
+      });
     } catch (error) {
       namespaces.push({ namespace: name, entries: [], error: apiErrorText(error) });
     }
@@ -27,7 +38,11 @@ export function formatReapClass(report: ClassReap, className: string, env: strin
   const total = { deleted: 0, 'would delete': 0, skipped: 0, failed: 0 };
   let text = '';
   for (const n of report.namespaces) {
-    if (n.error) { text += `failed       namespace ${n.namespace}: ${n.error}\n`; total.failed++; continue; }
+    if (n.error) {
+      text += `failed       namespace ${n.namespace}: ${n.error}\n`;
+      total.failed++;
+      continue;
+    }
     text += formatReapAll(n.entries, n.namespace, env);
     const c = countReapAll(n.entries);
     for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += c[key];

@@ -27,19 +27,29 @@ export interface TakeOptions {
   why: string;
 }
 
-export async function takePod(cluster: Cluster, namespace: string, listed: k8s.V1Pod, options: TakeOptions): Promise<{ result: ReapResult; why: string }> {
+export async function takePod(
+  cluster: Cluster,
+  namespace: string,
+  listed: k8s.V1Pod,
+  options: TakeOptions,
+): Promise<{ result: ReapResult; why: string }> {
   const name = listed.metadata!.name!;
   let released = false;
-  const gone = () => (released ? { result: 'deleted' as const, why: `${options.why}; released its hold` } : { result: 'skipped' as const, why: 'already gone' });
+  const gone = () =>
+    released
+      ? { result: 'deleted' as const, why: `${options.why}; released its hold` }
+      : { result: 'skipped' as const, why: 'already gone' };
   try {
     const current = await readPod(cluster, namespace, name);
     if (!current) return gone();
-    if (current.metadata?.uid !== listed.metadata?.uid) return { result: 'skipped', why: 'replaced by a new pod since the list' };
+    if (current.metadata?.uid !== listed.metadata?.uid)
+      return { result: 'skipped', why: 'replaced by a new pod since the list' };
     const not = options.stillWanted(current);
     if (not) return { result: 'skipped', why: not };
     if (options.dryRun) return { result: 'would delete', why: options.why };
     // Removing the hold of a pod already being deleted is what ends it: that is our delete.
-    if (current.metadata?.finalizers?.includes(HOLD_FINALIZER)) released = (await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER)) === 'removed';
+    if (current.metadata?.finalizers?.includes(HOLD_FINALIZER))
+      released = (await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER)) === 'removed';
     const deleted = await deletePod(cluster, namespace, name, listed.metadata!.uid!);
     return deleted === 'gone' ? gone() : { result: 'deleted', why: options.why };
   } catch (error) {

@@ -2,7 +2,16 @@
 // enforces (the API forbids activeDeadlineSeconds in a ReplicaSet's template), and the Deployment
 // would make its pods again. They carry an expiry annotation instead, and the same rules as pods
 // hold: only this owner's, judged by the run's record or, without one, by that expiry alone.
-import { apiErrorText, classify, COLLECTIONS, type Cluster, deleteDeployment, deleteService, listObjects, SERVICES } from '../kube/index.ts';
+import {
+  apiErrorText,
+  classify,
+  COLLECTIONS,
+  type Cluster,
+  deleteDeployment,
+  deleteService,
+  listObjects,
+  SERVICES,
+} from '../kube/index.ts';
 import { environmentSelector, OWNER_LABEL, ownerSelector, RUN_LABEL } from './labels.ts';
 import type { ReapAllEntry, ReapEntry } from './reap-core.ts';
 import { liveness, readRun } from './runs.ts';
@@ -24,22 +33,46 @@ async function listOrNone(cluster: Cluster, path: string, selector: string) {
 }
 
 async function listOwned(cluster: Cluster, namespace: string, selector: string) {
-  const [deployments, services] = await Promise.all([listOrNone(cluster, COLLECTIONS.deployments(namespace), selector), listOrNone(cluster, SERVICES(namespace), selector)]);
-  return [...deployments.map((o) => ({ ...o, kind: 'deployment' as Kind })), ...services.map((o) => ({ ...o, kind: 'service' as Kind }))];
+  const [deployments, services] = await Promise.all([
+    listOrNone(cluster, COLLECTIONS.deployments(namespace), selector),
+    listOrNone(cluster, SERVICES(namespace), selector),
+  ]);
+  return [
+    ...deployments.map((o) => ({ ...o, kind: 'deployment' as Kind })),
+    ...services.map((o) => ({ ...o, kind: 'service' as Kind })),
+  ];
 }
 
-async function remove(cluster: Cluster, namespace: string, o: { kind: Kind; name: string; uid: string }): Promise<'deleted' | 'gone'> {
-  return o.kind === 'deployment' ? deleteDeployment(cluster, namespace, o.name, o.uid) : deleteService(cluster, namespace, o.name, o.uid);
+async function remove(
+  cluster: Cluster,
+  namespace: string,
+  o: { kind: Kind; name: string; uid: string },
+): Promise<'deleted' | 'gone'> {
+  return o.kind === 'deployment'
+    ? deleteDeployment(cluster, namespace, o.name, o.uid)
+    : deleteService(cluster, namespace, o.name, o.uid);
 }
 
-export async function reapWorkloads(cluster: Cluster, namespace: string, owner: string, options: { dryRun?: boolean; exceptRun?: string; now?: () => number } = {}): Promise<ReapEntry[]> {
+export async function reapWorkloads(
+  cluster: Cluster,
+  namespace: string,
+  owner: string,
+  options: { dryRun?: boolean; exceptRun?: string; now?: () => number } = {},
+): Promise<ReapEntry[]> {
   const now = options.now ?? Date.now;
   const entries: ReapEntry[] = [];
   for (const o of await listOwned(cluster, namespace, ownerSelector(owner))) {
     const run = o.labels[RUN_LABEL] ?? null;
-    const entry = (result: ReapEntry['result'], why: string) => entries.push({ pod: `${o.kind}/${o.name}`, run, result, why });
-    if (o.deleting) { entry('skipped', 'already being deleted'); continue; }
-    if (run && run === options.exceptRun) { entry('skipped', 'belongs to this run'); continue; }
+    const entry = (result: ReapEntry['result'], why: string) =>
+      entries.push({ pod: `${o.kind}/${o.name}`, run, result, why });
+    if (o.deleting) {
+      entry('skipped', 'already being deleted');
+      continue;
+    }
+    if (run && run === options.exceptRun) {
+      entry('skipped', 'belongs to this run');
+      continue;
+    }
     const record = run ? await readRun(run) : null;
     let take: boolean, why: string;
     if (record) {
@@ -49,10 +82,20 @@ export async function reapWorkloads(cluster: Cluster, namespace: string, owner: 
     } else {
       const expires = Date.parse(o.annotations[EXPIRES_ANNOTATION] ?? '');
       take = Number.isFinite(expires) && expires < now();
-      why = Number.isFinite(expires) ? (take ? `run ${run ?? '?'} is unknown here and its objects expired at ${o.annotations[EXPIRES_ANNOTATION]}` : `no record of run ${run ?? '?'} here; it expires at ${o.annotations[EXPIRES_ANNOTATION]}`) : `no record of run ${run ?? '?'} here and no ${EXPIRES_ANNOTATION}`;
+      why = Number.isFinite(expires)
+        ? take
+          ? `run ${run ?? '?'} is unknown here and its objects expired at ${o.annotations[EXPIRES_ANNOTATION]}`
+          : `no record of run ${run ?? '?'} here; it expires at ${o.annotations[EXPIRES_ANNOTATION]}`
+        : `no record of run ${run ?? '?'} here and no ${EXPIRES_ANNOTATION}`;
     }
-    if (!take) { entry('skipped', why); continue; }
-    if (options.dryRun) { entry('would delete', why); continue; }
+    if (!take) {
+      entry('skipped', why);
+      continue;
+    }
+    if (options.dryRun) {
+      entry('would delete', why);
+      continue;
+    }
     try {
       entry((await remove(cluster, namespace, o)) === 'gone' ? 'skipped' : 'deleted', why);
     } catch (error) {
@@ -64,7 +107,8 @@ export async function reapWorkloads(cluster: Cluster, namespace: string, owner: 
 
 /** The end of a run: its own Deployments and Services that cleanup could not remove, deleted now. */
 export async function sweepRunWorkloads(cluster: Cluster, namespace: string, runId: string): Promise<void> {
-  for (const o of await listOwned(cluster, namespace, `${RUN_LABEL}=${runId}`)) if (!o.deleting) await remove(cluster, namespace, o);
+  for (const o of await listOwned(cluster, namespace, `${RUN_LABEL}=${runId}`))
+    if (!o.deleting) await remove(cluster, namespace, o);
 }
 
 /**
@@ -72,17 +116,41 @@ export async function sweepRunWorkloads(cluster: Cluster, namespace: string, run
  * environment whose expiry has passed. Without an expiry nothing is guessed; the delete carries the
  * listed UID, so an object replaced since the list is left alone.
  */
-export async function reapExpiredWorkloadsOfEnv(cluster: Cluster, namespace: string, env: string, options: { dryRun?: boolean; now?: () => number } = {}): Promise<ReapAllEntry[]> {
+export async function reapExpiredWorkloadsOfEnv(
+  cluster: Cluster,
+  namespace: string,
+  env: string,
+  options: { dryRun?: boolean; now?: () => number } = {},
+): Promise<ReapAllEntry[]> {
   const now = options.now ?? Date.now;
   const entries: ReapAllEntry[] = [];
   for (const o of await listOwned(cluster, namespace, environmentSelector(env))) {
-    const entry = (result: ReapAllEntry['result'], why: string) => entries.push({ pod: `${o.kind}/${o.name}`, owner: o.labels[OWNER_LABEL] ?? null, run: o.labels[RUN_LABEL] ?? null, result, why });
-    if (o.deleting) { entry('skipped', 'already being deleted'); continue; }
+    const entry = (result: ReapAllEntry['result'], why: string) =>
+      entries.push({
+        pod: `${o.kind}/${o.name}`,
+        owner: o.labels[OWNER_LABEL] ?? null,
+        run: o.labels[RUN_LABEL] ?? null,
+        result,
+        why,
+      });
+    if (o.deleting) {
+      entry('skipped', 'already being deleted');
+      continue;
+    }
     const stamp = o.annotations[EXPIRES_ANNOTATION];
     const expires = Date.parse(stamp ?? '');
-    if (!Number.isFinite(expires)) { entry('skipped', `no ${EXPIRES_ANNOTATION}: never guessed at`); continue; }
-    if (expires >= now()) { entry('skipped', `it expires at ${stamp}`); continue; }
-    if (options.dryRun) { entry('would delete', `it expired at ${stamp}`); continue; }
+    if (!Number.isFinite(expires)) {
+      entry('skipped', `no ${EXPIRES_ANNOTATION}: never guessed at`);
+      continue;
+    }
+    if (expires >= now()) {
+      entry('skipped', `it expires at ${stamp}`);
+      continue;
+    }
+    if (options.dryRun) {
+      entry('would delete', `it expired at ${stamp}`);
+      continue;
+    }
     try {
       entry((await remove(cluster, namespace, o)) === 'gone' ? 'skipped' : 'deleted', `it expired at ${stamp}`);
     } catch (error) {

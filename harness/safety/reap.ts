@@ -40,7 +40,8 @@ async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: 
   }
   // No local record (another machine, or a lost state file): only the pod's own deadline decides.
   const deadline = pod.spec?.activeDeadlineSeconds;
-  if (deadline === undefined) return { take: false, why: `no record of run ${run ?? '?'} here and no deadline on the pod` };
+  if (deadline === undefined)
+    return { take: false, why: `no record of run ${run ?? '?'} here and no deadline on the pod` };
   const nowMs = (options.now ?? Date.now)();
   const left = secondsLeftOf(deadline, startedAt(pod, nowMs), nowMs);
   return left > 0
@@ -48,7 +49,12 @@ async function candidacy(pod: k8s.V1Pod, options: ReapOptions): Promise<{ take: 
     : { take: true, why: `run ${run ?? '?'} is unknown here and the pod's deadline has passed` };
 }
 
-export async function reap(cluster: Cluster, namespace: string, owner: string, options: ReapOptions = {}): Promise<ReapReport> {
+export async function reap(
+  cluster: Cluster,
+  namespace: string,
+  owner: string,
+  options: ReapOptions = {},
+): Promise<ReapReport> {
   // A rollout's Deployment and Service first, by the same rules: a Deployment left would make its pods again.
   const workloads = await reapWorkloads(cluster, namespace, owner, options);
   const listed = await listPods(cluster, namespace);
@@ -62,7 +68,12 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
       continue;
     }
     if (pod.metadata?.deletionTimestamp && !pod.metadata.finalizers?.includes(HOLD_FINALIZER)) {
-      report.entries.push({ pod: name, run: labels[RUN_LABEL] ?? null, result: 'skipped', why: 'already being deleted' });
+      report.entries.push({
+        pod: name,
+        run: labels[RUN_LABEL] ?? null,
+        result: 'skipped',
+        why: 'already being deleted',
+      });
       continue;
     }
     const { take, why } = await candidacy(pod, options);
@@ -75,9 +86,15 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
     const run = pod.metadata?.labels?.[RUN_LABEL] ?? null;
     const stillWanted = (now: k8s.V1Pod) => {
       const labels = now.metadata?.labels ?? {};
-      return labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run ? 'its owner or run changed since the list' : null;
+      return labels[OWNER_LABEL] !== owner || labels[RUN_LABEL] !== run
+        ? 'its owner or run changed since the list'
+        : null;
     };
-    report.entries.push({ pod: pod.metadata!.name!, run, ...await takePod(cluster, namespace, pod, { dryRun: options.dryRun, stillWanted, why }) });
+    report.entries.push({
+      pod: pod.metadata!.name!,
+      run,
+      ...(await takePod(cluster, namespace, pod, { dryRun: options.dryRun, stillWanted, why })),
+    });
   }
   report.entries.push(...workloads);
   if (!options.dryRun) await markDeadRuns(cluster, namespace, owner);
@@ -87,9 +104,16 @@ export async function reap(cluster: Cluster, namespace: string, owner: string, o
 /** A run recorded as running whose process is gone and whose pods are gone is marked failed. */
 async function markDeadRuns(cluster: Cluster, namespace: string, owner: string): Promise<void> {
   for (const record of await listRuns()) {
-    if (record.owner !== owner || record.namespace !== namespace || record.status !== 'running' || liveness(record).alive) continue;
+    if (
+      record.owner !== owner ||
+      record.namespace !== namespace ||
+      record.status !== 'running' ||
+      liveness(record).alive
+    )
+      continue;
     const left = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${record.runId}` });
-    if (left.items.length === 0) await saveRun({ ...record, status: 'failed', note: 'its process ended before it finished; its pods are gone' });
+    if (left.items.length === 0)
+      await saveRun({ ...record, status: 'failed', note: 'its process ended before it finished; its pods are gone' });
   }
 }
 
@@ -100,6 +124,8 @@ export function formatReap(report: ReapReport): string {
     lines.push(`not mine     ${report.notMine.length} pod(s), left alone (owners: ${owners.join(', ')})`);
   }
   const count = (r: ReapEntry['result']) => report.entries.filter((e) => e.result === r).length;
-  lines.push(`${count('deleted')} deleted, ${count('would delete')} would be deleted, ${count('skipped')} skipped, ${count('failed')} failed`);
+  lines.push(
+    `${count('deleted')} deleted, ${count('would delete')} would be deleted, ${count('skipped')} skipped, ${count('failed')} failed`,
+  );
   return lines.join('\n') + '\n';
 }

@@ -53,7 +53,11 @@ export async function readRun(runId: string): Promise<RunRecord | null> {
 
 export async function listRuns(): Promise<RunRecord[]> {
   let names: string[];
-  try { names = await readdir(join(stateDir(), 'runs')); } catch { return []; }
+  try {
+    names = await readdir(join(stateDir(), 'runs'));
+  } catch {
+    return [];
+  }
   const records = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readRun(n.slice(0, -5))));
   return records.filter((r): r is RunRecord => r !== null);
 }
@@ -70,8 +74,13 @@ function processAlive(pid: number): boolean {
 /** Alive: recorded as running, on this host, its process still there, and before its deadline. */
 export function liveness(record: RunRecord, now = Date.now()): { alive: boolean; why: string } {
   if (record.status !== 'running') return { alive: false, why: `run ${record.runId} is ${record.status}` };
-  if (Date.parse(record.deadline) < now) return { alive: false, why: `run ${record.runId} passed its deadline ${record.deadline}` };
-  if (record.host !== hostname()) return { alive: true, why: `run ${record.runId} belongs to host ${record.host}; only its deadline can end it here` };
+  if (Date.parse(record.deadline) < now)
+    return { alive: false, why: `run ${record.runId} passed its deadline ${record.deadline}` };
+  if (record.host !== hostname())
+    return {
+      alive: true,
+      why: `run ${record.runId} belongs to host ${record.host}; only its deadline can end it here`,
+    };
   if (!processAlive(record.pid)) return { alive: false, why: `run ${record.runId}'s process ${record.pid} is gone` };
   return { alive: true, why: `run ${record.runId} is alive (pid ${record.pid})` };
 }

@@ -20,16 +20,23 @@ async function runPodsLeft(cluster: Cluster, namespace: string, runId: string): 
  * `workloads`: the run made Deployments and Services (rollouts), which go first. Every pod is swept
  * whatever else fails; the first failure is thrown after that, before the wait.
  */
-export async function sweepRun(cluster: Cluster, namespace: string, runId: string, options: { workloads?: boolean; timeoutMs?: number } = {}): Promise<boolean> {
+export async function sweepRun(
+  cluster: Cluster,
+  namespace: string,
+  runId: string,
+  options: { workloads?: boolean; timeoutMs?: number } = {},
+): Promise<boolean> {
   const until = performance.now() + (options.timeoutMs ?? RUN_PODS_GONE_TIMEOUT_MS);
   const failures: unknown[] = [];
   // A Deployment left behind would only make its pods again.
-  if (options.workloads) await sweepRunWorkloads(cluster, namespace, runId).catch((error: unknown) => failures.push(error));
+  if (options.workloads)
+    await sweepRunWorkloads(cluster, namespace, runId).catch((error: unknown) => failures.push(error));
   const list = await listPods(cluster, namespace, { labelSelector: `${RUN_LABEL}=${runId}` });
   for (const pod of list.items) {
     const name = pod.metadata!.name!;
     try {
-      if (pod.metadata?.finalizers?.includes(HOLD_FINALIZER)) await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
+      if (pod.metadata?.finalizers?.includes(HOLD_FINALIZER))
+        await removeFinalizer(cluster, namespace, name, HOLD_FINALIZER);
       if (!pod.metadata?.deletionTimestamp) await deletePod(cluster, namespace, name, pod.metadata!.uid!);
     } catch (error) {
       failures.push(error);

@@ -14,17 +14,37 @@ import { describeSetup } from './setup.ts';
 export const scenariosCommand: CommandModule = {
   async run(argv, io) {
     const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(scenariosFlags) });
-    const set = await loadScenarioSet(values.scenarios, values.only?.split(',').map((s) => s.trim()).filter(Boolean));
+    const set = await loadScenarioSet(
+      values.scenarios,
+      values.only
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     if (set.kind === 'rollout') {
       // A rollout's answer comes from the old pods' live lifecycle, known only once they run: nothing to hide.
-      if (values.json) io.out(JSON.stringify(set.scenarios.map((s) => ({ scenario: s })), null, 2) + '\n');
-      else for (const s of set.scenarios) io.out(`${s.name}  (rollout: ${describeRollout(s)})\n${s.description ? `    ${s.description}\n` : ''}`);
+      if (values.json)
+        io.out(
+          JSON.stringify(
+            set.scenarios.map((s) => ({ scenario: s })),
+            null,
+            2,
+          ) + '\n',
+        );
+      else
+        for (const s of set.scenarios)
+          io.out(`${s.name}  (rollout: ${describeRollout(s)})\n${s.description ? `    ${s.description}\n` : ''}`);
       return 0;
     }
     const scenarios = set.scenarios;
     if (values.json) {
       const rows = values.reveal
-        ? scenarios.map((s) => ({ scenario: s, prediction: predict(s), ...(s.retry ? { retries: predictRetries(s, predict(s).outcome) } : {}), deadlineSeconds: podDeadlineSeconds(s) }))
+        ? scenarios.map((s) => ({
+            scenario: s,
+            prediction: predict(s),
+            ...(s.retry ? { retries: predictRetries(s, predict(s).outcome) } : {}),
+            deadlineSeconds: podDeadlineSeconds(s),
+          }))
         : scenarios.map(({ description: _hidden, ...s }) => ({ scenario: s }));
       io.out(JSON.stringify(rows, null, 2) + '\n');
       return 0;
@@ -36,14 +56,20 @@ export const scenariosCommand: CommandModule = {
       if (s.description) io.out(`    ${s.description}\n`);
       io.out(`    model: ${p.outcome}, exit ${p.exitCode} — ${p.steps.join('; ')}\n`);
       // A pod with a sidecar: every container's hook, TERM, kill and end.
-      for (const c of p.pod?.containers ?? []) io.out(`    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`);
+      for (const c of p.pod?.containers ?? [])
+        io.out(
+          `    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`,
+        );
       // A retry scenario: each attempt, the pod it lands on, and what the ledger counts.
       if (s.retry) {
         io.out(`    ${describeRetries(predictRetries(s, p.outcome))}\n`);
       }
       io.out('\n');
     }
-    if (!values.reveal) io.out('\nPredict each outcome first: `termlab predict`. `termlab scenarios --reveal` shows the model\'s answers.\n');
+    if (!values.reveal)
+      io.out(
+        "\nPredict each outcome first: `termlab predict`. `termlab scenarios --reveal` shows the model's answers.\n",
+      );
     return 0;
   },
 };

@@ -31,7 +31,9 @@ async function readYaml(path: string, code: 'SCENARIO_INVALID'): Promise<YamlFil
     lineOf(at) {
       // The deepest node the path reaches: a missing field points at its scenario.
       for (let depth = at.length; depth >= 0; depth--) {
-        const node = doc.getIn(at.slice(0, depth) as unknown[], true) as { range?: [number, number, number] } | undefined;
+        const node = doc.getIn(at.slice(0, depth) as unknown[], true) as
+          | { range?: [number, number, number] }
+          | undefined;
         if (node?.range) return lineCounter.linePos(node.range[0]).line;
       }
       return null;
@@ -46,10 +48,16 @@ const PRESTOP_FIELDS = [...new Set(PreStopSchema.options.flatMap((o) => Object.k
 function place(file: YamlFile, at: readonly PropertyKey[]): string {
   const index = at[0] === 'scenarios' && typeof at[1] === 'number' ? at[1] : null;
   const entry = index === null ? undefined : (file.data as { scenarios?: unknown[] }).scenarios?.[index];
-  const name = entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string' ? (entry as { name: string }).name : null;
+  const name =
+    entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string'
+      ? (entry as { name: string }).name
+      : null;
   const line = file.lineOf(at);
   const who = index === null ? '' : name ? `scenario ${JSON.stringify(name)}` : `scenario ${index + 1} (no name)`;
-  const field = at.slice(index === null ? 0 : 2).map(String).join('.');
+  const field = at
+    .slice(index === null ? 0 : 2)
+    .map(String)
+    .join('.');
   return [who, field].filter(Boolean).join(': ') + (line === null ? '' : ` (line ${line})`);
 }
 
@@ -60,16 +68,24 @@ function unknownField(file: YamlFile, path: string): TermlabError | null {
   for (const [i, entry] of scenarios.entries()) {
     if (!entry || typeof entry !== 'object') continue;
     // [where, the object, its known keys, the field's kind]: "`x` is not a retry field (the retry fields: …)".
-    const checks: [readonly PropertyKey[], object, string[], string][] = [[['scenarios', i], entry, SCENARIO_FIELDS, 'scenario']];
+    const checks: [readonly PropertyKey[], object, string[], string][] = [
+      [['scenarios', i], entry, SCENARIO_FIELDS, 'scenario'],
+    ];
     const preStop = (entry as { preStop?: unknown }).preStop;
-    if (preStop && typeof preStop === 'object') checks.push([['scenarios', i, 'preStop'], preStop, PRESTOP_FIELDS, 'preStop']);
+    if (preStop && typeof preStop === 'object')
+      checks.push([['scenarios', i, 'preStop'], preStop, PRESTOP_FIELDS, 'preStop']);
     const retry = (entry as { retry?: unknown }).retry;
-    if (retry && typeof retry === 'object' && !Array.isArray(retry)) checks.push([['scenarios', i, 'retry'], retry, RETRY_FIELDS, 'retry']);
+    if (retry && typeof retry === 'object' && !Array.isArray(retry))
+      checks.push([['scenarios', i, 'retry'], retry, RETRY_FIELDS, 'retry']);
     for (const [at, object, known, what] of checks) {
       for (const key of Object.keys(object)) {
         if (known.includes(key)) continue;
         const near = nearest(key, known);
-        return new TermlabError('SCENARIO_INVALID', `${path}: ${place(file, [...at, key])}: \`${key}\` is not a ${what} field${near ? `; did you mean \`${near}\`?` : ` (the ${what} fields: ${known.join(', ')})`}`, { source: path });
+        return new TermlabError(
+          'SCENARIO_INVALID',
+          `${path}: ${place(file, [...at, key])}: \`${key}\` is not a ${what} field${near ? `; did you mean \`${near}\`?` : ` (the ${what} fields: ${known.join(', ')})`}`,
+          { source: path },
+        );
       }
     }
   }
@@ -82,7 +98,10 @@ function pick<T extends { name: string }>(scenarios: T[], path: string, only?: s
   if (!only?.length) return scenarios;
   const unknown = only.filter((name) => !scenarios.some((s) => s.name === name));
   if (unknown.length) {
-    throw new TermlabError('USAGE', `--only: no scenario named ${unknown.join(', ')} in ${path} (it has ${scenarios.map((s) => s.name).join(', ')})`);
+    throw new TermlabError(
+      'USAGE',
+      `--only: no scenario named ${unknown.join(', ')} in ${path} (it has ${scenarios.map((s) => s.name).join(', ')})`,
+    );
   }
   return scenarios.filter((s) => only.includes(s.name));
 }
@@ -93,7 +112,8 @@ export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: s
   const data = file.data;
   if (isRolloutFile(data)) {
     const result = RolloutFileSchema.safeParse(data);
-    if (!result.success) throw new TermlabError('SCENARIO_INVALID', `${path}: ${formatIssue(result.error.issues[0]!)}`, { source: path });
+    if (!result.success)
+      throw new TermlabError('SCENARIO_INVALID', `${path}: ${formatIssue(result.error.issues[0]!)}`, { source: path });
     return { kind: 'rollout', scenarios: pick(result.data.scenarios, path, only) };
   }
   const stray = unknownField(file, path);
@@ -101,7 +121,10 @@ export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: s
   const result = ScenarioFileSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const where = issue.path[0] === 'scenarios' && typeof issue.path[1] === 'number' ? `${place(file, issue.path)}: ${oneLine(issue.message)}` : formatIssue(issue);
+    const where =
+      issue.path[0] === 'scenarios' && typeof issue.path[1] === 'number'
+        ? `${place(file, issue.path)}: ${oneLine(issue.message)}`
+        : formatIssue(issue);
     throw new TermlabError('SCENARIO_INVALID', `${path}: ${where}`, { source: path });
   }
   return { kind: 'pod', scenarios: pick(result.data.scenarios, path, only) };
@@ -109,7 +132,12 @@ export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: s
 
 export async function loadScenarios(path: string = DEFAULT_SCENARIOS, only?: string[]): Promise<Scenario[]> {
   const set = await loadScenarioSet(path, only);
-  if (set.kind === 'rollout') throw new TermlabError('SCENARIO_INVALID', `${path}: scenarios: rollout scenarios (kind: rollout) are run with \`termlab run --scenarios ${path}\`, not this command`, { source: path });
+  if (set.kind === 'rollout')
+    throw new TermlabError(
+      'SCENARIO_INVALID',
+      `${path}: scenarios: rollout scenarios (kind: rollout) are run with \`termlab run --scenarios ${path}\`, not this command`,
+      { source: path },
+    );
   return set.scenarios;
 }
 
@@ -117,9 +145,16 @@ export async function loadTemplate(path: string = DEFAULT_TEMPLATE): Promise<Rec
   const template = (await readYaml(path, 'SCENARIO_INVALID')).data as any;
   const container = template?.spec?.containers?.[0];
   if (template?.kind !== 'Pod' || !container?.name) {
-    throw new TermlabError('SCENARIO_INVALID', `${path}: the pod template must be a Pod with at least one container`, { source: path });
+    throw new TermlabError('SCENARIO_INVALID', `${path}: the pod template must be a Pod with at least one container`, {
+      source: path,
+    });
   }
   const port = container.ports?.[0]?.containerPort;
-  if (typeof port !== 'number') throw new TermlabError('SCENARIO_INVALID', `${path}: spec.containers[0].ports[0].containerPort: the lab server's port is required`, { source: path });
+  if (typeof port !== 'number')
+    throw new TermlabError(
+      'SCENARIO_INVALID',
+      `${path}: spec.containers[0].ports[0].containerPort: the lab server's port is required`,
+      { source: path },
+    );
   return template;
 }

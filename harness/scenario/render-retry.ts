@@ -21,7 +21,8 @@ export const retryServiceName = (podName: string): string => `${podName}-svc`;
 
 /** A lab pod of a retry scenario (the deleted one, the standby) joins the retry Service; any other pod is left as it is. */
 export function withRetryService(pod: V1Pod, scenario: Scenario, podName: string): V1Pod {
-  if (scenario.retry) pod.metadata!.labels = { ...pod.metadata!.labels, [RETRY_SERVICE_LABEL]: retryServiceName(podName) };
+  if (scenario.retry)
+    pod.metadata!.labels = { ...pod.metadata!.labels, [RETRY_SERVICE_LABEL]: retryServiceName(podName) };
   return pod;
 }
 
@@ -38,23 +39,46 @@ function withoutHold(pod: V1Pod, role: string): V1Pod {
 
 /** The standby replica: the scenario's own pod (mode, hook, grace, effect), the retry's target. */
 export function renderStandby(template: Record<string, any>, scenario: Scenario, options: RenderOptions): V1Pod {
-  return withRetryService(withoutHold(renderPod(template, scenario, { ...options, podName: sidePodName(options.podName, 'standby') }), RETRY_ROLES.standby), scenario, options.podName);
+  return withRetryService(
+    withoutHold(
+      renderPod(template, scenario, { ...options, podName: sidePodName(options.podName, 'standby') }),
+      RETRY_ROLES.standby,
+    ),
+    scenario,
+    options.podName,
+  );
 }
 
 /** The ledger: the lab image in ledger mode, no hook, its readiness the ledger's own /readyz. */
 export function renderLedger(template: Record<string, any>, scenario: Scenario, options: RenderOptions): V1Pod {
-  const pod = withoutHold(renderPod(template, { ...scenario, preStop: { kind: 'none' }, effect: 'none', memoryLimitMiB: undefined, termAllocateMiB: undefined }, { ...options, podName: sidePodName(options.podName, 'ledger'), ledgerUrl: undefined }), RETRY_ROLES.ledger);
+  const pod = withoutHold(
+    renderPod(
+      template,
+      { ...scenario, preStop: { kind: 'none' }, effect: 'none', memoryLimitMiB: undefined, termAllocateMiB: undefined },
+      { ...options, podName: sidePodName(options.podName, 'ledger'), ledgerUrl: undefined },
+    ),
+    RETRY_ROLES.ledger,
+  );
   const container = pod.spec!.containers[0]!;
-  container.env = (container.env ?? []).map((e) => (e.name === LAB_MODE_ENV ? { name: LAB_MODE_ENV, value: LAB_LEDGER_MODE } : e));
+  container.env = (container.env ?? []).map((e) =>
+    e.name === LAB_MODE_ENV ? { name: LAB_MODE_ENV, value: LAB_LEDGER_MODE } : e,
+  );
   pod.spec!.activeDeadlineSeconds = podDeadlineSeconds(scenario);
   return pod;
 }
 
 /** Past a scenario's pods' own deadline its Services serve nothing: the class-wide reaper may take them then. */
-const expiry = (scenario: Scenario, now: number) => ({ [EXPIRES_ANNOTATION]: new Date(now + podDeadlineSeconds(scenario) * 1000).toISOString() });
+const expiry = (scenario: Scenario, now: number) => ({
+  [EXPIRES_ANNOTATION]: new Date(now + podDeadlineSeconds(scenario) * 1000).toISOString(),
+});
 
 /** The ledger's Service: NodePort, as the rollout lab's (on the simulated cluster hostIP:nodePort is the way in). */
-export function renderLedgerService(template: Record<string, any>, scenario: Scenario, ledger: V1Pod, now = Date.now()): Record<string, any> {
+export function renderLedgerService(
+  template: Record<string, any>,
+  scenario: Scenario,
+  ledger: V1Pod,
+  now = Date.now(),
+): Record<string, any> {
   const port = template.spec.containers[0].ports[0];
   const labels = ledger.metadata!.labels!;
   return {
@@ -63,14 +87,23 @@ export function renderLedgerService(template: Record<string, any>, scenario: Sce
     metadata: { name: ledger.metadata!.name, labels, annotations: expiry(scenario, now) },
     spec: {
       type: 'NodePort',
-      selector: { [RUN_LABEL]: labels[RUN_LABEL]!, [SCENARIO_LABEL]: labels[SCENARIO_LABEL]!, [ROLE_LABEL]: RETRY_ROLES.ledger },
+      selector: {
+        [RUN_LABEL]: labels[RUN_LABEL]!,
+        [SCENARIO_LABEL]: labels[SCENARIO_LABEL]!,
+        [ROLE_LABEL]: RETRY_ROLES.ledger,
+      },
       ports: [{ name: 'http', port: SERVICE_PORT, targetPort: port.name ?? port.containerPort, protocol: 'TCP' }],
     },
   };
 }
 
 /** The Service both lab pods stand behind: ClusterIP, the lab's port; its EndpointSlices route each retry. */
-export function renderRetryService(template: Record<string, any>, scenario: Scenario, labPod: V1Pod, now = Date.now()): Record<string, any> {
+export function renderRetryService(
+  template: Record<string, any>,
+  scenario: Scenario,
+  labPod: V1Pod,
+  now = Date.now(),
+): Record<string, any> {
   const port = template.spec.containers[0].ports[0];
   const labels = labPod.metadata!.labels!;
   const name = labels[RETRY_SERVICE_LABEL]!;
@@ -79,7 +112,11 @@ export function renderRetryService(template: Record<string, any>, scenario: Scen
     kind: 'Service',
     metadata: { name, labels: { ...labels, [ROLE_LABEL]: RETRY_ROLES.service }, annotations: expiry(scenario, now) },
     spec: {
-      selector: { [RUN_LABEL]: labels[RUN_LABEL]!, [SCENARIO_LABEL]: labels[SCENARIO_LABEL]!, [RETRY_SERVICE_LABEL]: name },
+      selector: {
+        [RUN_LABEL]: labels[RUN_LABEL]!,
+        [SCENARIO_LABEL]: labels[SCENARIO_LABEL]!,
+        [RETRY_SERVICE_LABEL]: name,
+      },
       ports: [{ name: 'http', port: SERVICE_PORT, targetPort: port.name ?? port.containerPort, protocol: 'TCP' }],
     },
   };

@@ -30,10 +30,15 @@ export interface RolloutRenderOptions {
 const identityOf = (o: RolloutRenderOptions) => (o.identity ? { [IDENTITY_ANNOTATION]: o.identity } : {});
 
 function labels(scenario: RolloutScenario, o: RolloutRenderOptions, role: 'lab' | 'load'): Record<string, string> {
-  return { ...ownershipLabels(o.owner, o.runId, scenario.name), ...(o.env ? { [ENV_LABEL]: o.env } : {}), [ROLE_LABEL]: role };
+  return {
+    ...ownershipLabels(o.owner, o.runId, scenario.name),
+    ...(o.env ? { [ENV_LABEL]: o.env } : {}),
+    [ROLE_LABEL]: role,
+  };
 }
 
-const expiry = (o: RolloutRenderOptions) => (o.expiresAt ? { annotations: { [EXPIRES_ANNOTATION]: new Date(o.expiresAt).toISOString() } } : {});
+const expiry = (o: RolloutRenderOptions) =>
+  o.expiresAt ? { annotations: { [EXPIRES_ANNOTATION]: new Date(o.expiresAt).toISOString() } } : {};
 
 /** The Deployment's selector: this scenario's lab pods of this run, and nothing else. */
 export function labSelector(scenario: RolloutScenario, o: RolloutRenderOptions): Record<string, string> {
@@ -42,7 +47,13 @@ export function labSelector(scenario: RolloutScenario, o: RolloutRenderOptions):
 }
 
 /** The pod template of one version: the lab pod's spec with this version's mode and hook. */
-export function renderPodTemplate(template: Record<string, any>, scenario: RolloutScenario, version: RolloutTemplate, which: 'from' | 'to', o: RolloutRenderOptions): Record<string, any> {
+export function renderPodTemplate(
+  template: Record<string, any>,
+  scenario: RolloutScenario,
+  version: RolloutTemplate,
+  which: 'from' | 'to',
+  o: RolloutRenderOptions,
+): Record<string, any> {
   const pod = structuredClone(template) as any;
   const spec = pod.spec;
   // A ReplicaSet's pods restart and may not carry a deadline (the API refuses both otherwise).
@@ -51,12 +62,19 @@ export function renderPodTemplate(template: Record<string, any>, scenario: Rollo
   spec.terminationGracePeriodSeconds = scenario.terminationGracePeriodSeconds;
   configureLabContainer(spec.containers[0], { image: o.image, mode: version.mode, preStop: version.preStop });
   return {
-    metadata: { labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'lab') }, annotations: { [REVISION_ANNOTATION]: which, ...identityOf(o) } },
+    metadata: {
+      labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'lab') },
+      annotations: { [REVISION_ANNOTATION]: which, ...identityOf(o) },
+    },
     spec,
   };
 }
 
-export function renderDeployment(template: Record<string, any>, scenario: RolloutScenario, o: RolloutRenderOptions): Record<string, any> {
+export function renderDeployment(
+  template: Record<string, any>,
+  scenario: RolloutScenario,
+  o: RolloutRenderOptions,
+): Record<string, any> {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -64,13 +82,20 @@ export function renderDeployment(template: Record<string, any>, scenario: Rollou
     spec: {
       replicas: scenario.replicas,
       selector: { matchLabels: labSelector(scenario, o) },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: scenario.maxSurge, maxUnavailable: scenario.maxUnavailable } },
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: scenario.maxSurge, maxUnavailable: scenario.maxUnavailable },
+      },
       template: renderPodTemplate(template, scenario, scenario.from, 'from', o),
     },
   };
 }
 
-export function renderService(template: Record<string, any>, scenario: RolloutScenario, o: RolloutRenderOptions): Record<string, any> {
+export function renderService(
+  template: Record<string, any>,
+  scenario: RolloutScenario,
+  o: RolloutRenderOptions,
+): Record<string, any> {
   const port = template.spec.containers[0].ports[0];
   return {
     apiVersion: 'v1',
@@ -85,9 +110,17 @@ export function renderService(template: Record<string, any>, scenario: RolloutSc
   };
 }
 
-export function renderLoadPod(template: Record<string, any>, scenario: RolloutScenario, o: RolloutRenderOptions & { target: string }): Record<string, any> {
+export function renderLoadPod(
+  template: Record<string, any>,
+  scenario: RolloutScenario,
+  o: RolloutRenderOptions & { target: string },
+): Record<string, any> {
   const pod = structuredClone(template) as any;
-  pod.metadata = { name: `${o.name}-load`, labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'load') }, ...(o.identity ? { annotations: identityOf(o) } : {}) };
+  pod.metadata = {
+    name: `${o.name}-load`,
+    labels: { ...pod.metadata?.labels, ...labels(scenario, o, 'load') },
+    ...(o.identity ? { annotations: identityOf(o) } : {}),
+  };
   pod.spec.restartPolicy = 'Never';
   pod.spec.activeDeadlineSeconds = rolloutDeadlineSeconds(scenario);
   const container = pod.spec.containers[0];

@@ -4,7 +4,14 @@ import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ENV_LABEL, HOLD_FINALIZER, ownershipLabels } from '../safety/labels.ts';
 import { configureLabContainer, renderPreStop } from '../../server/contract-schemas.ts';
-import { LAB_MODE_ENV, LAB_PROXY_MODE, PROXY_CONTAINER, PROXY_ON_TERM_ENV, PROXY_OWN_PATHS, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
+import {
+  LAB_MODE_ENV,
+  LAB_PROXY_MODE,
+  PROXY_CONTAINER,
+  PROXY_ON_TERM_ENV,
+  PROXY_OWN_PATHS,
+  PROXY_UPSTREAM_PORT_ENV,
+} from '../../server/contract.ts';
 import type { FileScenario, Scenario, Sidecar } from './schema.ts';
 
 export interface RenderOptions {
@@ -20,13 +27,23 @@ export interface RenderOptions {
   ledgerUrl?: string;
 }
 
-export function renderPod(template: Record<string, any>, scenario: Scenario | FileScenario, options: RenderOptions): V1Pod {
+export function renderPod(
+  template: Record<string, any>,
+  scenario: Scenario | FileScenario,
+  options: RenderOptions,
+): V1Pod {
   const pod = structuredClone(template) as any;
   pod.metadata = {
     ...pod.metadata,
     name: options.podName,
-    labels: { ...pod.metadata?.labels, ...ownershipLabels(options.owner, options.runId, scenario.name), ...(options.env ? { [ENV_LABEL]: options.env } : {}) },
-    ...(options.identity ? { annotations: { ...pod.metadata?.annotations, [IDENTITY_ANNOTATION]: options.identity } } : {}),
+    labels: {
+      ...pod.metadata?.labels,
+      ...ownershipLabels(options.owner, options.runId, scenario.name),
+      ...(options.env ? { [ENV_LABEL]: options.env } : {}),
+    },
+    ...(options.identity
+      ? { annotations: { ...pod.metadata?.annotations, [IDENTITY_ANNOTATION]: options.identity } }
+      : {}),
     // Keeps the object, with its final container state, until termlab has read it.
     finalizers: [...(pod.metadata?.finalizers ?? []), HOLD_FINALIZER],
   };
@@ -34,11 +51,24 @@ export function renderPod(template: Record<string, any>, scenario: Scenario | Fi
   pod.spec.terminationGracePeriodSeconds = scenario.terminationGracePeriodSeconds;
   pod.spec.activeDeadlineSeconds = Math.min(podDeadlineSeconds(scenario), scenario.activeDeadlineSeconds ?? Infinity);
   const container = pod.spec.containers[0];
-  const effect = scenario.effect && scenario.effect !== 'none' && options.ledgerUrl ? { point: scenario.effect, ledgerUrl: options.ledgerUrl } : undefined;
-  configureLabContainer(container, { image: options.image, mode: scenario.mode, preStop: scenario.preStop, termAllocateMiB: scenario.termAllocateMiB, effect });
+  const effect =
+    scenario.effect && scenario.effect !== 'none' && options.ledgerUrl
+      ? { point: scenario.effect, ledgerUrl: options.ledgerUrl }
+      : undefined;
+  configureLabContainer(container, {
+    image: options.image,
+    mode: scenario.mode,
+    preStop: scenario.preStop,
+    termAllocateMiB: scenario.termAllocateMiB,
+    effect,
+  });
   if (scenario.memoryLimitMiB) {
     const limit = `${scenario.memoryLimitMiB}Mi`;
-    container.resources = { ...container.resources, limits: { ...container.resources?.limits, memory: limit }, requests: { ...container.resources?.requests, memory: limit } };
+    container.resources = {
+      ...container.resources,
+      limits: { ...container.resources?.limits, memory: limit },
+      requests: { ...container.resources?.requests, memory: limit },
+    };
   }
   if ('sidecar' in scenario && scenario.sidecar) addSidecar(pod.spec, container, scenario.sidecar);
   return pod as V1Pod;
@@ -59,11 +89,17 @@ function addSidecar(spec: Record<string, any>, lab: Record<string, any>, sidecar
     ...(sidecar.native ? { restartPolicy: 'Always' } : {}),
     ports: [{ name: PROXY_CONTAINER.portName, containerPort: PROXY_CONTAINER.port }],
     env: [
-      { name: LAB_MODE_ENV, value: LAB_PROXY_MODE }, { name: 'PORT', value: String(PROXY_CONTAINER.port) },
-      { name: PROXY_UPSTREAM_PORT_ENV, value: String(lab.ports[0].containerPort) }, { name: PROXY_ON_TERM_ENV, value: sidecar.onTerm },
+      { name: LAB_MODE_ENV, value: LAB_PROXY_MODE },
+      { name: 'PORT', value: String(PROXY_CONTAINER.port) },
+      { name: PROXY_UPSTREAM_PORT_ENV, value: String(lab.ports[0].containerPort) },
+      { name: PROXY_ON_TERM_ENV, value: sidecar.onTerm },
       ...identity,
     ],
-    readinessProbe: { httpGet: { path: PROXY_OWN_PATHS.readyz, port: PROXY_CONTAINER.portName }, periodSeconds: 1, failureThreshold: 1 },
+    readinessProbe: {
+      httpGet: { path: PROXY_OWN_PATHS.readyz, port: PROXY_CONTAINER.portName },
+      periodSeconds: 1,
+      failureThreshold: 1,
+    },
     ...(lab.resources ? { resources: structuredClone(lab.resources) } : {}),
     ...(lab.securityContext ? { securityContext: structuredClone(lab.securityContext) } : {}),
     ...(hook ? { lifecycle: { preStop: hook } } : {}),

@@ -4,7 +4,10 @@
 import { z } from 'zod';
 import { describePreStop, PreStopSchema } from './schema.ts';
 
-const IntOrPercent = z.union([z.int().min(0).max(100), z.string().regex(/^\d{1,3}%$/, 'a whole percentage such as 25%')]);
+const IntOrPercent = z.union([
+  z.int().min(0).max(100),
+  z.string().regex(/^\d{1,3}%$/, 'a whole percentage such as 25%'),
+]);
 
 /** One version of the pod template: what the scenario changes between the two. */
 const RolloutTemplateSchema = z.strictObject({
@@ -13,36 +16,49 @@ const RolloutTemplateSchema = z.strictObject({
 });
 export type RolloutTemplate = z.infer<typeof RolloutTemplateSchema>;
 
-export const RolloutScenarioSchema = z.strictObject({
-  kind: z.literal('rollout'),
-  name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
-  description: z.string().max(500).optional(),
-  replicas: z.int().min(1).max(10),
-  maxSurge: IntOrPercent,
-  maxUnavailable: IntOrPercent,
-  terminationGracePeriodSeconds: z.int().min(1).max(600),
-  /** The template the Deployment is created with, and the one it is changed to under load. */
-  from: RolloutTemplateSchema,
-  to: RolloutTemplateSchema,
-  load: z.strictObject({
-    /** Requests per second through the Service. */
-    rate: z.int().min(1).max(2000),
-    /** Each request's own length on the server (GET /work?ms=). */
-    workMs: z.int().min(1).max(60_000),
-    /** The load generator's bounded pool. */
-    connections: z.int().min(1).max(1024).default(32),
-    /** How long the load runs; it must outlast the rollout. */
-    durationMs: z.int().min(1000).max(600_000),
-  }),
-  /** After the load has completed requests steadily for a second: when the template is changed. */
-  changeAfterMs: z.int().min(0).max(600_000),
-}).refine((s) => s.changeAfterMs < s.load.durationMs, { message: 'changeAfterMs must be shorter than load.durationMs, or the change comes after the load', path: ['changeAfterMs'] })
-  .refine((s) => s.maxSurge !== 0 || s.maxUnavailable !== 0, { message: 'maxSurge and maxUnavailable cannot both be 0 (the Deployment API refuses it)', path: ['maxUnavailable'] });
+export const RolloutScenarioSchema = z
+  .strictObject({
+    kind: z.literal('rollout'),
+    name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
+    description: z.string().max(500).optional(),
+    replicas: z.int().min(1).max(10),
+    maxSurge: IntOrPercent,
+    maxUnavailable: IntOrPercent,
+    terminationGracePeriodSeconds: z.int().min(1).max(600),
+    /** The template the Deployment is created with, and the one it is changed to under load. */
+    from: RolloutTemplateSchema,
+    to: RolloutTemplateSchema,
+    load: z.strictObject({
+      /** Requests per second through the Service. */
+      rate: z.int().min(1).max(2000),
+      /** Each request's own length on the server (GET /work?ms=). */
+      workMs: z.int().min(1).max(60_000),
+      /** The load generator's bounded pool. */
+      connections: z.int().min(1).max(1024).default(32),
+      /** How long the load runs; it must outlast the rollout. */
+      durationMs: z.int().min(1000).max(600_000),
+    }),
+    /** After the load has completed requests steadily for a second: when the template is changed. */
+    changeAfterMs: z.int().min(0).max(600_000),
+  })
+  .refine((s) => s.changeAfterMs < s.load.durationMs, {
+    message: 'changeAfterMs must be shorter than load.durationMs, or the change comes after the load',
+    path: ['changeAfterMs'],
+  })
+  .refine((s) => s.maxSurge !== 0 || s.maxUnavailable !== 0, {
+    message: 'maxSurge and maxUnavailable cannot both be 0 (the Deployment API refuses it)',
+    path: ['maxUnavailable'],
+  });
 export type RolloutScenario = z.infer<typeof RolloutScenarioSchema>;
 
-export const RolloutFileSchema = z.object({
-  scenarios: z.array(RolloutScenarioSchema).min(1),
-}).refine((f) => new Set(f.scenarios.map((s) => s.name)).size === f.scenarios.length, { message: 'scenario names must be unique', path: ['scenarios'] });
+export const RolloutFileSchema = z
+  .object({
+    scenarios: z.array(RolloutScenarioSchema).min(1),
+  })
+  .refine((f) => new Set(f.scenarios.map((s) => s.name)).size === f.scenarios.length, {
+    message: 'scenario names must be unique',
+    path: ['scenarios'],
+  });
 
 /** A file is a rollout file when any of its entries says `kind: rollout`. */
 export function isRolloutFile(data: unknown): boolean {

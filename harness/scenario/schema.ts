@@ -14,8 +14,10 @@ const SidecarSchema = z.object({
   /** PROXY_ON_TERM: exit at once, or drain its open requests. */
   onTerm: z.enum(PROXY_ON_TERM_MODES),
   // Its own hook. An httpGet one would reach the proxy's port, which forwards it to the app's.
-  preStop: PreStopSchema.refine((p) => p.kind !== 'httpGet', { message: 'a sidecar\'s httpGet hook would be forwarded by the proxy to the app: use exec-sleep, exec-fail or sleep-action' })
-    .default({ kind: 'none' }),
+  preStop: PreStopSchema.refine((p) => p.kind !== 'httpGet', {
+    message:
+      "a sidecar's httpGet hook would be forwarded by the proxy to the app: use exec-sleep, exec-fail or sleep-action",
+  }).default({ kind: 'none' }),
 });
 export type Sidecar = z.infer<typeof SidecarSchema>;
 
@@ -32,7 +34,11 @@ export const RetrySchema = z.object({
   /** Every attempt, the first included. */
   attempts: z.int().min(1).max(5),
   backoffMs: z.int().min(0).max(60_000),
-  on: z.array(z.enum(RETRY_ON)).min(1).max(3).refine((on) => new Set(on).size === on.length, { message: 'each of cut, rejected, 5xx at most once' }),
+  on: z
+    .array(z.enum(RETRY_ON))
+    .min(1)
+    .max(3)
+    .refine((on) => new Set(on).size === on.length, { message: 'each of cut, rejected, 5xx at most once' }),
   idempotencyKey: z.boolean(),
 });
 export type Retry = z.infer<typeof RetrySchema>;
@@ -67,37 +73,64 @@ const ScenarioFields = z.object({
   retry: RetrySchema.optional(),
 });
 const workOutlastsDelay = (s: { deleteDelayMs: number; workMs: number }) => s.deleteDelayMs < s.workMs;
-const WORK_OUTLASTS_DELAY = { message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete', path: ['deleteDelayMs'] };
+const WORK_OUTLASTS_DELAY = {
+  message: 'deleteDelayMs must be shorter than workMs, or the request ends before the delete',
+  path: ['deleteDelayMs'],
+};
 
 /**
  * A scenario, as a scenario file gives it and the observation records it: with a `sidecar:` block, a
  * proxy in the pod in front of the lab server (manifests/sidecars.yaml); without, one container.
  */
-export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() }).refine(workOutlastsDelay, WORK_OUTLASTS_DELAY)
+export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.optional() })
+  .refine(workOutlastsDelay, WORK_OUTLASTS_DELAY)
   // The ledger is made for a scenario with a retry policy: an effect alone would have no one to call.
-  .refine((s) => (s.effect ?? 'none') === 'none' || s.retry !== undefined, { message: 'an effect is counted by the ledger a retry scenario runs: add a retry: block (attempts: 1 for none)', path: ['effect'] })
-  .refine((s) => !(s.retry && s.sidecar), { message: 'a retry scenario sends its attempts to the lab server itself: leave out the sidecar block', path: ['retry'] })
-  .refine((s) => !(s.labPair && (s.labPair.role === 'no-key' || s.labPair.role === 'with-key') && s.retry?.idempotencyKey !== (s.labPair.role === 'with-key')), {
-    message: 'the retries pair\'s no-key half has retry.idempotencyKey false, its with-key half true', path: ['labPair', 'role'],
-  });
+  .refine((s) => (s.effect ?? 'none') === 'none' || s.retry !== undefined, {
+    message: 'an effect is counted by the ledger a retry scenario runs: add a retry: block (attempts: 1 for none)',
+    path: ['effect'],
+  })
+  .refine((s) => !(s.retry && s.sidecar), {
+    message: 'a retry scenario sends its attempts to the lab server itself: leave out the sidecar block',
+    path: ['retry'],
+  })
+  .refine(
+    (s) =>
+      !(
+        s.labPair &&
+        (s.labPair.role === 'no-key' || s.labPair.role === 'with-key') &&
+        s.retry?.idempotencyKey !== (s.labPair.role === 'with-key')
+      ),
+    {
+      message: "the retries pair's no-key half has retry.idempotencyKey false, its with-key half true",
+      path: ['labPair', 'role'],
+    },
+  );
 export type Scenario = z.infer<typeof ScenarioSchema>;
 /** The same schema under the name the scenario loader used before the observation carried the block. */
 export const FileScenarioSchema = ScenarioSchema;
 export type FileScenario = Scenario;
 
-export const ScenarioFileSchema = z.object({
-  scenarios: z.array(FileScenarioSchema).min(1),
-}).refine((f) => new Set(f.scenarios.map((s) => s.name)).size === f.scenarios.length, {
-  message: 'scenario names must be unique', path: ['scenarios'],
-});
+export const ScenarioFileSchema = z
+  .object({
+    scenarios: z.array(FileScenarioSchema).min(1),
+  })
+  .refine((f) => new Set(f.scenarios.map((s) => s.name)).size === f.scenarios.length, {
+    message: 'scenario names must be unique',
+    path: ['scenarios'],
+  });
 
 export function describePreStop(preStop: PreStop): string {
   switch (preStop.kind) {
-    case 'none': return 'none';
-    case 'exec-sleep': return `exec sleep ${preStop.seconds}s`;
-    case 'exec-fail': return 'exec that fails at once';
-    case 'sleep-action': return `sleep action ${preStop.seconds}s`;
-    case 'httpGet': return `httpGet ${preStop.ms}ms${preStop.port ? ` to port ${preStop.port}` : ''}`;
+    case 'none':
+      return 'none';
+    case 'exec-sleep':
+      return `exec sleep ${preStop.seconds}s`;
+    case 'exec-fail':
+      return 'exec that fails at once';
+    case 'sleep-action':
+      return `sleep action ${preStop.seconds}s`;
+    case 'httpGet':
+      return `httpGet ${preStop.ms}ms${preStop.port ? ` to port ${preStop.port}` : ''}`;
   }
 }
 
@@ -105,9 +138,12 @@ export function describePreStop(preStop: PreStop): string {
 export function hookDurationSeconds(preStop: PreStop): number {
   switch (preStop.kind) {
     case 'none':
-    case 'exec-fail': return 0;
+    case 'exec-fail':
+      return 0;
     case 'exec-sleep':
-    case 'sleep-action': return preStop.seconds;
-    case 'httpGet': return preStop.ms / 1000;
+    case 'sleep-action':
+      return preStop.seconds;
+    case 'httpGet':
+      return preStop.ms / 1000;
   }
 }

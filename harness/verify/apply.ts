@@ -35,21 +35,37 @@ export async function readManifests(path: string, namespace: string, deployment:
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new TermlabError('INPUT_UNREADABLE', `--apply ${path}: cannot read: ${(error as Error).message}`, { source: path });
+    throw new TermlabError('INPUT_UNREADABLE', `--apply ${path}: cannot read: ${(error as Error).message}`, {
+      source: path,
+    });
   }
-  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw new TermlabError('INPUT_TOO_LARGE', `--apply ${path}: larger than ${MAX_MANIFEST_BYTES} bytes`, { source: path });
+  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
+    throw new TermlabError('INPUT_TOO_LARGE', `--apply ${path}: larger than ${MAX_MANIFEST_BYTES} bytes`, {
+      source: path,
+    });
   const manifests = parseYamlDocuments(text, `--apply ${path}`, 'USAGE').map(({ data, line }, i) => {
     const where = `--apply ${path}: document ${i + 1} (line ${line})`;
     const parsed = ManifestSchema.safeParse(data);
-    if (!parsed.success) throw new TermlabError('USAGE', `${where}: ${formatIssue(parsed.error.issues[0]!)}`, { source: path });
+    if (!parsed.success)
+      throw new TermlabError('USAGE', `${where}: ${formatIssue(parsed.error.issues[0]!)}`, { source: path });
     const body = structuredClone(parsed.data) as Manifest['body'];
     const namespaced = parsed.data.kind !== 'Namespace';
     if (namespaced) body.metadata = { ...body.metadata, namespace: parsed.data.metadata.namespace ?? namespace };
-    return { kind: parsed.data.kind, name: parsed.data.metadata.name, namespace: namespaced ? body.metadata!.namespace! : null, where, body };
+    return {
+      kind: parsed.data.kind,
+      name: parsed.data.metadata.name,
+      namespace: namespaced ? body.metadata!.namespace! : null,
+      where,
+      body,
+    };
   });
   if (!manifests.some((m) => m.kind === 'Deployment' && m.name === deployment && m.namespace === namespace)) {
     const deployments = manifests.filter((m) => m.kind === 'Deployment').map((m) => `${m.namespace}/${m.name}`);
-    throw new TermlabError('USAGE', `--apply ${path}: no Deployment ${deployment} in namespace ${namespace} to verify (the file has ${deployments.length ? deployments.join(', ') : 'no Deployment'})`, { source: path });
+    throw new TermlabError(
+      'USAGE',
+      `--apply ${path}: no Deployment ${deployment} in namespace ${namespace} to verify (the file has ${deployments.length ? deployments.join(', ') : 'no Deployment'})`,
+      { source: path },
+    );
   }
   return manifests;
 }
@@ -65,16 +81,37 @@ export async function createManifests(cluster: Cluster, manifests: Manifest[], d
     try {
       return await withRetry(cluster, `create ${m.kind} ${m.name}`, () => client.create(m.body));
     } catch (error) {
-      if (isTermlabError(error) && error.code === 'API_REJECTED') throw new TermlabError('USAGE', `${m.where}: the simulated cluster refused ${m.kind} ${m.name}: ${error.message.replace(/^create [^:]+: /, '')}`, error.context, { cause: error });
+      if (isTermlabError(error) && error.code === 'API_REJECTED')
+        throw new TermlabError(
+          'USAGE',
+          `${m.where}: the simulated cluster refused ${m.kind} ${m.name}: ${error.message.replace(/^create [^:]+: /, '')}`,
+          error.context,
+          { cause: error },
+        );
       throw error;
     }
   };
   const declared = new Set(manifests.filter((m) => m.kind === 'Namespace').map((m) => m.name));
-  const existing = new Set((await withRetry(cluster, 'list namespaces', () => cluster.core.listNamespace())).items.map((n) => n.metadata?.name));
-  const wanted = [...new Set(manifests.map((m) => m.namespace).filter((n): n is string => n !== null))].filter((n) => !existing.has(n) && !declared.has(n));
-  for (const name of wanted) await create({ where: `--apply: the namespace ${name} its objects name`, kind: 'Namespace', name, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  const existing = new Set(
+    (await withRetry(cluster, 'list namespaces', () => cluster.core.listNamespace())).items.map(
+      (n) => n.metadata?.name,
+    ),
+  );
+  const wanted = [...new Set(manifests.map((m) => m.namespace).filter((n): n is string => n !== null))].filter(
+    (n) => !existing.has(n) && !declared.has(n),
+  );
+  for (const name of wanted)
+    await create({
+      where: `--apply: the namespace ${name} its objects name`,
+      kind: 'Namespace',
+      name,
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    });
   let version = '0';
-  for (const m of [...manifests.filter((x) => x.kind === 'Namespace'), ...manifests.filter((x) => x.kind !== 'Namespace')]) {
+  for (const m of [
+    ...manifests.filter((x) => x.kind === 'Namespace'),
+    ...manifests.filter((x) => x.kind !== 'Namespace'),
+  ]) {
     const made = await create(m);
     if (m.kind === 'Deployment' && m.name === deployment) version = made.metadata?.resourceVersion ?? '0';
   }
@@ -86,19 +123,46 @@ type Raw = Record<string, any>;
 const atRest = (d: Raw) => {
   const want = d.spec?.replicas ?? 1;
   const st = d.status ?? {};
-  return (st.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) && st.updatedReplicas === want && st.availableReplicas === want && st.replicas === want;
+  return (
+    (st.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) &&
+    st.updatedReplicas === want &&
+    st.availableReplicas === want &&
+    st.replicas === want
+  );
 };
 
 /** Until the Deployment just made is available, on a watch from its create; at most `timeoutMs`. */
-export async function waitAvailable(cluster: Cluster, namespace: string, name: string, fromVersion: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+export async function waitAvailable(
+  cluster: Cluster,
+  namespace: string,
+  name: string,
+  fromVersion: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<void> {
   let last: Raw | null = null;
   let gaveUp = false;
   let wake = () => {};
-  const settled = new Promise<void>((resolve) => { wake = resolve; });
-  const stream = new WatchStream<Raw>(cluster, { path: COLLECTIONS.deployments(namespace), query: { fieldSelector: `metadata.name=${name}` } }, fromVersion, {
-    event: (_type, d) => { last = d; if (atRest(d)) wake(); },
-    life: (event) => { if (event === 'gave-up') { gaveUp = true; wake(); } },
+  const settled = new Promise<void>((resolve) => {
+    wake = resolve;
   });
+  const stream = new WatchStream<Raw>(
+    cluster,
+    { path: COLLECTIONS.deployments(namespace), query: { fieldSelector: `metadata.name=${name}` } },
+    fromVersion,
+    {
+      event: (_type, d) => {
+        last = d;
+        if (atRest(d)) wake();
+      },
+      life: (event) => {
+        if (event === 'gave-up') {
+          gaveUp = true;
+          wake();
+        }
+      },
+    },
+  );
   const timer = setTimeout(wake, timeoutMs);
   signal.addEventListener('abort', wake, { once: true });
   try {
@@ -109,11 +173,16 @@ export async function waitAvailable(cluster: Cluster, namespace: string, name: s
     signal.removeEventListener('abort', wake);
     stream.stop();
   }
-  if (signal.aborted) throw new TermlabError('INTERRUPTED', `interrupted while deployment/${name} from --apply was starting`);
+  if (signal.aborted)
+    throw new TermlabError('INTERRUPTED', `interrupted while deployment/${name} from --apply was starting`);
   if (gaveUp) throw new TermlabError('API_UNREACHABLE', `the watch on deployment/${name} gave up`);
   const d = last as Raw | null;
   if (!d || !atRest(d)) {
     const st = d?.status ?? {};
-    throw new TermlabError('POD_NOT_READY', `--apply: deployment/${name} was not available within ${timeoutMs / 1000}s on the simulated cluster (${st.updatedReplicas ?? 0} updated, ${st.availableReplicas ?? 0} available of ${d?.spec?.replicas ?? '?'}): is its image one the simulated cluster runs (termlab/lab-server), and does its readiness probe pass?`, { deployment: name, namespace });
+    throw new TermlabError(
+      'POD_NOT_READY',
+      `--apply: deployment/${name} was not available within ${timeoutMs / 1000}s on the simulated cluster (${st.updatedReplicas ?? 0} updated, ${st.availableReplicas ?? 0} available of ${d?.spec?.replicas ?? '?'}): is its image one the simulated cluster runs (termlab/lab-server), and does its readiness probe pass?`,
+      { deployment: name, namespace },
+    );
   }
 }

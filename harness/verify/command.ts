@@ -34,64 +34,126 @@ const DEFAULT_LOAD_IMAGE = 'termlab/lab-server:0.1.0';
 
 function whole(value: string | undefined, flag: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new TermlabError('USAGE', `${flag}: expected a whole number ${min}-${max}, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new TermlabError('USAGE', `${flag}: expected a whole number ${min}-${max}, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
 /** `deployment/NAME` (also `deploy/NAME`, `deployments/NAME`, `deployment.apps/NAME`), as kubectl writes it. */
 export function parseTarget(positionals: string[]): string {
-  if (positionals.length !== 1) throw new TermlabError('USAGE', `verify needs one target, deployment/NAME${positionals.length ? `; got ${positionals.length}: ${positionals.join(' ')}` : ''}`);
+  if (positionals.length !== 1)
+    throw new TermlabError(
+      'USAGE',
+      `verify needs one target, deployment/NAME${positionals.length ? `; got ${positionals.length}: ${positionals.join(' ')}` : ''}`,
+    );
   const m = /^(deployment|deployments|deploy|deployment\.apps)\/(.+)$/.exec(positionals[0]!);
-  if (!m) throw new TermlabError('USAGE', `${JSON.stringify(positionals[0])}: expected deployment/NAME (only Deployments can be verified)`);
+  if (!m)
+    throw new TermlabError(
+      'USAGE',
+      `${JSON.stringify(positionals[0])}: expected deployment/NAME (only Deployments can be verified)`,
+    );
   const name = m[2]!;
-  if (name.length > 253 || !DNS_NAME.test(name)) throw new TermlabError('USAGE', `deployment/${name}: not a valid Deployment name (lower-case letters, digits and -, starting and ending alphanumeric)`);
+  if (name.length > 253 || !DNS_NAME.test(name))
+    throw new TermlabError(
+      'USAGE',
+      `deployment/${name}: not a valid Deployment name (lower-case letters, digits and -, starting and ending alphanumeric)`,
+    );
   return name;
 }
 
 /** `--sim` and its companions: checked before anything starts; the manifests read, not yet applied. */
 async function simPlan(values: Record<string, string | boolean | undefined>, deployment: string) {
-  if (values.sim && (values.context || values.kubeconfig)) throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
+  if (values.sim && (values.context || values.kubeconfig))
+    throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
   for (const flag of ['apply', 'sim-proxy-delay', 'kube-version'] as const) {
-    if (values[flag] !== undefined && !values.sim) throw new TermlabError('USAGE', `--${flag}: only with --sim (on a real cluster verify changes only the named Deployment: create your objects with kubectl first)`);
+    if (values[flag] !== undefined && !values.sim)
+      throw new TermlabError(
+        'USAGE',
+        `--${flag}: only with --sim (on a real cluster verify changes only the named Deployment: create your objects with kubectl first)`,
+      );
   }
   if (!values.sim) return null;
   const apply = values.apply as string | undefined;
-  if (!apply) throw new TermlabError('USAGE', `--sim starts an empty simulated cluster: give --apply FILE with deployment/${deployment} (and its Service) in it, e.g. --apply manifests/verify-example.yaml`);
+  if (!apply)
+    throw new TermlabError(
+      'USAGE',
+      `--sim starts an empty simulated cluster: give --apply FILE with deployment/${deployment} (and its Service) in it, e.g. --apply manifests/verify-example.yaml`,
+    );
   const delay = values['sim-proxy-delay'] as string | undefined;
-  if (delay !== undefined && !/^\d+$/.test(delay)) throw new TermlabError('USAGE', `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delay)}`);
+  if (delay !== undefined && !/^\d+$/.test(delay))
+    throw new TermlabError(
+      'USAGE',
+      `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delay)}`,
+    );
   const namespace = (values.namespace as string | undefined) ?? 'default';
-  return { manifests: await readManifests(apply, namespace, deployment), options: { proxySyncDelayMs: delay === undefined ? undefined : Number(delay), kubeVersion: values['kube-version'] as string | undefined } };
+  return {
+    manifests: await readManifests(apply, namespace, deployment),
+    options: {
+      proxySyncDelayMs: delay === undefined ? undefined : Number(delay),
+      kubeVersion: values['kube-version'] as string | undefined,
+    },
+  };
 }
 
 export function createVerifyCommand(startSim: StartSim): CommandModule {
   return {
     async run(argv, io) {
-      const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: parseOptions(verifyFlags) });
+      const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: parseOptions(verifyFlags),
+      });
       const deployment = parseTarget(positionals);
       const action = ActionSchema.safeParse(values.action ?? 'rollout-restart');
-      if (!action.success) throw new TermlabError('USAGE', `--action: expected rollout-restart or delete-pod, got ${JSON.stringify(values.action)}`);
+      if (!action.success)
+        throw new TermlabError(
+          'USAGE',
+          `--action: expected rollout-restart or delete-pod, got ${JSON.stringify(values.action)}`,
+        );
       const path = values.path ?? '/';
-      if (!path.startsWith('/') || /[\s#]/.test(path)) throw new TermlabError('USAGE', `--path: expected a path such as /healthz or '/work?ms=200' (starting with /, no spaces or #), got ${JSON.stringify(path)}`);
-      if (values.service !== undefined && !DNS_NAME.test(values.service)) throw new TermlabError('USAGE', `--service: ${JSON.stringify(values.service)} is not a valid Service name`);
-      if (values['pod-header'] !== undefined && !/^[A-Za-z0-9-]+$/.test(values['pod-header'])) throw new TermlabError('USAGE', `--pod-header: ${JSON.stringify(values['pod-header'])} is not a header name`);
-      if (values.owner !== undefined && !isLabelValue(values.owner)) throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value`);
+      if (!path.startsWith('/') || /[\s#]/.test(path))
+        throw new TermlabError(
+          'USAGE',
+          `--path: expected a path such as /healthz or '/work?ms=200' (starting with /, no spaces or #), got ${JSON.stringify(path)}`,
+        );
+      if (values.service !== undefined && !DNS_NAME.test(values.service))
+        throw new TermlabError('USAGE', `--service: ${JSON.stringify(values.service)} is not a valid Service name`);
+      if (values['pod-header'] !== undefined && !/^[A-Za-z0-9-]+$/.test(values['pod-header']))
+        throw new TermlabError('USAGE', `--pod-header: ${JSON.stringify(values['pod-header'])} is not a header name`);
+      if (values.owner !== undefined && !isLabelValue(values.owner))
+        throw new TermlabError('USAGE', `--owner: ${JSON.stringify(values.owner)} is not a valid label value`);
       const readyTimeoutMs = whole(values['ready-timeout'], '--ready-timeout', 120, 1, 3600) * 1000;
-      const apiPatienceMs = whole(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000, 0, 3600) * 1000;
+      const apiPatienceMs =
+        whole(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000, 0, 3600) * 1000;
       const rate = whole(values.rate, '--rate', 50, 1, 10_000);
       const requestFields = {
-        deployment, service: values.service ?? null, port: values.port === undefined ? null : whole(values.port, '--port', 0, 1, 65535), path,
-        rate, connections: whole(values.connections, '--connections', defaultConnections(rate, path), 1, 1024),
-        podHeader: values['pod-header'] ?? 'x-pod-uid', action: action.data, maxFailed: whole(values['max-failed'], '--max-failed', 0, 0, 1_000_000),
+        deployment,
+        service: values.service ?? null,
+        port: values.port === undefined ? null : whole(values.port, '--port', 0, 1, 65535),
+        path,
+        rate,
+        connections: whole(values.connections, '--connections', defaultConnections(rate, path), 1, 1024),
+        podHeader: values['pod-header'] ?? 'x-pod-uid',
+        action: action.data,
+        maxFailed: whole(values['max-failed'], '--max-failed', 0, 0, 1_000_000),
         loadImage: values['load-image'] ?? DEFAULT_LOAD_IMAGE,
       };
       const sim = await simPlan(values, deployment);
       // The one simulated cluster of this run, through the CLI's door to cluster/sim; stopped last.
       const started = sim ? await startSim(sim.options) : null;
       try {
-        const cluster = await connect({ ...(started ? { kubeconfigText: started.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }), apiPatienceMs });
-        const namespace = values.namespace ?? (sim ? 'default' : cluster.contextNamespace ?? 'default');
+        const cluster = await connect({
+          ...(started
+            ? { kubeconfigText: started.kubeconfig }
+            : { kubeconfig: values.kubeconfig, context: values.context }),
+          apiPatienceMs,
+        });
+        const namespace = values.namespace ?? (sim ? 'default' : (cluster.contextNamespace ?? 'default'));
         if (sim) {
-          io.err(`  applying ${sim.manifests.length} object(s) from --apply ${values.apply} to the simulated cluster\n`);
+          io.err(
+            `  applying ${sim.manifests.length} object(s) from --apply ${values.apply} to the simulated cluster\n`,
+          );
           const from = await createManifests(cluster, sim.manifests, deployment);
           await waitAvailable(cluster, namespace, deployment, from, readyTimeoutMs, io.signal);
         }
@@ -103,15 +165,32 @@ export function createVerifyCommand(startSim: StartSim): CommandModule {
   };
 }
 
-type VerifyValues = { [K in keyof typeof verifyFlags]?: (typeof verifyFlags)[K]['type'] extends 'boolean' ? boolean : string };
+type VerifyValues = {
+  [K in keyof typeof verifyFlags]?: (typeof verifyFlags)[K]['type'] extends 'boolean' ? boolean : string;
+};
 
-async function verifyOn(cluster: Cluster, request: VerifyRequest, { values, readyTimeoutMs }: { values: VerifyValues; readyTimeoutMs: number }, io: CommandIO): Promise<number> {
+async function verifyOn(
+  cluster: Cluster,
+  request: VerifyRequest,
+  { values, readyTimeoutMs }: { values: VerifyValues; readyTimeoutMs: number },
+  io: CommandIO,
+): Promise<number> {
   const { deployment, namespace } = request;
   const simulated = Boolean(cluster.serverVersion?.includes('termlab-sim'));
   const read = await readTarget(cluster, request, simulated);
-  const victim = request.action === 'delete-pod' ? read.target.pods.filter((p) => p.ready && !p.deletionTimestamp).map((p) => p.name).sort()[0] ?? null : null;
-  io.out(`termlab ${HARNESS_VERSION} on context "${t(cluster.context)}" (${t(cluster.serverVersion)}${simulated ? ', the simulated cluster' : ''})\n${planText(request, read, victim).split('\n').map(t).join('\n')}`);
-  const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () => defaultOwnerId(cluster.context, cluster.server));
+  const victim =
+    request.action === 'delete-pod'
+      ? (read.target.pods
+          .filter((p) => p.ready && !p.deletionTimestamp)
+          .map((p) => p.name)
+          .sort()[0] ?? null)
+      : null;
+  io.out(
+    `termlab ${HARNESS_VERSION} on context "${t(cluster.context)}" (${t(cluster.serverVersion)}${simulated ? ', the simulated cluster' : ''})\n${planText(request, read, victim).split('\n').map(t).join('\n')}`,
+  );
+  const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () =>
+    defaultOwnerId(cluster.context, cluster.server),
+  );
   const runId = newRunId();
   const bounds = verifyBoundsMs({ read, readyTimeoutMs });
   const template = await loadTemplate();
@@ -119,44 +198,114 @@ async function verifyOn(cluster: Cluster, request: VerifyRequest, { values, read
   const names = objectNames(request, runId);
   const victimPod = read.target.pods.find((p) => p.name === victim);
   await preflight(cluster, request, read, {
-    loadPod: renderVerifyLoadPod(template, request, { name: names.loadPod, owner: ownership.owner, identity: ownership.identity ?? undefined, runId, target: 'http://preflight.invalid', durationMs: bounds.loadMs, deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60 }) as k8s.V1Pod,
+    loadPod: renderVerifyLoadPod(template, request, {
+      name: names.loadPod,
+      owner: ownership.owner,
+      identity: ownership.identity ?? undefined,
+      runId,
+      target: 'http://preflight.invalid',
+      durationMs: bounds.loadMs,
+      deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60,
+    }) as k8s.V1Pod,
     service: temporaryService(read, names.service, ownership.owner, runId, bounds.loadMs),
     victim: victimPod ? { name: victimPod.name, uid: victimPod.uid } : null,
   });
-  if (!simulated && !values.yes) throw new TermlabError('USAGE', 'this changes a Deployment on a real cluster: re-run with --yes to go ahead (nothing was changed; every right it needs was checked with a dry run)');
+  if (!simulated && !values.yes)
+    throw new TermlabError(
+      'USAGE',
+      'this changes a Deployment on a real cluster: re-run with --yes to go ahead (nothing was changed; every right it needs was checked with a dry run)',
+    );
 
   const outDir = resolve(values.out ?? join('reports', `verify-${runId}`));
-  try { await mkdir(outDir, { recursive: true }); } catch (error) { throw unwritable('OUTPUT_UNWRITABLE', '--out', outDir, error); }
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    throw unwritable('OUTPUT_UNWRITABLE', '--out', outDir, error);
+  }
   // The record lets `termlab reap` take the load pod (and a temporary Service) if this process dies.
-  const record = newRunRecord({ runId, owner: ownership.owner, identity: ownership.identity, ownerSource: ownership.source, ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }), context: cluster.context, namespace, deadline: new Date(Date.now() + bounds.loadMs + 120_000).toISOString() });
+  const record = newRunRecord({
+    runId,
+    owner: ownership.owner,
+    identity: ownership.identity,
+    ownerSource: ownership.source,
+    ...(ownership.source === 'SelfSubjectReview' ? {} : { note: ownership.note }),
+    context: cluster.context,
+    namespace,
+    deadline: new Date(Date.now() + bounds.loadMs + 120_000).toISOString(),
+  });
   await saveRun(record);
 
   const clock = new RunClock();
   const { observation, failure } = await runVerification({
-    cluster, request, read, runId, owner: ownership.owner, identity: ownership.identity ?? undefined, harnessVersion: HARNESS_VERSION,
-    simulated, template, clock, signal: io.signal, readyTimeoutMs,
-    onPhase: (phase) => { if (!values.json) io.err(`  ${phase}\n`); },
+    cluster,
+    request,
+    read,
+    runId,
+    owner: ownership.owner,
+    identity: ownership.identity ?? undefined,
+    harnessVersion: HARNESS_VERSION,
+    simulated,
+    template,
+    clock,
+    signal: io.signal,
+    readyTimeoutMs,
+    onPhase: (phase) => {
+      if (!values.json) io.err(`  ${phase}\n`);
+    },
   });
   const file = join(outDir, `${deployment}${VERIFICATION_SUFFIX}`);
   await writeVerification(file, observation);
   let swept = false;
-  try { swept = await sweepRun(cluster, namespace, runId); } catch { /* the record stays running: `termlab reap` finishes it */ }
+  try {
+    swept = await sweepRun(cluster, namespace, runId);
+  } catch {
+    /* the record stays running: `termlab reap` finishes it */
+  }
   if (swept) await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' });
 
   // Graded from the file, as `termlab grade` will: the same verdict offline.
   const { grade } = await gradeVerificationFile(file);
-  await writeVerifyReports(grade, observation, { md: join(outDir, 'report.md'), html: join(outDir, 'report.html'), junit: join(outDir, 'junit.xml') });
+  await writeVerifyReports(grade, observation, {
+    md: join(outDir, 'report.md'),
+    html: join(outDir, 'report.html'),
+    junit: join(outDir, 'junit.xml'),
+  });
   await writeVerifyReports(grade, observation, { md: values.md, html: values.html, junit: values.junit });
-  if (values.json) io.out(terminalJson({ verdict: grade.verdict, explanation: grade.explanation, rolloutStalled: grade.rolloutStalled, requests: grade.requests, failed: grade.failed, byCause: grade.byCause, advice: grade.advice, reasoning: grade.reasoning, scope: grade.scope, observation: file }) + '\n');
-  else io.out(`\n${terminalSummary(grade)}\nobservation: ${t(file)} (regrade offline: termlab grade ${t(file)})\nreports: ${t(join(outDir, 'report.html'))} (also report.md, junit.xml)\n`);
+  if (values.json)
+    io.out(
+      terminalJson({
+        verdict: grade.verdict,
+        explanation: grade.explanation,
+        rolloutStalled: grade.rolloutStalled,
+        requests: grade.requests,
+        failed: grade.failed,
+        byCause: grade.byCause,
+        advice: grade.advice,
+        reasoning: grade.reasoning,
+        scope: grade.scope,
+        observation: file,
+      }) + '\n',
+    );
+  else
+    io.out(
+      `\n${terminalSummary(grade)}\nobservation: ${t(file)} (regrade offline: termlab grade ${t(file)})\nreports: ${t(join(outDir, 'report.html'))} (also report.md, junit.xml)\n`,
+    );
   if (io.signal.aborted) return EXIT.interrupted;
-  if (failure) { io.err(`termlab verify: ${failure.code}: ${t(failure.message)}\n`); return exitCodeFor(failure.code); }
+  if (failure) {
+    io.err(`termlab verify: ${failure.code}: ${t(failure.message)}\n`);
+    return exitCodeFor(failure.code);
+  }
   return exitCodeOfGrade(grade);
 }
 
 /** `termlab grade` on verification files: the same grade, reports and exit code, offline. */
-export async function gradeVerifications(paths: string[], targets: { json?: boolean; md?: string; html?: string; junit?: string }, io: { out(text: string): void; signal: AbortSignal }): Promise<number> {
-  if (paths.length > 1 && (targets.md || targets.html || targets.junit)) throw new TermlabError('USAGE', '--md/--html/--junit with verification files: one file at a time');
+export async function gradeVerifications(
+  paths: string[],
+  targets: { json?: boolean; md?: string; html?: string; junit?: string },
+  io: { out(text: string): void; signal: AbortSignal },
+): Promise<number> {
+  if (paths.length > 1 && (targets.md || targets.html || targets.junit))
+    throw new TermlabError('USAGE', '--md/--html/--junit with verification files: one file at a time');
   const codes: number[] = [];
   for (const path of paths) {
     const { grade, observation } = await gradeVerificationFile(path, io.signal);

@@ -75,35 +75,68 @@ export function podTimes(o: VerificationObservation): PodTimes[] {
     const exit = lines.find((l) => l.event === 'exit');
     const killing = o.evidence.kubeEvents.find((e) => e.involvedUid === uid && e.reason === 'Killing');
     const killingAt = killing ? at(killing.receivedAt.wall) : null;
-    let term: number | null = null, termSource: string | null = null;
-    if (signal) { term = at(signal.time); termSource = "the app's own log"; }
-    else if (killingAt !== null) { term = killingAt + (sleep ?? 0); termSource = sleep ? `the kubelet's Killing event + the ${sleep}s preStop sleep` : "the kubelet's Killing event (no preStop)"; }
+    let term: number | null = null,
+      termSource: string | null = null;
+    if (signal) {
+      term = at(signal.time);
+      termSource = "the app's own log";
+    } else if (killingAt !== null) {
+      term = killingAt + (sleep ?? 0);
+      termSource = sleep
+        ? `the kubelet's Killing event + the ${sleep}s preStop sleep`
+        : "the kubelet's Killing event (no preStop)";
+    }
     // The endpoint's change that the deletion caused: a readiness blip before it (a starved probe) is not it.
     const deletionAt = at(deletion?.receivedAt.wall);
-    let wasReady = false, endpointNotReady: number | null = null, endpointGone: number | null = null;
+    let wasReady = false,
+      endpointNotReady: number | null = null,
+      endpointGone: number | null = null;
     for (const s of o.evidence.sliceEvents) {
       const ep = s.endpoints.find((x) => x.podUid === uid);
-      if (ep?.ready) { wasReady = true; continue; }
+      if (ep?.ready) {
+        wasReady = true;
+        continue;
+      }
       const t = at(s.receivedAt.wall)!;
       if (!wasReady || (deletionAt !== null && t < deletionAt - TOLERANCE_SECONDS)) continue;
       if (endpointNotReady === null && (!ep || ep.ready === false || s.type === 'DELETED')) endpointNotReady = t;
       if (endpointGone === null && (!ep || s.type === 'DELETED')) endpointGone = t;
     }
-    const deletionApi = deletion?.deletionTimestamp && deletion.deletionGracePeriodSeconds !== null ? at(new Date(Date.parse(deletion.deletionTimestamp) - deletion.deletionGracePeriodSeconds * 1000).toISOString()) : null;
+    const deletionApi =
+      deletion?.deletionTimestamp && deletion.deletionGracePeriodSeconds !== null
+        ? at(
+            new Date(Date.parse(deletion.deletionTimestamp) - deletion.deletionGracePeriodSeconds * 1000).toISOString(),
+          )
+        : null;
     const deleted = events.find((e) => e.type === 'DELETED');
     return {
-      name: first.name, uid, old,
+      name: first.name,
+      uid,
+      old,
       created: at(first.creationTimestamp) ?? at(first.receivedAt.wall),
       ready: at(events.find((e) => e.ready)?.receivedAt.wall),
-      deletion: deletionAt, deletionApi,
-      terminating: [deletionAt, killingAt, term].reduce<number | null>((a, b) => (b === null ? a : a === null ? b : Math.min(a, b)), null), killing: killingAt, term, termSource,
+      deletion: deletionAt,
+      deletionApi,
+      terminating: [deletionAt, killingAt, term].reduce<number | null>(
+        (a, b) => (b === null ? a : a === null ? b : Math.min(a, b)),
+        null,
+      ),
+      killing: killingAt,
+      term,
+      termSource,
       exited: exit ? at(exit.time) : terminated ? at(terminated.receivedAt.wall) : null,
       exitCode: exitState?.exitCode ?? (typeof exit?.fields.code === 'number' ? exit.fields.code : null),
       killed: exitState?.exitCode === 137,
-      endpointNotReady, endpointGone, gone: at(deleted?.receivedAt.wall),
+      endpointNotReady,
+      endpointGone,
+      gone: at(deleted?.receivedAt.wall),
       preStop: describeLifecycle(containers[0]?.lifecycle ?? null),
       preStopSleepSeconds: sleep,
-      grace: live?.terminationGracePeriodSeconds ?? o.target?.pods.find((p) => p.uid === uid)?.terminationGracePeriodSeconds ?? o.target?.deployment.terminationGracePeriodSeconds ?? null,
+      grace:
+        live?.terminationGracePeriodSeconds ??
+        o.target?.pods.find((p) => p.uid === uid)?.terminationGracePeriodSeconds ??
+        o.target?.deployment.terminationGracePeriodSeconds ??
+        null,
     };
   });
 }

@@ -6,14 +6,25 @@ import { parseJsonText, readRegularTextFile } from '../observation/read.ts';
 import { MAX_OBSERVATION_BYTES } from '../observation/schema.ts';
 import { writeReport } from '../report/write.ts';
 import { gradeVerification, type VerifyGrade } from './grade.ts';
-import { VERIFICATION_SCHEMA_VERSION, VERIFICATION_SUFFIX, type VerificationObservation, VerificationObservationSchema } from '../observation/verification.ts';
+import {
+  VERIFICATION_SCHEMA_VERSION,
+  VERIFICATION_SUFFIX,
+  type VerificationObservation,
+  VerificationObservationSchema,
+} from '../observation/verification.ts';
 import { renderVerifyHtml, renderVerifyJunit, renderVerifyMarkdown } from './report.ts';
 
 export function parseVerification(data: unknown, source: string): VerificationObservation {
   const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (version !== VERIFICATION_SCHEMA_VERSION) throw new TermlabError('OBSERVATION_INVALID', `${source}: schemaVersion: this termlab reads verification files of version ${VERIFICATION_SCHEMA_VERSION}, the file says ${JSON.stringify(version ?? null)}`, { source, path: 'schemaVersion' });
+  if (version !== VERIFICATION_SCHEMA_VERSION)
+    throw new TermlabError(
+      'OBSERVATION_INVALID',
+      `${source}: schemaVersion: this termlab reads verification files of version ${VERIFICATION_SCHEMA_VERSION}, the file says ${JSON.stringify(version ?? null)}`,
+      { source, path: 'schemaVersion' },
+    );
   const result = VerificationObservationSchema.safeParse(data);
-  if (!result.success) throw new TermlabError('OBSERVATION_INVALID', `${source}: ${formatIssue(result.error.issues[0]!)}`, { source });
+  if (!result.success)
+    throw new TermlabError('OBSERVATION_INVALID', `${source}: ${formatIssue(result.error.issues[0]!)}`, { source });
   return result.data;
 }
 
@@ -28,12 +39,19 @@ export async function writeVerification(path: string, o: VerificationObservation
 
 export const isVerificationPath = (path: string) => path.endsWith(VERIFICATION_SUFFIX);
 
-export async function gradeVerificationFile(path: string, signal?: AbortSignal): Promise<{ grade: VerifyGrade; observation: VerificationObservation }> {
+export async function gradeVerificationFile(
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ grade: VerifyGrade; observation: VerificationObservation }> {
   const observation = await readVerification(path, signal);
   return { grade: gradeVerification(observation, { source: path }), observation };
 }
 
-export async function writeVerifyReports(grade: VerifyGrade, observation: VerificationObservation, targets: { md?: string; html?: string; junit?: string }): Promise<void> {
+export async function writeVerifyReports(
+  grade: VerifyGrade,
+  observation: VerificationObservation,
+  targets: { md?: string; html?: string; junit?: string },
+): Promise<void> {
   if (targets.md) await writeReport(targets.md, renderVerifyMarkdown(grade), 'the Markdown summary');
   if (targets.html) await writeReport(targets.html, renderVerifyHtml(grade, observation), 'the HTML report');
   if (targets.junit) await writeReport(targets.junit, renderVerifyJunit(grade), 'the JUnit report');

@@ -19,8 +19,16 @@ export const CAUSES = {
 export type CauseNumber = 1 | 2 | 3 | 4;
 
 export const FailedRequestSchema = z.object({
-  id: z.string(), sent: z.number(), reached: z.number(), ended: z.number(), outcome: z.string(), errorCode: z.string().nullable(), stage: z.string().nullable(),
-  pod: z.string().nullable(), cause: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]), why: z.string(),
+  id: z.string(),
+  sent: z.number(),
+  reached: z.number(),
+  ended: z.number(),
+  outcome: z.string(),
+  errorCode: z.string().nullable(),
+  stage: z.string().nullable(),
+  pod: z.string().nullable(),
+  cause: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
+  why: z.string(),
 });
 export type FailedRequest = z.infer<typeof FailedRequestSchema>;
 
@@ -52,26 +60,46 @@ export interface VerifyGrade {
 
 const round1 = (s: number) => Math.round(s * 10) / 10;
 const fmt = (s: number) => `${round1(s).toFixed(1)}s`;
-const p99 = (values: number[]) => { const v = [...values].sort((a, b) => a - b); return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)]! : 0; };
+const p99 = (values: number[]) => {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)]! : 0;
+};
 
 /** The request ids each pod's own log says it accepted (the lab image writes them; most apps do not). */
 function acceptedIds(o: VerificationObservation): { ids: Map<string, string>; logging: Set<string> } {
   const ids = new Map<string, string>();
   const logging = new Set<string>();
   for (const log of o.evidence.podLogs) {
-    for (const l of parseLabLogLines(log.lines).lines) if (l.event === 'accepted' && typeof l.fields.id === 'string') { ids.set(l.fields.id, log.uid); logging.add(log.uid); }
+    for (const l of parseLabLogLines(log.lines).lines)
+      if (l.event === 'accepted' && typeof l.fields.id === 'string') {
+        ids.set(l.fields.id, log.uid);
+        logging.add(log.uid);
+      }
     // A log that ran to the container's end says every request the pod took; a cut one does not.
     if (!log.ended) logging.delete(log.uid);
   }
   return { ids, logging };
 }
 
-interface Sent { id: string; sent: number; connected: number | null; ended: number; outcome: string; stage: string | null; header: string | null }
+interface Sent {
+  id: string;
+  sent: number;
+  connected: number | null;
+  ended: number;
+  outcome: string;
+  stage: string | null;
+  header: string | null;
+}
 
 /** Which pod a request reached and why it failed: by the app's own log or answer header, else by time. */
-function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: ReturnType<typeof acceptedIds>): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
+function attribute(
+  r: Sent,
+  pods: PodTimes[],
+  { ids: accepted, logging }: ReturnType<typeof acceptedIds>,
+): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
   const tol = TOLERANCE_SECONDS;
-  const byUid = (uid: string | null | undefined) => (uid ? pods.find((p) => p.uid === uid || p.name === uid) ?? null : null);
+  const byUid = (uid: string | null | undefined) =>
+    uid ? (pods.find((p) => p.uid === uid || p.name === uid) ?? null) : null;
   const took = byUid(accepted.get(r.id));
   const named = took ?? byUid(r.header);
   // When it reached a pod: its connection (a proxy in between may accept and then reset it).
@@ -84,35 +112,81 @@ function attribute(r: Sent, pods: PodTimes[], { ids: accepted, logging }: Return
   const answered = r.stage === 'body' || r.outcome === 'cut' || took !== null;
   const stops = (p: PodTimes) => [p.term, p.exited].filter((t): t is number => t !== null);
   const inFlight = answered
-    ? (named && stops(named).some((t) => t <= r.ended + tol) ? named : null)
-    : r.stage === 'request' ? (named ? [named] : pods.filter((p) => p.old)).find((p) => !logging.has(p.uid) && p.term !== null && reached < p.term && p.term <= r.ended + tol) ?? null : null;
+    ? named && stops(named).some((t) => t <= r.ended + tol)
+      ? named
+      : null
+    : r.stage === 'request'
+      ? ((named ? [named] : pods.filter((p) => p.old)).find(
+          (p) => !logging.has(p.uid) && p.term !== null && reached < p.term && p.term <= r.ended + tol,
+        ) ?? null)
+      : null;
   if (inFlight) {
-    const what = inFlight.killed ? 'its KILL (exit 137)' : inFlight.term !== null ? `its TERM at ${fmt(inFlight.term)}` : `its exit at ${fmt(inFlight.exited!)}`;
-    return { pod: inFlight.name, cause: 2, why: `${took ? `${inFlight.name}'s log shows it accepted; ` : ''}open from ${fmt(reached)} to ${fmt(r.ended)} across ${what}` };
+    const what = inFlight.killed
+      ? 'its KILL (exit 137)'
+      : inFlight.term !== null
+        ? `its TERM at ${fmt(inFlight.term)}`
+        : `its exit at ${fmt(inFlight.exited!)}`;
+    return {
+      pod: inFlight.name,
+      cause: 2,
+      why: `${took ? `${inFlight.name}'s log shows it accepted; ` : ''}open from ${fmt(reached)} to ${fmt(r.ended)} across ${what}`,
+    };
   }
   return terminatingCause(r, reached, named, pods);
 }
 
 /** 1, 3 or 4: the pods that were terminating when it reached them, the newest first. */
-function terminatingCause(r: Sent, reached: number, named: PodTimes | null, pods: PodTimes[]): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
+function terminatingCause(
+  r: Sent,
+  reached: number,
+  named: PodTimes | null,
+  pods: PodTimes[],
+): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
   const tol = TOLERANCE_SECONDS;
-  const terminating = (named ? [named] : pods).filter((p) => p.terminating !== null && p.terminating <= reached + tol && (p.gone === null || reached <= p.gone + PROXY_PROPAGATION_SECONDS + tol))
+  const terminating = (named ? [named] : pods)
+    .filter(
+      (p) =>
+        p.terminating !== null &&
+        p.terminating <= reached + tol &&
+        (p.gone === null || reached <= p.gone + PROXY_PROPAGATION_SECONDS + tol),
+    )
     .sort((a, b) => b.terminating! - a.terminating!);
   const pod = terminating[0];
-  if (!pod) return { pod: named?.name ?? null, cause: 4, why: named ? `answered by ${named.name}, which was not terminating` : 'no pod was terminating when it was sent' };
+  if (!pod)
+    return {
+      pod: named?.name ?? null,
+      cause: 4,
+      why: named ? `answered by ${named.name}, which was not terminating` : 'no pod was terminating when it was sent',
+    };
   const d = reached - pod.terminating!;
-  const since = d >= 0 ? `${fmt(d)} after ${pod.name} began terminating` : `as ${pod.name} began terminating (${r.connected !== null ? 'connected' : 'sent'} ${fmt(-d)} before the first sign of it)`;
-  if (pod.endpointNotReady === null || reached < pod.endpointNotReady) return { pod: pod.name, cause: 1, why: `reached a pod ${since}, while the EndpointSlice still listed it ready` };
+  const since =
+    d >= 0
+      ? `${fmt(d)} after ${pod.name} began terminating`
+      : `as ${pod.name} began terminating (${r.connected !== null ? 'connected' : 'sent'} ${fmt(-d)} before the first sign of it)`;
+  if (pod.endpointNotReady === null || reached < pod.endpointNotReady)
+    return { pod: pod.name, cause: 1, why: `reached a pod ${since}, while the EndpointSlice still listed it ready` };
   const after = reached - pod.endpointNotReady;
-  if (after <= PROXY_PROPAGATION_SECONDS + tol) return { pod: pod.name, cause: 1, why: `reached a pod ${since}, ${fmt(after)} after the EndpointSlice dropped it: the proxies had not caught up` };
-  return { pod: pod.name, cause: 3, why: `reached a pod ${fmt(after)} after ${pod.name} left the endpoints (past the proxies' ${PROXY_PROPAGATION_SECONDS}s): a kept connection or a late proxy` };
+  if (after <= PROXY_PROPAGATION_SECONDS + tol)
+    return {
+      pod: pod.name,
+      cause: 1,
+      why: `reached a pod ${since}, ${fmt(after)} after the EndpointSlice dropped it: the proxies had not caught up`,
+    };
+  return {
+    pod: pod.name,
+    cause: 3,
+    why: `reached a pod ${fmt(after)} after ${pod.name} left the endpoints (past the proxies' ${PROXY_PROPAGATION_SECONDS}s): a kept connection or a late proxy`,
+  };
 }
 
 /** Past this, sends that fell behind the steady schedule are said so (the load did not run at --rate). */
 const BEHIND_MS = 1000;
 
 /** The rate the load ran at, as sent: `--rate`, or how far it fell behind (all connections busy, or a starved load pod). */
-function paceOf(records: ReturnType<typeof parseLoadLog>['records'], request: VerificationObservation['request']): string {
+function paceOf(
+  records: ReturnType<typeof parseLoadLog>['records'],
+  request: VerificationObservation['request'],
+): string {
   const late = records.reduce((m, r) => Math.max(m, r.sent.mono - r.dueMono), 0);
   if (late <= BEHIND_MS || records.length < 2) return `${request.rate}/s`;
   const sent = records.map((r) => r.sent.mono);
@@ -129,9 +203,31 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const pods = podTimes(o);
   const accepted = acceptedIds(o);
   const failures: FailedRequest[] = load.records.filter(isFailure).map((r) => {
-    const sent = at(r.sent.time), ended = at(r.ended.time);
-    const why = attribute({ id: r.id, sent, connected: r.connectedAt ? at(r.connectedAt.time) : null, ended, outcome: r.outcome, stage: r.stage, header: r.podUid }, pods, accepted);
-    return { id: r.id, sent: round1(sent), reached: round1(r.connectedAt ? at(r.connectedAt.time) : sent), ended: round1(ended), outcome: r.outcome, errorCode: r.errorCode, stage: r.stage, ...why };
+    const sent = at(r.sent.time),
+      ended = at(r.ended.time);
+    const why = attribute(
+      {
+        id: r.id,
+        sent,
+        connected: r.connectedAt ? at(r.connectedAt.time) : null,
+        ended,
+        outcome: r.outcome,
+        stage: r.stage,
+        header: r.podUid,
+      },
+      pods,
+      accepted,
+    );
+    return {
+      id: r.id,
+      sent: round1(sent),
+      reached: round1(r.connectedAt ? at(r.connectedAt.time) : sent),
+      ended: round1(ended),
+      outcome: r.outcome,
+      errorCode: r.errorCode,
+      stage: r.stage,
+      ...why,
+    };
   });
   const byCause: Record<CauseNumber, number> = { 1: 0, 2: 0, 3: 0, 4: 0 };
   for (const f of failures) byCause[f.cause]++;
@@ -142,22 +238,55 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const maxFailed = o.request.maxFailed;
   let verdict: VerifyGrade['verdict'];
   let explanation: string;
-  if (!o.evidence.loadLog || !load.start) { verdict = 'inconclusive'; explanation = `no load was recorded${o.run.incompleteReason ? `: ${o.run.incompleteReason}` : ''}`; }
-  else if (failures.length > maxFailed) { verdict = 'fail'; explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`; }
-  else if (!o.run.complete) { verdict = 'inconclusive'; explanation = `the run did not complete: ${o.run.incompleteReason ?? 'unknown'}${o.progressCondition ? ` (the Deployment: ${o.progressCondition})` : ''}`; }
-  else if (problems.length) { verdict = 'inconclusive'; explanation = problems[0]!; }
-  else if (terminations === 0) { verdict = 'inconclusive'; explanation = 'no pod terminated during the load: nothing was exercised'; }
-  else { verdict = 'pass'; explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`; }
+  if (!o.evidence.loadLog || !load.start) {
+    verdict = 'inconclusive';
+    explanation = `no load was recorded${o.run.incompleteReason ? `: ${o.run.incompleteReason}` : ''}`;
+  } else if (failures.length > maxFailed) {
+    verdict = 'fail';
+    explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`;
+  } else if (!o.run.complete) {
+    verdict = 'inconclusive';
+    explanation = `the run did not complete: ${o.run.incompleteReason ?? 'unknown'}${o.progressCondition ? ` (the Deployment: ${o.progressCondition})` : ''}`;
+  } else if (problems.length) {
+    verdict = 'inconclusive';
+    explanation = problems[0]!;
+  } else if (terminations === 0) {
+    verdict = 'inconclusive';
+    explanation = 'no pod terminated during the load: nothing was exercised';
+  } else {
+    verdict = 'pass';
+    explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`;
+  }
   const scope = `this run exercised ${requests} requests at ${paceOf(load.records, o.request)} across ${terminations} pod termination(s); one run is not all traffic: a pass says these requests did not fail, not that none ever will`;
   return {
-    deployment: o.request.deployment, namespace: o.request.namespace, action: o.request.action, source: options.source ?? '',
-    verdict, explanation, requests, completed, failed: failures.length, maxFailed, byCause, terminations, failures, pods, advice, reasoning,
+    deployment: o.request.deployment,
+    namespace: o.request.namespace,
+    action: o.request.action,
+    source: options.source ?? '',
+    verdict,
+    explanation,
+    requests,
+    completed,
+    failed: failures.length,
+    maxFailed,
+    byCause,
+    terminations,
+    failures,
+    pods,
+    advice,
+    reasoning,
     // Set only where the wait for the rollout ended without it (run.ts): the condition quoted then.
-    rolloutStalled: o.progressCondition !== null, scope, problems,
+    rolloutStalled: o.progressCondition !== null,
+    scope,
+    problems,
   };
 }
 
-function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: FailedRequest[]): { advice: string[]; reasoning: string[] } {
+function adviceFor(
+  o: VerificationObservation,
+  pods: PodTimes[],
+  failures: FailedRequest[],
+): { advice: string[]; reasoning: string[] } {
   const advice: string[] = [];
   const reasoning: string[] = [];
   const byName = new Map(pods.map((p) => [p.name, p]));
@@ -165,50 +294,90 @@ function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: Faile
   // How long after each deletion its endpoint left the slice (the controller's share), and how long
   // requests still reached it (the proxies' share too): the preStop sleep must cover the latter.
   const sliceLag = deleted.filter((p) => p.endpointNotReady !== null).map((p) => p.endpointNotReady! - p.deletion!);
-  if (sliceLag.length) reasoning.push(`the EndpointSlice marked each deleted pod not ready ${fmt(Math.min(...sliceLag))}–${fmt(Math.max(...sliceLag))} after its deletion (p99 ${fmt(p99(sliceLag))}, ${sliceLag.length} pod(s))`);
-  const records = parseLoadLog(o.evidence.loadLog).records.filter((r) => r.outcome === 'completed').map((r) => (Date.parse(r.ended.time) - Date.parse(r.sent.time)) / 1000);
+  if (sliceLag.length)
+    reasoning.push(
+      `the EndpointSlice marked each deleted pod not ready ${fmt(Math.min(...sliceLag))}–${fmt(Math.max(...sliceLag))} after its deletion (p99 ${fmt(p99(sliceLag))}, ${sliceLag.length} pod(s))`,
+    );
+  const records = parseLoadLog(o.evidence.loadLog)
+    .records.filter((r) => r.outcome === 'completed')
+    .map((r) => (Date.parse(r.ended.time) - Date.parse(r.sent.time)) / 1000);
   const longest = records.length ? Math.max(...records) : 0;
   if (records.length) reasoning.push(`the longest completed request took ${fmt(longest)} (p99 ${fmt(p99(records))})`);
   // New connections that still reached a terminating pod: cause 1, and cause 3 refused at connect (a late proxy, no kept connection).
   const lateProxy = failures.filter((f) => f.cause === 3 && f.stage === 'connect');
-  const c1 = failures.filter((f) => (f.cause === 1 || (f.cause === 3 && f.stage === 'connect')) && f.pod && byName.get(f.pod)?.terminating !== null);
+  const c1 = failures.filter(
+    (f) =>
+      (f.cause === 1 || (f.cause === 3 && f.stage === 'connect')) && f.pod && byName.get(f.pod)?.terminating !== null,
+  );
   if (c1.length) {
     const reach = c1.map((f) => Math.max(0, f.reached - byName.get(f.pod!)!.terminating!));
     const y = Math.max(...reach, ...sliceLag, 0);
     const x = Math.ceil(y + 1);
     const current = Math.max(0, ...deleted.map((p) => p.preStopSleepSeconds ?? 0));
-    reasoning.push(`requests still reached a terminating pod up to ${fmt(Math.max(...reach))} after it began terminating (p99 ${fmt(p99(reach))}; ${c1.length - lateProxy.length} failed request(s) of cause 1${lateProxy.length ? ` and ${lateProxy.length} of cause 3 refused at connect` : ''})`);
+    reasoning.push(
+      `requests still reached a terminating pod up to ${fmt(Math.max(...reach))} after it began terminating (p99 ${fmt(p99(reach))}; ${c1.length - lateProxy.length} failed request(s) of cause 1${lateProxy.length ? ` and ${lateProxy.length} of cause 3 refused at connect` : ''})`,
+    );
     // A sleep that already covers the measured propagation is not what failed: saying "lengthen 5s to 3s" would mislead.
-    if (current >= x) advice.push(`the preStop sleep (${current}s) already covers the ${fmt(y)} endpoint removal took to reach the proxies here, yet requests to terminating pods failed inside it: look at the app and the node's load (a starved pod or proxy), not the sleep`);
-    else advice.push(`${current ? `lengthen the preStop sleep from ${current}s to at least` : 'add `preStop: sleep` of at least'} ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that`);
+    if (current >= x)
+      advice.push(
+        `the preStop sleep (${current}s) already covers the ${fmt(y)} endpoint removal took to reach the proxies here, yet requests to terminating pods failed inside it: look at the app and the node's load (a starved pod or proxy), not the sleep`,
+      );
+    else
+      advice.push(
+        `${current ? `lengthen the preStop sleep from ${current}s to at least` : 'add `preStop: sleep` of at least'} ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that`,
+      );
     const grace = Math.min(...deleted.map((p) => p.grace ?? 30));
     const need = Math.ceil(x + longest);
-    if (grace < need) advice.push(`\`terminationGracePeriodSeconds\` of at least ${need}s (hook ${x}s + your longest request ${fmt(longest)}); it is ${grace}s now`);
+    if (grace < need)
+      advice.push(
+        `\`terminationGracePeriodSeconds\` of at least ${need}s (hook ${x}s + your longest request ${fmt(longest)}); it is ${grace}s now`,
+      );
   }
   const c2 = failures.filter((f) => f.cause === 2);
   if (c2.length) {
-    const pod2 = [...new Set(c2.map((f) => f.pod).filter((p): p is string => p !== null))].map((n) => byName.get(n)!).filter(Boolean);
+    const pod2 = [...new Set(c2.map((f) => f.pod).filter((p): p is string => p !== null))]
+      .map((n) => byName.get(n)!)
+      .filter(Boolean);
     const killed = pod2.filter((p) => p.killed);
-    const quick = pod2.filter((p) => !p.killed && p.term !== null && p.exited !== null).map((p) => (p.exited! - p.term!) * 1000);
+    const quick = pod2
+      .filter((p) => !p.killed && p.term !== null && p.exited !== null)
+      .map((p) => (p.exited! - p.term!) * 1000);
     if (quick.length) {
       const ms = Math.round(Math.max(...quick));
-      reasoning.push(`${c2.length} request(s) were open at their pod's TERM; the app exited ${Math.round(Math.min(...quick))}–${ms} ms after TERM`);
-      advice.push(`the app exited ${ms} ms after TERM with requests in flight: on TERM stop accepting, finish what is open, then exit (drain before exiting)`);
+      reasoning.push(
+        `${c2.length} request(s) were open at their pod's TERM; the app exited ${Math.round(Math.min(...quick))}–${ms} ms after TERM`,
+      );
+      advice.push(
+        `the app exited ${ms} ms after TERM with requests in flight: on TERM stop accepting, finish what is open, then exit (drain before exiting)`,
+      );
     } else if (!killed.length) {
-      advice.push(`${c2.length} request(s) were cut while their pod stopped: drain open requests on TERM before exiting`);
+      advice.push(
+        `${c2.length} request(s) were cut while their pod stopped: drain open requests on TERM before exiting`,
+      );
     }
     if (killed.length) {
       const hook = Math.max(0, ...killed.map((p) => p.preStopSleepSeconds ?? 0));
-      advice.push(`${killed.map((p) => p.name).join(', ')} was killed (137) with requests open: \`terminationGracePeriodSeconds\` of at least hook + your longest request (${Math.ceil(hook + longest)}s)`);
+      advice.push(
+        `${killed.map((p) => p.name).join(', ')} was killed (137) with requests open: \`terminationGracePeriodSeconds\` of at least hook + your longest request (${Math.ceil(hook + longest)}s)`,
+      );
     }
   }
   const c3 = failures.filter((f) => f.cause === 3 && f.stage !== 'connect');
-  if (c3.length) advice.push(`${c3.length} request(s) failed after their pod had left the endpoints: a client or proxy kept a connection to it; close idle keep-alive connections on TERM (send \`Connection: close\`)`);
+  if (c3.length)
+    advice.push(
+      `${c3.length} request(s) failed after their pod had left the endpoints: a client or proxy kept a connection to it; close idle keep-alive connections on TERM (send \`Connection: close\`)`,
+    );
   const c4 = failures.filter((f) => f.cause === 4);
-  if (c4.length) advice.push(`${c4.length} request(s) failed with nothing terminating: not a shutdown problem — look at the app itself (errors: ${[...new Set(c4.map((f) => f.errorCode ?? f.outcome))].join(', ')})`);
+  if (c4.length)
+    advice.push(
+      `${c4.length} request(s) failed with nothing terminating: not a shutdown problem — look at the app itself (errors: ${[...new Set(c4.map((f) => f.errorCode ?? f.outcome))].join(', ')})`,
+    );
   if (!failures.length && deleted.length) {
     const race = raceWon(deleted);
-    if (race) { advice.push(race.advice); reasoning.push(race.reasoning); } else advice.push('no change needed for what this run exercised');
+    if (race) {
+      advice.push(race.advice);
+      reasoning.push(race.reasoning);
+    } else advice.push('no change needed for what this run exercised');
   }
   return { advice, reasoning };
 }
@@ -220,11 +389,15 @@ function adviceFor(o: VerificationObservation, pods: PodTimes[], failures: Faile
  * here says how narrow it was instead of "no change needed". Null where nothing raced.
  */
 export function raceWon(deleted: PodTimes[]): { advice: string; reasoning: string } | null {
-  const raced = deleted.filter((p) => p.term !== null && p.endpointNotReady !== null && p.term - p.endpointNotReady < PROXY_PROPAGATION_SECONDS);
+  const raced = deleted.filter(
+    (p) => p.term !== null && p.endpointNotReady !== null && p.term - p.endpointNotReady < PROXY_PROPAGATION_SECONDS,
+  );
   if (!raced.length) return null;
   const margins = raced.map((p) => p.term! - p.endpointNotReady!);
   const [least, most] = [Math.min(...margins), Math.max(...margins)];
-  const sleep = Math.ceil(Math.max(0, ...raced.map((p) => p.endpointNotReady! - p.deletion!)) + PROXY_PROPAGATION_SECONDS);
+  const sleep = Math.ceil(
+    Math.max(0, ...raced.map((p) => p.endpointNotReady! - p.deletion!)) + PROXY_PROPAGATION_SECONDS,
+  );
   const span = least === most ? fmt(least) : `${fmt(least)}–${fmt(most)}`;
   return {
     advice: `no request failed, but by a narrow margin: TERM came ${span} after the endpoint left the EndpointSlice, and every proxy had to stop sending new connections within it (kube-proxy may take up to ${PROXY_PROPAGATION_SECONDS}s). An app that stops accepting on TERM loses this race on a busier node: \`preStop: sleep\` of at least ${sleep}s keeps it serving meanwhile`,
@@ -233,4 +406,5 @@ export function raceWon(deleted: PodTimes[]): { advice: string; reasoning: strin
 }
 
 /** Exit codes as `run`'s: 0 pass, 1 fail or inconclusive; 5 the rollout did not complete (whatever the requests did: the Deployment is left mid-rollout). */
-export const exitCodeOfGrade = (g: VerifyGrade) => (g.rolloutStalled ? EXIT.rolloutStalled : g.verdict === 'pass' ? EXIT.ok : EXIT.checksFailed);
+export const exitCodeOfGrade = (g: VerifyGrade) =>
+  g.rolloutStalled ? EXIT.rolloutStalled : g.verdict === 'pass' ? EXIT.ok : EXIT.checksFailed;

@@ -12,22 +12,46 @@ const apps = (cluster: Cluster) => cluster.kc.makeApiClient(k8s.AppsV1Api);
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 /** A 403 as the right it lacks ("forbidden: cannot patch deployments in namespace shop"); anything else unchanged. */
-export async function needing<T>(verb: string, resource: string, namespace: string, call: () => Promise<T>): Promise<T> {
+export async function needing<T>(
+  verb: string,
+  resource: string,
+  namespace: string,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (isTermlabError(error) && error.context.status === 403) {
       // RBAC says "User ... cannot VERB resource"; an admission's 403 (PodSecurity, a webhook) says why in its own words.
-      if (!/cannot |forbidden: User /i.test(error.message)) throw new TermlabError('API_REJECTED', `forbidden: the cluster refused to ${verb} ${resource} in namespace ${namespace}: ${error.message}`, { ...error.context, verb, resource, namespace }, { cause: error });
-      throw new TermlabError('API_REJECTED', `forbidden: cannot ${verb} ${resource} in namespace ${namespace} (manifests/rbac-verify.yaml lists every right termlab verify needs)`, { ...error.context, verb, resource, namespace }, { cause: error });
+      if (!/cannot |forbidden: User /i.test(error.message))
+        throw new TermlabError(
+          'API_REJECTED',
+          `forbidden: the cluster refused to ${verb} ${resource} in namespace ${namespace}: ${error.message}`,
+          { ...error.context, verb, resource, namespace },
+          { cause: error },
+        );
+      throw new TermlabError(
+        'API_REJECTED',
+        `forbidden: cannot ${verb} ${resource} in namespace ${namespace} (manifests/rbac-verify.yaml lists every right termlab verify needs)`,
+        { ...error.context, verb, resource, namespace },
+        { cause: error },
+      );
     }
     throw error;
   }
 }
 
-export async function readDeployment(cluster: Cluster, namespace: string, name: string): Promise<k8s.V1Deployment | null> {
+export async function readDeployment(
+  cluster: Cluster,
+  namespace: string,
+  name: string,
+): Promise<k8s.V1Deployment | null> {
   try {
-    return await needing('get', 'deployments', namespace, () => withRetry(cluster, `read deployment ${namespace}/${name}`, () => apps(cluster).readNamespacedDeployment({ name, namespace }, limit(cluster))));
+    return await needing('get', 'deployments', namespace, () =>
+      withRetry(cluster, `read deployment ${namespace}/${name}`, () =>
+        apps(cluster).readNamespacedDeployment({ name, namespace }, limit(cluster)),
+      ),
+    );
   } catch (error) {
     if (isNotFound(error) || (isTermlabError(error) && error.context.status === 404)) return null;
     throw error;
@@ -35,7 +59,13 @@ export async function readDeployment(cluster: Cluster, namespace: string, name: 
 }
 
 export async function listServices(cluster: Cluster, namespace: string): Promise<k8s.V1Service[]> {
-  return (await needing('list', 'services', namespace, () => withRetry(cluster, `list services in ${namespace}`, () => cluster.core.listNamespacedService({ namespace }, limit(cluster))))).items;
+  return (
+    await needing('list', 'services', namespace, () =>
+      withRetry(cluster, `list services in ${namespace}`, () =>
+        cluster.core.listNamespacedService({ namespace }, limit(cluster)),
+      ),
+    )
+  ).items;
 }
 
 /**
@@ -45,7 +75,13 @@ export async function listServices(cluster: Cluster, namespace: string): Promise
  * lost that race, 422, and verify ended with exit 3 before acting. `dryRun`: the API checks the
  * right and the patch and changes nothing (verify's preflight).
  */
-export async function patchRestartedAt(cluster: Cluster, namespace: string, deployment: k8s.V1Deployment, value: string, options: { dryRun?: boolean } = {}): Promise<k8s.V1Deployment> {
+export async function patchRestartedAt(
+  cluster: Cluster,
+  namespace: string,
+  deployment: k8s.V1Deployment,
+  value: string,
+  options: { dryRun?: boolean } = {},
+): Promise<k8s.V1Deployment> {
   const name = deployment.metadata!.name!;
   const hasAnnotations = Boolean(deployment.spec?.template?.metadata?.annotations);
   const hasMetadata = Boolean(deployment.spec?.template?.metadata);
@@ -58,11 +94,20 @@ export async function patchRestartedAt(cluster: Cluster, namespace: string, depl
   ];
   const dryRun = options.dryRun ? { dryRun: 'All' } : {};
   try {
-    return await needing('patch', 'deployments', namespace, () => withRetry(cluster, `patch deployment ${namespace}/${name}${options.dryRun ? ' (dry run)' : ''}`, () => apps(cluster).patchNamespacedDeployment({ name, namespace, body, ...dryRun }, limit(cluster))));
+    return await needing('patch', 'deployments', namespace, () =>
+      withRetry(cluster, `patch deployment ${namespace}/${name}${options.dryRun ? ' (dry run)' : ''}`, () =>
+        apps(cluster).patchNamespacedDeployment({ name, namespace, body, ...dryRun }, limit(cluster)),
+      ),
+    );
   } catch (error) {
     // The test op failed: its spec changed since it was read (someone else is changing or rolling it).
     if (isTermlabError(error) && error.context.status === 422) {
-      throw new TermlabError('API_REJECTED', `deployment/${name} in namespace ${namespace} changed while verify was about to restart it (its generation is no longer ${deployment.metadata?.generation}): someone else changed its spec; verify a Deployment at rest (nothing was changed): ${error.message}`, { ...error.context }, { cause: error });
+      throw new TermlabError(
+        'API_REJECTED',
+        `deployment/${name} in namespace ${namespace} changed while verify was about to restart it (its generation is no longer ${deployment.metadata?.generation}): someone else changed its spec; verify a Deployment at rest (nothing was changed): ${error.message}`,
+        { ...error.context },
+        { cause: error },
+      );
     }
     throw error;
   }

@@ -33,7 +33,11 @@ export interface LoadPodOptions {
   deadlineSeconds: number;
 }
 
-export function renderVerifyLoadPod(template: Record<string, any>, request: VerifyRequest, o: LoadPodOptions): Record<string, any> {
+export function renderVerifyLoadPod(
+  template: Record<string, any>,
+  request: VerifyRequest,
+  o: LoadPodOptions,
+): Record<string, any> {
   const pod = structuredClone(template) as any;
   pod.metadata = {
     name: o.name,

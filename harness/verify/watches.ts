@@ -24,7 +24,16 @@ export interface WatchTargets {
 }
 
 export class VerifyWatches extends ObjectWatches<Resource, Evidence> {
-  readonly evidence: Evidence = { deploymentEvents: [], replicaSetEvents: [], podEvents: [], sliceEvents: [], kubeEvents: [], watchLifecycle: [], podLogs: [], loadLog: null };
+  readonly evidence: Evidence = {
+    deploymentEvents: [],
+    replicaSetEvents: [],
+    podEvents: [],
+    sliceEvents: [],
+    kubeEvents: [],
+    watchLifecycle: [],
+    podLogs: [],
+    loadLog: null,
+  };
   onPod: (pod: Raw, event: RolloutPodEvent) => void = () => {};
 
   async start(t: WatchTargets): Promise<void> {
@@ -37,19 +46,26 @@ export class VerifyWatches extends ObjectWatches<Resource, Evidence> {
       ['endpointslices', COLLECTIONS.endpointslices(ns), { labelSelector: `kubernetes.io/service-name=${t.service}` }],
       ['events', `/api/v1/namespaces/${ns}/events`, { fieldSelector: 'involvedObject.kind=Pod' }],
     ];
-    await Promise.all(targets.map(async ([resource, path, query]) => {
-      // A Deployment at rest sends no event: each collection's objects are listed first and kept as
-      // ADDED at the list's time, and the watch goes on from the list's resourceVersion. Old Events are not wanted.
-      let from: string;
-      const kind = resource === 'load' ? 'pods' : resource;
-      if (resource === 'events') from = await needing('list', kind, ns, () => collectionVersion(this.cluster, path, query));
-      else {
-        const list = JSON.parse(await needing('list', kind, ns, () => withRetry(this.cluster, `list ${path}`, () => getText(this.cluster, path, query)))) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
-        from = list.metadata?.resourceVersion ?? '0';
-        for (const item of list.items ?? []) this.take(resource, 'ADDED', item);
-      }
-      await this.watch(resource, path, query, from);
-    }));
+    await Promise.all(
+      targets.map(async ([resource, path, query]) => {
+        // A Deployment at rest sends no event: each collection's objects are listed first and kept as
+        // ADDED at the list's time, and the watch goes on from the list's resourceVersion. Old Events are not wanted.
+        let from: string;
+        const kind = resource === 'load' ? 'pods' : resource;
+        if (resource === 'events')
+          from = await needing('list', kind, ns, () => collectionVersion(this.cluster, path, query));
+        else {
+          const list = JSON.parse(
+            await needing('list', kind, ns, () =>
+              withRetry(this.cluster, `list ${path}`, () => getText(this.cluster, path, query)),
+            ),
+          ) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
+          from = list.metadata?.resourceVersion ?? '0';
+          for (const item of list.items ?? []) this.take(resource, 'ADDED', item);
+        }
+        await this.watch(resource, path, query, from);
+      }),
+    );
   }
 
   protected take(resource: Resource, type: RolloutPodEvent['type'], o: Raw): void {
@@ -66,9 +82,14 @@ export class VerifyWatches extends ObjectWatches<Resource, Evidence> {
       this.onPod(o, event);
     } else if (type !== 'DELETED') {
       this.evidence.kubeEvents.push({
-        receivedAt, type: o.type ?? null, reason: o.reason ?? null, message: o.message ?? null,
-        involvedName: o.involvedObject?.name ?? null, involvedUid: o.involvedObject?.uid ?? null,
-        firstTimestamp: apiTimeString(o.firstTimestamp), eventTime: o.eventTime ? String(o.eventTime instanceof Date ? o.eventTime.toISOString() : o.eventTime) : null,
+        receivedAt,
+        type: o.type ?? null,
+        reason: o.reason ?? null,
+        message: o.message ?? null,
+        involvedName: o.involvedObject?.name ?? null,
+        involvedUid: o.involvedObject?.uid ?? null,
+        firstTimestamp: apiTimeString(o.firstTimestamp),
+        eventTime: o.eventTime ? String(o.eventTime instanceof Date ? o.eventTime.toISOString() : o.eventTime) : null,
       });
     }
     this.waiters.wake();
@@ -77,6 +98,8 @@ export class VerifyWatches extends ObjectWatches<Resource, Evidence> {
   /** Keeps only the Events about pods this run saw (the namespace may hold other teams' pods). */
   keepOwnEvents(): void {
     const uids = new Set(this.evidence.podEvents.map((e) => e.uid));
-    this.evidence.kubeEvents = this.evidence.kubeEvents.filter((e) => e.involvedUid !== null && uids.has(e.involvedUid));
+    this.evidence.kubeEvents = this.evidence.kubeEvents.filter(
+      (e) => e.involvedUid !== null && uids.has(e.involvedUid),
+    );
   }
 }

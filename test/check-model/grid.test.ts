@@ -14,7 +14,19 @@ describe('the check:model grid', () => {
   });
 
   it('closes with a table of how many combinations ran, how many were too close to call, and how long it took', () => {
-    const table = closingTable({ combinations: 240, agreements: 238, disagreements: [], missing: [], inconclusive: [{ scenario: 'a', why: 'x' }, { scenario: 'b', why: 'y' }], seconds: 213.84, runStderr: '', runExitCode: 0 });
+    const table = closingTable({
+      combinations: 240,
+      agreements: 238,
+      disagreements: [],
+      missing: [],
+      inconclusive: [
+        { scenario: 'a', why: 'x' },
+        { scenario: 'b', why: 'y' },
+      ],
+      seconds: 213.84,
+      runStderr: '',
+      runExitCode: 0,
+    });
     expect(table.split('\n')[0]).toBe('| combinations | agreements | disagreements | too close to call | seconds |');
     expect(table).toContain('| 240 | 238 | 0 | 2 (0.8 %) | 213.8 |');
   });

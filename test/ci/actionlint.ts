@@ -34,10 +34,16 @@ export function ensureActionlint(): { path: string } | { skipReason: string } {
   const found = findActionlint();
   if (found) return { path: found };
   const go = findGo();
-  if (!go) return { skipReason: 'skipped: actionlint is not installed (.ci/run puts it in .termlab/tools/bin) and there is no Go to build it: the workflow was NOT linted' };
+  if (!go)
+    return {
+      skipReason:
+        'skipped: actionlint is not installed (.ci/run puts it in .termlab/tools/bin) and there is no Go to build it: the workflow was NOT linted',
+    };
   mkdirSync(TOOLS_BIN, { recursive: true });
   const install = spawnSync(go, ['install', `github.com/rhysd/actionlint/cmd/actionlint@${ACTIONLINT_VERSION}`], {
-    env: { ...process.env, GOBIN: TOOLS_BIN }, encoding: 'utf8', timeout: GO_INSTALL_TIMEOUT_MS,
+    env: { ...process.env, GOBIN: TOOLS_BIN },
+    encoding: 'utf8',
+    timeout: GO_INSTALL_TIMEOUT_MS,
   });
   if (install.status !== 0) throw new Error(`go install actionlint failed: ${install.stderr}`);
   const built = findActionlint();
@@ -45,18 +51,29 @@ export function ensureActionlint(): { path: string } | { skipReason: string } {
   return { path: built };
 }
 
-export interface LintError { message: string; line: number; kind: string }
+export interface LintError {
+  message: string;
+  line: number;
+  kind: string;
+}
 
 export function lint(actionlint: string, file: string): { status: number | null; errors: LintError[] } {
   const result = spawnSync(actionlint, ['-format', '{{json .}}', file], { cwd: REPO, encoding: 'utf8' });
-  if (result.error || result.status === null || result.status > 1) throw new Error(`actionlint could not run: ${result.error?.message ?? result.stderr}`);
+  if (result.error || result.status === null || result.status > 1)
+    throw new Error(`actionlint could not run: ${result.error?.message ?? result.stderr}`);
   return { status: result.status, errors: JSON.parse(result.stdout || '[]') };
 }
 
-export const describeErrors = (errors: LintError[]) => errors.map((error) => `line ${error.line}: ${error.message} [${error.kind}]`);
+export const describeErrors = (errors: LintError[]) =>
+  errors.map((error) => `line ${error.line}: ${error.message} [${error.kind}]`);
 
 /** A workflow with no actionlint errors; the test is skipped, loudly, where actionlint cannot be had. */
-export function expectLintsClean(context: { skip(note?: string): void }, actionlint: string | null, skipReason: string, file: string): void {
+export function expectLintsClean(
+  context: { skip(note?: string): void },
+  actionlint: string | null,
+  skipReason: string,
+  file: string,
+): void {
   if (!actionlint) {
     console.warn(`\n*** ${skipReason} ***\n`);
     context.skip(skipReason);
@@ -69,7 +86,9 @@ export function expectLintsClean(context: { skip(note?: string): void }, actionl
 
 /** Every `uses:` of a parsed workflow. */
 export function actionsUsed(workflow: { jobs: Record<string, { steps: { uses?: string }[] }> }): string[] {
-  return Object.values(workflow.jobs).flatMap((job) => job.steps.map((s) => s.uses)).filter((uses): uses is string => Boolean(uses));
+  return Object.values(workflow.jobs)
+    .flatMap((job) => job.steps.map((s) => s.uses))
+    .filter((uses): uses is string => Boolean(uses));
 }
 
 /** actionlint for one test file, found (or built) once before its tests; a test without it skips with the reason. */

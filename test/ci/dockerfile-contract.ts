@@ -61,8 +61,11 @@ export function dockerfileContract(stage: DockerfileStage, appDir: string): Imag
     if (shim && source) hook = { source, path: shim[2]! };
   }
   if (!hook) throw new Error('the lab stage installs no hook program');
-  const entry = one<Entrypoint>(stage, 'ENTRYPOINT').getJSONStrings().map((part) => part.getJSONValue());
-  if (entry.length !== 2 || entry[0] !== 'node') throw new Error(`ENTRYPOINT ${JSON.stringify(entry)} is not ["node", <source>]`);
+  const entry = one<Entrypoint>(stage, 'ENTRYPOINT')
+    .getJSONStrings()
+    .map((part) => part.getJSONValue());
+  if (entry.length !== 2 || entry[0] !== 'node')
+    throw new Error(`ENTRYPOINT ${JSON.stringify(entry)} is not ["node", <source>]`);
   const entrySource = inApp(entry[1]!);
   if (!entrySource) throw new Error(`ENTRYPOINT runs ${entry[1]}, which is not under ${appDir}`);
   return {
@@ -72,14 +75,20 @@ export function dockerfileContract(stage: DockerfileStage, appDir: string): Imag
     hookPath: hook.path,
     user: words(one(stage, 'USER')).join(' '),
     workingDir: words(one(stage, 'WORKDIR')).join(' '),
-    env: one<Env>(stage, 'ENV').getProperties().map((property) => `${property.getName()}=${property.getValue() ?? ''}`),
+    env: one<Env>(stage, 'ENV')
+      .getProperties()
+      .map((property) => `${property.getName()}=${property.getValue() ?? ''}`),
     exposedPorts: words(one(stage, 'EXPOSE')).map((port) => (port.includes('/') ? port : `${port}/tcp`)),
     stopSignal: words(one(stage, 'STOPSIGNAL')).join(' '),
   };
 }
 
 /** The CI node's contract, given the sources each bundled program was built from (from esbuild's metafile). */
-export function nodePlanContract(plan: LabImagePlan, hookPath: string, bundleInputs: Map<string, string[]>): ImageContract {
+export function nodePlanContract(
+  plan: LabImagePlan,
+  hookPath: string,
+  bundleInputs: Map<string, string[]>,
+): ImageContract {
   const programAt = (target: string) => {
     const program = plan.programs.find((candidate) => candidate.target === target);
     if (!program) throw new Error(`the node plan installs nothing at ${target}`);
@@ -87,7 +96,7 @@ export function nodePlanContract(plan: LabImagePlan, hookPath: string, bundleInp
   };
   const entry = programAt(plan.config.entrypoint[1] ?? '');
   const hook = programAt(hookPath);
-  const sources = plan.programs.flatMap((program) => (program.bundle ? bundleInputs.get(program.source) ?? [] : []));
+  const sources = plan.programs.flatMap((program) => (program.bundle ? (bundleInputs.get(program.source) ?? []) : []));
   return {
     sources: [...new Set(sources)].sort(),
     entrySource: entry.source,

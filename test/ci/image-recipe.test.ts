@@ -29,7 +29,10 @@ async function nodeContract(recipe: LabImageRecipe): Promise<ImageContract> {
   const inputs = new Map<string, string[]>();
   for (const program of plan.programs.filter((candidate) => candidate.bundle)) {
     const result = await build({ ...bundleOptions(program, join(REPO, 'unused.cjs')), write: false, metafile: true });
-    inputs.set(program.source, Object.keys(result.metafile.inputs).map((file) => relative(REPO, join(REPO, file))));
+    inputs.set(
+      program.source,
+      Object.keys(result.metafile.inputs).map((file) => relative(REPO, join(REPO, file))),
+    );
   }
   return nodePlanContract(plan, recipe.hookPath, inputs);
 }
@@ -38,7 +41,9 @@ describe('the lab image recipe', () => {
   const dockerfile = readFileSync(DOCKERFILE, 'utf8');
 
   it('server/Dockerfile holds exactly the lab stage the recipe renders', () => {
-    const labStage = splitStages(dockerfile).find((stage) => dockerfileStages(stage).some((candidate) => candidate.from.getBuildStage() === LAB_STAGE));
+    const labStage = splitStages(dockerfile).find((stage) =>
+      dockerfileStages(stage).some((candidate) => candidate.from.getBuildStage() === LAB_STAGE),
+    );
     expect(labStage?.trim(), REGENERATE).toBe(renderLabStage(LAB_IMAGE).trim());
   });
 
@@ -48,12 +53,15 @@ describe('the lab image recipe', () => {
   });
 
   it('pins every base image by digest', () => {
-    for (const { from } of dockerfileStages(dockerfile)) expect(from.getImageDigest(), from.getImage() ?? '').toMatch(DIGEST);
+    for (const { from } of dockerfileStages(dockerfile))
+      expect(from.getImageDigest(), from.getImage() ?? '').toMatch(DIGEST);
   });
 
   it('passes the Docker language server linter (dockerfile-utils), which does find a broken Dockerfile', () => {
     expect(validate(dockerfile)).toEqual([]);
-    const broken = dockerfile.replace(/^STOPSIGNAL .*$/m, 'STOPSIGNAL').replace(/^ENTRYPOINT .*$/m, "ENTRYPOINT ['node']");
+    const broken = dockerfile
+      .replace(/^STOPSIGNAL .*$/m, 'STOPSIGNAL')
+      .replace(/^ENTRYPOINT .*$/m, "ENTRYPOINT ['node']");
     expect(validate(broken).length).toBeGreaterThanOrEqual(2);
   });
 
@@ -78,16 +86,25 @@ describe('the lab image recipe', () => {
     const contract = dockerfileContract(labStageOf(renderLabStage(shellHook)), shellHook.appDir);
     const plan = labImagePlan(shellHook);
     expect(contract.hookSource).toBe('server/lab-hook.sh');
-    expect(plan.programs.find((program) => program.target === shellHook.hookPath)).toMatchObject({ source: 'server/lab-hook.sh', bundle: false });
+    expect(plan.programs.find((program) => program.target === shellHook.hookPath)).toMatchObject({
+      source: 'server/lab-hook.sh',
+      bundle: false,
+    });
     expect(plan.hostPrograms.map((program) => program.to)).toContain('/bin/sh');
   });
 
   it('regenerating keeps other stages above the lab stage', () => {
-    const others = dockerfileStages(dockerfile).map((stage) => stage.from.getBuildStage()).filter((name) => name !== LAB_STAGE);
+    const others = dockerfileStages(dockerfile)
+      .map((stage) => stage.from.getBuildStage())
+      .filter((name) => name !== LAB_STAGE);
     const extra = `FROM busybox@sha256:${'0'.repeat(64)} AS extra\nCMD ["true"]\n`;
     const appended = `${dockerfile}\n${extra}`;
     const regenerated = withRenderedLabStage(appended);
-    expect(dockerfileStages(regenerated).map((stage) => stage.from.getBuildStage())).toEqual([...others, 'extra', LAB_STAGE]);
+    expect(dockerfileStages(regenerated).map((stage) => stage.from.getBuildStage())).toEqual([
+      ...others,
+      'extra',
+      LAB_STAGE,
+    ]);
     // Regenerating is idempotent: the lab stage stays last, the others keep their order.
     expect(withRenderedLabStage(regenerated)).toBe(regenerated);
   });
@@ -97,6 +114,9 @@ describe('the lab image recipe', () => {
     expect(pod.spec.containers[0].image).toBe(imageReference(LAB_IMAGE));
     expect(NODE_LAB_IMAGE).toBe(`docker.io/${imageReference(LAB_IMAGE)}`);
     const args = umociConfigArgs(labImagePlan().config);
-    expect(args.slice(args.indexOf('--config.user'), args.indexOf('--config.user') + 2)).toEqual(['--config.user', String(LAB_IMAGE.user)]);
+    expect(args.slice(args.indexOf('--config.user'), args.indexOf('--config.user') + 2)).toEqual([
+      '--config.user',
+      String(LAB_IMAGE.user),
+    ]);
   });
 });

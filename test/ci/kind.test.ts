@@ -6,15 +6,39 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLUSTER_NAME, CONTEXT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, KUBE_MINORS, KUBECTL_VERSION, LAB_IMAGE_REFERENCE, REPO, RUN_LINE, kindNodeImage } from '../../dev/kind/versions.ts';
+import {
+  CLUSTER_NAME,
+  CONTEXT,
+  DEFAULT_KUBE_MINOR,
+  KIND_CONFIG,
+  KIND_NODE_IMAGES,
+  KIND_VERSION,
+  KUBE_MINORS,
+  KUBECTL_VERSION,
+  LAB_IMAGE_REFERENCE,
+  REPO,
+  RUN_LINE,
+  kindNodeImage,
+} from '../../dev/kind/versions.ts';
 import { EXIT_SETUP_FAILED, EXIT_USAGE } from '../../dev/kind/tools.ts';
 
 // Each case has its own folder of stand-ins and its own call log, so that the cases run side by side:
 // each spawns the script as a real process and waits for it, and that start-up is most of their time.
-interface Bench { bin: string; stub(name: string, body?: string): void; npmScript(script: 'up' | 'down', args?: string[]): Promise<Ran> }
-interface Ran { status: number | null; stdout: string; stderr: string; calls: string[] }
+interface Bench {
+  bin: string;
+  stub(name: string, body?: string): void;
+  npmScript(script: 'up' | 'down', args?: string[]): Promise<Ran>;
+}
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  calls: string[];
+}
 const benches: string[] = [];
-afterAll(() => { for (const dir of benches) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const dir of benches) rmSync(dir, { recursive: true, force: true });
+});
 
 function bench(): Bench {
   const bin = mkdtempSync(join(tmpdir(), 'termlab-kind-bin-'));
@@ -31,11 +55,22 @@ function bench(): Bench {
     },
     npmScript(script, args = []) {
       return new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, `dev/kind/${script}.ts`), ...args], { cwd: REPO, env: { ...process.env, PATH: bin }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '', stderr = '';
-        child.stdout.on('data', (c: Buffer) => { stdout += c; });
-        child.stderr.on('data', (c: Buffer) => { stderr += c; });
-        child.on('close', (status) => resolve({ status, stdout, stderr, calls: readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean) }));
+        const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, `dev/kind/${script}.ts`), ...args], {
+          cwd: REPO,
+          env: { ...process.env, PATH: bin },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '',
+          stderr = '';
+        child.stdout.on('data', (c: Buffer) => {
+          stdout += c;
+        });
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c;
+        });
+        child.on('close', (status) =>
+          resolve({ status, stdout, stderr, calls: readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean) }),
+        );
       });
     },
   };
@@ -43,7 +78,10 @@ function bench(): Bench {
 
 const dockerWorks = (t: Bench) => t.stub('docker', 'case "$1" in version) echo 28.2.2 ;; esac');
 const kindWithClusters = (t: Bench, clusters: string, release = KIND_VERSION) =>
-  t.stub('kind', `case "$1 $2" in "version ") echo "kind ${release} go1.26.7 linux/amd64" ;; "get clusters") printf '${clusters}' ;; esac`);
+  t.stub(
+    'kind',
+    `case "$1 $2" in "version ") echo "kind ${release} go1.26.7 linux/amd64" ;; "get clusters") printf '${clusters}' ;; esac`,
+  );
 
 function oneLine(stderr: string): string {
   const lines = stderr.trim().split('\n');
@@ -64,7 +102,9 @@ describe.concurrent('kind:up', () => {
     t.stub('docker', 'echo "Cannot connect to the Docker daemon at unix:///var/run/docker.sock." >&2; exit 1');
     const result = await t.npmScript('up');
     expect(result.status).toBe(EXIT_SETUP_FAILED);
-    expect(oneLine(result.stderr)).toBe('kind:up: docker is installed but its daemon does not answer (Cannot connect to the Docker daemon at unix:///var/run/docker.sock.): start Docker');
+    expect(oneLine(result.stderr)).toBe(
+      'kind:up: docker is installed but its daemon does not answer (Cannot connect to the Docker daemon at unix:///var/run/docker.sock.): start Docker',
+    );
   });
 
   it('says in one line that kind is missing, and which release to install', async () => {
@@ -72,7 +112,9 @@ describe.concurrent('kind:up', () => {
     dockerWorks(t);
     const result = await t.npmScript('up');
     expect(result.status).toBe(EXIT_SETUP_FAILED);
-    expect(oneLine(result.stderr)).toBe(`kind:up: kind not found on PATH: install kind: go install sigs.k8s.io/kind@${KIND_VERSION} (kind.sigs.k8s.io/docs/user/quick-start)`);
+    expect(oneLine(result.stderr)).toBe(
+      `kind:up: kind not found on PATH: install kind: go install sigs.k8s.io/kind@${KIND_VERSION} (kind.sigs.k8s.io/docs/user/quick-start)`,
+    );
   });
 
   it('refuses in one line when the cluster already exists, and changes nothing', async () => {
@@ -81,7 +123,9 @@ describe.concurrent('kind:up', () => {
     kindWithClusters(t, `other\\n${CLUSTER_NAME}\\n`);
     const result = await t.npmScript('up');
     expect(result.status).toBe(EXIT_SETUP_FAILED);
-    expect(oneLine(result.stderr)).toBe(`kind:up: a kind cluster named ${CLUSTER_NAME} already exists: use it (${RUN_LINE}) or remove it first (npm run kind:down)`);
+    expect(oneLine(result.stderr)).toBe(
+      `kind:up: a kind cluster named ${CLUSTER_NAME} already exists: use it (${RUN_LINE}) or remove it first (npm run kind:down)`,
+    );
     expect(result.calls.filter((call) => / (build|create|load|apply) /.test(call))).toEqual([]);
   });
 
@@ -99,10 +143,12 @@ describe.concurrent('kind:up', () => {
       `kind load docker-image ${LAB_IMAGE_REFERENCE} --name ${CLUSTER_NAME}`,
       `kubectl --context ${CONTEXT} apply -f manifests/namespace.yaml -f manifests/rbac.yaml`,
     ]);
-    expect(result.stdout.trim().split('\n').at(-1)?.trim()).toBe('npx termlab run --context kind-termlab --namespace termlab');
+    expect(result.stdout.trim().split('\n').at(-1)?.trim()).toBe(
+      'npx termlab run --context kind-termlab --namespace termlab',
+    );
   });
 
-  it('with --kube, creates the cluster from kind v0.33.0\'s image for that minor, by digest', async () => {
+  it("with --kube, creates the cluster from kind v0.33.0's image for that minor, by digest", async () => {
     const t = bench();
     dockerWorks(t);
     kindWithClusters(t, '');
@@ -110,7 +156,9 @@ describe.concurrent('kind:up', () => {
     const result = await t.npmScript('up', ['--kube', '1.35']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.calls).toContain(`kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --image ${KIND_NODE_IMAGES['1.35']} --wait 120s`);
+    expect(result.calls).toContain(
+      `kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --image ${KIND_NODE_IMAGES['1.35']} --wait 120s`,
+    );
     expect(result.stdout).toContain('kindest/node:v1.35.8');
   });
 
@@ -119,11 +167,16 @@ describe.concurrent('kind:up', () => {
     dockerWorks(t);
     kindWithClusters(t, '');
     t.stub('kubectl');
-    expect((await t.npmScript('up', ['--kube', 'v1.36.4'])).calls).toContain(`kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --image ${KIND_NODE_IMAGES['1.36']} --wait 120s`);
+    expect((await t.npmScript('up', ['--kube', 'v1.36.4'])).calls).toContain(
+      `kind create cluster --name ${CLUSTER_NAME} --config ${KIND_CONFIG} --image ${KIND_NODE_IMAGES['1.36']} --wait 120s`,
+    );
     for (const [value, message] of [
       ['1.34', `kind:up: --kube 1.34: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`],
       ['1.36.3', `kind:up: --kube 1.36.3: kind ${KIND_VERSION}'s 1.36 image is kindest/node:v1.36.4; pass --kube 1.36`],
-      ['latest', `kind:up: --kube latest: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`],
+      [
+        'latest',
+        `kind:up: --kube latest: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`,
+      ],
     ]) {
       const result = await t.npmScript('up', ['--kube', value!]);
       expect(result.status, value).toBe(EXIT_USAGE);
@@ -131,7 +184,9 @@ describe.concurrent('kind:up', () => {
     }
     const unknown = await t.npmScript('up', ['--kubernetes', '1.36']);
     expect(unknown.status).toBe(EXIT_USAGE);
-    expect(oneLine(unknown.stderr)).toMatch(/^kind:up: .*--kubernetes.* \(usage: npm run kind:up -- \[--kube 1\.37\|1\.36\|1\.35\]\)$/);
+    expect(oneLine(unknown.stderr)).toMatch(
+      /^kind:up: .*--kubernetes.* \(usage: npm run kind:up -- \[--kube 1\.37\|1\.36\|1\.35\]\)$/,
+    );
   });
 
   it('refuses a kind older than v0.32.0 in one line, naming the release to install', async () => {
@@ -140,7 +195,9 @@ describe.concurrent('kind:up', () => {
     kindWithClusters(t, '', 'v0.30.0');
     const result = await t.npmScript('up');
     expect(result.status).toBe(EXIT_SETUP_FAILED);
-    expect(oneLine(result.stderr)).toBe(`kind:up: kind v0.30.0 go1.26.7 linux/amd64 is older than v0.32.0, which kindest/node:v1.37.0 needs (kubeadm v1beta4, kind load): go install sigs.k8s.io/kind@${KIND_VERSION}`);
+    expect(oneLine(result.stderr)).toBe(
+      `kind:up: kind v0.30.0 go1.26.7 linux/amd64 is older than v0.32.0, which kindest/node:v1.37.0 needs (kubeadm v1beta4, kind load): go install sigs.k8s.io/kind@${KIND_VERSION}`,
+    );
     expect(result.calls.some((call) => call.startsWith('kind create'))).toBe(false);
   });
 
@@ -175,9 +232,11 @@ describe.concurrent('kind:down', () => {
 });
 
 describe('manifests/kind-config.yaml', () => {
-  it('pins kind v0.33.0\'s default node image, 1.37, by digest; kubectl is of its version', () => {
+  it("pins kind v0.33.0's default node image, 1.37, by digest; kubectl is of its version", () => {
     expect(kindNodeImage()).toBe(KIND_NODE_IMAGES[DEFAULT_KUBE_MINOR]);
-    expect(KIND_NODE_IMAGES[DEFAULT_KUBE_MINOR]).toBe('kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5');
+    expect(KIND_NODE_IMAGES[DEFAULT_KUBE_MINOR]).toBe(
+      'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5',
+    );
     expect(KUBECTL_VERSION).toBe('v1.37.0');
     expect(KUBE_MINORS).toEqual(['1.37', '1.36', '1.35']);
   });
@@ -185,13 +244,27 @@ describe('manifests/kind-config.yaml', () => {
   it('takes kubeadm patches for v1beta4 or no apiVersion, and names the file and field of one for v1beta3', () => {
     const config = (patch: string) => {
       const file = join(bench().bin, 'kind-config.yaml');
-      const indented = patch.split('\n').map((line) => `      ${line}`).join('\n');
-      writeFileSync(file, `kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: ${KIND_NODE_IMAGES['1.37']}\n    kubeadmConfigPatches:\n    - |\n${indented}\n`);
+      const indented = patch
+        .split('\n')
+        .map((line) => `      ${line}`)
+        .join('\n');
+      writeFileSync(
+        file,
+        `kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: ${KIND_NODE_IMAGES['1.37']}\n    kubeadmConfigPatches:\n    - |\n${indented}\n`,
+      );
       return file;
     };
-    expect(kindNodeImage(config('kind: InitConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    - name: v\n      value: "2"'))).toBe(KIND_NODE_IMAGES['1.37']);
-    expect(kindNodeImage(config('apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration'))).toBe(KIND_NODE_IMAGES['1.37']);
+    expect(
+      kindNodeImage(
+        config('kind: InitConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    - name: v\n      value: "2"'),
+      ),
+    ).toBe(KIND_NODE_IMAGES['1.37']);
+    expect(kindNodeImage(config('apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration'))).toBe(
+      KIND_NODE_IMAGES['1.37'],
+    );
     const old = config('apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration');
-    expect(() => kindNodeImage(old)).toThrow(`${old}: nodes.0.kubeadmConfigPatches.0: patches kubeadm.k8s.io/v1beta3: kind ${KIND_VERSION} writes kubeadm.k8s.io/v1beta4 for 1.36+; name kubeadm.k8s.io/v1beta4 or no apiVersion`);
+    expect(() => kindNodeImage(old)).toThrow(
+      `${old}: nodes.0.kubeadmConfigPatches.0: patches kubeadm.k8s.io/v1beta3: kind ${KIND_VERSION} writes kubeadm.k8s.io/v1beta4 for 1.36+; name kubeadm.k8s.io/v1beta4 or no apiVersion`,
+    );
   });
 });

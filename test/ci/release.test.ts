@@ -27,7 +27,9 @@ const RELEASE_PREFIX = 'ghcr.io/<owner>/';
 
 /** The reaper CronJob's image, a release's (ghcr.io/<owner>/…), split at the tag. */
 function reaperImage(): { repository: string; tag: string } {
-  const cronJob = parseAllDocuments(read('manifests/reaper-cronjob.yaml')).map((d) => d.toJSON()).find((d) => d?.kind === 'CronJob');
+  const cronJob = parseAllDocuments(read('manifests/reaper-cronjob.yaml'))
+    .map((d) => d.toJSON())
+    .find((d) => d?.kind === 'CronJob');
   const image: string = cronJob.spec.jobTemplate.spec.template.spec.containers[0].image;
   expect(image.startsWith(RELEASE_PREFIX), image).toBe(true);
   const [repository, tag] = image.slice(RELEASE_PREFIX.length).split(':') as [string, string];
@@ -42,7 +44,10 @@ describe('the release workflow, linted by actionlint', () => {
 
   it('actionlint does reject a broken copy of it', (context) => {
     if (!linter.path) context.skip(linter.skipReason);
-    const broken = read('.github/workflows/release.yml').replace('steps.version.outputs.lab', 'steps.versions.outputs.lab');
+    const broken = read('.github/workflows/release.yml').replace(
+      'steps.version.outputs.lab',
+      'steps.versions.outputs.lab',
+    );
     const dir = join(scratch, '.github/workflows');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'release.yml'), broken);
@@ -65,8 +70,13 @@ describe('the release workflow, in step with the recipe', () => {
     for (const action of uses) expect(action).toMatch(COMMIT_PIN);
   });
 
-  it('pushes to ghcr.io under the repository owner, with the recipe\'s and the reaper CronJob\'s repositories', () => {
-    expect(workflow.env).toMatchObject({ REGISTRY: 'ghcr.io', LAB_REPOSITORY: LAB_IMAGE.repository, REAPER_REPOSITORY: reaperImage().repository, PLATFORMS: 'linux/amd64,linux/arm64' });
+  it("pushes to ghcr.io under the repository owner, with the recipe's and the reaper CronJob's repositories", () => {
+    expect(workflow.env).toMatchObject({
+      REGISTRY: 'ghcr.io',
+      LAB_REPOSITORY: LAB_IMAGE.repository,
+      REAPER_REPOSITORY: reaperImage().repository,
+      PLATFORMS: 'linux/amd64,linux/arm64',
+    });
     const names = runs.find((run) => run.includes('GITHUB_OUTPUT'))!;
     expect(names).toContain('echo "lab=$REGISTRY/$owner/$LAB_REPOSITORY:$version"');
     expect(names).toContain('echo "reaper=$REGISTRY/$owner/$REAPER_REPOSITORY:$version"');
@@ -75,13 +85,18 @@ describe('the release workflow, in step with the recipe', () => {
     expect(RELEASED_LAB_IMAGE).toBe(`ghcr.io/<owner>/${LAB_IMAGE.repository}:<version>`);
   });
 
-  it('builds the Dockerfile\'s lab and reaper stages for both platforms and pushes them', () => {
+  it("builds the Dockerfile's lab and reaper stages for both platforms and pushes them", () => {
     const stages = dockerfileStages(readFileSync(DOCKERFILE, 'utf8')).map((stage) => stage.from.getBuildStage());
-    for (const [target, metadata] of [[LAB_STAGE, 'lab.json'], [REAPER_STAGE, 'reaper.json']] as const) {
+    for (const [target, metadata] of [
+      [LAB_STAGE, 'lab.json'],
+      [REAPER_STAGE, 'reaper.json'],
+    ] as const) {
       expect(stages).toContain(target);
       const build = runs.find((run) => run.includes(`--target ${target} `));
       expect(build, target).toBeDefined();
-      expect(build).toMatch(new RegExp(`^docker buildx build -f server/Dockerfile --target ${target} --platform "\\$PLATFORMS"`));
+      expect(build).toMatch(
+        new RegExp(`^docker buildx build -f server/Dockerfile --target ${target} --platform "\\$PLATFORMS"`),
+      );
       expect(build).toContain(`--metadata-file ${metadata} --push .`);
     }
   });
@@ -92,7 +107,7 @@ describe('the release workflow, in step with the recipe', () => {
     expect(reaperImage().tag).toBe(version);
   });
 
-  it('writes each image\'s tag and digest into the release notes', () => {
+  it("writes each image's tag and digest into the release notes", () => {
     const notes = runs.find((run) => run.includes('release-notes.md'))!;
     expect(notes).toContain(`lab_digest="$(jq -er '."containerimage.digest"' lab.json)"`);
     expect(notes).toContain(`reaper_digest="$(jq -er '."containerimage.digest"' reaper.json)"`);

@@ -9,7 +9,12 @@ import { repoRoot } from '../support/processes.ts';
 
 const project = { name: '', config: { sequence: { groupOrder: 0 }, isolate: true } };
 const spec = (file: string) => ({ project, moduleId: join(repoRoot, file) }) as unknown as TestSpecification;
-const sizes = new Map([['test/a.test.ts', 300], ['test/b.test.ts', 200], ['test/run/manifests.test.ts', 100], ['test/verify/sim.test.ts', 50]]);
+const sizes = new Map([
+  ['test/a.test.ts', 300],
+  ['test/b.test.ts', 200],
+  ['test/run/manifests.test.ts', 100],
+  ['test/verify/sim.test.ts', 50],
+]);
 
 function sequencer(timed: boolean) {
   const ctx = {
@@ -26,8 +31,14 @@ describe('the order the suite runs in', () => {
   it('starts the longest files first on a fresh clone, the rest largest first as vitest does', async () => {
     const order = await sequencer(false).sort([...sizes.keys()].map(spec));
     // The two listed files (the smallest here) first, in the list's order; then the rest, largest first.
-    const listed = ['test/run/manifests.test.ts', 'test/verify/sim.test.ts'].sort((a, b) => LONGEST_FIRST.indexOf(a) - LONGEST_FIRST.indexOf(b));
-    expect(order.map((s) => s.moduleId.slice(repoRoot.length).replace(/^\//, ''))).toEqual([...listed, 'test/a.test.ts', 'test/b.test.ts']);
+    const listed = ['test/run/manifests.test.ts', 'test/verify/sim.test.ts'].sort(
+      (a, b) => LONGEST_FIRST.indexOf(a) - LONGEST_FIRST.indexOf(b),
+    );
+    expect(order.map((s) => s.moduleId.slice(repoRoot.length).replace(/^\//, ''))).toEqual([
+      ...listed,
+      'test/a.test.ts',
+      'test/b.test.ts',
+    ]);
   });
 
   it('leaves the order to vitest once it has timings', async () => {

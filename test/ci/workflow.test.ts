@@ -6,7 +6,20 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LAB_STAGE } from '../../server/dockerfile.ts';
-import { CLUSTER_NAME, CONTEXT, CREATE_WAIT, DEFAULT_KUBE_MINOR, KIND_CONFIG, KIND_NODE_IMAGES, KIND_VERSION, LAB_IMAGE_REFERENCE, NAMESPACE, REPO, kindNodeImage, nodeImageVersion } from '../../dev/kind/versions.ts';
+import {
+  CLUSTER_NAME,
+  CONTEXT,
+  CREATE_WAIT,
+  DEFAULT_KUBE_MINOR,
+  KIND_CONFIG,
+  KIND_NODE_IMAGES,
+  KIND_VERSION,
+  LAB_IMAGE_REFERENCE,
+  NAMESPACE,
+  REPO,
+  kindNodeImage,
+  nodeImageVersion,
+} from '../../dev/kind/versions.ts';
 import { ACTIONLINT_VERSION, actionsUsed, COMMIT_PIN, expectLintsClean, lint, useActionlint } from './actionlint.ts';
 
 const WORKFLOW = join(REPO, '.github/workflows/lab.yml');
@@ -24,7 +37,9 @@ describe('the lab workflow, linted by actionlint', () => {
   it('has no actionlint errors', (context) => expectLintsClean(context, linter.path, linter.skipReason, WORKFLOW));
 
   it('is the actionlint version .ci/run builds', () => {
-    expect(/^ACTIONLINT_VERSION=(\S+)$/m.exec(readFileSync(join(REPO, '.ci/run'), 'utf8'))?.[1]).toBe(ACTIONLINT_VERSION);
+    expect(/^ACTIONLINT_VERSION=(\S+)$/m.exec(readFileSync(join(REPO, '.ci/run'), 'utf8'))?.[1]).toBe(
+      ACTIONLINT_VERSION,
+    );
   });
 
   it('actionlint does reject a broken copy of it', (context) => {
@@ -47,7 +62,8 @@ describe('the lab workflow, in step with the pins', () => {
   const workflow = parse(readFileSync(WORKFLOW, 'utf8'));
   const kindJob = workflow.jobs.kind;
   const steps: Record<string, any>[] = kindJob.steps;
-  const step = (uses: string, from = steps) => from.find((candidate) => String(candidate.uses ?? '').startsWith(`${uses}@`));
+  const step = (uses: string, from = steps) =>
+    from.find((candidate) => String(candidate.uses ?? '').startsWith(`${uses}@`));
 
   it('runs on push and pull request', () => {
     expect(Object.keys(workflow.on)).toEqual(expect.arrayContaining(['push', 'pull_request']));
@@ -58,10 +74,13 @@ describe('the lab workflow, in step with the pins', () => {
     expect(uses.length).toBeGreaterThan(0);
     for (const action of uses) expect(action).toMatch(COMMIT_PIN);
     const text = readFileSync(WORKFLOW, 'utf8');
-    for (const action of uses) expect(text, action).toMatch(new RegExp(`uses: ${action.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} # v\\d+\\.\\d+\\.\\d+\\n`));
+    for (const action of uses)
+      expect(text, action).toMatch(
+        new RegExp(`uses: ${action.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} # v\\d+\\.\\d+\\.\\d+\\n`),
+      );
   });
 
-  it('runs the lab on each of kind v0.33.0\'s node images for the supported minors, with kubectl of that version', () => {
+  it("runs the lab on each of kind v0.33.0's node images for the supported minors, with kubectl of that version", () => {
     const matrix: { kube: string; node_image: string; kubectl: string }[] = kindJob.strategy.matrix.include;
     expect(Object.fromEntries(matrix.map((entry) => [entry.kube, entry.node_image]))).toEqual(KIND_NODE_IMAGES);
     for (const entry of matrix) expect(entry.kubectl).toBe(nodeImageVersion(entry.node_image));
@@ -71,7 +90,12 @@ describe('the lab workflow, in step with the pins', () => {
 
   it('creates the cluster with the kind release, config and name that kind:up uses', () => {
     expect(step('helm/kind-action')?.with).toEqual({
-      version: KIND_VERSION, config: KIND_CONFIG, node_image: '${{ matrix.node_image }}', cluster_name: CLUSTER_NAME, wait: CREATE_WAIT, kubectl_version: '${{ matrix.kubectl }}',
+      version: KIND_VERSION,
+      config: KIND_CONFIG,
+      node_image: '${{ matrix.node_image }}',
+      cluster_name: CLUSTER_NAME,
+      wait: CREATE_WAIT,
+      kubectl_version: '${{ matrix.kubectl }}',
     });
     expect(workflow.env).toMatchObject({ CLUSTER: CLUSTER_NAME, IMAGE: LAB_IMAGE_REFERENCE });
     expect(`kind-${workflow.env.CLUSTER}`).toBe(CONTEXT);
@@ -79,7 +103,7 @@ describe('the lab workflow, in step with the pins', () => {
     expect(kindNodeImage()).toBe(KIND_NODE_IMAGES[DEFAULT_KUBE_MINOR]);
   });
 
-  it('builds the lab stage of the recipe\'s Dockerfile and loads it into the cluster, as kind:up does', () => {
+  it("builds the lab stage of the recipe's Dockerfile and loads it into the cluster, as kind:up does", () => {
     const runLines = steps.map((s) => String(s.run ?? ''));
     expect(runLines).toContain(`docker build -f server/Dockerfile --target ${LAB_STAGE} -t "$IMAGE" .`);
     expect(runLines).toContain('kind load docker-image "$IMAGE" --name "$CLUSTER"');
@@ -92,8 +116,14 @@ describe('the lab workflow, in step with the pins', () => {
     const after = steps.slice(steps.indexOf(lab!) + 1);
     expect(after.map((s) => s.if)).toEqual(after.map(() => '${{ !cancelled() }}'));
     expect(after.some((s) => String(s.run ?? '').includes('$GITHUB_STEP_SUMMARY'))).toBe(true);
-    expect(step('actions/upload-artifact')?.with).toMatchObject({ name: 'termlab-run-${{ matrix.kube }}', path: '${{ env.RUN_DIR }}' });
-    expect(step('mikepenz/action-junit-report')?.with).toMatchObject({ report_paths: '${{ env.RUN_DIR }}/junit.xml', check_name: expect.stringContaining('${{ matrix.kube }}') });
+    expect(step('actions/upload-artifact')?.with).toMatchObject({
+      name: 'termlab-run-${{ matrix.kube }}',
+      path: '${{ env.RUN_DIR }}',
+    });
+    expect(step('mikepenz/action-junit-report')?.with).toMatchObject({
+      report_paths: '${{ env.RUN_DIR }}/junit.xml',
+      check_name: expect.stringContaining('${{ matrix.kube }}'),
+    });
     expect(kindJob.permissions).toMatchObject({ checks: 'write' });
   });
 

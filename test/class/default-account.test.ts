@@ -14,22 +14,35 @@ async function api(handler: Handler) {
   server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     res.setHeader('content-type', 'application/json');
-    if (url.pathname === '/version') { res.end(JSON.stringify({ major: '1', minor: '37', gitVersion: 'v1.37.2' })); return; }
+    if (url.pathname === '/version') {
+      res.end(JSON.stringify({ major: '1', minor: '37', gitVersion: 'v1.37.2' }));
+      return;
+    }
     handler(req, res, url);
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const kubeconfigText = JSON.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'fake',
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'fake',
     clusters: [{ name: 'fake', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } }],
     users: [{ name: 'u', user: { token: 't' } }],
     contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'u' } }],
   });
   return connect({ kubeconfigText });
 }
-afterEach(async () => { server?.closeAllConnections(); await new Promise((r) => server?.close(r)); server = null; });
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  server = null;
+});
 
-const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'class-alice', resourceVersion: '7' } };
+const account = {
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name: 'default', namespace: 'class-alice', resourceVersion: '7' },
+};
 
 describe('waiting for a namespace\'s ServiceAccount "default"', () => {
   it('returns at once when the list finds it, without a watch', async () => {
@@ -42,15 +55,23 @@ describe('waiting for a namespace\'s ServiceAccount "default"', () => {
     expect(seen).toEqual(['/api/v1/namespaces/class-alice/serviceaccounts?metadata.name=default watch=null']);
   });
 
-  it('waits on a watch from the list\'s version until the controller has made it', async () => {
+  it("waits on a watch from the list's version until the controller has made it", async () => {
     let added = false;
     const cluster = await api((_req, res, url) => {
-      if (url.searchParams.get('watch') !== 'true') { res.end(JSON.stringify({ kind: 'ServiceAccountList', items: [], metadata: { resourceVersion: '5' } })); return; }
+      if (url.searchParams.get('watch') !== 'true') {
+        res.end(JSON.stringify({ kind: 'ServiceAccountList', items: [], metadata: { resourceVersion: '5' } }));
+        return;
+      }
       expect(url.searchParams.get('resourceVersion')).toBe('5');
       res.writeHead(200);
-      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ServiceAccount', metadata: { resourceVersion: '6' } } })}\n`);
+      res.write(
+        `${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ServiceAccount', metadata: { resourceVersion: '6' } } })}\n`,
+      );
       // The controller makes it once the watch is there: the wait must not have ended before.
-      setImmediate(() => { added = true; res.write(`${JSON.stringify({ type: 'ADDED', object: account })}\n`); });
+      setImmediate(() => {
+        added = true;
+        res.write(`${JSON.stringify({ type: 'ADDED', object: account })}\n`);
+      });
     });
     await waitForDefaultAccount(cluster, 'class-alice');
     expect(added).toBe(true);
@@ -58,12 +79,17 @@ describe('waiting for a namespace\'s ServiceAccount "default"', () => {
 
   it('gives up after its bound with an error that names the namespace and the controller', async () => {
     const cluster = await api((_req, res, url) => {
-      if (url.searchParams.get('watch') !== 'true') { res.end(JSON.stringify({ kind: 'ServiceAccountList', items: [], metadata: { resourceVersion: '5' } })); return; }
+      if (url.searchParams.get('watch') !== 'true') {
+        res.end(JSON.stringify({ kind: 'ServiceAccountList', items: [], metadata: { resourceVersion: '5' } }));
+        return;
+      }
       res.writeHead(200);
       res.write('');
     });
     const error = await waitForDefaultAccount(cluster, 'class-alice', undefined, 300).catch((e) => e);
     expect(error.code).toBe('CLASS_NOT_READY');
-    expect(error.message).toMatch(/namespace class-alice still has no serviceaccount "default" after 0.3s.*kube-controller-manager/);
+    expect(error.message).toMatch(
+      /namespace class-alice still has no serviceaccount "default" after 0.3s.*kube-controller-manager/,
+    );
   });
 });

@@ -4,8 +4,15 @@ import { escapeTerminal as terminalText } from '../../harness/report/terminal.ts
 
 describe('escaping what students wrote', () => {
   it.each([
-    ['=1+2', "'=1+2"], ['+1', "'+1"], ['-cmd', "'-cmd"], ['@SUM(A1)', "'@SUM(A1)"], ['\tx', "'\tx"],
-    ['Ada, "the first"', '"Ada, ""the first"""'], ['two\nlines', '"two\nlines"'], ['=a,b', `"'=a,b"`], ['plain', 'plain'],
+    ['=1+2', "'=1+2"],
+    ['+1', "'+1"],
+    ['-cmd', "'-cmd"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tx', "'\tx"],
+    ['Ada, "the first"', '"Ada, ""the first"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['=a,b', `"'=a,b"`],
+    ['plain', 'plain'],
   ])('csv cell %j -> %j', (input, cell) => expect(csvCell(input)).toBe(cell));
 
   it('keeps numbers, negative ones included, as numbers', () => {

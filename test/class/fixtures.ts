@@ -7,17 +7,33 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 
 export const SHORT: Scenario = { ...BASE_SCENARIO, labPair: { id: 'grace', role: 'short' } };
-export const RESTORED: Scenario = { ...BASE_SCENARIO, name: 'restored-grace', terminationGracePeriodSeconds: 15, labPair: { id: 'grace', role: 'restored' } };
+export const RESTORED: Scenario = {
+  ...BASE_SCENARIO,
+  name: 'restored-grace',
+  terminationGracePeriodSeconds: 15,
+  labPair: { id: 'grace', role: 'restored' },
+};
 
 /** sealed false: a run started without --predictions, its predictions.yaml written beside it afterwards. */
-export interface StudentRun { student: string; tag: string; shortCompleted?: boolean; predictions?: string; sealed?: boolean }
+export interface StudentRun {
+  student: string;
+  tag: string;
+  shortCompleted?: boolean;
+  predictions?: string;
+  sealed?: boolean;
+}
 
-export const predictionsText = (student: string) => `student: ${JSON.stringify(student)}\npredictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  restored-grace: { outcome: completed, exitCode: 0 }\n`;
+export const predictionsText = (student: string) =>
+  `student: ${JSON.stringify(student)}\npredictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  restored-grace: { outcome: completed, exitCode: 0 }\n`;
 
 export function writeRunDir(root: string, run: StudentRun): string {
   const dir = join(root, `run-${run.tag}`);
   mkdirSync(dir, { recursive: true });
-  const short = buildObservation(SHORT, run.shortCompleted ? { outcome: 'completed', exitCode: 0 } : undefined, `uid-${run.tag}-short`);
+  const short = buildObservation(
+    SHORT,
+    run.shortCompleted ? { outcome: 'completed', exitCode: 0 } : undefined,
+    `uid-${run.tag}-short`,
+  );
   const restored = buildObservation(RESTORED, undefined, `uid-${run.tag}-restored`);
   const predictions = run.predictions ?? predictionsText(run.student);
   for (const o of [short, restored]) {

@@ -25,7 +25,9 @@ async function asPlainTar(archive: string, to: string): Promise<void> {
   try {
     for (const [name, data] of opened.files) writeFileSync(join(staging, name), data);
     await create({ file: to, cwd: staging, portable: true }, [...opened.files.keys()]);
-  } finally { rmSync(staging, { recursive: true, force: true }); }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 beforeAll(async () => {
@@ -37,7 +39,10 @@ beforeAll(async () => {
   // Ada zipped her .tar.gz (the course site wanted a .zip), and also handed in a plain .tar of another run.
   const ada = join(root, 'ada-packed.tar.gz');
   await packRun(writeRunDir(work, { student: 'Ada Lovelace', tag: 'ada' }), { out: ada });
-  writeFileSync(join(klass, 'ada.zip'), zipSync({ 'ada.tar.gz': readFileSync(ada), '__MACOSX/._ada.tar.gz': strToU8('fork') }));
+  writeFileSync(
+    join(klass, 'ada.zip'),
+    zipSync({ 'ada.tar.gz': readFileSync(ada), '__MACOSX/._ada.tar.gz': strToU8('fork') }),
+  );
   const ada2 = join(root, 'ada2-packed.tar.gz');
   await packRun(writeRunDir(work, { student: 'Ada Lovelace', tag: 'ada2' }), { out: ada2 });
   await asPlainTar(ada2, join(klass, 'ada.tar'));
@@ -53,17 +58,33 @@ describe.concurrent('every hand-in accounted for', () => {
     expect(r.code).toBe(EXIT.needsReview);
     const book = GradebookSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
     const row = (file: string) => book.rows.find((x) => x.submission === join(klass, file))!;
-    expect(book.rows.map((x) => x.submission.split('/').pop())).toEqual(['ada.tar', 'ada.zip', 'grace.tar.gz', 'holiday.zip']);
-    for (const file of ['ada.tar', 'ada.zip', 'grace.tar.gz']) expect(row(file)).toMatchObject({ scenariosGraded: 2, matched: 2, evidenceInvalid: 0, pairs: { grace: 'pass' } });
-    expect(row('ada.zip').review).toEqual([`another submission names the same student "Ada Lovelace": ${join(klass, 'ada.tar')}`]);
-    expect(row('ada.tar').review).toEqual([`another submission names the same student "Ada Lovelace": ${join(klass, 'ada.zip')}`]);
+    expect(book.rows.map((x) => x.submission.split('/').pop())).toEqual([
+      'ada.tar',
+      'ada.zip',
+      'grace.tar.gz',
+      'holiday.zip',
+    ]);
+    for (const file of ['ada.tar', 'ada.zip', 'grace.tar.gz'])
+      expect(row(file)).toMatchObject({ scenariosGraded: 2, matched: 2, evidenceInvalid: 0, pairs: { grace: 'pass' } });
+    expect(row('ada.zip').review).toEqual([
+      `another submission names the same student "Ada Lovelace": ${join(klass, 'ada.tar')}`,
+    ]);
+    expect(row('ada.tar').review).toEqual([
+      `another submission names the same student "Ada Lovelace": ${join(klass, 'ada.zip')}`,
+    ]);
     expect(row('grace.tar.gz').review).toEqual([]);
     expect(row('holiday.zip')).toMatchObject({ scenariosGraded: 0, student: 'holiday' });
-    expect(row('holiday.zip').review.join()).toContain('not a termlab archive (no manifest.json, no observations) — hand in the .tar.gz that `termlab pack` wrote');
-    expect(book.skipped).toEqual([{ path: join(klass, 'README.txt'), why: 'not a termlab hand-in (hand in the .tar.gz that `termlab pack` wrote)' }]);
+    expect(row('holiday.zip').review.join()).toContain(
+      'not a termlab archive (no manifest.json, no observations) — hand in the .tar.gz that `termlab pack` wrote',
+    );
+    expect(book.skipped).toEqual([
+      { path: join(klass, 'README.txt'), why: 'not a termlab hand-in (hand in the .tar.gz that `termlab pack` wrote)' },
+    ]);
     // The terminal names each problem with its submission, and what was not graded.
     expect(r.stdout).toContain(`⊘ ${join(klass, 'README.txt')}: not graded`);
-    expect(r.stdout).toMatch(/holiday {2}\(.*holiday\.zip\): 0 graded[^\n]*\n {4}⚠ file problem: .*holiday\.zip: not a termlab archive/);
+    expect(r.stdout).toMatch(
+      /holiday {2}\(.*holiday\.zip\): 0 graded[^\n]*\n {4}⚠ file problem: .*holiday\.zip: not a termlab archive/,
+    );
     expect(r.stdout).toContain("4 submission(s) graded, 1 not graded; 3 need the instructor's eye");
   });
 
@@ -71,7 +92,10 @@ describe.concurrent('every hand-in accounted for', () => {
     const empty = join(root, 'empty');
     mkdirSync(empty);
     const r1 = await runCli(['grade', empty, '--gradebook', join(root, 'e.csv')], offline);
-    expect(r1).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`nothing to grade: no submissions in ${empty}`) });
+    expect(r1).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining(`nothing to grade: no submissions in ${empty}`),
+    });
     const unrelated = join(root, 'unrelated');
     mkdirSync(unrelated);
     writeFileSync(join(unrelated, 'data.json'), '{"a": 1}');
@@ -99,7 +123,9 @@ describe.concurrent('every hand-in accounted for', () => {
     expect(r.code).toBe(EXIT.needsReview);
     const [row] = GradebookSchema.parse(JSON.parse(readFileSync(json, 'utf8'))).rows;
     expect(row).toMatchObject({ student: 'Ada Lovelace', identity: 'predictions' });
-    expect(row!.review).toEqual(['the sealed predictions name "Ada Lovelace" but the archive was packed for "Charlie Copy" (--student)']);
+    expect(row!.review).toEqual([
+      'the sealed predictions name "Ada Lovelace" but the archive was packed for "Charlie Copy" (--student)',
+    ]);
   });
 
   it('writes a class report with --html and --md, and refuses per-file outputs beside a gradebook', async () => {
@@ -118,20 +144,47 @@ describe.concurrent('every hand-in accounted for', () => {
     expect(text).toContain('| student | submission | pairs | predictions right |');
     expect(text).toMatch(/\| Grace Hopper \| .*grace\.tar\.gz \| grace: pass \| 2 of 2 \| 2 \| 0 \| 0 \| 0 \|/);
     for (const flag of ['--json', '--junit']) {
-      const refused = await runCli(['grade', klass, '--gradebook', join(root, 'x.csv'), ...(flag === '--json' ? [flag] : [flag, join(root, 'x.xml')])], offline);
-      expect(refused).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${flag} cannot go with --gradebook`) });
+      const refused = await runCli(
+        [
+          'grade',
+          klass,
+          '--gradebook',
+          join(root, 'x.csv'),
+          ...(flag === '--json' ? [flag] : [flag, join(root, 'x.xml')]),
+        ],
+        offline,
+      );
+      expect(refused).toMatchObject({
+        code: EXIT.badInput,
+        stderr: expect.stringContaining(`${flag} cannot go with --gradebook`),
+      });
     }
   });
 });
 
 describe.concurrent('a .zip hand-in is held to the same rules as a .tar.gz', () => {
   it.each([
-    ['a symbolic link', { 'a.observation.json': [strToU8('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }, /member "a.observation.json" is not a plain file \(a link or a device\)/],
-    ['a directory', { 'nested/a.observation.json': strToU8('{}') }, /member "nested\/a.observation.json" is not a plain file name/],
-    ['a member over the limit', { 'big.observation.json': new Uint8Array(17 * 1024 * 1024) }, /member "big.observation.json" is \d+ bytes, over the/],
+    [
+      'a symbolic link',
+      { 'a.observation.json': [strToU8('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] },
+      /member "a.observation.json" is not a plain file \(a link or a device\)/,
+    ],
+    [
+      'a directory',
+      { 'nested/a.observation.json': strToU8('{}') },
+      /member "nested\/a.observation.json" is not a plain file name/,
+    ],
+    [
+      'a member over the limit',
+      { 'big.observation.json': new Uint8Array(17 * 1024 * 1024) },
+      /member "big.observation.json" is \d+ bytes, over the/,
+    ],
   ] as const)('refuses a zip with %s', async (_what, members, message) => {
     const archive = join(root, `bad-${_what.replace(/ /g, '-')}.zip`);
     writeFileSync(archive, zipSync(members as Parameters<typeof zipSync>[0], { level: 9 }));
-    await expect(openArchive(archive)).rejects.toMatchObject({ code: 'ARCHIVE_INVALID', message: expect.stringMatching(message) });
+    await expect(openArchive(archive)).rejects.toMatchObject({
+      code: 'ARCHIVE_INVALID',
+      message: expect.stringMatching(message),
+    });
   });
 });

@@ -5,9 +5,20 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 
 const short: Scenario = { ...BASE_SCENARIO, labPair: { id: 'grace', role: 'short' as const } };
-const restored: Scenario = { ...BASE_SCENARIO, name: 'restored-grace', terminationGracePeriodSeconds: 15, labPair: { id: 'grace', role: 'restored' as const } };
+const restored: Scenario = {
+  ...BASE_SCENARIO,
+  name: 'restored-grace',
+  terminationGracePeriodSeconds: 15,
+  labPair: { id: 'grace', role: 'restored' as const },
+};
 
-function result(scenario: Scenario, source: string, runId: string, uid: string, actual?: Parameters<typeof buildObservation>[1]) {
+function result(
+  scenario: Scenario,
+  source: string,
+  runId: string,
+  uid: string,
+  actual?: Parameters<typeof buildObservation>[1],
+) {
   const o = buildObservation(scenario, actual, uid);
   o.run.runId = runId;
   return grade(o, { source });
@@ -26,7 +37,10 @@ describe('lab pairs', () => {
       result(restored, 'class/cy/restored-grace.observation.json', 'run-3', 'uid-c2'),
     ]);
     expect(pairs.map((p) => [p.pairId, p.checks[0]!.status])).toEqual([
-      ['grace', 'fail'], ['grace', 'pass'], ['grace', 'inconclusive'], ['grace', 'inconclusive'],
+      ['grace', 'fail'],
+      ['grace', 'pass'],
+      ['grace', 'inconclusive'],
+      ['grace', 'inconclusive'],
     ]);
     expect(pairs[0]!.checks[0]!.reason).toContain('the short-grace run (5s) was completed, not cut');
     expect(pairs[2]!.checks[0]!.reason).toContain('missing the restored-grace one');

@@ -20,10 +20,16 @@ let sealedRun: string;
 let sealedStdout: string;
 
 beforeAll(async () => {
-  writeFileSync(scenarios, 'scenarios:\n  - { name: quick, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 5, workMs: 800, deleteDelayMs: 200 }\n');
+  writeFileSync(
+    scenarios,
+    'scenarios:\n  - { name: quick, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 5, workMs: 800, deleteDelayMs: 200 }\n',
+  );
   writeFileSync(predictions, PREDICTED);
   sealedRun = join(root, 'sealed-run');
-  const r = await runCli(['run', '--sim', '--scenarios', scenarios, '--predictions', predictions, '--out', sealedRun], env);
+  const r = await runCli(
+    ['run', '--sim', '--scenarios', scenarios, '--predictions', predictions, '--out', sealedRun],
+    env,
+  );
   expect(r.code, r.stderr).toBe(0);
   sealedStdout = r.stdout;
 }, 120_000);
@@ -31,11 +37,15 @@ beforeAll(async () => {
 describe('sealed predictions', () => {
   it('records the predictions, content and sha256, in the run record and the observation before the first pod', () => {
     const hash = predictionsSha256(PREDICTED);
-    expect(sealedStdout).toContain(`predictions sealed: ${predictions} (sha256 ${hash.slice(0, 12)}…) for Ada Lovelace`);
+    expect(sealedStdout).toContain(
+      `predictions sealed: ${predictions} (sha256 ${hash.slice(0, 12)}…) for Ada Lovelace`,
+    );
     const o = ObservationSchema.parse(JSON.parse(readFileSync(join(sealedRun, 'quick.observation.json'), 'utf8')));
     expect(o.run.predictions).toMatchObject({ sha256: hash, content: PREDICTED });
     // Sealed before the watch that precedes the pod's creation.
-    expect(Date.parse(o.run.predictions!.sealedAt)).toBeLessThanOrEqual(Date.parse(o.timeline.watchEstablished!.at.wall));
+    expect(Date.parse(o.run.predictions!.sealedAt)).toBeLessThanOrEqual(
+      Date.parse(o.timeline.watchEstablished!.at.wall),
+    );
     const record = JSON.parse(readFileSync(join(env.TERMLAB_STATE_DIR, 'runs', `${o.run.runId}.json`), 'utf8'));
     expect(record.predictions).toMatchObject({ sha256: hash });
     expect(readFileSync(join(sealedRun, 'predictions.yaml'), 'utf8')).toBe(PREDICTED);
@@ -46,17 +56,28 @@ describe('sealed predictions', () => {
     writeFileSync(later, PREDICTED.replace('completed, exitCode: 0', 'cut, exitCode: 137'));
     const refused = await runCli(['pack', sealedRun, '-o', join(root, 'refused.tar.gz'), '--predictions', later], env);
     expect(refused.code).toBe(EXIT.badInput);
-    expect(refused.stderr).toContain(`--predictions ${later} (sha256 ${predictionsSha256(readFileSync(later, 'utf8'))}) is not the predictions file run`);
+    expect(refused.stderr).toContain(
+      `--predictions ${later} (sha256 ${predictionsSha256(readFileSync(later, 'utf8'))}) is not the predictions file run`,
+    );
     expect(refused.stderr).toContain(`sealed before its first pod (sha256 ${predictionsSha256(PREDICTED)})`);
     // Editing the run folder's copy changes nothing: the pack takes the predictions from the observations.
     writeFileSync(join(sealedRun, 'predictions.yaml'), readFileSync(later));
     const archive = join(root, 'ada.tar.gz');
     const packed = await runCli(['pack', sealedRun, '-o', archive], env);
-    expect(packed).toMatchObject({ code: 0, stdout: expect.stringContaining('with the predictions the run sealed before its first pod') });
+    expect(packed).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('with the predictions the run sealed before its first pod'),
+    });
     const graded = await runCli(['grade', archive, '--gradebook-json', join(root, 'ada.json')], env);
     expect(graded.code, graded.stdout + graded.stderr).toBe(EXIT.ok);
     const [row] = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'ada.json'), 'utf8'))).rows;
-    expect(row).toMatchObject({ student: 'Ada Lovelace', identity: 'predictions', predictionsRight: 1, predictionsTotal: 1, review: [] });
+    expect(row).toMatchObject({
+      student: 'Ada Lovelace',
+      identity: 'predictions',
+      predictionsRight: 1,
+      predictionsTotal: 1,
+      review: [],
+    });
   });
 
   it('flags for review a run made without --predictions, its file handed in beside it', async () => {
@@ -70,13 +91,18 @@ describe('sealed predictions', () => {
     const [row] = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'bob.json'), 'utf8'))).rows;
     // Not the predictions' name: an unsealed file does not say who ran the lab.
     expect(row!.identity).not.toBe('predictions');
-    expect(row!.review).toContain('attention: predictions not sealed by the run: 2 of 2 scenario(s) were run without --predictions');
+    expect(row!.review).toContain(
+      'attention: predictions not sealed by the run: 2 of 2 scenario(s) were run without --predictions',
+    );
   });
 
   it('ends a run whose table is all ✅ but a prediction is wrong with the reason for its exit 1', async () => {
     const wrong = join(root, 'wrong.yaml');
     writeFileSync(wrong, PREDICTED.replace('completed, exitCode: 0', 'cut, exitCode: 137'));
-    const r = await runCli(['run', '--sim', '--scenarios', scenarios, '--predictions', wrong, '--out', join(root, 'wrong-run')], env);
+    const r = await runCli(
+      ['run', '--sim', '--scenarios', scenarios, '--predictions', wrong, '--out', join(root, 'wrong-run')],
+      env,
+    );
     expect(r.code, r.stderr).toBe(EXIT.checksFailed);
     expect(r.stdout).toContain('predictions: 0 of 1 right');
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe("exit 1: 1 prediction differs from the model's answer");
@@ -85,7 +111,10 @@ describe('sealed predictions', () => {
   it('flags a retried try and an interrupted run for review, with why', async () => {
     const dir = writeRunDir(join(root, 'work'), { student: 'Dee Retry', tag: 'dee' });
     const first = JSON.parse(readFileSync(join(dir, 'short-grace.observation.json'), 'utf8'));
-    writeFileSync(join(dir, 'short-grace.attempt-2.observation.json'), JSON.stringify({ ...first, run: { ...first.run, attempt: 2 }, pod: { ...first.pod, uid: 'uid-dee-short-2' } }));
+    writeFileSync(
+      join(dir, 'short-grace.attempt-2.observation.json'),
+      JSON.stringify({ ...first, run: { ...first.run, attempt: 2 }, pod: { ...first.pod, uid: 'uid-dee-short-2' } }),
+    );
     const restored = JSON.parse(readFileSync(join(dir, 'restored-grace.observation.json'), 'utf8'));
     restored.run.complete = false;
     restored.run.incompleteReason = 'interrupted (Ctrl-C) while terminating';
@@ -93,8 +122,12 @@ describe('sealed predictions', () => {
     const r = await runCli(['grade', dir, '--gradebook-json', join(root, 'dee.json')], env);
     expect(r.code).toBe(EXIT.needsReview);
     const [row] = GradebookSchema.parse(JSON.parse(readFileSync(join(root, 'dee.json'), 'utf8'))).rows;
-    expect(row!.review).toContain(`attention: retried: short-grace try 1 was run again; ${join(dir, 'short-grace.attempt-2.observation.json')} counts instead`);
-    expect(row!.review).toContain('attention: interrupted: restored-grace: the run stopped before it finished: interrupted (Ctrl-C) while terminating');
+    expect(row!.review).toContain(
+      `attention: retried: short-grace try 1 was run again; ${join(dir, 'short-grace.attempt-2.observation.json')} counts instead`,
+    );
+    expect(row!.review).toContain(
+      'attention: interrupted: restored-grace: the run stopped before it finished: interrupted (Ctrl-C) while terminating',
+    );
     // The student's own reports label the try that ran again instead of giving it a verdict.
     const html = join(root, 'dee.html');
     const md = join(root, 'dee.md');
@@ -116,6 +149,12 @@ describe('sealed predictions', () => {
     const r = await runCli(['grade', path, '--json'], env);
     expect(r.code).toBe(EXIT.checksFailed);
     const [result] = JSON.parse(r.stdout).results;
-    expect(result.checks).toContainEqual(expect.objectContaining({ id: 'prediction.sealed', status: 'fail', reason: expect.stringContaining('the predictions were edited after the run sealed them') }));
+    expect(result.checks).toContainEqual(
+      expect.objectContaining({
+        id: 'prediction.sealed',
+        status: 'fail',
+        reason: expect.stringContaining('the predictions were edited after the run sealed them'),
+      }),
+    );
   });
 });

@@ -31,17 +31,26 @@ describe('the owner label from an identity', () => {
     const long = ownerLabelFor(`oidc:${'x'.repeat(200)}@example.com`);
     expect(long.length).toBeLessThanOrEqual(63);
     expect(isLabelValue(long)).toBe(true);
-    expect(ownerLabelFor(`oidc:${'x'.repeat(200)}@example.com`)).not.toBe(ownerLabelFor(`oidc:${'x'.repeat(200)}@example.org`));
+    expect(ownerLabelFor(`oidc:${'x'.repeat(200)}@example.com`)).not.toBe(
+      ownerLabelFor(`oidc:${'x'.repeat(200)}@example.org`),
+    );
     expect(isLabelValue(ownerLabelFor('::::'))).toBe(true);
   });
 });
 
 describe('the class quota spread over its seats', () => {
-  it('gives each of manifests/class.yaml\'s seats 1/seats of every limit, never more than the whole', () => {
-    const config = parseAllDocuments(readFileSync(join(repoRoot, 'manifests/class.yaml'), 'utf8')).map((d) => d.toJSON()).find((d) => d?.kind === 'ConfigMap' && d.metadata.name === 'termlab-class');
+  it("gives each of manifests/class.yaml's seats 1/seats of every limit, never more than the whole", () => {
+    const config = parseAllDocuments(readFileSync(join(repoRoot, 'manifests/class.yaml'), 'utf8'))
+      .map((d) => d.toJSON())
+      .find((d) => d?.kind === 'ConfigMap' && d.metadata.name === 'termlab-class');
     const limits = classLimits(config.data, 'class.yaml');
     expect(limits.seats).toBe(5);
-    expect(studentQuota(limits)).toEqual({ pods: '8', 'requests.cpu': '800m', 'requests.memory': '819Mi', 'limits.memory': '2457Mi' });
+    expect(studentQuota(limits)).toEqual({
+      pods: '8',
+      'requests.cpu': '800m',
+      'requests.memory': '819Mi',
+      'limits.memory': '2457Mi',
+    });
   });
 
   it('rounds down and reads every unit it is given', () => {
@@ -55,11 +64,17 @@ describe('the class quota spread over its seats', () => {
 });
 
 describe('manifests/class.yaml', () => {
-  const docs = (file: string) => parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8')).map((d) => d.toJSON()).filter(Boolean);
+  const docs = (file: string) =>
+    parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8'))
+      .map((d) => d.toJSON())
+      .filter(Boolean);
   it('runs the same reaper image as manifests/reaper-cronjob.yaml, over every namespace of the class', () => {
-    const cron = (file: string) => docs(file).find((d) => d.kind === 'CronJob').spec.jobTemplate.spec.template.spec.containers[0];
+    const cron = (file: string) =>
+      docs(file).find((d) => d.kind === 'CronJob').spec.jobTemplate.spec.template.spec.containers[0];
     expect(cron('manifests/class.yaml').image).toBe(cron('manifests/reaper-cronjob.yaml').image);
-    expect(cron('manifests/class.yaml').args.join(' ')).toMatch(/^reap --all-owners --class termlab --env termlab-class /);
+    expect(cron('manifests/class.yaml').args.join(' ')).toMatch(
+      /^reap --all-owners --class termlab --env termlab-class /,
+    );
   });
   it('grants students nothing cluster-wide: their ClusterRole is bound only by RoleBindings', () => {
     const all = docs('manifests/class.yaml');
@@ -81,49 +96,85 @@ describe('student names', () => {
 
 describe('the student kubeconfig', () => {
   let sim: SimCluster;
-  beforeAll(async () => { sim = await startSimCluster(); });
-  afterAll(async () => { await sim.stop(); });
+  beforeAll(async () => {
+    sim = await startSimCluster();
+  });
+  afterAll(async () => {
+    await sim.stop();
+  });
 
-  it('reaches the cluster with the token it carries, in the student\'s namespace, and says when it expires', async () => {
+  it("reaches the cluster with the token it carries, in the student's namespace, and says when it expires", async () => {
     const kc = new k8s.KubeConfig();
     kc.loadFromString(sim.kubeconfig);
     const dir = mkdtempSync(join(tmpdir(), 'termlab-student-'));
     // The instructor's kubeconfig names its CA by file: the student's must carry it inline.
     const caFile = join(dir, 'ca.crt');
     writeFileSync(caFile, Buffer.from(kc.getCurrentCluster()!.caData!, 'base64'));
-    const text = renderStudentKubeconfig({ cluster: clusterOf({ server: kc.getCurrentCluster()!.server, caFile }), student: 'alice', namespace: 'termlab-alice', token: simToken(sim), expiresAt: '2030-01-01T00:00:00.000Z' });
+    const text = renderStudentKubeconfig({
+      cluster: clusterOf({ server: kc.getCurrentCluster()!.server, caFile }),
+      student: 'alice',
+      namespace: 'termlab-alice',
+      token: simToken(sim),
+      expiresAt: '2030-01-01T00:00:00.000Z',
+    });
     expect(text).toContain('expires 2030-01-01T00:00:00.000Z');
     expect(text).not.toContain(caFile);
     const cluster = await connect({ kubeconfigText: text });
     expect(cluster.contextNamespace).toBe('termlab-alice');
     expect(cluster.context).toBe('termlab-alice');
     const identity = await whoAmI(cluster);
-    expect(identity).toEqual({ source: 'SelfSubjectReview', username: 'termlab-sim:owner', groups: ['system:masters', 'system:authenticated'] });
+    expect(identity).toEqual({
+      source: 'SelfSubjectReview',
+      username: 'termlab-sim:owner',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
 
   it('a CA file that cannot be read is named, not skipped', () => {
-    expect(() => clusterOf({ server: 'https://x', caFile: '/nonexistent/ca.crt' })).toThrow(/\/nonexistent\/ca.crt cannot be read/);
+    expect(() => clusterOf({ server: 'https://x', caFile: '/nonexistent/ca.crt' })).toThrow(
+      /\/nonexistent\/ca.crt cannot be read/,
+    );
   });
 });
 
 describe.concurrent('termlab class student (the CLI)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'termlab-student-cli-'));
 
-  it('says the token\'s bound in --help', async () => {
+  it("says the token's bound in --help", async () => {
     const r = await runCli(['class', 'student', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/expires after --hours N: default 24, at most 168/);
   });
 
   it('a bad name is exit 2 before any cluster is asked', async () => {
-    const r = await runCli(['class', 'student', 'Bob', '--namespace', 'termlab', '-o', join(dir, 'bob.kubeconfig'), '--kubeconfig', '/nonexistent']);
+    const r = await runCli([
+      'class',
+      'student',
+      'Bob',
+      '--namespace',
+      'termlab',
+      '-o',
+      join(dir, 'bob.kubeconfig'),
+      '--kubeconfig',
+      '/nonexistent',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/student name "Bob": lowercase/);
   });
 
   it('no cluster is exit 3, and no half-written kubeconfig is left', async () => {
     const out = join(dir, 'carol.kubeconfig');
-    const r = await runCli(['class', 'student', 'carol', '--namespace', 'termlab', '-o', out, '--kubeconfig', join(dir, 'missing-kubeconfig')]);
+    const r = await runCli([
+      'class',
+      'student',
+      'carol',
+      '--namespace',
+      'termlab',
+      '-o',
+      out,
+      '--kubeconfig',
+      join(dir, 'missing-kubeconfig'),
+    ]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/cannot load kubeconfig/);
     expect(existsSync(out)).toBe(false);
@@ -139,7 +190,17 @@ describe.concurrent('termlab class student (the CLI)', () => {
   });
 
   it('--hours out of bounds gets its own line, exit 2', async () => {
-    const hours = await runCli(['class', 'student', 'erin', '--namespace', 'termlab', '-o', join(dir, 'e'), '--hours', '169']);
+    const hours = await runCli([
+      'class',
+      'student',
+      'erin',
+      '--namespace',
+      'termlab',
+      '-o',
+      join(dir, 'e'),
+      '--hours',
+      '169',
+    ]);
     expect([hours.code, hours.stderr]).toEqual([2, expect.stringMatching(/--hours: a whole number from 1 to 168/)]);
   });
 
@@ -150,7 +211,10 @@ describe.concurrent('termlab class student (the CLI)', () => {
 
   it('a mistyped flag gets the nearest one, exit 2', async () => {
     const typo = await runCli(['class', 'student', 'erin', '--namspace', 'termlab']);
-    expect([typo.code, typo.stderr]).toEqual([2, expect.stringMatching(/unknown flag --namspace; did you mean --namespace\?/)]);
+    expect([typo.code, typo.stderr]).toEqual([
+      2,
+      expect.stringMatching(/unknown flag --namspace; did you mean --namespace\?/),
+    ]);
   });
 
   it('an unknown subcommand of class, exit 2', async () => {
@@ -164,7 +228,17 @@ describe.concurrent('termlab class student (the CLI)', () => {
       const kubeconfig = join(dir, 'sim.kubeconfig');
       writeFileSync(kubeconfig, sim.kubeconfig);
       const out = join(dir, 'frank.kubeconfig');
-      const r = await runCli(['class', 'student', 'frank', '--namespace', 'termlab', '-o', out, '--kubeconfig', kubeconfig]);
+      const r = await runCli([
+        'class',
+        'student',
+        'frank',
+        '--namespace',
+        'termlab',
+        '-o',
+        out,
+        '--kubeconfig',
+        kubeconfig,
+      ]);
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(/no ConfigMap termlab-class: apply manifests\/class.yaml first/);
       expect(existsSync(out)).toBe(false);
@@ -172,5 +246,4 @@ describe.concurrent('termlab class student (the CLI)', () => {
       await sim.stop();
     }
   });
-
 });

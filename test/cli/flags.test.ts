@@ -7,7 +7,9 @@ const offline = { KUBECONFIG: '/nonexistent/kubeconfig' };
 
 describe('CLI manners', () => {
   it('suggests the nearest flag for a typo, and nothing for a flag unlike any', () => {
-    const flags = flagsOf('termlab grade PATH... [--gradebook FILE.csv] [--gradebook-json FILE] [--html FILE] [--lab FILE]');
+    const flags = flagsOf(
+      'termlab grade PATH... [--gradebook FILE.csv] [--gradebook-json FILE] [--html FILE] [--lab FILE]',
+    );
     expect(nearestFlag('--gradbook', flags)).toBe('--gradebook');
     expect(nearestFlag('--gradebook-jsn', flags)).toBe('--gradebook-json');
     expect(nearestFlag('--htm', flags)).toBe('--html');
@@ -16,7 +18,9 @@ describe('CLI manners', () => {
 
   it('answers --help before a command parses anything, for commands that used to refuse it', async () => {
     // The CLI handles --help for every command in one place; predict and sim each had their own parser.
-    const answers = await Promise.all(['predict', 'sim'].map((name) => runCli([name, '--help', '--no-such-flag'], offline)));
+    const answers = await Promise.all(
+      ['predict', 'sim'].map((name) => runCli([name, '--help', '--no-such-flag'], offline)),
+    );
     expect(answers[0]).toMatchObject({ code: EXIT.ok, stdout: expect.stringContaining('usage: termlab predict') });
     expect(answers[1]).toMatchObject({ code: EXIT.ok, stdout: expect.stringContaining('usage: termlab sim') });
   });
@@ -33,6 +37,8 @@ describe('CLI manners', () => {
     expect(r.stderr.split('\n')[0]).toBe('termlab grade: unknown flag --gradbook; did you mean --gradebook?');
     // Node's own text (with its unbalanced quote) never reaches the user.
     expect(r.stderr).not.toContain('To specify a positional argument');
-    expect((await runCli(['grade', 'x', '--gradebook'], offline)).stderr.split('\n')[0]).toBe('termlab grade: --gradebook needs a value');
+    expect((await runCli(['grade', 'x', '--gradebook'], offline)).stderr.split('\n')[0]).toBe(
+      'termlab grade: --gradebook needs a value',
+    );
   });
 });

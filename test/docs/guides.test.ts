@@ -2,7 +2,16 @@
 // either run as written (in a folder laid out as a fresh clone, `termlab predict` at a real terminal
 // in tmux) or named below as needing a cluster, so a new command in a guide fails here until it is.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +22,10 @@ import { repoRoot } from '../support/processes.ts';
 /** The lines of every ```sh block, comments after `#` dropped. */
 function guideCommands(file: string): string[] {
   const text = readFileSync(join(repoRoot, 'docs', file), 'utf8');
-  return [...text.matchAll(/^ *```sh\n([\s\S]*?)^ *```/gm)].flatMap((m) => m[1]!.split('\n'))
-    .map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  return [...text.matchAll(/^ *```sh\n([\s\S]*?)^ *```/gm)]
+    .flatMap((m) => m[1]!.split('\n'))
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
 }
 
 /** Lines that need a cluster, docker or kind: run on the real node (`npm run test:cluster:class`), not here. */
@@ -34,11 +45,26 @@ const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line);
 
 /** The student guide's later exercises, each its own scenario file, predictions, pair and archive. */
 const EXERCISES = [
-  { file: 'manifests/sidecars.yaml', shows: 'sidecar-native-proxy', hides: /\bcut\b|\b137\b/, predictions: 'sidecar-predictions.yaml', count: 4, pair: 'sidecar' },
+  {
+    file: 'manifests/sidecars.yaml',
+    shows: 'sidecar-native-proxy',
+    hides: /\bcut\b|\b137\b/,
+    predictions: 'sidecar-predictions.yaml',
+    count: 4,
+    pair: 'sidecar',
+  },
   // A retry's setup names what it retries on (a cut); the answers are the exit codes and the ledger's counts.
-  { file: 'manifests/retries.yaml', shows: 'retry-doubles-effect', hides: /\b137\b|already-applied|effect\(s\)/, predictions: 'retry-predictions.yaml', count: 4, pair: 'retries' },
+  {
+    file: 'manifests/retries.yaml',
+    shows: 'retry-doubles-effect',
+    hides: /\b137\b|already-applied|effect\(s\)/,
+    predictions: 'retry-predictions.yaml',
+    count: 4,
+    pair: 'retries',
+  },
 ] as const;
-const exerciseOf = (line: string) => EXERCISES.find((e) => line.includes(e.file) || line.includes(e.predictions.replace('-predictions.yaml', '')))!;
+const exerciseOf = (line: string) =>
+  EXERCISES.find((e) => line.includes(e.file) || line.includes(e.predictions.replace('-predictions.yaml', '')))!;
 const EXERCISE_SCENARIOS = /^npx termlab scenarios --scenarios manifests\/(sidecars|retries)\.yaml$/;
 const EXERCISE_PREDICT = /^npx termlab predict --scenarios manifests\/(sidecars|retries)\.yaml --template/;
 const EXERCISE_RUN = /^npx termlab run --sim --scenarios manifests\/(sidecars|retries)\.yaml/;
@@ -46,7 +72,13 @@ const EXERCISE_PACK = /^npx termlab pack -o ada-(sidecars|retries)\.tar\.gz$/;
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-guides-'));
 const tmuxSocket = `termlab-guide-${process.pid}`;
-const env = { ...process.env, HOME: join(scratch, 'home'), TERMLAB_STATE_DIR: join(scratch, 'state'), KUBECONFIG: '', npm_config_update_notifier: 'false' };
+const env = {
+  ...process.env,
+  HOME: join(scratch, 'home'),
+  TERMLAB_STATE_DIR: join(scratch, 'state'),
+  KUBECONFIG: '',
+  npm_config_update_notifier: 'false',
+};
 
 /** A folder laid out as a fresh clone after `npm install`: the repository's files, its own reports/ and predictions. */
 function cloneLike(name: string): string {
@@ -62,9 +94,14 @@ function cloneLike(name: string): string {
 function sh(cwd: string, line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c; });
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -76,12 +113,25 @@ const PROMPT = /your name:|the request: completed, cut, rejected\?|the exit code
 /** `termlab predict` at a terminal: each answer typed when its question is on the screen. */
 async function predictAtTerminal(cwd: string, line: string, answers: string[]): Promise<string> {
   const done = join(cwd, '.predict-exit');
-  const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', cwd, `${line}; echo $? > ${done}; sleep 600`);
+  const started = tmux(
+    'new-session',
+    '-d',
+    '-x',
+    '220',
+    '-y',
+    '50',
+    '-c',
+    cwd,
+    `${line}; echo $? > ${done}; sleep 600`,
+  );
   expect(started.status, started.stderr).toBe(0);
   let answered = 0;
   const deadline = Date.now() + 90_000;
   while (!existsSync(done)) {
-    if (Date.now() > deadline) throw new Error(`termlab predict did not finish (${answered} answers typed); the screen:\n${tmux('capture-pane', '-p', '-S', '-200').stdout}\n${tmux('list-sessions').stdout}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `termlab predict did not finish (${answered} answers typed); the screen:\n${tmux('capture-pane', '-p', '-S', '-200').stdout}\n${tmux('list-sessions').stdout}`,
+      );
     const screen = tmux('capture-pane', '-p', '-S', '-2000').stdout;
     const asked = screen.match(PROMPT)?.length ?? 0;
     if (asked > answered && answered < answers.length) {
@@ -100,16 +150,23 @@ const archiveOf = () => readdirSync(student).filter((n) => n.endsWith('.tar.gz')
 
 beforeAll(() => {
   const version = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
-  if (version.status !== 0) throw new Error('this test types at a real terminal through tmux: install tmux (apt install tmux, brew install tmux)');
+  if (version.status !== 0)
+    throw new Error(
+      'this test types at a real terminal through tmux: install tmux (apt install tmux, brew install tmux)',
+    );
   student = cloneLike('student');
 });
-afterAll(() => { tmux('kill-server'); });
+afterAll(() => {
+  tmux('kill-server');
+});
 
 describe('the student guide, word by word', () => {
   const lines = guideCommands('student-guide.md');
 
   it('names every line it does not run', () => {
-    expect(lines.filter(needsCluster)).toEqual(['npx termlab run --predictions predictions.yaml --kubeconfig NAME.kubeconfig --lab lab.yaml']);
+    expect(lines.filter(needsCluster)).toEqual([
+      'npx termlab run --predictions predictions.yaml --kubeconfig NAME.kubeconfig --lab lab.yaml',
+    ]);
   });
 
   it('runs on a laptop as written: scenarios, predict at a terminal, run --sim, pack', async () => {
@@ -124,10 +181,17 @@ describe('the student guide, word by word', () => {
         // The setups only: no outcome before the student has predicted.
         expect(r.stdout).not.toMatch(/\bcut\b|\b137\b/);
         // What an honest student who worked it out would answer: the model's answers.
-        const revealed = JSON.parse((await run('npx termlab scenarios --reveal --json')).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number } }[];
-        for (const row of revealed) answersByScenario.set(row.scenario.name, [row.prediction.outcome, String(row.prediction.exitCode)]);
+        const revealed = JSON.parse((await run('npx termlab scenarios --reveal --json')).stdout) as {
+          scenario: { name: string };
+          prediction: { outcome: string; exitCode: number };
+        }[];
+        for (const row of revealed)
+          answersByScenario.set(row.scenario.name, [row.prediction.outcome, String(row.prediction.exitCode)]);
       } else if (line === 'npx termlab predict') {
-        const exit = await predictAtTerminal(student, line, ['Ada Lovelace', ...[...answersByScenario.values()].flat()]);
+        const exit = await predictAtTerminal(student, line, [
+          'Ada Lovelace',
+          ...[...answersByScenario.values()].flat(),
+        ]);
         expect(exit).toBe('0');
         expect(readFileSync(join(student, 'predictions.yaml'), 'utf8')).toContain('student: "Ada Lovelace"');
       } else if (line.startsWith('npx termlab predict --template')) {
@@ -161,18 +225,33 @@ describe('the student guide, word by word', () => {
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain(exercise.shows);
         expect(r.stdout).not.toMatch(exercise.hides);
-        const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as { scenario: { name: string }; prediction: { outcome: string; exitCode: number }; retries?: { attempts: unknown[]; effects: number } }[];
+        const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as {
+          scenario: { name: string };
+          prediction: { outcome: string; exitCode: number };
+          retries?: { attempts: unknown[]; effects: number };
+        }[];
         // A retry scenario's template asks for its attempts and the ledger's effects too, in that order.
-        exerciseAnswers.set(exercise.file, revealed.map((row) => [row.prediction.outcome, String(row.prediction.exitCode), ...(row.retries ? [String(row.retries.attempts.length), String(row.retries.effects)] : [])]));
+        exerciseAnswers.set(
+          exercise.file,
+          revealed.map((row) => [
+            row.prediction.outcome,
+            String(row.prediction.exitCode),
+            ...(row.retries ? [String(row.retries.attempts.length), String(row.retries.effects)] : []),
+          ]),
+        );
       } else if (EXERCISE_PREDICT.test(line)) {
         const exercise = exerciseOf(line);
         const r = await run(line);
         expect(r.code, r.stderr).toBe(0);
         // Each ~ filled in, in the file's order, as the guide asks.
         const file = join(student, exercise.predictions);
-        if (exercise.pair === 'retries') expect(readFileSync(file, 'utf8')).toMatch(/^ {4}attempts: ~\n {4}effects: ~$/m);
+        if (exercise.pair === 'retries')
+          expect(readFileSync(file, 'utf8')).toMatch(/^ {4}attempts: ~\n {4}effects: ~$/m);
         const answers = exerciseAnswers.get(exercise.file)!.flat();
-        writeFileSync(file, readFileSync(file, 'utf8').replace(/: ~$/gm, () => `: ${answers.shift()}`));
+        writeFileSync(
+          file,
+          readFileSync(file, 'utf8').replace(/: ~$/gm, () => `: ${answers.shift()}`),
+        );
         expect(answers).toEqual([]);
       } else if (EXERCISE_RUN.test(line)) {
         const exercise = exerciseOf(line);

@@ -8,17 +8,32 @@ import { PodWatchLink, ReflectorBackoff } from '../../cluster/sim/reflector.ts';
 describe('the reflector backoff (wait.Backoff 0.8 s ×2, cap 30 s, jitter 1.0, reset after 2 min)', () => {
   it('doubles from 0.8 s to 30 s, each wait jittered up to twice its base', () => {
     const now = 0;
-    const low = new ReflectorBackoff(() => now, () => 0);
-    expect(Array.from({ length: 9 }, () => low.step())).toEqual([800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000]);
-    const high = new ReflectorBackoff(() => now, () => 0.999);
+    const low = new ReflectorBackoff(
+      () => now,
+      () => 0,
+    );
+    expect(Array.from({ length: 9 }, () => low.step())).toEqual([
+      800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000,
+    ]);
+    const high = new ReflectorBackoff(
+      () => now,
+      () => 0.999,
+    );
     const waits = Array.from({ length: 7 }, () => high.step());
-    expect(waits.map((w) => Math.round(w))).toEqual([800, 1600, 3200, 6400, 12_800, 25_600, 30_000].map((d) => Math.round(d * 1.999)));
+    expect(waits.map((w) => Math.round(w))).toEqual(
+      [800, 1600, 3200, 6400, 12_800, 25_600, 30_000].map((d) => Math.round(d * 1.999)),
+    );
   });
 
   it('starts again from 0.8 s only once 2 min have passed since its last reset', () => {
     let now = 0;
-    const b = new ReflectorBackoff(() => now, () => 0);
-    b.step(); b.step(); b.step();
+    const b = new ReflectorBackoff(
+      () => now,
+      () => 0,
+    );
+    b.step();
+    b.step();
+    b.step();
     now = 119_000;
     expect(b.step()).toBe(6400);
     now = 121_000;
@@ -29,14 +44,21 @@ describe('the reflector backoff (wait.Backoff 0.8 s ×2, cap 30 s, jitter 1.0, r
 });
 
 describe('what the kubelet receives over its pod watch', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   function link() {
     const reach = new ApiReachability();
     const pause = new KubeletPause();
     const got: string[] = [];
-    const backoff = new ReflectorBackoff(() => Date.now(), () => 0);
+    const backoff = new ReflectorBackoff(
+      () => Date.now(),
+      () => 0,
+    );
     const l = new PodWatchLink<string>(reach, pause, (e) => got.push(e), backoff);
     return { reach, pause, got, link: l };
   }

@@ -41,6 +41,8 @@ describe("containerd's log of its kills", () => {
   it("dates a container the kernel killed for its memory by containerd's OOM event", () => {
     const path = join(mkdtempSync(join(tmpdir(), 'termlab-containerd-')), 'containerd.log');
     writeFileSync(path, `${OOM_LOG}\n`);
-    expect([...containerdKills(path)]).toEqual([['9a058bfd-af0d-40ca-bd68-e4ba41c0dece/lab', Date.parse('2026-12-03T11:28:40.027Z')]]);
+    expect([...containerdKills(path)]).toEqual([
+      ['9a058bfd-af0d-40ca-bd68-e4ba41c0dece/lab', Date.parse('2026-12-03T11:28:40.027Z')],
+    ]);
   });
 });

@@ -20,17 +20,32 @@ describe('a busy real node, graded', () => {
   it('a status the kubelet wrote late: inconclusive, the end not placed from the API times', () => {
     const o = load('late-status.short-grace');
     expect(grade(o).verdict).toBe('inconclusive');
-    expect(check(o, 'evidence.api-times')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/finishedAt puts the end 7\.0s after the delete \(API times\), but the watch saw it end 13\.7s after it.*reported the end late/) });
+    expect(check(o, 'evidence.api-times')).toMatchObject({
+      status: 'inconclusive',
+      reason: expect.stringMatching(
+        /finishedAt puts the end 7\.0s after the delete \(API times\), but the watch saw it end 13\.7s after it.*reported the end late/,
+      ),
+    });
   });
-  it('a hook that slept late: inconclusive, the hook\'s end untrusted', () => {
+  it("a hook that slept late: inconclusive, the hook's end untrusted", () => {
     const o = load('slow-hook.restored-grace');
     expect(grade(o).verdict).toBe('inconclusive');
-    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/are 4067 ms apart, but the hook's length is 3000 ms.*starved while the hook slept/) });
+    expect(check(o, 'evidence.live-lifecycle')).toMatchObject({
+      status: 'inconclusive',
+      reason: expect.stringMatching(
+        /are 4067 ms apart, but the hook's length is 3000 ms.*starved while the hook slept/,
+      ),
+    });
   });
   it('a TERM the starved kubelet sent 6.9 s after a 3 s hook began (40 students on one sim): inconclusive, not invalid', () => {
     const o = load('late-term.restored-grace', 'class40-sim');
     expect(grade(o).verdict).toBe('inconclusive');
-    expect(check(o, 'evidence.kubelet-times')).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/comes 6\.868s after the hook began .*the kubelet was delayed before TERM \(paused or starved\), or the times were edited/) });
+    expect(check(o, 'evidence.kubelet-times')).toMatchObject({
+      status: 'inconclusive',
+      reason: expect.stringMatching(
+        /comes 6\.868s after the hook began .*the kubelet was delayed before TERM \(paused or starved\), or the times were edited/,
+      ),
+    });
   });
   it('a pair half too close to call (40 students on one sim: the work ended 0.080 s from the kill) is one the runner runs again; a clean half is not', () => {
     const close = grade(load('too-close.short-grace', 'class40-sim'));
@@ -41,21 +56,32 @@ describe('a busy real node, graded', () => {
     expect(tooCloseToDecide(clean)).toBeNull();
   });
   it('a pair half left open by its own times (a kubelet stalled before TERM, a status written late, a hook that slept late) is one the runner runs again, naming the check', () => {
-    expect(retryReason(grade(load('late-term.restored-grace', 'class40-sim')))).toMatch(/^was inconclusive \([^:]*evidence\.kubelet-times[^:]*: /);
-    expect(retryReason(grade(load('late-status.short-grace')))).toMatch(/^was inconclusive \([^:]*evidence\.api-times[^:]*: /);
-    expect(retryReason(grade(load('slow-hook.restored-grace')))).toMatch(/^was inconclusive \([^:]*evidence\.live-lifecycle[^:]*: /);
+    expect(retryReason(grade(load('late-term.restored-grace', 'class40-sim')))).toMatch(
+      /^was inconclusive \([^:]*evidence\.kubelet-times[^:]*: /,
+    );
+    expect(retryReason(grade(load('late-status.short-grace')))).toMatch(
+      /^was inconclusive \([^:]*evidence\.api-times[^:]*: /,
+    );
+    expect(retryReason(grade(load('slow-hook.restored-grace')))).toMatch(
+      /^was inconclusive \([^:]*evidence\.live-lifecycle[^:]*: /,
+    );
   });
   it('a half its own times left open is not run again when its run stopped early (Ctrl-C, the API past patience): its grade and exit stand', () => {
     const o = load('slow-hook.restored-grace');
-    const stopped = { ...o, run: { ...o.run, complete: false, incompleteReason: 'interrupted (Ctrl-C) while collecting' } } as typeof o;
+    const stopped = {
+      ...o,
+      run: { ...o.run, complete: false, incompleteReason: 'interrupted (Ctrl-C) while collecting' },
+    } as typeof o;
     const r = grade(stopped);
     expect(r.verdict).toBe('inconclusive');
     expect(r.checks.find((c) => c.id === 'evidence.live-lifecycle')?.status).toBe('inconclusive');
     expect(retryReason(r)).toBeNull();
   });
   it('a half whose grade stands is not run again: matched, or differing from the model', () => {
-    const settled = readdirSync(join(import.meta.dirname, 'fixtures', 'node')).filter((f) => f.endsWith('.observation.json'))
-      .map((f) => grade(load(f.replace('.observation.json', ''), 'node'))).filter((r) => r.verdict !== 'inconclusive');
+    const settled = readdirSync(join(import.meta.dirname, 'fixtures', 'node'))
+      .filter((f) => f.endsWith('.observation.json'))
+      .map((f) => grade(load(f.replace('.observation.json', ''), 'node')))
+      .filter((r) => r.verdict !== 'inconclusive');
     expect(settled.length).toBeGreaterThan(0);
     for (const r of settled) expect(retryReason(r), r.source).toBeNull();
   });

@@ -11,20 +11,28 @@ let dir: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'termlab-grade-'));
-  for (const [name, o] of Object.entries(exampleObservations())) writeFileSync(join(dir, `${name}.observation.json`), JSON.stringify(o));
+  for (const [name, o] of Object.entries(exampleObservations()))
+    writeFileSync(join(dir, `${name}.observation.json`), JSON.stringify(o));
 });
 
 describe.concurrent('termlab grade', () => {
   it('grades a directory offline, writes every report, and never touches the inputs', async () => {
     const before = readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')]);
     const out = mkdtempSync(join(tmpdir(), 'termlab-out-'));
-    const r = await runCli(['grade', dir, '--md', join(out, 'r.md'), '--html', join(out, 'r.html'), '--junit', join(out, 'r.xml')], offline);
+    const r = await runCli(
+      ['grade', dir, '--md', join(out, 'r.md'), '--html', join(out, 'r.html'), '--junit', join(out, 'r.xml')],
+      offline,
+    );
     expect(r.code).toBe(1); // some examples differ from the model on purpose
     expect(r.stdout).toContain('6 graded, 3 passed every check, 1 evidence invalid, 0 inconclusive, 0 unreadable');
     expect(r.stdout).toContain('lab pair grace: pass');
-    expect(readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')])).toEqual(before);
+    expect(
+      readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs, readFileSync(join(dir, f), 'utf8')]),
+    ).toEqual(before);
     const md = readFileSync(join(out, 'r.md'), 'utf8');
-    expect(md).toContain('| short-grace | graceful | exec sleep 3s | 5s | 10s | cut | 137 (Error) | ✅ matches the model |');
+    expect(md).toContain(
+      '| short-grace | graceful | exec sleep 3s | 5s | 10s | cut | 137 (Error) | ✅ matches the model |',
+    );
     expect(md).toMatch(/```mermaid\ngantt[\s\S]*dateFormat x[\s\S]*SIGTERM :milestone, term0, \d+, \d+/);
     const xml = readFileSync(join(out, 'r.xml'), 'utf8');
     expect(xml).toContain('<property name="podUid" value="uid-0002"/>');
@@ -42,8 +50,16 @@ describe.concurrent('termlab grade', () => {
 
   it.each([
     ['malformed JSON', '{"schemaVersion": 1,', /\(top level\): not JSON at line 1, column \d+/],
-    ['wrong types', JSON.stringify({ ...buildObservation(), request: { ...buildObservation().request, bytes: 'lots' } }), /request\.bytes: .*number/],
-    ['an unknown schema version', JSON.stringify({ ...buildObservation(), schemaVersion: 99 }), /schemaVersion: this termlab reads versions 1, 2, 3, 4, 5, 6, 7, the file says 99/],
+    [
+      'wrong types',
+      JSON.stringify({ ...buildObservation(), request: { ...buildObservation().request, bytes: 'lots' } }),
+      /request\.bytes: .*number/,
+    ],
+    [
+      'an unknown schema version',
+      JSON.stringify({ ...buildObservation(), schemaVersion: 99 }),
+      /schemaVersion: this termlab reads versions 1, 2, 3, 4, 5, 6, 7, the file says 99/,
+    ],
     ['another kind of file', JSON.stringify({ hello: 'world' }), /schemaVersion/],
   ])('names the problem in %s, exits 2, and still grades the rest', async (_what, text, message) => {
     const mixed = mkdtempSync(join(tmpdir(), 'termlab-bad-'));
@@ -75,14 +91,32 @@ describe.concurrent('termlab grade', () => {
   it('rejects a bad predictions file and bad flags with exit 2', async () => {
     const p = join(dir, '..', 'bad-predictions.yaml');
     writeFileSync(p, 'predictions: { x: { outcome: 7 } }');
-    expect((await runCli(['grade', dir, '--predictions', p], offline))).toMatchObject({ code: 2, stderr: expect.stringContaining('predictions.x.outcome') });
+    expect(await runCli(['grade', dir, '--predictions', p], offline)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('predictions.x.outcome'),
+    });
     const good = join(dir, '..', 'predictions.yaml');
-    writeFileSync(good, 'predictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  immediate: { outcome: completed, exitCode: 0 }\n');
-    const graded = await runCli(['grade', join(dir, 'cut-137-after-grace.observation.json'), join(dir, 'cut-17-immediate.observation.json'), '--predictions', good], offline);
+    writeFileSync(
+      good,
+      'predictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  immediate: { outcome: completed, exitCode: 0 }\n',
+    );
+    const graded = await runCli(
+      [
+        'grade',
+        join(dir, 'cut-137-after-grace.observation.json'),
+        join(dir, 'cut-17-immediate.observation.json'),
+        '--predictions',
+        good,
+      ],
+      offline,
+    );
     expect(graded.code).toBe(1);
     expect(graded.stdout).toContain('prediction ✓ you predicted cut/137 and that is what happened');
     expect(graded.stdout).toContain('prediction fail: you predicted completed/0, the cluster did cut/17');
-    expect((await runCli(['grade', '--bogus'], offline))).toMatchObject({ code: 2, stderr: expect.stringContaining('--bogus') });
+    expect(await runCli(['grade', '--bogus'], offline)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--bogus'),
+    });
     expect((await runCli(['grade'], offline)).code).toBe(2);
   });
 
@@ -93,8 +127,17 @@ describe.concurrent('termlab grade', () => {
 
   it('keeps the committed examples valid and graded as named', async () => {
     const r = await runCli(['grade', join(repoRoot, 'reports', 'examples'), '--json'], offline);
-    const verdicts = Object.fromEntries(JSON.parse(r.stdout).results.map((x: { source: string; verdict: string }) => [x.source.split('/').pop(), x.verdict]));
-    expect(verdicts).toMatchObject({ 'completed-0.observation.json': 'matches-model', 'evidence-invalid.observation.json': 'evidence-invalid', 'oom-137.observation.json': 'differs-from-model' });
+    const verdicts = Object.fromEntries(
+      JSON.parse(r.stdout).results.map((x: { source: string; verdict: string }) => [
+        x.source.split('/').pop(),
+        x.verdict,
+      ]),
+    );
+    expect(verdicts).toMatchObject({
+      'completed-0.observation.json': 'matches-model',
+      'evidence-invalid.observation.json': 'evidence-invalid',
+      'oom-137.observation.json': 'differs-from-model',
+    });
     expect(Object.keys(verdicts)).toHaveLength(6);
   });
 });

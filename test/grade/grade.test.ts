@@ -13,8 +13,12 @@ describe('grader', () => {
   it('grades every example as its outcome deserves', () => {
     const verdicts = Object.fromEntries(Object.entries(exampleObservations()).map(([n, o]) => [n, grade(o).verdict]));
     expect(verdicts).toEqual({
-      'completed-0': 'matches-model', 'cut-137-after-grace': 'matches-model', 'cut-17-immediate': 'matches-model',
-      'rejected-503': 'differs-from-model', 'oom-137': 'differs-from-model', 'evidence-invalid': 'evidence-invalid',
+      'completed-0': 'matches-model',
+      'cut-137-after-grace': 'matches-model',
+      'cut-17-immediate': 'matches-model',
+      'rejected-503': 'differs-from-model',
+      'oom-137': 'differs-from-model',
+      'evidence-invalid': 'evidence-invalid',
     });
   });
 
@@ -27,14 +31,19 @@ describe('grader', () => {
   describe('evidence', () => {
     it('fails a watch started after the request', () => {
       const o = buildObservation();
-      o.timeline.watchEstablished = { at: { ...o.timeline.requestSent!.at, mono: o.timeline.requestSent!.at.mono + 1 } };
+      o.timeline.watchEstablished = {
+        at: { ...o.timeline.requestSent!.at, mono: o.timeline.requestSent!.at.mono + 1 },
+      };
       expect(statusOf(o, 'evidence.watch-before-request')?.status).toBe('fail');
       expect(grade(o).verdict).toBe('evidence-invalid');
     });
     it('fails a replacement pod in the watch events', () => {
       const o = buildObservation();
       o.evidence.watchEvents[1]!.uid = 'uid-other';
-      expect(statusOf(o, 'evidence.single-pod-uid')).toMatchObject({ status: 'fail', reason: expect.stringContaining('uid-other') });
+      expect(statusOf(o, 'evidence.single-pod-uid')).toMatchObject({
+        status: 'fail',
+        reason: expect.stringContaining('uid-other'),
+      });
     });
     it('fails log lines from another pod', () => {
       const o = buildObservation();
@@ -51,7 +60,9 @@ describe('grader', () => {
     });
     it('fails a delete issued before the acceptance', () => {
       const o = buildObservation();
-      o.timeline.requestAccepted = { at: { ...o.timeline.deleteIssued!.at, mono: o.timeline.deleteIssued!.at.mono + 1 } };
+      o.timeline.requestAccepted = {
+        at: { ...o.timeline.deleteIssued!.at, mono: o.timeline.deleteIssued!.at.mono + 1 },
+      };
       expect(statusOf(o, 'evidence.accepted-before-delete')?.status).toBe('fail');
     });
     it('fails a final state that no watch event shows', () => {
@@ -80,17 +91,26 @@ describe('grader', () => {
       o.timeline.termReceived = null;
       o.timeline.hookStart = null;
       o.timeline.hookEnd = null;
-      expect(statusOf(o, 'attribution.exit-code')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('137 not explained') });
+      expect(statusOf(o, 'attribution.exit-code')).toMatchObject({
+        status: 'inconclusive',
+        reason: expect.stringContaining('137 not explained'),
+      });
     });
     it('does not attribute a 137 that came long before the grace ran out', () => {
       const o = buildObservation(BASE_SCENARIO, { exitAt: 0.4 });
-      expect(statusOf(o, 'attribution.exit-code')).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('window') });
+      expect(statusOf(o, 'attribution.exit-code')).toMatchObject({
+        status: 'inconclusive',
+        reason: expect.stringContaining('window'),
+      });
     });
     it('does not grade sub-second timing: a kill 1.5s late still matches', () => {
       expect(grade(buildObservation(BASE_SCENARIO, { exitAt: 6.5 })).verdict).toBe('matches-model');
     });
     it('fails a cut request the model says completes', () => {
-      const o = buildObservation({ ...BASE_SCENARIO, terminationGracePeriodSeconds: 30 }, { outcome: 'cut', exitCode: 137, exitAt: 30 });
+      const o = buildObservation(
+        { ...BASE_SCENARIO, terminationGracePeriodSeconds: 30 },
+        { outcome: 'cut', exitCode: 137, exitAt: 30 },
+      );
       expect(grade(o).verdict).toBe('differs-from-model');
     });
     it('calls a port-forward failure inconclusive, not a cut', () => {
@@ -109,8 +129,13 @@ describe('grader', () => {
   describe('predictions', () => {
     const file = parsePredictions('predictions:\n  short-grace: { outcome: completed, exitCode: 0 }\n', 'p.yaml');
     it('grades a prediction against the observation and the model', () => {
-      const checks = grade(buildObservation(), { predictions: file }).checks.filter((c) => c.id.startsWith('prediction.'));
-      expect(checks.map((c) => [c.id, c.status])).toEqual([['prediction.vs-observation', 'fail'], ['prediction.vs-model', 'fail']]);
+      const checks = grade(buildObservation(), { predictions: file }).checks.filter((c) =>
+        c.id.startsWith('prediction.'),
+      );
+      expect(checks.map((c) => [c.id, c.status])).toEqual([
+        ['prediction.vs-observation', 'fail'],
+        ['prediction.vs-model', 'fail'],
+      ]);
       expect(checks[1]!.reason).toContain('cut/137');
     });
     it('says when a scenario has no prediction', () => {
@@ -118,14 +143,20 @@ describe('grader', () => {
       expect(checks.at(-1)).toMatchObject({ id: 'prediction.present', status: 'inconclusive' });
     });
     it('rejects a broken predictions file naming the field', () => {
-      expect(() => parsePredictions('predictions:\n  a: { outcome: maybe, exitCode: 0 }\n', 'p.yaml')).toThrow(/p\.yaml: predictions\.a\.outcome/);
+      expect(() => parsePredictions('predictions:\n  a: { outcome: maybe, exitCode: 0 }\n', 'p.yaml')).toThrow(
+        /p\.yaml: predictions\.a\.outcome/,
+      );
       expect(() => parsePredictions('predictions: [', 'p.yaml')).toThrow(/p\.yaml: not valid YAML/);
     });
     it('refuses an unknown tag or directive naming its line, with no Node warning beside it', () => {
       const warned = vi.spyOn(process, 'emitWarning');
       try {
-        expect(() => parsePredictions('predictions:\n  a: !maybe { outcome: cut, exitCode: 137 }\n', 'p.yaml')).toThrow(/p\.yaml: not valid YAML: line 2: Unresolved tag: !maybe/);
-        expect(() => parsePredictions('%z\n---\npredictions: {}\n', 'p.yaml')).toThrow(/p\.yaml: not valid YAML: line 1: Unknown directive %z/);
+        expect(() => parsePredictions('predictions:\n  a: !maybe { outcome: cut, exitCode: 137 }\n', 'p.yaml')).toThrow(
+          /p\.yaml: not valid YAML: line 2: Unresolved tag: !maybe/,
+        );
+        expect(() => parsePredictions('%z\n---\npredictions: {}\n', 'p.yaml')).toThrow(
+          /p\.yaml: not valid YAML: line 1: Unknown directive %z/,
+        );
         expect(warned).not.toHaveBeenCalled();
       } finally {
         warned.mockRestore();
@@ -138,7 +169,9 @@ describe('grader', () => {
     const short = grade(examples['cut-137-after-grace']!);
     const restored = grade(examples['completed-0']!);
     it('passes a short-grace cut and a restored-grace completion on two pods', () => {
-      expect(gradePairs([short, restored])).toEqual([{ pairId: 'grace', checks: [expect.objectContaining({ status: 'pass' })] }]);
+      expect(gradePairs([short, restored])).toEqual([
+        { pairId: 'grace', checks: [expect.objectContaining({ status: 'pass' })] },
+      ]);
     });
     it('fails the pair when both runs claim one pod', () => {
       const [pair] = gradePairs([short, { ...restored, podUid: short.podUid }]);
@@ -152,16 +185,30 @@ describe('grader', () => {
     // that run's own times. The pair was not tested; that is no fail of the student's.
     it('is inconclusive, naming the late TERM, when the short-grace run completed only because the kubelet began late', async () => {
       const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'late-kubelet-pair');
-      const results = await Promise.all(['short-grace', 'restored-grace'].map((n) => gradeFile(join(dir, `${n}.observation.json`))));
-      expect(results[0]).toMatchObject({ verdict: 'matches-model', outcome: 'completed', asDesigned: { outcome: 'cut' } });
+      const results = await Promise.all(
+        ['short-grace', 'restored-grace'].map((n) => gradeFile(join(dir, `${n}.observation.json`))),
+      );
+      expect(results[0]).toMatchObject({
+        verdict: 'matches-model',
+        outcome: 'completed',
+        asDesigned: { outcome: 'cut' },
+      });
       const [pair] = gradePairs(results);
-      expect(pair!.checks[0]).toMatchObject({ status: 'inconclusive', reason: expect.stringMatching(/^the short-grace run \(5s\) was completed, as the model predicts from that run's own times, but as written it is cut \(TERM came 7\.26s after the delete, where the design puts it at 3\.00s\): this run did not test the grace/) });
+      expect(pair!.checks[0]).toMatchObject({
+        status: 'inconclusive',
+        reason: expect.stringMatching(
+          /^the short-grace run \(5s\) was completed, as the model predicts from that run's own times, but as written it is cut \(TERM came 7\.26s after the delete, where the design puts it at 3\.00s\): this run did not test the grace/,
+        ),
+      });
     });
     it('still fails a short-grace scenario that as written completes', () => {
       const tooLong = { ...examples['cut-137-after-grace']!.scenario, terminationGracePeriodSeconds: 60 };
       const r = grade(buildObservation(tooLong, undefined, 'uid-long'));
       expect(r).toMatchObject({ verdict: 'matches-model', outcome: 'completed', asDesigned: { outcome: 'completed' } });
-      expect(gradePairs([r, restored])[0]!.checks[0]).toMatchObject({ status: 'fail', reason: expect.stringContaining('was completed, not cut') });
+      expect(gradePairs([r, restored])[0]!.checks[0]).toMatchObject({
+        status: 'fail',
+        reason: expect.stringContaining('was completed, not cut'),
+      });
     });
   });
 });
@@ -171,7 +218,10 @@ describe('a run stopped early', () => {
     const o = buildObservation();
     o.run.complete = false;
     o.run.incompleteReason = 'interrupted (Ctrl-C) while terminating';
-    const wrong = o.request.outcome === 'cut' ? { outcome: 'completed' as const, exitCode: 0 } : { outcome: 'cut' as const, exitCode: 137 };
+    const wrong =
+      o.request.outcome === 'cut'
+        ? { outcome: 'completed' as const, exitCode: 0 }
+        : { outcome: 'cut' as const, exitCode: 137 };
     const r = grade(o, { predictions: { predictions: { [o.scenario.name]: wrong } } });
     expect(r.checks.some((c) => c.id.startsWith('prediction.') && c.status === 'fail')).toBe(true);
     expect(r.verdict).toBe('inconclusive');

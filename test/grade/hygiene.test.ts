@@ -24,15 +24,20 @@ describe.concurrent('termlab grade: inputs', () => {
   it.each([
     ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
     ['a device', (path: string) => symlinkSync('/dev/zero', path)],
-  ] as const)('refuses %s named like an observation, without waiting or reading forever, and grades the rest', async (kind, make) => {
-    const dir = fresh('observation-special');
-    make(join(dir, 'x.observation.json'));
-    copyFileSync(join(examples, 'cut-17-immediate.observation.json'), join(dir, 'y.observation.json'));
-    const r = await runCli(['grade', dir], offline);
-    expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`x\\.observation\\.json: not a regular file \\(${kind}\\): refused$`))]);
-    expect(r.stdout).toContain('1 graded');
-  });
+  ] as const)(
+    'refuses %s named like an observation, without waiting or reading forever, and grades the rest',
+    async (kind, make) => {
+      const dir = fresh('observation-special');
+      make(join(dir, 'x.observation.json'));
+      copyFileSync(join(examples, 'cut-17-immediate.observation.json'), join(dir, 'y.observation.json'));
+      const r = await runCli(['grade', dir], offline);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`x\\.observation\\.json: not a regular file \\(${kind}\\): refused$`)),
+      ]);
+      expect(r.stdout).toContain('1 graded');
+    },
+  );
 
   it('refuses a FIFO or a link to /dev/zero named like an archive, without waiting or reading forever', async () => {
     const dir = fresh('archive-fifo');
@@ -40,7 +45,10 @@ describe.concurrent('termlab grade: inputs', () => {
     symlinkSync('/dev/zero', join(dir, 'z.tgz'));
     // A grader that opened the FIFO would wait for a writer that never comes, and one that read
     // /dev/zero would never reach its end: that the command ends at all, with this refusal, is the proof.
-    for (const [name, kind] of [['x.tar.gz', 'a FIFO'], ['z.tgz', 'a device']] as const) {
+    for (const [name, kind] of [
+      ['x.tar.gz', 'a FIFO'],
+      ['z.tgz', 'a device'],
+    ] as const) {
       const r = await runCli(['grade', join(dir, name)], offline);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${name}: not a regular file (${kind}): refused`);
@@ -50,12 +58,26 @@ describe.concurrent('termlab grade: inputs', () => {
   it('stops at Ctrl-C partway through a large folder, exit 130, though it reads each file at once', async () => {
     const dir = fresh('interrupt');
     const files = 4000;
-    for (let i = 0; i < files; i++) copyFileSync(join(examples, 'cut-17-immediate.observation.json'), join(dir, `${String(i).padStart(4, '0')}.observation.json`));
-    const child = spawn(process.execPath, ['bin/termlab.js', 'grade', dir], { cwd: repoRoot, env: { ...process.env, ...offline }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; });
+    for (let i = 0; i < files; i++)
+      copyFileSync(
+        join(examples, 'cut-17-immediate.observation.json'),
+        join(dir, `${String(i).padStart(4, '0')}.observation.json`),
+      );
+    const child = spawn(process.execPath, ['bin/termlab.js', 'grade', dir], {
+      cwd: repoRoot,
+      env: { ...process.env, ...offline },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     // Ctrl-C once the first results are out: the walk is under way.
-    child.stdout.on('data', (d) => { if (!stdout) child.kill('SIGINT'); stdout += d; });
+    child.stdout.on('data', (d) => {
+      if (!stdout) child.kill('SIGINT');
+      stdout += d;
+    });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(stderr).toContain('stopping cleanly');
     expect(code).toBe(130);
@@ -68,7 +90,10 @@ describe.concurrent('termlab grade: inputs', () => {
     mkdirSync(join(dir, 'a', 'b'), { recursive: true });
     symlinkSync(join(dir, 'a'), join(dir, 'a', 'b', 'loop'));
     symlinkSync(dir, join(dir, 'a', 'up'));
-    copyFileSync(join(repoRoot, 'reports', 'examples', 'cut-17-immediate.observation.json'), join(dir, 'a', 'b', 'one.observation.json'));
+    copyFileSync(
+      join(repoRoot, 'reports', 'examples', 'cut-17-immediate.observation.json'),
+      join(dir, 'a', 'b', 'one.observation.json'),
+    );
     // A walk that followed the links would never end: that both walks end, with one file graded, is the proof.
     const graded = await gradePaths([dir]);
     expect(graded.results).toHaveLength(1);
@@ -83,19 +108,33 @@ describe.concurrent('termlab grade: inputs', () => {
     text[at] = 0xff; // a lone 0xff byte: never valid UTF-8
     writeFileSync(join(dir, 'bad.observation.json'), text);
     const r = await runCli(['grade', dir], offline);
-    expect(r).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad\.observation\.json: not valid UTF-8 \(byte \d+\)\n$/) });
+    expect(r).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/bad\.observation\.json: not valid UTF-8 \(byte \d+\)\n$/),
+    });
   });
 
   it('refuses JSON nested deeper than an observation can be, before it exhausts the stack', () => {
     const deep = `{"schemaVersion": 2, "pod": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-    expect(() => parseJsonText(deep, 'deep.observation.json')).toThrow(/^deep\.observation\.json: \(top level\): nested 100001 levels deep/);
+    expect(() => parseJsonText(deep, 'deep.observation.json')).toThrow(
+      /^deep\.observation\.json: \(top level\): nested 100001 levels deep/,
+    );
     expect(parseJsonText('{"a": "[[[[{{{{"}', 'strings.json')).toEqual({ a: '[[[[{{{{' });
     const deepInObject = `{"run": {"x": ${'{"y": '.repeat(70)}1${'}'.repeat(70)}}}`;
     expect(() => parseJsonText(deepInObject, 'deep.observation.json')).toThrow(/nested 72 levels deep/);
   });
 
   it('counts the depth of a parsed value as the depth of its text', () => {
-    const texts = ['1', '"[{"', '[]', '{}', '[[], {}]', '{"a": [{"b": []}], "c": {"d": "}}}}"}}', JSON.stringify(buildObservation()), `[${'{"k": ['.repeat(40)}${']}'.repeat(40)}]`];
+    const texts = [
+      '1',
+      '"[{"',
+      '[]',
+      '{}',
+      '[[], {}]',
+      '{"a": [{"b": []}], "c": {"d": "}}}}"}}',
+      JSON.stringify(buildObservation()),
+      `[${'{"k": ['.repeat(40)}${']}'.repeat(40)}]`,
+    ];
     for (const text of texts) expect(valueDepth(JSON.parse(text)), text.slice(0, 40)).toBe(jsonDepth(text));
     // `__proto__` is an own key once parsed, and is walked.
     expect(valueDepth(JSON.parse(`{"__proto__": ${'['.repeat(70)}${']'.repeat(70)}}`))).toBe(71);
@@ -107,11 +146,16 @@ describe.concurrent('termlab grade: inputs', () => {
   });
 
   it('names the syntax error of deep JSON that never closes', () => {
-    expect(() => parseJsonText('['.repeat(100_000), 'open.observation.json')).toThrow(/^open\.observation\.json: \(top level\): not JSON/);
+    expect(() => parseJsonText('['.repeat(100_000), 'open.observation.json')).toThrow(
+      /^open\.observation\.json: \(top level\): not JSON/,
+    );
   });
 
   it('grades a version 1 file, with a note', async () => {
-    const r = await runCli(['grade', join(repoRoot, 'test', 'grade', 'fixtures', 'v1-cut-137-after-grace.observation.json')], offline);
+    const r = await runCli(
+      ['grade', join(repoRoot, 'test', 'grade', 'fixtures', 'v1-cut-137-after-grace.observation.json')],
+      offline,
+    );
     expect(r.code).toBe(1); // its lab pair lacks the restored half
     expect(r.stdout).toContain('✅ matches the model');
     expect(r.stdout).toContain('lab pair grace: inconclusive');
@@ -131,10 +175,22 @@ describe.concurrent('termlab grade: inputs', () => {
 
 describe.concurrent('termlab grade: outputs', () => {
   it('ends quietly when stdout is closed early (| head -1)', async () => {
-    const child = spawn('bash', ['-c', `"${process.execPath}" bin/termlab.js grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot, env: { ...process.env, ...offline } });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c; });
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" bin/termlab.js grade reports/examples | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`,
+      ],
+      { cwd: repoRoot, env: { ...process.env, ...offline } },
+    );
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
     await new Promise((resolve) => child.on('close', resolve));
     expect(stdout.trim().split('\n')).toHaveLength(1);
     expect(stderr).not.toMatch(/EPIPE|internal error|at /);
@@ -144,7 +200,9 @@ describe.concurrent('termlab grade: outputs', () => {
   it('an unwritable report path is exit 2 with one line', async () => {
     const r = await runCli(['grade', examples, '--md', '/nonexistent-dir/r.md'], offline);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['termlab grade: /nonexistent-dir/r.md: cannot write the report: its folder does not exist']);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'termlab grade: /nonexistent-dir/r.md: cannot write the report: its folder does not exist',
+    ]);
   });
 
   it('renders a report in time bounded by its size, whatever the times in the file', () => {

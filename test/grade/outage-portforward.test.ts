@@ -12,9 +12,14 @@ const dir = join(import.meta.dirname, 'fixtures', 'outage-portforward');
 describe('the port-forward lost to an API server restart on the real node', () => {
   it('is inconclusive with the cause and the times, and the pair with it; never differs', async () => {
     const run = await gradePaths([dir]);
-    expect(run.results.map((r) => [r.scenario, r.verdict]).sort()).toEqual([['restored-grace', 'inconclusive'], ['short-grace', 'inconclusive']]);
+    expect(run.results.map((r) => [r.scenario, r.verdict]).sort()).toEqual([
+      ['restored-grace', 'inconclusive'],
+      ['short-grace', 'inconclusive'],
+    ]);
     for (const r of run.results) {
-      expect(r.explanation).toMatch(/^the port-forward's connection 1 was closed by the remote side with code 1006 at \d\.\d\d s; the API server was unreachable from \d\.\d\d s to \d+\.\d\d s, and the container log is not whole/);
+      expect(r.explanation).toMatch(
+        /^the port-forward's connection 1 was closed by the remote side with code 1006 at \d\.\d\d s; the API server was unreachable from \d\.\d\d s to \d+\.\d\d s, and the container log is not whole/,
+      );
       expect(r.lostPath).toBe(r.explanation);
       expect(r.checks.filter((c) => c.status === 'fail')).toEqual([]);
     }
@@ -31,7 +36,9 @@ describe('the port-forward lost to an API restart before the delete was issued (
     const run = await gradePaths([join(import.meta.dirname, 'fixtures', 'outage-before-delete')]);
     const [r] = run.results;
     expect(r!.verdict, r!.explanation).toBe('inconclusive');
-    expect(r!.explanation).toMatch(/^the connection to the pod was lost at -\d+\.\d\d s, before the delete was issued \(log line \d+ \(aborted\)/);
+    expect(r!.explanation).toMatch(
+      /^the connection to the pod was lost at -\d+\.\d\d s, before the delete was issued \(log line \d+ \(aborted\)/,
+    );
     expect(r!.checks.find((c) => c.id === 'evidence.request-record')?.status).toBe('inconclusive');
     expect(r!.checks.filter((c) => c.status === 'fail')).toEqual([]);
   });

@@ -10,7 +10,9 @@ import { gradeFile } from '../../harness/grade/files.ts';
 const dir = join(import.meta.dirname, 'fixtures', 'outage');
 
 describe('recordings of a 20 s API outage on the real node', () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.observation.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.observation.json'))
+    .sort();
 
   it('has both halves of the lab pair', () => {
     expect(files).toEqual(['restored-grace.observation.json', 'short-grace.observation.json']);

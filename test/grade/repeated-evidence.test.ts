@@ -12,7 +12,13 @@ describe('evidence.watch-consistent: one resourceVersion, one content', () => {
     const o = buildObservation();
     const first = o.evidence.watchEvents[0]!;
     // Delivered again a millisecond later: the arrival is no part of the content.
-    o.evidence.watchEvents.splice(1, 0, { ...structuredClone(first), receivedAt: { mono: first.receivedAt.mono + 1, wall: new Date(Date.parse(first.receivedAt.wall) + 1).toISOString() } });
+    o.evidence.watchEvents.splice(1, 0, {
+      ...structuredClone(first),
+      receivedAt: {
+        mono: first.receivedAt.mono + 1,
+        wall: new Date(Date.parse(first.receivedAt.wall) + 1).toISOString(),
+      },
+    });
     expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'pass' });
   });
 
@@ -20,30 +26,52 @@ describe('evidence.watch-consistent: one resourceVersion, one content', () => {
     const o = buildObservation();
     const first = o.evidence.watchEvents[0]!;
     o.evidence.watchEvents.splice(1, 0, { ...structuredClone(first), phase: 'Failed' });
-    expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'fail', reason: `two watch events carry resourceVersion ${first.resourceVersion} with different content` });
+    expect(check(o, 'evidence.watch-consistent')).toMatchObject({
+      status: 'fail',
+      reason: `two watch events carry resourceVersion ${first.resourceVersion} with different content`,
+    });
   });
 
   it('compares with the latest event of that resourceVersion, an ERROR event included', () => {
     const o = buildObservation();
     const first = o.evidence.watchEvents[0]!;
-    const error = { ...structuredClone(first), type: 'ERROR' as const, uid: null, phase: null, containers: [], deletionTimestamp: null, deletionGracePeriodSeconds: null };
+    const error = {
+      ...structuredClone(first),
+      type: 'ERROR' as const,
+      uid: null,
+      phase: null,
+      containers: [],
+      deletionTimestamp: null,
+      deletionGracePeriodSeconds: null,
+    };
     // An ERROR may differ; the event after it is compared with the ERROR, not with the first.
     o.evidence.watchEvents.splice(1, 0, error, structuredClone(first));
-    expect(check(o, 'evidence.watch-consistent')).toMatchObject({ status: 'fail', reason: `two watch events carry resourceVersion ${first.resourceVersion} with different content` });
+    expect(check(o, 'evidence.watch-consistent')).toMatchObject({
+      status: 'fail',
+      reason: `two watch events carry resourceVersion ${first.resourceVersion} with different content`,
+    });
   });
 });
 
-describe('evidence.clock-monotonic: every { mono, wall } pair is on the run\'s one clock', () => {
+describe("evidence.clock-monotonic: every { mono, wall } pair is on the run's one clock", () => {
   it('fails a pair whose wall is moved, naming it', () => {
     const o = buildObservation();
     o.timeline.requestSent!.at.wall = new Date(Date.parse(o.timeline.requestSent!.at.wall) + 5_000).toISOString();
-    expect(check(o, 'evidence.clock-monotonic')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`the harness time ${o.timeline.requestSent!.at.mono} ms`) });
+    expect(check(o, 'evidence.clock-monotonic')).toMatchObject({
+      status: 'fail',
+      reason: expect.stringContaining(`the harness time ${o.timeline.requestSent!.at.mono} ms`),
+    });
   });
 
   it('names the moved pair when its wall was moved earlier, too', () => {
     const o = buildObservation();
     o.timeline.requestSent!.at.wall = '2020-01-01T00:00:00.000Z';
-    expect(check(o, 'evidence.clock-monotonic')).toMatchObject({ status: 'fail', reason: expect.stringContaining(`the harness time ${o.timeline.requestSent!.at.mono} ms (2020-01-01T00:00:00.000Z)`) });
+    expect(check(o, 'evidence.clock-monotonic')).toMatchObject({
+      status: 'fail',
+      reason: expect.stringContaining(
+        `the harness time ${o.timeline.requestSent!.at.mono} ms (2020-01-01T00:00:00.000Z)`,
+      ),
+    });
   });
 
   it('takes an object with a third key for no harness time', () => {

@@ -20,7 +20,11 @@ describe('rollout grading', () => {
     expect(status(load(), 'evidence.requests-vs-lab-logs')).toBe('pass');
     expect(status(load(), 'evidence.lifecycle-captured')).toBe('pass');
     expect(status(load(), 'evidence.lifecycle-consistent')).toBe('pass');
-    expect(r.rollout!.pods.filter((p) => p.revision === 'old').every((p) => p.live === 'no preStop hook' && p.template === 'no preStop hook')).toBe(true);
+    expect(
+      r
+        .rollout!.pods.filter((p) => p.revision === 'old')
+        .every((p) => p.live === 'no preStop hook' && p.template === 'no preStop hook'),
+    ).toBe(true);
     expect(r.rollout!.templateAfter).toBe('preStop exec 5s');
     expect(r.rollout!.templateExposure).toBe('none');
     expect(r.checks.find((c) => c.id === 'rollout.template-vs-live')!.reason).toContain('not the new template');
@@ -30,7 +34,7 @@ describe('rollout grading', () => {
     expect(r.rollout!.causes['refused after TERM']).toBeGreaterThan(0);
   });
 
-  it('catches a failed request rewritten as completed (the load\'s own tally disagrees)', () => {
+  it("catches a failed request rewritten as completed (the load's own tally disagrees)", () => {
     const o = load();
     const lines = o.evidence.loadLog!.lines;
     const index = lines.findIndex((l) => l.text.includes('"outcome":"failed"'));
@@ -44,7 +48,9 @@ describe('rollout grading', () => {
     const lines = o.evidence.loadLog!.lines;
     const index = lines.findIndex((l) => l.text.includes('"outcome":"failed"'));
     const podUid = o.evidence.podEvents.find((e) => e.role === 'lab')!.uid;
-    lines[index]!.text = lines[index]!.text.replace('"outcome":"failed"', '"outcome":"completed"').replace('"podUid":null', `"podUid":"${podUid}"`).replace('"status":null', '"status":200');
+    lines[index]!.text = lines[index]!.text.replace('"outcome":"failed"', '"outcome":"completed"')
+      .replace('"podUid":null', `"podUid":"${podUid}"`)
+      .replace('"status":null', '"status":200');
     const end = lines.findIndex((l) => l.text.includes('"event":"load-end"'));
     const tally = JSON.parse(lines[end]!.text);
     lines[end]!.text = JSON.stringify({ ...tally, completed: tally.completed + 1, failed: tally.failed - 1 });
@@ -53,11 +59,12 @@ describe('rollout grading', () => {
     expect(r.checks.find((c) => c.id === 'evidence.requests-vs-lab-logs')!.status).toBe('fail');
   });
 
-  it('catches the old pods\' live lifecycle replaced by the new template\'s (the watch and their logs disagree)', () => {
+  it("catches the old pods' live lifecycle replaced by the new template's (the watch and their logs disagree)", () => {
     const o = load();
     const hook = o.template.after!.containers[0]!.lifecycle;
     const oldHash = o.evidence.podEvents.find((e) => e.role === 'lab')!.templateHash;
-    for (const read of o.liveReads) if (read.templateHash === oldHash) read.containers[0]!.lifecycle = structuredClone(hook);
+    for (const read of o.liveReads)
+      if (read.templateHash === oldHash) read.containers[0]!.lifecycle = structuredClone(hook);
     const r = gradeRollout(o);
     expect(r.verdict).toBe('evidence-invalid');
     expect(r.checks.find((c) => c.id === 'evidence.lifecycle-consistent')!.status).toBe('fail');
@@ -71,7 +78,7 @@ describe('rollout grading', () => {
     expect(status(o, 'evidence.lifecycle-captured')).toBe('fail');
   });
 
-  it('an old pod without its live read is shown as not captured, never with the template\'s lifecycle', () => {
+  it("an old pod without its live read is shown as not captured, never with the template's lifecycle", () => {
     const o = load();
     const oldHash = o.evidence.podEvents.find((e) => e.role === 'lab')!.templateHash;
     const dropped = o.liveReads.find((r) => r.templateHash === oldHash)!;
@@ -88,11 +95,14 @@ describe('rollout grading', () => {
     const o = load();
     const lines = o.evidence.loadLog!.lines;
     const index = lines.findIndex((l) => l.text.includes('"outcome":"completed"'));
-    lines[index]!.text = lines[index]!.text.replace(/"podUid":"[^"]+"/, '"podUid":"00000000-0000-0000-0000-000000000000"');
+    lines[index]!.text = lines[index]!.text.replace(
+      /"podUid":"[^"]+"/,
+      '"podUid":"00000000-0000-0000-0000-000000000000"',
+    );
     expect(status(o, 'evidence.requests-vs-lab-logs')).toBe('fail');
   });
 
-  it('reports template beside live lifecycle, the pods\' timeline and the requests plot', () => {
+  it("reports template beside live lifecycle, the pods' timeline and the requests plot", () => {
     const r = gradeRollout(load());
     const html = renderHtml([r]);
     expect(html).toContain('Template vs live lifecycle');
@@ -109,7 +119,11 @@ describe('rollout grading', () => {
     pod.lines.splice(completed, 1);
     expect(status(o, 'evidence.requests-vs-lab-logs')).toBe('fail');
     const at = o.evidence.watchLifecycle[0]!.at;
-    o.evidence.watchLifecycle.push({ ...o.evidence.watchLifecycle[0]!, event: 'dropped', at: { ...at, mono: at.mono + 1 } });
+    o.evidence.watchLifecycle.push({
+      ...o.evidence.watchLifecycle[0]!,
+      event: 'dropped',
+      at: { ...at, mono: at.mono + 1 },
+    });
     expect(status(o, 'evidence.requests-vs-lab-logs')).not.toBe('fail');
   });
 });

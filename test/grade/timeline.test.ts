@@ -5,7 +5,13 @@ import { BASE_SCENARIO, buildObservation } from '../support/observations.ts';
 
 describe('the report timeline', () => {
   it('draws a hook that outlasted the grace from its start to the TERM that ended its wait, not as a point', () => {
-    const scenario = { ...BASE_SCENARIO, name: 'hook-outlasts-grace', preStop: { kind: 'exec-sleep' as const, seconds: 10 }, terminationGracePeriodSeconds: 5, workMs: 12000 };
+    const scenario = {
+      ...BASE_SCENARIO,
+      name: 'hook-outlasts-grace',
+      preStop: { kind: 'exec-sleep' as const, seconds: 10 },
+      terminationGracePeriodSeconds: 5,
+      workMs: 12000,
+    };
     const o = buildObservation(scenario, { outcome: 'cut', exitCode: 137 });
     o.timeline.hookEnd = null;
     const bars = timelineBars(o, predict(scenario));

@@ -9,16 +9,21 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 
 const minorOf = (version: string) => /^v?(\d+\.\d+)/.exec(version)![1]!;
 /** Every minor the real node has been recorded on (reports/fidelity/v1.N/). */
-const recordedNodeMinors = readdirSync('reports/fidelity', { withFileTypes: true }).filter((d) => d.isDirectory() && /^v1\.\d+$/.test(d.name)).map((d) => d.name.slice(1));
+const recordedNodeMinors = readdirSync('reports/fidelity', { withFileTypes: true })
+  .filter((d) => d.isDirectory() && /^v1\.\d+$/.test(d.name))
+  .map((d) => d.name.slice(1));
 
 describe('the model knows each minor it grades', () => {
   it.each([...SIM_MINORS.keys()])('the simulator emulates %s: the model has rules for it', (minor) => {
     expect(RULES_BY_MINOR.has(minor)).toBe(true);
   });
 
-  it.each([minorOf(DEFAULT_KUBE_VERSION), ...recordedNodeMinors])('the real node runs %s: the model has rules for it', (minor) => {
-    expect(RULES_BY_MINOR.has(minor)).toBe(true);
-  });
+  it.each([minorOf(DEFAULT_KUBE_VERSION), ...recordedNodeMinors])(
+    'the real node runs %s: the model has rules for it',
+    (minor) => {
+      expect(RULES_BY_MINOR.has(minor)).toBe(true);
+    },
+  );
 
   it('reads the minor from the server version, simulated or not', () => {
     expect(rulesFor('v1.35.4-termlab-sim')).toMatchObject({ minor: '1.35', note: null });
@@ -38,7 +43,14 @@ describe('the model knows each minor it grades', () => {
   });
 
   it('predicts with the rules it is given', () => {
-    const scenario: Scenario = { name: 's', mode: 'graceful', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 0, workMs: 10_000, deleteDelayMs: 1_000 };
+    const scenario: Scenario = {
+      name: 's',
+      mode: 'graceful',
+      preStop: { kind: 'none' },
+      terminationGracePeriodSeconds: 0,
+      workMs: 10_000,
+      deleteDelayMs: 1_000,
+    };
     const rules = { ...RULES_BY_MINOR.get('1.37')!, minimumGracePeriodSeconds: 3 };
     expect(predict(scenario, null, rules).killAt).toBe(3);
     expect(predict(scenario).killAt).toBe(2);

@@ -20,16 +20,28 @@ beforeAll(() => {
 
 async function members(archive: string): Promise<Map<string, number>> {
   const found = new Map<string, number>();
-  await list({ file: archive, onReadEntry: (e) => { found.set(e.path, e.size); } });
+  await list({
+    file: archive,
+    onReadEntry: (e) => {
+      found.set(e.path, e.size);
+    },
+  });
   return found;
 }
 
 /** Builds an archive by hand from a staging directory, as someone tampering would. */
-async function handMade(name: string, files: Record<string, string | Buffer>, extra: (dir: string) => string[] = () => []): Promise<string> {
+async function handMade(
+  name: string,
+  files: Record<string, string | Buffer>,
+  extra: (dir: string) => string[] = () => [],
+): Promise<string> {
   const staging = mkdtempSync(join(tmpdir(), 'termlab-handmade-'));
   for (const [file, text] of Object.entries(files)) writeFileSync(join(staging, file), text);
   const archive = join(root, name);
-  await create({ gzip: true, file: archive, cwd: staging, portable: true, preservePaths: true }, [...Object.keys(files), ...extra(staging)]);
+  await create({ gzip: true, file: archive, cwd: staging, portable: true, preservePaths: true }, [
+    ...Object.keys(files),
+    ...extra(staging),
+  ]);
   return archive;
 }
 
@@ -37,9 +49,20 @@ describe.concurrent('termlab pack', () => {
   it('packs observations, predictions, reports and a manifest whose hashes match', async () => {
     const out = join(root, 'ada.tar.gz');
     const r = await runCli(['pack', runDir, '-o', out], offline);
-    expect(r).toMatchObject({ code: 0, stdout: expect.stringContaining('packed 4 file(s) of run run-20261130-ada for Ada Lovelace') });
-    expect(r.stdout).toContain(`with the predictions the run sealed before its first pod (${join(runDir, 'predictions.yaml')})`);
-    expect([...(await members(out)).keys()].sort()).toEqual([MANIFEST_NAME, 'predictions.yaml', 'report.md', 'restored-grace.observation.json', 'short-grace.observation.json']);
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('packed 4 file(s) of run run-20261130-ada for Ada Lovelace'),
+    });
+    expect(r.stdout).toContain(
+      `with the predictions the run sealed before its first pod (${join(runDir, 'predictions.yaml')})`,
+    );
+    expect([...(await members(out)).keys()].sort()).toEqual([
+      MANIFEST_NAME,
+      'predictions.yaml',
+      'report.md',
+      'restored-grace.observation.json',
+      'short-grace.observation.json',
+    ]);
     const opened = await openArchive(out);
     const manifest = ManifestSchema.parse(JSON.parse(opened.files.get(MANIFEST_NAME)!.toString('utf8')));
     expect(manifest).toMatchObject({ student: 'Ada Lovelace', harnessVersion: '0.1.0', runIds: ['run-20261130-ada'] });
@@ -76,29 +99,71 @@ describe.concurrent('termlab pack', () => {
     const parsed = JSON.parse(r.stdout);
     const short = parsed.results.find((x: { scenario: string }) => x.scenario === 'short-grace');
     expect(short.verdict).toBe('evidence-invalid');
-    expect(short.checks).toContainEqual({ id: 'submission.manifest', status: 'fail', reason: expect.stringContaining('does not match its sha256 in the manifest') });
-    expect(parsed.results.find((x: { scenario: string }) => x.scenario === 'restored-grace').verdict).toBe('matches-model');
+    expect(short.checks).toContainEqual({
+      id: 'submission.manifest',
+      status: 'fail',
+      reason: expect.stringContaining('does not match its sha256 in the manifest'),
+    });
+    expect(parsed.results.find((x: { scenario: string }) => x.scenario === 'restored-grace').verdict).toBe(
+      'matches-model',
+    );
     expect(parsed.problems).toEqual([]);
     expect(r.stderr).toMatch(/tampered\.tar\.gz:short-grace\.observation\.json: evidence invalid/);
     const counted = await runCli(['grade', tampered], offline);
-    expect(counted.stdout).toContain('2 graded, 1 passed every check, 1 evidence invalid, 0 inconclusive, 0 unreadable');
+    expect(counted.stdout).toContain(
+      '2 graded, 1 passed every check, 1 evidence invalid, 0 inconclusive, 0 unreadable',
+    );
     expect(counted.stdout).toMatch(/lab pair grace: inconclusive — .*evidence of the short-grace run is invalid/);
 
-    const unlisted = await handMade('unlisted.tar.gz', { ...files, 'extra.observation.json': files['restored-grace.observation.json']! });
-    expect((await runCli(['grade', unlisted], offline)).stderr).toContain('extra.observation.json is not in the archive\'s manifest');
+    const unlisted = await handMade('unlisted.tar.gz', {
+      ...files,
+      'extra.observation.json': files['restored-grace.observation.json']!,
+    });
+    expect((await runCli(['grade', unlisted], offline)).stderr).toContain(
+      "extra.observation.json is not in the archive's manifest",
+    );
     const { [MANIFEST_NAME]: _dropped, ...noManifest } = files;
     const bare = await runCli(['grade', await handMade('bare.tar.gz', noManifest), '--json'], offline);
-    expect(JSON.parse(bare.stdout).results.every((x: { verdict: string }) => x.verdict === 'evidence-invalid')).toBe(true);
+    expect(JSON.parse(bare.stdout).results.every((x: { verdict: string }) => x.verdict === 'evidence-invalid')).toBe(
+      true,
+    );
   });
 
   it.each([
     // The file outside is made here: tar reads it when it packs, wherever the temporary folder is.
-    ['a path that climbs out', (dir: string) => { mkdirSync(join(dir, 'sub')); writeFileSync(join(dir, 'evil'), 'x'); writeFileSync(join(dir, '..', 'outside'), 'x'); return ['sub/../evil', '../outside']; }, /member "(sub\/\.\.\/evil|\.\.\/outside)" is not a plain file name/],
-    ['a symbolic link', (dir: string) => { symlinkSync('/etc/passwd', join(dir, 'link.observation.json')); return ['link.observation.json']; }, /member "link.observation.json" is a SymbolicLink/],
-    ['a directory', (dir: string) => { mkdirSync(join(dir, 'nested')); writeFileSync(join(dir, 'nested', 'a.observation.json'), '{}'); return ['nested']; }, /member "nested\/" is a Directory/],
+    [
+      'a path that climbs out',
+      (dir: string) => {
+        mkdirSync(join(dir, 'sub'));
+        writeFileSync(join(dir, 'evil'), 'x');
+        writeFileSync(join(dir, '..', 'outside'), 'x');
+        return ['sub/../evil', '../outside'];
+      },
+      /member "(sub\/\.\.\/evil|\.\.\/outside)" is not a plain file name/,
+    ],
+    [
+      'a symbolic link',
+      (dir: string) => {
+        symlinkSync('/etc/passwd', join(dir, 'link.observation.json'));
+        return ['link.observation.json'];
+      },
+      /member "link.observation.json" is a SymbolicLink/,
+    ],
+    [
+      'a directory',
+      (dir: string) => {
+        mkdirSync(join(dir, 'nested'));
+        writeFileSync(join(dir, 'nested', 'a.observation.json'), '{}');
+        return ['nested'];
+      },
+      /member "nested\/" is a Directory/,
+    ],
   ])('refuses an archive with %s, and grades nothing from it', async (_what, extra, message) => {
     const archive = await handMade(`bad-${_what.replace(/ /g, '-')}.tar.gz`, { 'a.txt': 'hello' }, extra);
-    await expect(openArchive(archive)).rejects.toMatchObject({ code: 'ARCHIVE_INVALID', message: expect.stringMatching(message) });
+    await expect(openArchive(archive)).rejects.toMatchObject({
+      code: 'ARCHIVE_INVALID',
+      message: expect.stringMatching(message),
+    });
     const r = await runCli(['grade', archive], offline);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/the archive was refused/);
@@ -106,12 +171,21 @@ describe.concurrent('termlab pack', () => {
 
   it('refuses an oversized member and a gzip bomb, and a file that is no archive', async () => {
     const big = await handMade('big.tar.gz', { 'huge.observation.json': Buffer.alloc(17 * 1024 * 1024, 32) });
-    await expect(openArchive(big)).rejects.toMatchObject({ code: 'ARCHIVE_INVALID', message: expect.stringMatching(/member "huge.observation.json" is 17825792 bytes, over the 16777216-byte limit/) });
+    await expect(openArchive(big)).rejects.toMatchObject({
+      code: 'ARCHIVE_INVALID',
+      message: expect.stringMatching(/member "huge.observation.json" is 17825792 bytes, over the 16777216-byte limit/),
+    });
     // Within every size limit, but 15 MB of zeros squeezed into a few KB: a bomb, stopped as one.
     const bomb = await handMade('bomb.tar.gz', { 'zeros.observation.json': Buffer.alloc(15 * 1024 * 1024, 0) });
-    await expect(openArchive(bomb)).rejects.toMatchObject({ code: 'ARCHIVE_INVALID', message: expect.stringContaining('max decompression ratio exceeded') });
+    await expect(openArchive(bomb)).rejects.toMatchObject({
+      code: 'ARCHIVE_INVALID',
+      message: expect.stringContaining('max decompression ratio exceeded'),
+    });
     const junk = join(root, 'junk.tar.gz');
     writeFileSync(junk, 'this is not gzip');
-    await expect(openArchive(junk)).rejects.toMatchObject({ code: 'ARCHIVE_INVALID', message: expect.stringContaining('not a readable .tar.gz') });
+    await expect(openArchive(junk)).rejects.toMatchObject({
+      code: 'ARCHIVE_INVALID',
+      message: expect.stringContaining('not a readable .tar.gz'),
+    });
   });
 });

@@ -2,7 +2,16 @@
 // used while up to date, built again after a source changes, the sources run (saying why, once) when it
 // cannot be built; and a fresh clone's `npm ci` builds it, so that its `npm start` uses it as it is.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,7 +19,17 @@ import { repoRoot } from '../support/processes.ts';
 
 /** `npm ci` from the local cache is an install, not a check of speed. */
 const INSTALL_BUDGET_MS = 5 * 60_000;
-const PACKAGE_FILES = ['bin', 'lib', 'harness', 'cluster/sim', 'server', 'manifests', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const PACKAGE_FILES = [
+  'bin',
+  'lib',
+  'harness',
+  'cluster/sim',
+  'server',
+  'manifests',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-bundle-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -25,7 +44,11 @@ function copyOfPackage(name: string, linkModules: boolean): string {
 
 /** NODE_DEBUG=termlab: the bundle says on stderr which file runs and why it was built. */
 function termlab(dir: string, args: string[]): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [join(dir, 'bin/termlab.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'termlab' } });
+  return spawnSync(process.execPath, [join(dir, 'bin/termlab.js'), ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_DEBUG: 'termlab' },
+  });
 }
 
 describe('the bundled CLI', () => {
@@ -58,22 +81,39 @@ describe('the bundled CLI', () => {
 
   it('runs from the sources when the bundle cannot be built, and says why in one line', () => {
     const dir = copyOfPackage('unbuildable', true);
-    writeFileSync(join(dir, 'dist'), 'a file where the bundle\'s folder belongs\n');
+    writeFileSync(join(dir, 'dist'), "a file where the bundle's folder belongs\n");
     const r = spawnSync(process.execPath, [join(dir, 'bin/termlab.js'), 'scenarios'], { cwd: dir, encoding: 'utf8' });
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^termlab: running from the TypeScript sources \(slower\): the bundle could not be built: .*dist/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^termlab: running from the TypeScript sources \(slower\): the bundle could not be built: .*dist/,
+      ),
+    ]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^short-grace /m);
   });
 
-  it('is built by a fresh clone\'s npm ci, and its npm start then runs it as built', () => {
-    const dir = copyOfPackage('fresh-clone', false);
-    const install = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', timeout: INSTALL_BUDGET_MS });
-    if (install.status !== 0) throw new Error(`npm ci exited ${install.status}:\n${install.stdout}\n${install.stderr}`);
-    expect(existsSync(join(dir, 'dist/cli.mjs'))).toBe(true);
-    // npm start is `termlab run --sim`: its --help runs the same entry and bundle, without the matrix.
-    const start = spawnSync('npm', ['start', '--silent', '--', '--help'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'termlab' } });
-    expect(start.status).toBe(0);
-    expect(start.stdout).toContain('--sim');
-    expect(start.stderr).toMatch(new RegExp(`^TERMLAB \\d+: running ${join(dir, 'dist/cli.mjs')}, up to date\n$`));
-  }, INSTALL_BUDGET_MS);
+  it(
+    "is built by a fresh clone's npm ci, and its npm start then runs it as built",
+    () => {
+      const dir = copyOfPackage('fresh-clone', false);
+      const install = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: INSTALL_BUDGET_MS,
+      });
+      if (install.status !== 0)
+        throw new Error(`npm ci exited ${install.status}:\n${install.stdout}\n${install.stderr}`);
+      expect(existsSync(join(dir, 'dist/cli.mjs'))).toBe(true);
+      // npm start is `termlab run --sim`: its --help runs the same entry and bundle, without the matrix.
+      const start = spawnSync('npm', ['start', '--silent', '--', '--help'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_DEBUG: 'termlab' },
+      });
+      expect(start.status).toBe(0);
+      expect(start.stdout).toContain('--sim');
+      expect(start.stderr).toMatch(new RegExp(`^TERMLAB \\d+: running ${join(dir, 'dist/cli.mjs')}, up to date\n$`));
+    },
+    INSTALL_BUDGET_MS,
+  );
 });

@@ -14,8 +14,28 @@ const INSTALL_BUDGET_MS = 5 * 60_000;
 /** The simulated run of one scenario: its pod's whole life plus start-up, on a busy machine. */
 const RUN_BUDGET_MS = 2 * 60_000;
 
-const NEEDED = ['bin/termlab.js', 'dist/cli.mjs', 'harness/cli/main.ts', 'cluster/sim/index.ts', 'server/main.ts', 'server/lab-hook.sh', 'manifests/scenarios.yaml', 'manifests/lab-pod.yaml', 'package.json'];
-const NOT_SHIPPED = [/^test\//, /^bench\//, /^cluster\/node\//, /\.go$/, /(^|\/)go\.(mod|sum)$/, /^reports\//, /^\.ci\//, /^\.github\//, /^docs\//];
+const NEEDED = [
+  'bin/termlab.js',
+  'dist/cli.mjs',
+  'harness/cli/main.ts',
+  'cluster/sim/index.ts',
+  'server/main.ts',
+  'server/lab-hook.sh',
+  'manifests/scenarios.yaml',
+  'manifests/lab-pod.yaml',
+  'package.json',
+];
+const NOT_SHIPPED = [
+  /^test\//,
+  /^bench\//,
+  /^cluster\/node\//,
+  /\.go$/,
+  /(^|\/)go\.(mod|sum)$/,
+  /^reports\//,
+  /^\.ci\//,
+  /^\.github\//,
+  /^docs\//,
+];
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-pack-'));
 const consumer = join(scratch, 'consumer');
@@ -23,11 +43,19 @@ let packed: { filename: string; files: { path: string }[] };
 let installNote = '';
 
 function npm(args: string[], cwd: string, timeout = INSTALL_BUDGET_MS): SpawnSyncReturns<string> {
-  return spawnSync('npm', args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+  return spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    timeout,
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
 }
 
 function expectOk(result: SpawnSyncReturns<string>, what: string): void {
-  if (result.status !== 0) throw new Error(`${what} exited ${result.status}${result.signal ? ` (${result.signal})` : ''}:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${what} exited ${result.status}${result.signal ? ` (${result.signal})` : ''}:\n${result.stdout}\n${result.stderr}`,
+    );
 }
 
 beforeAll(() => {
@@ -64,12 +92,21 @@ describe('the packed termlab', () => {
     expect(scenarios.stdout).toMatch(/^short-grace /m);
   });
 
-  it('runs a scenario on the simulated cluster from there', () => {
-    const out = join(consumer, 'run');
-    const run = spawnSync('npx', ['--no', 'termlab', 'run', '--sim', '--only', 'short-grace', '--out', out], { cwd: consumer, encoding: 'utf8', timeout: RUN_BUDGET_MS });
-    if (run.status !== EXIT.ok) throw new Error(`termlab run exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
-    expect(run.stdout).toMatch(/short-grace .*matches the model/);
-    for (const file of ['report.md', 'report.html', 'junit.xml', 'short-grace.observation.json']) expect(existsSync(join(out, file)), file).toBe(true);
-    expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('short-grace');
-  }, RUN_BUDGET_MS);
+  it(
+    'runs a scenario on the simulated cluster from there',
+    () => {
+      const out = join(consumer, 'run');
+      const run = spawnSync('npx', ['--no', 'termlab', 'run', '--sim', '--only', 'short-grace', '--out', out], {
+        cwd: consumer,
+        encoding: 'utf8',
+        timeout: RUN_BUDGET_MS,
+      });
+      if (run.status !== EXIT.ok) throw new Error(`termlab run exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
+      expect(run.stdout).toMatch(/short-grace .*matches the model/);
+      for (const file of ['report.md', 'report.html', 'junit.xml', 'short-grace.observation.json'])
+        expect(existsSync(join(out, file)), file).toBe(true);
+      expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('short-grace');
+    },
+    RUN_BUDGET_MS,
+  );
 });

@@ -14,9 +14,16 @@ const dir = mkdtempSync(join(tmpdir(), 'termlab-predict-'));
  * Runs `termlab predict` on a real pseudo-terminal (util-linux `script`) and answers each prompt
  * as it appears: the next answer is sent only once the output shows the prompt it answers.
  */
-function underPty(args: string[], dialogue: [prompt: string, answer: string][]): Promise<{ code: number | null; output: string }> {
+function underPty(
+  args: string[],
+  dialogue: [prompt: string, answer: string][],
+): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, 'bin/termlab.js', 'predict', ...args].map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'dumb' } });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, TERM: 'dumb' },
+  });
   let output = '';
   let searchFrom = 0;
   let next = 0;
@@ -37,40 +44,54 @@ function underPty(args: string[], dialogue: [prompt: string, answer: string][]):
 describe('termlab predict', () => {
   it('asks at a terminal, re-asks a bad answer, and writes a file the grader reads', async () => {
     const out = join(dir, 'mine.yaml');
-    const r = await underPty(['-o', out, '--only', 'short-grace,restored-grace'], [
-      ['your name: ', 'Ada Lovelace'],
-      ['the request: completed, cut, rejected? ', 'maybe'],
-      ['please answer completed, cut, rejected', 'cut'],
-      ['the exit code (0-255)? ', '999'],
-      ['please answer a whole number from 0 to 255', '137'],
-      ['the request: completed, cut, rejected? ', 'completed'],
-      ['the exit code (0-255)? ', '0'],
-    ]);
+    const r = await underPty(
+      ['-o', out, '--only', 'short-grace,restored-grace'],
+      [
+        ['your name: ', 'Ada Lovelace'],
+        ['the request: completed, cut, rejected? ', 'maybe'],
+        ['please answer completed, cut, rejected', 'cut'],
+        ['the exit code (0-255)? ', '999'],
+        ['please answer a whole number from 0 to 255', '137'],
+        ['the request: completed, cut, rejected? ', 'completed'],
+        ['the exit code (0-255)? ', '0'],
+      ],
+    );
     expect(r.output).toContain('short-grace  (graceful, preStop exec sleep 3s, grace 5s, work 10s, delete after 1s)');
     expect(r.output).not.toMatch(/model|SIGKILL/);
     expect(r.code).toBe(EXIT.ok);
     expect(parsePredictions(readFileSync(out, 'utf8'), out)).toEqual({
       student: 'Ada Lovelace',
-      predictions: { 'short-grace': { outcome: 'cut', exitCode: 137 }, 'restored-grace': { outcome: 'completed', exitCode: 0 } },
+      predictions: {
+        'short-grace': { outcome: 'cut', exitCode: 137 },
+        'restored-grace': { outcome: 'completed', exitCode: 0 },
+      },
     });
   });
 
-  it('asks a retry scenario\'s attempts and effects too, and writes them for the grader', async () => {
+  it("asks a retry scenario's attempts and effects too, and writes them for the grader", async () => {
     const out = join(dir, 'retries.yaml');
-    const r = await underPty(['-o', out, '--scenarios', 'manifests/retries.yaml', '--only', 'retry-with-key', '--student', 'Ada'], [
-      ['the request: completed, cut, rejected? ', 'cut'],
-      ['the exit code (0-255)? ', '137'],
-      ['the attempts the client makes (1 or more)? ', '0'],
-      ['please answer a whole number, 1 or more', '2'],
-      ['the effects the ledger records (0 or more)? ', '1'],
-    ]);
+    const r = await underPty(
+      ['-o', out, '--scenarios', 'manifests/retries.yaml', '--only', 'retry-with-key', '--student', 'Ada'],
+      [
+        ['the request: completed, cut, rejected? ', 'cut'],
+        ['the exit code (0-255)? ', '137'],
+        ['the attempts the client makes (1 or more)? ', '0'],
+        ['please answer a whole number, 1 or more', '2'],
+        ['the effects the ledger records (0 or more)? ', '1'],
+      ],
+    );
     expect(r.code).toBe(EXIT.ok);
-    expect(parsePredictions(readFileSync(out, 'utf8'), out).predictions).toEqual({ 'retry-with-key': { outcome: 'cut', exitCode: 137, attempts: 2, effects: 1 } });
+    expect(parsePredictions(readFileSync(out, 'utf8'), out).predictions).toEqual({
+      'retry-with-key': { outcome: 'cut', exitCode: 137, attempts: 2, effects: 1 },
+    });
   });
 
   it('writes nothing when the student stops half-way (Ctrl-D)', async () => {
     const out = join(dir, 'half.yaml');
-    const r = await underPty(['-o', out, '--only', 'short-grace', '--student', 'Bob'], [['the request: completed, cut, rejected? ', '\u0004']]);
+    const r = await underPty(
+      ['-o', out, '--only', 'short-grace', '--student', 'Bob'],
+      [['the request: completed, cut, rejected? ', '\u0004']],
+    );
     expect(r.code).toBe(EXIT.interrupted);
     expect(() => readFileSync(out)).toThrow();
   });
@@ -81,7 +102,9 @@ describe('termlab predict', () => {
     expect(r.code).toBe(EXIT.ok);
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('student: "Ada \\"the first\\" Lovelace"');
-    expect(text).toMatch(/ {2}hook-outlasts-grace:\n {4}# graceful, preStop exec sleep 10s, grace 5s, work 12s, delete after 1s\n {4}outcome: ~\n {4}exitCode: ~\n/);
+    expect(text).toMatch(
+      / {2}hook-outlasts-grace:\n {4}# graceful, preStop exec sleep 10s, grace 5s, work 12s, delete after 1s\n {4}outcome: ~\n {4}exitCode: ~\n/,
+    );
     expect(text).not.toMatch(/137|SIGKILL|model/);
     expect(() => parsePredictions(text, out)).toThrow(/predictions\.hook-fits-grace\.outcome/);
     const filled = text.replace(/outcome: ~/g, 'outcome: cut').replace(/exitCode: ~/g, 'exitCode: 137');
@@ -91,8 +114,17 @@ describe('termlab predict', () => {
   it('refuses to overwrite predictions, and to ask questions without a terminal', async () => {
     const out = join(dir, 'existing.yaml');
     writeFileSync(out, 'predictions: {}\n');
-    expect(await runCli(['predict', '--template', '-o', out])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('already exists') });
-    expect(await runCli(['predict', '-o', join(dir, 'none.yaml')])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('not at a terminal: use --template') });
-    expect(await runCli(['predict', '--template', '-o', join(dir, 'x.yaml'), '--student', 'a\nb'])).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--student: one line') });
+    expect(await runCli(['predict', '--template', '-o', out])).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining('already exists'),
+    });
+    expect(await runCli(['predict', '-o', join(dir, 'none.yaml')])).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining('not at a terminal: use --template'),
+    });
+    expect(await runCli(['predict', '--template', '-o', join(dir, 'x.yaml'), '--student', 'a\nb'])).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining('--student: one line'),
+    });
   });
 });

@@ -4,10 +4,20 @@ import { startLabServer } from '../support/labServer.ts';
 import { spawnTs, type EventedProcess } from '../support/processes.ts';
 
 const running: EventedProcess[] = [];
-afterEach(() => { for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL'); });
+afterEach(() => {
+  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+});
 
 function startLoad(target: string, env: Record<string, string> = {}): EventedProcess {
-  const proc = spawnTs('server/main.ts', [], { LAB_MODE: 'load', LOAD_TARGET: target, LOAD_RATE: '100', LOAD_WORK_MS: '20', LOAD_DURATION_MS: '500', LOAD_CONNECTIONS: '8', ...env });
+  const proc = spawnTs('server/main.ts', [], {
+    LAB_MODE: 'load',
+    LOAD_TARGET: target,
+    LOAD_RATE: '100',
+    LOAD_WORK_MS: '20',
+    LOAD_DURATION_MS: '500',
+    LOAD_CONNECTIONS: '8',
+    ...env,
+  });
   running.push(proc);
   return proc;
 }
@@ -20,7 +30,9 @@ describe('load mode', () => {
     expect(await load.exited).toEqual({ code: 0, signal: null });
     const requests = load.events.filter((e) => e.event === 'request');
     expect(requests).toHaveLength(50);
-    expect(requests.every((r) => r.outcome === 'completed' && r.podUid === 'uid-under-load' && r.status === 200)).toBe(true);
+    expect(requests.every((r) => r.outcome === 'completed' && r.podUid === 'uid-under-load' && r.status === 200)).toBe(
+      true,
+    );
     expect(load.events.at(-1)).toMatchObject({ event: 'load-end', sent: 50, completed: 50, failed: 0 });
     // The server saw the same ids complete.
     await lab.waitForEvent((e) => e.event === 'completed' && e.id === 'L50', 'the last request completed');
@@ -37,10 +49,15 @@ describe('load mode', () => {
     expect((await load.exited).code).toBe(0);
     const requests = load.events.filter((e) => e.event === 'request');
     expect(requests.length).toBeGreaterThan(0);
-    expect(requests.every((r) => r.outcome === 'failed' && r.errorCode === 'ECONNREFUSED' && r.stage === 'connect' && r.headersAt === null)).toBe(true);
+    expect(
+      requests.every(
+        (r) =>
+          r.outcome === 'failed' && r.errorCode === 'ECONNREFUSED' && r.stage === 'connect' && r.headersAt === null,
+      ),
+    ).toBe(true);
   });
 
-  it('after the server\'s TERM no new request is accepted (refused, or reset in the listener\'s backlog) while the requests in flight complete', async () => {
+  it("after the server's TERM no new request is accepted (refused, or reset in the listener's backlog) while the requests in flight complete", async () => {
     const lab = await startLabServer('graceful', { POD_UID: 'draining-pod' });
     running.push(lab);
     const load = startLoad(lab.base, { LOAD_WORK_MS: '400', LOAD_DURATION_MS: '2000', LOAD_RATE: '20' });
@@ -63,7 +80,13 @@ describe('load mode', () => {
     }
     // The last line's counts are the request lines' own (counted as they end, nothing kept).
     const count = (o: string) => requests.filter((r) => r.outcome === o).length;
-    expect(load.events.at(-1)).toMatchObject({ event: 'load-end', sent: requests.length, completed: count('completed'), rejected: count('rejected'), failed: failed.length });
+    expect(load.events.at(-1)).toMatchObject({
+      event: 'load-end',
+      sent: requests.length,
+      completed: count('completed'),
+      rejected: count('rejected'),
+      failed: failed.length,
+    });
   });
 
   it('a SIGTERM to the load pod stops the sending; what is in flight is still recorded and it exits 0', async () => {

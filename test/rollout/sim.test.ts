@@ -25,18 +25,37 @@ beforeAll(async () => {
   // The defaults, as the real node measured them: an idle pod worker kills at once, and kube-proxy's
   // bounded-frequency syncs leave an old pod routed for up to a second after the new pod's readiness.
   sim = await startSimCluster();
-  const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-adds-prestop', 'rollout-with-prestop', 'rollout-immediate']);
+  const set = await loadScenarioSet('manifests/rollout.yaml', [
+    'rollout-adds-prestop',
+    'rollout-with-prestop',
+    'rollout-immediate',
+  ]);
   if (set.kind !== 'rollout') throw new Error('not a rollout file');
   scenarios = set.scenarios;
 });
-afterAll(async () => { await sim?.stop(); });
+afterAll(async () => {
+  await sim?.stop();
+});
 
 async function run(name: string): Promise<{ observation: RolloutObservation; path: string }> {
   const cluster = await connect({ kubeconfigText: sim.kubeconfig });
-  const observation = await runRollout({
-    cluster, namespace: 'default', runId: RUN_ID, owner: 'test', harnessVersion: 'test', simulated: true, template: await loadTemplate(),
-    transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 60_000, onPhase: () => {},
-  }, scenarios.find((s) => s.name === name)!);
+  const observation = await runRollout(
+    {
+      cluster,
+      namespace: 'default',
+      runId: RUN_ID,
+      owner: 'test',
+      harnessVersion: 'test',
+      simulated: true,
+      template: await loadTemplate(),
+      transport: 'direct',
+      clock: new RunClock(),
+      signal: new AbortController().signal,
+      readyTimeoutMs: 60_000,
+      onPhase: () => {},
+    },
+    scenarios.find((s) => s.name === name)!,
+  );
   const path = join(dir, `${name}.observation.json`);
   await writeAnyObservation(path, observation);
   return { observation, path };
@@ -53,7 +72,9 @@ describe('rollouts on the simulated cluster', () => {
     expect(old).toHaveLength(3);
     expect(old.every((p) => p.live === 'no preStop hook')).toBe(true);
     expect(ro.requests.oldFailed).toBeGreaterThan(0);
-    expect(r.checks.filter((c) => c.id.startsWith('evidence.')).map((c) => [c.id, c.status])).toEqual(r.checks.filter((c) => c.id.startsWith('evidence.')).map((c) => [c.id, 'pass']));
+    expect(r.checks.filter((c) => c.id.startsWith('evidence.')).map((c) => [c.id, c.status])).toEqual(
+      r.checks.filter((c) => c.id.startsWith('evidence.')).map((c) => [c.id, 'pass']),
+    );
     expect(r.checks.find((c) => c.id === 'rollout.model')!.status).toBe('pass');
     // Ground truth: every connection the proxy could not deliver after the change went to an old pod.
     const truth = sim.proxyTruth('default', rolloutNameFor(scenarios[0]!, RUN_ID))!;

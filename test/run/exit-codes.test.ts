@@ -30,17 +30,29 @@ const isolated = () => ({ TERMLAB_STATE_DIR: temp('state') });
 /** One short scenario: these tests are about the run's files and links, not its drain (the matrix's is 10 s). */
 function shortScenario(): string {
   const file = join(temp('scenarios'), 'short.yaml');
-  writeFileSync(file, 'scenarios:\n  - { name: no-prestop, description: short, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 30, workMs: 1000, deleteDelayMs: 500 }\n');
+  writeFileSync(
+    file,
+    'scenarios:\n  - { name: no-prestop, description: short, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 30, workMs: 1000, deleteDelayMs: 500 }\n',
+  );
   return file;
 }
 
 /** The CLI run from another working directory (where `reports/` is resolved). */
 function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c; });
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -58,7 +70,10 @@ describe.concurrent('exit codes from the CLI', () => {
 
   it('2: termlab sim --port x names the flag', async () => {
     const r = await runCli(['sim', '--port', 'x']);
-    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--port: expected a whole number 0-65535, got "x"') });
+    expect(r).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining('--port: expected a whole number 0-65535, got "x"'),
+    });
   });
 
   it('2: a kubeconfig that termlab sim cannot write names the path', async () => {
@@ -71,12 +86,17 @@ describe.concurrent('exit codes from the CLI', () => {
     const out = underAFile();
     const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', out], isolated());
     expect(r.stderr).not.toContain('internal error');
-    expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`--out ${out} cannot be written (ENOTDIR)`) });
+    expect(r).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining(`--out ${out} cannot be written (ENOTDIR)`),
+    });
   });
 
   it('2: a run record that cannot be saved names its path', async () => {
     const state = underAFile();
-    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', join(temp('out'), 'run')], { TERMLAB_STATE_DIR: state });
+    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', join(temp('out'), 'run')], {
+      TERMLAB_STATE_DIR: state,
+    });
     expect(r.stderr).not.toContain('internal error');
     expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${join(state, 'runs')}`) });
   });
@@ -91,7 +111,7 @@ describe.concurrent('exit codes from the CLI', () => {
     expect(readdirSync(join(cwd, 'moved', 'latest'))).toContain('no-prestop.observation.json');
   });
 
-  it('2: reports/latest that cannot be replaced names its path, after the run\'s reports are written', async () => {
+  it("2: reports/latest that cannot be replaced names its path, after the run's reports are written", async () => {
     const cwd = temp('cwd');
     mkdirSync(join(cwd, 'reports', 'latest'), { recursive: true });
     writeFileSync(join(cwd, 'reports', 'latest', 'keep'), 'a directory, not a link: rename cannot replace it\n');
@@ -103,7 +123,10 @@ describe.concurrent('exit codes from the CLI', () => {
   });
 
   it('1: a pod that never gets Ready ends its scenario with POD_NOT_READY, and the code reaches the exit code', async () => {
-    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--image', 'termlab/no-such-image:1', '--out', join(temp('out'), 'run')], isolated());
+    const r = await runCli(
+      ['run', '--sim', '--only', 'no-prestop', '--image', 'termlab/no-such-image:1', '--out', join(temp('out'), 'run')],
+      isolated(),
+    );
     expect(r.stderr).toMatch(/termlab run: no-prestop: POD_NOT_READY: pod \S+ was not Ready/);
     expect(r.code).toBe(EXIT.checksFailed);
   });
@@ -111,19 +134,32 @@ describe.concurrent('exit codes from the CLI', () => {
   it('3: a cluster that cannot be reached', async () => {
     const dir = temp('kube');
     const kubeconfig = join(dir, 'config');
-    writeFileSync(kubeconfig, [
-      'apiVersion: v1', 'kind: Config', 'current-context: gone',
-      'clusters: [{ name: gone, cluster: { server: "https://127.0.0.1:1", insecure-skip-tls-verify: true } }]',
-      'users: [{ name: u, user: { token: t } }]', 'contexts: [{ name: gone, context: { cluster: gone, user: u } }]', '',
-    ].join('\n'));
-    const r = await runCli(['run', '--kubeconfig', kubeconfig, '--api-patience', '0', '--out', join(dir, 'run')], isolated());
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: gone',
+        'clusters: [{ name: gone, cluster: { server: "https://127.0.0.1:1", insecure-skip-tls-verify: true } }]',
+        'users: [{ name: u, user: { token: t } }]',
+        'contexts: [{ name: gone, context: { cluster: gone, user: u } }]',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(
+      ['run', '--kubeconfig', kubeconfig, '--api-patience', '0', '--out', join(dir, 'run')],
+      isolated(),
+    );
     expect(r.code, r.stderr).toBe(EXIT.clusterUnreachable);
   });
 
-  it('4: a class gradebook with invalid evidence needs the instructor\'s review; one that cannot be written names its path', async () => {
+  it("4: a class gradebook with invalid evidence needs the instructor's review; one that cannot be written names its path", async () => {
     const dir = temp('class');
     mkdirSync(join(dir, 'run-a'));
-    copyFileSync(join(repoRoot, 'reports/examples/evidence-invalid.observation.json'), join(dir, 'run-a', 'evidence-invalid.observation.json'));
+    copyFileSync(
+      join(repoRoot, 'reports/examples/evidence-invalid.observation.json'),
+      join(dir, 'run-a', 'evidence-invalid.observation.json'),
+    );
     const r = await runCli(['grade', join(dir, 'run-a'), '--gradebook', join(dir, 'book.csv')]);
     expect(r.code, r.stderr).toBe(EXIT.needsReview);
     const book = join(underAFile(), 'book.csv');
@@ -138,28 +174,60 @@ describe('an error that escaped to the CLI', () => {
     expect(escapedApiFailure(abort)).toBeNull();
     expect(escapedApiFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBeNull();
     expect(escapedApiFailure(new Error('a bug'))).toBeNull();
-    expect(escapedApiFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toMatchObject({ transient: true });
+    expect(escapedApiFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toMatchObject(
+      { transient: true },
+    );
   });
 });
 
 describe('a scenario ended early keeps its own code to the exit code', () => {
   // The run phases' own failures (POD_NOT_READY is driven from the CLI above).
-  const EARLY_ENDS = ['POD_GONE_EARLY', 'REQUEST_NOT_ACCEPTED', 'CONTAINER_NOT_ENDED', 'ROLLOUT_NOT_COMPLETE', 'LOAD_NOT_ENDED'] as const;
+  const EARLY_ENDS = [
+    'POD_GONE_EARLY',
+    'REQUEST_NOT_ACCEPTED',
+    'CONTAINER_NOT_ENDED',
+    'ROLLOUT_NOT_COMPLETE',
+    'LOAD_NOT_ENDED',
+  ] as const;
 
-  it.each(EARLY_ENDS)('%s: exit 1 even when every grade passed, and the closing line names the scenario and the code', (code) => {
-    const failures = [{ scenario: 'short-grace', error: new TermlabError(code, 'what happened') }];
-    const exit = gravestExit([EXIT.ok, ...failures.map((f) => exitCodeFor(f.error.code))]);
-    expect(exit).toBe(EXIT.checksFailed);
-    expect(exitReason(exit, { results: [], pairs: [], problems: [], failures })).toBe(`exit 1: short-grace ended early (${code})`);
-  });
+  it.each(EARLY_ENDS)(
+    '%s: exit 1 even when every grade passed, and the closing line names the scenario and the code',
+    (code) => {
+      const failures = [{ scenario: 'short-grace', error: new TermlabError(code, 'what happened') }];
+      const exit = gravestExit([EXIT.ok, ...failures.map((f) => exitCodeFor(f.error.code))]);
+      expect(exit).toBe(EXIT.checksFailed);
+      expect(exitReason(exit, { results: [], pairs: [], problems: [], failures })).toBe(
+        `exit 1: short-grace ended early (${code})`,
+      );
+    },
+  );
 
   it('a container never seen to end fails the terminate phase with CONTAINER_NOT_ENDED, handed to the run with its limit', async () => {
     // A watch that never sees the container end (a kubelet that never killed it), and no read that finds it ended.
-    const watch = { waitFor: async () => null, settle: async () => {}, read: async () => null, gaveUp: false, lifecycle: [] } as unknown as PodWatch;
-    const scenario = ScenarioSchema.parse({ name: 'stuck', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 2 }, terminationGracePeriodSeconds: 3, workMs: 5000, deleteDelayMs: 1000 });
+    const watch = {
+      waitFor: async () => null,
+      settle: async () => {},
+      read: async () => null,
+      gaveUp: false,
+      lifecycle: [],
+    } as unknown as PodWatch;
+    const scenario = ScenarioSchema.parse({
+      name: 'stuck',
+      mode: 'graceful',
+      preStop: { kind: 'exec-sleep', seconds: 2 },
+      terminationGracePeriodSeconds: 3,
+      workMs: 5000,
+      deleteDelayMs: 1000,
+    });
     const failures: TermlabError[] = [];
     const clock = new RunClock();
-    const ctx = { cluster: { health: { patienceMs: 0 } }, clock, signal: new AbortController().signal, onPhase: () => {}, onFailure: (error: TermlabError) => failures.push(error) } as unknown as ScenarioContext;
+    const ctx = {
+      cluster: { health: { patienceMs: 0 } },
+      clock,
+      signal: new AbortController().signal,
+      onPhase: () => {},
+      onFailure: (error: TermlabError) => failures.push(error),
+    } as unknown as ScenarioContext;
     const run = { complete: false, observedAt: clock.now().wall } as Observation['run'];
     await runPhases(ctx, run, new Cleaner(clock), () => terminatePhase(ctx, scenario, watch));
     expect(failures.map((f) => [f.code, f.context.limitMs])).toEqual([['CONTAINER_NOT_ENDED', 35_000]]);

@@ -13,7 +13,14 @@ import { loadTemplate } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 
 const MISSING = 'example.org/nowhere/lab-server:1';
-const scenario: Scenario = { name: 'pull', mode: 'graceful', preStop: { kind: 'none' }, terminationGracePeriodSeconds: 2, workMs: 500, deleteDelayMs: 200 };
+const scenario: Scenario = {
+  name: 'pull',
+  mode: 'graceful',
+  preStop: { kind: 'none' },
+  terminationGracePeriodSeconds: 2,
+  workMs: 500,
+  deleteDelayMs: 200,
+};
 
 let sim: SimCluster;
 let template: Record<string, any>;
@@ -21,7 +28,9 @@ beforeAll(async () => {
   sim = await startSimCluster();
   template = await loadTemplate();
 });
-afterAll(async () => { await sim.stop(); });
+afterAll(async () => {
+  await sim.stop();
+});
 
 /** The sim's kubeconfig with its context renamed. */
 function renamed(context: string): string {
@@ -34,8 +43,19 @@ function renamed(context: string): string {
 async function runWith(kubeconfigText: string, runId: string) {
   const cluster = await connect({ kubeconfigText });
   const context: ScenarioContext = {
-    cluster, namespace: 'default', runId, owner: 'tester', harnessVersion: 'test', simulated: true, template, image: MISSING,
-    transport: 'portforward', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 20_000, onPhase: () => {},
+    cluster,
+    namespace: 'default',
+    runId,
+    owner: 'tester',
+    harnessVersion: 'test',
+    simulated: true,
+    template,
+    image: MISSING,
+    transport: 'portforward',
+    clock: new RunClock(),
+    signal: new AbortController().signal,
+    readyTimeoutMs: 20_000,
+    onPhase: () => {},
   };
   return runScenario(context, scenario);
 }
@@ -60,19 +80,34 @@ describe('a run whose pod cannot pull its image', () => {
 function pod(reason: string, nodeName = 'node-1'): k8s.V1Pod {
   return {
     spec: { nodeName, containers: [{ name: 'lab', image: 'termlab/lab-server:0.1.0' }] },
-    status: { containerStatuses: [{ name: 'lab', image: 'termlab/lab-server:0.1.0', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason } } }] },
+    status: {
+      containerStatuses: [
+        {
+          name: 'lab',
+          image: 'termlab/lab-server:0.1.0',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason } },
+        },
+      ],
+    },
   };
 }
 
 describe('imagePullAdvice', () => {
   it('answers ImagePullBackOff as ErrImagePull, and nothing else', () => {
-    expect(imagePullAdvice(pod('ImagePullBackOff'), 'prod')).toMatch(/^image termlab\/lab-server:0\.1\.0 cannot be pulled \(ImagePullBackOff\): this cluster's nodes pull from a registry: .*ghcr\.io\/<owner>\/termlab\/lab-server:<version>.*--image/);
+    expect(imagePullAdvice(pod('ImagePullBackOff'), 'prod')).toMatch(
+      /^image termlab\/lab-server:0\.1\.0 cannot be pulled \(ImagePullBackOff\): this cluster's nodes pull from a registry: .*ghcr\.io\/<owner>\/termlab\/lab-server:<version>.*--image/,
+    );
     expect(imagePullAdvice(pod('CrashLoopBackOff'), 'kind-termlab')).toBeNull();
     expect(imagePullAdvice(pod('ContainerCreating'), 'kind-termlab')).toBeNull();
   });
 
   it('knows kind by its context or its node names', () => {
-    expect(imagePullAdvice(pod('ErrImagePull', 'class-worker2'), 'admin@class')).toContain('kind load docker-image termlab/lab-server:0.1.0 --name class');
+    expect(imagePullAdvice(pod('ErrImagePull', 'class-worker2'), 'admin@class')).toContain(
+      'kind load docker-image termlab/lab-server:0.1.0 --name class',
+    );
     expect(kindClusterName('kind-termlab', null)).toBe('termlab');
     expect(kindClusterName('prod', 'termlab-control-plane')).toBe('termlab');
     expect(kindClusterName('prod', 'ip-10-0-0-1')).toBeNull();

@@ -14,7 +14,13 @@ import { repoRoot } from '../support/processes.ts';
  * `relayed` to the CLI, then again once it says it is stopping (as tsx relays a Ctrl-C the CLI already got);
  * `group` to the whole process group, as a terminal sends it, with `command` the launcher (npx tsx …) leading it.
  */
-function interruptWhen(args: string[], cwd: string, ready: (stdout: string) => boolean, how: 'once' | 'relayed' | 'group' = 'once', command = process.execPath): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function interruptWhen(
+  args: string[],
+  cwd: string,
+  ready: (stdout: string) => boolean,
+  how: 'once' | 'relayed' | 'group' = 'once',
+  command = process.execPath,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: how === 'group' });
   let stdout = '';
   let stderr = '';
@@ -22,7 +28,10 @@ function interruptWhen(args: string[], cwd: string, ready: (stdout: string) => b
   let relayed = false;
   child.stderr.on('data', (c: Buffer) => {
     stderr += c;
-    if (how === 'relayed' && interrupted && !relayed && stderr.includes('stopping cleanly')) { relayed = true; child.kill('SIGINT'); }
+    if (how === 'relayed' && interrupted && !relayed && stderr.includes('stopping cleanly')) {
+      relayed = true;
+      child.kill('SIGINT');
+    }
   });
   child.stdout.on('data', (c: Buffer) => {
     stdout += c;
@@ -43,14 +52,30 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'termlab-int-'));
   writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
 });
-afterAll(async () => { await sim.stop(); });
+afterAll(async () => {
+  await sim.stop();
+});
 
 // Side by side on one cluster: each run has an owner of its own, and nothing here faults the cluster.
 describe.concurrent('Ctrl-C during termlab run', () => {
   it('removes finalizers, deletes its pods, writes incomplete observations and exits 130', async ({ expect }) => {
     const out = join(dir, 'run');
-    const { code, stdout, stderr } = await interruptWhen(['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'hook-fits-grace,no-prestop', '--owner', 'ctrl-c', '--out', out], repoRoot,
-      (seen) => (seen.match(/request in flight/g) ?? []).length >= 2);
+    const { code, stdout, stderr } = await interruptWhen(
+      [
+        'bin/termlab.js',
+        'run',
+        '--kubeconfig',
+        join(dir, 'kubeconfig'),
+        '--only',
+        'hook-fits-grace,no-prestop',
+        '--owner',
+        'ctrl-c',
+        '--out',
+        out,
+      ],
+      repoRoot,
+      (seen) => (seen.match(/request in flight/g) ?? []).length >= 2,
+    );
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(130);
     const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
     expect(files).toHaveLength(2);
@@ -63,37 +88,58 @@ describe.concurrent('Ctrl-C during termlab run', () => {
     expect(stdout).not.toMatch(/no terminated container state was observed/);
     const regraded = await runCli(['grade', out], { KUBECONFIG: '/nonexistent' });
     expect(regraded.stdout.match(/the run stopped before it finished: interrupted \(Ctrl-C\)/g) ?? []).toHaveLength(2);
-    const left = () => cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=ctrl-c' }).then((l) => l.items.length);
+    const left = () =>
+      cluster.core
+        .listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=ctrl-c' })
+        .then((l) => l.items.length);
     await expect.poll(left, { timeout: 20_000 }).toBe(0);
   });
 
   // Ctrl-C at each phase of a default run (port-forward, the lab pair): the harness's own abort is
   // never graded as the kubelet's doing, reports/latest stays where it was, and pack refuses the run.
-  it.each(['creating', 'waiting for Ready', 'request in flight', 'deleting', 'terminating', 'collecting'])('at "%s": no fail, no differs, latest not moved, pack refuses it', async (phase) => {
-    const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-cwd-'));
-    const cli = join(repoRoot, 'bin', 'termlab.js');
-    // Run from a folder of its own, whose reports/latest points at an earlier whole run.
-    mkdirSync(join(cwd, 'reports', 'earlier'), { recursive: true });
-    symlinkSync(join(cwd, 'reports', 'earlier'), join(cwd, 'reports', 'latest'));
-    // The lab pair, shortened so that a run reaches its last phase quickly on a loaded machine.
-    writeFileSync(join(cwd, 'pair.yaml'), `scenarios:
+  it.each(['creating', 'waiting for Ready', 'request in flight', 'deleting', 'terminating', 'collecting'])(
+    'at "%s": no fail, no differs, latest not moved, pack refuses it',
+    async (phase) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-cwd-'));
+      const cli = join(repoRoot, 'bin', 'termlab.js');
+      // Run from a folder of its own, whose reports/latest points at an earlier whole run.
+      mkdirSync(join(cwd, 'reports', 'earlier'), { recursive: true });
+      symlinkSync(join(cwd, 'reports', 'earlier'), join(cwd, 'reports', 'latest'));
+      // The lab pair, shortened so that a run reaches its last phase quickly on a loaded machine.
+      writeFileSync(
+        join(cwd, 'pair.yaml'),
+        `scenarios:
   - { name: short-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: short } }
   - { name: restored-grace, mode: graceful, preStop: { kind: exec-sleep, seconds: 1 }, terminationGracePeriodSeconds: 8, workMs: 5000, deleteDelayMs: 500, labPair: { id: grace, role: restored } }
-`);
-    const { code, stdout, stderr } = await interruptWhen([cli, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', join(cwd, 'pair.yaml'), '--owner', `ctrl-c-${phase.split(' ')[0]}`], cwd,
-      (seen) => seen.includes(`  ${phase}`));
-    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
-    expect(code, shown).toBe(130);
-    expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid|: fail —/);
-    expect(stdout, shown).toMatch(/interrupted: this run is recorded as interrupted/);
-    const runDir = /reports: (.*)\/report\.html/.exec(stdout)?.[1];
-    expect(runDir, shown).toBeDefined();
-    // reports/latest never points at an interrupted run.
-    expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(join(cwd, 'reports', 'earlier'));
-    const pack = await runCli(['pack', runDir!, '-o', join(cwd, 'out.tar.gz')]);
-    expect(pack.code, pack.stderr).toBe(2);
-    expect(pack.stderr).toMatch(/was interrupted \(Ctrl-C\).*: an interrupted run cannot be handed in/);
-  });
+`,
+      );
+      const { code, stdout, stderr } = await interruptWhen(
+        [
+          cli,
+          'run',
+          '--kubeconfig',
+          join(dir, 'kubeconfig'),
+          '--scenarios',
+          join(cwd, 'pair.yaml'),
+          '--owner',
+          `ctrl-c-${phase.split(' ')[0]}`,
+        ],
+        cwd,
+        (seen) => seen.includes(`  ${phase}`),
+      );
+      const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+      expect(code, shown).toBe(130);
+      expect(stdout, shown).not.toMatch(/differs from the model|evidence invalid|: fail —/);
+      expect(stdout, shown).toMatch(/interrupted: this run is recorded as interrupted/);
+      const runDir = /reports: (.*)\/report\.html/.exec(stdout)?.[1];
+      expect(runDir, shown).toBeDefined();
+      // reports/latest never points at an interrupted run.
+      expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(join(cwd, 'reports', 'earlier'));
+      const pack = await runCli(['pack', runDir!, '-o', join(cwd, 'out.tar.gz')]);
+      expect(pack.code, pack.stderr).toBe(2);
+      expect(pack.stderr).toMatch(/was interrupted \(Ctrl-C\).*: an interrupted run cannot be handed in/);
+    },
+  );
 });
 
 // A terminal's Ctrl-C reaches every process of the group: through `npx tsx` the CLI got it more than once
@@ -101,29 +147,59 @@ describe.concurrent('Ctrl-C during termlab run', () => {
 // ledger, the standby and the deleted pod behind. One Ctrl-C, however many times it arrives, stops cleanly.
 describe('one Ctrl-C delivered twice during a retries run', () => {
   const retryScenario = (cwd: string) => {
-    writeFileSync(join(cwd, 'retry.yaml'), `scenarios:
+    writeFileSync(
+      join(cwd, 'retry.yaml'),
+      `scenarios:
   - { name: retry-doubles-effect, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 2, workMs: 8000, deleteDelayMs: 1000, effect: start, retry: { attempts: 2, backoffMs: 500, on: [cut, 5xx], idempotencyKey: false } }
-`);
+`,
+    );
     return join(cwd, 'retry.yaml');
   };
   it.each([
     ['relayed to the CLI once it is stopping', 'relayed', process.execPath, [join(repoRoot, 'bin', 'termlab.js')]],
-  ] as const)('%s: exits 130 as interrupted, its observation written, no pod left', async (_name, how, command, launcher) => {
-    const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-twice-'));
-    const owner = `ctrl-c-${how}`;
-    const out = join(cwd, 'run');
-    const { code, stdout, stderr } = await interruptWhen([...launcher, 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--scenarios', retryScenario(cwd), '--owner', owner, '--out', out], repoRoot,
-      (seen) => seen.includes('  request in flight'), how, command);
-    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
-    expect(code, shown).toBe(130);
-    expect(stdout, shown).toMatch(/interrupted: this run is recorded as interrupted[\s\S]*exit 130: interrupted/);
-    const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
-    expect(files, shown).toHaveLength(1);
-    expect(JSON.parse(readFileSync(join(out, files[0]!), 'utf8')).run.incompleteReason).toMatch(/^interrupted \(Ctrl-C\)/);
-    const left = () => cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: `termlab.io/owner=${owner}` }).then((l) => l.items.length);
-    await expect.poll(left, { timeout: 20_000 }).toBe(0);
-    // Its two Services (the ledger's, the retry Service) are gone with the pods.
-    const services = await cluster.core.listNamespacedService({ namespace: 'default', labelSelector: `termlab.io/owner=${owner}` });
-    expect(services.items.map((s) => s.metadata?.name)).toEqual([]);
-  });
+  ] as const)(
+    '%s: exits 130 as interrupted, its observation written, no pod left',
+    async (_name, how, command, launcher) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'termlab-int-twice-'));
+      const owner = `ctrl-c-${how}`;
+      const out = join(cwd, 'run');
+      const { code, stdout, stderr } = await interruptWhen(
+        [
+          ...launcher,
+          'run',
+          '--kubeconfig',
+          join(dir, 'kubeconfig'),
+          '--scenarios',
+          retryScenario(cwd),
+          '--owner',
+          owner,
+          '--out',
+          out,
+        ],
+        repoRoot,
+        (seen) => seen.includes('  request in flight'),
+        how,
+        command,
+      );
+      const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+      expect(code, shown).toBe(130);
+      expect(stdout, shown).toMatch(/interrupted: this run is recorded as interrupted[\s\S]*exit 130: interrupted/);
+      const files = readdirSync(out).filter((f) => f.endsWith('.observation.json'));
+      expect(files, shown).toHaveLength(1);
+      expect(JSON.parse(readFileSync(join(out, files[0]!), 'utf8')).run.incompleteReason).toMatch(
+        /^interrupted \(Ctrl-C\)/,
+      );
+      const left = () =>
+        cluster.core
+          .listNamespacedPod({ namespace: 'default', labelSelector: `termlab.io/owner=${owner}` })
+          .then((l) => l.items.length);
+      await expect.poll(left, { timeout: 20_000 }).toBe(0);
+      // Its two Services (the ledger's, the retry Service) are gone with the pods.
+      const services = await cluster.core.listNamespacedService({
+        namespace: 'default',
+        labelSelector: `termlab.io/owner=${owner}`,
+      });
+      expect(services.items.map((s) => s.metadata?.name)).toEqual([]);
+    },
+  );
 });

@@ -11,8 +11,16 @@ import { LiveReads } from '../../harness/run/live-reads.ts';
 
 const hook = { preStop: { exec: { command: ['lab-hook', 'sleep', '2000'] } } };
 const pod = (name: string, uid: string, resourceVersion: string): k8s.V1Pod => ({
-  apiVersion: 'v1', kind: 'Pod',
-  metadata: { name, namespace: 'ns', uid, resourceVersion, deletionTimestamp: new Date('2026-12-02T04:00:00Z'), labels: { 'pod-template-hash': 'abc' } },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name,
+    namespace: 'ns',
+    uid,
+    resourceVersion,
+    deletionTimestamp: new Date('2026-12-02T04:00:00Z'),
+    labels: { 'pod-template-hash': 'abc' },
+  },
   spec: { terminationGracePeriodSeconds: 30, containers: [{ name: 'app', image: 'app:1', lifecycle: hook }] },
 });
 
@@ -23,9 +31,12 @@ beforeAll(async () => {
   // a new pod of the same name (another UID).
   server = createServer((req, res) => {
     const name = /\/namespaces\/ns\/pods\/([^/?]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
-    const live = name === 'held' ? pod('held', 'uid-held', '12') : name === 'renamed' ? pod('renamed', 'uid-new', '30') : null;
+    const live =
+      name === 'held' ? pod('held', 'uid-held', '12') : name === 'renamed' ? pod('renamed', 'uid-new', '30') : null;
     if (!live) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 }));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(live));
@@ -33,10 +44,16 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   cluster = standInCluster(server);
 });
-afterAll(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
 
 describe('live reads of terminating pods', () => {
-  it('keep the GET\'s pod when it is the one the watch showed, and the watch\'s object when the GET found nothing', async () => {
+  it("keep the GET's pod when it is the one the watch showed, and the watch's object when the GET found nothing", async () => {
     const clock = new RunClock();
     const reads = new LiveReads({ cluster, namespace: 'ns', clock });
     const seen = (name: string, uid: string) => ({ at: clock.now(), pod: pod(name, uid, '10') });
@@ -51,10 +68,30 @@ describe('live reads of terminating pods', () => {
     await reads.settle();
     const [held, gone, renamed, ...more] = reads.settled();
     expect(more).toEqual([]);
-    expect(held).toMatchObject({ pod: 'held', found: true, uid: 'uid-held', resourceVersion: '12', templateHash: 'abc', terminationGracePeriodSeconds: 30, containers: [{ name: 'app', lifecycle: hook }] });
+    expect(held).toMatchObject({
+      pod: 'held',
+      found: true,
+      uid: 'uid-held',
+      resourceVersion: '12',
+      templateHash: 'abc',
+      terminationGracePeriodSeconds: 30,
+      containers: [{ name: 'app', lifecycle: hook }],
+    });
     expect(held).not.toHaveProperty('source');
-    for (const [read, name, uid, at] of [[gone, 'gone', 'uid-gone', seenGone.at], [renamed, 'renamed', 'uid-old', seenRenamed.at]] as const) {
-      expect(read).toMatchObject({ pod: name, source: 'watch', found: true, uid, resourceVersion: '10', after: { resourceVersion: '10' }, at, containers: [{ name: 'app', lifecycle: hook }] });
+    for (const [read, name, uid, at] of [
+      [gone, 'gone', 'uid-gone', seenGone.at],
+      [renamed, 'renamed', 'uid-old', seenRenamed.at],
+    ] as const) {
+      expect(read).toMatchObject({
+        pod: name,
+        source: 'watch',
+        found: true,
+        uid,
+        resourceVersion: '10',
+        after: { resourceVersion: '10' },
+        at,
+        containers: [{ name: 'app', lifecycle: hook }],
+      });
     }
   });
 });

@@ -21,8 +21,14 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const pod = /\/pods\/([^/]+)\/log$/.exec(url.pathname)?.[1];
-    if (!pod) { res.writeHead(404).end(); return; }
-    if (url.searchParams.get('follow') !== 'true') { res.writeHead(200).end(LINE_1); return; }
+    if (!pod) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (url.searchParams.get('follow') !== 'true') {
+      res.writeHead(200).end(LINE_1);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.write(url.searchParams.has('sinceTime') ? LINE_1 + LINE_2 : LINE_1);
     open.set(pod, [...(open.get(pod) ?? []), res]);
@@ -31,12 +37,23 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   cluster = standInCluster(server);
 });
-afterAll(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
 
 /** Resolves once the API has answered `count` follows of `pod`. */
 function follows(pod: string, count: number): Promise<ServerResponse[]> {
   return new Promise((resolve) => {
-    const check = () => { if ((open.get(pod)?.length ?? 0) >= count) { waiting.delete(pod); resolve(open.get(pod)!); } };
+    const check = () => {
+      if ((open.get(pod)?.length ?? 0) >= count) {
+        waiting.delete(pod);
+        resolve(open.get(pod)!);
+      }
+    };
     waiting.set(pod, check);
     check();
   });

@@ -4,5 +4,9 @@ import { describe, it } from 'vitest';
 import { expectManifestRuns, manifests, RUN_TIMEOUT_MS } from '../support/manifest-run.ts';
 
 describe('every scenario of every manifest, on the simulated cluster, graded', () => {
-  it.each(manifests.filter((m) => m.rollouts).map((m) => [m.file, m] as const))('%s', (_file, manifest) => expectManifestRuns(manifest), RUN_TIMEOUT_MS);
+  it.each(manifests.filter((m) => m.rollouts).map((m) => [m.file, m] as const))(
+    '%s',
+    (_file, manifest) => expectManifestRuns(manifest),
+    RUN_TIMEOUT_MS,
+  );
 });

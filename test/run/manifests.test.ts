@@ -7,9 +7,19 @@ import { expectManifestRuns, manifests, RUN_TIMEOUT_MS } from '../support/manife
 
 describe('every scenario of every manifest, on the simulated cluster, graded', () => {
   it('finds the scenario manifests, one of rollouts', () => {
-    expect(manifests.map((m) => m.file).sort()).toEqual(['fidelity-edge.yaml', 'retries.yaml', 'rollout.yaml', 'scenarios.yaml', 'sidecars.yaml']);
+    expect(manifests.map((m) => m.file).sort()).toEqual([
+      'fidelity-edge.yaml',
+      'retries.yaml',
+      'rollout.yaml',
+      'scenarios.yaml',
+      'sidecars.yaml',
+    ]);
     expect(manifests.filter((m) => m.rollouts).map((m) => m.file)).toEqual(['rollout.yaml']);
   });
 
-  it.each(manifests.filter((m) => !m.rollouts).map((m) => [m.file, m] as const))('%s', (_file, manifest) => expectManifestRuns(manifest), RUN_TIMEOUT_MS);
+  it.each(manifests.filter((m) => !m.rollouts).map((m) => [m.file, m] as const))(
+    '%s',
+    (_file, manifest) => expectManifestRuns(manifest),
+    RUN_TIMEOUT_MS,
+  );
 });

@@ -31,7 +31,9 @@ describe.each(Object.entries(FILES))('a %s observation', (kind, source) => {
     const observation = structuredClone((await readAnyObservationFile(source)).observation) as any;
     observation.run.harnessVersion = 'x'.repeat(MAX_OBSERVATION_BYTES);
     const path = join(dir, `${kind}-too-large.observation.json`);
-    await expect(writeAnyObservation(path, observation)).rejects.toThrow(/^the observation is \d+ bytes, more than the 16777216 \(16 MiB\) an observation file may hold$/);
+    await expect(writeAnyObservation(path, observation)).rejects.toThrow(
+      /^the observation is \d+ bytes, more than the 16777216 \(16 MiB\) an observation file may hold$/,
+    );
     expect(existsSync(path)).toBe(false);
   });
 });

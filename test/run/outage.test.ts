@@ -28,24 +28,59 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'termlab-outage-'));
   writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
 });
-afterAll(async () => { await sim.stop(); });
+afterAll(async () => {
+  await sim.stop();
+});
 
 // Cut by SIGKILL with whole seconds of margin either side, as in faults.test.ts.
 // The work ends well past the kill and the kubelet's reaction window after it (theory.ts), so the model's call is clear.
-const cutScenario: Scenario = { name: 'cut', mode: 'graceful', preStop: { kind: 'exec-sleep', seconds: 1 }, terminationGracePeriodSeconds: 2, workMs: 9000, deleteDelayMs: 500 };
+const cutScenario: Scenario = {
+  name: 'cut',
+  mode: 'graceful',
+  preStop: { kind: 'exec-sleep', seconds: 1 },
+  terminationGracePeriodSeconds: 2,
+  workMs: 9000,
+  deleteDelayMs: 500,
+};
 
 function context(runId: string, onPhase: (phase: Phase) => void): ScenarioContext {
-  return { cluster, namespace: 'default', runId, owner: 'outage', harnessVersion: 'test', simulated: true, template, transport: 'direct', clock: new RunClock(), signal: new AbortController().signal, readyTimeoutMs: 20_000, onPhase };
+  return {
+    cluster,
+    namespace: 'default',
+    runId,
+    owner: 'outage',
+    harnessVersion: 'test',
+    simulated: true,
+    template,
+    transport: 'direct',
+    clock: new RunClock(),
+    signal: new AbortController().signal,
+    readyTimeoutMs: 20_000,
+    onPhase,
+  };
 }
 
 /** What a failed verdict assertion shows: the checks that did not pass, and the watch's life. */
-const why = (o: Observation) => JSON.stringify({ checks: grade(o).checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.reason}`), lifecycle: o.evidence.watchLifecycle, request: o.request });
+const why = (o: Observation) =>
+  JSON.stringify({
+    checks: grade(o)
+      .checks.filter((c) => c.status !== 'pass')
+      .map((c) => `${c.id}: ${c.reason}`),
+    lifecycle: o.evidence.watchLifecycle,
+    request: o.request,
+  });
 
-const runPods = (runId: string) => listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` }).then((l) => l.items.length);
+const runPods = (runId: string) =>
+  listPods(cluster, 'default', { labelSelector: `termlab.io/run=${runId}` }).then((l) => l.items.length);
 
 describe('the API away while the kubelet carries on', () => {
   it('refused connections during terminating: backoff, a pod read after the gap, the same verdict, nothing left', async () => {
-    const o = await runScenario(context('run-o-0001', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'refuse-connections', seconds: 3 }); }), cutScenario);
+    const o = await runScenario(
+      context('run-o-0001', (phase) => {
+        if (phase === 'terminating') sim.fault({ fault: 'refuse-connections', seconds: 3 });
+      }),
+      cutScenario,
+    );
     const lifecycle = o.evidence.watchLifecycle;
     expect(lifecycle.map((l) => l.event)).toEqual(['connected', 'dropped', 'resumed']);
     // Not a storm of immediate reconnects: a few tries spread over the outage.
@@ -70,8 +105,16 @@ describe('the API away while the kubelet carries on', () => {
   });
 
   it('a stalled API during terminating: the final read waits it out, the same verdict', async () => {
-    const o = await runScenario(context('run-o-0002', (phase) => { if (phase === 'terminating') sim.fault({ fault: 'stall-requests', seconds: 3 }); }), cutScenario);
-    expect(o.evidence.podReads.find((r) => r.reason === 'final')?.containers[0], why(o)).toMatchObject({ state: 'terminated', exitCode: 137 });
+    const o = await runScenario(
+      context('run-o-0002', (phase) => {
+        if (phase === 'terminating') sim.fault({ fault: 'stall-requests', seconds: 3 });
+      }),
+      cutScenario,
+    );
+    expect(o.evidence.podReads.find((r) => r.reason === 'final')?.containers[0], why(o)).toMatchObject({
+      state: 'terminated',
+      exitCode: 137,
+    });
     expect(o.run.complete).toBe(true);
     expect(grade(o).verdict, why(o)).toBe('matches-model');
     expect(await runPods('run-o-0002')).toBe(0);
@@ -94,44 +137,92 @@ describe('a create whose answer is lost', () => {
 
 describe('termlab run against an API that goes away', () => {
   it('says the API is away and back, and exits as without the fault, or inconclusive for the log it lost', async () => {
-    const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'brief'], () => sim.fault({ fault: 'refuse-connections', seconds: 6 }));
+    const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'brief'], () =>
+      sim.fault({ fault: 'refuse-connections', seconds: 6 }),
+    );
     // The dead API cut the log follow too; a container that ended before the read again is gone, log and all
     // (as on the node: "unable to retrieve container logs"), and then the exit code alone cannot say why: inconclusive.
-    if (r.code === 1) expect(r.stdout, r.stdout + r.stderr).toMatch(/inconclusive\n {2}short-grace: 137 not explained by the grace period: no TERM or hook was seen in the container log/);
+    if (r.code === 1)
+      expect(r.stdout, r.stdout + r.stderr).toMatch(
+        /inconclusive\n {2}short-grace: 137 not explained by the grace period: no TERM or hook was seen in the container log/,
+      );
     else expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/API unreachable for \d+ s, still waiting/);
     expect(r.stdout).toMatch(/API reachable again after \d+\.\d s/);
-    expect(await listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=brief' }).then((l) => l.items.length)).toBe(0);
+    expect(
+      await listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=brief' }).then((l) => l.items.length),
+    ).toBe(0);
   });
 
   it('past --api-patience: exit 3, one line naming the pods left; the next reap removes them, finalizer and all', async () => {
     const state = { TERMLAB_STATE_DIR: join(dir, 'state') };
-    const r = await runUntilTerminating(['--only', 'short-grace', '--owner', 'patient', '--api-patience', '2'], () => sim.fault({ fault: 'refuse-connections', seconds: 8 }), state);
+    const r = await runUntilTerminating(
+      ['--only', 'short-grace', '--owner', 'patient', '--api-patience', '2'],
+      () => sim.fault({ fault: 'refuse-connections', seconds: 8 }),
+      state,
+    );
     expect(r.code, r.stdout + r.stderr).toBe(3);
     const lines = r.stderr.trim().split('\n');
     expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/the API of context "termlab-sim" .* stayed unreachable past --api-patience 2s; pods left in default: tl-short-grace-\w{4}; run run-\S+ stays unfinished/);
+    expect(lines[0]).toMatch(
+      /the API of context "termlab-sim" .* stayed unreachable past --api-patience 2s; pods left in default: tl-short-grace-\w{4}; run run-\S+ stays unfinished/,
+    );
     // The API comes back; the pod is still held by its finalizer until reap.
-    await expect.poll(() => listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=patient' }).then((l) => l.items.map((p) => p.metadata?.finalizers ?? [])), { timeout: 20_000 }).toEqual([['termlab.io/hold']]);
+    await expect
+      .poll(
+        () =>
+          listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=patient' }).then((l) =>
+            l.items.map((p) => p.metadata?.finalizers ?? []),
+          ),
+        { timeout: 20_000 },
+      )
+      .toEqual([['termlab.io/hold']]);
     const reaped = await runCli(['reap', '--kubeconfig', join(dir, 'kubeconfig'), '--owner', 'patient'], state);
     expect(reaped.code, reaped.stdout + reaped.stderr).toBe(0);
     expect(reaped.stdout, reaped.stdout).toMatch(/1 deleted/);
-    await expect.poll(() => listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=patient' }).then((l) => l.items.length), { timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(
+        () => listPods(cluster, 'default', { labelSelector: 'termlab.io/owner=patient' }).then((l) => l.items.length),
+        { timeout: 15_000 },
+      )
+      .toBe(0);
   });
 });
 
 /** A real `termlab run` process; `fault` is applied when a scenario reaches terminating. */
-function runUntilTerminating(args: string[], fault: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runUntilTerminating(
+  args: string[],
+  fault: () => void,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--transport', 'direct', '--out', mkdtempSync(join(dir, 'run-')), ...args],
-      { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/termlab.js',
+        'run',
+        '--kubeconfig',
+        join(dir, 'kubeconfig'),
+        '--transport',
+        'direct',
+        '--out',
+        mkdtempSync(join(dir, 'run-')),
+        ...args,
+      ],
+      { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     let faulted = false;
-    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
     child.stdout.on('data', (c: Buffer) => {
       stdout += c;
-      if (!faulted && /\bterminating\b/.test(stdout)) { faulted = true; fault(); }
+      if (!faulted && /\bterminating\b/.test(stdout)) {
+        faulted = true;
+        fault();
+      }
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

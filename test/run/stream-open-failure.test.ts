@@ -13,10 +13,15 @@ let kc: k8s.KubeConfig;
 
 beforeAll(async () => {
   // Each path refuses the upgrade its own way, as a restarting or strict API server does.
-  server = createServer((_req, res) => { res.writeHead(404).end(); });
+  server = createServer((_req, res) => {
+    res.writeHead(404).end();
+  });
   server.on('upgrade', (req, socket) => {
     const namespace = /\/namespaces\/([^/]+)\//.exec(req.url ?? '')?.[1];
-    if (namespace === 'reset') { socket.destroy(); return; }
+    if (namespace === 'reset') {
+      socket.destroy();
+      return;
+    }
     const status = namespace === 'busy' ? 503 : 403;
     socket.end(`HTTP/1.1 ${status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
   });
@@ -28,7 +33,14 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 /** The harness's own call (kube/portforward.ts): client-node's PortForward, whose open fails. */
 async function openFailure(namespace: string): Promise<unknown> {
   try {
-    await new k8s.PortForward(kc, true).portForward(namespace, 'pod', [8080], new PassThrough(), new PassThrough(), new PassThrough());
+    await new k8s.PortForward(kc, true).portForward(
+      namespace,
+      'pod',
+      [8080],
+      new PassThrough(),
+      new PassThrough(),
+      new PassThrough(),
+    );
   } catch (error) {
     return error;
   }
@@ -36,7 +48,7 @@ async function openFailure(namespace: string): Promise<unknown> {
 }
 
 describe('a stream that fails to open', () => {
-  it('is transient when the connection is reset during the upgrade, with the socket\'s words', async () => {
+  it("is transient when the connection is reset during the upgrade, with the socket's words", async () => {
     const error = await openFailure('reset');
     expect(error).not.toBeInstanceOf(Error);
     const failure = classify(error);
@@ -46,7 +58,17 @@ describe('a stream that fails to open', () => {
   });
 
   it('is transient on a 503 to the upgrade and final on a 403, each with its status', async () => {
-    expect(classify(await openFailure('busy'))).toEqual({ transient: true, status: 503, text: 'HTTP 503 to the stream\'s upgrade', retryAfterSeconds: null });
-    expect(classify(await openFailure('forbidden'))).toEqual({ transient: false, status: 403, text: 'HTTP 403 to the stream\'s upgrade', retryAfterSeconds: null });
+    expect(classify(await openFailure('busy'))).toEqual({
+      transient: true,
+      status: 503,
+      text: "HTTP 503 to the stream's upgrade",
+      retryAfterSeconds: null,
+    });
+    expect(classify(await openFailure('forbidden'))).toEqual({
+      transient: false,
+      status: 403,
+      text: "HTTP 403 to the stream's upgrade",
+      retryAfterSeconds: null,
+    });
   });
 });

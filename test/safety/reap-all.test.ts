@@ -32,9 +32,14 @@ beforeAll(async () => {
   apps = cluster.kc.makeApiClient(AppsV1Api);
   writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
 });
-afterAll(async () => { await sim.stop(); });
+afterAll(async () => {
+  await sim.stop();
+});
 
-const inEnv = (env: string, owner: string, run = `run-${owner}`) => ({ ...ownershipLabels(owner, run, 's'), [ENV_LABEL]: env });
+const inEnv = (env: string, owner: string, run = `run-${owner}`) => ({
+  ...ownershipLabels(owner, run, 's'),
+  [ENV_LABEL]: env,
+});
 
 async function pod(name: string, labels: Record<string, string>, deadline = DEADLINE_SECONDS) {
   const body = labPod(name, { finalizers: ['termlab.io/hold'] });
@@ -43,8 +48,11 @@ async function pod(name: string, labels: Record<string, string>, deadline = DEAD
   return cluster.core.createNamespacedPod({ namespace: 'default', body });
 }
 
-const names = async (selector: string) => (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: selector })).items
-  .filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name!).sort();
+const names = async (selector: string) =>
+  (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: selector })).items
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .map((p) => p.metadata!.name!)
+    .sort();
 const table = (entries: { pod: string; result: string }[]) => Object.fromEntries(entries.map((e) => [e.pod, e.result]));
 
 describe('termlab reap --all-owners', () => {
@@ -70,12 +78,16 @@ describe('termlab reap --all-owners', () => {
 
   it("takes every owner's expired rollout Deployments and Services of this environment, and nothing without an expiry", async () => {
     const expires = (ms: number) => ({ [EXPIRES_ANNOTATION]: new Date(ms).toISOString() });
-    const deployment = (name: string, labels: Record<string, string>, annotations: Record<string, string>) => apps.createNamespacedDeployment({
-      namespace: 'default', body: { ...labDeployment(name, { replicas: 0 }), metadata: { name, labels, annotations } },
-    });
-    const service = (name: string, labels: Record<string, string>, annotations: Record<string, string>) => cluster.core.createNamespacedService({
-      namespace: 'default', body: { ...nodePortService(name), metadata: { name, labels, annotations } },
-    });
+    const deployment = (name: string, labels: Record<string, string>, annotations: Record<string, string>) =>
+      apps.createNamespacedDeployment({
+        namespace: 'default',
+        body: { ...labDeployment(name, { replicas: 0 }), metadata: { name, labels, annotations } },
+      });
+    const service = (name: string, labels: Record<string, string>, annotations: Record<string, string>) =>
+      cluster.core.createNamespacedService({
+        namespace: 'default',
+        body: { ...nodePortService(name), metadata: { name, labels, annotations } },
+      });
     const past = Date.now() - 60_000;
     await deployment('w-old', inEnv('class-w', 'ada'), expires(past));
     await service('w-old', inEnv('class-w', 'ada'), expires(past));
@@ -83,14 +95,28 @@ describe('termlab reap --all-owners', () => {
     await service('w-none', inEnv('class-w', 'cy'), {});
     await deployment('x-old', inEnv('class-x', 'dee'), expires(past));
     const dry = await reapAllOwners(cluster, 'default', 'class-w', { dryRun: true });
-    expect(table(dry)).toEqual({ 'deployment/w-old': 'would delete', 'service/w-old': 'would delete', 'deployment/w-new': 'skipped', 'service/w-none': 'skipped' });
+    expect(table(dry)).toEqual({
+      'deployment/w-old': 'would delete',
+      'service/w-old': 'would delete',
+      'deployment/w-new': 'skipped',
+      'service/w-none': 'skipped',
+    });
     expect(dry.find((e) => e.pod === 'service/w-none')!.why).toMatch(/never guessed/);
     const real = await reapAllOwners(cluster, 'default', 'class-w');
-    expect(table(real)).toMatchObject({ 'deployment/w-old': 'deleted', 'service/w-old': 'deleted', 'deployment/w-new': 'skipped' });
-    const left = async () => [
-      ...(await apps.listNamespacedDeployment({ namespace: 'default' })).items.filter((d) => !d.metadata?.deletionTimestamp).map((d) => `deployment/${d.metadata!.name}`),
-      ...(await cluster.core.listNamespacedService({ namespace: 'default' })).items.map((d) => `service/${d.metadata!.name}`),
-    ].sort();
+    expect(table(real)).toMatchObject({
+      'deployment/w-old': 'deleted',
+      'service/w-old': 'deleted',
+      'deployment/w-new': 'skipped',
+    });
+    const left = async () =>
+      [
+        ...(await apps.listNamespacedDeployment({ namespace: 'default' })).items
+          .filter((d) => !d.metadata?.deletionTimestamp)
+          .map((d) => `deployment/${d.metadata!.name}`),
+        ...(await cluster.core.listNamespacedService({ namespace: 'default' })).items.map(
+          (d) => `service/${d.metadata!.name}`,
+        ),
+      ].sort();
     await expect.poll(left, { timeout: 15_000 }).toEqual(['deployment/w-new', 'deployment/x-old', 'service/w-none']);
   });
 
@@ -112,11 +138,25 @@ describe('termlab reap --all-owners', () => {
     const entries = await reapAllOwners(cluster, 'default', 'class-d', {
       now: afterDeadline,
       afterList: async () => {
-        await cluster.core.patchNamespacedPod({ name: 'd-1', namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+        await cluster.core.patchNamespacedPod({
+          name: 'd-1',
+          namespace: 'default',
+          body: [{ op: 'remove', path: '/metadata/finalizers' }],
+        });
         await cluster.core.deleteNamespacedPod({ name: 'd-1', namespace: 'default', gracePeriodSeconds: 0 });
-        await expect.poll(() => cluster.core.listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=d-1' }).then((l) => l.items.length)).toBe(0);
+        await expect
+          .poll(() =>
+            cluster.core
+              .listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=d-1' })
+              .then((l) => l.items.length),
+          )
+          .toBe(0);
         await pod('d-1', inEnv('class-d', 'ann'));
-        await cluster.core.patchNamespacedPod({ name: 'd-2', namespace: 'default', body: [{ op: 'replace', path: `/metadata/labels/${ENV_LABEL.replace('/', '~1')}`, value: 'class-other' }] });
+        await cluster.core.patchNamespacedPod({
+          name: 'd-2',
+          namespace: 'default',
+          body: [{ op: 'replace', path: `/metadata/labels/${ENV_LABEL.replace('/', '~1')}`, value: 'class-other' }],
+        });
       },
     });
     expect(entries.map((e) => [e.pod, e.result, e.why])).toEqual([
@@ -131,24 +171,85 @@ describe('termlab reap --all-owners', () => {
   it('runs from the command line only with a namespace and an environment, and logs its counts', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
     await pod('e-1', inEnv('class-e', 'fay'), 0);
-    expect(await runCli(['reap', '--all-owners', '--kubeconfig', kubeconfig, '--env', 'class-e'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--all-owners needs --namespace NS') });
-    expect(await runCli(['reap', '--all-owners', '--kubeconfig', kubeconfig, '--namespace', 'default'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--all-owners needs --env NAME') });
-    expect(await runCli(['reap', '--all-owners', '--kubeconfig', kubeconfig, '--namespace', 'default', '--env', 'bad value!'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--env: "bad value!" is not a valid label value') });
-    const r = await runCli(['reap', '--all-owners', '--kubeconfig', kubeconfig, '--namespace', 'default', '--env', 'class-e']);
+    expect(await runCli(['reap', '--all-owners', '--kubeconfig', kubeconfig, '--env', 'class-e'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--all-owners needs --namespace NS'),
+    });
+    expect(await runCli(['reap', '--all-owners', '--kubeconfig', kubeconfig, '--namespace', 'default'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--all-owners needs --env NAME'),
+    });
+    expect(
+      await runCli([
+        'reap',
+        '--all-owners',
+        '--kubeconfig',
+        kubeconfig,
+        '--namespace',
+        'default',
+        '--env',
+        'bad value!',
+      ]),
+    ).toMatchObject({ code: 2, stderr: expect.stringContaining('--env: "bad value!" is not a valid label value') });
+    const r = await runCli([
+      'reap',
+      '--all-owners',
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      'default',
+      '--env',
+      'class-e',
+    ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('reap --all-owners namespace=default env=class-e: 1 deleted, 0 would be deleted, 0 skipped, 0 failed');
+    expect(r.stdout).toContain(
+      'reap --all-owners namespace=default env=class-e: 1 deleted, 0 would be deleted, 0 skipped, 0 failed',
+    );
   });
 
   it('termlab run puts the environment label on its pods (--env or the lab file)', async () => {
-    const child = spawn(process.execPath, ['bin/termlab.js', 'run', '--kubeconfig', join(dir, 'kubeconfig'), '--only', 'no-prestop', '--owner', 'gus', '--lab', 'manifests/lab.yaml', '--out', join(dir, 'run')],
-      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/termlab.js',
+        'run',
+        '--kubeconfig',
+        join(dir, 'kubeconfig'),
+        '--only',
+        'no-prestop',
+        '--owner',
+        'gus',
+        '--lab',
+        'manifests/lab.yaml',
+        '--out',
+        join(dir, 'run'),
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
+    );
     let out = '';
-    await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => { out += c; if (out.includes('request in flight')) resolve(); }));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (c: Buffer) => {
+        out += c;
+        if (out.includes('request in flight')) resolve();
+      }),
+    );
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('close', resolve));
-    const pods: k8s.V1Pod[] = (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=gus' })).items;
+    const pods: k8s.V1Pod[] = (
+      await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=gus' })
+    ).items;
     expect(pods.map((p) => p.metadata?.labels?.[ENV_LABEL])).toEqual(['termlab-class']);
-    const r = await runCli(['reap', '--all-owners', '--kubeconfig', join(dir, 'kubeconfig'), '--namespace', 'default', '--lab', 'manifests/lab.yaml', '--dry-run']);
+    const r = await runCli([
+      'reap',
+      '--all-owners',
+      '--kubeconfig',
+      join(dir, 'kubeconfig'),
+      '--namespace',
+      'default',
+      '--lab',
+      'manifests/lab.yaml',
+      '--dry-run',
+    ]);
     expect(r.stdout).toMatch(/skipped +tl-no-prestop-\w+ \(owner gus, run-[\w-]+\): its deadline is in \d+s/);
   });
 });

@@ -18,7 +18,9 @@ beforeAll(async () => {
   sim = await startSimCluster();
   cluster = await connect({ kubeconfigText: sim.kubeconfig });
 });
-afterAll(async () => { await sim.stop(); });
+afterAll(async () => {
+  await sim.stop();
+});
 
 async function namespace(name: string, labels: Record<string, string>) {
   await cluster.core.createNamespace({ body: { metadata: { name, labels } } });
@@ -43,10 +45,16 @@ describe('reap --all-owners --class', () => {
     const later = () => Date.now() + 700_000;
     const report = await reapClass(cluster, 'termlab', 'termlab-class', { now: later });
     expect(report.namespaces.map((n) => [n.namespace, n.entries.map((e) => `${e.pod}:${e.result}`)])).toEqual([
-      ['termlab', []], ['termlab-alice', ['alice-1:deleted']], ['termlab-bob', ['bob-1:deleted']],
+      ['termlab', []],
+      ['termlab-alice', ['alice-1:deleted']],
+      ['termlab-bob', ['bob-1:deleted']],
     ]);
-    expect(formatReapClass(report, 'termlab', 'termlab-class')).toMatch(/reap --all-owners class=termlab \(3 namespace\(s\)\) env=termlab-class: 2 deleted, 0 would be deleted, 0 skipped, 0 failed\n$/);
+    expect(formatReapClass(report, 'termlab', 'termlab-class')).toMatch(
+      /reap --all-owners class=termlab \(3 namespace\(s\)\) env=termlab-class: 2 deleted, 0 would be deleted, 0 skipped, 0 failed\n$/,
+    );
     const carol = await cluster.core.listNamespacedPod({ namespace: 'other-class-carol' });
-    expect(carol.items.map((p) => [p.metadata?.name, Boolean(p.metadata?.deletionTimestamp)])).toEqual([['carol-1', false]]);
+    expect(carol.items.map((p) => [p.metadata?.name, Boolean(p.metadata?.deletionTimestamp)])).toEqual([
+      ['carol-1', false],
+    ]);
   });
 });

@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
-import { COLLECTIONS, connect, createDeployment, createService, listObjects, SERVICES, type Cluster } from '../../harness/kube/index.ts';
+import {
+  COLLECTIONS,
+  connect,
+  createDeployment,
+  createService,
+  listObjects,
+  SERVICES,
+  type Cluster,
+} from '../../harness/kube/index.ts';
 import { reap } from '../../harness/safety/reap.ts';
 import { newRunRecord, saveRun } from '../../harness/safety/runs.ts';
 import { renderDeployment, renderService } from '../../harness/scenario/render-rollout.ts';
@@ -27,7 +35,9 @@ beforeAll(async () => {
   if (set.kind !== 'rollout') throw new Error('not a rollout file');
   scenario = { ...set.scenarios[0]!, replicas: 1 };
 });
-afterAll(async () => { await sim?.stop(); });
+afterAll(async () => {
+  await sim?.stop();
+});
 
 async function leave(name: string, owner: string, runId: string, expiresAt: number) {
   const template = await loadTemplate();
@@ -35,16 +45,39 @@ async function leave(name: string, owner: string, runId: string, expiresAt: numb
   await createService(cluster, 'default', renderService(template, scenario, o) as k8s.V1Service);
   await createDeployment(cluster, 'default', renderDeployment(template, scenario, o) as k8s.V1Deployment);
 }
-const left = async () => [
-  ...(await listObjects(cluster, COLLECTIONS.deployments('default'), 'app.kubernetes.io/managed-by=termlab')).filter((o) => !o.deleting).map((o) => `deployment/${o.name}`),
-  ...(await listObjects(cluster, SERVICES('default'), 'app.kubernetes.io/managed-by=termlab')).filter((o) => !o.deleting).map((o) => `service/${o.name}`),
-].sort();
+const left = async () =>
+  [
+    ...(await listObjects(cluster, COLLECTIONS.deployments('default'), 'app.kubernetes.io/managed-by=termlab'))
+      .filter((o) => !o.deleting)
+      .map((o) => `deployment/${o.name}`),
+    ...(await listObjects(cluster, SERVICES('default'), 'app.kubernetes.io/managed-by=termlab'))
+      .filter((o) => !o.deleting)
+      .map((o) => `service/${o.name}`),
+  ].sort();
 
-describe('reaping a rollout\'s objects', () => {
-  it('takes a dead run\'s and an expired unknown run\'s; leaves a live-looking one, an unexpired unknown one and another owner\'s', async () => {
-    await saveRun({ ...newRunRecord({ runId: 'run-dead-0001', owner: 'me', context: 'termlab-sim', namespace: 'default', deadline: new Date(Date.now() + 3_600_000).toISOString() }), pid: deadPid });
-    await saveRun(newRunRecord({ runId: 'run-live-0002', owner: 'me', context: 'termlab-sim', namespace: 'default', deadline: new Date(Date.now() + 3_600_000).toISOString() }));
-    const hourAgo = Date.now() - 3_600_000, inAnHour = Date.now() + 3_600_000;
+describe("reaping a rollout's objects", () => {
+  it("takes a dead run's and an expired unknown run's; leaves a live-looking one, an unexpired unknown one and another owner's", async () => {
+    await saveRun({
+      ...newRunRecord({
+        runId: 'run-dead-0001',
+        owner: 'me',
+        context: 'termlab-sim',
+        namespace: 'default',
+        deadline: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
+      pid: deadPid,
+    });
+    await saveRun(
+      newRunRecord({
+        runId: 'run-live-0002',
+        owner: 'me',
+        context: 'termlab-sim',
+        namespace: 'default',
+        deadline: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
+    );
+    const hourAgo = Date.now() - 3_600_000,
+      inAnHour = Date.now() + 3_600_000;
     await leave('tl-dead', 'me', 'run-dead-0001', inAnHour);
     await leave('tl-live', 'me', 'run-live-0002', hourAgo);
     await leave('tl-expired', 'me', 'run-unknown-0003', hourAgo);
@@ -52,12 +85,33 @@ describe('reaping a rollout\'s objects', () => {
     await leave('tl-theirs', 'someone-else', 'run-dead-0001', hourAgo);
 
     const dry = await reap(cluster, 'default', 'me', { dryRun: true });
-    const objects = (entries: { pod: string; result: string }[], result: string) => entries.filter((e) => e.result === result && /^(deployment|service)\//.test(e.pod)).map((e) => e.pod).sort();
-    expect(objects(dry.entries, 'would delete')).toEqual(['deployment/tl-dead', 'deployment/tl-expired', 'service/tl-dead', 'service/tl-expired']);
+    const objects = (entries: { pod: string; result: string }[], result: string) =>
+      entries
+        .filter((e) => e.result === result && /^(deployment|service)\//.test(e.pod))
+        .map((e) => e.pod)
+        .sort();
+    expect(objects(dry.entries, 'would delete')).toEqual([
+      'deployment/tl-dead',
+      'deployment/tl-expired',
+      'service/tl-dead',
+      'service/tl-expired',
+    ]);
     expect(await left()).toHaveLength(10);
 
     const report = await reap(cluster, 'default', 'me');
-    expect(objects(report.entries, 'deleted')).toEqual(['deployment/tl-dead', 'deployment/tl-expired', 'service/tl-dead', 'service/tl-expired']);
-    expect(await left()).toEqual(['deployment/tl-fresh', 'deployment/tl-live', 'deployment/tl-theirs', 'service/tl-fresh', 'service/tl-live', 'service/tl-theirs']);
+    expect(objects(report.entries, 'deleted')).toEqual([
+      'deployment/tl-dead',
+      'deployment/tl-expired',
+      'service/tl-dead',
+      'service/tl-expired',
+    ]);
+    expect(await left()).toEqual([
+      'deployment/tl-fresh',
+      'deployment/tl-live',
+      'deployment/tl-theirs',
+      'service/tl-fresh',
+      'service/tl-live',
+      'service/tl-theirs',
+    ]);
   });
 });

@@ -17,7 +17,9 @@ beforeAll(async () => {
   cluster = await connect({ kubeconfigText: sim.kubeconfig, apiPatienceMs: 0 });
   noWorkloadApi = { ...cluster, server: 'https://127.0.0.1:1' };
 });
-afterAll(async () => { await sim?.stop(); });
+afterAll(async () => {
+  await sim?.stop();
+});
 
 async function runPods(runId: string, names: string[]) {
   for (const name of names) {
@@ -26,12 +28,15 @@ async function runPods(runId: string, names: string[]) {
     await cluster.core.createNamespacedPod({ namespace: 'default', body });
   }
 }
-const podsOf = async (runId: string) => (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: `termlab.io/run=${runId}` })).items;
+const podsOf = async (runId: string) =>
+  (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: `termlab.io/run=${runId}` })).items;
 
 describe('sweepRun', () => {
   it('releases and deletes every pod of the run even when the Deployments and Services cannot be listed, then reports that failure', async () => {
     await runPods('run-sweep-0001', ['sw-1', 'sw-2']);
-    await expect(sweepRun(noWorkloadApi, 'default', 'run-sweep-0001', { workloads: true })).rejects.toThrow(/127\.0\.0\.1:1|ECONNREFUSED/);
+    await expect(sweepRun(noWorkloadApi, 'default', 'run-sweep-0001', { workloads: true })).rejects.toThrow(
+      /127\.0\.0\.1:1|ECONNREFUSED/,
+    );
     // Both were released and deleted before the failure was thrown.
     for (const pod of await podsOf('run-sweep-0001')) {
       expect(pod.metadata?.deletionTimestamp).toBeTruthy();

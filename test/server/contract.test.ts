@@ -12,7 +12,12 @@ import { renderPodTemplate } from '../../harness/scenario/render-rollout.ts';
 import { renderPod } from '../../harness/scenario/render.ts';
 import { describePreStop, type PreStop, type Scenario } from '../../harness/scenario/schema.ts';
 import { LAB_EVENT_NAMES, LAB_EXIT_CODES } from '../../server/contract.ts';
-import { parseLabLine, parsePreStop, type PreStop as ContractPreStop, renderPreStop } from '../../server/contract-schemas.ts';
+import {
+  parseLabLine,
+  parsePreStop,
+  type PreStop as ContractPreStop,
+  renderPreStop,
+} from '../../server/contract-schemas.ts';
 import { readLines, startLabServer, type LabProcess } from '../support/labServer.ts';
 import { repoRoot } from '../support/processes.ts';
 
@@ -31,20 +36,38 @@ const EVERY_HOOK: PreStop[] = [
 ];
 
 const scenarioWith = (preStop: PreStop): Scenario => ({
-  name: 'contract', mode: 'graceful', preStop, terminationGracePeriodSeconds: 30, workMs: 5000, deleteDelayMs: 1000,
+  name: 'contract',
+  mode: 'graceful',
+  preStop,
+  terminationGracePeriodSeconds: 30,
+  workMs: 5000,
+  deleteDelayMs: 1000,
 });
 
 describe('the hook: rendered and parsed back', () => {
-  it.each(EVERY_HOOK.map((h) => [describePreStop(h), h] as const))('%s survives render → pod → parse', (_name, preStop) => {
-    const pod = renderPod(template, scenarioWith(preStop), { podName: 'p', owner: 'o', runId: 'r' }) as any;
-    expect(parsePreStop(pod.spec.containers[0].lifecycle?.preStop)).toEqual(preStop);
-    const version = renderPodTemplate(template, { name: 'r', terminationGracePeriodSeconds: 30 } as never, { mode: 'graceful', preStop } as never, 'from', { name: 'r', owner: 'o', runId: 'r' });
-    expect(parsePreStop(version.spec.containers[0].lifecycle?.preStop)).toEqual(preStop);
-  });
+  it.each(EVERY_HOOK.map((h) => [describePreStop(h), h] as const))(
+    '%s survives render → pod → parse',
+    (_name, preStop) => {
+      const pod = renderPod(template, scenarioWith(preStop), { podName: 'p', owner: 'o', runId: 'r' }) as any;
+      expect(parsePreStop(pod.spec.containers[0].lifecycle?.preStop)).toEqual(preStop);
+      const version = renderPodTemplate(
+        template,
+        { name: 'r', terminationGracePeriodSeconds: 30 } as never,
+        { mode: 'graceful', preStop } as never,
+        'from',
+        { name: 'r', owner: 'o', runId: 'r' },
+      );
+      expect(parsePreStop(version.spec.containers[0].lifecycle?.preStop)).toEqual(preStop);
+    },
+  );
 
-  it('a numbered server port is the server\'s own when the parse is told it, another port is the scenario\'s', () => {
+  it("a numbered server port is the server's own when the parse is told it, another port is the scenario's", () => {
     expect(parsePreStop(renderPreStop({ kind: 'httpGet', ms: 5 }, 8080), 8080)).toEqual({ kind: 'httpGet', ms: 5 });
-    expect(parsePreStop(renderPreStop({ kind: 'httpGet', ms: 5, port: 9 }, 8080), 8080)).toEqual({ kind: 'httpGet', ms: 5, port: 9 });
+    expect(parsePreStop(renderPreStop({ kind: 'httpGet', ms: 5, port: 9 }, 8080), 8080)).toEqual({
+      kind: 'httpGet',
+      ms: 5,
+      port: 9,
+    });
   });
 
   it.each([
@@ -78,19 +101,29 @@ function expectEveryLineTyped(lines: string[]): string[] {
 }
 
 let lab: LabProcess | undefined;
-afterEach(() => { if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL'); });
+afterEach(() => {
+  if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL');
+});
 
 function runHook(args: string[], log: string): Promise<number | null> {
-  const child = spawn('/bin/sh', ['server/lab-hook.sh', ...args], { cwd: repoRoot, env: { ...process.env, LAB_HOOK_LOG: log, POD_UID: 'uid-c', POD_NAME: 'pod-c' }, stdio: 'ignore' });
+  const child = spawn('/bin/sh', ['server/lab-hook.sh', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, LAB_HOOK_LOG: log, POD_UID: 'uid-c', POD_NAME: 'pod-c' },
+    stdio: 'ignore',
+  });
   return new Promise((resolve) => child.on('close', resolve));
 }
 
-describe('the lines: every writer through its event\'s schema', () => {
-  it('the exec hook\'s lines, sleep and fail', async () => {
+describe("the lines: every writer through its event's schema", () => {
+  it("the exec hook's lines, sleep and fail", async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'termlab-contract-')), 'container.log');
     expect(await runHook(['sleep', '50'], log)).toBe(0);
     expect(await runHook(['fail'], log)).toBe(1);
-    expect(expectEveryLineTyped(readFileSync(log, 'utf8').trimEnd().split('\n'))).toEqual(['hook-start', 'hook-end', 'hook-start']);
+    expect(expectEveryLineTyped(readFileSync(log, 'utf8').trimEnd().split('\n'))).toEqual([
+      'hook-start',
+      'hook-end',
+      'hook-start',
+    ]);
   });
 
   it('graceful: listening, the httpGet hook, a request, TERM twice, drain and exit', async () => {
@@ -112,10 +145,23 @@ describe('the lines: every writer through its event\'s schema', () => {
     await body;
     expect(await lab.exited).toEqual({ code: 0, signal: null });
     const events = expectEveryLineTyped(lab.rawLines);
-    for (const name of ['listening', 'hook-start', 'hook-end', 'accepted', 'aborted', 'signal', 'allocating', 'draining', 'completed', 'drained', 'exit']) expect(events).toContain(name);
+    for (const name of [
+      'listening',
+      'hook-start',
+      'hook-end',
+      'accepted',
+      'aborted',
+      'signal',
+      'allocating',
+      'draining',
+      'completed',
+      'drained',
+      'exit',
+    ])
+      expect(events).toContain(name);
   });
 
-  it('immediate: exits with the contract\'s code, every line typed', async () => {
+  it("immediate: exits with the contract's code, every line typed", async () => {
     lab = await startLabServer('immediate');
     await lab.waitForEvent((e) => e.event === 'listening', 'listening');
     lab.child.kill('SIGTERM');
@@ -125,10 +171,21 @@ describe('the lines: every writer through its event\'s schema', () => {
 
   it('a line missing a field its event has, or with a field of the wrong type, is malformed, naming the field', () => {
     const stamp = { time: '2026-01-01T00:00:00.000Z', mono: 1 };
-    expect(parseLabLine({ event: 'hook-start', ...stamp, kind: 'exec' })).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field ms') });
-    expect(parseLabLine({ event: 'hook-start', ...stamp, kind: 'exec', ms: 5, fail: true })).toMatchObject({ kind: 'malformed' });
-    expect(parseLabLine({ event: 'hook-end', ...stamp, kind: 'tcp', ms: 5 })).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field kind') });
-    expect(parseLabLine({ event: 'note', ...stamp, pid: 'x' })).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field pid') });
+    expect(parseLabLine({ event: 'hook-start', ...stamp, kind: 'exec' })).toMatchObject({
+      kind: 'malformed',
+      problem: expect.stringContaining('field ms'),
+    });
+    expect(parseLabLine({ event: 'hook-start', ...stamp, kind: 'exec', ms: 5, fail: true })).toMatchObject({
+      kind: 'malformed',
+    });
+    expect(parseLabLine({ event: 'hook-end', ...stamp, kind: 'tcp', ms: 5 })).toMatchObject({
+      kind: 'malformed',
+      problem: expect.stringContaining('field kind'),
+    });
+    expect(parseLabLine({ event: 'note', ...stamp, pid: 'x' })).toMatchObject({
+      kind: 'malformed',
+      problem: expect.stringContaining('field pid'),
+    });
     expect(parseLabLine({ event: 'note', text: 'no clock' })).toEqual({ kind: 'none' });
     expect(LAB_EVENT_NAMES.length).toBe(new Set(LAB_EVENT_NAMES).size);
   });

@@ -6,7 +6,9 @@ import { getJson, startLabServer, type LabProcess } from '../support/labServer.t
 import { spawnTs } from '../support/processes.ts';
 
 let lab: LabProcess | undefined;
-afterEach(() => { if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL'); });
+afterEach(() => {
+  if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL');
+});
 
 describe('ignore-term mode', () => {
   it('logs SIGTERM, keeps serving and ready, and ends only by SIGKILL', async () => {

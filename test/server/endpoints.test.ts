@@ -3,8 +3,13 @@ import { request } from 'undici';
 import { getJson, readLines, startLabServer, type LabProcess } from '../support/labServer.ts';
 
 let lab: LabProcess;
-beforeAll(async () => { lab = await startLabServer('graceful', { POD_NAME: 'pod-a', POD_UID: 'uid-a' }); });
-afterAll(async () => { lab.child.kill('SIGTERM'); await lab.exited; });
+beforeAll(async () => {
+  lab = await startLabServer('graceful', { POD_NAME: 'pod-a', POD_UID: 'uid-a' });
+});
+afterAll(async () => {
+  lab.child.kill('SIGTERM');
+  await lab.exited;
+});
 
 describe('lab server endpoints', () => {
   it.each([

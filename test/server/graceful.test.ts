@@ -8,9 +8,14 @@ let lab: LabProcess | undefined;
 /** Opens a connection and sends a request without its final blank line; finish() completes it. */
 async function halfSentRequest(port: number, path: string) {
   const socket = connect({ host: '127.0.0.1', port });
-  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
   let raw = '';
-  socket.on('data', (chunk: Buffer) => { raw += chunk.toString(); });
+  socket.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
+  });
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   socket.write(`GET ${path} HTTP/1.1\r\nHost: lab\r\nConnection: close\r\n`);
   return {
@@ -19,12 +24,16 @@ async function halfSentRequest(port: number, path: string) {
       await closed;
       const [head = '', body = ''] = raw.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       return { status: Number(statusLine.split(' ')[1]), headers, body };
     },
   };
 }
-afterEach(() => { if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL'); });
+afterEach(() => {
+  if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL');
+});
 
 describe('graceful mode', () => {
   it('finishes every accepted request on SIGTERM, refuses new work, turns unready and exits 0', async () => {
@@ -38,7 +47,8 @@ describe('graceful mode', () => {
       expect(res.headers['x-pod-uid']).toBe('uid-1');
       return readLines(res.body);
     });
-    for (const i of [0, 1, 2]) await lab.waitForEvent((e) => e.event === 'accepted' && e.id === `w${i}`, `accepted w${i}`);
+    for (const i of [0, 1, 2])
+      await lab.waitForEvent((e) => e.event === 'accepted' && e.id === `w${i}`, `accepted w${i}`);
     // Two connections already open, each with a request begun but not finished: they are not
     // idle, so the server keeps them, and their requests arrive after the signal.
     const readyz = await halfSentRequest(lab.port, '/readyz');
@@ -55,7 +65,9 @@ describe('graceful mode', () => {
 
     // A new connection is never served: refused once the listener is closed, or reset or closed
     // if it reached the kernel's backlog in the instant before the close took effect.
-    await expect(request(`${lab.base}/healthz`)).rejects.toMatchObject({ code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)$/) });
+    await expect(request(`${lab.base}/healthz`)).rejects.toMatchObject({
+      code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)$/),
+    });
     const readyAnswer = await readyz.finish();
     const lateAnswer = await late.finish();
     expect(readyAnswer.status).toBe(503);
@@ -99,7 +111,15 @@ describe('graceful mode', () => {
     controller.abort();
     await body.catch(() => {});
     expect(await lab.exited).toEqual({ code: 0, signal: null });
-    expect(lab.events.map((e) => e.event)).toEqual(['listening', 'accepted', 'signal', 'draining', 'aborted', 'drained', 'exit']);
+    expect(lab.events.map((e) => e.event)).toEqual([
+      'listening',
+      'accepted',
+      'signal',
+      'draining',
+      'aborted',
+      'drained',
+      'exit',
+    ]);
   });
 
   it('is seen as signal death when SIGKILLed mid-request, the body cut', async () => {

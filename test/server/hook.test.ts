@@ -8,25 +8,44 @@ import { describe, expect, it } from 'vitest';
 const HOOK = 'server/lab-hook.sh';
 
 function runHook(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn('/bin/sh', [HOOK, ...args], { env: { ...process.env, POD_UID: '', POD_NAME: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', [HOOK, ...args], {
+    env: { ...process.env, POD_UID: '', POD_NAME: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { exited, stderr: () => stderr };
 }
 
 const tempLog = () => join(mkdtempSync(join(tmpdir(), 'termlab-hook-')), 'container.log');
-const readEvents = (log: string) => readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+const readEvents = (log: string) =>
+  readFileSync(log, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('lab-hook (POSIX shell)', () => {
-  it('appends hook-start and hook-end to the container log, in the lab server\'s JSON shape', async () => {
+  it("appends hook-start and hook-end to the container log, in the lab server's JSON shape", async () => {
     const log = tempLog();
     const hook = runHook(['sleep', '0200'], { LAB_HOOK_LOG: log, POD_UID: 'uid-h', POD_NAME: 'pod-h' });
     expect(await hook.exited).toBe(0);
     const events = readEvents(log);
     expect(events.map((e) => e.event)).toEqual(['hook-start', 'hook-end']);
     const hasProc = existsSync('/proc/uptime');
-    expect(Object.keys(events[0])).toEqual(['event', 'time', 'mono', 'pid', 'podUid', 'podName', 'kind', 'ms', ...(hasProc ? ['procAgeMs'] : [])]);
+    expect(Object.keys(events[0])).toEqual([
+      'event',
+      'time',
+      'mono',
+      'pid',
+      'podUid',
+      'podName',
+      'kind',
+      'ms',
+      ...(hasProc ? ['procAgeMs'] : []),
+    ]);
     // Its own age at the first line, in /proc's 10 ms ticks; not measured where there is no /proc.
     if (hasProc) expect(events[0].procAgeMs % 10 === 0 && events[0].procAgeMs >= 0).toBe(true);
     expect(events[0]).toMatchObject({ kind: 'exec', ms: 200, podUid: 'uid-h', podName: 'pod-h', mono: 0 });
@@ -65,7 +84,11 @@ describe('lab-hook (POSIX shell)', () => {
     expect(hook.stderr()).toContain('cannot append to the container log /nonexistent/dir/log');
   });
 
-  it.each([[['nap', '5'], 'unknown command'], [['sleep', '1.5'], 'whole number'], [['sleep', '600001'], 'between 0 and 600000']])('rejects %j with exit 2 and a usage line', async (args, message) => {
+  it.each([
+    [['nap', '5'], 'unknown command'],
+    [['sleep', '1.5'], 'whole number'],
+    [['sleep', '600001'], 'between 0 and 600000'],
+  ])('rejects %j with exit 2 and a usage line', async (args, message) => {
     const hook = runHook(args, { LAB_HOOK_LOG: '/dev/null' });
     expect(await hook.exited).toBe(2);
     expect(hook.stderr()).toContain(message);
@@ -75,7 +98,12 @@ describe('lab-hook (POSIX shell)', () => {
 
 function spawnSyncPath(program: string): string {
   for (const dir of (process.env.PATH ?? '').split(':')) {
-    try { readFileSync(join(dir, program)); return join(dir, program); } catch { /* next */ }
+    try {
+      readFileSync(join(dir, program));
+      return join(dir, program);
+    } catch {
+      /* next */
+    }
   }
   throw new Error(`${program} not on PATH`);
 }

@@ -3,7 +3,9 @@ import { request } from 'undici';
 import { readLines, startLabServer, type LabProcess } from '../support/labServer.ts';
 
 let lab: LabProcess | undefined;
-afterEach(() => { if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL'); });
+afterEach(() => {
+  if (lab && lab.child.exitCode === null) lab.child.kill('SIGKILL');
+});
 
 describe('immediate mode', () => {
   it('exits 17 on SIGTERM and cuts the in-flight request', async () => {

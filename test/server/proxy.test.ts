@@ -10,7 +10,8 @@ import { spawnTs, type EventedProcess } from '../support/processes.ts';
 
 const started: EventedProcess[] = [];
 afterEach(() => {
-  for (const proc of started.splice(0)) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+  for (const proc of started.splice(0))
+    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
 });
 
 async function pair(onTerm: 'exit' | 'drain'): Promise<{ app: LabProcess; proxy: LabProcess }> {
@@ -91,12 +92,24 @@ describe('proxy mode', () => {
     proxy.child.kill('SIGTERM');
     await proxy.waitForEvent((e) => e.event === 'signal' && e.repeated === true, 'the repeated signal');
     // The listener is closed: a new connection is refused (or reset, if it beat the close into the backlog).
-    await expect(request(`${proxy.base}/proxy/healthz`)).rejects.toMatchObject({ code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)$/) });
+    await expect(request(`${proxy.base}/proxy/healthz`)).rejects.toMatchObject({
+      code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)$/),
+    });
     const { lines, error } = await body;
     expect(error).toBeNull();
     expect(lines.at(-1)).toMatchObject({ event: 'done', id: 'kept' });
     expect(await proxy.exited).toEqual({ code: 0, signal: null });
-    expect(proxyEvents(proxy)).toEqual(['listening', 'accepted', 'forwarded', 'signal', 'draining', 'signal', 'upstream-done', 'drained', 'exit']);
+    expect(proxyEvents(proxy)).toEqual([
+      'listening',
+      'accepted',
+      'forwarded',
+      'signal',
+      'draining',
+      'signal',
+      'upstream-done',
+      'drained',
+      'exit',
+    ]);
     expect(proxy.events.find((e) => e.event === 'upstream-done')).toMatchObject({ outcome: 'completed', status: 200 });
     await app.waitForEvent((e) => e.event === 'completed' && e.id === 'kept', 'the app completed');
   });
@@ -117,24 +130,43 @@ describe('proxy mode', () => {
     const { lines, error } = await body;
     expect(error).not.toBeNull();
     expect(lines.some((l) => l.event === 'done')).toBe(false);
-    expect(await proxy.waitForEvent((e) => e.event === 'upstream-done', 'upstream-done')).toMatchObject({ id: 'dies', outcome: 'cut', status: 200 });
+    expect(await proxy.waitForEvent((e) => e.event === 'upstream-done', 'upstream-done')).toMatchObject({
+      id: 'dies',
+      outcome: 'cut',
+      status: 200,
+    });
   });
 
   it('answers its own health and readiness without the app; with no app a request is a 502, logged failed', async () => {
     const proxy = await startProxy(await closedPort(), 'drain');
     started.push(proxy);
-    expect(await getJson(`${proxy.base}/proxy/healthz`)).toMatchObject({ status: 200, body: { alive: true, by: 'proxy' } });
+    expect(await getJson(`${proxy.base}/proxy/healthz`)).toMatchObject({
+      status: 200,
+      body: { alive: true, by: 'proxy' },
+    });
     expect(await getJson(`${proxy.base}/proxy/readyz`)).toMatchObject({ status: 200, body: { ready: true } });
     const answer = await getJson(`${proxy.base}/work?ms=10&id=nobody`);
     expect(answer).toMatchObject({ status: 502, body: { code: 'ECONNREFUSED', id: 'nobody' } });
-    expect(await proxy.waitForEvent((e) => e.event === 'upstream-done', 'upstream-done')).toMatchObject({ outcome: 'failed', status: null, error: 'ECONNREFUSED' });
+    expect(await proxy.waitForEvent((e) => e.event === 'upstream-done', 'upstream-done')).toMatchObject({
+      outcome: 'failed',
+      status: null,
+      error: 'ECONNREFUSED',
+    });
     expect(proxyEvents(proxy)).toEqual(['listening', 'accepted', 'upstream-done']);
   });
 
   it.each([
     ['no upstream port', { PROXY_UPSTREAM_PORT: '' }, /PROXY_UPSTREAM_PORT: expected the app container's port/],
-    ['the proxy\'s own port as the upstream', { PROXY_UPSTREAM_PORT: '8080', PORT: '8080' }, /PROXY_UPSTREAM_PORT: 8080 is the proxy's own PORT/],
-    ['an unknown TERM behaviour', { PROXY_UPSTREAM_PORT: '9000', PROXY_ON_TERM: 'linger' }, /PROXY_ON_TERM: expected exit or drain, got "linger"/],
+    [
+      "the proxy's own port as the upstream",
+      { PROXY_UPSTREAM_PORT: '8080', PORT: '8080' },
+      /PROXY_UPSTREAM_PORT: 8080 is the proxy's own PORT/,
+    ],
+    [
+      'an unknown TERM behaviour',
+      { PROXY_UPSTREAM_PORT: '9000', PROXY_ON_TERM: 'linger' },
+      /PROXY_ON_TERM: expected exit or drain, got "linger"/,
+    ],
   ])('refuses %s, naming the setting, with the config exit code', async (_name, env, message) => {
     const proc = spawnTs('server/main.ts', [], { LAB_MODE: 'proxy', PORT: '0', HOST: '127.0.0.1', ...env });
     started.push(proc);
@@ -143,14 +175,33 @@ describe('proxy mode', () => {
   });
 });
 
-describe('the proxy\'s lines through the contract', () => {
+describe("the proxy's lines through the contract", () => {
   const stamp = { time: '2026-01-01T00:00:00.000Z', mono: 1, role: 'proxy' };
 
-  it('an app\'s line is not a proxy line, and a proxy line missing a field is malformed, naming it', () => {
-    expect(parseProxyLine({ event: 'signal', time: stamp.time, mono: 1, signal: 'SIGTERM' })).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field role') });
-    expect(parseProxyLine({ event: 'upstream-done', ...stamp, id: 'a', outcome: 'completed', status: 200, elapsedMs: 3 })).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field bytes') });
-    expect(parseProxyLine({ event: 'upstream-done', ...stamp, id: 'a', outcome: 'lost', status: 200, bytes: 1, elapsedMs: 3 })).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field outcome') });
-    expect(parseProxyLine({ event: 'exit', ...stamp, code: 0 })).toMatchObject({ kind: 'event', event: 'exit', line: { code: 0, role: 'proxy' } });
+  it("an app's line is not a proxy line, and a proxy line missing a field is malformed, naming it", () => {
+    expect(parseProxyLine({ event: 'signal', time: stamp.time, mono: 1, signal: 'SIGTERM' })).toMatchObject({
+      kind: 'malformed',
+      problem: expect.stringContaining('field role'),
+    });
+    expect(
+      parseProxyLine({ event: 'upstream-done', ...stamp, id: 'a', outcome: 'completed', status: 200, elapsedMs: 3 }),
+    ).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field bytes') });
+    expect(
+      parseProxyLine({
+        event: 'upstream-done',
+        ...stamp,
+        id: 'a',
+        outcome: 'lost',
+        status: 200,
+        bytes: 1,
+        elapsedMs: 3,
+      }),
+    ).toMatchObject({ kind: 'malformed', problem: expect.stringContaining('field outcome') });
+    expect(parseProxyLine({ event: 'exit', ...stamp, code: 0 })).toMatchObject({
+      kind: 'event',
+      event: 'exit',
+      line: { code: 0, role: 'proxy' },
+    });
     expect(parseProxyLine({ event: 'note', ...stamp })).toMatchObject({ kind: 'other', event: 'note' });
   });
 });

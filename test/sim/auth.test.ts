@@ -26,14 +26,17 @@ beforeAll(async () => {
   await watch.waitFor(isReady, 'the pod Ready');
   watch.stop();
 });
-afterAll(async () => { await Promise.all([owner?.sim.stop(), other?.stop(), trustSim?.close()]); });
+afterAll(async () => {
+  await Promise.all([owner?.sim.stop(), other?.stop(), trustSim?.close()]);
+});
 
-const credentials = () => ({
-  'no token': {},
-  "another sim's token": { authorization: `Bearer ${simToken(other)}` },
-  'the token without its scheme': { authorization: simToken(owner.sim) },
-  'the token with a byte more': { authorization: `Bearer ${simToken(owner.sim)}x` },
-}) as Record<string, Record<string, string>>;
+const credentials = () =>
+  ({
+    'no token': {},
+    "another sim's token": { authorization: `Bearer ${simToken(other)}` },
+    'the token without its scheme': { authorization: simToken(owner.sim) },
+    'the token with a byte more': { authorization: `Bearer ${simToken(owner.sim)}x` },
+  }) as Record<string, Record<string, string>>;
 const ownerHeaders = () => ({ authorization: `Bearer ${simToken(owner.sim)}` });
 
 const requests: [string, string, string, unknown?][] = [
@@ -50,16 +53,32 @@ const requests: [string, string, string, unknown?][] = [
  * Asks for a WebSocket upgrade by hand (ws's client will not offer kubectl's `SPDY/3.1+…` protocol)
  * and resolves with the HTTP status and body when refused, or 101.
  */
-function upgrade(path: string, protocols: string[], headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function upgrade(
+  path: string,
+  protocols: string[],
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${owner.sim.server}${path}`, { ca: simCA(owner.sim), headers: {
-      ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13',
-      'sec-websocket-key': randomBytes(16).toString('base64'), 'sec-websocket-protocol': protocols.join(', '),
-    } });
-    req.on('upgrade', (_res, socket) => { socket.destroy(); resolve({ status: 101, body: '' }); });
+    const req = request(`${owner.sim.server}${path}`, {
+      ca: simCA(owner.sim),
+      headers: {
+        ...headers,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        'sec-websocket-protocol': protocols.join(', '),
+      },
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      resolve({ status: 101, body: '' });
+    });
     req.on('response', (res) => {
       let body = '';
-      res.on('data', (chunk: Buffer) => { body += chunk; });
+      res.on('data', (chunk: Buffer) => {
+        body += chunk;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
@@ -77,9 +96,16 @@ describe('the simulated cluster admits only its owner', () => {
   it.each(requests)('refuses %s without the right token and runs no handler', async (_what, method, path, body) => {
     for (const [how, headers] of Object.entries(credentials())) {
       const res = await fetch(`${owner.sim.server}${path}`, {
-        method, dispatcher: trustSim, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+        method,
+        dispatcher: trustSim,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
-      expect({ how, status: res.status, body: await res.json() }).toEqual({ how, status: 401, body: UNAUTHORIZED_STATUS });
+      expect({ how, status: res.status, body: await res.json() }).toEqual({
+        how,
+        status: 401,
+        body: UNAUTHORIZED_STATUS,
+      });
     }
     // Nothing reached a handler: the pod is still there, not deleting, and no delete fault was armed.
     const still = await owner.core.readNamespacedPod({ name: 'guarded', namespace: 'default' });
@@ -90,7 +116,12 @@ describe('the simulated cluster admits only its owner', () => {
   it('serves the same requests with the token from its kubeconfig', async () => {
     for (const [, method, path] of requests.filter(([, method]) => method === 'GET')) {
       const controller = new AbortController();
-      const res = await fetch(`${owner.sim.server}${path}`, { method, headers: ownerHeaders(), signal: controller.signal, dispatcher: trustSim });
+      const res = await fetch(`${owner.sim.server}${path}`, {
+        method,
+        headers: ownerHeaders(),
+        signal: controller.signal,
+        dispatcher: trustSim,
+      });
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       controller.abort();
     }
@@ -99,7 +130,11 @@ describe('the simulated cluster admits only its owner', () => {
   it.each(upgrades)('refuses a %s upgrade without the right token', async (_what, sub, protocols) => {
     for (const [how, headers] of Object.entries(credentials())) {
       const refused = await upgrade(`${pod}${sub}`, protocols, headers);
-      expect({ how, status: refused.status, body: JSON.parse(refused.body) }).toEqual({ how, status: 401, body: UNAUTHORIZED_STATUS });
+      expect({ how, status: refused.status, body: JSON.parse(refused.body) }).toEqual({
+        how,
+        status: 401,
+        body: UNAUTHORIZED_STATUS,
+      });
     }
     expect(await upgrade(`${pod}${sub}`, protocols, ownerHeaders())).toEqual({ status: 101, body: '' });
   });

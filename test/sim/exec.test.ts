@@ -7,11 +7,28 @@ import { request } from 'node:https';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  closedChannel, decodeFrame, decodeTerminalSize, encodeFrame,
-  StreamClose, StreamErr, StreamResize, StreamStdErr, StreamStdIn, StreamStdOut,
+  closedChannel,
+  decodeFrame,
+  decodeTerminalSize,
+  encodeFrame,
+  StreamClose,
+  StreamErr,
+  StreamResize,
+  StreamStdErr,
+  StreamStdIn,
+  StreamStdOut,
 } from '../../cluster/sim/channel.ts';
 import { repoRoot } from '../support/processes.ts';
-import { isReady, labPod, simCA, simToken, startSimClient, terminatedState, watchPod, type SimClient } from '../support/sim.ts';
+import {
+  isReady,
+  labPod,
+  simCA,
+  simToken,
+  startSimClient,
+  terminatedState,
+  watchPod,
+  type SimClient,
+} from '../support/sim.ts';
 
 let c: SimClient;
 let uid: string;
@@ -23,18 +40,41 @@ beforeAll(async () => {
   await watch.waitFor(isReady, 'shell Ready');
   watch.stop();
 });
-afterAll(async () => { await c?.sim.stop(); });
+afterAll(async () => {
+  await c?.sim.stop();
+});
 
-interface ExecResult { stdout: string; stderr: string; status: k8s.V1Status }
+interface ExecResult {
+  stdout: string;
+  stderr: string;
+  status: k8s.V1Status;
+}
 
 function exec(pod: string, command: string[], stdin: string | null = null): Promise<ExecResult> {
-  const stdout = new PassThrough(), stderr = new PassThrough();
-  let out = '', err = '';
-  stdout.on('data', (chunk: Buffer) => { out += chunk; });
-  stderr.on('data', (chunk: Buffer) => { err += chunk; });
+  const stdout = new PassThrough(),
+    stderr = new PassThrough();
+  let out = '',
+    err = '';
+  stdout.on('data', (chunk: Buffer) => {
+    out += chunk;
+  });
+  stderr.on('data', (chunk: Buffer) => {
+    err += chunk;
+  });
   return new Promise((resolve, reject) => {
-    new k8s.Exec(c.kc).exec('default', pod, 'lab', command, stdout, stderr, stdin === null ? null : Readable.from([stdin]), false,
-      (status) => resolve({ stdout: out, stderr: err, status })).catch(reject);
+    new k8s.Exec(c.kc)
+      .exec(
+        'default',
+        pod,
+        'lab',
+        command,
+        stdout,
+        stderr,
+        stdin === null ? null : Readable.from([stdin]),
+        false,
+        (status) => resolve({ stdout: out, stderr: err, status }),
+      )
+      .catch(reject);
   });
 }
 
@@ -44,20 +84,29 @@ describe('exec in a simulated container', () => {
     expect(result.stdout).toBe('from stdin\n');
     expect(result.stderr).toBe('to-stderr\n');
     expect(result.status).toEqual({
-      metadata: {}, status: 'Failure', reason: 'NonZeroExitCode',
-      message: 'command terminated with non-zero exit code: error executing command [sh -c cat; echo to-stderr >&2; exit 3], exit code 3',
+      metadata: {},
+      status: 'Failure',
+      reason: 'NonZeroExitCode',
+      message:
+        'command terminated with non-zero exit code: error executing command [sh -c cat; echo to-stderr >&2; exit 3], exit code 3',
       details: { causes: [{ reason: 'ExitCode', message: '3' }] },
     });
   });
 
   it('reports Success for exit 0', async () => {
-    expect(await exec('shell', ['true'])).toEqual({ stdout: '', stderr: '', status: { metadata: {}, status: 'Success' } });
+    expect(await exec('shell', ['true'])).toEqual({
+      stdout: '',
+      stderr: '',
+      status: { metadata: {}, status: 'Success' },
+    });
   });
 
   it("runs in the container's working directory with its environment and address", async () => {
     // The address the container's own server listens on, from its log: exec must see the same one.
     const log = await c.core.readNamespacedPodLog({ name: 'shell', namespace: 'default' });
-    const listening = JSON.parse(log.split('\n').find((line) => line.includes('"event":"listening"'))!) as { host: string };
+    const listening = JSON.parse(log.split('\n').find((line) => line.includes('"event":"listening"'))!) as {
+      host: string;
+    };
     const result = await exec('shell', ['sh', '-c', 'pwd; printf "%s %s %s\\n" "$POD_UID" "$HOST" "$LAB_MODE"']);
     expect(result.stdout).toBe(`${repoRoot.replace(/\/$/, '')}\n${uid} ${listening.host} graceful\n`);
   });
@@ -77,7 +126,10 @@ describe('exec in a simulated container', () => {
     const ended = await running;
     await watch.waitFor((e) => terminatedState(e) !== undefined, 'the container terminated');
     watch.stop();
-    expect(ended.status).toMatchObject({ reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '137' }] } });
+    expect(ended.status).toMatchObject({
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '137' }] },
+    });
   });
 });
 
@@ -85,12 +137,20 @@ describe('clients that predate WebSocket streaming', () => {
   it('get a 400 Status naming what to use when they ask for SPDY', async () => {
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = request(`${c.sim.server}/api/v1/namespaces/default/pods/shell/exec?command=ls&stdout=true`, {
-        method: 'POST', ca: simCA(c.sim),
-        headers: { authorization: `Bearer ${simToken(c.sim)}`, connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' },
+        method: 'POST',
+        ca: simCA(c.sim),
+        headers: {
+          authorization: `Bearer ${simToken(c.sim)}`,
+          connection: 'Upgrade',
+          upgrade: 'SPDY/3.1',
+          'x-stream-protocol-version': 'v4.channel.k8s.io',
+        },
       });
       req.on('response', (res) => {
         let body = '';
-        res.on('data', (chunk: Buffer) => { body += chunk; });
+        res.on('data', (chunk: Buffer) => {
+          body += chunk;
+        });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
       });
       req.on('upgrade', () => reject(new Error('upgraded to SPDY')));
@@ -105,8 +165,12 @@ describe('clients that predate WebSocket streaming', () => {
 describe('the channel framing (remotecommand v4/v5)', () => {
   it("uses the channel numbers client-node's WebSocketHandler uses", () => {
     expect([StreamStdIn, StreamStdOut, StreamStdErr, StreamErr, StreamResize, StreamClose]).toEqual([
-      WebSocketHandler.StdinStream, WebSocketHandler.StdoutStream, WebSocketHandler.StderrStream,
-      WebSocketHandler.StatusStream, WebSocketHandler.ResizeStream, WebSocketHandler.CloseStream,
+      WebSocketHandler.StdinStream,
+      WebSocketHandler.StdoutStream,
+      WebSocketHandler.StderrStream,
+      WebSocketHandler.StatusStream,
+      WebSocketHandler.ResizeStream,
+      WebSocketHandler.CloseStream,
     ]);
   });
 

@@ -19,20 +19,35 @@ function kubectlLong(args: string[]) {
   const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters = new Set<() => void>();
-  child.stdout.on('data', (c: Buffer) => { out += c; for (const wake of waiters) wake(); });
-  child.stderr.on('data', (c: Buffer) => { out += c; });
-  const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const seen = (pattern: RegExp) => new Promise<void>((resolve, reject) => {
-    const check = () => { if (pattern.test(out)) { waiters.delete(check); resolve(); } };
-    waiters.add(check);
-    check();
-    void ended.then(() => { if (!pattern.test(out)) reject(new Error(`kubectl ${args.join(' ')} ended without ${pattern}: ${out}`)); });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+    for (const wake of waiters) wake();
   });
+  child.stderr.on('data', (c: Buffer) => {
+    out += c;
+  });
+  const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const seen = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(out)) {
+          waiters.delete(check);
+          resolve();
+        }
+      };
+      waiters.add(check);
+      check();
+      void ended.then(() => {
+        if (!pattern.test(out)) reject(new Error(`kubectl ${args.join(' ')} ended without ${pattern}: ${out}`));
+      });
+    });
   return { seen, ended, stop: () => child.kill('SIGTERM'), output: () => out };
 }
 
 async function runLabPod(name: string): Promise<void> {
-  expect(await kubectl(['run', name, '--image=termlab/lab-server:0.1.0', '--restart=Never', '--port=8080'])).toMatchObject({ code: 0 });
+  expect(
+    await kubectl(['run', name, '--image=termlab/lab-server:0.1.0', '--restart=Never', '--port=8080']),
+  ).toMatchObject({ code: 0 });
   expect(await kubectl(['wait', '--for=condition=Ready', `pod/${name}`, '--timeout=20s'])).toMatchObject({ code: 0 });
   // Ready alone may come before this pod's own server listens (as in kubectl.test.ts): its log says.
   const log = kubectlLong(['logs', '-f', name]);
@@ -43,7 +58,9 @@ async function runLabPod(name: string): Promise<void> {
 
 /** The API answers again (after an outage): polled with kubectl itself. */
 async function apiBack(): Promise<void> {
-  await expect.poll(async () => (await kubectl(['get', '--raw', '/readyz'], 5_000)).out, { timeout: 20_000, interval: 200 }).toBe('ok');
+  await expect
+    .poll(async () => (await kubectl(['get', '--raw', '/readyz'], 5_000)).out, { timeout: 20_000, interval: 200 })
+    .toBe('ok');
 }
 
 /** A port-forward with a long request in flight on it, once the server is streaming. */
@@ -51,7 +68,9 @@ async function requestInFlight(pod: string) {
   const forward = kubectlPortForward(env, pod, 8080);
   const request = streamingGet(await forward.localPort, `/work?ms=60000&id=${pod}`);
   await request.waitForLine(/"event":"progress"/).catch(async (error: Error) => {
-    throw new Error(`${error.message}; kubectl: ${forward.stderr()}; the pod's log: ${(await kubectl(['logs', pod])).out}`);
+    throw new Error(
+      `${error.message}; kubectl: ${forward.stderr()}; the pod's log: ${(await kubectl(['logs', pod])).out}`,
+    );
   });
   return { forward, request };
 }
@@ -63,7 +82,9 @@ describe.skipIf(!hasKubectl)('API faults as kubectl meets them', () => {
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
     env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
   });
-  afterAll(async () => { await sim?.stop(); });
+  afterAll(async () => {
+    await sim?.stop();
+  });
 
   it('refuse-connections cuts a request in flight over kubectl port-forward, a followed log and a watch; the pod saw its client go', async () => {
     await runLabPod('crash');
@@ -90,7 +111,9 @@ describe.skipIf(!hasKubectl)('API faults as kubectl meets them', () => {
     await runLabPod('stopped');
     const { forward, request } = await requestInFlight('stopped');
     let linesAtRelease = -1;
-    sim.faultEvents.once('released', () => { linesAtRelease = request.lines.length; });
+    sim.faultEvents.once('released', () => {
+      linesAtRelease = request.lines.length;
+    });
     const linesAtStall = request.lines.length;
     sim.fault({ fault: 'stall-requests', seconds: 2 });
     const released = new Promise<void>((resolve) => sim.faultEvents.once('released', () => resolve()));
@@ -113,6 +136,8 @@ describe.skipIf(!hasKubectl)('API faults as kubectl meets them', () => {
     expect(await forward.exited).not.toBe(0);
     expect(forward.stderr()).toContain('lost connection to pod');
     expect((await kubectl(['get', '--raw', '/readyz'])).out).toBe('ok');
-    await expect.poll(async () => (await kubectl(['logs', 'blip'])).out, { timeout: 10_000 }).toMatch(/"event":"aborted".*"id":"blip"/);
+    await expect
+      .poll(async () => (await kubectl(['logs', 'blip'])).out, { timeout: 10_000 })
+      .toMatch(/"event":"aborted".*"id":"blip"/);
   });
 });

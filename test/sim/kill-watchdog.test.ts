@@ -12,17 +12,41 @@ const GRACE_SECONDS = 2;
 describe('simulated kubelet: the kill at the end of the grace', () => {
   it('kills a container that ignores TERM while the event loop is blocked', async () => {
     // Ignores TERM and would run for a minute.
-    const container = new ContainerProcess([process.execPath, '-e', "process.on('SIGTERM', () => {}); setTimeout(() => {}, 60000); console.log('up')"], { PATH: process.env.PATH ?? '' });
-    await new Promise<void>((resolve) => { const stop = container.follow((line) => { if (line?.text === 'up') { stop(); resolve(); } }); });
+    const container = new ContainerProcess(
+      [process.execPath, '-e', "process.on('SIGTERM', () => {}); setTimeout(() => {}, 60000); console.log('up')"],
+      { PATH: process.env.PATH ?? '' },
+    );
+    await new Promise<void>((resolve) => {
+      const stop = container.follow((line) => {
+        if (line?.text === 'up') {
+          stop();
+          resolve();
+        }
+      });
+    });
     const truth: TruthRecord = {} as TruthRecord;
-    const killed = killContainer({
-      containerName: 'lab', container, lifecycle: undefined, portTarget: () => undefined, env: {},
-      image: { entrypoint: [], paths: {}, env: {} }, truth, ignoreSigterm: false, recordEvent: () => {},
-    }, GRACE_SECONDS);
+    const killed = killContainer(
+      {
+        containerName: 'lab',
+        container,
+        lifecycle: undefined,
+        portTarget: () => undefined,
+        env: {},
+        image: { entrypoint: [], paths: {}, env: {} },
+        truth,
+        ignoreSigterm: false,
+        recordEvent: () => {},
+      },
+      GRACE_SECONDS,
+    );
     // Blocks this event loop until the container is dead (a zombie: its parent, this process, cannot reap
     // it yet) or the grace plus 5 s pass. With only the in-process timer it would never die in here.
     const pid = container.pid!;
-    const waited = spawnSync('/bin/sh', ['-c', `while :; do s=$(ps -o stat= -p ${pid}); case "$s" in Z*|'') exit 0;; esac; sleep 0.05; done`], { timeout: (GRACE_SECONDS + 5) * 1000 });
+    const waited = spawnSync(
+      '/bin/sh',
+      ['-c', `while :; do s=$(ps -o stat= -p ${pid}); case "$s" in Z*|'') exit 0;; esac; sleep 0.05; done`],
+      { timeout: (GRACE_SECONDS + 5) * 1000 },
+    );
     expect(waited.status).toBe(0);
     await killed;
     const exit = await container.exited;

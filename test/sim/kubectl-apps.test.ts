@@ -58,7 +58,9 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments
     writeFileSync(join(dir, 'web.yaml'), MANIFEST);
     env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
   });
-  afterAll(async () => { await sim?.stop(); });
+  afterAll(async () => {
+    await sim?.stop();
+  });
 
   it('creates, lists, rolls out, scales and deletes a Deployment behind a Service', async () => {
     const created = await kubectl(['create', '-f', join(dir, 'web.yaml')]);
@@ -84,8 +86,16 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments
     expect(set.out).toContain('deployment.apps/web image updated');
     const second = await kubectl(['rollout', 'status', 'deployment/web', '--timeout=60s']);
     expect(second.out).toContain('deployment "web" successfully rolled out');
-    const history = await kubectl(['get', 'rs', '-o', 'jsonpath={range .items[*]}{.metadata.annotations.deployment\\.kubernetes\\.io/revision}={.spec.replicas}={.spec.template.spec.containers[0].image}{"\\n"}{end}']);
-    expect(history.out.trim().split('\n').sort()).toEqual(['1=0=termlab/lab-server:0.1.0', '2=2=termlab/lab-server:0.2.0']);
+    const history = await kubectl([
+      'get',
+      'rs',
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.annotations.deployment\\.kubernetes\\.io/revision}={.spec.replicas}={.spec.template.spec.containers[0].image}{"\\n"}{end}',
+    ]);
+    expect(history.out.trim().split('\n').sort()).toEqual([
+      '1=0=termlab/lab-server:0.1.0',
+      '2=2=termlab/lab-server:0.2.0',
+    ]);
 
     const scaled = await kubectl(['scale', 'deployment/web', '--replicas=1']);
     expect(scaled.out).toContain('deployment.apps/web scaled');
@@ -113,19 +123,27 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments
   it('exposes a Deployment, serves the nodePort, restarts a rollout', async () => {
     writeFileSync(join(dir, 'hint.yaml'), MANIFEST.split('---')[0]!.replaceAll('web', 'hint'));
     expect((await kubectl(['create', '-f', join(dir, 'hint.yaml')])).out).toContain('deployment.apps/hint created');
-    expect((await kubectl(['expose', 'deployment', 'hint', '--type=NodePort', '--port=80', '--target-port=8080'])).out).toContain('service/hint exposed');
+    expect(
+      (await kubectl(['expose', 'deployment', 'hint', '--type=NodePort', '--port=80', '--target-port=8080'])).out,
+    ).toContain('service/hint exposed');
     expect((await kubectl(['rollout', 'status', 'deployment/hint', '--timeout=60s'])).code).toBe(0);
     const nodePort = Number((await kubectl(['get', 'svc', 'hint', '-o', 'jsonpath={.spec.ports[0].nodePort}'])).out);
-    const pods = (await kubectl(['get', 'pods', '-l', 'app=hint', '-o', 'jsonpath={.items[*].metadata.uid}'])).out.split(' ');
+    const pods = (
+      await kubectl(['get', 'pods', '-l', 'app=hint', '-o', 'jsonpath={.items[*].metadata.uid}'])
+    ).out.split(' ');
     // The proxy takes the endpoints after its sync delay: wait for its view, then a request reaches a pod.
-    await expect.poll(() => sim.proxyTruth('default', 'hint')?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(() => sim.proxyTruth('default', 'hint')?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 })
+      .toBe(2);
     const answer = await fetch(`http://127.0.0.1:${nodePort}/work?ms=1`);
     await answer.text();
     expect(answer.status).toBe(200);
     expect(pods).toContain(sim.proxyTruth('default', 'hint')!.connections.at(-1)!.podUid);
     const restarted = await kubectl(['rollout', 'restart', 'deployment/hint']);
     expect(restarted.out).toContain('deployment.apps/hint restarted');
-    expect((await kubectl(['rollout', 'status', 'deployment/hint', '--timeout=60s'])).out).toContain('successfully rolled out');
+    expect((await kubectl(['rollout', 'status', 'deployment/hint', '--timeout=60s'])).out).toContain(
+      'successfully rolled out',
+    );
     expect((await kubectl(['get', 'rs', '-l', 'app=hint', '-o', 'name'])).out.trim().split('\n')).toHaveLength(2);
     await kubectl(['delete', 'deployment,svc', 'hint']);
   });

@@ -9,7 +9,14 @@ const MIB = 1024 * 1024;
 
 /** A node process that holds `mib` MiB of touched memory, then says so on stdout. */
 async function holding(mib: number) {
-  const child = spawn(process.execPath, ['-e', `const held = []; for (let i = 0; i < ${mib}; i++) held.push(Buffer.alloc(${MIB}, 1)); console.log('held'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const held = []; for (let i = 0; i < ${mib}; i++) held.push(Buffer.alloc(${MIB}, 1)); console.log('held'); setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await once(child.stdout!, 'data');
   return child;
 }
@@ -36,8 +43,21 @@ describe.each(readers)('resident size from $name', ({ read }) => {
     const killed: number[] = [];
     const killer = new OomKiller({ read, intervalMs: 20 });
     const overExit = once(over, 'exit');
-    killer.watch({ pid: over.pid!, limitBytes: 80 * MIB, kill: () => { killed.push(over.pid!); over.kill('SIGKILL'); } });
-    killer.watch({ pid: under.pid!, limitBytes: 80 * MIB, kill: () => { killed.push(under.pid!); } });
+    killer.watch({
+      pid: over.pid!,
+      limitBytes: 80 * MIB,
+      kill: () => {
+        killed.push(over.pid!);
+        over.kill('SIGKILL');
+      },
+    });
+    killer.watch({
+      pid: under.pid!,
+      limitBytes: 80 * MIB,
+      kill: () => {
+        killed.push(under.pid!);
+      },
+    });
     await overExit;
     killer.stop();
     under.kill('SIGKILL');

@@ -4,8 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isReady, labPod, type SimClient, startSimClient, terminatedState, watchPod } from '../support/sim.ts';
 
 let client: SimClient;
-beforeAll(async () => { client = await startSimClient(); });
-afterAll(async () => { await client?.sim.stop(); });
+beforeAll(async () => {
+  client = await startSimClient();
+});
+afterAll(async () => {
+  await client?.sim.stop();
+});
 
 describe('simulated cluster: a container killed for its memory', () => {
   it('is recorded as killed by the OOM killer, after TERM and no later than its exit, and not by the kubelet', async () => {

@@ -16,7 +16,9 @@ beforeAll(async () => {
   await watch.waitFor(isReady, 'tunnelled Ready');
   watch.stop();
 });
-afterAll(async () => { await c?.sim.stop(); });
+afterAll(async () => {
+  await c?.sim.stop();
+});
 
 const WS_BINARY = 0x82;
 const WS_CLOSE = 0x88;
@@ -28,10 +30,17 @@ const WS_SHORT_LENGTH = 126;
  */
 async function openTunnel(path: string) {
   const socket = await new Promise<Duplex>((resolve, reject) => {
-    const req = request(`${c.sim.server}${path}`, { ca: simCA(c.sim), headers: {
-      authorization: `Bearer ${simToken(c.sim)}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13',
-      'sec-websocket-key': randomBytes(16).toString('base64'), 'sec-websocket-protocol': 'SPDY/3.1+portforward.k8s.io',
-    } });
+    const req = request(`${c.sim.server}${path}`, {
+      ca: simCA(c.sim),
+      headers: {
+        authorization: `Bearer ${simToken(c.sim)}`,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        'sec-websocket-protocol': 'SPDY/3.1+portforward.k8s.io',
+      },
+    });
     req.on('upgrade', (res, upgraded) => {
       expect(res.headers['sec-websocket-protocol']).toBe('SPDY/3.1+portforward.k8s.io');
       resolve(upgraded);
@@ -48,8 +57,13 @@ async function openTunnel(path: string) {
   socket.on('data', (chunk: Buffer) => {
     pending = Buffer.concat([pending, chunk]);
     while (pending.length >= 2) {
-      let length = pending[1]! & 0x7f, offset = 2;
-      if (length === WS_SHORT_LENGTH) { if (pending.length < 4) return; length = pending.readUInt16BE(2); offset = 4; }
+      let length = pending[1]! & 0x7f,
+        offset = 2;
+      if (length === WS_SHORT_LENGTH) {
+        if (pending.length < 4) return;
+        length = pending.readUInt16BE(2);
+        offset = 4;
+      }
       if (pending.length < offset + length) return;
       const [opcode, payload] = [pending[0]!, pending.subarray(offset, offset + length)];
       pending = pending.subarray(offset + length);
@@ -58,29 +72,40 @@ async function openTunnel(path: string) {
     }
     for (const wake of waiters) wake();
   });
-  socket.on('close', () => { closed = true; for (const wake of waiters) wake(); });
+  socket.on('close', () => {
+    closed = true;
+    for (const wake of waiters) wake();
+  });
   const send = (message: Buffer) => {
     const mask = randomBytes(4);
     const masked = Buffer.from(message.map((byte, i) => byte ^ mask[i % 4]!));
-    const header = message.length < WS_SHORT_LENGTH
-      ? Buffer.from([WS_BINARY, 0x80 | message.length])
-      : Buffer.from([WS_BINARY, 0x80 | WS_SHORT_LENGTH, message.length >> 8, message.length & 0xff]);
+    const header =
+      message.length < WS_SHORT_LENGTH
+        ? Buffer.from([WS_BINARY, 0x80 | message.length])
+        : Buffer.from([WS_BINARY, 0x80 | WS_SHORT_LENGTH, message.length >> 8, message.length & 0xff]);
     socket.write(Buffer.concat([header, mask, masked]));
   };
-  const waitFor = (match: (frames: SpdyFrame[]) => boolean, what: string) => new Promise<SpdyFrame[]>((resolve, reject) => {
-    const check = () => {
-      if (match(frames)) { waiters.delete(check); resolve(frames); }
-      else if (closed) { waiters.delete(check); reject(new Error(`the tunnel closed before ${what}: ${JSON.stringify(frames)}`)); }
-    };
-    waiters.add(check);
-    check();
-  });
+  const waitFor = (match: (frames: SpdyFrame[]) => boolean, what: string) =>
+    new Promise<SpdyFrame[]>((resolve, reject) => {
+      const check = () => {
+        if (match(frames)) {
+          waiters.delete(check);
+          resolve(frames);
+        } else if (closed) {
+          waiters.delete(check);
+          reject(new Error(`the tunnel closed before ${what}: ${JSON.stringify(frames)}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
   return { send, waitFor, frames, close: () => socket.destroy() };
 }
 
 const streamText = (frames: SpdyFrame[], streamId: number) =>
   Buffer.concat(frames.flatMap((f) => (f.kind === 'data' && f.streamId === streamId ? [f.data] : []))).toString();
-const finished = (frames: SpdyFrame[], streamId: number) => frames.some((f) => f.kind === 'data' && f.streamId === streamId && (f.flags & FLAG_FIN) !== 0);
+const finished = (frames: SpdyFrame[], streamId: number) =>
+  frames.some((f) => f.kind === 'data' && f.streamId === streamId && (f.flags & FLAG_FIN) !== 0);
 
 describe("port-forward through kubectl's SPDY tunnel", () => {
   it('answers both streams, carries a request to the pod and back, echoes pings, and closes both streams after', async () => {
@@ -105,7 +130,11 @@ describe("port-forward through kubectl's SPDY tunnel", () => {
     tunnel.send(client.synStream(1, { streamtype: ['error'], port: ['9999'], requestid: ['7'] }));
     tunnel.send(client.synStream(3, { streamtype: ['data'], port: ['9999'], requestid: ['7'] }));
     const frames = await tunnel.waitFor((f) => finished(f, 1), 'the error stream finished');
-    expect(streamText(frames, 1)).toMatch(new RegExp(`^error forwarding port 9999 to pod ${uid}, uid : failed to connect to localhost:9999 inside the pod: dial tcp4 \\S+:9999: connect: connection refused$`));
+    expect(streamText(frames, 1)).toMatch(
+      new RegExp(
+        `^error forwarding port 9999 to pod ${uid}, uid : failed to connect to localhost:9999 inside the pod: dial tcp4 \\S+:9999: connect: connection refused$`,
+      ),
+    );
     await tunnel.waitFor((f) => f.some((x) => x.kind === 'rstStream' && x.streamId === 3), 'the data stream reset');
     tunnel.close();
   });
@@ -114,8 +143,13 @@ describe("port-forward through kubectl's SPDY tunnel", () => {
     const tunnel = await openTunnel('/api/v1/namespaces/default/pods/tunnelled/portforward');
     const client = new SpdyFrameWriter();
     tunnel.send(client.synStream(1, { streamtype: ['error'] }));
-    await tunnel.waitFor((f) => f.some((x) => x.kind === 'rstStream' && x.streamId === 1 && x.status === 3), 'RST_STREAM REFUSED_STREAM');
+    await tunnel.waitFor(
+      (f) => f.some((x) => x.kind === 'rstStream' && x.streamId === 1 && x.status === 3),
+      'RST_STREAM REFUSED_STREAM',
+    );
     tunnel.send(Buffer.from('80020001000000040000000f', 'hex'));
-    await expect(tunnel.waitFor(() => false, 'never')).rejects.toThrow(/"kind":"goAway","lastGoodStreamId":1,"status":1/);
+    await expect(tunnel.waitFor(() => false, 'never')).rejects.toThrow(
+      /"kind":"goAway","lastGoodStreamId":1,"status":1/,
+    );
   });
 });

@@ -13,12 +13,22 @@ afterEach(async () => {
 });
 
 /** A /readyz that answers `status()` and counts each probe. */
-async function readyz(status: () => number): Promise<{ port: number; probes: () => number; next: () => Promise<void> }> {
+async function readyz(
+  status: () => number,
+): Promise<{ port: number; probes: () => number; next: () => Promise<void> }> {
   let count = 0;
   const waiters: (() => void)[] = [];
-  server = createServer((_req, res) => { count++; res.writeHead(status()).end(); for (const w of waiters.splice(0)) w(); });
+  server = createServer((_req, res) => {
+    count++;
+    res.writeHead(status()).end();
+    for (const w of waiters.splice(0)) w();
+  });
   await new Promise<void>((done) => server!.listen(0, '127.0.0.1', () => done()));
-  return { port: (server.address() as AddressInfo).port, probes: () => count, next: () => new Promise((done) => waiters.push(done)) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    probes: () => count,
+    next: () => new Promise((done) => waiters.push(done)),
+  };
 }
 
 describe('simulated kubelet: readiness manual runs', () => {
@@ -28,8 +38,10 @@ describe('simulated kubelet: readiness manual runs', () => {
     const changes: boolean[] = [];
     // A period far longer than the test: every probe seen here is a manual run.
     prober = startReadinessProber({
-      target: () => ({ host: '127.0.0.1', port: http.port }), probe: { periodSeconds: 600, httpGet: { path: '/readyz', port: http.port } },
-      onChange: (ready) => changes.push(ready), onFailure: () => {},
+      target: () => ({ host: '127.0.0.1', port: http.port }),
+      probe: { periodSeconds: 600, httpGet: { path: '/readyz', port: http.port } },
+      onChange: (ready) => changes.push(ready),
+      onFailure: () => {},
     });
     prober.syncedNotReady();
     expect(http.probes()).toBe(0); // not before the container was seen running
@@ -49,14 +61,16 @@ describe('simulated kubelet: readiness manual runs', () => {
     expect(http.probes()).toBe(3);
   });
 
-  it('asks where the port is at each probe: refused while nothing listens there, then the server\'s answer', async () => {
+  it("asks where the port is at each probe: refused while nothing listens there, then the server's answer", async () => {
     const http = await readyz(() => 200);
     let where: { host: string; port: number } | undefined;
     const changes: boolean[] = [];
     const failures: string[] = [];
     prober = startReadinessProber({
-      target: () => where, probe: { periodSeconds: 600, failureThreshold: 1, httpGet: { path: '/readyz', port: 8080 } },
-      onChange: (ready) => changes.push(ready), onFailure: (output) => failures.push(output),
+      target: () => where,
+      probe: { periodSeconds: 600, failureThreshold: 1, httpGet: { path: '/readyz', port: 8080 } },
+      onChange: (ready) => changes.push(ready),
+      onFailure: (output) => failures.push(output),
     });
     prober.containerStarted();
     await expect.poll(() => failures).toEqual([`Get "http://pod:8080/readyz": ${CONNECTION_REFUSED}`]);

@@ -23,23 +23,86 @@ const ON_THE_NODE = {
   deployment: {
     metadata: { name: 'web', labels: LABELS('web'), annotations: { 'deployment.kubernetes.io/revision': '1' } },
     spec: {
-      progressDeadlineSeconds: 600, replicas: 3, revisionHistoryLimit: 10, selector: { matchLabels: LABELS('web') },
+      progressDeadlineSeconds: 600,
+      replicas: 3,
+      revisionHistoryLimit: 10,
+      selector: { matchLabels: LABELS('web') },
       strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' }, type: 'RollingUpdate' },
       template: {
         metadata: { labels: LABELS('web') },
         spec: {
-          containers: [{ image: IMAGE, imagePullPolicy: 'IfNotPresent', name: 'lab-server', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
-          dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', schedulerName: 'default-scheduler', securityContext: {}, terminationGracePeriodSeconds: 30,
+          containers: [
+            {
+              image: IMAGE,
+              imagePullPolicy: 'IfNotPresent',
+              name: 'lab-server',
+              resources: {},
+              terminationMessagePath: '/dev/termination-log',
+              terminationMessagePolicy: 'File',
+            },
+          ],
+          dnsPolicy: 'ClusterFirst',
+          restartPolicy: 'Always',
+          schedulerName: 'default-scheduler',
+          securityContext: {},
+          terminationGracePeriodSeconds: 30,
         },
       },
     },
   },
   services: [
-    { metadata: { labels: LABELS('web'), name: 'web' }, spec: { clusterIP: 'IP', clusterIPs: ['IP'], internalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }], selector: LABELS('web'), sessionAffinity: 'None', type: 'ClusterIP' }, status: { loadBalancer: {} } },
-    { metadata: { labels: LABELS('svc2'), name: 'svc2' }, spec: { clusterIP: 'IP', clusterIPs: ['IP'], internalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', ports: [{ name: '80-8080', port: 80, protocol: 'TCP', targetPort: 8080 }], selector: LABELS('svc2'), sessionAffinity: 'None', type: 'ClusterIP' }, status: { loadBalancer: {} } },
-    { metadata: { labels: LABELS('np1'), name: 'np1' }, spec: { clusterIP: 'IP', clusterIPs: ['IP'], externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', ports: [{ name: '80-8080', nodePort: 'PORT', port: 80, protocol: 'TCP', targetPort: 8080 }], selector: LABELS('np1'), sessionAffinity: 'None', type: 'NodePort' }, status: { loadBalancer: {} } },
+    {
+      metadata: { labels: LABELS('web'), name: 'web' },
+      spec: {
+        clusterIP: 'IP',
+        clusterIPs: ['IP'],
+        internalTrafficPolicy: 'Cluster',
+        ipFamilies: ['IPv4'],
+        ipFamilyPolicy: 'SingleStack',
+        ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }],
+        selector: LABELS('web'),
+        sessionAffinity: 'None',
+        type: 'ClusterIP',
+      },
+      status: { loadBalancer: {} },
+    },
+    {
+      metadata: { labels: LABELS('svc2'), name: 'svc2' },
+      spec: {
+        clusterIP: 'IP',
+        clusterIPs: ['IP'],
+        internalTrafficPolicy: 'Cluster',
+        ipFamilies: ['IPv4'],
+        ipFamilyPolicy: 'SingleStack',
+        ports: [{ name: '80-8080', port: 80, protocol: 'TCP', targetPort: 8080 }],
+        selector: LABELS('svc2'),
+        sessionAffinity: 'None',
+        type: 'ClusterIP',
+      },
+      status: { loadBalancer: {} },
+    },
+    {
+      metadata: { labels: LABELS('np1'), name: 'np1' },
+      spec: {
+        clusterIP: 'IP',
+        clusterIPs: ['IP'],
+        externalTrafficPolicy: 'Cluster',
+        internalTrafficPolicy: 'Cluster',
+        ipFamilies: ['IPv4'],
+        ipFamilyPolicy: 'SingleStack',
+        ports: [{ name: '80-8080', nodePort: 'PORT', port: 80, protocol: 'TCP', targetPort: 8080 }],
+        selector: LABELS('np1'),
+        sessionAffinity: 'None',
+        type: 'NodePort',
+      },
+      status: { loadBalancer: {} },
+    },
   ],
-  namespace: (name: string) => ({ metadata: { labels: { 'kubernetes.io/metadata.name': name }, name }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }),
+  namespace: (name: string) => ({
+    metadata: { labels: { 'kubernetes.io/metadata.name': name }, name },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  }),
 };
 
 const pick = (o: any, keys: string[]) => Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
@@ -49,7 +112,9 @@ const meta = (o: any, keys = ['name', 'labels', 'annotations']) => pick(o.metada
 function serviceShape(s: any) {
   const ip = (v: string) => (/^10\.96\.\d+\.\d+$/.test(v) ? 'IP' : v);
   const spec = { ...s.spec, clusterIP: ip(s.spec.clusterIP), clusterIPs: s.spec.clusterIPs.map(ip) };
-  spec.ports = s.spec.ports.map((p: any) => (p.nodePort === undefined ? p : { ...p, nodePort: p.nodePort >= 30000 && p.nodePort <= 32767 ? 'PORT' : p.nodePort }));
+  spec.ports = s.spec.ports.map((p: any) =>
+    p.nodePort === undefined ? p : { ...p, nodePort: p.nodePort >= 30000 && p.nodePort <= 32767 ? 'PORT' : p.nodePort },
+  );
   return { metadata: meta(s, ['labels', 'name']), spec, status: s.status };
 }
 
@@ -81,9 +146,18 @@ async function typedCommands(env: NodeJS.ProcessEnv, namespace: string) {
 
 function expectAsOnTheNode(made: Awaited<ReturnType<typeof typedCommands>>, namespace: string) {
   expect({ metadata: meta(made.deployment), spec: made.deployment.spec }).toEqual(ON_THE_NODE.deployment);
-  expect(made.deployment.status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, updatedReplicas: 3 });
+  expect(made.deployment.status).toMatchObject({
+    replicas: 3,
+    readyReplicas: 3,
+    availableReplicas: 3,
+    updatedReplicas: 3,
+  });
   expect(made.services.map(serviceShape)).toEqual(ON_THE_NODE.services);
-  expect({ metadata: meta(made.namespace, ['labels', 'name']), spec: made.namespace.spec, status: made.namespace.status }).toEqual(ON_THE_NODE.namespace(namespace));
+  expect({
+    metadata: meta(made.namespace, ['labels', 'name']),
+    spec: made.namespace.spec,
+    status: made.namespace.status,
+  }).toEqual(ON_THE_NODE.namespace(namespace));
   expect(made.pods).toHaveLength(3);
   for (const pod of made.pods) {
     expect(pod.status.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
@@ -100,7 +174,9 @@ describe.skipIf(!hasKubectl)('kubectl typed commands (protobuf bodies) against t
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig);
     env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
   });
-  afterAll(async () => { await sim?.stop(); });
+  afterAll(async () => {
+    await sim?.stop();
+  });
 
   it('create deployment / expose / create service / create namespace make the objects a real cluster makes, and the pods come up Ready', async () => {
     expectAsOnTheNode(await typedCommands(env, 'shop'), 'shop');
@@ -109,7 +185,9 @@ describe.skipIf(!hasKubectl)('kubectl typed commands (protobuf bodies) against t
   it('answers a kind the sim does not serve with NotFound, before reading the body', async () => {
     const r = await runKubectl(env, ['create', 'configmap', 'cm1', '--from-literal=a=b'], 60_000);
     expect(r.code).not.toBe(0);
-    expect(r.err).toContain('the server could not find the requested resource (POST /api/v1/namespaces/default/configmaps)');
+    expect(r.err).toContain(
+      'the server could not find the requested resource (POST /api/v1/namespaces/default/configmaps)',
+    );
   });
 });
 
@@ -119,7 +197,9 @@ const nodeKubeconfig = process.env.TERMLAB_NODE_KUBECONFIG;
 describe.skipIf(!hasKubectl || !nodeKubeconfig)('kubectl typed commands against the real node', () => {
   const namespace = `termlab-protobuf-${process.pid}`;
   const env = { ...process.env, KUBECONFIG: nodeKubeconfig };
-  afterAll(async () => { await runKubectl(env, ['delete', 'namespace', namespace, '--wait=false'], 60_000); });
+  afterAll(async () => {
+    await runKubectl(env, ['delete', 'namespace', namespace, '--wait=false'], 60_000);
+  });
 
   it('gives the recorded shapes', async () => {
     expectAsOnTheNode(await typedCommands(env, namespace), namespace);

@@ -22,28 +22,46 @@ beforeAll(async () => {
   kc = new k8s.KubeConfig();
   kc.loadFromString(sim.kubeconfig);
 });
-afterAll(async () => { await sim?.stop(); });
+afterAll(async () => {
+  await sim?.stop();
+});
 
 type Slice = { object: k8s.V1EndpointSlice };
 const uidsIn = (e: Slice, keep: (c: k8s.V1EndpointConditions) => boolean) =>
-  (e.object.endpoints ?? []).filter((ep) => keep(ep.conditions ?? {})).map((ep) => ep.targetRef!.uid!).sort();
+  (e.object.endpoints ?? [])
+    .filter((ep) => keep(ep.conditions ?? {}))
+    .map((ep) => ep.targetRef!.uid!)
+    .sort();
 const readyIn = (e: Slice) => uidsIn(e, (c) => Boolean(c.ready));
 /** What the proxy routes to: the ready endpoints, and the serving-terminating ones (its fallback). */
-const routableIn = (e: Slice) => ({ ready: readyIn(e), servingTerminating: uidsIn(e, (c) => Boolean(c.serving && c.terminating)) });
+const routableIn = (e: Slice) => ({
+  ready: readyIn(e),
+  servingTerminating: uidsIn(e, (c) => Boolean(c.serving && c.terminating)),
+});
 
 describe('service proxy syncs', () => {
-  it('applies changes in syncs at least minSyncPeriod apart, and the last view is the slices\' last state', async () => {
+  it("applies changes in syncs at least minSyncPeriod apart, and the last view is the slices' last state", async () => {
     const apps = kc.makeApiClient(k8s.AppsV1Api);
     const core = kc.makeApiClient(k8s.CoreV1Api);
     await core.createNamespacedService({ namespace: ns, body: nodePortService('paced') });
-    const slices = await watchAll<k8s.V1EndpointSlice>(kc, `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, { labelSelector: 'kubernetes.io/service-name=paced' });
+    const slices = await watchAll<k8s.V1EndpointSlice>(
+      kc,
+      `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
+      { labelSelector: 'kubernetes.io/service-name=paced' },
+    );
     // Three pods turning Ready one after another: several slice changes inside one period.
-    await apps.createNamespacedDeployment({ namespace: ns, body: labDeployment('paced', { replicas: 3, maxSurge: 3 }) });
+    await apps.createNamespacedDeployment({
+      namespace: ns,
+      body: labDeployment('paced', { replicas: 3, maxSurge: 3 }),
+    });
     const three = await slices.waitFor((e) => readyIn(e).length === 3, 'three ready endpoints in the slice');
     const truth = () => sim.proxyTruth(ns, 'paced')!;
     const view = () => {
       const change = truth().changes.at(-1);
-      return { ready: [...(change?.readyPodUids ?? [])].sort(), servingTerminating: [...(change?.servingTerminatingPodUids ?? [])].sort() };
+      return {
+        ready: [...(change?.readyPodUids ?? [])].sort(),
+        servingTerminating: [...(change?.servingTerminatingPodUids ?? [])].sort(),
+      };
     };
     await expect.poll(view, { timeout: 10_000 }).toEqual(routableIn(three));
     const before = truth().changes.length;
@@ -52,7 +70,10 @@ describe('service proxy syncs', () => {
     const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: 'app.kubernetes.io/name=paced' });
     const deleted = pods.items[0]!.metadata!.uid!;
     await core.deleteNamespacedPod({ namespace: ns, name: pods.items[0]!.metadata!.name! });
-    const last = await slices.waitFor((e) => readyIn(e).length === 3 && !(e.object.endpoints ?? []).some((ep) => ep.targetRef?.uid === deleted), 'the replacement ready and the deleted pod gone from the slice');
+    const last = await slices.waitFor(
+      (e) => readyIn(e).length === 3 && !(e.object.endpoints ?? []).some((ep) => ep.targetRef?.uid === deleted),
+      'the replacement ready and the deleted pod gone from the slice',
+    );
     slices.stop();
     // The view catches up with the slices' last state: no change is lost.
     await expect.poll(view, { timeout: 10_000 }).toEqual(routableIn(last));
@@ -70,18 +91,37 @@ describe('service proxy syncs', () => {
   it('applies a change that arrives during a sync in the next one (no change is lost to the runner)', async () => {
     const store = new Store();
     const proxy = new ServiceProxy(store, () => undefined, { minSyncPeriodMs: 200, syncDurationMs: 100 });
-    const endpoint = (uid: string) => ({ addresses: ['127.0.0.1'], conditions: { ready: true, serving: true, terminating: false }, targetRef: { kind: 'Pod', uid } });
+    const endpoint = (uid: string) => ({
+      addresses: ['127.0.0.1'],
+      conditions: { ready: true, serving: true, terminating: false },
+      targetRef: { kind: 'Pod', uid },
+    });
     const slice: KubeObject = {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-      metadata: { name: 'unit-abc', namespace: ns, uid: 'slice-uid', resourceVersion: '', creationTimestamp: '', labels: { [SERVICE_NAME_LABEL]: 'unit', [MANAGED_BY_LABEL]: MANAGED_BY } },
-      addressType: 'IPv4', ports: [{ name: 'http', port: 8080, protocol: 'TCP' }], endpoints: [endpoint('a')],
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: 'unit-abc',
+        namespace: ns,
+        uid: 'slice-uid',
+        resourceVersion: '',
+        creationTimestamp: '',
+        labels: { [SERVICE_NAME_LABEL]: 'unit', [MANAGED_BY_LABEL]: MANAGED_BY },
+      },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+      endpoints: [endpoint('a')],
     };
     try {
       store.create('endpointslices', slice);
       // A quiet spell before it: the sync starts at once and takes the slice as it is now.
       await new Promise((resolve) => setImmediate(resolve));
-      store.update('endpointslices', { ...store.get('endpointslices', ns, 'unit-abc')!, endpoints: [endpoint('a'), endpoint('b')] });
-      await expect.poll(() => proxy.truth(ns, 'unit')?.changes.map((c) => c.readyPodUids), { timeout: 5_000 }).toEqual([['a'], ['a', 'b']]);
+      store.update('endpointslices', {
+        ...store.get('endpointslices', ns, 'unit-abc')!,
+        endpoints: [endpoint('a'), endpoint('b')],
+      });
+      await expect
+        .poll(() => proxy.truth(ns, 'unit')?.changes.map((c) => c.readyPodUids), { timeout: 5_000 })
+        .toEqual([['a'], ['a', 'b']]);
       const [first, second] = proxy.truth(ns, 'unit')!.changes;
       expect(second!.at - first!.at).toBeGreaterThanOrEqual(200 + 100);
     } finally {

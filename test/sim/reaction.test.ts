@@ -18,10 +18,12 @@ beforeAll(async () => {
   kc.loadFromString(sim.kubeconfig);
   core = kc.makeApiClient(k8s.CoreV1Api);
 });
-afterAll(async () => { await sim.stop(); });
+afterAll(async () => {
+  await sim.stop();
+});
 
 describe('kubelet reaction time', () => {
-  it('kills a pod whose sync is in flight only after that sync\'s relist and one more', async () => {
+  it("kills a pod whose sync is in flight only after that sync's relist and one more", async () => {
     // Relists long enough that the probe's sync, queued as the pod turns Ready, still waits for its
     // relist when the DELETE arrives, even on a loaded machine (with 400 ms a slow client can miss it).
     const slow = await startSimCluster({ kubelet: { relistPeriodMs: SLOW_RELIST_PERIOD_MS, relistDurationMs: 0 } });
@@ -29,7 +31,10 @@ describe('kubelet reaction time', () => {
       const slowKc = new k8s.KubeConfig();
       slowKc.loadFromString(slow.kubeconfig);
       const slowCore = slowKc.makeApiClient(k8s.CoreV1Api);
-      const created = await slowCore.createNamespacedPod({ namespace: 'default', body: labPod('reacts', { grace: 5 }) });
+      const created = await slowCore.createNamespacedPod({
+        namespace: 'default',
+        body: labPod('reacts', { grace: 5 }),
+      });
       const watch = await watchPod(slowKc, 'default', 'reacts', created.metadata!.resourceVersion);
       await watch.waitFor(isReady, 'ready');
       await slowCore.deleteNamespacedPod({ name: 'reacts', namespace: 'default' });
@@ -65,14 +70,23 @@ describe('kubelet reaction time', () => {
     const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=4000`);
     const body = readLines(res.body);
     await core.deleteNamespacedPod({ name: 'drains', namespace: 'default' });
-    await watch.waitFor((e) => e.pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False') ?? false, 'not ready while draining');
+    await watch.waitFor(
+      (e) => e.pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False') ?? false,
+      'not ready while draining',
+    );
     expect((await body).error).toBeNull();
     await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
     watch.stop();
     await forward.close();
-    const events = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=drains' });
+    const events = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: 'involvedObject.name=drains',
+    });
     const unhealthy = events.items.filter((e) => e.reason === 'Unhealthy');
     expect(unhealthy.length).toBeGreaterThan(0);
-    expect(unhealthy[0]).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Readiness probe failed: /) });
+    expect(unhealthy[0]).toMatchObject({
+      type: 'Warning',
+      message: expect.stringMatching(/^Readiness probe failed: /),
+    });
   });
 });

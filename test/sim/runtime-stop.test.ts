@@ -10,11 +10,21 @@ const images = { busybox: { entrypoint: ['/bin/sleep', '30'], paths: {}, env: {}
 
 function pod(): { object: KubeObject; target: RuntimePod } {
   const object = {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: { name: 'p', namespace: 'default', uid: 'u-1' },
-    spec: { dnsPolicy: 'Default', containers: [{ name: 'a', image: 'busybox' }, { name: 'b', image: 'busybox' }] },
+    spec: {
+      dnsPolicy: 'Default',
+      containers: [
+        { name: 'a', image: 'busybox' },
+        { name: 'b', image: 'busybox' },
+      ],
+    },
   } as unknown as KubeObject;
-  return { object, target: { name: 'p', namespace: 'default', uid: 'u-1', hostPorts: new Map(), containers: new Map() } };
+  return {
+    object,
+    target: { name: 'p', namespace: 'default', uid: 'u-1', hostPorts: new Map(), containers: new Map() },
+  };
 }
 
 describe('the runtime stopping during SyncPod', () => {

@@ -18,7 +18,8 @@ class PortsThatFailOnce extends NodePorts {
 
 function pod(name: string): KubeObject {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '', creationTimestamp: '' },
     spec: { containers: [{ name: 'lab', image: 'termlab/lab-server:0.1.0', ports: [{ containerPort: 8080 }] }] },
   } as KubeObject;
@@ -31,13 +32,19 @@ describe('simulated scheduler: a binding that failed', () => {
     const scheduler = new Scheduler(store, {}, ports);
     const seen: string[] = [];
     const bound = new Promise<KubeObject>((resolve) => {
-      inform(store, 'events', (e) => { if (e.type === 'ADDED') seen.push(`${e.object.reason}: ${e.object.message}`); });
-      inform(store, 'pods', (e) => { if (e.type === 'MODIFIED' && e.object.spec.nodeName) resolve(e.object); });
+      inform(store, 'events', (e) => {
+        if (e.type === 'ADDED') seen.push(`${e.object.reason}: ${e.object.message}`);
+      });
+      inform(store, 'pods', (e) => {
+        if (e.type === 'MODIFIED' && e.object.spec.nodeName) resolve(e.object);
+      });
     });
     try {
       store.create('pods', pod('retried'));
       const pod1 = await bound;
-      expect(seen[0]).toBe('FailedScheduling: the simulated node cannot publish the pod\'s ports: cannot hold host port 20001 on 127.0.0.1: bind EMFILE 127.0.0.1:20001');
+      expect(seen[0]).toBe(
+        "FailedScheduling: the simulated node cannot publish the pod's ports: cannot hold host port 20001 on 127.0.0.1: bind EMFILE 127.0.0.1:20001",
+      );
       expect(seen).toContain(`Scheduled: Successfully assigned default/retried to ${pod1.spec.nodeName}`);
       expect(pod1.spec.containers[0].ports[0].hostPort).toBe(ports.of('uid-retried').get(8080));
     } finally {

@@ -20,9 +20,13 @@ let scenarios: Map<string, FileScenario>;
 const template = parse(readFileSync(join(repoRoot, 'manifests/lab-pod.yaml'), 'utf8'));
 beforeAll(async () => {
   c = await startSimClient();
-  scenarios = new Map((await loadScenarios(join(repoRoot, 'manifests/sidecars.yaml')) as FileScenario[]).map((s) => [s.name, s]));
+  scenarios = new Map(
+    ((await loadScenarios(join(repoRoot, 'manifests/sidecars.yaml'))) as FileScenario[]).map((s) => [s.name, s]),
+  );
 });
-afterAll(async () => { await c.sim.stop(); });
+afterAll(async () => {
+  await c.sim.stop();
+});
 
 /** One scenario's pod, its request through the proxy's published port, the delete after deleteDelayMs. */
 async function run(name: string) {
@@ -37,19 +41,36 @@ async function run(name: string) {
   const hostPort = all.flatMap((x) => x.ports ?? []).find((p) => p.containerPort === port)!.hostPort!;
   const res = await request(`http://127.0.0.1:${hostPort}/work?ms=${scenario.workMs}&id=${name}`);
   let accepted!: () => void;
-  const acceptedP = new Promise<void>((resolve) => { accepted = resolve; });
-  const lines = readLines(res.body, (line) => { if (line.event === 'accepted') accepted(); });
+  const acceptedP = new Promise<void>((resolve) => {
+    accepted = resolve;
+  });
+  const lines = readLines(res.body, (line) => {
+    if (line.event === 'accepted') accepted();
+  });
   await acceptedP;
   // A timer here is the scenario's own delay (deleteDelayMs), not a wait for something to happen.
   await new Promise((resolve) => setTimeout(resolve, scenario.deleteDelayMs));
   await c.core.deleteNamespacedPod({ name, namespace: 'default' });
   const outcome = await lines;
-  await watch.waitFor((e) => e.pod.status?.phase === 'Succeeded' || e.pod.status?.phase === 'Failed', `${name} terminal`, 40_000);
-  await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+  await watch.waitFor(
+    (e) => e.pod.status?.phase === 'Succeeded' || e.pod.status?.phase === 'Failed',
+    `${name} terminal`,
+    40_000,
+  );
+  await c.core.patchNamespacedPod({
+    name,
+    namespace: 'default',
+    body: [{ op: 'remove', path: '/metadata/finalizers' }],
+  });
   await watch.waitFor((e) => e.type === 'DELETED', `${name} DELETED`, 40_000);
   watch.stop();
   const truth = c.sim.truth(created.metadata!.uid!)!.containers!;
-  return { outcome, completed: outcome.lines.at(-1)?.event === 'done', app: truth.lab!, proxy: truth[PROXY_CONTAINER.name]! };
+  return {
+    outcome,
+    completed: outcome.lines.at(-1)?.event === 'done',
+    app: truth.lab!,
+    proxy: truth[PROXY_CONTAINER.name]!,
+  };
 }
 
 describe('manifests/sidecars.yaml on the simulated cluster, through the proxy', () => {
@@ -78,7 +99,7 @@ describe('manifests/sidecars.yaml on the simulated cluster, through the proxy', 
     expect(proxy.termSentAt!).toBeLessThan(app.exitedAt!);
   });
 
-  it('sidecar-prestop-parallel: the proxy\'s own preStop runs beside the app\'s, and the request completes', async () => {
+  it("sidecar-prestop-parallel: the proxy's own preStop runs beside the app's, and the request completes", async () => {
     const { completed, app, proxy } = await run('sidecar-prestop-parallel');
     expect(completed).toBe(true);
     expect(proxy.hookStartAt!).toBeLessThan(app.hookEndAt!);

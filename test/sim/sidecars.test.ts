@@ -9,23 +9,40 @@ import type { ContainerTruth } from '../../cluster/sim/truth.ts';
 import { isReady, startSimClient, watchPod, type SimClient } from '../support/sim.ts';
 
 let c: SimClient;
-beforeAll(async () => { c = await startSimClient(); });
-afterAll(async () => { await c.sim.stop(); });
+beforeAll(async () => {
+  c = await startSimClient();
+});
+afterAll(async () => {
+  await c.sim.stop();
+});
 
 const IMAGE = 'termlab/lab-server:0.1.0';
 
-interface Part { name: string; port: number; mode?: string; hookMs?: number; startupProbe?: k8s.V1Probe }
+interface Part {
+  name: string;
+  port: number;
+  mode?: string;
+  hookMs?: number;
+  startupProbe?: k8s.V1Probe;
+}
 
 /** A lab server as one container of the pod: its own port (the pod's containers share one network), its mode and hook. */
 function container(part: Part, native: boolean): k8s.V1Container {
   return {
-    name: part.name, image: IMAGE,
+    name: part.name,
+    image: IMAGE,
     ...(native ? { restartPolicy: 'Always' } : {}),
-    env: [{ name: 'LAB_MODE', value: part.mode ?? 'graceful' }, { name: 'PORT', value: String(part.port) }, { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
+    env: [
+      { name: 'LAB_MODE', value: part.mode ?? 'graceful' },
+      { name: 'PORT', value: String(part.port) },
+      { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
+    ],
     ports: [{ name: `p${part.port}`, containerPort: part.port }],
     readinessProbe: { httpGet: { path: '/readyz', port: part.port }, periodSeconds: 1 },
     ...(part.startupProbe ? { startupProbe: part.startupProbe } : {}),
-    ...(part.hookMs !== undefined ? { lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', String(part.hookMs)] } } } } : {}),
+    ...(part.hookMs !== undefined
+      ? { lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', String(part.hookMs)] } } } }
+      : {}),
   };
 }
 
@@ -33,7 +50,8 @@ function sidecarPod(name: string, grace: number, sidecars: Part[], apps: Part[])
   return {
     metadata: { name, labels: { app: 'sidecars' } },
     spec: {
-      restartPolicy: 'Never', terminationGracePeriodSeconds: grace,
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: grace,
       initContainers: sidecars.map((s) => container(s, true)),
       containers: apps.map((a) => container(a, false)),
     },
@@ -60,22 +78,38 @@ async function deleteAndWaitGone(name: string, watch: Awaited<ReturnType<typeof 
 }
 
 /** The budget killContainer gives: grace − the hook's whole seconds − the wait's whole seconds, then at least 2. */
-const budgetOf = (grace: number, t: ContainerTruth) => Math.max(2, grace - (t.hookElapsedSeconds ?? 0) - Math.trunc(t.turnWaitSeconds ?? 0));
+const budgetOf = (grace: number, t: ContainerTruth) =>
+  Math.max(2, grace - (t.hookElapsedSeconds ?? 0) - Math.trunc(t.turnWaitSeconds ?? 0));
 
 describe('native sidecars: the API', () => {
   it('refuses an init container that is not a native sidecar, naming the field', async () => {
     const pod = sidecarPod('sc-regular-init', 5, [{ name: 'init', port: 8081 }], [{ name: 'app', port: 8080 }]);
     delete pod.spec!.initContainers![0]!.restartPolicy;
-    await expect(c.core.createNamespacedPod({ namespace: 'default', body: pod })).rejects.toMatchObject({ code: 422, body: expect.stringContaining('spec.initContainers[0].restartPolicy') });
+    await expect(c.core.createNamespacedPod({ namespace: 'default', body: pod })).rejects.toMatchObject({
+      code: 422,
+      body: expect.stringContaining('spec.initContainers[0].restartPolicy'),
+    });
   });
 });
 
 describe('native sidecars: start', () => {
   it('starts the sidecars in order of declaration before the app, each after the one before it started', async () => {
     const name = 'sc-start';
-    const { watch, ready, uid } = await runningPod(sidecarPod(name, 5, [{ name: 'sc1', port: 8081 }, { name: 'sc2', port: 8082 }], [{ name: 'app', port: 8080 }]));
+    const { watch, ready, uid } = await runningPod(
+      sidecarPod(
+        name,
+        5,
+        [
+          { name: 'sc1', port: 8081 },
+          { name: 'sc2', port: 8082 },
+        ],
+        [{ name: 'app', port: 8080 }],
+      ),
+    );
     // A sidecar's log is read by its name; the pod's one main container is the default.
-    expect(await c.core.readNamespacedPodLog({ name, namespace: 'default', container: 'sc2' })).toContain('"event":"listening"');
+    expect(await c.core.readNamespacedPodLog({ name, namespace: 'default', container: 'sc2' })).toContain(
+      '"event":"listening"',
+    );
     expect(await c.core.readNamespacedPodLog({ name, namespace: 'default' })).toContain(`"port":`);
     const t = containersOf(uid);
     expect(t.sc1!.startedAt!).toBeLessThan(t.sc2!.startedAt!);
@@ -85,20 +119,32 @@ describe('native sidecars: start', () => {
     expect(t.app!.startedAt!).toBeGreaterThanOrEqual(t.sc2!.startSeenAt!);
     const status = ready.pod.status!;
     expect(status.phase).toBe('Running');
-    expect(status.initContainerStatuses?.map((s) => [s.name, s.started, Boolean(s.state?.running), s.ready])).toEqual([['sc1', true, true, true], ['sc2', true, true, true]]);
+    expect(status.initContainerStatuses?.map((s) => [s.name, s.started, Boolean(s.state?.running), s.ready])).toEqual([
+      ['sc1', true, true, true],
+      ['sc2', true, true, true],
+    ]);
     expect(status.containerStatuses?.map((s) => [s.name, Boolean(s.state?.running)])).toEqual([['app', true]]);
     expect(status.conditions?.find((x) => x.type === 'Initialized')?.status).toBe('True');
     // Before the app started, the pod was Pending and not yet initialized.
-    const early = watch.events.find((e) => (e.pod.status?.initContainerStatuses ?? []).some((s) => s.state?.running) && !e.pod.status?.containerStatuses?.some((s) => s.state?.running));
+    const early = watch.events.find(
+      (e) =>
+        (e.pod.status?.initContainerStatuses ?? []).some((s) => s.state?.running) &&
+        !e.pod.status?.containerStatuses?.some((s) => s.state?.running),
+    );
     expect(early?.pod.status?.phase).toBe('Pending');
-    expect(early?.pod.status?.conditions?.find((x) => x.type === 'Initialized')).toMatchObject({ status: 'False', reason: 'ContainersNotInitialized' });
+    expect(early?.pod.status?.conditions?.find((x) => x.type === 'Initialized')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotInitialized',
+    });
     await deleteAndWaitGone(name, watch);
   });
 
   it('a sidecar with a startupProbe holds the next container back until the probe succeeds', async () => {
     const name = 'sc-startup-probe';
     const probe: k8s.V1Probe = { httpGet: { path: '/readyz', port: 8081 }, initialDelaySeconds: 2, periodSeconds: 1 };
-    const { watch, uid } = await runningPod(sidecarPod(name, 5, [{ name: 'sc1', port: 8081, startupProbe: probe }], [{ name: 'app', port: 8080 }]));
+    const { watch, uid } = await runningPod(
+      sidecarPod(name, 5, [{ name: 'sc1', port: 8081, startupProbe: probe }], [{ name: 'app', port: 8080 }]),
+    );
     const t = containersOf(uid);
     expect(t.sc1!.startupSucceededAt! - t.sc1!.startedAt!).toBeGreaterThanOrEqual(2000);
     expect(t.app!.startedAt!).toBeGreaterThanOrEqual(t.sc1!.startupSucceededAt!);
@@ -110,9 +156,17 @@ describe('native sidecars: the termination order', () => {
   it('the app first; each sidecar after the app and the sidecars declared after it; every preStop at once', async () => {
     const name = 'sc-order';
     const grace = 10;
-    const { watch, uid } = await runningPod(sidecarPod(name, grace,
-      [{ name: 'sc1', port: 8081 }, { name: 'sc2', port: 8082, hookMs: 1000 }],
-      [{ name: 'app', port: 8080, hookMs: 2000 }]));
+    const { watch, uid } = await runningPod(
+      sidecarPod(
+        name,
+        grace,
+        [
+          { name: 'sc1', port: 8081 },
+          { name: 'sc2', port: 8082, hookMs: 1000 },
+        ],
+        [{ name: 'app', port: 8080, hookMs: 2000 }],
+      ),
+    );
     await deleteAndWaitGone(name, watch);
     const t = containersOf(uid);
     const { app, sc1, sc2 } = t as Record<'app' | 'sc1' | 'sc2', ContainerTruth>;
@@ -135,10 +189,25 @@ describe('native sidecars: the termination order', () => {
 
   it('regular containers have no order: a second main container gets its hook and TERM beside the app', async () => {
     const name = 'sc-regular';
-    const { watch, uid } = await runningPod(sidecarPod(name, 10, [], [{ name: 'app', port: 8080, hookMs: 1000 }, { name: 'proxy', port: 8081 }]));
+    const { watch, uid } = await runningPod(
+      sidecarPod(
+        name,
+        10,
+        [],
+        [
+          { name: 'app', port: 8080, hookMs: 1000 },
+          { name: 'proxy', port: 8081 },
+        ],
+      ),
+    );
     // Two main containers: a log needs its container named, as strategy.go validateContainer says.
-    await expect(c.core.readNamespacedPodLog({ name, namespace: 'default' })).rejects.toMatchObject({ code: 400, body: expect.stringContaining('choose one of: [app proxy]') });
-    expect(await c.core.readNamespacedPodLog({ name, namespace: 'default', container: 'proxy' })).toContain('"event":"listening"');
+    await expect(c.core.readNamespacedPodLog({ name, namespace: 'default' })).rejects.toMatchObject({
+      code: 400,
+      body: expect.stringContaining('choose one of: [app proxy]'),
+    });
+    expect(await c.core.readNamespacedPodLog({ name, namespace: 'default', container: 'proxy' })).toContain(
+      '"event":"listening"',
+    );
     await deleteAndWaitGone(name, watch);
     const { app, proxy } = containersOf(uid) as Record<'app' | 'proxy', ContainerTruth>;
     // No hook: the proxy's TERM comes while the app's hook still runs.
@@ -151,9 +220,17 @@ describe('native sidecars: the termination order', () => {
     const grace = 3;
     // The app's hook takes 2 s of the 3: it gets the 2 s minimum after it and ignores its TERM, so it
     // runs until its KILL at about 4 s, past the grace; both sidecars stop waiting at 3 s.
-    const { watch, uid } = await runningPod(sidecarPod(name, grace,
-      [{ name: 'sc1', port: 8081, mode: 'ignore-term' }, { name: 'sc2', port: 8082, mode: 'ignore-term' }],
-      [{ name: 'app', port: 8080, hookMs: 2000, mode: 'ignore-term' }]));
+    const { watch, uid } = await runningPod(
+      sidecarPod(
+        name,
+        grace,
+        [
+          { name: 'sc1', port: 8081, mode: 'ignore-term' },
+          { name: 'sc2', port: 8082, mode: 'ignore-term' },
+        ],
+        [{ name: 'app', port: 8080, hookMs: 2000, mode: 'ignore-term' }],
+      ),
+    );
     await deleteAndWaitGone(name, watch);
     const { app, sc1, sc2 } = containersOf(uid) as Record<'app' | 'sc1' | 'sc2', ContainerTruth>;
     expect(app).toMatchObject({ hookElapsedSeconds: 2, stopGracePeriodSeconds: 2, exitCode: 137 });

@@ -6,7 +6,8 @@ import { HEADER_DICTIONARY, SpdyFrameReader, SpdyFrameWriter, SpdyProtocolError 
 
 /** Written by spdystream's Framer in this order (one connection, so header compression carries over). */
 const FROM_CLIENT = {
-  synStreamError: '800300010000003e0000000100000000000078f9e3c6a7c202253a703a2b294a4dcc851625aca9a0808614cb45e01c60616061c0c0c0c0590489c64c50f2663400000000ffff',
+  synStreamError:
+    '800300010000003e0000000100000000000078f9e3c6a7c202253a703a2b294a4dcc851625aca9a0808614cb45e01c60616061c0c0c0c0590489c64c50f2663400000000ffff',
   synStreamData: '800300010000001c00000003000000000000826ac61445350e543225a29b06000000ffff',
   dataFin: '0000000101000000',
   data: '0000000300000016474554202f776f726b20485454502f312e310d0a0d0a',
@@ -15,8 +16,22 @@ const FROM_CLIENT = {
   goAway: '80030007000000080000000300000000',
 };
 const EXPECTED_FROM_CLIENT = [
-  { kind: 'synStream', streamId: 1, associatedToStreamId: 0, priority: 0, flags: 0, headers: { streamtype: ['error'], port: ['8080'], requestid: ['0'] } },
-  { kind: 'synStream', streamId: 3, associatedToStreamId: 0, priority: 0, flags: 0, headers: { streamtype: ['data'], port: ['8080'], requestid: ['0'] } },
+  {
+    kind: 'synStream',
+    streamId: 1,
+    associatedToStreamId: 0,
+    priority: 0,
+    flags: 0,
+    headers: { streamtype: ['error'], port: ['8080'], requestid: ['0'] },
+  },
+  {
+    kind: 'synStream',
+    streamId: 3,
+    associatedToStreamId: 0,
+    priority: 0,
+    flags: 0,
+    headers: { streamtype: ['data'], port: ['8080'], requestid: ['0'] },
+  },
   { kind: 'data', streamId: 1, flags: 1, data: Buffer.alloc(0) },
   { kind: 'data', streamId: 3, flags: 0, data: Buffer.from('GET /work HTTP/1.1\r\n\r\n') },
   { kind: 'ping', id: 1 },
@@ -28,15 +43,20 @@ const EXPECTED_FROM_CLIENT = [
  * The writer's output for: SYN_REPLY 1, SYN_REPLY 3, DATA 3 "HTTP/1.1 200 OK\r\n", DATA 1 FIN,
  * PING 1, RST_STREAM 3 CANCEL, SYN_REPLY 5 {a: b}. spdystream's ReadFrame read all seven.
  */
-const ACCEPTED_BY_SPDYSTREAM = '800300020000001800000001783fe3c6a7c2000400fbff00000000000000ffff800300020000001200000003000400fbff00000000000000ffff'
-  + '0000000300000011485454502f312e3120323030204f4b0d0a0000000101000000800300060000000400000001800300030000000800000003000000058003'
-  + '00020000001c00000005000e00f1ff0000000100000001610000000162000000ffff';
+const ACCEPTED_BY_SPDYSTREAM =
+  '800300020000001800000001783fe3c6a7c2000400fbff00000000000000ffff800300020000001200000003000400fbff00000000000000ffff' +
+  '0000000300000011485454502f312e3120323030204f4b0d0a0000000101000000800300060000000400000001800300030000000800000003000000058003' +
+  '00020000001c00000005000e00f1ff0000000100000001610000000162000000ffff';
 
 const hex = (text: string) => Buffer.from(text, 'hex');
 
 function adler32(bytes: Buffer): number {
-  let a = 1, b = 0;
-  for (const byte of bytes) { a = (a + byte) % 65521; b = (b + a) % 65521; }
+  let a = 1,
+    b = 0;
+  for (const byte of bytes) {
+    a = (a + byte) % 65521;
+    b = (b + a) % 65521;
+  }
   return ((b << 16) | a) >>> 0;
 }
 
@@ -57,15 +77,21 @@ describe('SPDY/3.1 framing', () => {
     const reader = new SpdyFrameReader();
     const stream = hex(Object.values(FROM_CLIENT).join(''));
     const frames = [];
-    for (let offset = 0; offset < stream.length; offset += 5) frames.push(...reader.push(stream.subarray(offset, offset + 5)));
+    for (let offset = 0; offset < stream.length; offset += 5)
+      frames.push(...reader.push(stream.subarray(offset, offset + 5)));
     expect(frames).toEqual(EXPECTED_FROM_CLIENT);
   });
 
   it('writes what spdystream reads, and reads it back itself', () => {
     const writer = new SpdyFrameWriter();
     const written = Buffer.concat([
-      writer.synReply(1), writer.synReply(3), writer.data(3, Buffer.from('HTTP/1.1 200 OK\r\n')), writer.data(1, Buffer.alloc(0), true),
-      writer.ping(1), writer.rstStream(3, 5), writer.synReply(5, { a: ['b'] }),
+      writer.synReply(1),
+      writer.synReply(3),
+      writer.data(3, Buffer.from('HTTP/1.1 200 OK\r\n')),
+      writer.data(1, Buffer.alloc(0), true),
+      writer.ping(1),
+      writer.rstStream(3, 5),
+      writer.synReply(5, { a: ['b'] }),
     ]);
     expect(written.toString('hex')).toBe(ACCEPTED_BY_SPDYSTREAM);
     expect(new SpdyFrameReader().push(written)).toEqual([
@@ -88,6 +114,8 @@ describe('SPDY/3.1 framing', () => {
     const reader = new SpdyFrameReader();
     const frame = new SpdyFrameWriter().synReply(1, { a: ['b'] });
     expect(reader.push(frame.subarray(0, 12))).toEqual([]);
-    expect(reader.push(frame.subarray(12))).toEqual([{ kind: 'synReply', streamId: 1, flags: 0, headers: { a: ['b'] } }]);
+    expect(reader.push(frame.subarray(12))).toEqual([
+      { kind: 'synReply', streamId: 1, flags: 0, headers: { a: ['b'] } },
+    ]);
   });
 });

@@ -3,11 +3,23 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { readLines } from '../support/labServer.ts';
-import { isReady, labPod, startSimClient, terminatedState, watchPod, type SimClient, forwardTo } from '../support/sim.ts';
+import {
+  isReady,
+  labPod,
+  startSimClient,
+  terminatedState,
+  watchPod,
+  type SimClient,
+  forwardTo,
+} from '../support/sim.ts';
 
 let c: SimClient;
-beforeAll(async () => { c = await startSimClient(); });
-afterAll(async () => { await c.sim.stop(); });
+beforeAll(async () => {
+  c = await startSimClient();
+});
+afterAll(async () => {
+  await c.sim.stop();
+});
 
 async function readyPod(name: string, spec: Parameters<typeof labPod>[1] = {}) {
   const created = await c.core.createNamespacedPod({ namespace: 'default', body: labPod(name, spec) });
@@ -28,8 +40,15 @@ async function logText(name: string) {
 async function followedLog(name: string): Promise<{ whole: Promise<string> }> {
   let text = '';
   let done!: (t: string) => void;
-  const ended = new Promise<string>((resolve) => { done = resolve; });
-  const sink = new Writable({ write(chunk, _enc, next) { text += chunk; next(); } });
+  const ended = new Promise<string>((resolve) => {
+    done = resolve;
+  });
+  const sink = new Writable({
+    write(chunk, _enc, next) {
+      text += chunk;
+      next();
+    },
+  });
   // Piped into the sink, which finishes when the API ends the stream (the container ended).
   sink.on('finish', () => done(text));
   await new k8s.Log(c.kc).log('default', name, 'lab', sink, { follow: true });
@@ -46,7 +65,11 @@ describe('simulated kubelet: the life of a lab pod', () => {
   ])('runs a %s preStop inside the grace, then TERM, and the pod goes away', async (kind, preStop, hookLines) => {
     const name = `life-${kind.toLowerCase()}`;
     // Held by a finalizer once it has ended, so that its log can still be read.
-    const { watch, uid } = await readyPod(name, { lifecycle: { preStop: preStop as never }, grace: 10, finalizers: ['termlab.io/hold'] });
+    const { watch, uid } = await readyPod(name, {
+      lifecycle: { preStop: preStop as never },
+      grace: 10,
+      finalizers: ['termlab.io/hold'],
+    });
     const before = await logText(name);
     expect(before).toContain('"event":"listening"');
     const followed = await followedLog(name);
@@ -61,17 +84,34 @@ describe('simulated kubelet: the life of a lab pod', () => {
     const terminated = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
     expect(terminatedState(terminated)).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(terminated.pod.status?.phase).toBe('Succeeded');
-    const lines = (await followed.whole).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; time: string });
-    await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    const lines = (await followed.whole)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { event: string; time: string });
+    await c.core.patchNamespacedPod({
+      name,
+      namespace: 'default',
+      body: [{ op: 'remove', path: '/metadata/finalizers' }],
+    });
     const gone = await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
     expect(terminatedState(gone)?.exitCode).toBe(0);
     const truth = c.sim.truth(uid)!;
     expect(truth.hookElapsedSeconds).toBe(1);
     expect(truth.stopGracePeriodSeconds).toBe(9);
     expect(truth.termSentAt! - truth.hookStartAt!).toBeGreaterThanOrEqual(1000);
-    const events = await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` });
+    const events = await c.core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${name}`,
+    });
     // A readiness probe may fail between TERM and the exit (Unhealthy), as on a real node: a race, so left out.
-    expect(events.items.map((e) => e.reason).filter((r) => r !== 'Unhealthy')).toEqual(['Scheduled', 'MissingClusterDNS', 'Pulled', 'Created', 'Started', 'Killing']);
+    expect(events.items.map((e) => e.reason).filter((r) => r !== 'Unhealthy')).toEqual([
+      'Scheduled',
+      'MissingClusterDNS',
+      'Pulled',
+      'Created',
+      'Started',
+      'Killing',
+    ]);
     watch.stop();
     // What the container itself saw: the hook's lines (or none), all of them before the TERM.
     expect(lines.filter((l) => l.event.startsWith('hook-')).map((l) => l.event)).toEqual(hookLines);
@@ -82,13 +122,19 @@ describe('simulated kubelet: the life of a lab pod', () => {
 
   it('cuts an in-flight port-forwarded request when a hook outlasts the grace: TERM at grace, SIGKILL 2 s later, 137', async () => {
     const name = 'hook-outlasts-grace';
-    const { watch, uid } = await readyPod(name, { lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', '10000'] } } }, grace: 2, finalizers: ['termlab.io/hold'] });
+    const { watch, uid } = await readyPod(name, {
+      lifecycle: { preStop: { exec: { command: ['lab-hook', 'sleep', '10000'] } } },
+      grace: 2,
+      finalizers: ['termlab.io/hold'],
+    });
     const forward = await forwardTo(c.kc, 'default', name, 8080);
     const followed = await followedLog(name);
     const res = await request(`http://127.0.0.1:${forward.localPort}/work?ms=30000&id=long`);
     expect(res.headers['x-pod-uid']).toBe(uid);
     let accepted = false;
-    const body = readLines(res.body, (line) => { if (line.event === 'accepted') accepted = true; });
+    const body = readLines(res.body, (line) => {
+      if (line.event === 'accepted') accepted = true;
+    });
     await expect.poll(() => accepted).toBe(true);
     await c.core.deleteNamespacedPod({ name, namespace: 'default' });
     const terminated = await watch.waitFor((e) => Boolean(terminatedState(e)), 'terminated');
@@ -105,8 +151,18 @@ describe('simulated kubelet: the life of a lab pod', () => {
     expect(log).toContain('"event":"hook-start"');
     expect(log).toContain('"signal":"SIGTERM"');
     // The hook ran inside the container: it dies with it, and the exec fails, as on a real node.
-    await expect.poll(async () => (await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` })).items.map((e) => e.reason)).toContain('FailedPreStopHook');
-    await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    await expect
+      .poll(async () =>
+        (
+          await c.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name}` })
+        ).items.map((e) => e.reason),
+      )
+      .toContain('FailedPreStopHook');
+    await c.core.patchNamespacedPod({
+      name,
+      namespace: 'default',
+      body: [{ op: 'remove', path: '/metadata/finalizers' }],
+    });
     await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
     await forward.close();
     watch.stop();
@@ -136,7 +192,11 @@ describe('simulated kubelet: the life of a lab pod', () => {
     const held = await c.core.readNamespacedPod({ name, namespace: 'default' });
     expect(held.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 17, reason: 'Error' });
     expect(watch.events.some((e) => e.type === 'DELETED')).toBe(false);
-    await c.core.patchNamespacedPod({ name, namespace: 'default', body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    await c.core.patchNamespacedPod({
+      name,
+      namespace: 'default',
+      body: [{ op: 'remove', path: '/metadata/finalizers' }],
+    });
     const gone = await watch.waitFor((e) => e.type === 'DELETED', 'DELETED');
     expect(terminatedState(gone)?.exitCode).toBe(17);
     watch.stop();
@@ -152,7 +212,10 @@ describe('simulated kubelet: the life of a lab pod', () => {
     };
     const [portA, portB] = [await published('twin-a'), await published('twin-b')];
     expect(portA).not.toBe(portB);
-    for (const [port, uid] of [[portA, a.uid], [portB, b.uid]] as const) {
+    for (const [port, uid] of [
+      [portA, a.uid],
+      [portB, b.uid],
+    ] as const) {
       const res = await request(`http://127.0.0.1:${port}/work?ms=1`);
       expect(res.headers['x-pod-uid']).toBe(uid);
       await res.body.dump();

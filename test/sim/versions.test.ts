@@ -8,10 +8,15 @@ import { simMinor } from '../../cluster/sim/versions.ts';
 import { labPod, terminatedState, watchPod } from '../support/sim.ts';
 
 const started: SimCluster[] = [];
-afterEach(async () => { await Promise.all(started.splice(0).map((s) => s.stop())); });
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.stop()));
+});
 
 async function sim(kubeVersion?: string, relistPeriodMs?: number) {
-  const cluster = await startSimCluster({ kubeVersion, ...(relistPeriodMs ? { kubelet: { relistPeriodMs, relistDurationMs: 0 } } : {}) });
+  const cluster = await startSimCluster({
+    kubeVersion,
+    ...(relistPeriodMs ? { kubelet: { relistPeriodMs, relistDurationMs: 0 } } : {}),
+  });
   started.push(cluster);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(cluster.kubeconfig);
@@ -23,7 +28,11 @@ const running = (e: { pod: k8s.V1Pod }) => e.pod.status?.phase === 'Running';
 describe('the emulated minor', () => {
   it('reports 1.37 by default and the minor it was asked for', async () => {
     const latest = await sim();
-    expect(await latest.version.getCode()).toMatchObject({ major: '1', minor: '37', gitVersion: 'v1.37.2-termlab-sim' });
+    expect(await latest.version.getCode()).toMatchObject({
+      major: '1',
+      minor: '37',
+      gitVersion: 'v1.37.2-termlab-sim',
+    });
     const older = await sim('1.35');
     expect(await older.version.getCode()).toMatchObject({ minor: '35', gitVersion: 'v1.35.4-termlab-sim' });
     const node = (await older.core.listNode()).items[0];
@@ -39,22 +48,34 @@ describe('the emulated minor', () => {
     ['1.34', 'Created container: lab', 'Started container lab'],
     ['1.35', 'Container created', 'Container started'],
     ['1.37', 'Container created', 'Container started'],
-  ])('%s: the kubelet\'s Created and Started events carry that release\'s messages', async (minor, created, startedMessage) => {
-    const { kc, core } = await sim(minor);
-    const pod = await core.createNamespacedPod({ namespace: 'default', body: labPod('msgs', { readinessProbe: undefined }) });
-    const watch = await watchPod(kc, 'default', 'msgs', pod.metadata!.resourceVersion);
-    await watch.waitFor(running, 'running');
-    watch.stop();
-    const events = (await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=msgs' })).items;
-    expect(events.find((e) => e.reason === 'Created')?.message).toBe(created);
-    expect(events.find((e) => e.reason === 'Started')?.message).toBe(startedMessage);
-  });
+  ])(
+    "%s: the kubelet's Created and Started events carry that release's messages",
+    async (minor, created, startedMessage) => {
+      const { kc, core } = await sim(minor);
+      const pod = await core.createNamespacedPod({
+        namespace: 'default',
+        body: labPod('msgs', { readinessProbe: undefined }),
+      });
+      const watch = await watchPod(kc, 'default', 'msgs', pod.metadata!.resourceVersion);
+      await watch.waitFor(running, 'running');
+      watch.stop();
+      const events = (
+        await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=msgs' })
+      ).items;
+      expect(events.find((e) => e.reason === 'Created')?.message).toBe(created);
+      expect(events.find((e) => e.reason === 'Started')?.message).toBe(startedMessage);
+    },
+  );
 
   it('1.37 sees its containers start without waiting for a relist (PLEGOnDemandRelist); 1.35 waits for one', async () => {
     // Relists a minute apart: only a relist of the one pod, after the sync that started it, can show Running.
     const PERIOD_MS = 60_000;
     const [newer, older] = await Promise.all([sim('1.37', PERIOD_MS), sim('1.35', PERIOD_MS)]);
-    const [a, b] = await Promise.all([newer, older].map((s) => s.core.createNamespacedPod({ namespace: 'default', body: labPod('starts', { readinessProbe: undefined }) })));
+    const [a, b] = await Promise.all(
+      [newer, older].map((s) =>
+        s.core.createNamespacedPod({ namespace: 'default', body: labPod('starts', { readinessProbe: undefined }) }),
+      ),
+    );
     const watch = await watchPod(newer.kc, 'default', 'starts', a!.metadata!.resourceVersion);
     await watch.waitFor(running, 'running on 1.37');
     watch.stop();
@@ -67,19 +88,27 @@ describe('the emulated minor', () => {
   it.each([
     ['1.37', true],
     ['1.34', false],
-  ])('%s: a followed log ends after the terminated status only where the log reader looks again a second later: %s', async (minor, afterTerminated) => {
-    const { kc, core } = await sim(minor);
-    const pod = await core.createNamespacedPod({ namespace: 'default', body: labPod('follow', { readinessProbe: undefined }) });
-    const watch = await watchPod(kc, 'default', 'follow', pod.metadata!.resourceVersion);
-    await watch.waitFor(running, 'running');
-    const sink = new PassThrough();
-    sink.resume();
-    const ended = new Promise<boolean>((resolve) => sink.on('end', () => resolve(watch.events.some((e) => Boolean(terminatedState(e))))));
-    await new k8s.Log(kc).log('default', 'follow', 'lab', sink, { follow: true });
-    // An idle graceful server exits at TERM right after its last line: the status of its end comes from
-    // killPod's return, which 1.34 follows (the follow ended at the exit) and 1.37 precedes (up to 1 s).
-    await core.deleteNamespacedPod({ name: 'follow', namespace: 'default' });
-    expect(await ended).toBe(afterTerminated);
-    watch.stop();
-  });
+  ])(
+    '%s: a followed log ends after the terminated status only where the log reader looks again a second later: %s',
+    async (minor, afterTerminated) => {
+      const { kc, core } = await sim(minor);
+      const pod = await core.createNamespacedPod({
+        namespace: 'default',
+        body: labPod('follow', { readinessProbe: undefined }),
+      });
+      const watch = await watchPod(kc, 'default', 'follow', pod.metadata!.resourceVersion);
+      await watch.waitFor(running, 'running');
+      const sink = new PassThrough();
+      sink.resume();
+      const ended = new Promise<boolean>((resolve) =>
+        sink.on('end', () => resolve(watch.events.some((e) => Boolean(terminatedState(e))))),
+      );
+      await new k8s.Log(kc).log('default', 'follow', 'lab', sink, { follow: true });
+      // An idle graceful server exits at TERM right after its last line: the status of its end comes from
+      // killPod's return, which 1.34 follows (the follow ended at the exit) and 1.37 precedes (up to 1 s).
+      await core.deleteNamespacedPod({ name: 'follow', namespace: 'default' });
+      expect(await ended).toBe(afterTerminated);
+      watch.stop();
+    },
+  );
 });

@@ -7,7 +7,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-export interface ProxiedRequest { method: string; path: string; query: URLSearchParams; status: number }
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  status: number;
+}
 
 export interface ApiProxy {
   server: string;
@@ -17,27 +22,55 @@ export interface ApiProxy {
   stop(): Promise<void>;
 }
 
-export async function startApiProxy(upstream: string, options: { refuse?: (req: IncomingMessage, url: URL) => string | null } = {}): Promise<ApiProxy> {
+export async function startApiProxy(
+  upstream: string,
+  options: { refuse?: (req: IncomingMessage, url: URL) => string | null } = {},
+): Promise<ApiProxy> {
   const requests: ProxiedRequest[] = [];
   const target = new URL(upstream);
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
-    const entry: ProxiedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, status: 0 };
+    const entry: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      status: 0,
+    };
     requests.push(entry);
     const refusal = options.refuse?.(req, url);
     if (refusal) {
       entry.status = 403;
       res.writeHead(403, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403, message: refusal }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: refusal,
+        }),
+      );
       req.resume();
       return;
     }
-    const out = httpsRequest({ host: target.hostname, port: target.port || 443, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, rejectUnauthorized: false }, (answer) => {
-      entry.status = answer.statusCode ?? 0;
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-      res.on('close', () => answer.destroy());
-    });
+    const out = httpsRequest(
+      {
+        host: target.hostname,
+        port: target.port || 443,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+        rejectUnauthorized: false,
+      },
+      (answer) => {
+        entry.status = answer.statusCode ?? 0;
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        res.on('close', () => answer.destroy());
+      },
+    );
     out.on('error', () => res.destroy());
     req.pipe(out);
   });
@@ -46,18 +79,42 @@ export async function startApiProxy(upstream: string, options: { refuse?: (req: 
   return {
     server: address,
     requests,
-    kubeconfig: (token, namespace) => `apiVersion: v1\nkind: Config\nclusters: [{name: proxy, cluster: {server: "${address}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: "${token}"}}]\ncontexts: [{name: proxied, context: {cluster: proxy, user: u${namespace ? `, namespace: ${namespace}` : ''}}}]\ncurrent-context: proxied\n`,
-    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    kubeconfig: (token, namespace) =>
+      `apiVersion: v1\nkind: Config\nclusters: [{name: proxy, cluster: {server: "${address}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: "${token}"}}]\ncontexts: [{name: proxied, context: {cluster: proxy, user: u${namespace ? `, namespace: ${namespace}` : ''}}}]\ncurrent-context: proxied\n`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** A logged request as the RBAC verb and resource it needs (`list pods`, `get pods/log`, `create deployments.apps`). */
 export function rbacOf(r: ProxiedRequest): string | null {
-  const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/[^/]+)?\/([a-z]+)(?:\/([^/]+)(?:\/([a-z]+))?)?$/.exec(r.path);
+  const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/[^/]+)?\/([a-z]+)(?:\/([^/]+)(?:\/([a-z]+))?)?$/.exec(
+    r.path,
+  );
   if (!m) return null;
   const [, group, resource, name, sub] = m;
   const what = `${resource}${sub ? `/${sub}` : ''}${group ? `.${group}` : ''}`;
   const watch = r.query.get('watch') === 'true' || r.query.get('watch') === '1';
-  const verb = r.method === 'GET' ? (watch ? 'watch' : name ? 'get' : 'list') : r.method === 'POST' ? 'create' : r.method === 'PATCH' ? 'patch' : r.method === 'PUT' ? 'update' : r.method === 'DELETE' ? (name ? 'delete' : 'deletecollection') : r.method.toLowerCase();
+  const verb =
+    r.method === 'GET'
+      ? watch
+        ? 'watch'
+        : name
+          ? 'get'
+          : 'list'
+      : r.method === 'POST'
+        ? 'create'
+        : r.method === 'PATCH'
+          ? 'patch'
+          : r.method === 'PUT'
+            ? 'update'
+            : r.method === 'DELETE'
+              ? name
+                ? 'delete'
+                : 'deletecollection'
+              : r.method.toLowerCase();
   return `${verb} ${what}`;
 }

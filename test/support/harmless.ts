@@ -5,8 +5,13 @@ import { join } from 'node:path';
 import { repoRoot } from './processes.ts';
 
 /** `N` is any index, `*` anything (including more fields); the rest is literal. */
-const fieldPattern = (pattern: string) => new RegExp(`^${pattern.split('.')
-  .map((part) => (part === 'N' ? '\\d+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('\\.')}$`);
+const fieldPattern = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('.')
+      .map((part) => (part === 'N' ? '\\d+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('\\.')}$`,
+  );
 
 /** The field patterns of the "Changes that do not change a verdict" table, as regular expressions. */
 export function harmlessPatterns(): RegExp[] {

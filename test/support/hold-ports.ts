@@ -5,5 +5,7 @@ import { NodePorts } from '../../cluster/sim/ports.ts';
 const count = Number(process.argv[2]);
 const node = new NodePorts();
 const ports = await Promise.all(Array.from({ length: count }, () => node.reserve()));
-process.stdout.write(`${JSON.stringify({ event: 'held', time: new Date().toISOString(), mono: performance.now(), ports })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ event: 'held', time: new Date().toISOString(), mono: performance.now(), ports })}\n`,
+);
 setInterval(() => {}, 1 << 30);

@@ -6,7 +6,10 @@ export interface LabProcess extends EventedProcess {
   base: string;
 }
 
-export async function startLabServer(mode: 'graceful' | 'immediate' | 'ignore-term', env: NodeJS.ProcessEnv = {}): Promise<LabProcess> {
+export async function startLabServer(
+  mode: 'graceful' | 'immediate' | 'ignore-term',
+  env: NodeJS.ProcessEnv = {},
+): Promise<LabProcess> {
   const proc = spawnTs('server/main.ts', ['--port', '0', '--host', '127.0.0.1'], { LAB_MODE: mode, ...env });
   const listening = await proc.waitForEvent((e) => e.event === 'listening', 'listening');
   const port = listening.port as number;
@@ -43,8 +46,17 @@ export async function getJson(url: string, dispatcher?: Dispatcher) {
 }
 
 /** The lab server in proxy mode (LAB_MODE=proxy) in front of an app on 127.0.0.1:upstreamPort. */
-export async function startProxy(upstreamPort: number, onTerm: 'exit' | 'drain', env: NodeJS.ProcessEnv = {}): Promise<LabProcess> {
-  const proc = spawnTs('server/main.ts', ['--port', '0', '--host', '127.0.0.1'], { LAB_MODE: 'proxy', PROXY_UPSTREAM_PORT: String(upstreamPort), PROXY_ON_TERM: onTerm, ...env });
+export async function startProxy(
+  upstreamPort: number,
+  onTerm: 'exit' | 'drain',
+  env: NodeJS.ProcessEnv = {},
+): Promise<LabProcess> {
+  const proc = spawnTs('server/main.ts', ['--port', '0', '--host', '127.0.0.1'], {
+    LAB_MODE: 'proxy',
+    PROXY_UPSTREAM_PORT: String(upstreamPort),
+    PROXY_ON_TERM: onTerm,
+    ...env,
+  });
   const listening = await proc.waitForEvent((e) => e.event === 'listening', 'the proxy listening');
   const port = listening.port as number;
   return { ...proc, port, base: `http://127.0.0.1:${port}` };

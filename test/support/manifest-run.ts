@@ -25,13 +25,27 @@ export const RUN_TIMEOUT_MS = 600_000;
 // None today: sidecars.yaml was, until the runner went through the proxy and the grader read every container (issue 26).
 const NOT_YET_RUN = new Map<string, string>([]);
 
-export interface Manifest { file: string; names: string[]; rollouts: boolean }
+export interface Manifest {
+  file: string;
+  names: string[];
+  rollouts: boolean;
+}
 
 export const manifests: Manifest[] = readdirSync(join(repoRoot, 'manifests'))
   .filter((f) => f.endsWith('.yaml') && !NOT_YET_RUN.has(f))
-  .map((f) => ({ file: f, data: parseAllDocuments(readFileSync(join(repoRoot, 'manifests', f), 'utf8')).map((d) => d.toJS() as { scenarios?: { name: string; kind?: string }[] } | null)[0] ?? null }))
+  .map((f) => ({
+    file: f,
+    data:
+      parseAllDocuments(readFileSync(join(repoRoot, 'manifests', f), 'utf8')).map(
+        (d) => d.toJS() as { scenarios?: { name: string; kind?: string }[] } | null,
+      )[0] ?? null,
+  }))
   .filter((m) => Array.isArray(m.data?.scenarios))
-  .map((m) => ({ file: m.file, names: m.data!.scenarios!.map((s) => s.name), rollouts: m.data!.scenarios!.some((s) => s.kind === 'rollout') }));
+  .map((m) => ({
+    file: m.file,
+    names: m.data!.scenarios!.map((s) => s.name),
+    rollouts: m.data!.scenarios!.some((s) => s.kind === 'rollout'),
+  }));
 
 /** One manifest run as a user runs it, every scenario graded as the model says (or as its open gap). */
 export async function expectManifestRuns({ file, names, rollouts }: Manifest): Promise<void> {
@@ -39,7 +53,15 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
   // Pod scenarios many at a time; rollouts one at a time, as termlab runs them (their timing under load is the lesson);
   // retry scenarios as many as the pod cap has room for (three pods each), termlab's default for them.
   const defaultMatrix = file === 'scenarios.yaml';
-  const r = await runCli(['run', '--sim', ...(defaultMatrix ? [] : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]), '--out', out]);
+  const r = await runCli([
+    'run',
+    '--sim',
+    ...(defaultMatrix
+      ? []
+      : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]),
+    '--out',
+    out,
+  ]);
   expect(r.stderr).not.toContain('internal error');
   if (defaultMatrix) await expectWholeMatrix(out, r, names);
   // The sidecar pair: the proxy stopped with the app cuts what the native sidecar lets complete.
@@ -52,7 +74,8 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
     for (const f of readdirSync(out).filter((n) => n.endsWith('.observation.json'))) {
       const { retries } = ObservationSchema.parse(JSON.parse(readFileSync(join(out, f), 'utf8')));
       expect(retries?.service?.name, f).toMatch(/-svc$/);
-      for (const a of retries!.attempts.slice(1)) expect([a.target, a.route?.chosen], f).toEqual(['standby', retries!.standby!.uid]);
+      for (const a of retries!.attempts.slice(1))
+        expect([a.target, a.route?.chosen], f).toEqual(['standby', retries!.standby!.uid]);
     }
   }
   const graded = await gradePaths([out]);
@@ -67,18 +90,26 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
 }
 
 /** `npm start`'s run: quiet on stderr, the lab pair passed, each file valid and its own pod's, cleaned up, the reports written. */
-async function expectWholeMatrix(out: string, r: { code: number | null; stdout: string; stderr: string }, names: string[]) {
+async function expectWholeMatrix(
+  out: string,
+  r: { code: number | null; stdout: string; stderr: string },
+  names: string[],
+) {
   expect(r.stderr).toBe('');
   expect(r.stdout).toContain('lab pair grace: pass');
-  const files = readdirSync(out).filter((f) => f.endsWith('.observation.json')).sort();
+  const files = readdirSync(out)
+    .filter((f) => f.endsWith('.observation.json'))
+    .sort();
   // A try that ran again (a pair half a busy machine kept from testing its design: docs/running.md) is
   // kept beside the last one, which the grader counts (as the run does), and the run said why.
   const { results } = await gradePaths([out]);
   const last = counted(results);
   expect(last.map((x) => x.scenario).sort()).toEqual([...names].sort());
-  for (const s of results.filter((x) => x.supersededBy)) expect(r.stdout).toMatch(new RegExp(`${s.scenario}: try ${s.attempt ?? 1} .*; running it again on a fresh pod`));
+  for (const s of results.filter((x) => x.supersededBy))
+    expect(r.stdout).toMatch(new RegExp(`${s.scenario}: try ${s.attempt ?? 1} .*; running it again on a fresh pod`));
   const uids = new Set<string>();
-  for (const file of files) uids.add(ObservationSchema.parse(JSON.parse(readFileSync(join(out, file), 'utf8'))).pod!.uid);
+  for (const file of files)
+    uids.add(ObservationSchema.parse(JSON.parse(readFileSync(join(out, file), 'utf8'))).pod!.uid);
   for (const { source: file } of last) {
     const observation = ObservationSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
     const model = predict(observation.scenario);
@@ -87,9 +118,11 @@ async function expectWholeMatrix(out: string, r: { code: number | null; stdout: 
     expect(observation.run.complete).toBe(true);
     expect(observation.cleanup.every((c) => c.ok)).toBe(true);
     const hook = observation.scenario.preStop.kind;
-    if (hook === 'exec-sleep' || hook === 'httpGet') expect(observation.timeline.hookStart?.source, file).toBe('container-log');
+    if (hook === 'exec-sleep' || hook === 'httpGet')
+      expect(observation.timeline.hookStart?.source, file).toBe('container-log');
     if (hook === 'sleep-action') expect(observation.timeline.hookStart?.source, file).toBe('inferred');
   }
   expect(uids.size).toBe(files.length);
-  for (const report of ['report.md', 'report.html', 'junit.xml']) expect(readFileSync(join(out, report), 'utf8').length).toBeGreaterThan(500);
+  for (const report of ['report.md', 'report.html', 'junit.xml'])
+    expect(readFileSync(join(out, report), 'utf8').length).toBeGreaterThan(500);
 }

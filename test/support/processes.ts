@@ -37,7 +37,9 @@ export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv = 
   const rawLines: string[] = [];
   const waiters = new Set<() => void>();
   let stderrText = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderrText += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrText += chunk.toString();
+  });
   createInterface({ input: child.stdout! }).on('line', (line) => {
     rawLines.push(line);
     events.push(JSON.parse(line) as JsonEvent);
@@ -52,17 +54,32 @@ export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv = 
     });
   });
   let hasExited = false;
-  void exited.then(() => { hasExited = true; });
+  void exited.then(() => {
+    hasExited = true;
+  });
 
   function waitForEvent(match: (e: JsonEvent) => boolean, description: string, timeoutMs = 15_000): Promise<JsonEvent> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = events.find(match);
-        if (found) { cleanup(); resolve(found); return; }
-        if (hasExited) { cleanup(); reject(new Error(`process exited before ${description}; stderr: ${stderrText}`)); }
+        if (found) {
+          cleanup();
+          resolve(found);
+          return;
+        }
+        if (hasExited) {
+          cleanup();
+          reject(new Error(`process exited before ${description}; stderr: ${stderrText}`));
+        }
       };
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`timed out waiting for ${description}; events: ${events.map((e) => e.event).join(',')}`)); }, timeoutMs);
-      const cleanup = () => { clearTimeout(timer); waiters.delete(check); };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out waiting for ${description}; events: ${events.map((e) => e.event).join(',')}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
       waiters.add(check);
       check();
     });

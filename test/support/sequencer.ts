@@ -27,12 +27,17 @@ export const LONGEST_FIRST = [
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const hasTimings = sorted.some((f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`));
+    const hasTimings = sorted.some((f) =>
+      this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`),
+    );
     if (hasTimings) return sorted;
     const rank = (f: TestSpecification) => {
       const i = LONGEST_FIRST.indexOf(relative(this.ctx.config.root, f.moduleId));
       return i === -1 ? LONGEST_FIRST.length : i;
     };
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }

@@ -17,11 +17,24 @@ export async function startSimClient(): Promise<SimClient> {
 }
 
 /** A port-forward to a pod through the harness's one door to a cluster (harness/kube), from a bare KubeConfig. */
-export function forwardTo(kc: k8s.KubeConfig, namespace: string, pod: string, port: number): Promise<PortForwardHandle> {
-  return openPortForward({ kc, health: new ApiHealth(), context: kc.getCurrentContext(), server: kc.getCurrentCluster()?.server ?? '' }, namespace, pod, port);
+export function forwardTo(
+  kc: k8s.KubeConfig,
+  namespace: string,
+  pod: string,
+  port: number,
+): Promise<PortForwardHandle> {
+  return openPortForward(
+    { kc, health: new ApiHealth(), context: kc.getCurrentContext(), server: kc.getCurrentCluster()?.server ?? '' },
+    namespace,
+    pod,
+    port,
+  );
 }
 
-export function labPod(name: string, spec: Partial<k8s.V1Container> & { grace?: number; finalizers?: string[]; deadline?: number; mode?: string } = {}): k8s.V1Pod {
+export function labPod(
+  name: string,
+  spec: Partial<k8s.V1Container> & { grace?: number; finalizers?: string[]; deadline?: number; mode?: string } = {},
+): k8s.V1Pod {
   const { grace, finalizers, deadline, mode, ...container } = spec;
   return {
     metadata: { name, labels: { app: 'lab' }, finalizers },
@@ -29,13 +42,19 @@ export function labPod(name: string, spec: Partial<k8s.V1Container> & { grace?: 
       restartPolicy: 'Never',
       terminationGracePeriodSeconds: grace ?? 30,
       activeDeadlineSeconds: deadline,
-      containers: [{
-        name: 'lab', image: 'termlab/lab-server:0.1.0',
-        env: [{ name: 'LAB_MODE', value: mode ?? 'graceful' }, { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
-        ports: [{ name: 'http', containerPort: 8080 }],
-        readinessProbe: { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 1 },
-        ...container,
-      }],
+      containers: [
+        {
+          name: 'lab',
+          image: 'termlab/lab-server:0.1.0',
+          env: [
+            { name: 'LAB_MODE', value: mode ?? 'graceful' },
+            { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
+          ],
+          ports: [{ name: 'http', containerPort: 8080 }],
+          readinessProbe: { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 1 },
+          ...container,
+        },
+      ],
     },
   };
 }
@@ -47,26 +66,55 @@ export async function watchPod(kc: k8s.KubeConfig, namespace: string, name: stri
   const events: WatchedPod[] = [];
   const waiters = new Set<() => void>();
   let ended: unknown = null;
-  const request = await new k8s.Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`,
+  const request = await new k8s.Watch(kc).watch(
+    `/api/v1/namespaces/${namespace}/pods`,
     { fieldSelector: `metadata.name=${name}`, ...(resourceVersion ? { resourceVersion } : {}) },
-    (type, pod: k8s.V1Pod) => { events.push({ type, pod, at: performance.now() }); for (const w of waiters) w(); },
-    (error) => { ended = error ?? 'closed'; for (const w of waiters) w(); });
+    (type, pod: k8s.V1Pod) => {
+      events.push({ type, pod, at: performance.now() });
+      for (const w of waiters) w();
+    },
+    (error) => {
+      ended = error ?? 'closed';
+      for (const w of waiters) w();
+    },
+  );
   function waitFor(match: (e: WatchedPod) => boolean, what: string, timeoutMs = 20_000): Promise<WatchedPod> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = events.find(match);
-        if (found) { done(); resolve(found); }
+        if (found) {
+          done();
+          resolve(found);
+        }
       };
-      const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${what}; saw ${events.map((e) => e.type).join(',')}${ended ? `; watch ended: ${String(ended)}` : ''}`)); }, timeoutMs);
-      const done = () => { clearTimeout(timer); waiters.delete(check); };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new Error(
+            `timed out waiting for ${what}; saw ${events.map((e) => e.type).join(',')}${ended ? `; watch ended: ${String(ended)}` : ''}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
       waiters.add(check);
       check();
     });
   }
-  return { events, waitFor, stop: () => request.abort(), get ended() { return ended; } };
+  return {
+    events,
+    waitFor,
+    stop: () => request.abort(),
+    get ended() {
+      return ended;
+    },
+  };
 }
 
-export const isReady = (e: WatchedPod) => e.pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+export const isReady = (e: WatchedPod) =>
+  e.pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 export const terminatedState = (e: WatchedPod) => e.pod.status?.containerStatuses?.[0]?.state?.terminated;
 
 /** The bearer token a sim's kubeconfig carries: the only way an in-process caller gets it. */

@@ -8,13 +8,25 @@ import { ApiHealth, type Cluster } from '../../harness/kube/index.ts';
 export function standInKubeConfig(server: Server): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
+    clusters: [
+      { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+    ],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
   });
   return kc;
 }
 
 export function standInCluster(server: Server): Cluster {
   const kc = standInKubeConfig(server);
-  return { kc, core: kc.makeApiClient(k8s.CoreV1Api), context: 'x', server: kc.getCurrentCluster()!.server, serverVersion: null, contextNamespace: null, health: new ApiHealth() };
+  return {
+    kc,
+    core: kc.makeApiClient(k8s.CoreV1Api),
+    context: 'x',
+    server: kc.getCurrentCluster()!.server,
+    serverVersion: null,
+    contextNamespace: null,
+    health: new ApiHealth(),
+  };
 }

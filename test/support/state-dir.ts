@@ -17,6 +17,9 @@ const tsxCache = `tsx-${process.geteuid?.() ?? userInfo().username}`;
 mkdirSync(join(shared, tsxCache), { recursive: true });
 symlinkSync(join(shared, tsxCache), join(root, tsxCache));
 // Node 22.1+'s compile cache of the CLI's bundle (bin/termlab.js) in the shared folder too, for the same reason.
-process.env.NODE_COMPILE_CACHE ??= join(shared, `termlab-node-compile-cache-${process.geteuid?.() ?? userInfo().username}`);
+process.env.NODE_COMPILE_CACHE ??= join(
+  shared,
+  `termlab-node-compile-cache-${process.geteuid?.() ?? userInfo().username}`,
+);
 process.env.TMPDIR = root;
 afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 3 }));

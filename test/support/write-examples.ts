@@ -14,14 +14,35 @@ import { repoRoot } from './processes.ts';
 const dir = join(repoRoot, 'reports', 'examples');
 mkdirSync(dir, { recursive: true });
 const recorded = join(mkdtempSync(join(tmpdir(), 'termlab-examples-')), 'run');
-execFileSync(process.execPath, ['bin/termlab.js', 'run', '--sim', '--only', 'short-grace,restored-grace,immediate-exit', '--owner', 'example', '--out', recorded], { cwd: repoRoot, stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [
+    'bin/termlab.js',
+    'run',
+    '--sim',
+    '--only',
+    'short-grace,restored-grace,immediate-exit',
+    '--owner',
+    'example',
+    '--out',
+    recorded,
+  ],
+  { cwd: repoRoot, stdio: 'inherit' },
+);
 // The try that counts, as the grader counts it (a busy machine may have run a pair half again).
 const tries = counted((await gradePaths([recorded])).results);
-const read = (name: string) => ObservationSchema.parse(JSON.parse(readFileSync(tries.find((r) => r.scenario === name)!.source, 'utf8')));
+const read = (name: string) =>
+  ObservationSchema.parse(JSON.parse(readFileSync(tries.find((r) => r.scenario === name)!.source, 'utf8')));
 
 const handEdited = read('short-grace');
 // What a student might "fix" by hand: the outcome no longer matches the watch events or the server's log.
-handEdited.request = { ...handEdited.request, outcome: 'completed', doneSeen: true, done: { bytes: handEdited.request.bytes, sha256: handEdited.request.sha256! }, errorCode: null };
+handEdited.request = {
+  ...handEdited.request,
+  outcome: 'completed',
+  doneSeen: true,
+  done: { bytes: handEdited.request.bytes, sha256: handEdited.request.sha256! },
+  errorCode: null,
+};
 handEdited.finalState = { ...handEdited.finalState!, exitCode: 0, reason: 'Completed' };
 
 const built = exampleObservations();

@@ -23,8 +23,13 @@ function workflowUsing(name: string, inputs: Record<string, string>): string {
   spawnSync('git', ['init', '-q'], { cwd: repo });
   copyFileSync(join(repoRoot, 'action.yml'), join(repo, 'action.yml'));
   const file = join(repo, '.github/workflows/gate.yml');
-  const withLines = Object.entries(inputs).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
-  writeFileSync(file, `name: gate\non: [push]\npermissions:\n  contents: read\njobs:\n  verify:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1\n      - uses: ./\n        with:\n${withLines}\n`);
+  const withLines = Object.entries(inputs)
+    .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
+    .join('\n');
+  writeFileSync(
+    file,
+    `name: gate\non: [push]\npermissions:\n  contents: read\njobs:\n  verify:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1\n      - uses: ./\n        with:\n${withLines}\n`,
+  );
   return file;
 }
 
@@ -32,14 +37,29 @@ describe('action.yml through actionlint', () => {
   const linter = useActionlint();
 
   it('a workflow using it with every input lints clean', (context) => {
-    expectLintsClean(context, linter.path, linter.skipReason, workflowUsing('clean', { deployment: 'web', namespace: 'shop', service: 'web', port: '80', path: '/healthz', action: 'rollout-restart', 'max-failed': '0' }));
+    expectLintsClean(
+      context,
+      linter.path,
+      linter.skipReason,
+      workflowUsing('clean', {
+        deployment: 'web',
+        namespace: 'shop',
+        service: 'web',
+        port: '80',
+        path: '/healthz',
+        action: 'rollout-restart',
+        'max-failed': '0',
+      }),
+    );
   });
 
   it('an input it does not have is refused (actionlint really read it)', (context) => {
     if (!linter.path) context.skip(linter.skipReason);
     const { status, errors } = lint(linter.path!, workflowUsing('broken', { deployment: 'web', 'max-failure': '0' }));
     expect(status).toBe(1);
-    expect(errors.some((e) => e.message.includes('"max-failure" is not defined in action "termlab verify"'))).toBe(true);
+    expect(errors.some((e) => e.message.includes('"max-failure" is not defined in action "termlab verify"'))).toBe(
+      true,
+    );
   });
 });
 
@@ -52,25 +72,48 @@ describe("action.yml's verify step on the simulated cluster", () => {
     kc.loadFromString(sim.kubeconfig);
     await createApp(kc, 'default', { name: 'web', preStopSleep: 5 });
   }, 120_000);
-  afterAll(async () => { await sim?.stop(); });
+  afterAll(async () => {
+    await sim?.stop();
+  });
 
   it('passes the gate, writes exit-code=0 and the summary', async () => {
     const step = action.runs.steps.find((s: { id?: string }) => s.id === 'verify');
-    const given: Record<string, string> = { deployment: 'web', path: '/work?ms=200', kubeconfig: join(scratch, 'kubeconfig'), out: join(scratch, 'out') };
+    const given: Record<string, string> = {
+      deployment: 'web',
+      path: '/work?ms=200',
+      kubeconfig: join(scratch, 'kubeconfig'),
+      out: join(scratch, 'out'),
+    };
     const inputOf = (name: string) => given[name] ?? String(action.inputs[name].default ?? '');
     // The runner's substitution of `${{ inputs.NAME }}` in the step's env, and nowhere else.
-    const env = Object.fromEntries(Object.entries(step.env as Record<string, string>).map(([k, v]) => [k, v.replace(/\$\{\{ inputs\.([\w-]+) \}\}/g, (_, n: string) => inputOf(n))]));
+    const env = Object.fromEntries(
+      Object.entries(step.env as Record<string, string>).map(([k, v]) => [
+        k,
+        v.replace(/\$\{\{ inputs\.([\w-]+) \}\}/g, (_, n: string) => inputOf(n)),
+      ]),
+    );
     const output = join(scratch, 'github-output');
     const summary = join(scratch, 'step-summary.md');
     writeFileSync(output, '');
     // Not spawnSync: the simulated cluster runs in this process and must go on answering.
     const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
-      cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env, GITHUB_ACTION_PATH: repoRoot, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary },
+      cwd: scratch,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        ...env,
+        GITHUB_ACTION_PATH: repoRoot,
+        GITHUB_OUTPUT: output,
+        GITHUB_STEP_SUMMARY: summary,
+      },
     });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => { out += c; });
-    child.stderr.on('data', (c: Buffer) => { out += c; });
+    child.stdout.on('data', (c: Buffer) => {
+      out += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      out += c;
+    });
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const r = { status, stdout: out, stderr: '' };
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);

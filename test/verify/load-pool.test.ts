@@ -9,19 +9,29 @@ import { startLabServer } from '../support/labServer.ts';
 import { spawnTs, type EventedProcess } from '../support/processes.ts';
 
 const running: EventedProcess[] = [];
-afterEach(() => { for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL'); });
+afterEach(() => {
+  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+});
 
 describe('load mode: requests waiting for a connection', () => {
   it('are sent as connections free up, each within its own time limit, none failed by the wait', async () => {
     const lab = await startLabServer('graceful', { POD_UID: 'pool-pod' });
     running.push(lab);
     const load = spawnTs('server/main.ts', [], {
-      LAB_MODE: 'load', LOAD_TARGET: lab.base, LOAD_PATH: '/work?ms=2000', LOAD_WORK_MS: '1', LOAD_RATE: '10', LOAD_DURATION_MS: '600', LOAD_CONNECTIONS: '1',
+      LAB_MODE: 'load',
+      LOAD_TARGET: lab.base,
+      LOAD_PATH: '/work?ms=2000',
+      LOAD_WORK_MS: '1',
+      LOAD_RATE: '10',
+      LOAD_DURATION_MS: '600',
+      LOAD_CONNECTIONS: '1',
     });
     running.push(load);
     expect(await load.exited).toEqual({ code: 0, signal: null });
     const requests = load.events.filter((e) => e.event === 'request') as Record<string, any>[];
-    expect(requests.map((r) => `${r.id} ${r.outcome} ${r.errorCode}`)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `L${n} completed null`));
+    expect(requests.map((r) => `${r.id} ${r.outcome} ${r.errorCode}`)).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => `L${n} completed null`),
+    );
     for (let i = 1; i < requests.length; i++) {
       // One connection: each is sent only once the one before it has ended, though it was due long before.
       expect(requests[i]!.sent.mono).toBeGreaterThanOrEqual(requests[i - 1]!.ended.mono);
@@ -37,7 +47,13 @@ describe('load mode: requests waiting for a connection', () => {
     const lab = await startLabServer('graceful');
     running.push(lab);
     const load = spawnTs('server/main.ts', [], {
-      LAB_MODE: 'load', LOAD_TARGET: lab.base, LOAD_PATH: '/work?ms=1500', LOAD_WORK_MS: '1500', LOAD_RATE: '20', LOAD_DURATION_MS: '60000', LOAD_CONNECTIONS: '1',
+      LAB_MODE: 'load',
+      LOAD_TARGET: lab.base,
+      LOAD_PATH: '/work?ms=1500',
+      LOAD_WORK_MS: '1500',
+      LOAD_RATE: '20',
+      LOAD_DURATION_MS: '60000',
+      LOAD_CONNECTIONS: '1',
     });
     running.push(load);
     // The first takes 1.5 s on the one connection; by its end some 30 more are due and wait.
@@ -48,7 +64,13 @@ describe('load mode: requests waiting for a connection', () => {
     const end = load.events.at(-1)!;
     // The one sent when the first ended is in flight at TERM and still completes; the rest were never sent.
     expect(requests.every((r) => r.outcome === 'completed')).toBe(true);
-    expect(end).toMatchObject({ event: 'load-end', sent: requests.length, completed: requests.length, failed: 0, stopped: true });
+    expect(end).toMatchObject({
+      event: 'load-end',
+      sent: requests.length,
+      completed: requests.length,
+      failed: 0,
+      stopped: true,
+    });
     expect(end.unsent).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -17,7 +17,10 @@ import { runCli } from '../support/cli.ts';
 import { createApp } from './support.ts';
 
 const [adminKubeconfig, kubectlPath = 'kubectl', namespace = 'verify-rbac'] = process.argv.slice(2);
-if (!adminKubeconfig) { console.error('usage: node-rbac.ts ADMIN_KUBECONFIG [KUBECTL] [NAMESPACE]'); process.exit(2); }
+if (!adminKubeconfig) {
+  console.error('usage: node-rbac.ts ADMIN_KUBECONFIG [KUBECTL] [NAMESPACE]');
+  process.exit(2);
+}
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-rbac-'));
 const kubectl = (args: string[], input?: string) => {
   const r = spawnSync(kubectlPath, ['--kubeconfig', adminKubeconfig, ...args], { input, encoding: 'utf8' });
@@ -35,12 +38,18 @@ function granted(yamlText: string): Set<string> {
   for (const doc of parseAllDocuments(yamlText) as { toJS(): any }[]) {
     const o = doc.toJS();
     if (o?.kind !== 'Role') continue;
-    for (const rule of o.rules) for (const group of rule.apiGroups) for (const resource of rule.resources) for (const verb of rule.verbs) rights.add(`${verb} ${resource}${group ? `.${group}` : ''}`);
+    for (const rule of o.rules)
+      for (const group of rule.apiGroups)
+        for (const resource of rule.resources)
+          for (const verb of rule.verbs) rights.add(`${verb} ${resource}${group ? `.${group}` : ''}`);
   }
   return rights;
 }
 
-const roleText = readFileSync(process.env.ROLE_FILE ?? 'manifests/rbac-verify.yaml', 'utf8').replaceAll('namespace: shop', `namespace: ${namespace}`);
+const roleText = readFileSync(process.env.ROLE_FILE ?? 'manifests/rbac-verify.yaml', 'utf8').replaceAll(
+  'namespace: shop',
+  `namespace: ${namespace}`,
+);
 const role = granted(roleText);
 console.log(`role_file: ${process.env.ROLE_FILE ?? 'manifests/rbac-verify.yaml'}`);
 console.log(`role_rights: ${[...role].sort().join(', ')}`);
@@ -49,7 +58,10 @@ try {
   kubectl(['apply', '-f', '-'], roleText);
   const token = kubectl(['create', 'token', 'termlab-verify', '-n', namespace, '--duration=2h']).trim();
   const direct = join(dir, 'sa.kubeconfig');
-  writeFileSync(direct, `apiVersion: v1\nkind: Config\nclusters: [{name: node, cluster: {server: "${server}", certificate-authority: "${ca}"}}]\nusers: [{name: termlab-verify, user: {token: "${token}"}}]\ncontexts: [{name: sa, context: {cluster: node, user: termlab-verify, namespace: ${namespace}}}]\ncurrent-context: sa\n`);
+  writeFileSync(
+    direct,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: node, cluster: {server: "${server}", certificate-authority: "${ca}"}}]\nusers: [{name: termlab-verify, user: {token: "${token}"}}]\ncontexts: [{name: sa, context: {cluster: node, user: termlab-verify, namespace: ${namespace}}}]\ncurrent-context: sa\n`,
+  );
   const used = new Map<string, Set<string>>();
   const refused = new Set<string>();
   const cases = [
@@ -65,13 +77,33 @@ try {
       const proxy = via === 'proxy' ? await startApiProxy(server) : null;
       const kubeconfig = proxy ? join(dir, 'proxy.kubeconfig') : direct;
       if (proxy) writeFileSync(kubeconfig, proxy.kubeconfig(token, namespace));
-      const r = await runCli(['verify', `deployment/${c.name}`, '--kubeconfig', kubeconfig, '--action', c.action, '--yes', '--path', '/work?ms=200', '--out', join(dir, `${c.name}-${via}`), '--json']);
+      const r = await runCli([
+        'verify',
+        `deployment/${c.name}`,
+        '--kubeconfig',
+        kubeconfig,
+        '--action',
+        c.action,
+        '--yes',
+        '--path',
+        '/work?ms=200',
+        '--out',
+        join(dir, `${c.name}-${via}`),
+        '--json',
+      ]);
       await proxy?.stop();
       let s: Record<string, any> = {};
-      try { s = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)); } catch { /* printed below */ }
+      try {
+        s = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1));
+      } catch {
+        /* printed below */
+      }
       console.log(`${c.name}.${via}.exit: ${r.code}`);
-      console.log(`${c.name}.${via}.verdict: ${s.verdict}; requests: ${s.requests}; failed: ${s.failed}; byCause: ${JSON.stringify(s.byCause)}`);
-      if (r.code !== 0 && r.code !== 1) console.log(`${c.name}.${via}.stderr: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      console.log(
+        `${c.name}.${via}.verdict: ${s.verdict}; requests: ${s.requests}; failed: ${s.failed}; byCause: ${JSON.stringify(s.byCause)}`,
+      );
+      if (r.code !== 0 && r.code !== 1)
+        console.log(`${c.name}.${via}.stderr: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
       for (const q of proxy?.requests ?? []) {
         const right = rbacOf(q);
         if (!right) continue;
@@ -83,8 +115,13 @@ try {
   }
   // Any authenticated user may ask who it is (system:basic-user): no Role needs to grant it.
   const own = new Set(['create selfsubjectreviews.authentication.k8s.io']);
-  for (const [right, by] of [...used].sort()) console.log(`used: ${right} (${[...by].join(', ')})${role.has(right) ? '' : own.has(right) ? ' [every user has it]' : ' [NOT IN THE ROLE]'}${refused.has(right) ? ' [refused 403]' : ''}`);
+  for (const [right, by] of [...used].sort())
+    console.log(
+      `used: ${right} (${[...by].join(', ')})${role.has(right) ? '' : own.has(right) ? ' [every user has it]' : ' [NOT IN THE ROLE]'}${refused.has(right) ? ' [refused 403]' : ''}`,
+    );
   for (const right of [...role].sort()) if (!used.has(right)) console.log(`granted, never used: ${right}`);
 } finally {
-  spawnSync(kubectlPath, ['--kubeconfig', adminKubeconfig, 'delete', 'namespace', namespace, '--wait=false'], { stdio: 'ignore' });
+  spawnSync(kubectlPath, ['--kubeconfig', adminKubeconfig, 'delete', 'namespace', namespace, '--wait=false'], {
+    stdio: 'ignore',
+  });
 }

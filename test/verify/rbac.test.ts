@@ -24,7 +24,10 @@ function roleRights(): Set<string> {
   const rights = new Set<string>();
   for (const doc of parseAllDocuments(readFileSync('manifests/rbac-verify.yaml', 'utf8')) as { toJS(): any }[]) {
     const o = doc.toJS();
-    if (o?.kind === 'Role') for (const r of o.rules) for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) rights.add(`${v} ${res}${g ? `.${g}` : ''}`);
+    if (o?.kind === 'Role')
+      for (const r of o.rules)
+        for (const g of r.apiGroups)
+          for (const res of r.resources) for (const v of r.verbs) rights.add(`${v} ${res}${g ? `.${g}` : ''}`);
   }
   return rights;
 }
@@ -42,18 +45,40 @@ beforeAll(async () => {
   await kc.makeApiClient(k8s.CoreV1Api).deleteNamespacedService({ name: 'web-bare', namespace: 'default' });
   proxy = await startApiProxy(sim.server);
 }, 120_000);
-afterAll(async () => { await proxy?.stop(); await sim?.stop(); });
+afterAll(async () => {
+  await proxy?.stop();
+  await sim?.stop();
+});
 
 describe('manifests/rbac-verify.yaml', () => {
   it('grants every right a whole verify run uses, and nothing it does not use', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, proxy.kubeconfig(kc.getCurrentUser()!.token!));
-    for (const [name, action] of [['web', 'rollout-restart'], ['web-del', 'delete-pod'], ['web-bare', 'rollout-restart']] as const) {
-      const r = await runCli(['verify', `deployment/${name}`, '--kubeconfig', kubeconfig, '--action', action, '--path', '/work?ms=100', '--out', join(dir, name), '--json']);
+    for (const [name, action] of [
+      ['web', 'rollout-restart'],
+      ['web-del', 'delete-pod'],
+      ['web-bare', 'rollout-restart'],
+    ] as const) {
+      const r = await runCli([
+        'verify',
+        `deployment/${name}`,
+        '--kubeconfig',
+        kubeconfig,
+        '--action',
+        action,
+        '--path',
+        '/work?ms=100',
+        '--out',
+        join(dir, name),
+        '--json',
+      ]);
       expect([0, 1], `${name}: ${r.stderr}`).toContain(r.code);
     }
     const used = new Set(proxy.requests.map(rbacOf).filter((r): r is string => r !== null && !EVERY_USER.has(r)));
     const role = roleRights();
-    expect({ missing: [...used].filter((r) => !role.has(r)).sort(), unused: [...role].filter((r) => !used.has(r)).sort() }).toEqual({ missing: [], unused: [] });
+    expect({
+      missing: [...used].filter((r) => !role.has(r)).sort(),
+      unused: [...role].filter((r) => !used.has(r)).sort(),
+    }).toEqual({ missing: [], unused: [] });
   }, 360_000);
 });

@@ -38,14 +38,24 @@ describe('termlab verify: a right the user lacks', () => {
     server = createServer((req, res) => {
       const body = req.url?.startsWith('/version')
         ? { major: '1', minor: '37', gitVersion: 'v1.37.2' }
-        : { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: `deployments.apps "web" is forbidden: User "dev" cannot get resource "deployments" in API group "apps" in the namespace "shop"` };
+        : {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Forbidden',
+            code: 403,
+            message: `deployments.apps "web" is forbidden: User "dev" cannot get resource "deployments" in API group "apps" in the namespace "shop"`,
+          };
       res.writeHead(req.url?.startsWith('/version') ? 200 : 403, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     kubeconfig = join(dir, 'forbidden-kubeconfig');
-    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: shop}}]\ncurrent-context: x\n`);
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: shop}}]\ncurrent-context: x\n`,
+    );
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -66,19 +76,47 @@ describe('termlab verify: stopped midway', () => {
     kc = new k8s.KubeConfig();
     kc.loadFromString(sim.kubeconfig);
     // An app for each case, so that the two run side by side (each run restarts its app's rollout).
-    await Promise.all([createApp(kc, 'default', { name: 'web-c', preStopSleep: 3, serviceType: 'ClusterIP' }), createApp(kc, 'default', { name: 'web-k', preStopSleep: 3, serviceType: 'ClusterIP' })]);
+    await Promise.all([
+      createApp(kc, 'default', { name: 'web-c', preStopSleep: 3, serviceType: 'ClusterIP' }),
+      createApp(kc, 'default', { name: 'web-k', preStopSleep: 3, serviceType: 'ClusterIP' }),
+    ]);
   }, 120_000);
-  afterAll(async () => { await sim?.stop(); });
+  afterAll(async () => {
+    await sim?.stop();
+  });
 
   /** A real verify process (the CLI's published entry), sent `signal` once its progress says it is rolling out. */
-  function stopWhenRolling(name: string, owner: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-    const child = spawn(process.execPath, ['bin/termlab.js', 'verify', `deployment/${name}`, '--kubeconfig', kubeconfig, '--path', '/work?ms=200', '--owner', owner, '--out', join(dir, name)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  function stopWhenRolling(
+    name: string,
+    owner: string,
+    signal: NodeJS.Signals,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/termlab.js',
+        'verify',
+        `deployment/${name}`,
+        '--kubeconfig',
+        kubeconfig,
+        '--path',
+        '/work?ms=200',
+        '--owner',
+        owner,
+        '--out',
+        join(dir, name),
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     let sent = false;
     child.stdout.resume();
     child.stderr.on('data', (c: Buffer) => {
       stderr += c;
-      if (!sent && stderr.includes('rolling out')) { sent = true; child.kill(signal); }
+      if (!sent && stderr.includes('rolling out')) {
+        sent = true;
+        child.kill(signal);
+      }
     });
     return new Promise((resolve) => child.on('close', (code, sig) => resolve({ code, signal: sig, stderr })));
   }
@@ -87,7 +125,10 @@ describe('termlab verify: stopped midway', () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const q = { namespace: 'default', labelSelector: `termlab.io/owner=${owner}` };
     const [pods, services] = await Promise.all([core.listNamespacedPod(q), core.listNamespacedService(q)]);
-    return [...pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => `pod/${p.metadata!.name}`), ...services.items.map((s) => `service/${s.metadata!.name}`)];
+    return [
+      ...pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => `pod/${p.metadata!.name}`),
+      ...services.items.map((s) => `service/${s.metadata!.name}`),
+    ];
   };
 
   it.concurrent('Ctrl-C: cleans up its load pod and temporary Service and exits 130', async () => {

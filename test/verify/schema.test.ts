@@ -13,7 +13,11 @@ describe('the verification file', () => {
   });
 
   it('refuses another version, and names the first wrong field', () => {
-    expect(() => parseVerification({ kind: 'termlab.verification', schemaVersion: 2 }, 'x.verification.json')).toThrow(/schemaVersion: this termlab reads verification files of version 1, the file says 2/);
-    expect(() => parseVerification({ kind: 'termlab.verification', schemaVersion: 1, run: {} }, 'x.verification.json')).toThrow(/^x\.verification\.json: /);
+    expect(() => parseVerification({ kind: 'termlab.verification', schemaVersion: 2 }, 'x.verification.json')).toThrow(
+      /schemaVersion: this termlab reads verification files of version 1, the file says 2/,
+    );
+    expect(() =>
+      parseVerification({ kind: 'termlab.verification', schemaVersion: 1, run: {} }, 'x.verification.json'),
+    ).toThrow(/^x\.verification\.json: /);
   });
 });

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-sim-flag-'));
-const file = (name: string, text: string) => { const path = join(dir, name); writeFileSync(path, text); return path; };
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
 
 describe('termlab verify --sim: its flags', () => {
   it.each([
@@ -16,7 +20,10 @@ describe('termlab verify --sim: its flags', () => {
     [['--apply', 'manifests/verify-example.yaml'], /--apply: only with --sim/],
     [['--kube-version', '1.36'], /--kube-version: only with --sim/],
     [['--sim'], /--sim starts an empty simulated cluster: give --apply FILE with deployment\/web/],
-    [['--sim', '--apply', 'manifests/verify-example.yaml', '--sim-proxy-delay', 'soon'], /--sim-proxy-delay: expected a whole number of milliseconds, got "soon"/],
+    [
+      ['--sim', '--apply', 'manifests/verify-example.yaml', '--sim-proxy-delay', 'soon'],
+      /--sim-proxy-delay: expected a whole number of milliseconds, got "soon"/,
+    ],
     [['--sim', '--apply', join(dir, 'missing.yaml')], /--apply .*missing\.yaml: cannot read/],
   ])('%j exits 2 naming the mistake', async (args, message) => {
     const r = await runCli(['verify', 'deployment/web', ...args]);
@@ -29,14 +36,20 @@ describe('termlab verify --sim: its flags', () => {
     let r = await runCli(['verify', 'deployment/web', '--sim', '--apply', other]);
     expect(r.stderr).toMatch(/no Deployment web in namespace default to verify \(the file has default\/api\)/);
     expect(r.code).toBe(2);
-    const nameless = file('nameless.yaml', 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {}\n');
+    const nameless = file(
+      'nameless.yaml',
+      'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {}\n',
+    );
     r = await runCli(['verify', 'deployment/web', '--sim', '--apply', nameless]);
     expect(r.stderr).toMatch(/document 2 \(line 5\): metadata\.name/);
     expect(r.code).toBe(2);
   });
 
   it('names the object the simulated cluster refused, and exits 2', async () => {
-    const refused = file('refused.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n');
+    const refused = file(
+      'refused.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n',
+    );
     const r = await runCli(['verify', 'deployment/web', '--sim', '--apply', refused]);
     expect(r.stderr).toMatch(/document 1 \(line 1\): the simulated cluster refused ConfigMap settings: /);
     expect(r.code).toBe(2);
@@ -46,16 +59,39 @@ describe('termlab verify --sim: its flags', () => {
 describe('termlab verify --sim --apply manifests/verify-example.yaml', () => {
   it('starts the simulated cluster, makes the example app, and fails its rollout restart with cause 1 and a preStop advice; the file regrades the same', async () => {
     const out = join(dir, 'example');
-    const r = await runCli(['verify', 'deployment/web', '--sim', '--apply', 'manifests/verify-example.yaml', '--path', '/work?ms=200', '--out', out, '--json']);
-    expect(r.stderr).toMatch(/applying 2 object\(s\) from --apply manifests\/verify-example\.yaml to the simulated cluster/);
+    const r = await runCli([
+      'verify',
+      'deployment/web',
+      '--sim',
+      '--apply',
+      'manifests/verify-example.yaml',
+      '--path',
+      '/work?ms=200',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(r.stderr).toMatch(
+      /applying 2 object\(s\) from --apply manifests\/verify-example\.yaml to the simulated cluster/,
+    );
     expect(r.stdout).toMatch(/on context "termlab-sim" \(.*termlab-sim.*, the simulated cluster\)/);
-    const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as { verdict: string; failed: number; byCause: Record<string, number>; advice: string[]; observation: string };
+    const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as {
+      verdict: string;
+      failed: number;
+      byCause: Record<string, number>;
+      advice: string[];
+      observation: string;
+    };
     expect(r.code, r.stderr).toBe(1);
     expect(summary.verdict).toBe('fail');
     expect(summary.byCause['1']).toBeGreaterThan(0);
     expect(summary.advice.join('\n')).toMatch(/preStop: sleep` of at least \d+s/);
     const offline = await runCli(['grade', summary.observation, '--json']);
     expect(offline.code).toBe(1);
-    expect(JSON.parse(offline.stdout)).toMatchObject({ verdict: 'fail', failed: summary.failed, byCause: summary.byCause });
+    expect(JSON.parse(offline.stdout)).toMatchObject({
+      verdict: 'fail',
+      failed: summary.failed,
+      byCause: summary.byCause,
+    });
   }, 240_000);
 });

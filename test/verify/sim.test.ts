@@ -27,14 +27,39 @@ beforeAll(async () => {
     createApp(kc, 'default', { name: 'web-del', serviceType: 'ClusterIP' }),
   ]);
 }, 120_000);
-afterAll(async () => { await sim?.stop(); });
+afterAll(async () => {
+  await sim?.stop();
+});
 
-interface Summary { verdict: string; failed: number; requests: number; byCause: Record<string, number>; advice: string[]; observation: string }
+interface Summary {
+  verdict: string;
+  failed: number;
+  requests: number;
+  byCause: Record<string, number>;
+  advice: string[];
+  observation: string;
+}
 
-async function verify(name: string, args: string[]): Promise<{ code: number | null; summary: Summary; stderr: string }> {
-  const r = await runCli(['verify', `deployment/${name}`, '--kubeconfig', kubeconfig, '--out', join(dir, name), '--json', ...args]);
+async function verify(
+  name: string,
+  args: string[],
+): Promise<{ code: number | null; summary: Summary; stderr: string }> {
+  const r = await runCli([
+    'verify',
+    `deployment/${name}`,
+    '--kubeconfig',
+    kubeconfig,
+    '--out',
+    join(dir, name),
+    '--json',
+    ...args,
+  ]);
   let summary: Summary;
-  try { summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as Summary; } catch { throw new Error(`no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`); }
+  try {
+    summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as Summary;
+  } catch {
+    throw new Error(`no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  }
   return { code: r.code, summary, stderr: r.stderr };
 }
 
@@ -43,60 +68,99 @@ async function expectSameOffline(summary: Summary, code: number | null): Promise
   const r = await runCli(['grade', summary.observation, '--json']);
   expect(r.code).toBe(code);
   const offline = JSON.parse(r.stdout) as Summary;
-  expect({ verdict: offline.verdict, failed: offline.failed, requests: offline.requests, byCause: offline.byCause, advice: offline.advice })
-    .toEqual({ verdict: summary.verdict, failed: summary.failed, requests: summary.requests, byCause: summary.byCause, advice: summary.advice });
+  expect({
+    verdict: offline.verdict,
+    failed: offline.failed,
+    requests: offline.requests,
+    byCause: offline.byCause,
+    advice: offline.advice,
+  }).toEqual({
+    verdict: summary.verdict,
+    failed: summary.failed,
+    requests: summary.requests,
+    byCause: summary.byCause,
+    advice: summary.advice,
+  });
 }
 
 async function termlabObjectsLeft(): Promise<string[]> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const selector = { namespace: 'default', labelSelector: 'app.kubernetes.io/managed-by=termlab' };
   const [pods, services] = await Promise.all([core.listNamespacedPod(selector), core.listNamespacedService(selector)]);
-  return [...pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => `pod/${p.metadata!.name}`), ...services.items.map((s) => `service/${s.metadata!.name}`)];
+  return [
+    ...pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => `pod/${p.metadata!.name}`),
+    ...services.items.map((s) => `service/${s.metadata!.name}`),
+  ];
 }
 
 describe('termlab verify on the simulated cluster', () => {
-  it('no preStop: a rollout restart fails, the failures are cause 1, and the advice is a preStop sleep from the measured propagation', async () => {
-    const { code, summary, stderr } = await verify('web', ['--action', 'rollout-restart', '--path', '/work?ms=200']);
-    expect(code, stderr).toBe(1);
-    expect(summary.verdict).toBe('fail');
-    expect(summary.byCause['1']).toBeGreaterThan(0);
-    expect(summary.byCause['1']).toBeGreaterThanOrEqual(summary.failed / 2);
-    expect(summary.advice.join('\n')).toMatch(/preStop: sleep` of at least \d+s — endpoint removal reached the proxies up to \d+\.\ds after each deletion/);
-    const d = await kc.makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ name: 'web', namespace: 'default' });
-    expect(d.spec?.template.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt']).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(await termlabObjectsLeft()).toEqual([]);
-    await expectSameOffline(summary, 1);
-  }, RUN_TIMEOUT);
+  it(
+    'no preStop: a rollout restart fails, the failures are cause 1, and the advice is a preStop sleep from the measured propagation',
+    async () => {
+      const { code, summary, stderr } = await verify('web', ['--action', 'rollout-restart', '--path', '/work?ms=200']);
+      expect(code, stderr).toBe(1);
+      expect(summary.verdict).toBe('fail');
+      expect(summary.byCause['1']).toBeGreaterThan(0);
+      expect(summary.byCause['1']).toBeGreaterThanOrEqual(summary.failed / 2);
+      expect(summary.advice.join('\n')).toMatch(
+        /preStop: sleep` of at least \d+s — endpoint removal reached the proxies up to \d+\.\ds after each deletion/,
+      );
+      const d = await kc.makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ name: 'web', namespace: 'default' });
+      expect(d.spec?.template.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt']).toMatch(
+        /^\d{4}-\d\d-\d\dT/,
+      );
+      expect(await termlabObjectsLeft()).toEqual([]);
+      await expectSameOffline(summary, 1);
+    },
+    RUN_TIMEOUT,
+  );
 
-  it('preStop sleep 5: the same restart passes with no request failed', async () => {
-    const { code, summary, stderr } = await verify('web-hook', ['--path', '/work?ms=200']);
-    expect(code, stderr).toBe(0);
-    expect(summary).toMatchObject({ verdict: 'pass', failed: 0 });
-    expect(summary.requests).toBeGreaterThan(100);
-    await expectSameOffline(summary, 0);
-  }, RUN_TIMEOUT);
+  it(
+    'preStop sleep 5: the same restart passes with no request failed',
+    async () => {
+      const { code, summary, stderr } = await verify('web-hook', ['--path', '/work?ms=200']);
+      expect(code, stderr).toBe(0);
+      expect(summary).toMatchObject({ verdict: 'pass', failed: 0 });
+      expect(summary.requests).toBeGreaterThan(100);
+      await expectSameOffline(summary, 0);
+    },
+    RUN_TIMEOUT,
+  );
 
-  it('immediate mode with 2 s requests: requests in flight at TERM fail, cause 2', async () => {
-    const { code, summary, stderr } = await verify('web-imm', ['--path', '/work?ms=2000', '--rate', '20']);
-    expect(code, stderr).toBe(1);
-    expect(summary.byCause['2']).toBeGreaterThan(0);
-    expect(summary.advice.join('\n')).toMatch(/after TERM with requests in flight/);
-    await expectSameOffline(summary, 1);
-  }, RUN_TIMEOUT);
+  it(
+    'immediate mode with 2 s requests: requests in flight at TERM fail, cause 2',
+    async () => {
+      const { code, summary, stderr } = await verify('web-imm', ['--path', '/work?ms=2000', '--rate', '20']);
+      expect(code, stderr).toBe(1);
+      expect(summary.byCause['2']).toBeGreaterThan(0);
+      expect(summary.advice.join('\n')).toMatch(/after TERM with requests in flight/);
+      await expectSameOffline(summary, 1);
+    },
+    RUN_TIMEOUT,
+  );
 
-  it('delete-pod: one pod deleted by UID through a temporary NodePort twin of a ClusterIP Service; nothing else changed', async () => {
-    const apps = kc.makeApiClient(k8s.AppsV1Api);
-    const before = await apps.readNamespacedDeployment({ name: 'web-del', namespace: 'default' });
-    const { code, summary, stderr } = await verify('web-del', ['--action', 'delete-pod', '--path', '/work?ms=200']);
-    expect([0, 1], stderr).toContain(code);
-    // No preStop: TERM follows the endpoint's removal within the proxies' time, a race either way it went.
-    expect(summary.advice.join('\n')).toMatch(code === 0 ? /^no request failed, but by a narrow margin: TERM came/m : /preStop: sleep` of at least \d+s/);
-    const grade = JSON.parse((await runCli(['grade', summary.observation, '--json'])).stdout) as { terminations: number; pods: { old: boolean; deletion: number | null }[] };
-    expect(grade.terminations).toBe(1);
-    expect(grade.pods.filter((p) => p.deletion !== null)).toHaveLength(1);
-    const after = await apps.readNamespacedDeployment({ name: 'web-del', namespace: 'default' });
-    expect(after.metadata?.generation).toBe(before.metadata?.generation);
-    expect(await termlabObjectsLeft()).toEqual([]);
-    await expectSameOffline(summary, code);
-  }, RUN_TIMEOUT);
+  it(
+    'delete-pod: one pod deleted by UID through a temporary NodePort twin of a ClusterIP Service; nothing else changed',
+    async () => {
+      const apps = kc.makeApiClient(k8s.AppsV1Api);
+      const before = await apps.readNamespacedDeployment({ name: 'web-del', namespace: 'default' });
+      const { code, summary, stderr } = await verify('web-del', ['--action', 'delete-pod', '--path', '/work?ms=200']);
+      expect([0, 1], stderr).toContain(code);
+      // No preStop: TERM follows the endpoint's removal within the proxies' time, a race either way it went.
+      expect(summary.advice.join('\n')).toMatch(
+        code === 0 ? /^no request failed, but by a narrow margin: TERM came/m : /preStop: sleep` of at least \d+s/,
+      );
+      const grade = JSON.parse((await runCli(['grade', summary.observation, '--json'])).stdout) as {
+        terminations: number;
+        pods: { old: boolean; deletion: number | null }[];
+      };
+      expect(grade.terminations).toBe(1);
+      expect(grade.pods.filter((p) => p.deletion !== null)).toHaveLength(1);
+      const after = await apps.readNamespacedDeployment({ name: 'web-del', namespace: 'default' });
+      expect(after.metadata?.generation).toBe(before.metadata?.generation);
+      expect(await termlabObjectsLeft()).toEqual([]);
+      await expectSameOffline(summary, code);
+    },
+    RUN_TIMEOUT,
+  );
 });

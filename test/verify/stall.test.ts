@@ -29,33 +29,79 @@ beforeAll(async () => {
   writeFileSync(kubeconfig, sim.kubeconfig);
   kc = new k8s.KubeConfig();
   kc.loadFromString(sim.kubeconfig);
-  await createApp(kc, 'default', { name: 'web-stuck', image: `${APP_IMAGE}:1`, replicas: 2, progressDeadlineSeconds: 6, preStopSleep: 1, grace: 5 });
+  await createApp(kc, 'default', {
+    name: 'web-stuck',
+    image: `${APP_IMAGE}:1`,
+    replicas: 2,
+    progressDeadlineSeconds: 6,
+    preStopSleep: 1,
+    grace: 5,
+  });
 }, 120_000);
-afterAll(async () => { await sim?.stop(); });
+afterAll(async () => {
+  await sim?.stop();
+});
 
 describe('termlab verify: a rollout that never completes', () => {
   it('ends at ProgressDeadlineExceeded with exit 5 naming what it waited for; its load pod is gone and the observation is kept', async () => {
     // The old pods run; every pod made from now on stops at ErrImagePull.
     delete images[APP_IMAGE];
-    const r = await runCli(['verify', 'deployment/web-stuck', '--kubeconfig', kubeconfig, '--path', '/work?ms=100', '--rate', '20', '--out', join(dir, 'out'), '--json']);
+    const r = await runCli([
+      'verify',
+      'deployment/web-stuck',
+      '--kubeconfig',
+      kubeconfig,
+      '--path',
+      '/work?ms=100',
+      '--rate',
+      '20',
+      '--out',
+      join(dir, 'out'),
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(EXIT.rolloutStalled);
-    expect(r.stderr).toMatch(/ROLLOUT_STALLED: deployment\/web-stuck in namespace default did not finish rolling out: waited \d+s for 2 updated, available replicas of generation 2 and its 2 old pod\(s\) gone, and the Deployment controller gave up on it after progressDeadlineSeconds \(6s\)/);
-    expect(r.stderr).toMatch(/the Deployment says Progressing=False \(ProgressDeadlineExceeded\): ReplicaSet "web-stuck-[a-z0-9]+" has timed out progressing/);
+    expect(r.stderr).toMatch(
+      /ROLLOUT_STALLED: deployment\/web-stuck in namespace default did not finish rolling out: waited \d+s for 2 updated, available replicas of generation 2 and its 2 old pod\(s\) gone, and the Deployment controller gave up on it after progressDeadlineSeconds \(6s\)/,
+    );
+    expect(r.stderr).toMatch(
+      /the Deployment says Progressing=False \(ProgressDeadlineExceeded\): ReplicaSet "web-stuck-[a-z0-9]+" has timed out progressing/,
+    );
     expect(r.stderr).toMatch(/new pod\(s\): web-stuck-[a-z0-9]+-[a-z0-9]+: not ready, waiting \(ErrImagePull\)/);
-    const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as { verdict: string; rolloutStalled: boolean; requests: number; observation: string };
+    const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as {
+      verdict: string;
+      rolloutStalled: boolean;
+      requests: number;
+      observation: string;
+    };
     expect(summary).toMatchObject({ verdict: 'inconclusive', rolloutStalled: true });
     expect(summary.requests).toBeGreaterThan(0);
 
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    const left = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app.kubernetes.io/managed-by=termlab' });
+    const left = await core.listNamespacedPod({
+      namespace: 'default',
+      labelSelector: 'app.kubernetes.io/managed-by=termlab',
+    });
     expect(left.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name)).toEqual([]);
-    expect((await core.listNamespacedService({ namespace: 'default', labelSelector: 'app.kubernetes.io/managed-by=termlab' })).items).toEqual([]);
+    expect(
+      (
+        await core.listNamespacedService({
+          namespace: 'default',
+          labelSelector: 'app.kubernetes.io/managed-by=termlab',
+        })
+      ).items,
+    ).toEqual([]);
     // The old pods still serve: the Deployment is left as the stalled rollout left it.
-    const d = await kc.makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ name: 'web-stuck', namespace: 'default' });
+    const d = await kc
+      .makeApiClient(k8s.AppsV1Api)
+      .readNamespacedDeployment({ name: 'web-stuck', namespace: 'default' });
     expect(d.status?.availableReplicas).toBe(2);
 
     const offline = await runCli(['grade', summary.observation, '--json']);
     expect(offline.code).toBe(EXIT.rolloutStalled);
-    expect(JSON.parse(offline.stdout)).toMatchObject({ verdict: 'inconclusive', rolloutStalled: true, requests: summary.requests });
+    expect(JSON.parse(offline.stdout)).toMatchObject({
+      verdict: 'inconclusive',
+      rolloutStalled: true,
+      requests: summary.requests,
+    });
   }, 240_000);
 });

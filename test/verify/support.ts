@@ -26,13 +26,23 @@ export function appDeployment(o: AppOptions): k8s.V1Deployment {
         metadata: { labels },
         spec: {
           terminationGracePeriodSeconds: o.grace ?? 30,
-          containers: [{
-            name: 'web', image: o.image ?? 'termlab/lab-server:0.1.0',
-            env: [{ name: 'LAB_MODE', value: o.mode ?? 'graceful' }, { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
-            ports: [{ name: 'http', containerPort: 8080 }],
-            readinessProbe: { httpGet: { path: '/readyz', port: 'http' as never }, periodSeconds: 1, failureThreshold: 1 },
-            ...(o.preStopSleep ? { lifecycle: { preStop: { sleep: { seconds: o.preStopSleep } } } } : {}),
-          }],
+          containers: [
+            {
+              name: 'web',
+              image: o.image ?? 'termlab/lab-server:0.1.0',
+              env: [
+                { name: 'LAB_MODE', value: o.mode ?? 'graceful' },
+                { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
+              ],
+              ports: [{ name: 'http', containerPort: 8080 }],
+              readinessProbe: {
+                httpGet: { path: '/readyz', port: 'http' as never },
+                periodSeconds: 1,
+                failureThreshold: 1,
+              },
+              ...(o.preStopSleep ? { lifecycle: { preStop: { sleep: { seconds: o.preStopSleep } } } } : {}),
+            },
+          ],
         },
       },
     },
@@ -40,7 +50,14 @@ export function appDeployment(o: AppOptions): k8s.V1Deployment {
 }
 
 export function appService(o: AppOptions): k8s.V1Service {
-  return { metadata: { name: o.name }, spec: { type: o.serviceType ?? 'NodePort', selector: { app: o.name }, ports: [{ name: 'http', port: 80, targetPort: 'http' as never }] } };
+  return {
+    metadata: { name: o.name },
+    spec: {
+      type: o.serviceType ?? 'NodePort',
+      selector: { app: o.name },
+      ports: [{ name: 'http', port: 80, targetPort: 'http' as never }],
+    },
+  };
 }
 
 /** Creates both and waits (on a watch) until the Deployment is available. */
@@ -51,9 +68,25 @@ export async function createApp(kc: k8s.KubeConfig, namespace: string, o: AppOpt
   const made = await apps.createNamespacedDeployment({ namespace, body: appDeployment(o) });
   const replicas = o.replicas ?? 3;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => { void req.then((r) => r.abort()); reject(new Error(`deployment ${o.name} not available in 60s`)); }, 60_000);
-    const req = new k8s.Watch(kc).watch(`/apis/apps/v1/namespaces/${namespace}/deployments`, { fieldSelector: `metadata.name=${o.name}`, resourceVersion: made.metadata!.resourceVersion! }, (_type, d: k8s.V1Deployment) => {
-      if (d.status?.availableReplicas === replicas && d.status?.updatedReplicas === replicas && d.status?.replicas === replicas) { clearTimeout(timer); void req.then((r) => r.abort()); resolve(); }
-    }, () => {});
+    const timer = setTimeout(() => {
+      void req.then((r) => r.abort());
+      reject(new Error(`deployment ${o.name} not available in 60s`));
+    }, 60_000);
+    const req = new k8s.Watch(kc).watch(
+      `/apis/apps/v1/namespaces/${namespace}/deployments`,
+      { fieldSelector: `metadata.name=${o.name}`, resourceVersion: made.metadata!.resourceVersion! },
+      (_type, d: k8s.V1Deployment) => {
+        if (
+          d.status?.availableReplicas === replicas &&
+          d.status?.updatedReplicas === replicas &&
+          d.status?.replicas === replicas
+        ) {
+          clearTimeout(timer);
+          void req.then((r) => r.abort());
+          resolve();
+        }
+      },
+      () => {},
+    );
   });
 }

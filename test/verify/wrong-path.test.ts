@@ -12,12 +12,25 @@ import { runCli } from '../support/cli.ts';
 describe('termlab verify with a path the app does not serve', () => {
   it('exits 2 within the first second of answers, naming the path and the status; the Deployment is not changed', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'termlab-verify-path-')), 'out');
-    const r = await runCli(['verify', 'deployment/web', '--sim', '--apply', 'manifests/verify-example.yaml', '--out', out]);
+    const r = await runCli([
+      'verify',
+      'deployment/web',
+      '--sim',
+      '--apply',
+      'manifests/verify-example.yaml',
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(EXIT.badInput);
-    expect(r.stderr).toMatch(/USAGE: --path \/: the app answered HTTP 404 to each of the first \d+ requests through Service \S+ and none answered 2xx: give --path a path it serves .*deployment\/web was not changed/);
+    expect(r.stderr).toMatch(
+      /USAGE: --path \/: the app answered HTTP 404 to each of the first \d+ requests through Service \S+ and none answered 2xx: give --path a path it serves .*deployment\/web was not changed/,
+    );
     // It stopped before acting: nothing was done to the Deployment and no pod terminated.
     const file = join(out, 'web.verification.json');
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ acted: null, timeline: { acted: null, loadSteady: null } });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      acted: null,
+      timeline: { acted: null, loadSteady: null },
+    });
     const offline = await runCli(['grade', file, '--json']);
     expect(JSON.parse(offline.stdout)).toMatchObject({ terminations: 0 });
   }, 180_000);

@@ -2,7 +2,11 @@
 import type { Command, Flags } from '../command.ts';
 
 export const gradeFlags = {
-  predictions: { type: 'string', value: 'FILE', help: 'the predictions made before the run, graded beside the results' },
+  predictions: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the predictions made before the run, graded beside the results',
+  },
   json: { type: 'boolean', help: 'print the grades as JSON instead of text' },
   md: { type: 'string', value: 'FILE', help: 'write a Markdown report (a class report with --gradebook)' },
   html: { type: 'string', value: 'FILE', help: 'write an HTML report (a class report with --gradebook)' },

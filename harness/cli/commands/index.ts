@@ -20,8 +20,21 @@ export interface SimModule {
 }
 
 export function createCommands(loadSim: () => Promise<SimModule>): Command[] {
-  const startSim = async (options: SimStartOptions) => (await loadSim()).startSimCluster({
-    kubeVersion: options.kubeVersion, ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }),
-  });
-  return [runCommand(startSim), scenarios, grade, reap, schema, simCommand(loadSim), pack, predict, classCommand, verifyCommand(startSim)];
+  const startSim = async (options: SimStartOptions) =>
+    (await loadSim()).startSimCluster({
+      kubeVersion: options.kubeVersion,
+      ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }),
+    });
+  return [
+    runCommand(startSim),
+    scenarios,
+    grade,
+    reap,
+    schema,
+    simCommand(loadSim),
+    pack,
+    predict,
+    classCommand,
+    verifyCommand(startSim),
+  ];
 }

@@ -4,9 +4,21 @@ import type { Command, CommandModule, Flags } from '../command.ts';
 
 export const simFlags = {
   port: { type: 'string', value: 'N', help: "the API server's port on 127.0.0.1 (default 0: any free port)" },
-  'kubeconfig-out': { type: 'string', value: 'FILE', help: 'where to write the kubeconfig (default .termlab/sim/kubeconfig)' },
-  'proxy-sync-delay-ms': { type: 'string', value: 'N', help: 'the simulated service proxy applies endpoint changes this many ms late (0-60000)' },
-  'kube-version': { type: 'string', value: '1.35|1.36|1.37', help: 'the Kubernetes minor to emulate (default 1.37; 1.34 kept)' },
+  'kubeconfig-out': {
+    type: 'string',
+    value: 'FILE',
+    help: 'where to write the kubeconfig (default .termlab/sim/kubeconfig)',
+  },
+  'proxy-sync-delay-ms': {
+    type: 'string',
+    value: 'N',
+    help: 'the simulated service proxy applies endpoint changes this many ms late (0-60000)',
+  },
+  'kube-version': {
+    type: 'string',
+    value: '1.35|1.36|1.37',
+    help: 'the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
+  },
 } as const satisfies Flags;
 
 export function simCommand(load: () => Promise<{ simCommand: CommandModule }>): Command {

@@ -40,7 +40,8 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
   const fromWall = (time: string) => (Date.parse(time) - origin.wall) / 1000;
   // The old ReplicaSet is the one of the lowest revision; its hash marks the old pods.
   const revisions = new Map<string, number>();
-  for (const e of o.evidence.replicaSetEvents) if (e.templateHash && e.revision && /^\d+$/.test(e.revision)) revisions.set(e.templateHash, Number(e.revision));
+  for (const e of o.evidence.replicaSetEvents)
+    if (e.templateHash && e.revision && /^\d+$/.test(e.revision)) revisions.set(e.templateHash, Number(e.revision));
   const lowest = Math.min(...revisions.values());
   const uids = [...new Set(o.evidence.podEvents.filter((e) => e.role === 'lab').map((e) => e.uid))];
   return uids.map((uid) => {
@@ -50,7 +51,8 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
     const createdMono = first.receivedAt.mono;
     // By its ReplicaSet's revision; without two revisions seen, by when the watch first saw it against the change.
     const byTime = o.timeline.templateChanged ? (createdMono < o.timeline.templateChanged.mono ? 'old' : 'new') : null;
-    const revision = hash && revisions.has(hash) && revisions.size > 1 ? (revisions.get(hash) === lowest ? 'old' : 'new') : byTime;
+    const revision =
+      hash && revisions.has(hash) && revisions.size > 1 ? (revisions.get(hash) === lowest ? 'old' : 'new') : byTime;
     const readyEvent = events.find((e) => e.ready);
     const deletion = events.find((e) => e.deletionTimestamp !== null);
     const deleted = events.find((e) => e.type === 'DELETED');
@@ -61,7 +63,8 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
     for (const s of o.evidence.sliceEvents) {
       const ep = s.endpoints.find((x) => x.podUid === uid);
       if (ep?.ready) wasReady = true;
-      else if (wasReady && endpointRemoved === null && (!ep || ep.ready === false || s.type === 'DELETED')) endpointRemoved = fromMono(s.receivedAt.mono);
+      else if (wasReady && endpointRemoved === null && (!ep || ep.ready === false || s.type === 'DELETED'))
+        endpointRemoved = fromMono(s.receivedAt.mono);
     }
     const podLog = o.evidence.podLogs.find((l) => l.uid === uid);
     const lines = podLog ? parseLabLogLines(podLog.lines).lines : null;
@@ -69,9 +72,14 @@ export function podFacts(o: RolloutObservation): PodFacts[] {
     const hookStart = lines?.find((l) => l.event === 'hook-start');
     const exit = lines?.find((l) => l.event === 'exit');
     const live = o.liveReads.find((r) => r.found && r.uid === uid) ?? null;
-    const exitCode = terminated?.containers.find((c) => c.state === 'terminated')?.exitCode ?? exit?.fields.code ?? null;
+    const exitCode =
+      terminated?.containers.find((c) => c.state === 'terminated')?.exitCode ?? exit?.fields.code ?? null;
     return {
-      name: first.name, uid, templateHash: hash, revision, events,
+      name: first.name,
+      uid,
+      templateHash: hash,
+      revision,
+      events,
       created: fromMono(createdMono),
       ready: readyEvent ? fromMono(readyEvent.receivedAt.mono) : null,
       deletionSeen: deletion ? fromMono(deletion.receivedAt.mono) : null,

@@ -21,7 +21,14 @@ export function parseLoadLog(log: PodLog | null): LoadLog {
   log?.lines.forEach((l, line) => {
     const parsed = parseLogLineJson(l.text) as { event?: unknown } | undefined;
     if (!parsed || typeof parsed !== 'object') return;
-    const schema = parsed.event === 'request' ? LoadRecordSchema : parsed.event === 'load-start' ? LoadStartSchema : parsed.event === 'load-end' ? LoadEndSchema : null;
+    const schema =
+      parsed.event === 'request'
+        ? LoadRecordSchema
+        : parsed.event === 'load-start'
+          ? LoadStartSchema
+          : parsed.event === 'load-end'
+            ? LoadEndSchema
+            : null;
     if (!schema) return;
     const result = schema.safeParse(parsed);
     if (!result.success) {

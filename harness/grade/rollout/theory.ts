@@ -37,15 +37,39 @@ export function describeLifecycle(lifecycle: Record<string, unknown> | null): st
   return `preStop ${kind}${seconds !== null && seconds > 0 ? ` ${seconds}s` : ''}`;
 }
 
-export function predictOldPod(input: { mode: string | null; lifecycle: Record<string, unknown> | null; graceSeconds: number; workMs: number }): PodPrediction {
+export function predictOldPod(input: {
+  mode: string | null;
+  lifecycle: Record<string, unknown> | null;
+  graceSeconds: number;
+  workMs: number;
+}): PodPrediction {
   const hook = hookSecondsOf(input.lifecycle);
   if (hook === null) return { failures: 'possible', hookSeconds: null, why: 'a preStop hook the model cannot time' };
-  if (input.mode === 'immediate') return { failures: 'expected', hookSeconds: hook, why: 'immediate mode exits at TERM and cuts the requests in flight' };
-  const remaining = Math.max(MINIMUM_GRACE_PERIOD_SECONDS, input.graceSeconds - Math.floor(Math.min(hook, input.graceSeconds)));
-  if (input.workMs / 1000 > remaining) return { failures: 'expected', hookSeconds: hook, why: `work of ${input.workMs / 1000}s outlasts the ${remaining}s left after the hook: cut by SIGKILL` };
-  if (hook >= PROXY_PROPAGATION_SECONDS) return { failures: 'none', hookSeconds: hook, why: `the ${hook}s hook outlasts the endpoint's removal from every proxy (${PROXY_PROPAGATION_SECONDS}s); then it drains` };
+  if (input.mode === 'immediate')
+    return {
+      failures: 'expected',
+      hookSeconds: hook,
+      why: 'immediate mode exits at TERM and cuts the requests in flight',
+    };
+  const remaining = Math.max(
+    MINIMUM_GRACE_PERIOD_SECONDS,
+    input.graceSeconds - Math.floor(Math.min(hook, input.graceSeconds)),
+  );
+  if (input.workMs / 1000 > remaining)
+    return {
+      failures: 'expected',
+      hookSeconds: hook,
+      why: `work of ${input.workMs / 1000}s outlasts the ${remaining}s left after the hook: cut by SIGKILL`,
+    };
+  if (hook >= PROXY_PROPAGATION_SECONDS)
+    return {
+      failures: 'none',
+      hookSeconds: hook,
+      why: `the ${hook}s hook outlasts the endpoint's removal from every proxy (${PROXY_PROPAGATION_SECONDS}s); then it drains`,
+    };
   return {
-    failures: 'possible', hookSeconds: hook,
+    failures: 'possible',
+    hookSeconds: hook,
     why: `TERM ${hook === 0 ? 'at once' : `after ${hook}s`}: the server stops listening while proxies may still send it new connections (up to ${PROXY_PROPAGATION_SECONDS}s after the endpoint's removal)`,
   };
 }
