@@ -7,6 +7,7 @@ import { livePodChecks } from './live-pod.ts';
 import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
 import { MAX_JSON_DEPTH } from '../observation/read.ts';
+import { incompleteReasonOf } from '../observation/incomplete.ts';
 import { carriesPod, describeEvent, describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -27,12 +28,12 @@ function watchBeforeRequest(f: Facts): Check {
   if (!watchEstablished)
     return inconclusive(
       id,
-      `no pod watch was established${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: the harness could not observe the termination; run it again`,
+      `no pod watch was established${o.run.complete ? '' : ` (${incompleteReasonOf(o.run)})`}: the harness could not observe the termination; run it again`,
     );
   if (!requestSent)
     return inconclusive(
       id,
-      `no request was sent${o.run.complete ? '' : ` (${o.run.incompleteReason ?? 'the run stopped early'})`}: nothing was in flight to grade; run it again`,
+      `no request was sent${o.run.complete ? '' : ` (${incompleteReasonOf(o.run)})`}: nothing was in flight to grade; run it again`,
     );
   return watchEstablished.at.mono <= requestSent.at.mono
     ? pass(id, 'the pod watch was running before the request was sent')
@@ -102,7 +103,7 @@ function acceptedBeforeDelete(f: Facts): Check {
   if (!deleteIssued)
     return o.run.complete
       ? fail(id, 'the pod was never deleted')
-      : inconclusive(id, `the run stopped before the delete (${o.run.incompleteReason ?? 'no reason recorded'})`);
+      : inconclusive(id, `the run stopped before the delete (${incompleteReasonOf(o.run)})`);
   return requestAccepted.at.mono <= deleteIssued.at.mono
     ? pass(id, 'the request was accepted before the delete was issued')
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');

@@ -1,5 +1,6 @@
 // grade(observation) -> GradeResult: pure, offline, from the file alone.
 import { OBSERVATION_SCHEMA_VERSION, type Observation } from '../observation/schema.ts';
+import { incompleteReasonOf } from '../observation/incomplete.ts';
 import { describePreStop } from '../scenario/schema.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
 import { observedDeadline, podStatusEvidence, podStatusOutcome, safetyNetEnded } from './deadline.ts';
@@ -148,7 +149,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
  */
 function stoppedEarly({ o, timeline }: Facts, checks: Check[]): Check[] {
   if (o.run.complete || (o.pod !== null && timeline.requestAccepted !== null)) return checks;
-  const why = o.run.incompleteReason ?? 'the run stopped early';
+  const why = incompleteReasonOf(o.run);
   return checks.map((c) =>
     c.status === 'fail' ? inconclusive(c.id, `${c.reason} (${why}: nothing was observed to grade)`) : c,
   );

@@ -6,6 +6,7 @@
 // terminating; the watch dropped (ECONNRESET), the server logged `aborted` 145 ms later, before the
 // preStop hook began, and with nothing in flight drained and exited 0.
 import type { TransportEvent } from '../observation/schema.ts';
+import { wasInterrupted } from '../observation/incomplete.ts';
 import { proxyLeftFirst } from './containers.ts';
 import { describeLine, type LabLine } from './sources.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -117,7 +118,7 @@ export function lostPath(f: Facts): LostPath | null {
   const accepted = mine.find((l) => l.event === 'accepted');
   const term = lines.find((l) => l.event === 'signal');
   const transportLoss = firstLoss(f);
-  const interrupted = !o.run.complete && /^interrupted/.test(o.run.incompleteReason ?? '');
+  const interrupted = wasInterrupted(o.run);
 
   // A sidecar proxy that exited first was the app's client: its going is the kill's, not a lost path (containers.ts).
   if (aborted && proxyLeftFirst(f, aborted)) return null;

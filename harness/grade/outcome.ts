@@ -1,6 +1,7 @@
 // Outcome checks: the same accepted request's fate and the exit state, against the model.
 // Timing never grades; it only attributes a result, with at least a second of tolerance.
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
+import { incompleteReasonOf } from '../observation/incomplete.ts';
 import { apiSecondsToEnd } from './citations.ts';
 import { describeLine, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
@@ -266,8 +267,7 @@ function attributeMemoryKill(f: Facts, p: Prediction, termSeen: boolean): Check 
 export function runComplete(f: Facts): Check {
   const o = f.o;
   const id = 'evidence.run-complete';
-  if (!o.run.complete)
-    return inconclusive(id, `the run stopped before it finished: ${o.run.incompleteReason ?? 'no reason recorded'}`);
+  if (!o.run.complete) return inconclusive(id, `the run stopped before it finished: ${incompleteReasonOf(o.run)}`);
   const gaveUp = o.evidence.watchLifecycle.find((w) => w.event === 'gave-up');
   if (gaveUp)
     return inconclusive(id, `the pod watch gave up (${gaveUp.detail ?? 'no detail'}): events after it are missing`);

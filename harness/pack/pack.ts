@@ -9,6 +9,7 @@ import { TermlabError } from '../../lib/errors.ts';
 import { parsePredictions, predictionsSha256 } from '../grade/predictions.ts';
 import type { SealedPredictions } from '../observation/schema.ts';
 import { readObservation } from '../observation/read.ts';
+import { wasInterrupted } from '../observation/incomplete.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
 import {
   INTERRUPTED_MARKER,
@@ -89,7 +90,7 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
     // Packing a file the grader cannot read helps nobody: say so now, on the student's machine.
     const observation = await readObservation(from);
     // An interrupted run is not a result: handing it in would grade the harness's own abort.
-    if (!observation.run.complete && /^interrupted/.test(observation.run.incompleteReason ?? '')) {
+    if (wasInterrupted(observation.run)) {
       throw new TermlabError(
         'INPUT_UNREADABLE',
         `${from}: run ${observation.run.runId} was ${observation.run.incompleteReason}: an interrupted run cannot be handed in; run the lab again to the end`,

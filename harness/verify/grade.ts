@@ -9,6 +9,7 @@ import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
 import { originOf, type PodTimes, podTimes } from './facts.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
+import { incompleteReasonOf } from '../observation/incomplete.ts';
 
 export const CAUSES = {
   1: 'sent to a terminating pod still in the endpoints',
@@ -246,7 +247,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
     explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`;
   } else if (!o.run.complete) {
     verdict = 'inconclusive';
-    explanation = `the run did not complete: ${o.run.incompleteReason ?? 'unknown'}${o.progressCondition ? ` (the Deployment: ${o.progressCondition})` : ''}`;
+    explanation = `the run did not complete: ${incompleteReasonOf(o.run)}${o.progressCondition ? ` (the Deployment: ${o.progressCondition})` : ''}`;
   } else if (problems.length) {
     verdict = 'inconclusive';
     explanation = problems[0]!;

@@ -3,6 +3,7 @@
 // records against the lab pods' logs, the live reads against the watch and the logs.
 import { isDeepStrictEqual } from 'node:util';
 import type { RolloutObservation } from '../../observation/rollout.ts';
+import { incompleteReasonOf } from '../../observation/incomplete.ts';
 import { describePreStop } from '../../scenario/schema.ts';
 import { HARNESS_VERSION } from '../../../lib/version.ts';
 import { TOLERANCE_SECONDS } from '../theory.ts';
@@ -357,7 +358,7 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
   ];
   const complete = o.run.complete
     ? pass('outcome.run-complete', 'the rollout completed, the load ran to its end and everything was cleaned up')
-    : inconclusive('outcome.run-complete', `the run is incomplete: ${o.run.incompleteReason ?? 'no reason recorded'}`);
+    : inconclusive('outcome.run-complete', `the run is incomplete: ${incompleteReasonOf(o.run)}`);
   const outcome = [
     complete,
     templateVsLive(o, pods),
