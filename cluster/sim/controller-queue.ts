@@ -96,6 +96,44 @@ export function inform(
   return () => store.watchers.delete(watcher);
 }
 
+/**
+ * What each of pkg/controller's controllers is built from, as kube-controller-manager runs it (its
+ * controller.Interface, named as cmd/kube-controller-manager/names: "deployment-controller", …):
+ * informers whose event handlers put namespace/name keys on one rate-limited workqueue, and a
+ * syncHandler that works one key at a time. A subclass sets syncHandler to its sync, as
+ * NewDeploymentController does (`dc.syncHandler = dc.syncDeployment`), and adds its event handlers in
+ * its constructor.
+ */
+export abstract class Controller {
+  readonly name: string;
+  protected readonly store: Store;
+  protected readonly queue: WorkQueue;
+  protected abstract readonly syncHandler: (key: string) => void;
+  private readonly handlers: (() => void)[] = [];
+
+  constructor(name: string, store: Store) {
+    this.name = name;
+    this.store = store;
+    this.queue = new WorkQueue(name, (key) => this.syncHandler(key));
+  }
+
+  /** informer.AddEventHandler: `handler` sees every change of `resource` until stop. */
+  protected addEventHandler(resource: Resource, handler: (event: StoredEvent) => void): void {
+    this.handlers.push(inform(this.store, resource, handler));
+  }
+
+  /** The handler of the controller's own resource (enqueueDeployment, enqueueRS, onServiceUpdate): its key. */
+  protected enqueue(o: KubeObject): void {
+    this.queue.add(keyOf(o));
+  }
+
+  /** The informers' handlers removed, then the queue shut down. */
+  stop(): void {
+    for (const off of this.handlers) off();
+    this.queue.stop();
+  }
+}
+
 /** The controller ownerReference of an object, if any (metav1.GetControllerOf). */
 export function controllerOf(
   o: KubeObject,

@@ -1,6 +1,6 @@
 // The Deployment controller (pkg/controller/deployment, 1.34): deployment_controller.go syncDeployment,
 // sync.go (new ReplicaSet, scaling, cleanup, status), rolling.go, recreate.go and progress.go.
-import { controllerOf, controllerRef, inform, keyOf, sameJson, splitKey, WorkQueue } from './controller-queue.ts';
+import { Controller, controllerOf, controllerRef, keyOf, sameJson, splitKey } from './controller-queue.ts';
 import * as util from './deployment-util.ts';
 import { recordEvent } from './events.ts';
 import type { ObjectRegistry } from './objects.ts';
@@ -10,27 +10,22 @@ import { selectorMatches } from './workloads.ts';
 const COMPONENT = 'deployment-controller';
 const active = (rss: KubeObject[]) => rss.filter((rs) => (rs.spec.replicas ?? 0) > 0);
 
-export class DeploymentController {
-  private readonly store: Store;
+export class DeploymentController extends Controller {
   private readonly objects: ObjectRegistry;
-  private readonly queue: WorkQueue;
-  private readonly unsubscribe: (() => void)[] = [];
+  protected readonly syncHandler = this.syncDeployment;
 
   constructor(store: Store, objects: ObjectRegistry) {
-    this.store = store;
+    super(COMPONENT, store);
     this.objects = objects;
-    this.queue = new WorkQueue(COMPONENT, (key) => this.syncDeployment(key));
-    this.unsubscribe.push(inform(store, 'deployments', (e) => this.queue.add(keyOf(e.object))));
-    this.unsubscribe.push(inform(store, 'replicasets', (e) => this.replicaSetChanged(e.object)));
+    this.addEventHandler('deployments', (e) => this.enqueue(e.object));
+    this.addEventHandler('replicasets', (e) => this.replicaSetChanged(e.object));
     // deletePod: a Recreate rollout waits for the old pods to be gone.
-    this.unsubscribe.push(
-      inform(store, 'pods', (e) => {
-        const owner = controllerOf(e.object);
-        if (e.type !== 'DELETED' || owner?.kind !== 'ReplicaSet') return;
-        const rs = this.store.get('replicasets', e.object.metadata.namespace, owner.name);
-        if (rs) this.replicaSetChanged(rs);
-      }),
-    );
+    this.addEventHandler('pods', (e) => {
+      const owner = controllerOf(e.object);
+      if (e.type !== 'DELETED' || owner?.kind !== 'ReplicaSet') return;
+      const rs = this.store.get('replicasets', e.object.metadata.namespace, owner.name);
+      if (rs) this.replicaSetChanged(rs);
+    });
   }
 
   private replicaSetChanged(rs: KubeObject): void {
@@ -43,11 +38,6 @@ export class DeploymentController {
       selectorMatches(o.spec.selector, rs.metadata.labels),
     ))
       this.queue.add(keyOf(d));
-  }
-
-  stop(): void {
-    for (const u of this.unsubscribe) u();
-    this.queue.stop();
   }
 
   private syncDeployment(key: string): void {

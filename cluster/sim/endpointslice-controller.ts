@@ -1,7 +1,7 @@
 // The EndpointSlice controller (pkg/controller/endpointslice/endpointslice_controller.go and
 // staging/src/k8s.io/endpointslice/reconciler.go, 1.34): for every Service with a selector, one slice
 // per set of ports holding an endpoint for each pod that matches, terminating ones included.
-import { inform, isPodReady, keyOf, sameJson, splitKey, WorkQueue } from './controller-queue.ts';
+import { Controller, isPodReady, keyOf, sameJson, splitKey } from './controller-queue.ts';
 import { generateName } from './names.ts';
 import type { ObjectRegistry } from './objects.ts';
 import type { KubeObject, Store } from './store.ts';
@@ -14,43 +14,31 @@ export const MANAGED_BY = 'endpointslice-controller.k8s.io';
 /** --max-endpoints-per-slice default. */
 const MAX_ENDPOINTS_PER_SLICE = 100;
 
-export class EndpointSliceController {
-  private readonly store: Store;
+export class EndpointSliceController extends Controller {
   private readonly objects: ObjectRegistry;
-  private readonly queue: WorkQueue;
-  private readonly unsubscribe: (() => void)[] = [];
+  protected readonly syncHandler = this.syncService;
 
   constructor(store: Store, objects: ObjectRegistry) {
-    this.store = store;
+    super(COMPONENT, store);
     this.objects = objects;
-    this.queue = new WorkQueue(COMPONENT, (key) => this.syncService(key));
-    this.unsubscribe.push(inform(store, 'services', (e) => this.queue.add(keyOf(e.object))));
+    this.addEventHandler('services', (e) => this.enqueue(e.object));
     // A pod change (or an old label set a pod had) touches the Services selecting it.
-    this.unsubscribe.push(
-      inform(store, 'pods', (e) => {
-        for (const svc of this.store.list('services', e.object.metadata.namespace!))
-          if (selects(svc, e.object)) this.queue.add(keyOf(svc));
-        for (const slice of this.store.list('endpointslices', e.object.metadata.namespace!, (s) =>
-          ((s.endpoints ?? []) as any[]).some((ep) => ep.targetRef?.uid === e.object.metadata.uid),
-        )) {
-          const service = slice.metadata.labels?.[SERVICE_NAME_LABEL];
-          if (service) this.queue.add(`${slice.metadata.namespace}/${service}`);
-        }
-      }),
-    );
+    this.addEventHandler('pods', (e) => {
+      for (const svc of this.store.list('services', e.object.metadata.namespace!))
+        if (selects(svc, e.object)) this.queue.add(keyOf(svc));
+      for (const slice of this.store.list('endpointslices', e.object.metadata.namespace!, (s) =>
+        ((s.endpoints ?? []) as any[]).some((ep) => ep.targetRef?.uid === e.object.metadata.uid),
+      )) {
+        const service = slice.metadata.labels?.[SERVICE_NAME_LABEL];
+        if (service) this.queue.add(`${slice.metadata.namespace}/${service}`);
+      }
+    });
     // A slice edited or deleted by someone else is put back.
-    this.unsubscribe.push(
-      inform(store, 'endpointslices', (e) => {
-        const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
-        if (service && e.object.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY)
-          this.queue.add(`${e.object.metadata.namespace}/${service}`);
-      }),
-    );
-  }
-
-  stop(): void {
-    for (const u of this.unsubscribe) u();
-    this.queue.stop();
+    this.addEventHandler('endpointslices', (e) => {
+      const service = e.object.metadata.labels?.[SERVICE_NAME_LABEL];
+      if (service && e.object.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY)
+        this.queue.add(`${e.object.metadata.namespace}/${service}`);
+    });
   }
 
   private syncService(key: string): void {

@@ -1,16 +1,15 @@
 // The ReplicaSet controller (pkg/controller/replicaset/replica_set.go, 1.34): claim pods by selector,
 // create or delete to reach spec.replicas (manageReplicas), write the status (calculateStatus).
 import {
+  Controller,
   controllerOf,
   controllerRef,
-  inform,
   isPodActive,
   isPodAvailable,
   isPodReady,
   keyOf,
   sameJson,
   splitKey,
-  WorkQueue,
 } from './controller-queue.ts';
 import { recordEvent } from './events.ts';
 import { getPodsToDelete } from './pod-ranking.ts';
@@ -20,18 +19,15 @@ import { selectorMatches } from './workloads.ts';
 
 const COMPONENT = 'replicaset-controller';
 
-export class ReplicaSetController {
-  private readonly store: Store;
+export class ReplicaSetController extends Controller {
   private readonly pods: PodRegistry;
-  private readonly queue: WorkQueue;
-  private readonly unsubscribe: (() => void)[] = [];
+  protected readonly syncHandler = this.sync;
 
   constructor(store: Store, pods: PodRegistry) {
-    this.store = store;
+    super(COMPONENT, store);
     this.pods = pods;
-    this.queue = new WorkQueue(COMPONENT, (key) => this.sync(key));
-    this.unsubscribe.push(inform(store, 'replicasets', (e) => this.queue.add(keyOf(e.object))));
-    this.unsubscribe.push(inform(store, 'pods', (e) => this.podChanged(e.object)));
+    this.addEventHandler('replicasets', (e) => this.enqueue(e.object));
+    this.addEventHandler('pods', (e) => this.podChanged(e.object));
   }
 
   /** A pod's owner, or for an orphan every ReplicaSet whose selector matches it, needs a sync. */
@@ -45,11 +41,6 @@ export class ReplicaSetController {
       selectorMatches(o.spec.selector, pod.metadata.labels),
     ))
       this.queue.add(keyOf(rs));
-  }
-
-  stop(): void {
-    for (const u of this.unsubscribe) u();
-    this.queue.stop();
   }
 
   private sync(key: string): void {
