@@ -1,6 +1,7 @@
 // The controllers' plumbing: an informer (every change of a resource, from the store) feeding a
 // rate-limited work queue of namespace/name keys, one sync at a time, as client-go's workqueue.
 import type { KubeObject, Resource, Store, StoredEvent } from './store.ts';
+import { selectorMatches } from './workloads.ts';
 
 const RETRY_BASE_MS = 5;
 const RETRY_MAX_MS = 1000;
@@ -125,6 +126,24 @@ export abstract class Controller {
   /** The handler of the controller's own resource (enqueueDeployment, enqueueRS, onServiceUpdate): its key. */
   protected enqueue(o: KubeObject): void {
     this.queue.add(keyOf(o));
+  }
+
+  /**
+   * A changed child's controller of `kind` (resolveControllerRef), or for an orphan every object of
+   * `resource` whose selector matches its labels, that may adopt it (getPodReplicaSets,
+   * getDeploymentsForReplicaSet): each enqueued, as the ReplicaSet controller's addPod and the
+   * Deployment controller's addReplicaSet do.
+   */
+  protected enqueueOwnerOrAdopters(child: KubeObject, kind: string, resource: Resource): void {
+    const owner = controllerOf(child);
+    if (owner) {
+      if (owner.kind === kind) this.queue.add(`${child.metadata.namespace}/${owner.name}`);
+      return;
+    }
+    for (const o of this.store.list(resource, child.metadata.namespace!, (o) =>
+      selectorMatches(o.spec.selector, child.metadata.labels),
+    ))
+      this.queue.add(keyOf(o));
   }
 
   /** The informers' handlers removed, then the queue shut down. */

@@ -28,16 +28,9 @@ export class DeploymentController extends Controller {
     });
   }
 
+  /** A ReplicaSet's owner, or for an orphan every Deployment whose selector matches it, needs a sync. */
   private replicaSetChanged(rs: KubeObject): void {
-    const owner = controllerOf(rs);
-    if (owner) {
-      if (owner.kind === 'Deployment') this.queue.add(`${rs.metadata.namespace}/${owner.name}`);
-      return;
-    }
-    for (const d of this.store.list('deployments', rs.metadata.namespace!, (o) =>
-      selectorMatches(o.spec.selector, rs.metadata.labels),
-    ))
-      this.queue.add(keyOf(d));
+    this.enqueueOwnerOrAdopters(rs, 'Deployment', 'deployments');
   }
 
   private syncDeployment(key: string): void {

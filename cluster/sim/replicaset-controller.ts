@@ -27,20 +27,8 @@ export class ReplicaSetController extends Controller {
     super(COMPONENT, store);
     this.pods = pods;
     this.addEventHandler('replicasets', (e) => this.enqueue(e.object));
-    this.addEventHandler('pods', (e) => this.podChanged(e.object));
-  }
-
-  /** A pod's owner, or for an orphan every ReplicaSet whose selector matches it, needs a sync. */
-  private podChanged(pod: KubeObject): void {
-    const owner = controllerOf(pod);
-    if (owner) {
-      if (owner.kind === 'ReplicaSet') this.queue.add(`${pod.metadata.namespace}/${owner.name}`);
-      return;
-    }
-    for (const rs of this.store.list('replicasets', pod.metadata.namespace!, (o) =>
-      selectorMatches(o.spec.selector, pod.metadata.labels),
-    ))
-      this.queue.add(keyOf(rs));
+    // A pod's owner, or for an orphan every ReplicaSet whose selector matches it, needs a sync.
+    this.addEventHandler('pods', (e) => this.enqueueOwnerOrAdopters(e.object, 'ReplicaSet', 'replicasets'));
   }
 
   private sync(key: string): void {
