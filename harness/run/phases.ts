@@ -1,12 +1,13 @@
-// What every kind of scenario run shares: its run record, and the frame its phases run in — a
-// failure recorded in the run (its own code kept for the exit code), never thrown; the cleaner
-// always run, newest first; a run whose cleanup failed never called complete.
+// What every kind of run on a cluster shares (a scenario, a rollout, a verification): its run record,
+// and the frame its phases run in — a failure recorded in the run (its own code kept for the exit
+// code), never thrown; the cleaner always run, newest first; a run whose cleanup failed never called complete.
 import { TermlabError } from '../../lib/errors.ts';
 import type { Observation } from '../observation/schema.ts';
 import type { Cleaner } from './cleaner.ts';
-import type { ScenarioContext } from './scenario.ts';
+import type { RunClock } from './clock.ts';
+import type { ClusterRunContext, ScenarioContext } from './scenario.ts';
 
-type CommonPhase = 'creating' | 'cleaning up' | 'done' | 'failed';
+export type CommonPhase = 'creating' | 'cleaning up' | 'done' | 'failed';
 export type PodPhase =
   | CommonPhase
   | 'waiting for Ready'
@@ -18,9 +19,18 @@ export type RolloutPhase = CommonPhase | 'waiting for available' | 'load startin
 /** A phase of either kind, as the progress line shows it. */
 export type Phase = PodPhase | RolloutPhase;
 
+/** What the frame needs of a run's context: its clock and signal, and where its phases and failures go. */
+export interface FrameContext<P extends string> {
+  clock: RunClock;
+  signal: AbortSignal;
+  onPhase(phase: P, detail?: string): void;
+  /** A failure that ended the run early, with its own code: the run's exit code follows from it. */
+  onFailure?(error: TermlabError): void;
+}
+
 /** The run record an observation starts with: incomplete until its phases say otherwise. */
 export function newRun(
-  ctx: ScenarioContext,
+  ctx: ClusterRunContext,
   transport: Observation['run']['transport'],
   extra: Partial<Observation['run']> = {},
 ): Observation['run'] {
@@ -47,16 +57,24 @@ export function newRun(
 export interface PhaseHooks {
   /** After a failure, before cleanup: evidence of the failure (the pod's events). */
   onError?(error: unknown): Promise<void>;
+  /** After the phases, whichever way they ended, before cleanup: stop what only the phases needed (log follows). */
+  beforeCleanup?(): void;
   /** After cleanup: let the watches settle and stop them. */
   afterCleanup?(): Promise<void>;
 }
 
-/** Runs a kind's phases in the shared frame; returns the cleanup record. */
-export async function runPhases<P extends Phase>(
-  ctx: ScenarioContext,
+/**
+ * Runs a kind's phases in the shared frame; returns the cleanup record. `P` names the kind's phases;
+ * `C` is its context (a scenario's unless said), handed to the phases with `onPhase` kept track of.
+ */
+export async function runPhases<
+  P extends string,
+  C extends FrameContext<P | CommonPhase> = ScenarioContext<P | CommonPhase>,
+>(
+  ctx: C,
   run: Observation['run'],
   cleaner: Cleaner,
-  phases: (phaseContext: ScenarioContext<P>) => Promise<void>,
+  phases: (phaseContext: C) => Promise<void>,
   hooks: PhaseHooks = {},
 ): Promise<Observation['cleanup']> {
   let phase: P | 'creating' = 'creating';
@@ -78,6 +96,7 @@ export async function runPhases<P extends Phase>(
     if (error instanceof TermlabError && !ctx.signal.aborted) ctx.onFailure?.(error);
     await hooks.onError?.(error);
   } finally {
+    hooks.beforeCleanup?.();
     onPhase('cleaning up');
     cleanup = await cleaner.run();
     await hooks.afterCleanup?.();

@@ -71,7 +71,7 @@ export interface ClusterRunContext {
   readyTimeoutMs: number;
 }
 
-export interface ScenarioContext<P extends Phase = Phase> extends ClusterRunContext {
+export interface ScenarioContext<P extends string = Phase> extends ClusterRunContext {
   namespace: string;
   image?: string;
   env?: string;

@@ -6,12 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TermlabError } from '../../lib/errors.ts';
 import { createPod, createService, deletePod, deleteService, readPod } from '../kube/index.ts';
 import type { RolloutPodEvent } from '../observation/rollout.ts';
-import type { Observation } from '../observation/schema.ts';
 import { Cleaner } from '../run/cleaner.ts';
 import { apiTimeString } from '../run/clock.ts';
 import { LiveReads } from '../run/live-reads.ts';
 import type { ClusterRunContext } from '../run/scenario.ts';
 import { LogFollower } from '../run/logs.ts';
+import { type FrameContext, newRun, type RolloutPhase, runPhases } from '../run/phases.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import { parseLoadLine } from '../../server/contract-schemas.ts';
@@ -42,10 +42,13 @@ const LOAD_MAX_MS = 30 * 60 * 1000;
 
 type Raw = Record<string, any>;
 
+/** A verification's phases: a rollout's, with its own watching first and the acting between. */
+export type VerifyPhase = RolloutPhase | 'watching' | 'acting';
+
 export interface VerifyContext extends ClusterRunContext {
   request: VerifyRequest;
   read: ReadTarget;
-  onPhase(phase: string): void;
+  onPhase(phase: VerifyPhase, detail?: string): void;
 }
 
 /** How long the whole run may take: what the load pod's deadline and the run record's say. */
@@ -163,22 +166,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   const watches = new VerifyWatches(cluster, ns, clock);
   const cleaner = new Cleaner(clock);
   const bounds = verifyBoundsMs(ctx);
-  const run: Observation['run'] = {
-    runId: ctx.runId,
-    ownerId: ctx.owner,
-    harnessVersion: ctx.harnessVersion,
-    observedAt: clock.now().wall,
-    complete: false,
-    cluster: {
-      context: cluster.context,
-      server: cluster.server,
-      serverVersion: cluster.serverVersion,
-      nodeName: null,
-      containerRuntime: null,
-      simulated: ctx.simulated,
-    },
-    transport: 'direct',
-  };
+  const run = newRun(ctx, 'direct');
   const existing = read.service.existing;
   let service: Target['service'] = {
     name: existing?.metadata?.name ?? '',
@@ -214,12 +202,10 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   const liveReads = new LiveReads({ cluster, namespace: ns, clock });
   const followers = new Map<string, { pod: string; follower: LogFollower }>();
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
-  let phase = 'starting';
-  let cleanup: Observation['cleanup'] = [];
+  // What ended the run early when it was the cluster or the input; a pod not ready is the app's, graded.
   let failure: TermlabError | null = null;
-  const onPhase = (next: string) => {
-    phase = next;
-    ctx.onPhase(next);
+  const onFailure = (error: TermlabError) => {
+    if (error.code !== 'POD_NOT_READY') failure = error;
   };
   const oldUids = new Set(read.target.pods.map((p) => p.uid));
 
@@ -297,243 +283,235 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     );
   };
 
-  try {
-    onPhase('watching');
-    await watches.start({
-      deployment: request.deployment,
-      podSelector: read.podSelector,
-      loadSelector: `termlab.io/run=${ctx.runId}`,
-      service: service.name,
-    });
-    timeline.watchesEstablished = clock.now();
-    if (watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a verification watch could not start');
-
-    const temp = read.service.temporary;
-    if (temp) {
-      const body = temporaryService(read, tempName, ctx.owner, ctx.runId, bounds.loadMs)!;
-      const made = await needing('create', 'services', ns, () =>
-        createService(cluster, ns, body, { signal: ctx.signal }),
-      );
-      service = {
-        ...service,
-        uid: made.metadata!.uid!,
-        clusterIP: made.spec?.clusterIP ?? null,
-        nodePort: made.spec?.ports?.[0]?.nodePort ?? null,
-      };
-      cleaner.defer(`delete temporary service ${tempName}`, async () =>
-        (await deleteService(cluster, ns, tempName, service.uid)) === 'gone' ? 'gone' : 'done',
-      );
-    }
-
-    onPhase('waiting for available');
-    const generation0 = read.deployment.metadata?.generation ?? 1;
-    if (!(await watches.waitFor(available(generation0), ctx.readyTimeoutMs, ctx.signal))) {
-      throw new TermlabError(
-        'POD_NOT_READY',
-        `deployment/${request.deployment} was not available (${replicas} updated, available replicas) within ${ctx.readyTimeoutMs / 1000}s: verify a Deployment at rest`,
-      );
-    }
-    const sliceReady = () => {
-      // Slices are per Service and may be several: the newest event of each.
-      const latest = new Map<string, (typeof watches.evidence.sliceEvents)[number]>();
-      for (const s of watches.evidence.sliceEvents) latest.set(s.name, s);
-      return (
-        [...latest.values()]
-          .filter((s) => s.type !== 'DELETED')
-          .flatMap((s) => s.endpoints)
-          .filter((e) => e.ready).length >= replicas
-      );
-    };
-    if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal)))
-      throw new TermlabError(
-        'POD_NOT_READY',
-        `Service ${service.name}'s EndpointSlices did not list ${replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`,
-      );
-    await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
-
-    onPhase('load starting');
-    if (ctx.simulated) {
-      const hostIP = read.target.pods[0]
-        ? (await readPod(cluster, ns, read.target.pods[0].name))?.status?.hostIP
-        : undefined;
-      if (!service.nodePort)
-        throw new TermlabError(
-          'USAGE',
-          `Service ${service.name} has no nodePort: the simulated cluster routes only NodePorts`,
-        );
-      objects.loadTarget = `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`;
-    } else {
-      if (!service.clusterIP || service.clusterIP === 'None')
-        throw new TermlabError(
-          'USAGE',
-          `Service ${service.name} has no ClusterIP (headless): the load goes through a ClusterIP, as clients do; give --service`,
-        );
-      objects.loadTarget = `http://${service.clusterIP}:${service.port}`;
-    }
-    const loadName = objectNames(request, ctx.runId).loadPod;
-    const body = renderVerifyLoadPod(ctx.template, request, {
-      name: loadName,
-      owner: ctx.owner,
-      identity: ctx.identity,
-      runId: ctx.runId,
-      target: objects.loadTarget,
-      durationMs: bounds.loadMs,
-      deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60,
-    });
-    const made = await needing('create', 'pods', ns, () =>
-      createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }),
-    );
-    objects.loadPod = { name: loadName, uid: made.metadata!.uid! };
-    timeline.loadPodCreated = clock.now();
-    cleaner.defer(`delete load pod ${loadName}`, async () =>
-      (await deletePod(cluster, ns, loadName, objects.loadPod!.uid)) === 'gone' ? 'gone' : 'done',
-    );
-    if (!(await watches.waitFor(() => scanLoad().started, ctx.readyTimeoutMs, ctx.signal)))
-      throw new TermlabError(
-        'POD_NOT_READY',
-        `the load pod ${loadName} did not start its load within ${ctx.readyTimeoutMs / 1000}s`,
-      );
-    const wrongPath = () => load.completed === 0 && load.refusedInARow >= request.rate;
-    if (
-      !(await watches.waitFor(
-        () => scanLoad().completedInARow >= request.rate || wrongPath(),
-        ctx.readyTimeoutMs,
-        ctx.signal,
-      ))
-    ) {
-      throw new TermlabError(
-        'POD_NOT_READY',
-        `requests through Service ${service.name} (${objects.loadTarget}${request.path}) did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s: is the path right, and does it answer 2xx?`,
-      );
-    }
-    if (wrongPath()) {
-      throw new TermlabError(
-        'USAGE',
-        `--path ${request.path}: the app answered HTTP ${load.refusedStatus} to each of the first ${load.refusedInARow} requests through Service ${service.name} and none answered 2xx: give --path a path it serves (the lab image: '/work?ms=200'); deployment/${request.deployment} was not changed`,
-        { path: request.path, status: load.refusedStatus },
-      );
-    }
-    timeline.loadSteady = clock.now();
-    await sleep(STEADY_MS, undefined, { signal: ctx.signal });
-
-    onPhase('acting');
-    for (const e of appEvents()) oldUids.add(e.uid);
-    let done: () => boolean;
-    if (request.action === 'rollout-restart') {
-      const value = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      const current = watches.deployment ?? read.deployment;
-      const patched = await patchRestartedAt(cluster, ns, current as k8s.V1Deployment, value);
-      timeline.acted = clock.now();
-      const generation = patched.metadata?.generation ?? generation0 + 1;
-      acted = {
-        action: request.action,
-        at: timeline.acted,
-        restartedAt: patched.spec?.template.metadata?.annotations?.[RESTARTED_AT] ?? value,
-        generation,
-        pod: null,
-      };
-      done = () => {
-        const gone = goneUids();
-        return available(generation)() && [...oldUids].every((u) => gone.has(u));
-      };
-    } else {
-      const ready = appEvents().filter((e) => !e.deletionTimestamp);
-      const latest = new Map(ready.map((e) => [e.uid, e]));
-      const victim = [...latest.values()]
-        .filter((e) => e.ready && !goneUids().has(e.uid))
-        .sort((a, b) => a.name.localeCompare(b.name))[0];
-      if (!victim)
-        throw new TermlabError('POD_NOT_READY', `deployment/${request.deployment} has no Ready pod to delete`);
-      const answer = await needing('delete', 'pods', ns, () =>
-        deletePod(cluster, ns, victim.name, victim.uid, { signal: ctx.signal }),
-      );
-      timeline.acted = clock.now();
-      acted = {
-        action: request.action,
-        at: timeline.acted,
-        restartedAt: null,
-        generation: null,
-        pod: {
-          name: victim.name,
-          uid: victim.uid,
-          deletionTimestamp: answer === 'gone' ? null : apiTimeString(answer.metadata?.deletionTimestamp),
-        },
-      };
-      done = () => goneUids().has(victim.uid) && available(generation0)();
-    }
-
-    onPhase('rolling out');
-    // The Deployment controller's own word that the rollout stopped moving (progressDeadlineSeconds
-    // passed with no progress, for the generation acted on): waiting longer would change nothing.
-    const generation = acted?.generation ?? generation0;
-    const exceeded = () => {
-      const cond = progressingOf(watches.deployment);
-      return (
-        cond?.status === 'False' &&
-        cond.reason === 'ProgressDeadlineExceeded' &&
-        (watches.deployment?.status?.observedGeneration ?? 0) >= generation
-      );
-    };
-    const waitStart = performance.now();
-    await watches.waitFor(() => done() || exceeded(), bounds.rolloutMs, ctx.signal);
-    if (!done()) {
-      if (ctx.signal.aborted) throw new Error('interrupted');
-      const cond = progressingOf(watches.deployment);
-      progressCondition = cond
-        ? `Progressing=${cond.status} (${cond.reason}): ${cond.message}`
-        : 'no Progressing condition (the Deployment sets none without progressDeadlineSeconds)';
-      throw stalledError({
-        request,
-        replicas,
-        generation,
-        oldLeft: [...oldUids].filter((u) => !goneUids().has(u)).length,
-        victim: acted?.pod?.name ?? null,
-        deployment: watches.deployment,
-        newPods: appEvents(),
-        oldUids,
-        gone: goneUids(),
-        condition: progressCondition,
-        byController: exceeded(),
-        waitedS: Math.round((performance.now() - waitStart) / 1000),
-        boundS: Math.round(bounds.rolloutMs / 1000),
+  const cleanup = await runPhases<VerifyPhase, VerifyContext & FrameContext<VerifyPhase>>(
+    { ...ctx, onFailure },
+    run,
+    cleaner,
+    async ({ onPhase }) => {
+      onPhase('watching');
+      await watches.start({
+        deployment: request.deployment,
+        podSelector: read.podSelector,
+        loadSelector: `termlab.io/run=${ctx.runId}`,
+        service: service.name,
       });
-    }
-    timeline.rolloutComplete = clock.now();
+      timeline.watchesEstablished = clock.now();
+      if (watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a verification watch could not start');
 
-    onPhase('load finishing');
-    await sleep(LOAD_TAIL_MS, undefined, { signal: ctx.signal });
-    // Its pod's TERM ends the sending; what is in flight still ends and is logged, then load-end.
-    await deletePod(cluster, ns, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
-    const ended = () => scanLoad().ended && (loadLog()?.ended ?? false);
-    if (!(await watches.waitFor(ended, workMsOf(request.path) + GONE_MARGIN_MS, ctx.signal)))
-      throw new Error('the load pod did not finish its load in time');
-    timeline.loadEnded = clock.now();
-    run.complete = true;
-  } catch (error) {
-    run.incompleteReason = ctx.signal.aborted
-      ? `interrupted (Ctrl-C) while ${phase}`
-      : error instanceof Error
-        ? error.message
-        : String(error);
-    if (error instanceof TermlabError && !ctx.signal.aborted && error.code !== 'POD_NOT_READY') failure = error;
-  } finally {
-    for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
-    clearInterval(poker);
-    onPhase('cleaning up');
-    cleanup = await cleaner.run();
-    await liveReads.settle();
-    watches.stop();
-    watches.keepOwnEvents();
-    if (run.complete && cleanup.some((c) => !c.ok)) {
-      run.complete = false;
-      run.incompleteReason = `cleanup failed: ${cleanup
-        .filter((c) => !c.ok)
-        .map((c) => `${c.action}: ${c.error}`)
-        .join('; ')}`;
-    }
-    run.observedAt = clock.now().wall;
-  }
-  onPhase(run.complete ? 'done' : 'incomplete');
+      const temp = read.service.temporary;
+      if (temp) {
+        const body = temporaryService(read, tempName, ctx.owner, ctx.runId, bounds.loadMs)!;
+        const made = await needing('create', 'services', ns, () =>
+          createService(cluster, ns, body, { signal: ctx.signal }),
+        );
+        service = {
+          ...service,
+          uid: made.metadata!.uid!,
+          clusterIP: made.spec?.clusterIP ?? null,
+          nodePort: made.spec?.ports?.[0]?.nodePort ?? null,
+        };
+        cleaner.defer(`delete temporary service ${tempName}`, async () =>
+          (await deleteService(cluster, ns, tempName, service.uid)) === 'gone' ? 'gone' : 'done',
+        );
+      }
+
+      onPhase('waiting for available');
+      const generation0 = read.deployment.metadata?.generation ?? 1;
+      if (!(await watches.waitFor(available(generation0), ctx.readyTimeoutMs, ctx.signal))) {
+        throw new TermlabError(
+          'POD_NOT_READY',
+          `deployment/${request.deployment} was not available (${replicas} updated, available replicas) within ${ctx.readyTimeoutMs / 1000}s: verify a Deployment at rest`,
+        );
+      }
+      const sliceReady = () => {
+        // Slices are per Service and may be several: the newest event of each.
+        const latest = new Map<string, (typeof watches.evidence.sliceEvents)[number]>();
+        for (const s of watches.evidence.sliceEvents) latest.set(s.name, s);
+        return (
+          [...latest.values()]
+            .filter((s) => s.type !== 'DELETED')
+            .flatMap((s) => s.endpoints)
+            .filter((e) => e.ready).length >= replicas
+        );
+      };
+      if (!(await watches.waitFor(sliceReady, ctx.readyTimeoutMs, ctx.signal)))
+        throw new TermlabError(
+          'POD_NOT_READY',
+          `Service ${service.name}'s EndpointSlices did not list ${replicas} ready endpoints within ${ctx.readyTimeoutMs / 1000}s`,
+        );
+      await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
+
+      onPhase('load starting');
+      if (ctx.simulated) {
+        const hostIP = read.target.pods[0]
+          ? (await readPod(cluster, ns, read.target.pods[0].name))?.status?.hostIP
+          : undefined;
+        if (!service.nodePort)
+          throw new TermlabError(
+            'USAGE',
+            `Service ${service.name} has no nodePort: the simulated cluster routes only NodePorts`,
+          );
+        objects.loadTarget = `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`;
+      } else {
+        if (!service.clusterIP || service.clusterIP === 'None')
+          throw new TermlabError(
+            'USAGE',
+            `Service ${service.name} has no ClusterIP (headless): the load goes through a ClusterIP, as clients do; give --service`,
+          );
+        objects.loadTarget = `http://${service.clusterIP}:${service.port}`;
+      }
+      const loadName = objectNames(request, ctx.runId).loadPod;
+      const body = renderVerifyLoadPod(ctx.template, request, {
+        name: loadName,
+        owner: ctx.owner,
+        identity: ctx.identity,
+        runId: ctx.runId,
+        target: objects.loadTarget,
+        durationMs: bounds.loadMs,
+        deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60,
+      });
+      const made = await needing('create', 'pods', ns, () =>
+        createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }),
+      );
+      objects.loadPod = { name: loadName, uid: made.metadata!.uid! };
+      timeline.loadPodCreated = clock.now();
+      cleaner.defer(`delete load pod ${loadName}`, async () =>
+        (await deletePod(cluster, ns, loadName, objects.loadPod!.uid)) === 'gone' ? 'gone' : 'done',
+      );
+      if (!(await watches.waitFor(() => scanLoad().started, ctx.readyTimeoutMs, ctx.signal)))
+        throw new TermlabError(
+          'POD_NOT_READY',
+          `the load pod ${loadName} did not start its load within ${ctx.readyTimeoutMs / 1000}s`,
+        );
+      const wrongPath = () => load.completed === 0 && load.refusedInARow >= request.rate;
+      if (
+        !(await watches.waitFor(
+          () => scanLoad().completedInARow >= request.rate || wrongPath(),
+          ctx.readyTimeoutMs,
+          ctx.signal,
+        ))
+      ) {
+        throw new TermlabError(
+          'POD_NOT_READY',
+          `requests through Service ${service.name} (${objects.loadTarget}${request.path}) did not complete steadily for a second within ${ctx.readyTimeoutMs / 1000}s: is the path right, and does it answer 2xx?`,
+        );
+      }
+      if (wrongPath()) {
+        throw new TermlabError(
+          'USAGE',
+          `--path ${request.path}: the app answered HTTP ${load.refusedStatus} to each of the first ${load.refusedInARow} requests through Service ${service.name} and none answered 2xx: give --path a path it serves (the lab image: '/work?ms=200'); deployment/${request.deployment} was not changed`,
+          { path: request.path, status: load.refusedStatus },
+        );
+      }
+      timeline.loadSteady = clock.now();
+      await sleep(STEADY_MS, undefined, { signal: ctx.signal });
+
+      onPhase('acting');
+      for (const e of appEvents()) oldUids.add(e.uid);
+      let done: () => boolean;
+      if (request.action === 'rollout-restart') {
+        const value = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        const current = watches.deployment ?? read.deployment;
+        const patched = await patchRestartedAt(cluster, ns, current as k8s.V1Deployment, value);
+        timeline.acted = clock.now();
+        const generation = patched.metadata?.generation ?? generation0 + 1;
+        acted = {
+          action: request.action,
+          at: timeline.acted,
+          restartedAt: patched.spec?.template.metadata?.annotations?.[RESTARTED_AT] ?? value,
+          generation,
+          pod: null,
+        };
+        done = () => {
+          const gone = goneUids();
+          return available(generation)() && [...oldUids].every((u) => gone.has(u));
+        };
+      } else {
+        const ready = appEvents().filter((e) => !e.deletionTimestamp);
+        const latest = new Map(ready.map((e) => [e.uid, e]));
+        const victim = [...latest.values()]
+          .filter((e) => e.ready && !goneUids().has(e.uid))
+          .sort((a, b) => a.name.localeCompare(b.name))[0];
+        if (!victim)
+          throw new TermlabError('POD_NOT_READY', `deployment/${request.deployment} has no Ready pod to delete`);
+        const answer = await needing('delete', 'pods', ns, () =>
+          deletePod(cluster, ns, victim.name, victim.uid, { signal: ctx.signal }),
+        );
+        timeline.acted = clock.now();
+        acted = {
+          action: request.action,
+          at: timeline.acted,
+          restartedAt: null,
+          generation: null,
+          pod: {
+            name: victim.name,
+            uid: victim.uid,
+            deletionTimestamp: answer === 'gone' ? null : apiTimeString(answer.metadata?.deletionTimestamp),
+          },
+        };
+        done = () => goneUids().has(victim.uid) && available(generation0)();
+      }
+
+      onPhase('rolling out');
+      // The Deployment controller's own word that the rollout stopped moving (progressDeadlineSeconds
+      // passed with no progress, for the generation acted on): waiting longer would change nothing.
+      const generation = acted?.generation ?? generation0;
+      const exceeded = () => {
+        const cond = progressingOf(watches.deployment);
+        return (
+          cond?.status === 'False' &&
+          cond.reason === 'ProgressDeadlineExceeded' &&
+          (watches.deployment?.status?.observedGeneration ?? 0) >= generation
+        );
+      };
+      const waitStart = performance.now();
+      await watches.waitFor(() => done() || exceeded(), bounds.rolloutMs, ctx.signal);
+      if (!done()) {
+        if (ctx.signal.aborted) throw new Error('interrupted');
+        const cond = progressingOf(watches.deployment);
+        progressCondition = cond
+          ? `Progressing=${cond.status} (${cond.reason}): ${cond.message}`
+          : 'no Progressing condition (the Deployment sets none without progressDeadlineSeconds)';
+        throw stalledError({
+          request,
+          replicas,
+          generation,
+          oldLeft: [...oldUids].filter((u) => !goneUids().has(u)).length,
+          victim: acted?.pod?.name ?? null,
+          deployment: watches.deployment,
+          newPods: appEvents(),
+          oldUids,
+          gone: goneUids(),
+          condition: progressCondition,
+          byController: exceeded(),
+          waitedS: Math.round((performance.now() - waitStart) / 1000),
+          boundS: Math.round(bounds.rolloutMs / 1000),
+        });
+      }
+      timeline.rolloutComplete = clock.now();
+
+      onPhase('load finishing');
+      await sleep(LOAD_TAIL_MS, undefined, { signal: ctx.signal });
+      // Its pod's TERM ends the sending; what is in flight still ends and is logged, then load-end.
+      await deletePod(cluster, ns, objects.loadPod.name, objects.loadPod.uid, { signal: ctx.signal });
+      const ended = () => scanLoad().ended && (loadLog()?.ended ?? false);
+      if (!(await watches.waitFor(ended, workMsOf(request.path) + GONE_MARGIN_MS, ctx.signal)))
+        throw new Error('the load pod did not finish its load in time');
+      timeline.loadEnded = clock.now();
+    },
+    {
+      // The logs stop being followed and looked at before anything is deleted.
+      beforeCleanup: () => {
+        for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
+        clearInterval(poker);
+      },
+      afterCleanup: async () => {
+        await liveReads.settle();
+        watches.stop();
+        watches.keepOwnEvents();
+      },
+    },
+  );
   const logOf = (uid: string) => {
     const f = followers.get(uid)!;
     return {
