@@ -9,7 +9,7 @@ import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { GradeTally } from '../grade/tally.ts';
 import { markSuperseded, retryReason } from '../grade/attempts.ts';
 import { INTERRUPTED_MARKER, PREDICTIONS_NAME } from '../pack/manifest.ts';
-import { gradePairs } from '../grade/pairs.ts';
+import { gradePairs, type PairResult } from '../grade/pairs.ts';
 import { readSealable, retryFieldProblem, seal } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
@@ -19,11 +19,11 @@ import { escapeTerminal } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
 import { formatReap, reap } from '../safety/reap.ts';
-import { newRunRecord, saveRun } from '../safety/runs.ts';
+import { newRunRecord, type RunRecord, saveRun } from '../safety/runs.ts';
 import { sweepRun } from '../safety/sweep.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
-import { ownershipOf, whoAmI } from '../safety/identity.ts';
+import { type Ownership, ownershipOf, whoAmI } from '../safety/identity.ts';
 import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
@@ -229,10 +229,37 @@ async function executeRun<S extends { name: string }, O>(
   sim: SimHandle | null,
   io: CommandIO,
 ): Promise<number> {
+  const opened = await openRun(plan, kind, scenarios, sim, io);
+  const tried = await runTries(plan, kind, scenarios, opened, io);
+  const apiLost = await closeRun(kind, scenarios, opened, tried, io);
+  const pairs = await writeRunReports(plan, kind, scenarios, opened, tried, io);
+  printOutcome(tried.results, pairs, opened.runDir, io);
+  if (apiLost) throw apiLostError(plan, opened, tried.podsLeft);
+  return exitCodeOfRun(tried, pairs, io);
+}
+
+/** A run opened on its cluster: who owns it, its record (which `termlab reap` reads) and its folder. */
+interface OpenedRun {
+  cluster: Cluster;
+  namespace: string;
+  ownership: Ownership;
+  runId: string;
+  record: RunRecord;
+  runDir: string;
+  simulated: boolean;
+}
+
+/** plan on the cluster: connect, name the owner, reap what earlier runs left, record the run, make its folder and say so. */
+async function openRun<S extends { name: string }, O>(
+  plan: RunPlan,
+  kind: ScenarioKind<S, O>,
+  scenarios: S[],
+  sim: SimHandle | null,
+  io: CommandIO,
+): Promise<OpenedRun> {
   const {
     values,
     transport,
-    template,
     sealable,
     predictions,
     sealed,
@@ -240,9 +267,7 @@ async function executeRun<S extends { name: string }, O>(
     maxPods,
     readyTimeoutMs,
     apiPatienceMs,
-    env,
     retries,
-    quotaWaitMs,
   } = plan;
   const cluster: Cluster = await connect({
     ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }),
@@ -284,7 +309,6 @@ async function executeRun<S extends { name: string }, O>(
   });
   await saveRun(record);
 
-  const reportsRoot = resolve('reports');
   const runDir = resolve(values.out ?? join('reports', runId));
   try {
     await mkdir(runDir, { recursive: true });
@@ -302,7 +326,37 @@ async function executeRun<S extends { name: string }, O>(
   io.out(
     `${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`,
   );
+  return {
+    cluster,
+    namespace,
+    ownership,
+    runId,
+    record,
+    runDir,
+    simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+  };
+}
 
+/** What the tries left: the grades (a superseded try marked), the problems, the early ends and the pods not seen gone. */
+interface Tried {
+  results: GradeResult[];
+  problems: string[];
+  /** A scenario ended early by a failure keeps its code to the end: the exit code follows from it. */
+  failures: { scenario: string; error: TermlabError }[];
+  /** Pods created and not yet seen gone: named in the message if the API never comes back. */
+  podsLeft: Set<string>;
+}
+
+/** tries: every scenario, `--parallel` at a time, each try written and graded, a lost one run again on a fresh pod. */
+async function runTries<S extends { name: string }, O>(
+  plan: RunPlan,
+  kind: ScenarioKind<S, O>,
+  scenarios: S[],
+  opened: OpenedRun,
+  io: CommandIO,
+): Promise<Tried> {
+  const { values, transport, template, predictions, sealed, parallel, readyTimeoutMs, apiPatienceMs, env } = plan;
+  const { cluster, namespace, runId, ownership, runDir } = opened;
   const progress = createProgress(
     scenarios.map((s) => ({ name: s.name, deadlineSeconds: kind.deadlineSeconds(s) })),
     io.out,
@@ -316,64 +370,43 @@ async function executeRun<S extends { name: string }, O>(
         : `API reachable again after ${report.seconds.toFixed(1)} s`,
     ),
   );
-  const clock = new RunClock();
-  // Pods created and not yet seen gone: named in the message if the API never comes back.
   const podsLeft = new Set<string>();
   const context: Omit<ScenarioContext, 'onPhase'> = {
     cluster,
     namespace,
     runId,
-    owner,
+    owner: ownership.owner,
     identity: ownership.identity ?? undefined,
     harnessVersion: HARNESS_VERSION,
-    simulated: sim !== null || Boolean(cluster.serverVersion?.includes('termlab-sim')),
+    simulated: opened.simulated,
     template,
     image: values.image,
     env,
     transport,
-    clock,
+    clock: new RunClock(),
     signal: io.signal,
     readyTimeoutMs,
-    quotaWaitMs,
+    quotaWaitMs: plan.quotaWaitMs,
     predictions: sealed,
     pods: { created: (name) => podsLeft.add(name), gone: (name) => podsLeft.delete(name) },
   };
   const problems: string[] = [];
-  // A scenario ended early by a failure keeps its code to the end: the exit code follows from it.
-  const failures: { scenario: string; error: TermlabError }[] = [];
+  const failures: Tried['failures'] = [];
   /** One try: its observation written, read back and graded exactly as `termlab grade` does. */
   const tryOnce = async (scenario: S, attempt: number, ended: TermlabError[]): Promise<GradeResult | null> => {
-    const scenarioContext = {
-      ...context,
-      attempt,
-      onPhase: (phase: Parameters<ScenarioContext['onPhase']>[0], detail?: string) =>
-        progress.phase(scenario.name, phase, detail),
-      onFailure: (error: TermlabError) => {
-        ended.push(error);
+    const observation = await kind.run(
+      {
+        ...context,
+        attempt,
+        onPhase: (phase, detail) => progress.phase(scenario.name, phase, detail),
+        onFailure: (error) => {
+          ended.push(error);
+        },
       },
-    };
-    const observation = await kind.run(scenarioContext, scenario);
+      scenario,
+    );
     const path = join(runDir, `${scenario.name}${attempt > 1 ? `.attempt-${attempt}` : ''}.observation.json`);
-    try {
-      await kind.write(path, observation);
-    } catch (error) {
-      // Never lose evidence: keep what was recorded beside it. A file that fails its own
-      // schema is a problem, not a verdict.
-      await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
-      const first =
-        error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
-      problems.push(
-        `${path}: the observation could not be written as it is (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`,
-      );
-      return null;
-    }
-    try {
-      return await gradeFile(path, { predictions });
-    } catch (error) {
-      if (!isTermlabError(error)) throw error;
-      problems.push(error.message);
-      return null;
-    }
+    return writeAndGrade(kind, path, observation, predictions, problems);
   };
   const graded = await pool(scenarios, parallel, async (scenario: S): Promise<GradeResult[]> => {
     const tries: GradeResult[] = [];
@@ -383,7 +416,7 @@ async function executeRun<S extends { name: string }, O>(
       if (result) tries.push(result);
       // As only the last try's grade counts, so does only its early end; never run again after Ctrl-C.
       const why = result ? retryReason(result) : null;
-      if (!why || !kind.runsTriesAgain || attempt > retries || io.signal.aborted) {
+      if (!why || !kind.runsTriesAgain || attempt > plan.retries || io.signal.aborted) {
         failures.push(...ended.map((error) => ({ scenario: scenario.name, error })));
         return tries;
       }
@@ -394,24 +427,76 @@ async function executeRun<S extends { name: string }, O>(
   progress.stop();
   stopOutageReports();
   for (const problem of problems) io.err(`termlab run: ${problem}\n`);
+  return { results, problems, failures, podsLeft };
+}
 
+/** One try's observation written, then read back and graded; a file that cannot be either is a problem, not a verdict. */
+async function writeAndGrade<S extends { name: string }, O>(
+  kind: ScenarioKind<S, O>,
+  path: string,
+  observation: O,
+  predictions: RunPlan['predictions'],
+  problems: string[],
+): Promise<GradeResult | null> {
+  try {
+    await kind.write(path, observation);
+  } catch (error) {
+    // Never lose evidence: keep what was recorded beside it. A file that fails its own
+    // schema is a problem, not a verdict.
+    await writeFileAtomic(`${path}.rejected`, JSON.stringify(observation, null, 2));
+    const first = error instanceof z.ZodError ? formatIssue(error.issues[0]!) : (error as Error).message.split('\n')[0];
+    problems.push(
+      `${path}: the observation could not be written as it is (${escapeTerminal(first ?? '')}); kept as ${path}.rejected`,
+    );
+    return null;
+  }
+  try {
+    return await gradeFile(path, { predictions });
+  } catch (error) {
+    if (!isTermlabError(error)) throw error;
+    problems.push(error.message);
+    return null;
+  }
+}
+
+/** finish, on the cluster: the run's pods swept and its record closed, each early end said; the API failure that stopped the sweep, or null. */
+async function closeRun<S extends { name: string }, O>(
+  kind: ScenarioKind<S, O>,
+  scenarios: S[],
+  opened: OpenedRun,
+  tried: Tried,
+  io: CommandIO,
+): Promise<TermlabError | null> {
   // Finished only once its pods are really gone; otherwise the record stays for the reaper.
   let apiLost: TermlabError | null = null;
   try {
-    if (await sweepRun(cluster, namespace, runId, { workloads: kind.sweepsWorkloads(scenarios) })) {
-      podsLeft.clear();
-      await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' });
+    if (
+      await sweepRun(opened.cluster, opened.namespace, opened.runId, { workloads: kind.sweepsWorkloads(scenarios) })
+    ) {
+      tried.podsLeft.clear();
+      await saveRun({ ...opened.record, status: io.signal.aborted ? 'interrupted' : 'finished' });
     }
   } catch (error) {
     if (!isApiFailure(error)) throw error;
     apiLost = error;
   }
-
   // When the API stayed away, the one line below says so for the run: a scenario's own API failure is part of it.
-  for (const f of failures)
+  for (const f of tried.failures)
     if (!(apiLost && isApiFailure(f.error)))
       io.err(`termlab run: ${f.scenario}: ${f.error.code}: ${escapeTerminal(f.error.message)}\n`);
+  return apiLost;
+}
 
+/** finish, on disk: the pairs judged, the reports written, the folder marked interrupted or linked as reports/latest. */
+async function writeRunReports<S extends { name: string }, O>(
+  plan: RunPlan,
+  kind: ScenarioKind<S, O>,
+  scenarios: S[],
+  opened: OpenedRun,
+  { results, problems }: Tried,
+  io: CommandIO,
+): Promise<PairResult[]> {
+  const { runDir, runId } = opened;
   // A pair is judged only when both of its halves were part of this run.
   const pairs = gradePairs(results).filter((p) => scenarios.filter((s) => kind.pairOf(s) === p.pairId).length >= 2);
   await writeReports(
@@ -425,7 +510,12 @@ async function executeRun<S extends { name: string }, O>(
       join(runDir, INTERRUPTED_MARKER),
       `run ${runId} was interrupted (Ctrl-C) before it finished\n`,
     );
-  if (!values.out && !io.signal.aborted) await pointLatest(reportsRoot, runDir);
+  if (!plan.values.out && !io.signal.aborted) await pointLatest(resolve('reports'), runDir);
+  return pairs;
+}
+
+/** finish, on the terminal: the summary table, what did not match, the predictions, the pairs and where the reports are. */
+function printOutcome(results: GradeResult[], pairs: PairResult[], runDir: string, io: CommandIO): void {
   io.out(`\n${summaryTable(results)}`);
   for (const r of results.filter((x) => x.verdict !== 'matches-model'))
     io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
@@ -445,14 +535,22 @@ async function executeRun<S extends { name: string }, O>(
     io.out(
       'interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n',
     );
-  if (apiLost) {
-    const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
-    throw new TermlabError(
-      'API_UNREACHABLE',
-      `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`,
-      { context: cluster.context, podsLeft: [...podsLeft] },
-    );
-  }
+}
+
+/** The API stayed away past --api-patience: the run stays unfinished, and the error names the pods it may have left. */
+function apiLostError(plan: RunPlan, opened: OpenedRun, podsLeft: Set<string>): TermlabError {
+  const { cluster, namespace, runId } = opened;
+  const left = podsLeft.size ? [...podsLeft].sort().join(', ') : 'none known';
+  return new TermlabError(
+    'API_UNREACHABLE',
+    `the API of context "${cluster.context}" (${cluster.server}) stayed unreachable past --api-patience ${plan.apiPatienceMs / 1000}s; pods left in ${namespace}: ${left}; run ${runId} stays unfinished: \`termlab reap\` removes them once the API is back`,
+    { context: cluster.context, podsLeft: [...podsLeft] },
+  );
+}
+
+/** The exit code: 130 after Ctrl-C, else the gravest of the grades' and the early ends'; a non-zero one says why. */
+function exitCodeOfRun(tried: Tried, pairs: PairResult[], io: CommandIO): number {
+  const { results, problems, failures } = tried;
   const code = io.signal.aborted
     ? EXIT.interrupted
     : gravestExit([
