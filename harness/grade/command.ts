@@ -6,7 +6,7 @@ import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
 import { VERDICT_LABEL } from '../report/format.ts';
 import { requestsStrip } from '../report/rollout.ts';
-import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
+import { predictionLines, escapeTerminal as t, terminalJson } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { boundHeapGrowth, exitCodeOf } from './files.ts';
 import { readPredictions } from './predictions.ts';
@@ -18,8 +18,7 @@ function formatResult(r: GradeResult): string {
   for (const note of r.notes) lines.push(`    note: ${t(note)}`);
   if (r.rollout) for (const line of requestsStrip(r.rollout).split('\n')) lines.push(`    ${t(line)}`);
   // The student's own prediction is graded apart from the run: show it apart.
-  for (const c of r.checks.filter((x) => x.id.startsWith('prediction.')))
-    lines.push(`    ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${t(c.reason)}`);
+  for (const line of predictionLines(r)) lines.push(`    ${line}`);
   return lines.join('\n') + '\n';
 }
 

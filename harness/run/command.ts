@@ -15,7 +15,7 @@ import type { GradeResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
 import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
-import { escapeTerminal } from '../report/terminal.ts';
+import { escapeTerminal, predictionLines } from '../report/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
 import { formatReap, reap } from '../safety/reap.ts';
@@ -519,12 +519,7 @@ function printOutcome(results: GradeResult[], pairs: PairResult[], runDir: strin
   io.out(`\n${summaryTable(results)}`);
   for (const r of results.filter((x) => x.verdict !== 'matches-model'))
     io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
-  for (const r of results) {
-    for (const c of r.checks.filter((x) => x.id.startsWith('prediction.')))
-      io.out(
-        `  ${r.scenario}: ${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}\n`,
-      );
-  }
+  for (const r of results) for (const line of predictionLines(r)) io.out(`  ${r.scenario}: ${line}\n`);
   const count = predictionsCount(results.filter((r) => !r.supersededBy));
   if (count) io.out(`  ${count}\n`);
   for (const pair of pairs)
