@@ -166,3 +166,27 @@ describe('the links of the README and the guides', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('the npm scripts the guides name', () => {
+  it('each `npm run NAME` in README.md and docs/*.md is a script, and each script runs files that exist', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const pages = [
+      'README.md',
+      ...readdirSync(join(repoRoot, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    const named = new Set(
+      pages.flatMap((page) =>
+        [...read(page).matchAll(/npm run (?:-s )?([a-z][a-z0-9:-]*[a-z0-9])(?![\w:*])/g)].map((m) => m[1]!),
+      ),
+    );
+    expect(named.size).toBeGreaterThan(10);
+    expect([...named].filter((name) => !(name in scripts))).toEqual([]);
+    const files = Object.values(scripts).flatMap((line) =>
+      [...line.matchAll(/\b(?:tsx|node) ([\w./-]+\.[jt]s)\b/g)].map((m) => m[1]!),
+    );
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((file) => !existsSync(join(repoRoot, file)))).toEqual([]);
+  });
+});
