@@ -3,6 +3,10 @@
 // `run --help` against 1.5 s through tsx). Plain JavaScript itself, so that Node loads it with no loader.
 // Split at the CLI's dynamic imports: a command loads its own code only (`termlab grade` never parses the
 // Kubernetes client: 58 MB RSS for --version instead of 102, and a 10,000-file grade 172 MB instead of 233).
+// Beside it, the lab server (server/main.ts) as one file, dist/lab-server.cjs: the program the simulated
+// cluster's containers run in an installed package, which carries no TypeScript and no compiler.
+// Only a checkout builds (npm's prepare and prepack, and bin/termlab.js after a source changed): esbuild is a
+// devDependency, and the package is packed with what this writes.
 import {
   existsSync,
   mkdirSync,
@@ -14,7 +18,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { debuglog } from 'node:util';
 
@@ -25,9 +29,13 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE = join(ROOT, 'dist', 'cli.mjs');
 /** What the bundle was built from, relative to ROOT (its sources, one package.json per dependency), and its chunks. */
 export const INPUTS = join(ROOT, 'dist', 'cli.inputs.json');
+/** The lab server bundled: what the simulated cluster's containers run when the package has no sources. */
+export const LAB_SERVER = join(ROOT, 'dist', 'lab-server.cjs');
 /** The bundle's chunks, named by their contents: a build never rewrites or removes one a running CLI may still import. */
 const CHUNKS = join(ROOT, 'dist', 'chunks');
 const CHUNKS_RELATIVE = 'dist/chunks/';
+/** What a build writes, listed among its inputs: each needs only to be there (it was written after the build began). */
+const OUTPUTS_RELATIVE = 'dist/';
 
 // The bundle's CommonJS dependencies call require(); an ES module has none of its own.
 const BANNER =
@@ -49,8 +57,7 @@ export function staleReason() {
   for (const input of inputs) {
     const source = statSync(join(ROOT, input), { throwIfNoEntry: false });
     if (!source) return `${input} is gone`;
-    // A chunk of the bundle needs only to be there (it was written after the build began).
-    if (input.startsWith(CHUNKS_RELATIVE)) continue;
+    if (input.startsWith(OUTPUTS_RELATIVE)) continue;
     if (source.mtimeMs > built.mtimeMs) return `${input} changed`;
   }
   return null;
@@ -65,56 +72,90 @@ function watched(input) {
   return `${input.slice(0, at)}node_modules/${name.join('/')}/package.json`;
 }
 
+/** esbuild, a devDependency: only a checkout builds. */
+async function esbuild() {
+  try {
+    return await import('esbuild');
+  } catch (error) {
+    throw new Error(
+      `esbuild cannot be loaded (a devDependency: a checkout installed without --omit=dev has it): ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 /**
- * Builds dist/cli.mjs from harness/cli/main.ts. Each build writes its own temporary files and renames them
- * into place, so spawns that find the bundle stale at once may each build, and none reads half a file.
- * The bundle's mtime is the build's start: a source saved while it builds makes the next spawn build again.
- * `prune` (an explicit build: npm install's prepare) removes the chunks this build did not write; a build
- * a spawn starts removes none, as another CLI may be running the entry before it.
+ * Builds dist/cli.mjs from harness/cli/main.ts, and dist/lab-server.cjs from server/main.ts. Each build writes
+ * its own temporary files and renames them into place, so spawns that find the bundle stale at once may each
+ * build, and none reads half a file. The bundle's mtime is the build's start: a source saved while it builds
+ * makes the next spawn build again. `prune` (an explicit build: npm's prepack and prepare) removes the chunks
+ * this build did not write; a build a spawn starts removes none, as another CLI may be running the entry before it.
  */
 export async function buildBundle({ prune = false } = {}) {
   const started = new Date();
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [join(ROOT, 'harness/cli/main.ts')],
-    absWorkingDir: ROOT,
-    outdir: join(ROOT, 'dist'),
-    entryNames: 'cli',
-    chunkNames: 'chunks/[name]-[hash]',
-    outExtension: { '.js': '.mjs' },
-    splitting: true,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // esbuild finds its own binary from its package folder; the sim bundles the lab server with it.
-    // node-fetch (client-node's HTTP) calls url.parse() and, through tr46, the punycode module: Node 22+
-    // warns on stderr for such calls outside node_modules, so it loads from there as its authors ship it.
-    external: ['esbuild', 'node-fetch'],
-    // Class and function names stay as written (errors and reports may show them).
-    keepNames: true,
-    banner: { js: BANNER },
-    metafile: true,
-    write: false,
-    logLevel: 'silent',
-  });
+  const { build } = await esbuild();
+  const [cli, labServer] = await Promise.all([
+    build({
+      entryPoints: [join(ROOT, 'harness/cli/main.ts')],
+      absWorkingDir: ROOT,
+      outdir: join(ROOT, 'dist'),
+      entryNames: 'cli',
+      chunkNames: 'chunks/[name]-[hash]',
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // esbuild is not bundled: the sim of a checkout builds the lab server from its sources with it (an
+      // installed package runs dist/lab-server.cjs and never loads it).
+      // node-fetch (client-node's HTTP) calls url.parse() and, through tr46, the punycode module: Node 22+
+      // warns on stderr for such calls outside node_modules, so it loads from there as its authors ship it
+      // (the package's one runtime dependency).
+      external: ['esbuild', 'node-fetch'],
+      // Class and function names stay as written (errors and reports may show them).
+      keepNames: true,
+      banner: { js: BANNER },
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+    }),
+    // One file with no dependencies, as the image has it: a container starts in about 0.1 s.
+    build({
+      entryPoints: [join(ROOT, 'server/main.ts')],
+      absWorkingDir: ROOT,
+      outfile: LAB_SERVER,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+    }),
+  ]);
   mkdirSync(CHUNKS, { recursive: true });
   const suffix = `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const entry = result.outputFiles.find((f) => f.path === BUNDLE);
-  const chunks = result.outputFiles.filter((f) => f !== entry);
+  const entry = cli.outputFiles.find((f) => f.path === BUNDLE);
+  const chunks = cli.outputFiles.filter((f) => f !== entry);
   const written = new Set(chunks.map((f) => basename(f.path)));
-  // Each chunk is listed with the inputs, so that a chunk gone missing makes the bundle stale.
+  const [server] = labServer.outputFiles;
+  const sources = [...Object.keys(cli.metafile.inputs), ...Object.keys(labServer.metafile.inputs)].map(watched);
+  // Each output is listed with the inputs, so that one gone missing makes the bundle stale.
   const inputs = [
-    ...new Set([...Object.keys(result.metafile.inputs).map(watched), 'package.json', 'bin/cli-bundle.js']),
+    ...new Set([...sources, 'package.json', 'bin/cli-bundle.js']),
     ...[...written].map((name) => CHUNKS_RELATIVE + name),
+    relative(ROOT, LAB_SERVER),
   ].sort();
   try {
-    // The chunks first, then the inputs, then the entry that imports them: a spawn meanwhile runs the old entry and its chunks, or the new whole.
+    // The chunks and the lab server first, then the inputs, then the entry that imports the chunks: a spawn
+    // meanwhile runs the old entry and its chunks, or the new whole.
     for (const chunk of chunks) {
       if (existsSync(chunk.path)) continue;
       writeFileSync(chunk.path + suffix, chunk.contents);
       renameSync(chunk.path + suffix, chunk.path);
     }
+    writeFileSync(LAB_SERVER + suffix, server.contents);
+    renameSync(LAB_SERVER + suffix, LAB_SERVER);
     writeFileSync(INPUTS + suffix, `${JSON.stringify(inputs, null, 1)}\n`);
     renameSync(INPUTS + suffix, INPUTS);
     writeFileSync(BUNDLE + suffix, entry.contents);
@@ -123,6 +164,7 @@ export async function buildBundle({ prune = false } = {}) {
   } finally {
     rmSync(INPUTS + suffix, { force: true });
     rmSync(BUNDLE + suffix, { force: true });
+    rmSync(LAB_SERVER + suffix, { force: true });
     for (const chunk of chunks) rmSync(chunk.path + suffix, { force: true });
   }
   if (prune)
@@ -130,22 +172,22 @@ export async function buildBundle({ prune = false } = {}) {
   return BUNDLE;
 }
 
-/**
- * The bundle, built first when missing or stale. An installed termlab (under node_modules) ships it built
- * and nobody edits its sources there: it is used as it is, unchecked.
- */
+/** The bundle, built first when missing or stale (a checkout's: an installed package runs dist/cli.mjs as shipped). */
 export async function freshBundle() {
-  const installed = ROOT.includes('/node_modules/');
-  const stale = installed && statSync(BUNDLE, { throwIfNoEntry: false }) ? null : staleReason();
+  const stale = staleReason();
   if (!stale) {
-    debug('running %s, %s', BUNDLE, installed ? 'as installed' : 'up to date');
+    debug('running %s, up to date', BUNDLE);
     return BUNDLE;
   }
   debug('building %s: %s', BUNDLE, stale);
   return await buildBundle();
 }
 
-// `node bin/cli-bundle.js` (npm's prepare): build it now, whatever its state.
+// `node bin/cli-bundle.js` (npm's prepack): build it now, whatever its state, and remove what this build did not
+// write. `--if-stale` (npm's prepare, which npm pack also runs, after prepack): the same, only when it is stale.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await buildBundle({ prune: true });
+  const ifStale = process.argv.includes('--if-stale');
+  const stale = ifStale ? staleReason() : 'asked to';
+  if (stale) await buildBundle({ prune: true });
+  debug(stale ? 'built %s: %s' : 'kept %s: up to date', BUNDLE, stale);
 }

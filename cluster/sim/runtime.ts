@@ -1,10 +1,9 @@
 // The sim's container runtime: images map to local programs, each container is a real child
 // process, and its stdout/stderr become the container log.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { PACKAGE_ROOT, packagePath } from '../../lib/package-root.ts';
 import { HOOK_PROGRAM, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
 import { LogFileFollower } from './logfile.ts';
@@ -45,18 +44,33 @@ export function defaultImages(serverBundle: string): ImageMap {
 
 let serverBundle: Promise<string> | null = null;
 
+/** The lab server's entry in a checkout; an installed package has no sources. */
+const LAB_SERVER_SOURCE = 'server/main.ts';
+/** The lab server bundled when the package was packed (bin/cli-bundle.js, LAB_SERVER). */
+const LAB_SERVER_SHIPPED = 'dist/lab-server.cjs';
+
 /**
- * server/ bundled once per process with esbuild (which tsx brings), as the real node's image has
- * it: a container starts in about 0.1 s instead of compiling TypeScript on every start, which on a
- * loaded machine took seconds and made the sim's pods late against the real node's.
+ * The lab server as one plain JavaScript file, as the real node's image has it: a container starts in about
+ * 0.1 s instead of compiling TypeScript on every start, which on a loaded machine took seconds and made the
+ * sim's pods late against the real node's. An installed package runs the one built when it was packed; a
+ * checkout bundles its sources once per process with esbuild (a devDependency), so that the sim always runs
+ * the server as it is written.
  */
 export function labServerBundle(): Promise<string> {
   serverBundle ??= (async () => {
+    const source = packagePath(LAB_SERVER_SOURCE);
+    if (!existsSync(source)) {
+      const shipped = packagePath(LAB_SERVER_SHIPPED);
+      if (!existsSync(shipped))
+        throw new Error(`the lab server is missing from the package: neither ${source} nor ${shipped} is there`);
+      return shipped;
+    }
+    const { build } = await import('esbuild');
     const dir = mkdtempSync(join(tmpdir(), 'termlab-sim-server-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const outfile = join(dir, 'main.cjs');
     await build({
-      entryPoints: [packagePath('server/main.ts')],
+      entryPoints: [source],
       bundle: true,
       platform: 'node',
       format: 'cjs',

@@ -1,6 +1,7 @@
 // The CLI's bundle (bin/cli-bundle.js) in copies of the package, never the repo's own: built when missing,
-// used while up to date, built again after a source changes, the sources run (saying why, once) when it
-// cannot be built; and a fresh clone's `npm ci` builds it, so that its `npm start` uses it as it is.
+// used while up to date, built again after a source changes (the lab server's too), the sources run (saying
+// why, once) when it cannot be built; a copy without sources (as installed) runs it as it is and builds
+// nothing; and a fresh clone's `npm ci` builds it, so that its `npm start` uses it as it is.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   cpSync,
@@ -10,11 +11,13 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { repoRoot } from '../support/processes.ts';
 
 /** `npm ci` from the local cache is an install, not a check of speed. */
@@ -77,6 +80,44 @@ describe('the bundled CLI', () => {
     const rebuilt = termlab(dir, ['--version']);
     expect(rebuilt.stderr).toMatch(new RegExp(`TERMLAB \\d+: building ${bundle}: dist/chunks/\\S+\\.mjs is gone\n`));
     expect(rebuilt.stdout).toBe('0.1.0-edited\n');
+  });
+
+  it('builds the lab server beside it, and again after one of its sources changes', () => {
+    const dir = copyOfPackage('lab-server', true);
+    const server = join(dir, 'dist/lab-server.cjs');
+    expect(termlab(dir, ['--version']).stderr).toContain('is not built yet');
+    // The server as the simulated cluster's containers run it in an installed package: plain node, one file.
+    const badMode = (file: string) =>
+      spawnSync(process.execPath, [file], { encoding: 'utf8', env: { ...process.env, LAB_MODE: 'bogus' } });
+    const before = badMode(server);
+    expect(before.status).toBe(LAB_EXIT_CODES.config);
+    expect(before.stderr).toMatch(/^lab-server: LAB_MODE/);
+
+    const source = join(dir, 'server/main.ts');
+    writeFileSync(source, readFileSync(source, 'utf8').replace('`lab-server: ', '`lab-server (edited): '));
+    expect(termlab(dir, ['--version']).stderr).toMatch(
+      new RegExp(`TERMLAB \\d+: building ${join(dir, 'dist/cli.mjs')}: server/main.ts changed\n`),
+    );
+    const after = badMode(server);
+    expect(after.status).toBe(LAB_EXIT_CODES.config);
+    expect(after.stderr).toMatch(/^lab-server \(edited\): LAB_MODE/);
+  });
+
+  it('runs the bundle as shipped, building nothing, in a copy without sources and without esbuild (as installed)', () => {
+    const dir = copyOfPackage('installed', true);
+    expect(termlab(dir, ['--version']).stderr).toContain('is not built yet');
+    // What npm pack leaves out: the sources, the builder, the build's record; and no node_modules (no esbuild).
+    unlinkSync(join(dir, 'node_modules'));
+    for (const path of ['harness', 'lib', 'bin/cli-bundle.js', 'dist/cli.inputs.json'])
+      rmSync(join(dir, path), { recursive: true });
+    for (const name of readdirSync(join(dir, 'server'))) if (name.endsWith('.ts')) rmSync(join(dir, 'server', name));
+    const bundle = join(dir, 'dist/cli.mjs');
+    const built = readFileSync(bundle);
+    const r = termlab(dir, ['scenarios']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^short-grace /m);
+    expect(readFileSync(bundle).equals(built)).toBe(true);
   });
 
   it('runs from the sources when the bundle cannot be built, and says why in one line', () => {
