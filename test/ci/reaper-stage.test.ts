@@ -67,15 +67,19 @@ function build(stage: DockerfileStage, built: Map<string, Built>): Built {
         cpSync(from, into, { recursive: true });
       }
     } else if (keyword === 'RUN') {
-      const command = (instruction.getArgumentsContent() ?? '').replaceAll(APP, dir);
-      const run = spawnSync('sh', ['-c', command], {
-        cwd: dir,
-        encoding: 'utf8',
-        timeout: BUILD_BUDGET_MS,
-        // From the local npm cache when it holds every package, as the package test installs.
-        env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
-      });
-      if (run.status !== 0) throw new Error(`RUN ${command} exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
+      // Each command of an `a && b` chain in turn, but the image's own cache cleanup: run on this host, it
+      // would empty the user's npm cache (every later offline install here would fail).
+      const commands = (instruction.getArgumentsContent() ?? '').replaceAll(APP, dir).split(' && ');
+      for (const command of commands.filter((c) => !/^npm cache clean\b/.test(c.trim()))) {
+        const run = spawnSync('sh', ['-c', command], {
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: BUILD_BUDGET_MS,
+          // From the local npm cache when it holds every package, as the package test installs.
+          env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
+        });
+        if (run.status !== 0) throw new Error(`RUN ${command} exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
+      }
     } else if (keyword === 'ENTRYPOINT') entrypoint = JSON.parse(instruction.getArgumentsContent() ?? '[]');
     else throw new Error(`the reaper's stages use ${keyword}, which this test does not do as docker does`);
   }
