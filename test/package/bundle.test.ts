@@ -1,7 +1,8 @@
 // The CLI's bundle (bin/cli-bundle.js) in copies of the package, never the repo's own: built when missing,
 // used while up to date, built again after a source changes (the lab server's too), the sources run (saying
 // why, once) when it cannot be built; a copy without sources (as installed) runs it as it is and builds
-// nothing; and a fresh clone's `npm ci` builds it, so that its `npm start` uses it as it is.
+// nothing; and a fresh clone's `npm ci` (and the GitHub Action's install step) builds it, so that its `npm start`
+// (and the Action's verify step) uses it as it is.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   cpSync,
@@ -17,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { repoRoot } from '../support/processes.ts';
 
@@ -154,6 +156,27 @@ describe('the bundled CLI', () => {
       expect(start.status).toBe(0);
       expect(start.stdout).toContain('--sim');
       expect(start.stderr).toMatch(new RegExp(`^TERMLAB \\d+: running ${join(dir, 'dist/cli.mjs')}, up to date\n$`));
+    },
+    INSTALL_BUDGET_MS,
+  );
+
+  it(
+    "is built by action.yml's install step in the action's checkout, and its verify step's program runs it as built",
+    () => {
+      const dir = copyOfPackage('action', false);
+      const install = parse(readFileSync(join(repoRoot, 'action.yml'), 'utf8')).runs.steps.find(
+        (step: { name?: string }) => step.name === 'Install termlab',
+      );
+      const r = spawnSync('bash', ['-c', install.run], {
+        cwd: scratch,
+        encoding: 'utf8',
+        timeout: INSTALL_BUDGET_MS,
+        env: { ...process.env, GITHUB_ACTION_PATH: dir, npm_config_offline: 'true' },
+      });
+      if (r.status !== 0) throw new Error(`the install step exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+      const version = termlab(dir, ['--version']);
+      expect(version.stdout).toBe('0.1.0\n');
+      expect(version.stderr).toMatch(new RegExp(`^TERMLAB \\d+: running ${join(dir, 'dist/cli.mjs')}, up to date\n$`));
     },
     INSTALL_BUDGET_MS,
   );
