@@ -38,7 +38,11 @@ export type ErrorCode =
   | 'ROLLOUT_STALLED'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED'
-  | 'PLATFORM_UNSUPPORTED';
+  | 'PLATFORM_UNSUPPORTED'
+  /** A dev tool (dev/) could not set up or take down what it works on: a program missing or exiting non-zero, the kind cluster already there, a step of cluster:up; names the step. */
+  | 'SETUP_FAILED'
+  /** A dev tool's checks did not hold (fidelity --check's sides disagree, check:model's model and simulator, a fault or class case not as expected) or its measurement could not be made; the tool has printed each. */
+  | 'CHECKS_FAILED';
 
 export class TermlabError extends Error {
   readonly code: ErrorCode;
@@ -51,7 +55,7 @@ export class TermlabError extends Error {
   }
 }
 
-/** Exit codes: 0 all passed, 1 a check failed or was inconclusive, 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 5 a rollout verify started did not complete (the Deployment is left mid-rollout), 70 a bug in termlab, 130 interrupted. */
+/** Exit codes: 0 all passed, 1 a check failed or was inconclusive (a dev tool: or a step of its set-up failed), 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 5 a rollout verify started did not complete (the Deployment is left mid-rollout), 70 a bug in termlab, 130 interrupted. */
 export const EXIT = {
   ok: 0,
   checksFailed: 1,
@@ -91,6 +95,8 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   ROLLOUT_STALLED: EXIT.rolloutStalled,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,
+  SETUP_FAILED: EXIT.checksFailed,
+  CHECKS_FAILED: EXIT.checksFailed,
 };
 
 export function exitCodeFor(code: ErrorCode): number {

@@ -1,8 +1,9 @@
 // npm run kind:down — deletes the lab's kind cluster (and only it). Safe to repeat.
 import { CLUSTER_NAME, KIND_VERSION } from './versions.ts';
-import { kindClusters, main, runStep } from './tools.ts';
+import { runDevTool } from '../entry.ts';
+import { kindClusters, runStep } from './tools.ts';
 
-main('kind:down', () => {
+await runDevTool({ name: 'kind:down', usage: 'npm run kind:down' }, () => {
   if (!kindClusters(KIND_VERSION).includes(CLUSTER_NAME)) {
     console.log(`kind:down: no kind cluster named ${CLUSTER_NAME}; nothing to do`);
     return;

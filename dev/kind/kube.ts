@@ -1,6 +1,6 @@
 // kind:up's choices: which kind node image a --kube value names, and whether a kind release is new enough.
 import { KIND_NODE_IMAGES, KIND_VERSION, KUBE_MINORS, type KubeMinor } from './versions.ts';
-import { EXIT_USAGE, KindSetupError } from './tools.ts';
+import { TermlabError } from '../../lib/errors.ts';
 
 /** --kube 1.36, v1.36 or the published patch (1.36.4); null without the flag. */
 export function kubeMinor(value: string | undefined): KubeMinor | null {
@@ -9,14 +9,14 @@ export function kubeMinor(value: string | undefined): KubeMinor | null {
   const minor = match?.[1] as KubeMinor | undefined;
   const published = minor && Object.hasOwn(KIND_NODE_IMAGES, minor) ? KIND_NODE_IMAGES[minor] : null;
   if (!published)
-    throw new KindSetupError(
+    throw new TermlabError(
+      'USAGE',
       `--kube ${value}: kind ${KIND_VERSION} publishes node images here for ${KUBE_MINORS.join(', ')}`,
-      EXIT_USAGE,
     );
   if (match![2] && !published.startsWith(`kindest/node:v${minor}${match![2]}@`)) {
-    throw new KindSetupError(
+    throw new TermlabError(
+      'USAGE',
       `--kube ${value}: kind ${KIND_VERSION}'s ${minor} image is ${published.split('@')[0]}; pass --kube ${minor}`,
-      EXIT_USAGE,
     );
   }
   return minor!;

@@ -1,19 +1,10 @@
 // The programs kind:up and kind:down drive, each checked before use with a one-line message.
+// A setup problem the user can fix is a TermlabError SETUP_FAILED of one line (dev/entry.ts prints it).
 import { spawnSync } from 'node:child_process';
+import { TermlabError } from '../../lib/errors.ts';
 import { REPO } from './versions.ts';
 
-export const EXIT_SETUP_FAILED = 1;
-/** A bad argument (e.g. --kube naming a minor kind has no image for). */
-export const EXIT_USAGE = 2;
-
-/** A setup problem the user can fix; its message is one line. */
-export class KindSetupError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = EXIT_SETUP_FAILED) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
+const setupFailed = (message: string) => new TermlabError('SETUP_FAILED', message);
 
 const INSTALL: Record<string, string> = {
   docker: 'install Docker (docs.docker.com/get-docker) and start it',
@@ -27,7 +18,7 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs a program to completion; a missing program becomes a KindSetupError naming how to install it. */
+/** Runs a program to completion; a missing program becomes a SETUP_FAILED naming how to install it. */
 export function run(program: string, args: string[], options: { inherit?: boolean; kindVersion?: string } = {}): Run {
   const result = spawnSync(program, args, {
     cwd: REPO,
@@ -35,18 +26,19 @@ export function run(program: string, args: string[], options: { inherit?: boolea
     stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe',
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    throw new KindSetupError(
+    throw setupFailed(
       `${program} not found on PATH: ${(INSTALL[program] ?? `install ${program}`).replace('VERSION', options.kindVersion ?? 'latest')}`,
     );
   }
-  if (result.error) throw new KindSetupError(`${program} ${args.join(' ')}: ${result.error.message}`);
-  return { status: result.status ?? EXIT_SETUP_FAILED, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+  if (result.error) throw setupFailed(`${program} ${args.join(' ')}: ${result.error.message}`);
+  // No status: ended by a signal, a failure.
+  return { status: result.status ?? 1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
 /** Runs a step whose own output the user sees; a failure names the command. */
 export function runStep(program: string, args: string[]): void {
   const result = run(program, args, { inherit: true });
-  if (result.status !== 0) throw new KindSetupError(`${program} ${args.join(' ')} exited ${result.status}`);
+  if (result.status !== 0) throw setupFailed(`${program} ${args.join(' ')} exited ${result.status}`);
 }
 
 export function firstLine(text: string): string {
@@ -57,7 +49,7 @@ export function firstLine(text: string): string {
 export function requireDocker(): void {
   const version = run('docker', ['version', '--format', '{{.Server.Version}}']);
   if (version.status !== 0)
-    throw new KindSetupError(
+    throw setupFailed(
       `docker is installed but its daemon does not answer (${firstLine(version.stderr) || `docker version exited ${version.status}`}): start Docker`,
     );
 }
@@ -65,20 +57,9 @@ export function requireDocker(): void {
 export function kindClusters(kindVersion: string): string[] {
   const clusters = run('kind', ['get', 'clusters'], { kindVersion });
   if (clusters.status !== 0)
-    throw new KindSetupError(`kind get clusters exited ${clusters.status}: ${firstLine(clusters.stderr)}`);
+    throw setupFailed(`kind get clusters exited ${clusters.status}: ${firstLine(clusters.stderr)}`);
   return clusters.stdout
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean);
-}
-
-/** Entry point shape shared by up and down: one line on a setup problem, the stack on a bug. */
-export function main(name: string, body: () => void): void {
-  try {
-    body();
-  } catch (error) {
-    if (!(error instanceof KindSetupError)) throw error;
-    process.stderr.write(`${name}: ${error.message}\n`);
-    process.exitCode = error.exitCode;
-  }
 }

@@ -2,7 +2,6 @@
 // node image for that minor (default: the one pinned in manifests/kind-config.yaml, 1.37), the lab
 // image built from server/Dockerfile and loaded into the node, the namespace and RBAC applied.
 // Ends by printing the `termlab run` line to use.
-import { parseArgs } from 'node:util';
 import {
   CLUSTER_MANIFESTS,
   CLUSTER_NAME,
@@ -20,31 +19,28 @@ import {
 } from './versions.ts';
 import { kindRelease, kubeMinor, olderThan } from './kube.ts';
 import { LAB_STAGE } from '../../server/dockerfile.ts';
-import { EXIT_USAGE, firstLine, KindSetupError, kindClusters, main, requireDocker, run, runStep } from './tools.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool } from '../entry.ts';
+import { firstLine, kindClusters, requireDocker, run, runStep } from './tools.ts';
 
-main('kind:up', () => {
-  let kube: KubeMinor | null;
-  try {
-    kube = kubeMinor(parseArgs({ options: { kube: { type: 'string' } }, strict: true }).values.kube);
-  } catch (error) {
-    if (error instanceof KindSetupError) throw error;
-    throw new KindSetupError(
-      `${(error as Error).message} (usage: npm run kind:up -- [--kube ${KUBE_MINORS.join('|')}])`,
-      EXIT_USAGE,
-    );
-  }
+const tool = { name: 'kind:up', usage: `npm run kind:up -- [--kube ${KUBE_MINORS.join('|')}]` };
+
+await runDevTool(tool, () => {
+  const kube: KubeMinor | null = kubeMinor(devArgs(tool, { kube: { type: 'string' } }).values.kube);
   const configImage = kindNodeImage();
   const nodeImage = kube ? KIND_NODE_IMAGES[kube] : configImage;
   requireDocker();
   const version = firstLine(run('kind', ['version'], { kindVersion: KIND_VERSION }).stdout);
   const release = kindRelease(version);
   if (release && olderThan(release, kindRelease(KIND_MINIMUM)!)) {
-    throw new KindSetupError(
+    throw new TermlabError(
+      'SETUP_FAILED',
       `${version} is older than ${KIND_MINIMUM}, which ${nodeImage.split('@')[0]} needs (kubeadm v1beta4, kind load): go install sigs.k8s.io/kind@${KIND_VERSION}`,
     );
   }
   if (kindClusters(KIND_VERSION).includes(CLUSTER_NAME)) {
-    throw new KindSetupError(
+    throw new TermlabError(
+      'SETUP_FAILED',
       `a kind cluster named ${CLUSTER_NAME} already exists: use it (${RUN_LINE}) or remove it first (npm run kind:down)`,
     );
   }

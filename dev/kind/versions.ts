@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { formatIssue } from '../../lib/files.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { imageReference, LAB_IMAGE } from '../../server/image.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -84,7 +85,9 @@ const kindConfigSchema = z.object({
 export function kindNodeImage(file = `${REPO}${KIND_CONFIG}`): string {
   const parsed = kindConfigSchema.safeParse(parse(readFileSync(file, 'utf8')));
   if (!parsed.success) {
-    throw new Error(`${file}: ${formatIssue(parsed.error.issues[0]!, '(root)')}`);
+    throw new TermlabError('INPUT_UNREADABLE', `${file}: ${formatIssue(parsed.error.issues[0]!, '(root)')}`, {
+      source: file,
+    });
   }
   return parsed.data.nodes[0]!.image;
 }

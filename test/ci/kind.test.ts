@@ -20,7 +20,11 @@ import {
   RUN_LINE,
   kindNodeImage,
 } from '../../dev/kind/versions.ts';
-import { EXIT_SETUP_FAILED, EXIT_USAGE } from '../../dev/kind/tools.ts';
+import { exitCodeFor } from '../../lib/errors.ts';
+
+// The exit codes the tools end with, from the one table: a setup problem the user can fix, a bad argument.
+const EXIT_SETUP_FAILED = exitCodeFor('SETUP_FAILED');
+const EXIT_USAGE = exitCodeFor('USAGE');
 
 // Each case has its own folder of stand-ins and its own call log, so that the cases run side by side:
 // each spawns the script as a real process and waits for it, and that start-up is most of their time.
@@ -90,6 +94,10 @@ function oneLine(stderr: string): string {
 }
 
 describe.concurrent('kind:up', () => {
+  it('ends 1 on a setup problem and 2 on a bad argument, as before the one table', () => {
+    expect([EXIT_SETUP_FAILED, EXIT_USAGE]).toEqual([1, 2]);
+  });
+
   it('says in one line that docker is missing', async () => {
     const t = bench();
     const result = await t.npmScript('up');
