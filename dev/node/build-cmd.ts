@@ -1,18 +1,21 @@
 // npm run cluster:build [-- --kube vX.Y.Z] — builds one version's programs without touching the node
 // that is up, so a version can be built (niced) while another runs. cluster:up then finds them built.
+import { isTermlabError, TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool } from '../entry.ts';
 import { buildPrograms } from './build.ts';
-import { StepError, timings } from './steps.ts';
-import { requestedVersion } from './versions.ts';
+import { printedByStep, timings } from './steps.ts';
+import { KUBE_FLAG, requestedVersion } from './versions.ts';
 
-async function main(): Promise<void> {
-  const kubeVersion = requestedVersion(process.argv.slice(2));
+const tool = { name: 'cluster:build', usage: 'npm run cluster:build -- [--kube vX.Y.Z]' };
+
+await runDevTool(tool, async () => {
+  const kubeVersion = requestedVersion(devArgs(tool, KUBE_FLAG).values.kube);
   console.log(`Kubernetes ${kubeVersion}: build only`);
-  await buildPrograms(kubeVersion);
+  try {
+    await buildPrograms(kubeVersion);
+  } catch (error) {
+    if (!isTermlabError(error) || !printedByStep(error)) throw error;
+    throw new TermlabError(error.code, 'a step failed (above)', error.context, { cause: error });
+  }
   for (const t of timings) console.log(`  ${t.seconds.toFixed(1).padStart(7)}s  ${t.step}`);
-}
-
-main().catch((error) => {
-  if (!(error instanceof StepError) || !timings.length) console.error(`cluster:build: ${(error as Error).message}`);
-  console.error('cluster:build failed');
-  process.exitCode = 1;
 });

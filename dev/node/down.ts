@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BRIDGE, binaries, RUN, STATE, paths } from './layout.ts';
+import { devArgs, runDevTool } from '../entry.ts';
 import { alive } from './steps.ts';
 import { upVersion } from './versions.ts';
 
@@ -99,7 +100,15 @@ function unmountOurs(): void {
     console.log(`unmounted ${ours.length} mount(s), removed ${netns.length} network namespace(s)`);
 }
 
+const tool = {
+  name: 'cluster:down',
+  usage: 'npm run cluster:down',
+  // Itself the clean-up: a Ctrl-C lets it finish (a second one quits), so nothing is left half stopped.
+  interrupt: 'finish',
+} as const;
+
 async function main(): Promise<void> {
+  devArgs(tool, {});
   if (!existsSync(STATE) && !existsSync(RUN)) {
     console.log('nothing to stop');
     return;
@@ -125,4 +134,4 @@ async function main(): Promise<void> {
   console.log(`cluster:down done${version ? ` (${version})` : ''}`);
 }
 
-await main();
+await runDevTool(tool, main);

@@ -2,17 +2,22 @@
 // The kubectl suite needs 1.31 or later (WebSocket exec and tunnelled port-forward); Debian's
 // kubernetes-client is older, so CI builds this one from the Go modules the node already uses.
 import { join } from 'node:path';
+import { devArgs, runDevTool } from '../entry.ts';
 import { buildKubectl } from './build.ts';
 import { REPO } from './layout.ts';
-import { StepError } from './steps.ts';
-import { modulesFor, requestedVersion } from './versions.ts';
+import { asStepError } from './steps.ts';
+import { KUBE_FLAG, modulesFor, requestedVersion } from './versions.ts';
 
+const tool = { name: 'tools:kubectl', usage: 'npm run tools:kubectl -- [--kube vX.Y.Z]' };
 const output = join(REPO, '.termlab', 'tools', 'bin', 'kubectl');
-try {
-  const version = requestedVersion(process.argv.slice(2));
-  const result = buildKubectl(modulesFor(version), output);
+
+await runDevTool(tool, () => {
+  const version = requestedVersion(devArgs(tool, KUBE_FLAG).values.kube);
+  let result: string;
+  try {
+    result = buildKubectl(modulesFor(version), output);
+  } catch (error) {
+    throw asStepError(error);
+  }
   console.log(`kubectl ${version} ${result}: ${output}`);
-} catch (error) {
-  console.error(`tools:kubectl: ${error instanceof StepError ? error.message : String(error)}`);
-  process.exitCode = 1;
-}
+});

@@ -4,15 +4,30 @@ import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TermlabError } from '../../lib/errors.ts';
 import { paths } from './layout.ts';
 
-export class StepError extends Error {
+/** A step of the node's set-up that could not be done (SETUP_FAILED), with the log that explains it. */
+export class StepError extends TermlabError {
   readonly logFile?: string;
-  constructor(message: string, logFile?: string) {
-    super(message);
+  constructor(message: string, logFile?: string, options?: ErrorOptions) {
+    super('SETUP_FAILED', message, logFile ? { logFile } : {}, options);
+    this.name = 'StepError';
     this.logFile = logFile;
   }
 }
+
+/** A system call that failed (EACCES, ENOSPC, a missing file) as the step's failure, not a bug; anything else as it is. */
+export function asStepError(error: unknown): unknown {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).errno === 'number'
+    ? new StepError(error.message, undefined, { cause: error })
+    : error;
+}
+
+/** The failures a step has already printed (its ✘ line), so that the tool's last line need not repeat them. */
+const printed = new WeakSet<object>();
+export const printedByStep = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && printed.has(error);
 
 export const timings: { step: string; seconds: number }[] = [];
 
@@ -30,11 +45,13 @@ export async function step<T>(name: string, run: () => Promise<T> | T): Promise<
     timings.push({ step: name, seconds });
     console.log(`✔ ${name} (${seconds.toFixed(1)}s)`);
     return result;
-  } catch (error) {
+  } catch (caught) {
+    const error = asStepError(caught);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.error(`✘ ${name} failed after ${seconds}s: ${(error as Error).message}`);
     if (error instanceof StepError && error.logFile)
       console.error(`--- last lines of ${error.logFile} ---\n${tail(error.logFile)}\n---`);
+    if (typeof error === 'object' && error !== null) printed.add(error);
     throw error;
   }
 }

@@ -7,7 +7,9 @@ import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildPrograms } from './build.ts';
-import { minorOf, requestedVersion, upVersion } from './versions.ts';
+import { isTermlabError, TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool } from '../entry.ts';
+import { KUBE_FLAG, minorOf, requestedVersion, upVersion } from './versions.ts';
 import {
   LAB_IMAGE,
   PAUSE_IMAGE,
@@ -19,7 +21,7 @@ import {
 import { buildLabImage, buildPauseImage, importImage } from './images.ts';
 import { BRIDGE, binaries, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
 import { ensureCredentials, kubeconfig } from './pki.ts';
-import { sh, startComponent, step, StepError, timings, waitUntil } from './steps.ts';
+import { printedByStep, sh, startComponent, step, StepError, timings, waitUntil } from './steps.ts';
 
 // klog level: 2 by default; 3 logs "Running preStop hook" and 4 each pod worker step (npm run fidelity reads them).
 const KUBELET_VERBOSITY = /^[0-9]$/.test(process.env.TERMLAB_NODE_KUBELET_V ?? '')
@@ -66,9 +68,8 @@ function get(
 }
 const ok = async (url: string, options: Parameters<typeof get>[1] = {}) => (await get(url, options)).status === 200;
 
-async function main(): Promise<void> {
+async function bringUp(kubeVersion: string): Promise<void> {
   const started = performance.now();
-  const kubeVersion = requestedVersion(process.argv.slice(2));
   const bin = binaries(kubeVersion);
   const running = upVersion();
   if (running && running !== kubeVersion)
@@ -281,10 +282,27 @@ async function main(): Promise<void> {
   console.log(`cluster_up_seconds: ${total.toFixed(1)}`);
 }
 
-main().catch((error) => {
-  if (!(error instanceof StepError) || !timings.length) console.error(`cluster:up: ${(error as Error).message}`);
-  console.error(
-    `cluster:up failed; component logs are in ${paths.logs}. \`npm run cluster:down\` stops what was started.`,
-  );
-  process.exitCode = 1;
+const tool = {
+  name: 'cluster:up',
+  usage: 'npm run cluster:up -- [--kube vX.Y.Z]',
+  // The components run detached, recorded by PID: what was started keeps running, for cluster:down to stop.
+  onInterrupt: () =>
+    console.error(
+      `\ncluster:up: what was started keeps running; \`npm run cluster:down\` stops it (logs in ${paths.logs})`,
+    ),
+};
+
+await runDevTool(tool, async () => {
+  const kubeVersion = requestedVersion(devArgs(tool, KUBE_FLAG).values.kube);
+  try {
+    await bringUp(kubeVersion);
+  } catch (error) {
+    if (!isTermlabError(error)) throw error;
+    throw new TermlabError(
+      error.code,
+      `${printedByStep(error) ? 'a step failed (above)' : error.message}; component logs are in ${paths.logs}. \`npm run cluster:down\` stops what was started.`,
+      error.context,
+      { cause: error },
+    );
+  }
 });

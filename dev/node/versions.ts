@@ -4,23 +4,26 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_ETCD_VERSION, DEFAULT_KUBE_VERSION, MODULE_DIR, paths } from './layout.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { sh, StepError } from './steps.ts';
 
 const VERSION = /^v1\.(\d+)\.(\d+)$/;
 
 /** `--kube v1.35.4` (or TERMLAB_NODE_KUBE), else the default. A malformed one is refused before anything runs. */
-export function requestedVersion(argv: string[], env: NodeJS.ProcessEnv = process.env): string {
-  const at = argv.indexOf('--kube');
-  const given =
-    at >= 0
-      ? argv[at + 1]
-      : (argv.find((a) => a.startsWith('--kube='))?.slice('--kube='.length) ?? env.TERMLAB_NODE_KUBE);
+export function requestedVersion(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const given = flag ?? env.TERMLAB_NODE_KUBE;
   if (given === undefined || given === '') return DEFAULT_KUBE_VERSION;
   const version = given.startsWith('v') ? given : `v${given}`;
   if (!VERSION.test(version))
-    throw new StepError(`--kube: expected a release such as v1.37.2, got ${JSON.stringify(given)}`);
+    throw new TermlabError(
+      'USAGE',
+      `--kube${flag === undefined ? ' (TERMLAB_NODE_KUBE)' : ''}: expected a release such as v1.37.2, got ${JSON.stringify(given)}`,
+    );
   return version;
 }
+
+/** The flag that picks the release, as cluster:up, cluster:build and tools:kubectl take it. */
+export const KUBE_FLAG = { kube: { type: 'string' } } as const;
 
 export const minorOf = (version: string): string => version.slice(1).split('.').slice(0, 2).join('.');
 
