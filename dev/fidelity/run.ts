@@ -8,10 +8,11 @@
 //   npm run fidelity -- --check             compare the recorded sides only
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startSimCluster } from '../../cluster/sim/index.ts';
 import { connect, type Cluster } from '../../harness/kube/index.ts';
+import { TermlabError } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
+import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
 import type { Observation } from '../../harness/observation/schema.ts';
 import { RunClock } from '../../harness/run/clock.ts';
 import { runScenario } from '../../harness/run/scenario.ts';
@@ -36,11 +37,16 @@ const OOM_EXAMPLE = resolve('test/grade/fixtures/deadline/oom-on-term.observatio
 const REPETITIONS = 3;
 const PARALLEL = 5;
 const READY_TIMEOUT_MS = 120_000;
-const EXIT_DISAGREE = 1;
-const EXIT_USAGE = 2;
+const tool = {
+  name: 'fidelity',
+  usage:
+    'npm run fidelity -- [--side sim|node|both] [--only a,b] [--check] [--repetitions N] [--parallel N] [--kubeconfig F] [--context C] [--kube vX.Y.Z]',
+  // Each run stops as the harness stops one (its pod deleted, recorded), then the simulated cluster is stopped.
+  interrupt: 'abort',
+} as const;
 
-const { values } = parseArgs({
-  options: {
+function options() {
+  const { values } = devArgs(tool, {
     side: { type: 'string', default: 'both' },
     only: { type: 'string' },
     check: { type: 'boolean' },
@@ -49,27 +55,30 @@ const { values } = parseArgs({
     kubeconfig: { type: 'string', default: '.termlab/node/kubeconfig' },
     context: { type: 'string', default: 'termlab-node' },
     kube: { type: 'string' },
-  },
-});
-// The release both sides are for: --kube, else the one the node runs, else the node's default.
-const kube = (values.kube ?? upVersion() ?? DEFAULT_KUBE_VERSION).replace(/^(?=\d)/, 'v');
-const minorMatch = /^v(1\.\d+)(?:\.\d+)?$/.exec(kube);
-if (!minorMatch) {
-  console.error(`fidelity: --kube: expected a release such as v1.37.2, got ${JSON.stringify(values.kube)}`);
-  process.exit(EXIT_USAGE);
+  });
+  // The release both sides are for: --kube, else the one the node runs, else the node's default.
+  const kube = (values.kube ?? upVersion() ?? DEFAULT_KUBE_VERSION).replace(/^(?=\d)/, 'v');
+  const minorMatch = /^v(1\.\d+)(?:\.\d+)?$/.exec(kube);
+  if (!minorMatch)
+    throw new TermlabError('USAGE', `--kube: expected a release such as v1.37.2, got ${JSON.stringify(values.kube)}`);
+  const side = values.side;
+  if (side !== 'sim' && side !== 'node' && side !== 'both')
+    throw new TermlabError('USAGE', `--side: expected sim, node or both, got ${side}`);
+  const minor = minorMatch[1]!;
+  return {
+    ...values,
+    side,
+    kube,
+    minor,
+    out: resolve('reports/fidelity', `v${minor}`),
+    repetitions: wholeNumber('--repetitions', values.repetitions, 1),
+    parallel: wholeNumber('--parallel', values.parallel, 1),
+  };
 }
-const minor = minorMatch[1]!;
-const OUT = resolve('reports/fidelity', `v${minor}`);
-const side = values.side;
-if (!['sim', 'node', 'both'].includes(side)) {
-  console.error(`fidelity: --side: expected sim, node or both, got ${side}`);
-  process.exit(EXIT_USAGE);
-}
-const repetitions = Number(values.repetitions);
-const parallel = Number(values.parallel);
+type Options = ReturnType<typeof options>;
 
-async function loadMatrix(): Promise<Scenario[]> {
-  const only = values.only
+async function loadMatrix(onlyFlag: string | undefined): Promise<Scenario[]> {
+  const only = onlyFlag
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -94,6 +103,8 @@ function killsOf(o: Observation, killedAt: (uid: string, container: string) => n
 
 /** Runs every scenario `repetitions` times, at most `parallel` at once, then summarizes each run against the side's records. */
 async function runSide(
+  opts: Pick<Options, 'repetitions' | 'parallel'>,
+  signal: AbortSignal,
   cluster: Cluster,
   simulated: boolean,
   scenarios: Scenario[],
@@ -102,12 +113,13 @@ async function runSide(
   const template = await loadTemplate();
   const clock = new RunClock();
   const namespace = cluster.kc.getContextObject(cluster.context)?.namespace ?? 'default';
-  const jobs = Array.from({ length: repetitions }, (_, rep) => ({ rep: rep + 1, runId: newRunId() })).flatMap((r) =>
-    scenarios.map((scenario) => ({ ...r, scenario })),
+  const jobs = Array.from({ length: opts.repetitions }, (_, rep) => ({ rep: rep + 1, runId: newRunId() })).flatMap(
+    (r) => scenarios.map((scenario) => ({ ...r, scenario })),
   );
   const done: { o: Observation; rep: number }[] = [];
   const worker = async () => {
-    for (let job = jobs.shift(); job; job = jobs.shift()) {
+    // After Ctrl-C no new run starts; those under way stop as the harness stops them.
+    for (let job = jobs.shift(); job && !signal.aborted; job = jobs.shift()) {
       const o = await runScenario(
         {
           cluster,
@@ -119,7 +131,7 @@ async function runSide(
           template,
           transport: 'portforward',
           clock,
-          signal: new AbortController().signal,
+          signal,
           readyTimeoutMs: READY_TIMEOUT_MS,
           onPhase: () => {},
         },
@@ -131,7 +143,9 @@ async function runSide(
       );
     }
   };
-  await Promise.all(Array.from({ length: parallel }, worker));
+  await Promise.all(Array.from({ length: opts.parallel }, worker));
+  // An interrupted side is not recorded: its runs are not the whole matrix.
+  signal.throwIfAborted();
   // Every run's pod is gone by now, so its hook launch and its kill are in the logs: each log read once.
   const side = records();
   const runs = done.map(({ o, rep }) => summarize(o, rep, side.hookLaunch(o), side.kills(o)));
@@ -139,9 +153,9 @@ async function runSide(
   return { runs, observations: done.map((d) => d.o) };
 }
 
-async function writeSide(file: SideFile, observations: Observation[]): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  await writeFileAtomic(join(OUT, `${file.side}.json`), JSON.stringify(file, null, 2) + '\n');
+async function writeSide(out: string, file: SideFile, observations: Observation[]): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  await writeFileAtomic(join(out, `${file.side}.json`), JSON.stringify(file, null, 2) + '\n');
   const dir = resolve('.termlab/fidelity', file.side);
   mkdirSync(dir, { recursive: true });
   for (const o of observations)
@@ -151,112 +165,126 @@ async function writeSide(file: SideFile, observations: Observation[]): Promise<v
     );
 }
 
-const scenarios = await loadMatrix();
-if (!values.check && (side === 'sim' || side === 'both')) {
-  console.log(`simulated cluster (emulating ${minor}): ${scenarios.length} scenarios x ${repetitions}`);
-  const sim = await startSimCluster({ kubeVersion: minor });
-  try {
-    const cluster = await connect({ kubeconfigText: sim.kubeconfig });
-    const { runs, observations } = await runSide(cluster, true, scenarios, () => ({
-      hookLaunch: (o) => (o.pod ? (sim.truth(o.pod.uid)?.hookStartAt ?? null) : null),
-      kills: (o) =>
-        killsOf(o, (uid, name) => {
-          const c = sim.truth(uid)?.containers?.[name];
-          return c?.killSentAt ?? c?.oomKilledAt;
-        }),
-    }));
+await runDevTool(tool, async (signal) => {
+  const opts = options();
+  const scenarios = await loadMatrix(opts.only);
+  if (!opts.check && (opts.side === 'sim' || opts.side === 'both')) {
+    console.log(`simulated cluster (emulating ${opts.minor}): ${scenarios.length} scenarios x ${opts.repetitions}`);
+    const sim = await startSimCluster({ kubeVersion: opts.minor });
+    try {
+      const cluster = await connect({ kubeconfigText: sim.kubeconfig });
+      const { runs, observations } = await runSide(opts, signal, cluster, true, scenarios, () => ({
+        hookLaunch: (o) => (o.pod ? (sim.truth(o.pod.uid)?.hookStartAt ?? null) : null),
+        kills: (o) =>
+          killsOf(o, (uid, name) => {
+            const c = sim.truth(uid)?.containers?.[name];
+            return c?.killSentAt ?? c?.oomKilledAt;
+          }),
+      }));
+      await writeSide(
+        opts.out,
+        { side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs },
+        observations,
+      );
+    } finally {
+      await sim.stop();
+    }
+  }
+  if (!opts.check && (opts.side === 'node' || opts.side === 'both')) {
+    if (!existsSync(opts.kubeconfig))
+      throw new TermlabError(
+        'CLUSTER_UNREACHABLE',
+        `${opts.kubeconfig}: no kubeconfig; start the real node first (npm run cluster:up)`,
+      );
+    console.log(`real node: ${scenarios.length} scenarios x ${opts.repetitions}`);
+    const cluster = await connect({ kubeconfig: opts.kubeconfig, context: opts.context });
+    // Never file one release's node under another's minor.
+    const real = cluster.serverVersion ?? '';
+    if (!real.startsWith(`v${opts.minor}.`) || (/^v1\.\d+\.\d+$/.test(opts.kube) && real !== opts.kube))
+      throw new TermlabError(
+        'USAGE',
+        `the node runs ${real || 'an unknown version'}, not ${opts.kube}: bring up ${opts.kube} (npm run cluster:up -- --kube ${opts.kube}) or pass --kube ${real}`,
+      );
+    const kubeletLog = join(paths.logs, 'kubelet.log');
+    const containerdLog = join(paths.logs, 'containerd.log');
+    const { runs, observations } = await runSide(opts, signal, cluster, false, scenarios, () => {
+      const [launches, kills] = [kubeletHookLaunches(kubeletLog), containerdKills(containerdLog)];
+      return {
+        hookLaunch: (o) => (o.pod ? (launches.get(o.pod.uid) ?? null) : null),
+        kills: (o) => killsOf(o, (uid, name) => kills.get(`${uid}/${name}`)),
+      };
+    });
     await writeSide(
-      { side: 'sim', cluster: cluster.serverVersion ?? 'termlab-sim', recordedAt: new Date().toISOString(), runs },
+      opts.out,
+      { side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs },
       observations,
     );
-  } finally {
-    await sim.stop();
+    const oom = observations.find((o) => o.run.complete && o.finalState?.reason === 'OOMKilled');
+    if (oom) await writeFileAtomic(OOM_EXAMPLE, JSON.stringify(oom, null, 2) + '\n');
   }
-}
-if (!values.check && (side === 'node' || side === 'both')) {
-  if (!existsSync(values.kubeconfig)) {
-    console.error(`fidelity: ${values.kubeconfig}: no kubeconfig; start the real node first (npm run cluster:up)`);
-    process.exit(EXIT_USAGE);
-  }
-  console.log(`real node: ${scenarios.length} scenarios x ${repetitions}`);
-  const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
-  // Never file one release's node under another's minor.
-  const real = cluster.serverVersion ?? '';
-  if (!real.startsWith(`v${minor}.`) || (/^v1\.\d+\.\d+$/.test(kube) && real !== kube)) {
-    console.error(
-      `fidelity: the node runs ${real || 'an unknown version'}, not ${kube}: bring up ${kube} (npm run cluster:up -- --kube ${kube}) or pass --kube ${real}`,
-    );
-    process.exit(EXIT_USAGE);
-  }
-  const kubeletLog = join(paths.logs, 'kubelet.log');
-  const containerdLog = join(paths.logs, 'containerd.log');
-  const { runs, observations } = await runSide(cluster, false, scenarios, () => {
-    const [launches, kills] = [kubeletHookLaunches(kubeletLog), containerdKills(containerdLog)];
-    return {
-      hookLaunch: (o) => (o.pod ? (launches.get(o.pod.uid) ?? null) : null),
-      kills: (o) => killsOf(o, (uid, name) => kills.get(`${uid}/${name}`)),
-    };
-  });
-  await writeSide(
-    { side: 'node', cluster: cluster.serverVersion ?? 'real node', recordedAt: new Date().toISOString(), runs },
-    observations,
-  );
-  const oom = observations.find((o) => o.run.complete && o.finalState?.reason === 'OOMKilled');
-  if (oom) await writeFileAtomic(OOM_EXAMPLE, JSON.stringify(oom, null, 2) + '\n');
-}
 
-const readSide = (name: string): SideFile | null => {
-  const path = join(OUT, `${name}.json`);
-  return existsSync(path) ? SideFileSchema.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
-};
-const notRecorded = (name: 'sim' | 'node'): SideFile => ({
-  side: name,
-  cluster: 'not recorded',
-  recordedAt: 'never',
-  runs: [],
-});
-const [simRecorded, nodeRecorded] = [readSide('sim'), readSide('node')];
-if (!simRecorded && !nodeRecorded) {
-  console.error('fidelity: neither side is recorded yet');
-  process.exit(EXIT_USAGE);
-}
-// With one side missing the report still shows the other, and every scenario as not compared.
-const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
-const comparisons = compareSides(simFile, nodeFile);
-const matrixWide = compareMatrixWide(simFile, nodeFile);
-/** p95 and median of one per-run figure, over the runs that have it. */
-const percentiles = (file: SideFile, pick: (r: SideFile['runs'][number]) => number | null | undefined) => {
-  const values = file.runs
-    .map(pick)
-    .filter((v): v is number => typeof v === 'number')
-    .sort((a, b) => a - b);
-  const s = stats(values);
-  const p95 = values[Math.max(0, Math.ceil(values.length * 0.95) - 1)];
-  return { text: s ? `p95 ${p95!.toFixed(0)} ms, median ${s.median.toFixed(0)} ms (n=${s.n})` : 'not measured', p95 };
-};
-const lag = {
-  sim: percentiles(simFile, (r) => r.hookLaunchLagMs),
-  node: percentiles(nodeFile, (r) => r.hookLaunchLagMs),
-};
-const own = { sim: percentiles(simFile, (r) => r.hookProcAgeMs), node: percentiles(nodeFile, (r) => r.hookProcAgeMs) };
-await writeFileAtomic(
-  join(OUT, 'fidelity.md'),
-  renderFidelity(comparisons, matrixWide, simFile, nodeFile, {
-    lag: { sim: lag.sim.text, node: lag.node.text },
-    own: { sim: own.sim.text, node: own.node.text },
-  }),
-);
-const disagreeing = comparisons.filter((c) => c.disagreements.length);
-console.log(`fidelity_scenarios: ${comparisons.length}`);
-console.log(`fidelity_agreeing: ${comparisons.length - disagreeing.length}`);
-console.log(`exec_hook_start_lag_p95_ms_sim: ${lag.sim.p95?.toFixed(1) ?? 'NaN'}`);
-console.log(`exec_hook_start_lag_p95_ms_node: ${lag.node.p95?.toFixed(1) ?? 'NaN'}`);
-console.log(`exec_hook_proc_age_p95_ms_sim: ${own.sim.p95?.toFixed(1) ?? 'NaN'}`);
-console.log(`exec_hook_proc_age_p95_ms_node: ${own.node.p95?.toFixed(1) ?? 'NaN'}`);
-for (const m of matrixWide)
-  console.log(
-    `fidelity_matrix_median_${m.offset}: sim ${m.sim?.median.toFixed(3) ?? 'NaN'}, node ${m.node?.median.toFixed(3) ?? 'NaN'}${m.disagrees ? ' (disagree)' : ''}`,
+  const readSide = (name: string): SideFile | null => {
+    const path = join(opts.out, `${name}.json`);
+    return existsSync(path) ? SideFileSchema.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
+  };
+  const notRecorded = (name: 'sim' | 'node'): SideFile => ({
+    side: name,
+    cluster: 'not recorded',
+    recordedAt: 'never',
+    runs: [],
+  });
+  const [simRecorded, nodeRecorded] = [readSide('sim'), readSide('node')];
+  if (!simRecorded && !nodeRecorded)
+    throw new TermlabError(
+      'INPUT_UNREADABLE',
+      `neither side is recorded yet in ${opts.out} (npm run fidelity records them)`,
+    );
+  // With one side missing the report still shows the other, and every scenario as not compared.
+  const [simFile, nodeFile] = [simRecorded ?? notRecorded('sim'), nodeRecorded ?? notRecorded('node')];
+  const comparisons = compareSides(simFile, nodeFile);
+  const matrixWide = compareMatrixWide(simFile, nodeFile);
+  /** p95 and median of one per-run figure, over the runs that have it. */
+  const percentiles = (file: SideFile, pick: (r: SideFile['runs'][number]) => number | null | undefined) => {
+    const values = file.runs
+      .map(pick)
+      .filter((v): v is number => typeof v === 'number')
+      .sort((a, b) => a - b);
+    const s = stats(values);
+    const p95 = values[Math.max(0, Math.ceil(values.length * 0.95) - 1)];
+    return { text: s ? `p95 ${p95!.toFixed(0)} ms, median ${s.median.toFixed(0)} ms (n=${s.n})` : 'not measured', p95 };
+  };
+  const lag = {
+    sim: percentiles(simFile, (r) => r.hookLaunchLagMs),
+    node: percentiles(nodeFile, (r) => r.hookLaunchLagMs),
+  };
+  const own = {
+    sim: percentiles(simFile, (r) => r.hookProcAgeMs),
+    node: percentiles(nodeFile, (r) => r.hookProcAgeMs),
+  };
+  await writeFileAtomic(
+    join(opts.out, 'fidelity.md'),
+    renderFidelity(comparisons, matrixWide, simFile, nodeFile, {
+      lag: { sim: lag.sim.text, node: lag.node.text },
+      own: { sim: own.sim.text, node: own.node.text },
+    }),
   );
-for (const c of disagreeing) console.log(`  ${c.scenario}: ${c.disagreements.join('; ')}`);
-console.log(`report: ${join(OUT, 'fidelity.md')}`);
-if (values.check && (disagreeing.length || matrixWide.some((m) => m.disagrees))) process.exit(EXIT_DISAGREE);
+  const disagreeing = comparisons.filter((c) => c.disagreements.length);
+  console.log(`fidelity_scenarios: ${comparisons.length}`);
+  console.log(`fidelity_agreeing: ${comparisons.length - disagreeing.length}`);
+  console.log(`exec_hook_start_lag_p95_ms_sim: ${lag.sim.p95?.toFixed(1) ?? 'NaN'}`);
+  console.log(`exec_hook_start_lag_p95_ms_node: ${lag.node.p95?.toFixed(1) ?? 'NaN'}`);
+  console.log(`exec_hook_proc_age_p95_ms_sim: ${own.sim.p95?.toFixed(1) ?? 'NaN'}`);
+  console.log(`exec_hook_proc_age_p95_ms_node: ${own.node.p95?.toFixed(1) ?? 'NaN'}`);
+  for (const m of matrixWide)
+    console.log(
+      `fidelity_matrix_median_${m.offset}: sim ${m.sim?.median.toFixed(3) ?? 'NaN'}, node ${m.node?.median.toFixed(3) ?? 'NaN'}${m.disagrees ? ' (disagree)' : ''}`,
+    );
+  for (const c of disagreeing) console.log(`  ${c.scenario}: ${c.disagreements.join('; ')}`);
+  console.log(`report: ${join(opts.out, 'fidelity.md')}`);
+  const matrixDisagreeing = matrixWide.filter((m) => m.disagrees);
+  if (opts.check && (disagreeing.length || matrixDisagreeing.length))
+    throw new TermlabError(
+      'CHECKS_FAILED',
+      `the sides disagree: ${disagreeing.length} of ${comparisons.length} scenarios, ${matrixDisagreeing.length} matrix-wide figures (${join(opts.out, 'fidelity.md')})`,
+    );
+});
