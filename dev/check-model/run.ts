@@ -7,9 +7,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { gradeFile } from '../../harness/grade/files.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
 import type { GradeResult } from '../../harness/grade/types.ts';
 import { FULL_GRID, type GridAxes, type GridSummary, gridScenarios, SMALL_GRID, summarize } from './grid.ts';
 
@@ -22,22 +23,35 @@ export interface CheckModelResult extends GridSummary {
   runExitCode: number | null;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(REPO, 'bin/termlab.js'), ...args], {
       cwd: REPO,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    // Stopped as a Ctrl-C stops it (its pods deleted), also when the signal reached this process alone.
+    const stop = () => child.kill('SIGINT');
+    signal?.addEventListener('abort', stop, { once: true });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => {
       stderr += c;
     });
-    child.on('close', (code) => resolve({ code, stderr }));
+    child.on('close', (code) => {
+      signal?.removeEventListener('abort', stop);
+      resolve({ code, stderr });
+    });
   });
 }
 
-export async function checkModel(axes: GridAxes, options: { parallel: number }): Promise<CheckModelResult> {
+export async function checkModel(
+  axes: GridAxes,
+  options: { parallel: number; signal?: AbortSignal },
+): Promise<CheckModelResult> {
   const began = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'termlab-check-model-'));
   try {
@@ -62,7 +76,9 @@ export async function checkModel(axes: GridAxes, options: { parallel: number }):
         'check-model',
       ],
       { TERMLAB_STATE_DIR: join(dir, 'state') },
+      options.signal,
     );
+    options.signal?.throwIfAborted();
     const results: GradeResult[] = [];
     for (const name of readdirSync(out).filter((f) => f.endsWith('.observation.json')))
       results.push(await gradeFile(join(out, name)));
@@ -90,25 +106,33 @@ export function closingTable(r: CheckModelResult): string {
   );
 }
 
+const tool = {
+  name: 'check:model',
+  usage: 'npm run check:model -- [--small] [--parallel N]',
+  // `termlab run` is stopped as a Ctrl-C stops it, then the grid's folder is removed.
+  interrupt: 'abort',
+} as const;
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { small: { type: 'boolean' }, parallel: { type: 'string' } } });
-  const parallel = Number(values.parallel ?? 12);
-  if (!Number.isInteger(parallel) || parallel < 1) {
-    process.stderr.write(
-      `check:model: --parallel: expected a whole number of at least 1, got ${JSON.stringify(values.parallel)}\n`,
-    );
-    process.exit(2);
-  }
-  const r = await checkModel(values.small ? SMALL_GRID : FULL_GRID, { parallel });
-  for (const d of r.disagreements) process.stdout.write(`disagreement: ${d.scenario}: ${d.verdict}: ${d.why}\n`);
-  for (const m of r.missing) process.stdout.write(`disagreement: ${m}: no observation was recorded\n`);
-  for (const i of r.inconclusive) process.stdout.write(`inconclusive: ${i.scenario}: ${i.why}\n`);
-  if (r.runStderr.trim()) process.stdout.write(`termlab run said:\n${r.runStderr}`);
-  process.stdout.write(`check_model_combinations: ${r.combinations}\n`);
-  process.stdout.write(`check_model_agreements: ${r.agreements}\n`);
-  process.stdout.write(`check_model_disagreements: ${r.disagreements.length + r.missing.length}\n`);
-  process.stdout.write(`check_model_inconclusive: ${r.inconclusive.length}\n`);
-  process.stdout.write(`check_model_seconds: ${r.seconds.toFixed(1)}\n`);
-  process.stdout.write(closingTable(r));
-  process.exitCode = r.disagreements.length + r.missing.length ? 1 : 0;
+  await runDevTool(tool, async (signal) => {
+    const { values } = devArgs(tool, { small: { type: 'boolean' }, parallel: { type: 'string', default: '12' } });
+    const parallel = wholeNumber('--parallel', values.parallel, 1);
+    const r = await checkModel(values.small ? SMALL_GRID : FULL_GRID, { parallel, signal });
+    for (const d of r.disagreements) process.stdout.write(`disagreement: ${d.scenario}: ${d.verdict}: ${d.why}\n`);
+    for (const m of r.missing) process.stdout.write(`disagreement: ${m}: no observation was recorded\n`);
+    for (const i of r.inconclusive) process.stdout.write(`inconclusive: ${i.scenario}: ${i.why}\n`);
+    if (r.runStderr.trim()) process.stdout.write(`termlab run said:\n${r.runStderr}`);
+    process.stdout.write(`check_model_combinations: ${r.combinations}\n`);
+    process.stdout.write(`check_model_agreements: ${r.agreements}\n`);
+    process.stdout.write(`check_model_disagreements: ${r.disagreements.length + r.missing.length}\n`);
+    process.stdout.write(`check_model_inconclusive: ${r.inconclusive.length}\n`);
+    process.stdout.write(`check_model_seconds: ${r.seconds.toFixed(1)}\n`);
+    process.stdout.write(closingTable(r));
+    const disagreements = r.disagreements.length + r.missing.length;
+    if (disagreements)
+      throw new TermlabError(
+        'CHECKS_FAILED',
+        `${disagreements} of ${r.combinations} combinations: the model and the simulated cluster disagree`,
+      );
+  });
 }
