@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTEXT, paths } from './layout.ts';
 import { alive, startComponent } from './steps.ts';
+import { TermlabError } from '../../lib/errors.ts';
 
 const API_READY_TIMEOUT_MS = 120_000;
 
@@ -33,7 +34,10 @@ export async function apiReady(kubeconfig: string): Promise<void> {
     if (kubectl(kubeconfig, 'get', '--raw', '/readyz').status === 0) return;
     await sleep(250);
   }
-  throw new Error(`kube-apiserver not ready within ${API_READY_TIMEOUT_MS / 1000}s`);
+  throw new TermlabError(
+    'CLUSTER_UNREACHABLE',
+    `kube-apiserver not ready within ${API_READY_TIMEOUT_MS / 1000}s (${kubeconfig}; npm run cluster:up brings the node up)`,
+  );
 }
 
 /** kube-apiserver SIGKILLed `afterMs` into terminating and started again with the same command line `downMs` later. */

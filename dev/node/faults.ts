@@ -21,6 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gradePaths } from '../../harness/grade/files.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool } from '../entry.ts';
 import type { GradeResult } from '../../harness/grade/types.ts';
 import {
   apiReady,
@@ -36,18 +38,35 @@ type Transport = 'portforward' | 'direct';
 const SCENARIOS = 'restored-grace,short-grace';
 const OWNER = 'faults';
 
-function flag(name: string): string | null {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? (process.argv[i + 1] ?? '') : null;
+const tool = {
+  name: 'test:cluster:faults',
+  usage: 'npm run test:cluster:faults -- [--full] [--case a,b] [--transport portforward|direct]',
+  // A fault under way is undone (the API server started again, the kubelet continued) and the run stopped
+  // as a Ctrl-C stops it before the suite ends: killed on the spot, it could leave the kubelet stopped.
+  interrupt: 'abort',
+} as const;
+
+function options() {
+  const { values } = devArgs(tool, {
+    full: { type: 'boolean', default: false },
+    case: { type: 'string' },
+    transport: { type: 'string' },
+  });
+  const only = values.transport;
+  if (only !== undefined && only !== 'portforward' && only !== 'direct')
+    throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(only)}`);
+  const cases = values.case === undefined ? null : new Set(values.case.split(','));
+  const known = [...CASE_LIST.map((c) => c.name), 'api-down-past-patience'];
+  const unknown = [...(cases ?? [])].filter((name) => !known.includes(name));
+  if (unknown.length)
+    throw new TermlabError('USAGE', `--case: no such case ${unknown.join(', ')} (the cases: ${known.join(', ')})`);
+  return {
+    transports: (only ? [only] : ['portforward', 'direct']) as Transport[],
+    /** --case picks any case on any transport; otherwise --full runs all, CI its share. */
+    selected: (name: string, transport: Transport) =>
+      cases ? cases.has(name) : values.full || (transport === 'portforward' ? !CI_SKIP.has(name) : CI_DIRECT.has(name)),
+  };
 }
-const FULL = process.argv.includes('--full');
-const CASES = flag('--case') === null ? null : new Set(flag('--case')!.split(','));
-const TRANSPORT_ONLY = flag('--transport');
-if (TRANSPORT_ONLY !== null && TRANSPORT_ONLY !== 'portforward' && TRANSPORT_ONLY !== 'direct') {
-  console.error(`--transport: expected portforward or direct, got ${JSON.stringify(TRANSPORT_ONLY)}`);
-  process.exit(2);
-}
-const TRANSPORTS: Transport[] = TRANSPORT_ONLY ? [TRANSPORT_ONLY as Transport] : ['portforward', 'direct'];
 /** direct's cases in CI: its request never rides the API, so one outage and the paused kubelet say what differs. */
 const CI_DIRECT = new Set(['api-down-3s-during-hook', 'kubelet-paused-5s', 'api-down-past-patience']);
 /** portforward's slowest cases, whose path is the 20 s during-hook case's: only with --full. */
@@ -130,10 +149,6 @@ const CASE_LIST: FaultCase[] = [
   ...outageCases(OUTAGES[1]!),
 ];
 
-/** --case picks any case on any transport; otherwise --full runs all, CI its share. */
-const selected = (name: string, transport: Transport) =>
-  CASES ? CASES.has(name) : FULL || (transport === 'portforward' ? !CI_SKIP.has(name) : CI_DIRECT.has(name));
-
 interface RunResult {
   code: number | null;
   stdout: string;
@@ -147,6 +162,7 @@ interface RunResult {
 
 /** Runs `termlab run` into a fresh folder, calling `fault` once the first scenario reaches the terminating phase. */
 async function termlabRun(
+  signal: AbortSignal,
   name: string,
   transport: Transport,
   extra: string[],
@@ -176,6 +192,9 @@ async function termlabRun(
     ],
     { cwd: REPO, env: { ...process.env, TERMLAB_STATE_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Stopped as a Ctrl-C stops it (its pods deleted), also when the signal reached this process alone.
+  const stop = () => child.kill('SIGINT');
+  signal.addEventListener('abort', stop, { once: true });
   let stdout = '';
   let stderr = '';
   const notes: string[] = [];
@@ -194,7 +213,9 @@ async function termlabRun(
     if (fault && !injected && /\bterminating\b/.test(stdout)) injected = fault(child.pid!, log);
   });
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
+  signal.removeEventListener('abort', stop);
   const endedAt = performance.now();
+  // The fault is undone whatever happened to the run.
   await injected;
   const tries = existsSync(out) ? (await gradePaths([out])).results : [];
   tries.sort((a, b) => a.scenario.localeCompare(b.scenario) || (a.attempt ?? 1) - (b.attempt ?? 1));
@@ -281,9 +302,15 @@ function dishonest(kind: Kind | 'none', r: GradeResult): string | null {
   return `${r.verdict}: ${r.explanation}`;
 }
 
-async function runCase(c: FaultCase | { name: string; kind: 'none' }, transport: Transport): Promise<void> {
+async function runCase(
+  signal: AbortSignal,
+  c: FaultCase | { name: string; kind: 'none' },
+  transport: Transport,
+): Promise<void> {
+  signal.throwIfAborted();
   console.log(`\n▶ ${c.name} (${transport})`);
-  const run = await termlabRun(c.name, transport, [], 'inject' in c ? c.inject : undefined);
+  const run = await termlabRun(signal, c.name, transport, [], 'inject' in c ? c.inject : undefined);
+  signal.throwIfAborted();
   const label = `${c.name} ${transport}`;
   for (const scenario of [...new Set(run.tries.map((t) => t.scenario))]) {
     const tries = run.tries.filter((t) => t.scenario === scenario);
@@ -339,9 +366,11 @@ async function runCase(c: FaultCase | { name: string; kind: 'none' }, transport:
   console.log(`fault_${label.replace(/[- ]/g, '_')}_seconds: ${run.seconds.toFixed(1)}`);
 }
 
-async function pastPatience(): Promise<void> {
+async function pastPatience(signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
   console.log(`\n▶ api-down-past-patience (direct, --api-patience ${SHORT_PATIENCE_SECONDS})`);
   const past = await termlabRun(
+    signal,
     'api-down-past-patience',
     'direct',
     ['--api-patience', String(SHORT_PATIENCE_SECONDS)],
@@ -355,6 +384,7 @@ async function pastPatience(): Promise<void> {
     message.join(' / ') || 'no message',
   );
   await apiReady(kubeconfig);
+  signal.throwIfAborted();
   const reap = spawn(
     process.execPath,
     ['bin/termlab.js', 'reap', '--kubeconfig', kubeconfig, '--context', CONTEXT, '--owner', OWNER],
@@ -380,15 +410,16 @@ async function pastPatience(): Promise<void> {
   });
 }
 
-async function main(): Promise<void> {
+async function main(signal: AbortSignal): Promise<void> {
+  const { transports, selected } = options();
   const suiteStarted = performance.now();
   await apiReady(kubeconfig);
-  for (const transport of TRANSPORTS) {
-    await runCase({ name: 'baseline', kind: 'none' }, transport);
+  for (const transport of transports) {
+    await runCase(signal, { name: 'baseline', kind: 'none' }, transport);
     for (const c of CASE_LIST)
-      if (c.transports.includes(transport) && selected(c.name, transport)) await runCase(c, transport);
+      if (c.transports.includes(transport) && selected(c.name, transport)) await runCase(signal, c, transport);
   }
-  if (TRANSPORTS.includes('direct') && selected('api-down-past-patience', 'direct')) await pastPatience();
+  if (transports.includes('direct') && selected('api-down-past-patience', 'direct')) await pastPatience(signal);
 
   console.log(
     '\nfault                               transport    scenario        exit  pair          seconds  verdict of each try',
@@ -403,8 +434,8 @@ async function main(): Promise<void> {
   console.log(`fault_checks_failed: ${failures.length}`);
   if (failures.length) {
     for (const f of failures) console.log(`  ${f}`);
-    process.exitCode = 1;
+    throw new TermlabError('CHECKS_FAILED', `${failures.length} fault checks failed (above)`);
   }
 }
 
-await main();
+await runDevTool(tool, main);
