@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ownerLabelFor } from '../../harness/safety/identity.ts';
+import { TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool } from '../entry.ts';
 import { CONTEXT, REPO, paths } from './layout.ts';
 
 const CLASS = 'termlab';
@@ -133,16 +135,13 @@ function patchAs(student: string, namespace: string, pod: string): Result {
 /** Port-forward to a pod as a student: resolves with the first HTTP status through it, or the refusal. */
 // Port-forwards running now, by process group: ended if this check is itself stopped (Ctrl-C, a CI timeout).
 const forwards = new Set<number>();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    for (const group of forwards)
-      try {
-        process.kill(-group, 'SIGTERM');
-      } catch {
-        /* already gone */
-      }
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  });
+function endForwards(): void {
+  for (const group of forwards)
+    try {
+      process.kill(-group, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
 }
 
 async function portForward(student: string, namespace: string, pod: string): Promise<{ ok: boolean; text: string }> {
@@ -560,10 +559,19 @@ function cleanup(): void {
   );
 }
 
-await main().catch((error: unknown) => {
-  check('class check', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+const tool = {
+  name: 'test:cluster:class',
+  usage: 'npm run test:cluster:class -- [--keep]',
+  onInterrupt: endForwards,
+};
+
+await runDevTool(tool, async () => {
+  const { values } = devArgs(tool, { keep: { type: 'boolean' } });
+  await main().catch((error: unknown) => {
+    check('class check', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+  });
+  if (!values.keep) cleanup();
+  console.log(`\nclass_check_seconds: ${Math.round((Date.now() - started) / 1000)}`);
+  console.log(`class_checks_failed: ${failures.length}`);
+  if (failures.length) throw new TermlabError('CHECKS_FAILED', `${failures.length} class checks failed (above)`);
 });
-if (!process.argv.includes('--keep')) cleanup();
-console.log(`\nclass_check_seconds: ${Math.round((Date.now() - started) / 1000)}`);
-console.log(`class_checks_failed: ${failures.length}`);
-process.exitCode = failures.length ? 1 : 0;
