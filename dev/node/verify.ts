@@ -10,26 +10,16 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool } from '../entry.ts';
 import { REPO } from './layout.ts';
 
 const NAMESPACE = 'termlab-verify-node';
-const { values } = parseArgs({
-  options: {
-    sim: { type: 'boolean' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    out: { type: 'string' },
-    only: { type: 'string' },
-    kubectl: { type: 'string' },
-  },
-});
-const sim = values.sim ?? false;
-const kubeconfig = resolve(values.kubeconfig ?? join(REPO, '.termlab', 'node', 'kubeconfig'));
-const context = values.context ?? 'termlab-node';
-const out = resolve(values.out ?? join(REPO, 'reports', sim ? 'verify-sim' : 'verify-node'));
-const kubectl = values.kubectl ?? 'kubectl';
+const tool = {
+  name: 'test:cluster:verify',
+  usage: 'npm run test:cluster:verify -- [--sim] [--kubeconfig F] [--context C] [--out DIR] [--only a,b] [--kubectl K]',
+};
 
 interface Case {
   name: string;
@@ -190,8 +180,6 @@ function run(
   });
 }
 
-const k = (args: string[], log: string) =>
-  run(kubectl, ['--kubeconfig', kubeconfig, '--context', context, ...args], log);
 const termlab = (args: string[], log: string) => run(process.execPath, [join(REPO, 'bin', 'termlab.js'), ...args], log);
 const summaryOf = (stdout: string): Summary | null => {
   try {
@@ -201,86 +189,100 @@ const summaryOf = (stdout: string): Summary | null => {
   }
 };
 
-const only = values.only?.split(',');
-const chosen = cases.filter((c) => !only || only.includes(c.name));
-if (!chosen.length) {
-  console.error(`--only: no such case (${cases.map((c) => c.name).join(', ')})`);
-  process.exit(2);
-}
-mkdirSync(out, { recursive: true });
-let failed = 0;
-if (!sim) await k(['create', 'namespace', NAMESPACE], join(out, 'namespace.log'));
-try {
-  for (const c of chosen) {
-    const dir = join(out, c.name);
-    mkdirSync(dir, { recursive: true });
-    const app = join(dir, 'app.yaml');
-    writeFileSync(app, manifest(c));
-    const where = sim
-      ? ['--sim', '--apply', app]
-      : ['--kubeconfig', kubeconfig, '--context', context, '--namespace', NAMESPACE];
-    if (!sim) {
-      await k(['apply', '-n', NAMESPACE, '-f', app], join(dir, 'apply.log'));
-      const status = await k(
-        ['rollout', 'status', '-n', NAMESPACE, `deployment/${c.name}`, '--timeout=180s'],
-        join(dir, 'rollout-status.log'),
-      );
-      if (status.code !== 0) {
-        console.log(`${c.name}.problem: not available: ${status.stderr.trim()}`);
-        failed++;
-        continue;
-      }
-    }
-    // As a user runs it: the text report; the figures for the checks from `termlab grade --json` on
-    // the file it saved, and the offline text grade must be the very summary verify printed.
-    const r = await termlab(
-      ['verify', `deployment/${c.name}`, ...where, '--yes', '--out', join(dir, 'out'), ...c.args],
-      join(dir, 'verify.log'),
-    );
-    const file = /^observation: (.+?) \(regrade offline/m.exec(r.stdout)?.[1] ?? null;
-    console.log(`${c.name}.command: termlab verify deployment/${c.name} ${[...where, '--yes', ...c.args].join(' ')}`);
-    console.log(`${c.name}.expected: ${c.expect}`);
-    console.log(`${c.name}.exit: ${r.code}`);
-    let summary: Summary | null = null;
-    if (file) {
-      const g = await termlab(['grade', file, '--json'], join(dir, 'grade-json.log'));
-      summary = summaryOf(`\n${g.stdout}`);
-      const text = await termlab(['grade', file], join(dir, 'grade.log'));
-      if (summary) {
-        console.log(
-          `${c.name}.verdict: ${summary.verdict}; requests: ${summary.requests}; failed: ${summary.failed}; byCause: ${JSON.stringify(summary.byCause)}`,
+await runDevTool(tool, async () => {
+  const { values } = devArgs(tool, {
+    sim: { type: 'boolean' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    out: { type: 'string' },
+    only: { type: 'string' },
+    kubectl: { type: 'string' },
+  });
+  const sim = values.sim ?? false;
+  const kubeconfig = resolve(values.kubeconfig ?? join(REPO, '.termlab', 'node', 'kubeconfig'));
+  const context = values.context ?? 'termlab-node';
+  const out = resolve(values.out ?? join(REPO, 'reports', sim ? 'verify-sim' : 'verify-node'));
+  const kubectl = values.kubectl ?? 'kubectl';
+  const k = (args: string[], log: string) =>
+    run(kubectl, ['--kubeconfig', kubeconfig, '--context', context, ...args], log);
+  const only = values.only?.split(',');
+  const chosen = cases.filter((c) => !only || only.includes(c.name));
+  if (!chosen.length) throw new TermlabError('USAGE', `--only: no such case (${cases.map((c) => c.name).join(', ')})`);
+  mkdirSync(out, { recursive: true });
+  let failed = 0;
+  if (!sim) await k(['create', 'namespace', NAMESPACE], join(out, 'namespace.log'));
+  try {
+    for (const c of chosen) {
+      const dir = join(out, c.name);
+      mkdirSync(dir, { recursive: true });
+      const app = join(dir, 'app.yaml');
+      writeFileSync(app, manifest(c));
+      const where = sim
+        ? ['--sim', '--apply', app]
+        : ['--kubeconfig', kubeconfig, '--context', context, '--namespace', NAMESPACE];
+      if (!sim) {
+        await k(['apply', '-n', NAMESPACE, '-f', app], join(dir, 'apply.log'));
+        const status = await k(
+          ['rollout', 'status', '-n', NAMESPACE, `deployment/${c.name}`, '--timeout=180s'],
+          join(dir, 'rollout-status.log'),
         );
-        for (const a of summary.advice) console.log(`${c.name}.advice: ${a}`);
-        for (const a of summary.reasoning) console.log(`${c.name}.because: ${a}`);
+        if (status.code !== 0) {
+          console.log(`${c.name}.problem: not available: ${status.stderr.trim()}`);
+          failed++;
+          continue;
+        }
       }
-      // verify's own exit 2 or 3 (bad input, the cluster) is not in the file: offline it is the verdict's.
-      const code = r.code === 2 || r.code === 3 ? (summary?.verdict === 'pass' ? 0 : 1) : r.code;
-      const same =
-        summary !== null &&
-        g.code === code &&
-        text.code === code &&
-        text.stdout.trim() !== '' &&
-        r.stdout.includes(text.stdout.trim());
-      console.log(
-        `${c.name}.offline: termlab grade ${file}: exit ${text.code}, ${summary?.verdict}${!same ? ' (DIFFERENT from what verify printed)' : code === r.code ? ' (the same summary and exit code as verify printed)' : ` (the same summary; exit ${code} for that verdict, verify's ${r.code} was its own bad-input or cluster code)`}`,
+      // As a user runs it: the text report; the figures for the checks from `termlab grade --json` on
+      // the file it saved, and the offline text grade must be the very summary verify printed.
+      const r = await termlab(
+        ['verify', `deployment/${c.name}`, ...where, '--yes', '--out', join(dir, 'out'), ...c.args],
+        join(dir, 'verify.log'),
       );
-      if (!same) {
-        failed++;
-        console.log(`${c.name}.problem: the offline grade differs`);
+      const file = /^observation: (.+?) \(regrade offline/m.exec(r.stdout)?.[1] ?? null;
+      console.log(`${c.name}.command: termlab verify deployment/${c.name} ${[...where, '--yes', ...c.args].join(' ')}`);
+      console.log(`${c.name}.expected: ${c.expect}`);
+      console.log(`${c.name}.exit: ${r.code}`);
+      let summary: Summary | null = null;
+      if (file) {
+        const g = await termlab(['grade', file, '--json'], join(dir, 'grade-json.log'));
+        summary = summaryOf(`\n${g.stdout}`);
+        const text = await termlab(['grade', file], join(dir, 'grade.log'));
+        if (summary) {
+          console.log(
+            `${c.name}.verdict: ${summary.verdict}; requests: ${summary.requests}; failed: ${summary.failed}; byCause: ${JSON.stringify(summary.byCause)}`,
+          );
+          for (const a of summary.advice) console.log(`${c.name}.advice: ${a}`);
+          for (const a of summary.reasoning) console.log(`${c.name}.because: ${a}`);
+        }
+        // verify's own exit 2 or 3 (bad input, the cluster) is not in the file: offline it is the verdict's.
+        const code = r.code === 2 || r.code === 3 ? (summary?.verdict === 'pass' ? 0 : 1) : r.code;
+        const same =
+          summary !== null &&
+          g.code === code &&
+          text.code === code &&
+          text.stdout.trim() !== '' &&
+          r.stdout.includes(text.stdout.trim());
+        console.log(
+          `${c.name}.offline: termlab grade ${file}: exit ${text.code}, ${summary?.verdict}${!same ? ' (DIFFERENT from what verify printed)' : code === r.code ? ' (the same summary and exit code as verify printed)' : ` (the same summary; exit ${code} for that verdict, verify's ${r.code} was its own bad-input or cluster code)`}`,
+        );
+        if (!same) {
+          failed++;
+          console.log(`${c.name}.problem: the offline grade differs`);
+        }
+      } else {
+        console.log(`${c.name}.stderr: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
       }
-    } else {
-      console.log(`${c.name}.stderr: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      const outcome: Outcome = { ...r, summary };
+      const problem = c.check(outcome);
+      console.log(`${c.name}.result: ${problem ? `NOT as expected: ${problem}` : 'as expected'}`);
+      if (problem) failed++;
+      if (!sim) await k(['delete', '-n', NAMESPACE, '-f', app, '--wait=true'], join(dir, 'delete.log'));
     }
-    const outcome: Outcome = { ...r, summary };
-    const problem = c.check(outcome);
-    console.log(`${c.name}.result: ${problem ? `NOT as expected: ${problem}` : 'as expected'}`);
-    if (problem) failed++;
-    if (!sim) await k(['delete', '-n', NAMESPACE, '-f', app, '--wait=true'], join(dir, 'delete.log'));
+  } finally {
+    if (!sim) await k(['delete', 'namespace', NAMESPACE, '--wait=true'], join(out, 'namespace-delete.log'));
   }
-} finally {
-  if (!sim) await k(['delete', 'namespace', NAMESPACE, '--wait=true'], join(out, 'namespace-delete.log'));
-}
-console.log(`cases: ${chosen.length}`);
-console.log(`cases_not_as_expected: ${failed}`);
-console.log(`outputs: ${out}`);
-process.exitCode = failed ? 1 : 0;
+  console.log(`cases: ${chosen.length}`);
+  console.log(`cases_not_as_expected: ${failed}`);
+  console.log(`outputs: ${out}`);
+  if (failed) throw new TermlabError('CHECKS_FAILED', `${failed} of ${chosen.length} cases not as expected (above)`);
+});
