@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
+import { TermlabError } from '../../lib/errors.ts';
+import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
 import { CONTEXT, NODE_IP, REPO, paths } from './layout.ts';
 import { proxySyncs as syncsIn } from './proxy-log.ts';
 
@@ -46,26 +48,20 @@ const READY_TIMEOUT_MS = 120_000;
 /** MEASURE_PROXY_DUMP=<file>: every probe of every round as JSON lines, for a closer look. */
 const DUMP = process.env.MEASURE_PROXY_DUMP;
 
-const rounds = Number(process.argv[2] ?? process.env.MEASURE_PROXY_ROUNDS ?? 10);
-if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) {
-  console.error(
-    `measure:proxy: rounds (argument or MEASURE_PROXY_ROUNDS) must be an integer 1–100, got ${process.argv[2] ?? process.env.MEASURE_PROXY_ROUNDS}`,
-  );
-  process.exit(2);
-}
-if (!existsSync(paths.kubeconfig)) {
-  console.error(`measure:proxy: no kubeconfig at ${paths.kubeconfig}: run npm run cluster:up first`);
-  process.exit(2);
-}
+const tool = {
+  name: 'measure:proxy',
+  usage: 'npm run measure:proxy -- [rounds, 1-100, default 10 or MEASURE_PROXY_ROUNDS]',
+};
+/** A figure that could not be taken: what was to be seen was not. */
+const measurementFailed = (message: string) => new TermlabError('CHECKS_FAILED', message);
 
 /** Wall clock with sub-millisecond steps, comparable with klog's timestamps. */
 const now = () => performance.timeOrigin + performance.now();
 
+// Loaded by main once it knows the node's kubeconfig is there.
 const kc = new k8s.KubeConfig();
-kc.loadFromFile(paths.kubeconfig);
-kc.setCurrentContext(CONTEXT);
-const apps = kc.makeApiClient(k8s.AppsV1Api);
-const core = kc.makeApiClient(k8s.CoreV1Api);
+let apps: k8s.AppsV1Api;
+let core: k8s.CoreV1Api;
 
 interface Probe {
   start: number;
@@ -195,7 +191,7 @@ class SliceWatch {
   /** When this host first saw the pod's endpoint not ready, at or after `since`. */
   notReadyAt(uid: string, since: number): number {
     const event = this.events.find((ev) => ev.at >= since && ev.endpoints.some((x) => x.uid === uid && !x.ready));
-    if (!event) throw new Error(`no EndpointSlice event marked pod ${uid} not ready`);
+    if (!event) throw measurementFailed(`no EndpointSlice event marked pod ${uid} not ready`);
     return event.at;
   }
 
@@ -212,7 +208,10 @@ class SliceWatch {
   until(what: string, test: (e: EndpointView[]) => boolean, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
     if (test(this.current())) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${what}: not seen within ${timeoutMs / 1000}s`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(measurementFailed(`${what}: not seen within ${timeoutMs / 1000}s`)),
+        timeoutMs,
+      );
       this.waiters.push({
         test,
         resolve: () => {
@@ -237,7 +236,7 @@ function podTemplate(): k8s.V1PodTemplateSpec {
   spec.restartPolicy = 'Always';
   spec.terminationGracePeriodSeconds = 30;
   const [lab] = spec.containers;
-  if (!lab) throw new Error('manifests/lab-pod.yaml: spec.containers is empty');
+  if (!lab) throw new TermlabError('LAB_INVALID', 'manifests/lab-pod.yaml: spec.containers is empty');
   lab.lifecycle = { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', String(PRESTOP_MS)] } } };
   return { metadata: { labels: LABELS }, spec };
 }
@@ -263,7 +262,7 @@ async function create(): Promise<number> {
     },
   });
   const nodePort = svc.spec?.ports?.[0]?.nodePort;
-  if (!nodePort) throw new Error('the Service got no nodePort');
+  if (!nodePort) throw measurementFailed('the Service got no nodePort');
   return nodePort;
 }
 
@@ -283,7 +282,10 @@ async function cleanUp(): Promise<void> {
     const pods = (await core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: SELECTOR })).items;
     if (!pods.length) return;
     if (Date.now() > until)
-      throw new Error(`pods still present after clean-up: ${pods.map((p) => p.metadata?.name).join(', ')}`);
+      throw new TermlabError(
+        'SETUP_FAILED',
+        `pods still present after clean-up: ${pods.map((p) => p.metadata?.name).join(', ')}`,
+      );
     for (const p of pods)
       await core
         .deleteNamespacedPod({ namespace: NAMESPACE, name: p.metadata?.name ?? '', gracePeriodSeconds: 0 })
@@ -298,7 +300,7 @@ async function allReached(port: number, uids: string[]): Promise<void> {
   const until = Date.now() + 30_000;
   while (uids.some((u) => !seen.has(u))) {
     if (Date.now() > until)
-      throw new Error(
+      throw measurementFailed(
         `new connections did not reach every ready pod within 30 s (reached ${seen.size} of ${uids.length})`,
       );
     const p = await probe(port, false);
@@ -352,7 +354,7 @@ function switchOf(probes: Probe[], uid: string, eventAt: number): Switch {
   let index = probes.length - 1;
   while (index >= 0 && probes[index]?.podUid !== uid) index--;
   const last = probes[index];
-  if (!last) throw new Error(`no new connection reached pod ${uid} at all`);
+  if (!last) throw measurementFailed(`no new connection reached pod ${uid} at all`);
   const next = probes[index + 1] ?? last;
   const syncs = proxySyncs();
   const before = syncs.filter((s) => s.at < eventAt).at(-1);
@@ -449,7 +451,7 @@ async function deleteRound(index: number, port: number, watch: SliceWatch): Prom
   const prober = startProbing(port);
   await watch.quiet(QUIET_MS);
   const victim = ready[Math.floor(Math.random() * ready.length)];
-  if (!victim) throw new Error(`round ${index}: no ready endpoint`);
+  if (!victim) throw measurementFailed(`round ${index}: no ready endpoint`);
   const { agents, records } = await pinKeepAlive(port, victim.uid);
   // Keep-alive requests on the pinned connections, until their pod stops answering on them.
   let keeping = true;
@@ -566,8 +568,23 @@ function printFigures(prefix: string, delays: number[]): void {
 }
 
 async function main(): Promise<void> {
+  const { positionals } = devArgs(tool, {}, { allowPositionals: true });
+  if (positionals.length > 1)
+    throw new TermlabError('USAGE', `one argument, the rounds: got ${positionals.length} (usage: ${tool.usage})`);
+  const rounds = wholeNumber(
+    'rounds (argument or MEASURE_PROXY_ROUNDS)',
+    positionals[0] ?? process.env.MEASURE_PROXY_ROUNDS ?? '10',
+    1,
+    100,
+  );
+  if (!existsSync(paths.kubeconfig))
+    throw new TermlabError('CLUSTER_UNREACHABLE', `no kubeconfig at ${paths.kubeconfig}: run npm run cluster:up first`);
+  kc.loadFromFile(paths.kubeconfig);
+  kc.setCurrentContext(CONTEXT);
+  apps = kc.makeApiClient(k8s.AppsV1Api);
+  core = kc.makeApiClient(k8s.CoreV1Api);
   const watch = new SliceWatch();
-  let exitCode = 0;
+  let cleanUpFailed: unknown = null;
   try {
     // A run killed earlier may have left its Deployment and Service (same name and labels).
     await cleanUp();
@@ -625,17 +642,23 @@ async function main(): Promise<void> {
     const kaLast = deletes.map((r) => r.keepAliveLastAfterEvent).filter((v): v is number => v !== null);
     if (kaLast.length)
       console.log(`keepalive_last_reply_from_terminating_pod_after_event_ms_median: ${fmt(quantile(kaLast, 0.5))}`);
-  } catch (error) {
-    console.error(`measure:proxy failed: ${(error as Error).message}`);
-    exitCode = 1;
   } finally {
     watch.stop();
+    // Said here, so that a failure of the measurement itself still ends the tool as its own.
     await cleanUp().catch((e) => {
       console.error(`measure:proxy: clean-up failed: ${(e as Error).message}`);
-      exitCode = 1;
+      cleanUpFailed = e;
     });
   }
-  process.exitCode = exitCode;
+  if (cleanUpFailed)
+    throw new TermlabError(
+      'SETUP_FAILED',
+      `the clean-up failed (above): ${(cleanUpFailed as Error).message}`,
+      {},
+      {
+        cause: cleanUpFailed,
+      },
+    );
 }
 
-await main();
+await runDevTool(tool, main);
