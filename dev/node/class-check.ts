@@ -22,7 +22,8 @@ const ENV = 'termlab-class';
 const kubeconfig = process.env.TERMLAB_NODE_KUBECONFIG ?? paths.kubeconfig;
 const lock = process.env.TERMLAB_NODE_LOCK;
 const kubectlBin = process.env.TERMLAB_KUBECTL ?? 'kubectl';
-const dir = mkdtempSync(join(tmpdir(), 'termlab-class-'));
+/** The students' kubeconfigs and the runs' folders: made when the check starts (not for --help or a bad flag). */
+let dir = '';
 const failures: string[] = [];
 const started = Date.now();
 
@@ -567,6 +568,7 @@ const tool = {
 
 await runDevTool(tool, async () => {
   const { values } = devArgs(tool, { keep: { type: 'boolean' } });
+  dir = mkdtempSync(join(tmpdir(), 'termlab-class-'));
   await main().catch((error: unknown) => {
     check('class check', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
   });
