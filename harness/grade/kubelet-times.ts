@@ -134,12 +134,12 @@ function lineProblem(f: Facts, a: Anchor, l: LabLine): string | null {
 
 const secs = (x: number) => `${x.toFixed(3)}s`;
 
-/** The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and the runtime's and harness's clocks. */
-export function kubeletTimes(
-  f: Facts,
-  deadline: DeadlineTiming | null = null,
-  graceSeconds: number | null = null,
-): Check {
+/**
+ * The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and
+ * the runtime's and harness's clocks. `grace` is the model's (Prediction.graceSeconds, from theory.ts graceOf):
+ * the delete's, or the pod's own when the deadline started the kill.
+ */
+export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: number): Check {
   const o = f.o;
   const id = 'evidence.kubelet-times';
   const a = anchor(f);
@@ -168,10 +168,6 @@ export function kubeletTimes(
   if (h !== null && h < floor - slack)
     return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(floor - h)} before ${before}`);
   // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
-  // The model's grace: the delete's, or the pod's own when the deadline started the kill.
-  const grace =
-    graceSeconds ??
-    Math.max(1, f.timeline.deleteAcknowledged?.deletionGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds);
   const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
   const hookWait = Math.min(length, grace);
   if (started !== null) {

@@ -9,6 +9,8 @@ import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
  * from the simulator's own account (cluster/sim/versions.ts), on purpose.
  */
 export interface KubeletRules {
+  /** pod_workers.go calculateEffectiveGracePeriod: the grace the kubelet applies is never below this. */
+  minimumEffectiveGraceSeconds: number;
   /** kuberuntime_container.go killContainer: the remainder after the hook is never below this. */
   minimumGracePeriodSeconds: number;
   /** The window after the delete within which the kill sequence starts (see KUBELET_REACTION_SECONDS). */
@@ -28,6 +30,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
   [
     '1.34',
     {
+      minimumEffectiveGraceSeconds: 1,
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
@@ -37,6 +40,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
   [
     '1.35',
     {
+      minimumEffectiveGraceSeconds: 1,
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
@@ -46,6 +50,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
   [
     '1.36',
     {
+      minimumEffectiveGraceSeconds: 1,
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
@@ -55,6 +60,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
   [
     '1.37',
     {
+      minimumEffectiveGraceSeconds: 1,
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
@@ -101,8 +107,35 @@ export function rulesFor(serverVersion: string | null | undefined): VersionedRul
   };
 }
 
-/** kuberuntime_container.go: the remainder after the hook is never below this (the newest minor's rule). */
-export const MINIMUM_GRACE_PERIOD_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.minimumGracePeriodSeconds;
+/**
+ * pod_workers.go calculateEffectiveGracePeriod: the grace the kubelet kills a pod with is the delete's
+ * (metadata.deletionGracePeriodSeconds) when it gave one, else the pod spec's, and never below the rules'
+ * floor (1 s). A kill the active deadline started has no deletion grace: pass null.
+ */
+export function graceOf(
+  spec: { terminationGracePeriodSeconds: number },
+  deletionGrace: number | null,
+  rules: KubeletRules,
+): number {
+  return Math.max(rules.minimumEffectiveGraceSeconds, deletionGrace ?? spec.terminationGracePeriodSeconds);
+}
+
+/**
+ * kuberuntime_container.go executePreStopHook: the kubelet waits for the hook at most the grace and
+ * counts the time it waited in whole seconds (truncated).
+ */
+export function hookWholeSeconds(grace: number, hookSeconds: number): number {
+  return Math.floor(Math.min(hookSeconds, grace));
+}
+
+/**
+ * kuberuntime_container.go killContainer: the seconds StopContainer is given after a hook of `hookSeconds`
+ * (0: none): the grace less the hook's whole seconds, raised to minimumGracePeriodInSeconds (the "one-off
+ * 2 second extension" when the hook took the whole grace).
+ */
+export function remainingAfterHook(grace: number, hookSeconds: number, rules: KubeletRules): number {
+  return Math.max(rules.minimumGracePeriodSeconds, grace - hookWholeSeconds(grace, hookSeconds));
+}
 /** Timing is used only to attribute, never to grade, and never tighter than a second. */
 export const TOLERANCE_SECONDS = 1;
 /** Kubelets from 1.28 on have been seen to add 1-2 s between the hook's end and the kill. */
@@ -258,10 +291,6 @@ export function memoryKillAfterTerm(scenario: Scenario): number | null {
 /** Seconds as a step shows them: observed times to the millisecond, the rules' own as they are. */
 const fmt = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 
-function effectiveGraceSeconds(specGrace: number, deletionGrace: number | null = null): number {
-  return Math.max(1, deletionGrace ?? specGrace);
-}
-
 /** The deadline a scenario gives its pod, placed by no run (termlab predict, the design); null when it sets none of its own. */
 function scenarioDeadline(scenario: Scenario): DeadlineTiming | null {
   return scenario.activeDeadlineSeconds === undefined
@@ -321,7 +350,6 @@ export function predict(
   observed: ObservedKubelet | null = null,
   deadline: DeadlineTiming | null = scenarioDeadline(scenario),
 ): Prediction {
-  const minimumGrace = rules.minimumGracePeriodSeconds;
   const trigger = triggerOf(scenario, deadline, rules, observed);
   // With the deadline placed by a run, the window opens at it; with none, it is at most its seconds after
   // the acceptance, so the kill may come any time before the latest and nothing bounds it from below.
@@ -335,31 +363,25 @@ export function predict(
   const basis = observed ? ('observed' as const) : ('window' as const);
   const steps: string[] = [];
   // A deadline's kill takes the pod's own grace: no delete had given one (a later delete can only shorten it).
-  const grace =
-    trigger.cause === 'deadline'
-      ? effectiveGraceSeconds(scenario.terminationGracePeriodSeconds)
-      : effectiveGraceSeconds(scenario.terminationGracePeriodSeconds, deletionGrace);
+  const grace = graceOf(scenario, trigger.cause === 'deadline' ? null : deletionGrace, rules);
   if (trigger.cause === 'deadline') steps.push(trigger.step);
   steps.push(`grace ${grace}s`);
-  let remaining = grace;
+  const hookSeconds = scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(scenario.preStop);
+  const elapsedWhole = hookWholeSeconds(grace, hookSeconds);
   let termAt = trigger.at;
   let hookEndsAt: number | null = null;
   if (scenario.preStop.kind !== 'none') {
-    const hookWait = Math.min(hookDurationSeconds(scenario.preStop), grace);
-    const elapsedWhole = Math.floor(hookWait);
+    const hookWait = Math.min(hookSeconds, grace);
     hookEndsAt = trigger.at + hookWait;
     termAt = trigger.at + hookWait;
-    remaining = grace - elapsedWhole;
     steps.push(
-      hookWait < hookDurationSeconds(scenario.preStop)
+      hookWait < hookSeconds
         ? `preStop cut off at the grace (${grace}s), still running`
         : `preStop runs ${hookWait}s, ${elapsedWhole}s taken from the grace`,
     );
   }
-  if (remaining < minimumGrace) {
-    steps.push(`remainder ${remaining}s raised to ${minimumGrace}s`);
-    remaining = minimumGrace;
-  }
+  const remaining = remainingAfterHook(grace, hookSeconds, rules);
+  if (remaining > grace - elapsedWhole) steps.push(`remainder ${grace - elapsedWhole}s raised to ${remaining}s`);
   // The kill as early as the rules allow (the window's start, or TERM + the least remainder the observed start leaves open).
   let killEarliest = termAt + remaining;
   if (observed) {
@@ -372,11 +394,11 @@ export function predict(
       scenario.preStop.kind === 'exec-fail' ||
       scenario.preStop.kind === 'httpGet'
     ) {
-      const hookWait = hookEndsAt === null ? 0 : Math.min(hookDurationSeconds(scenario.preStop), grace);
+      const hookWait = hookEndsAt === null ? 0 : Math.min(hookSeconds, grace);
       const latest = Math.min(observed.startNotAfter ?? Number.POSITIVE_INFINITY, termAt - hookWait);
       const earliest = Math.min(observed.startNotBefore, latest);
       const mostWhole = Math.floor(termAt - earliest);
-      const leastRemaining = Math.max(minimumGrace, grace - mostWhole);
+      const leastRemaining = remainingAfterHook(grace, termAt - earliest, rules);
       killEarliest = termAt + Math.min(leastRemaining, remaining);
       if (leastRemaining < remaining)
         steps.push(

@@ -6,7 +6,7 @@ import type { RolloutObservation } from '../../observation/rollout.ts';
 import { incompleteReasonOf } from '../../observation/incomplete.ts';
 import { describePreStop } from '../../scenario/schema.ts';
 import { HARNESS_VERSION } from '../../../lib/version.ts';
-import { TOLERANCE_SECONDS } from '../theory.ts';
+import { rulesFor, TOLERANCE_SECONDS } from '../theory.ts';
 import {
   type Check,
   fail,
@@ -292,6 +292,8 @@ function predictRollout(
   pods: PodFacts[],
 ): { exposure: Exposure; steps: string[]; templateExposure: Exposure } {
   const old = pods.filter((p) => p.revision === 'old');
+  // The kubelet's rules of the minor the cluster said it runs, as a pod's grading takes them.
+  const { rules } = rulesFor(o.run.cluster.serverVersion);
   const steps: string[] = [];
   const exposures = old.map((p) => {
     const prediction = predictOldPod({
@@ -299,6 +301,7 @@ function predictRollout(
       lifecycle: p.live ? lifecycleOf(p.live.containers) : null,
       graceSeconds: p.live?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds,
       workMs: o.scenario.load.workMs,
+      rules,
     });
     if (!p.live) return 'possible' as Exposure;
     steps.push(
@@ -312,6 +315,7 @@ function predictRollout(
     lifecycle: o.template.after ? lifecycleOf(o.template.after.containers) : null,
     graceSeconds: o.scenario.terminationGracePeriodSeconds,
     workMs: o.scenario.load.workMs,
+    rules,
   });
   steps.push(`the new template alone would say: ${templatePrediction.failures}`);
   return {

@@ -3,7 +3,7 @@
 // template), whether requests sent through the Service can fail while it terminates.
 import { parsePreStop } from '../../../server/contract-schemas.ts';
 import { hookDurationSeconds } from '../../scenario/schema.ts';
-import { MINIMUM_GRACE_PERIOD_SECONDS } from '../theory.ts';
+import { graceOf, type KubeletRules, remainingAfterHook } from '../theory.ts';
 
 /**
  * Endpoint removal → every proxy routing without the pod. The EndpointSlice controller marks a
@@ -40,8 +40,11 @@ export function describeLifecycle(lifecycle: Record<string, unknown> | null): st
 export function predictOldPod(input: {
   mode: string | null;
   lifecycle: Record<string, unknown> | null;
+  /** The pod's spec grace: the ReplicaSet controller deletes with no grace of its own. */
   graceSeconds: number;
   workMs: number;
+  /** The kubelet's rules for the cluster's own minor (theory.ts rulesFor). */
+  rules: KubeletRules;
 }): PodPrediction {
   const hook = hookSecondsOf(input.lifecycle);
   if (hook === null) return { failures: 'possible', hookSeconds: null, why: 'a preStop hook the model cannot time' };
@@ -51,10 +54,8 @@ export function predictOldPod(input: {
       hookSeconds: hook,
       why: 'immediate mode exits at TERM and cuts the requests in flight',
     };
-  const remaining = Math.max(
-    MINIMUM_GRACE_PERIOD_SECONDS,
-    input.graceSeconds - Math.floor(Math.min(hook, input.graceSeconds)),
-  );
+  const grace = graceOf({ terminationGracePeriodSeconds: input.graceSeconds }, null, input.rules);
+  const remaining = remainingAfterHook(grace, hook, input.rules);
   if (input.workMs / 1000 > remaining)
     return {
       failures: 'expected',
