@@ -68,17 +68,15 @@ export function watchHadGap(
 
 function stateSourcesOf(o: Observation): StateSource[] {
   const uid = o.pod?.uid ?? null;
-  const fromWatch = o.evidence.watchEvents
-    .filter(carriesPod)
-    .map(
-      (e): StateSource => ({
-        citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion },
-        receivedAt: e.receivedAt.mono,
-        containers: e.containers,
-        deletionTimestamp: e.deletionTimestamp,
-        deletionGracePeriodSeconds: e.deletionGracePeriodSeconds,
-      }),
-    );
+  const fromWatch = o.evidence.watchEvents.filter(carriesPod).map(
+    (e): StateSource => ({
+      citation: { kind: 'watch', type: e.type, resourceVersion: e.resourceVersion },
+      receivedAt: e.receivedAt.mono,
+      containers: e.containers,
+      deletionTimestamp: e.deletionTimestamp,
+      deletionGracePeriodSeconds: e.deletionGracePeriodSeconds,
+    }),
+  );
   const fromReads = o.evidence.podReads
     .map((r, index) => ({ r, index }))
     .filter(({ r }) => r.found && r.uid === uid)
