@@ -121,6 +121,8 @@ export interface RolloutSection {
   exposure: 'expected' | 'possible' | 'none';
   /** What the new template alone would have predicted: the pitfall. */
   templateExposure: 'expected' | 'possible' | 'none';
+  /** The kubelet's rules the prediction used: those of the cluster's minor (theory.ts rulesFor). */
+  rules: { minor: string; source: string };
   steps: string[];
   requests: { total: number; failed: number; oldFailed: number };
   /** Times in seconds from the template change; null when not seen. */

@@ -290,11 +290,17 @@ function failuresAttributed(attributions: Attribution[]): Check {
 function predictRollout(
   o: RolloutObservation,
   pods: PodFacts[],
-): { exposure: Exposure; steps: string[]; templateExposure: Exposure } {
+): {
+  exposure: Exposure;
+  steps: string[];
+  templateExposure: Exposure;
+  rules: RolloutSection['rules'];
+  note: string | null;
+} {
   const old = pods.filter((p) => p.revision === 'old');
   // The kubelet's rules of the minor the cluster said it runs, as a pod's grading takes them.
-  const { rules } = rulesFor(o.run.cluster.serverVersion);
-  const steps: string[] = [];
+  const { minor, rules, note } = rulesFor(o.run.cluster.serverVersion);
+  const steps: string[] = [`the kubelet's rules of Kubernetes ${minor} (${rules.source})`];
   const exposures = old.map((p) => {
     const prediction = predictOldPod({
       mode: p.live?.containers[0]?.labMode ?? null,
@@ -322,6 +328,8 @@ function predictRollout(
     exposure: old.length ? combine(exposures) : 'possible',
     steps,
     templateExposure: templatePrediction.failures,
+    rules: { minor, source: rules.source },
+    note,
   };
 }
 
@@ -383,6 +391,7 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
     templateAfter: liveAfter ?? describePreStop(s.to.preStop),
     exposure: model.exposure,
     templateExposure: model.templateExposure,
+    rules: model.rules,
     steps: model.steps,
     requests: { total: load.records.length, failed: attributions.length, oldFailed },
     pods: pods.map((p) => ({
@@ -427,7 +436,7 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
       verdict === 'matches-model' || !firstBad
         ? "the rollout did what the model predicts from the old pods' live lifecycle"
         : firstBad.reason,
-    notes: [],
+    notes: model.note ? [model.note] : [],
     prediction: null,
     checks,
     timeline: [],
