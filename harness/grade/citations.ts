@@ -89,10 +89,8 @@ function describePoint(point: NonNullable<Point>): string {
  * The timeline's derived points are recomputed from the evidence by the one derivation the runner
  * used (observation-timeline.ts): any difference is a time or citation the evidence does not give.
  */
-function timelineDerived(f: Facts): Check {
-  const o = f.o;
+function timelineDerived({ o, derived }: Facts): Check {
   const id = 'evidence.timeline-cited';
-  const derived = f.derived;
   for (const field of DERIVED_TIMELINE_FIELDS) {
     const recorded = o.timeline[field],
       expected = derived[field];
@@ -125,10 +123,9 @@ function timelineDerived(f: Facts): Check {
 
 /** The API's own times and the harness clock measure the same span: they must agree. */
 function apiTimes(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.api-times';
   const ack = f.timeline.deleteAcknowledged,
-    final = o.finalState;
+    final = f.o.finalState;
   if (final?.startedAt && final.finishedAt && wallMs(final.finishedAt) < wallMs(final.startedAt))
     return fail(id, `the container finished (${final.finishedAt}) before it started (${final.startedAt})`);
   if (!ack || !final?.finishedAt || !f.timeline.deleteIssued || !f.timeline.containerTerminated)
@@ -145,7 +142,7 @@ function apiTimes(f: Facts): Check {
   // Long before the kubelet said so is no proof of an edit: a busy kubelet writes statuses seconds late
   // (10 students at once on the real node: the end seen 6.7 s after finishedAt, every log line on time).
   // After a watch gap the harness saw the end only once the API was back: then it bounds from above alone.
-  const seenLate = watchHadGap(o, f.timeline.containerTerminated.at.mono);
+  const seenLate = watchHadGap(f.o, f.timeline.containerTerminated.at.mono);
   if (!seenLate && api < seenFromAnswer - API_PRECISION_SECONDS - STATUS_DELAY_SECONDS) {
     return inconclusive(
       id,
@@ -174,9 +171,8 @@ const isoTime = (ms: number) =>
 const MAX_DATE_MS = 8.64e15;
 
 /** Seconds from the delete to finishedAt, from the API's whole-second times alone. */
-export function apiSecondsToEnd(f: Facts): number | null {
-  const o = f.o;
-  const ack = f.timeline.deleteAcknowledged,
+export function apiSecondsToEnd({ o, timeline }: Facts): number | null {
+  const ack = timeline.deleteAcknowledged,
     finishedAt = o.finalState?.finishedAt;
   if (!ack || !finishedAt) return null;
   // deletionTimestamp = delete time + grace, so finishedAt - (deletionTimestamp - grace) is the API's view.

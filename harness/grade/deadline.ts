@@ -61,8 +61,7 @@ interface StatusShown {
 }
 
 /** Every watch event and found pod read of this pod, with the status it showed, in the order received. */
-function statuses(f: Facts): StatusShown[] {
-  const o = f.o;
+function statuses({ o }: Facts): StatusShown[] {
   const running = (containers: { state: string }[]) => containers.some((c) => c.state !== 'terminated');
   const fromWatch = o.evidence.watchEvents.filter(carriesPod).map(
     (e): StatusShown => ({
@@ -94,8 +93,7 @@ function statuses(f: Facts): StatusShown[] {
 const secs = (x: number) => `${x.toFixed(3)}s`;
 
 /** startTime is set once, before the containers start and before the server accepted the request. */
-function startTimeProblem(f: Facts): string | null {
-  const o = f.o;
+function startTimeProblem({ o, lab }: Facts): string | null {
   const times = [
     ...new Set(o.evidence.watchEvents.filter((e) => carriesPod(e) && e.startTime).map((e) => e.startTime!)),
   ];
@@ -106,7 +104,7 @@ function startTimeProblem(f: Facts): string | null {
   const startMs = wallMs(start);
   if (o.finalState?.startedAt && wallMs(o.finalState.startedAt) < startMs)
     return `the container started (${o.finalState.startedAt}) before the pod's startTime (${oneLine(start)})`;
-  const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
+  const accepted = lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
   if (accepted && wallMs(accepted.time) + CLOCK_SLACK_MS < startMs)
     return `the server accepted the request (${accepted.time}) before the pod's startTime (${oneLine(start)})`;
   return null;
@@ -118,11 +116,10 @@ function startTimeProblem(f: Facts): string | null {
  * reason is the kubelet's (or a controller's) own cause the model does not know.
  */
 export function podStatusEvidence(f: Facts, deadline: DeadlineTiming | null): Check {
-  const o = f.o;
   const id = 'evidence.pod-status';
   const start = startTimeProblem(f);
   if (start) return fail(id, start);
-  const live = o.pod?.activeDeadlineSeconds;
+  const live = f.o.pod?.activeDeadlineSeconds;
   if (live !== undefined && live !== renderedDeadline(f))
     return fail(
       id,
@@ -165,7 +162,7 @@ export function podStatusEvidence(f: Facts, deadline: DeadlineTiming | null): Ch
         `${shown}, received ${secs((passesMs - receivedBy) / 1000)} before the deadline passed (startTime ${oneLine(startTime)} + ${deadline.seconds}s), but the kubelet gives it only after`,
       );
   }
-  const event = o.evidence.podEvents.find((e) => e.reason === DEADLINE_EXCEEDED.reason);
+  const event = f.o.evidence.podEvents.find((e) => e.reason === DEADLINE_EXCEEDED.reason);
   if (event && deadline !== null && startTime !== null && event.time !== null) {
     // Events carry whole seconds: the second of the kubelet's verdict, no earlier than the deadline's.
     const passesMs = wallMs(startTime) + deadline.seconds * 1000;

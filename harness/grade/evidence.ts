@@ -19,10 +19,9 @@ const CONTAINER_CLOCK_DRIFT_MS = 2;
 /** setTimeout may fire a millisecond early, and the harness clock rounds to microseconds. */
 const TIMER_SLACK_MS = 2;
 
-function watchBeforeRequest(f: Facts): Check {
-  const o = f.o;
+function watchBeforeRequest({ o, timeline }: Facts): Check {
   const id = 'evidence.watch-before-request';
-  const { watchEstablished, requestSent } = f.timeline;
+  const { watchEstablished, requestSent } = timeline;
   // A watch the harness could not open, or a request it never sent, is the harness's failure (a
   // loaded API, Ctrl-C): nothing was observed to grade, so inconclusive; never a verdict on the file.
   if (!watchEstablished)
@@ -40,8 +39,7 @@ function watchBeforeRequest(f: Facts): Check {
     : fail(id, 'the request was sent before the pod watch was established: early events could be missing');
 }
 
-function singlePodUid(f: Facts): Check {
-  const o = f.o;
+function singlePodUid({ o, lab, lineJson }: Facts): Check {
   const id = 'evidence.single-pod-uid';
   if (!o.pod) return fail(id, 'the live pod was never captured, so its UID is unknown');
   const uid = o.pod.uid;
@@ -54,7 +52,7 @@ function singlePodUid(f: Facts): Check {
       `watch event at resourceVersion ${strangeEvent.resourceVersion} belongs to pod ${strangeEvent.uid}, not ${uid}: a replacement pod`,
     );
   // Any JSON line's podUid, whatever else the line holds.
-  for (const [index, { value }] of f.lineJson.entries()) {
+  for (const [index, { value }] of lineJson.entries()) {
     const logged = value && typeof value === 'object' ? (value as { podUid?: unknown }).podUid : undefined;
     if (logged !== undefined && logged !== uid)
       return fail(
@@ -62,7 +60,6 @@ function singlePodUid(f: Facts): Check {
         `log line ${index} names pod ${oneLine(typeof logged === 'string' ? logged : (JSON.stringify(logged) ?? String(logged)))}, not ${uid}`,
       );
   }
-  const lab = f.lab;
   const named = lab.find((l) => l.fields.podName !== undefined && l.fields.podName !== o.pod!.name);
   if (named)
     return fail(
@@ -87,10 +84,9 @@ function labLinesTyped(f: Facts): Check {
   return pass(id, 'every lab event line has the fields the server writes');
 }
 
-function acceptedBeforeDelete(f: Facts): Check {
-  const o = f.o;
+function acceptedBeforeDelete({ o, timeline }: Facts): Check {
   const id = 'evidence.accepted-before-delete';
-  const { requestAccepted, deleteIssued } = f.timeline;
+  const { requestAccepted, deleteIssued } = timeline;
   if (!requestAccepted) {
     const accepted = o.request.outcome === 'completed' || o.request.outcome === 'cut';
     return accepted
@@ -109,10 +105,8 @@ function acceptedBeforeDelete(f: Facts): Check {
     : fail(id, 'the delete was issued before the request was accepted: the lab tests nothing');
 }
 
-function deleteDelay(f: Facts): Check {
-  const o = f.o;
+function deleteDelay({ o, deleteDelayMs: observed, timeline }: Facts): Check {
   const id = 'evidence.delete-delay';
-  const observed = f.deleteDelayMs;
   if (observed === null) return inconclusive(id, 'no acceptance and delete to measure the delay between');
   const asked = o.scenario.deleteDelayMs;
   if (observed < asked - TIMER_SLACK_MS)
@@ -123,7 +117,7 @@ function deleteDelay(f: Facts): Check {
   if (observed > asked + TOLERANCE_SECONDS * 1000) {
     // A delete the API refused and the runner tried again comes late for a recorded reason; the
     // model takes the delay it really waited, so the comparison still holds.
-    const issued = f.timeline.deleteIssued!.at.mono;
+    const issued = timeline.deleteIssued!.at.mono;
     const failedAttempts = o.cleanup.filter(
       (c) => c.action.startsWith('delete attempt') && !c.ok && c.at.mono <= issued,
     ).length;
@@ -147,7 +141,6 @@ function deleteDelay(f: Facts): Check {
 const WATCH_ESTABLISHED_SLACK_MS = 1000;
 
 function clockMonotonic(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.clock-monotonic';
   const t = f.timeline;
   const ordered: [string, number | undefined][] = [
@@ -165,7 +158,7 @@ function clockMonotonic(f: Facts): Check {
   if (t.podReady && t.requestSent && t.podReady.at.mono > t.requestSent.at.mono)
     return fail(id, 'the request was sent before the pod was Ready, but the runner waits for Ready first');
   // The watch is established when its own life says it connected, and the timeline says so just after.
-  const connected = o.evidence.watchLifecycle.find((w) => w.event === 'connected');
+  const connected = f.o.evidence.watchLifecycle.find((w) => w.event === 'connected');
   if (t.watchEstablished) {
     if (!connected)
       return fail(id, "the timeline has the watch established, but the watch's own lifecycle never connected");
@@ -176,7 +169,7 @@ function clockMonotonic(f: Facts): Check {
         `the timeline puts the watch established ${Math.round(after)} ms from the watch's own "connected" entry; they are the same moment`,
       );
   }
-  if (t.watchEstablished && o.pod && o.pod.capturedAt.mono < t.watchEstablished.at.mono)
+  if (t.watchEstablished && f.o.pod && f.o.pod.capturedAt.mono < t.watchEstablished.at.mono)
     return fail(id, 'the live pod was captured before the watch was established');
   const span = harnessSpanProblem(f);
   if (span) return fail(id, span);
@@ -190,9 +183,9 @@ function clockMonotonic(f: Facts): Check {
     previous = [name, mono];
   }
   for (const [what, times] of [
-    ['watch events', o.evidence.watchEvents.map((e) => e.receivedAt.mono)],
-    ['log lines', o.evidence.logLines.map((l) => l.receivedAt.mono)],
-    ['pod reads', o.evidence.podReads.map((r) => r.at.mono)],
+    ['watch events', f.o.evidence.watchEvents.map((e) => e.receivedAt.mono)],
+    ['log lines', f.o.evidence.logLines.map((l) => l.receivedAt.mono)],
+    ['pod reads', f.o.evidence.podReads.map((r) => r.at.mono)],
   ] as const) {
     const back = times.findIndex((m, i) => i > 0 && m < times[i - 1]!);
     if (back > 0) return fail(id, `the harness clock runs backwards in the ${what} (entry ${back})`);
@@ -236,8 +229,7 @@ function ownKeyCount(v: object): number {
  * The harness's times are bounded by the run's own span: one origin (wall − mono) for all, and none
  * after the run was observed. A mono time moved by years is caught here, whatever its wall says.
  */
-function harnessSpanProblem(f: Facts): string | null {
-  const o = f.o;
+function harnessSpanProblem({ o }: Facts): string | null {
   const times = harnessTimes({ timeline: o.timeline, pod: o.pod, evidence: o.evidence, cleanup: o.cleanup });
   if (!times.length) return null;
   const walls = times.map((t) => wallMs(t.wall));
@@ -284,8 +276,7 @@ function containerClockProblem(f: Facts): string | null {
  * The watch's own life accounts for every event's arrival: events come only while it is connected,
  * so after a drop none arrives until it resumed or relisted (and none after it gave up).
  */
-function watchLife(f: Facts): Check {
-  const o = f.o;
+function watchLife({ o }: Facts): Check {
   const id = 'evidence.watch-life';
   const life = o.evidence.watchLifecycle;
   let down: (typeof life)[number] | null = null;

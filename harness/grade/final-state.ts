@@ -6,8 +6,7 @@ import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts, StateSource } from './facts.ts';
 
 /** A file whose watch shows one resourceVersion twice with different content has been edited. */
-function watchConsistent(f: Facts): Check {
-  const o = f.o;
+function watchConsistent({ o, container, states }: Facts): Check {
   const id = 'evidence.watch-consistent';
   // An ERROR event is a Status (a 410, a server error), a BOOKMARK only a resourceVersion: neither is a pod.
   const posing = o.evidence.watchEvents.find(
@@ -31,7 +30,7 @@ function watchConsistent(f: Facts): Check {
   }
   const names = new Set(o.pod?.containers.map((c) => c.name) ?? []);
   if (names.size) {
-    for (const source of f.states) {
+    for (const source of states) {
       const stranger = source.containers.find((c) => !names.has(c.name));
       if (stranger)
         return fail(
@@ -40,9 +39,8 @@ function watchConsistent(f: Facts): Check {
         );
     }
   }
-  const container = f.container;
   let ended: { source: StateSource; exitCode?: number; reason?: string } | null = null;
-  for (const source of f.states) {
+  for (const source of states) {
     const shown = source.containers.find((c) => c.name === container);
     const status =
       source.citation.kind === 'watch'
@@ -96,9 +94,8 @@ function watchConsistent(f: Facts): Check {
 }
 
 function terminationObserved(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.terminated-observed';
-  const final = o.finalState;
+  const final = f.o.finalState;
   const container = f.container;
   const ends = f.states.filter((s) => s.containers.some((c) => c.name === container && c.state === 'terminated'));
   if (!final) {
@@ -107,7 +104,8 @@ function terminationObserved(f: Facts): Check {
         id,
         `the file records no final state, but ${describeCitation(ends[0]!.citation)} shows the container terminated`,
       );
-    const gone = o.evidence.watchEvents.some((e) => e.type === 'DELETED') || o.evidence.podReads.some((r) => !r.found);
+    const gone =
+      f.o.evidence.watchEvents.some((e) => e.type === 'DELETED') || f.o.evidence.podReads.some((r) => !r.found);
     return inconclusive(
       id,
       gone
@@ -178,10 +176,9 @@ function terminationObserved(f: Facts): Check {
 }
 
 /** The lab server logs its own exit code; the kubelet's must be the same. */
-function serverExit(f: Facts): Check {
-  const o = f.o;
+function serverExit({ o, lab, logComplete: logIsWhole }: Facts): Check {
   const id = 'evidence.server-exit';
-  const exits = f.lab.filter((l) => l.event === 'exit');
+  const exits = lab.filter((l) => l.event === 'exit');
   const final = o.finalState;
   if (exits.length > 1)
     return fail(id, `the server logged its exit twice (${describeLine(exits[0]!)}, ${describeLine(exits[1]!)})`);
@@ -205,19 +202,13 @@ function serverExit(f: Facts): Check {
       id,
       `${describeLine(exit)} says the server exited ${String(exit.fields.code)}, the final state says ${final.exitCode}`,
     );
-  const logIsWhole = f.logComplete;
   if (!exit && (final.exitCode === 0 || final.exitCode === LAB_EXIT_CODE) && logIsWhole)
     return fail(
       id,
       `the final state says exit ${final.exitCode}, an exit only the server's own code gives, but the server never logged it`,
     );
   // In graceful mode the server exits 0 only after a TERM, which it logs first.
-  if (
-    o.scenario.mode === 'graceful' &&
-    final.exitCode === 0 &&
-    logIsWhole &&
-    !f.lab.some((l) => l.event === 'signal')
-  ) {
+  if (o.scenario.mode === 'graceful' && final.exitCode === 0 && logIsWhole && !lab.some((l) => l.event === 'signal')) {
     return inconclusive(
       id,
       'the final state says exit 0, which in graceful mode the server gives only after a TERM, but its complete log has no signal line',

@@ -32,12 +32,10 @@ export interface Anchor {
 }
 
 /** The server's accepted line for this request, and with it the harness's clock on the server's. */
-export function anchor(f: Facts): Anchor | null {
-  const o = f.o;
-  const { requestAccepted, requestSent } = f.timeline;
-  const delay = f.deleteDelayMs;
+export function anchor({ o, deleteDelayMs: delay, lab, timeline }: Facts): Anchor | null {
+  const { requestAccepted, requestSent } = timeline;
   if (!requestAccepted || !requestSent || delay === null) return null;
-  const accepted = f.lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
+  const accepted = lab.find((l) => l.event === 'accepted' && l.fields.id === o.request.id);
   if (!accepted) return null;
   const acceptedWall = wallMs(accepted.time);
   if (!Number.isFinite(acceptedWall)) return null;
@@ -75,8 +73,7 @@ const numberField = (l: LabLine, name: string) => {
 };
 
 /** The first Killing event with a time, in seconds after the delete on the server's clock (the node's). */
-function killingSecond(f: Facts, a: Anchor): { at: number; time: string } | null {
-  const o = f.o;
+function killingSecond({ o }: Facts, a: Anchor): { at: number; time: string } | null {
   const killing = o.evidence.podEvents.find((e) => e.reason === 'Killing' && e.time !== null);
   const ms = killing ? wallMs(killing.time!) : Number.NaN;
   return Number.isFinite(ms) ? { at: (ms - a.deleteWallMs) / 1000, time: killing!.time! } : null;
@@ -112,8 +109,7 @@ export function observedKubelet(f: Facts, deadline: DeadlineTiming | null = null
 }
 
 /** Each line the model's times rest on, against the clocks that saw it written. */
-function lineProblem(f: Facts, a: Anchor, l: LabLine): string | null {
-  const o = f.o;
+function lineProblem({ o }: Facts, a: Anchor, l: LabLine): string | null {
   const written = wallMs(l.time);
   const raw = o.evidence.logLines[l.line]!;
   // The harness received the line after it was written: on the server's clock, no later than its receipt plus the round trip.
@@ -140,7 +136,6 @@ const secs = (x: number) => `${x.toFixed(3)}s`;
  * the delete's, or the pod's own when the deadline started the kill.
  */
 export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: number): Check {
-  const o = f.o;
   const id = 'evidence.kubelet-times';
   const a = anchor(f);
   const observed = observedKubelet(f, deadline);
@@ -168,7 +163,7 @@ export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: n
   if (h !== null && h < floor - slack)
     return fail(id, `${describeLine(hook!)} puts the hook's start ${secs(floor - h)} before ${before}`);
   // executePreStopHook: TERM comes once the hook returns or the grace runs out, later only by the delay newer kubelets add.
-  const length = o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(o.scenario.preStop);
+  const length = f.o.scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(f.o.scenario.preStop);
   const hookWait = Math.min(length, grace);
   if (started !== null) {
     // The hook runs its length after its start; cut at the grace, it was timed from the kill sequence's
@@ -199,7 +194,7 @@ export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: n
         id,
         `the Killing event (${killing.time}) is after ${describeLine(first.line)}, ${secs(killing.at - first.at)} after the kill sequence began`,
       );
-    const afterHook = o.scenario.preStop.kind === 'none' ? 0 : KUBELET_EXTRA_DELAY_SECONDS;
+    const afterHook = f.o.scenario.preStop.kind === 'none' ? 0 : KUBELET_EXTRA_DELAY_SECONDS;
     const byHook = started === null ? Number.NEGATIVE_INFINITY : started - HOOK_LAUNCH_SLACK_MS / 1000;
     const startBy = Math.max(byHook, T - hookWait - afterHook - TOLERANCE_SECONDS);
     // A kubelet stalled between recording Killing and acting on it (paused, starved) starts late: that is

@@ -29,11 +29,10 @@ function hookLineExpected(preStop: PreStop): { kind: 'exec' | 'httpGet'; ms: num
   }
 }
 
-function liveLifecycle(f: Facts): Check {
-  const o = f.o;
+function liveLifecycle({ o, lab, logComplete, timeline }: Facts): Check {
   const id = 'evidence.live-lifecycle';
   if (!o.pod) return fail(id, 'the live pod was not read before the delete');
-  const deleted = f.timeline.deleteIssued;
+  const deleted = timeline.deleteIssued;
   if (deleted && o.pod.capturedAt.mono > deleted.at.mono)
     return fail(id, 'the pod was read after the delete was issued, not before');
   if (o.pod.terminationGracePeriodSeconds !== o.scenario.terminationGracePeriodSeconds) {
@@ -64,7 +63,7 @@ function liveLifecycle(f: Facts): Check {
   // The hook's own log lines say how long it was asked to run.
   const want = hookLineExpected(o.scenario.preStop);
   const wantMs = hookDurationSeconds(o.scenario.preStop) * 1000;
-  for (const l of f.lab.filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
+  for (const l of lab.filter((x) => x.event === 'hook-start' || x.event === 'hook-end')) {
     if (!want)
       return fail(
         id,
@@ -90,8 +89,8 @@ function liveLifecycle(f: Facts): Check {
       );
   }
   // The hook's own lines are stamped by its own clock: their distance is the length it really ran.
-  const hookStart = f.lab.find((l) => l.event === 'hook-start');
-  const hookEnd = f.lab.find((l) => l.event === 'hook-end');
+  const hookStart = lab.find((l) => l.event === 'hook-start');
+  const hookEnd = lab.find((l) => l.event === 'hook-end');
   if (hookStart && hookEnd) {
     const ranMs = wallMs(hookEnd.time) - wallMs(hookStart.time);
     const apart = `${describeLine(hookStart)} and ${describeLine(hookEnd)} are ${Math.round(ranMs)} ms apart, but the hook's length is ${wantMs} ms (scenario, live pod and the lines' own ms)`;
@@ -104,9 +103,9 @@ function liveLifecycle(f: Facts): Check {
         `${apart}: the machine was starved while the hook slept, or the times were edited; the hook's end cannot be trusted`,
       );
   }
-  const listening = f.lab.find((l) => l.event === 'listening');
+  const listening = lab.find((l) => l.event === 'listening');
   // A server that never started (it crashed) is a failed run, not a forged file: nothing to grade.
-  if (!listening && f.logComplete)
+  if (!listening && logComplete)
     return inconclusive(
       id,
       'the container log has no line of the server starting: it never ran, or nothing says how it ran',
@@ -116,10 +115,9 @@ function liveLifecycle(f: Facts): Check {
       id,
       `${describeLine(listening)} says the server ran in ${oneLine(String(listening.fields.mode))} mode, the scenario says ${o.scenario.mode}`,
     );
-  const logIsWhole = f.logComplete;
   if (
     (o.scenario.preStop.kind === 'exec-sleep' || o.scenario.preStop.kind === 'exec-fail') &&
-    logIsWhole &&
+    logComplete &&
     !hookStart
   ) {
     return inconclusive(
@@ -135,7 +133,6 @@ function liveLifecycle(f: Facts): Check {
 
 /** The grace the model uses comes from the delete response; every other source must agree with it. */
 function deleteGrace(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.delete-grace';
   const ack = f.timeline.deleteAcknowledged;
   if (!ack)
@@ -144,8 +141,8 @@ function deleteGrace(f: Facts): Check {
       : pass(id, 'no delete was issued');
   // termlab's delete sends the scenario's deleteGracePeriodSeconds when it has one (kubectl delete
   // --grace-period), and no grace of its own otherwise: then the API takes the pod's.
-  const spec = o.pod?.terminationGracePeriodSeconds ?? o.scenario.terminationGracePeriodSeconds;
-  const asked = o.scenario.deleteGracePeriodSeconds ?? null;
+  const spec = f.o.pod?.terminationGracePeriodSeconds ?? f.o.scenario.terminationGracePeriodSeconds;
+  const asked = f.o.scenario.deleteGracePeriodSeconds ?? null;
   const expected = Math.max(0, asked ?? spec);
   // The API deletes a pod that has already finished at once (grace 0): the model has nothing to apply.
   // One the kubelet had already ended for its deadline (deadline.ts cross-examines that status) was the test itself.

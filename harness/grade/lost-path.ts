@@ -26,9 +26,8 @@ const lostOnTransport = (e: TransportEvent) =>
  * The first loss of the request's path that came before the request ended: a forward cut after the
  * request had already ended (the kill cut it first, then the API went) lost nothing of it.
  */
-function firstLoss(f: Facts): TransportEvent | null {
-  const o = f.o;
-  const ended = f.timeline.requestEnded?.at.mono ?? Infinity;
+function firstLoss({ o, timeline }: Facts): TransportEvent | null {
+  const ended = timeline.requestEnded?.at.mono ?? Infinity;
   return o.evidence.transport.find((e) => lostOnTransport(e) && e.at.mono <= ended) ?? null;
 }
 
@@ -39,8 +38,7 @@ const seconds = (s: number) => `${s.toFixed(2)} s`;
  * log lines. It is the skew plus the shortest delivery delay, so a container time plus it is never
  * before the harness could have seen it.
  */
-function containerToHarnessWallMs(f: Facts, lines: readonly LabLine[]): number | null {
-  const o = f.o;
+function containerToHarnessWallMs({ o }: Facts, lines: readonly LabLine[]): number | null {
   let best: number | null = null;
   for (const l of lines) {
     const received = wallMs(o.evidence.logLines[l.line]?.receivedAt.wall ?? '');
@@ -73,9 +71,8 @@ function stepOf(lossMs: number, lines: readonly LabLine[], { o, timeline }: Fact
 }
 
 /** "the API server was unreachable from 2.30 s to 5.90 s", for each watch gap near the loss. */
-function outages(f: Facts, nearMono: number | null): string[] {
-  const o = f.o;
-  const issued = f.timeline.deleteIssued?.at.mono;
+function outages({ o, timeline }: Facts, nearMono: number | null): string[] {
+  const issued = timeline.deleteIssued?.at.mono;
   const rel = (mono: number) =>
     issued === undefined ? `${seconds(mono / 1000)} into the run` : seconds((mono - issued) / 1000);
   const life = o.evidence.watchLifecycle;
@@ -109,8 +106,7 @@ function transportText(f: Facts, e: TransportEvent): string {
 
 /** The lost path of this run's request, if any; or a contradiction a hand edit leaves. */
 export function lostPath(f: Facts): LostPath | null {
-  const o = f.o;
-  const r = o.request;
+  const r = f.o.request;
   if (r.outcome === 'completed' || r.outcome === 'rejected') return null;
   const lines = f.lab;
   const mine = lines.filter((l) => l.fields.id === r.id);
@@ -118,7 +114,7 @@ export function lostPath(f: Facts): LostPath | null {
   const accepted = mine.find((l) => l.event === 'accepted');
   const term = lines.find((l) => l.event === 'signal');
   const transportLoss = firstLoss(f);
-  const interrupted = wasInterrupted(o.run);
+  const interrupted = wasInterrupted(f.o.run);
 
   // A sidecar proxy that exited first was the app's client: its going is the kill's, not a lost path (containers.ts).
   if (aborted && proxyLeftFirst(f, aborted)) return null;
@@ -130,7 +126,7 @@ export function lostPath(f: Facts): LostPath | null {
         reason: `${describeLine(aborted)} has request ${r.id} aborted before ${describeLine(accepted)} accepted it`,
       };
     // Nothing in flight at TERM: a graceful server drains at once and exits 0, so a kill at the end of the grace is not what followed.
-    if (o.scenario.mode === 'graceful' && term && abortedMs < wallMs(term.time) && o.finalState?.exitCode === 137) {
+    if (f.o.scenario.mode === 'graceful' && term && abortedMs < wallMs(term.time) && f.o.finalState?.exitCode === 137) {
       return {
         kind: 'contradiction',
         reason: `${describeLine(aborted)} says the server lost request ${r.id} before TERM (${describeLine(term)}), so nothing was in flight and it would have drained and exited 0; yet the container was killed (137)`,
@@ -147,7 +143,7 @@ export function lostPath(f: Facts): LostPath | null {
     const why = [
       transportLoss ? transportText(f, transportLoss) : null,
       ...outages(f, nearMono),
-      interrupted ? `the run was ${o.run.incompleteReason}` : null,
+      interrupted ? `the run was ${f.o.run.incompleteReason}` : null,
     ].filter(Boolean);
     return {
       kind: 'lost',
@@ -157,7 +153,7 @@ export function lostPath(f: Facts): LostPath | null {
   if (interrupted)
     return {
       kind: 'lost',
-      reason: `the run was ${o.run.incompleteReason}: the harness's own abort ended the request, not the kubelet`,
+      reason: `the run was ${f.o.run.incompleteReason}: the harness's own abort ended the request, not the kubelet`,
     };
   if (r.outcome === 'transport-failed' && !f.timeline.requestAccepted) {
     return {
@@ -183,21 +179,20 @@ export function lostPath(f: Facts): LostPath | null {
 
 /** The evidence check: a lost-path claim that contradicts the server's own lines is invalid. */
 export function lostPathCheck(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.lost-path';
   const lost = lostPath(f);
   if (lost?.kind === 'contradiction') return fail(id, lost.reason);
   if (lost?.kind === 'lost') return inconclusive(id, lost.reason);
   const transportLoss = firstLoss(f);
-  if (transportLoss && (o.request.outcome === 'cut' || o.request.outcome === 'transport-failed')) {
+  if (transportLoss && (f.o.request.outcome === 'cut' || f.o.request.outcome === 'transport-failed')) {
     return pass(
       id,
-      `${transportText(f, transportLoss)}, but the server never logged losing request ${o.request.id} and its log is whole: the container's end cut the path`,
+      `${transportText(f, transportLoss)}, but the server never logged losing request ${f.o.request.id} and its log is whole: the container's end cut the path`,
     );
   }
   return pass(
     id,
-    o.evidence.transport.length ? "the request's path held until its outcome was decided" : 'no lost path on record',
+    f.o.evidence.transport.length ? "the request's path held until its outcome was decided" : 'no lost path on record',
   );
 }
 

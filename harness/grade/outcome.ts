@@ -10,21 +10,20 @@ import type { Facts } from './facts.ts';
 import { wallMs } from './wall-time.ts';
 
 export function requestOutcome(f: Facts, p: Prediction): Check {
-  const o = f.o;
   const id = 'outcome.request';
-  const seen = o.request.outcome;
+  const seen = f.o.request.outcome;
   switch (seen) {
     case 'transport-failed':
       return inconclusive(
         id,
-        `the connection to the pod failed (${o.request.errorCode ?? 'no code'}) outside the server: this says nothing about shutdown; run it again`,
+        `the connection to the pod failed (${f.o.request.errorCode ?? 'no code'}) outside the server: this says nothing about shutdown; run it again`,
       );
     case 'not-sent':
       return inconclusive(id, 'the request was never sent');
     case 'rejected':
       return fail(
         id,
-        `the request was rejected (HTTP ${o.request.status}) instead of being accepted: it reached a server that was already draining`,
+        `the request was rejected (HTTP ${f.o.request.status}) instead of being accepted: it reached a server that was already draining`,
       );
   }
   if (tooCloseToCall(p)) {
@@ -36,14 +35,14 @@ export function requestOutcome(f: Facts, p: Prediction): Check {
   if (seen === p.outcome)
     return pass(
       id,
-      `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${o.request.errorCode ?? 'no done line'})`}, as the model predicts`,
+      `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${f.o.request.errorCode ?? 'no done line'})`}, as the model predicts`,
     );
   const late = kubeletLate(f);
   return fail(
     id,
     seen === 'completed'
       ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
-      : `the request was cut (${o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`,
+      : `the request was cut (${f.o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`,
   );
 }
 
@@ -84,8 +83,7 @@ const SIGKILL_EXIT_CODE = 137;
 /** containerd's reason for each end (container_status.go). */
 const reasonFor = (exitCode: number) => (exitCode === 0 ? 'Completed' : 'Error');
 
-export function exitState(f: Facts, p: Prediction): Check {
-  const o = f.o;
+export function exitState({ o }: Facts, p: Prediction): Check {
   const id = 'outcome.exit-code';
   const final = o.finalState;
   if (!final) return inconclusive(id, 'no final container state to compare');
@@ -128,7 +126,6 @@ export function exitState(f: Facts, p: Prediction): Check {
  * and its answer (under load, up to a second or more). The API's span is measured from its own stamp.
  */
 function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLag: number }[] {
-  const o = f.o;
   const spans: { seconds: number; basis: string; apiLag: number }[] = [];
   const api = apiSecondsToEnd(f);
   const { deleteIssued, deleteAcknowledged } = f.timeline;
@@ -140,7 +137,7 @@ function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLa
     terminated = f.timeline.containerTerminated;
   // After a watch gap the harness saw the end only when the API came back: that time places nothing
   // (api-times has already checked that it is not before the API's own end).
-  if (issued && terminated && !watchHadGap(o, terminated.at.mono))
+  if (issued && terminated && !watchHadGap(f.o, terminated.at.mono))
     spans.push({
       seconds: (terminated.at.mono - issued.at.mono) / 1000,
       basis: 'harness clock (delete issued → terminated seen)',
@@ -150,9 +147,8 @@ function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLa
 }
 
 export function attributeExitCode(f: Facts, p: Prediction): Check {
-  const o = f.o;
   const id = 'attribution.exit-code';
-  const final = o.finalState;
+  const final = f.o.finalState;
   if (!final) return inconclusive(id, 'no exit code to attribute');
   const termSeen = f.timeline.termReceived !== null;
   const hookSeen = f.timeline.hookStart !== null;
@@ -192,9 +188,8 @@ function attribute0(f: Facts, p: Prediction, termSeen: boolean): Check {
 }
 
 function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: boolean): Check {
-  const o = f.o;
   const id = 'attribution.exit-code';
-  const reason = o.finalState?.reason ?? null;
+  const reason = f.o.finalState?.reason ?? null;
   if (reason === 'OOMKilled')
     return p.reason === 'OOMKilled'
       ? attributeMemoryKill(f, p, termSeen)
@@ -203,13 +198,13 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   if (reason === 'ContainerStatusUnknown')
     missing.push('reason ContainerStatusUnknown: the kubelet lost the container');
   if (!termSeen && !hookSeen) missing.push('no TERM or hook was seen in the container log');
-  if (o.evidence.podEvents.length && !o.evidence.podEvents.some((e) => e.reason === 'Killing'))
+  if (f.o.evidence.podEvents.length && !f.o.evidence.podEvents.some((e) => e.reason === 'Killing'))
     missing.push("the pod's events have no Killing event");
   const { requestEnded, deleteIssued } = f.timeline;
   // Only a kill the deadline started (theory.ts) ends the request before the delete.
   if (
     p.cause === 'delete' &&
-    o.request.outcome === 'cut' &&
+    f.o.request.outcome === 'cut' &&
     requestEnded &&
     deleteIssued &&
     requestEnded.at.mono < deleteIssued.at.mono
@@ -264,8 +259,7 @@ function attributeMemoryKill(f: Facts, p: Prediction, termSeen: boolean): Check 
   );
 }
 
-export function runComplete(f: Facts): Check {
-  const o = f.o;
+export function runComplete({ o }: Facts): Check {
   const id = 'evidence.run-complete';
   if (!o.run.complete) return inconclusive(id, `the run stopped before it finished: ${incompleteReasonOf(o.run)}`);
   const gaveUp = o.evidence.watchLifecycle.find((w) => w.event === 'gave-up');

@@ -22,10 +22,9 @@ function maxBodyBytes(workMs: number): number {
   return ACCEPTED_LINE_MAX_BYTES + (Math.floor(workMs / PROGRESS_INTERVAL_MS) + 1) * PROGRESS_LINE_MAX_BYTES;
 }
 
-function requestLines(f: Facts): Map<string, LabLine[]> {
-  const o = f.o;
+function requestLines({ o, lab }: Facts): Map<string, LabLine[]> {
   const byEvent = new Map<string, LabLine[]>();
-  for (const l of f.lab) {
+  for (const l of lab) {
     if (l.fields.id !== o.request.id) continue;
     byEvent.set(l.event, [...(byEvent.get(l.event) ?? []), l]);
   }
@@ -56,9 +55,8 @@ export function requestRecordProblem(r: RequestRecord, doneRecorded = true): str
 }
 
 function requestRecord(f: Facts, fileVersion: number): Check {
-  const o = f.o;
   const id = 'evidence.request-record';
-  const r = o.request;
+  const r = f.o.request;
   const t = f.timeline;
   const lines = requestLines(f);
   const logIsWhole = f.logComplete;
@@ -67,21 +65,21 @@ function requestRecord(f: Facts, fileVersion: number): Check {
   const aborted = lines.get('aborted')?.[0];
   const rejected = lines.get('rejected')?.[0];
   if (t.requestAccepted && !accepted && logIsWhole)
-    return fail(id, `the harness saw request ${o.request.id} accepted, but the server never logged accepting it`);
-  if (completed && completed.fields.ms !== o.scenario.workMs)
+    return fail(id, `the harness saw request ${f.o.request.id} accepted, but the server never logged accepting it`);
+  if (completed && completed.fields.ms !== f.o.scenario.workMs)
     return fail(
       id,
-      `${describeLine(completed)} says ${String(completed.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`,
+      `${describeLine(completed)} says ${String(completed.fields.ms)} ms of work, the scenario says ${f.o.scenario.workMs} ms`,
     );
-  if (accepted && accepted.fields.ms !== o.scenario.workMs)
+  if (accepted && accepted.fields.ms !== f.o.scenario.workMs)
     return fail(
       id,
-      `${describeLine(accepted)} says the server was asked for ${String(accepted.fields.ms)} ms of work, the scenario says ${o.scenario.workMs} ms`,
+      `${describeLine(accepted)} says the server was asked for ${String(accepted.fields.ms)} ms of work, the scenario says ${f.o.scenario.workMs} ms`,
     );
-  if (r.bytes > maxBodyBytes(o.scenario.workMs))
+  if (r.bytes > maxBodyBytes(f.o.scenario.workMs))
     return fail(
       id,
-      `the client read ${r.bytes} bytes, more than ${maxBodyBytes(o.scenario.workMs)} that ${o.scenario.workMs} ms of work can write`,
+      `the client read ${r.bytes} bytes, more than ${maxBodyBytes(f.o.scenario.workMs)} that ${f.o.scenario.workMs} ms of work can write`,
     );
   // The record against itself: its status, done line and outcome (a retry attempt's are checked the same way).
   const own = requestRecordProblem(r, fileVersion >= 2);
@@ -101,7 +99,7 @@ function requestRecord(f: Facts, fileVersion: number): Check {
       const killedAsItFinished =
         !completed &&
         logIsWhole &&
-        o.finalState?.exitCode === 137 &&
+        f.o.finalState?.exitCode === 137 &&
         t.containerTerminated !== null &&
         t.requestEnded!.at.mono <= t.containerTerminated.at.mono;
       if (!completed && logIsWhole && !killedAsItFinished)
@@ -111,16 +109,16 @@ function requestRecord(f: Facts, fileVersion: number): Check {
           id,
           `the request is recorded as completed, but ${describeLine(aborted)} says the server saw it aborted`,
         );
-      if (accepted && completed && completed.mono - accepted.mono < o.scenario.workMs - CLOCK_SLACK_MS)
+      if (accepted && completed && completed.mono - accepted.mono < f.o.scenario.workMs - CLOCK_SLACK_MS)
         return fail(
           id,
-          `${describeLine(completed)} comes ${Math.round(completed.mono - accepted.mono)} ms after ${describeLine(accepted)}, less than the ${o.scenario.workMs} ms of work`,
+          `${describeLine(completed)} comes ${Math.round(completed.mono - accepted.mono)} ms after ${describeLine(accepted)}, less than the ${f.o.scenario.workMs} ms of work`,
         );
       // The server exits only once its last response is flushed: the client cannot see the end long after the
       // container's, unless over a port-forward the server's own log orders the completion before its exit: the
       // last bytes were still in the relay (under load on the real node, 2.3 s after the server wrote them).
       const exited = f.lab.find((l) => l.event === 'exit');
-      const relayed = o.run.transport === 'portforward';
+      const relayed = f.o.run.transport === 'portforward';
       const flushedFirst = relayed && completed !== undefined && exited !== undefined && completed.mono <= exited.mono;
       if (
         t.containerTerminated &&
@@ -136,10 +134,10 @@ function requestRecord(f: Facts, fileVersion: number): Check {
       const took = t.requestEnded!.at.mono - t.requestAccepted!.at.mono;
       const acceptLag = t.requestSent ? t.requestAccepted!.at.mono - t.requestSent.at.mono : 0;
       if (!t.requestSent) return fail(id, 'the request is recorded as completed, but it was never sent');
-      if (took < o.scenario.workMs - CLOCK_SLACK_MS - acceptLag)
+      if (took < f.o.scenario.workMs - CLOCK_SLACK_MS - acceptLag)
         return fail(
           id,
-          `the request completed ${Math.round(took)} ms after its acceptance on the harness clock, less than its ${o.scenario.workMs} ms of work`,
+          `the request completed ${Math.round(took)} ms after its acceptance on the harness clock, less than its ${f.o.scenario.workMs} ms of work`,
         );
       if (killedAsItFinished)
         return inconclusive(
@@ -184,17 +182,19 @@ function requestRecord(f: Facts, fileVersion: number): Check {
 }
 
 function requestReachedPod(f: Facts): Check {
-  const o = f.o;
   const id = 'evidence.request-reached-pod';
-  const uid = o.pod?.uid;
+  const uid = f.o.pod?.uid;
   if (!uid) return inconclusive(id, 'the live pod was never captured: no UID to compare with');
-  if (o.request.status === null)
-    return inconclusive(id, `the server never answered (${o.request.outcome}): nothing says which pod got the request`);
+  if (f.o.request.status === null)
+    return inconclusive(
+      id,
+      `the server never answered (${f.o.request.outcome}): nothing says which pod got the request`,
+    );
   const lines = requestLines(f);
   const logged = lines.get('accepted')?.[0] ?? lines.get('rejected')?.[0];
-  if (o.request.podUid !== null) {
-    if (o.request.podUid !== uid)
-      return fail(id, `the server answered as pod ${o.request.podUid}, but the live pod is ${uid}`);
+  if (f.o.request.podUid !== null) {
+    if (f.o.request.podUid !== uid)
+      return fail(id, `the server answered as pod ${f.o.request.podUid}, but the live pod is ${uid}`);
     return pass(
       id,
       `the server answered as pod ${uid}${logged ? ` and ${describeLine(logged)} shows the request` : ''}`,
@@ -202,7 +202,7 @@ function requestReachedPod(f: Facts): Check {
   }
   // Version 1 files, and 503s, carry no header: the server's own log line for this request decides.
   if (logged && logged.fields.podUid === uid)
-    return pass(id, `${describeLine(logged)} shows pod ${uid} handling request ${o.request.id}`);
+    return pass(id, `${describeLine(logged)} shows pod ${uid} handling request ${f.o.request.id}`);
   return inconclusive(id, 'neither the answer nor the container log says which pod handled the request');
 }
 
