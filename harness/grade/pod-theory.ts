@@ -20,8 +20,10 @@ import {
   type KubeletRules,
   NEWEST_MINOR,
   type PodPrediction,
+  hookWholeSeconds,
   type Prediction,
   predict,
+  remainingAfterHook,
   RULES_BY_MINOR,
 } from './theory.ts';
 
@@ -39,7 +41,6 @@ const PROXY = 'proxy';
  */
 function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, rules: KubeletRules): Prediction {
   const grace = app.graceSeconds;
-  const minimum = rules.minimumGracePeriodSeconds;
   const appHook = scenario.preStop.kind === 'none' ? 0 : Math.min(hookDurationSeconds(scenario.preStop), grace);
   // Every killContainer starts together: the app's TERM less its hook's wait (the observed TERM when grading).
   const start = app.termAt - (app.hookEndsAt === null ? 0 : appHook);
@@ -52,20 +53,21 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
 
   // The sidecar: its own hook at once, in parallel with the app's; its whole seconds off its grace.
   const sidecar = scenario.sidecar;
-  const hook = sidecar.preStop.kind === 'none' ? 0 : Math.min(hookDurationSeconds(sidecar.preStop), grace);
-  let remaining = grace - Math.floor(hook);
+  const hookSeconds = sidecar.preStop.kind === 'none' ? 0 : hookDurationSeconds(sidecar.preStop);
+  const hook = Math.min(hookSeconds, grace);
+  // What the hook's whole seconds left of the grace: waitForTurn waits at most that.
+  const left = grace - hookWholeSeconds(grace, hookSeconds);
   const waitFrom = start + hook;
   let wait: number | null = null;
   let byTimer = false;
-  if (sidecar.native && remaining > 0) {
-    // waitForTurn: until the app's killContainer returns (the app exited), at most `remaining` seconds.
+  if (sidecar.native && left > 0) {
+    // waitForTurn: until the app's killContainer returns (the app exited), at most `left` seconds.
     const appGone = app.exitAt;
-    byTimer = appGone - waitFrom > remaining;
-    wait = Math.max(0, Math.min(appGone - waitFrom, remaining));
-    margins.push(Math.abs(appGone - (waitFrom + remaining)));
-    remaining -= Math.floor(wait);
+    byTimer = appGone - waitFrom > left;
+    wait = Math.max(0, Math.min(appGone - waitFrom, left));
+    margins.push(Math.abs(appGone - (waitFrom + left)));
   } else if (sidecar.native) wait = 0;
-  const stopGrace = Math.max(minimum, remaining);
+  const stopGrace = remainingAfterHook(grace, hookSeconds, rules, wait ?? 0);
   const proxyTerm = waitFrom + (wait ?? 0);
   const proxyKill = proxyTerm + stopGrace;
   steps.push(

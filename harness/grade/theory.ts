@@ -130,11 +130,20 @@ export function hookWholeSeconds(grace: number, hookSeconds: number): number {
 
 /**
  * kuberuntime_container.go killContainer: the seconds StopContainer is given after a hook of `hookSeconds`
- * (0: none): the grace less the hook's whole seconds, raised to minimumGracePeriodInSeconds (the "one-off
- * 2 second extension" when the hook took the whole grace).
+ * (0: none): the grace less the hook's whole seconds, and less the whole seconds a restartable init
+ * container waited for its turn (waitForTurn; 0 for any other), raised to minimumGracePeriodInSeconds
+ * (the "one-off 2 second extension" when the hook took the whole grace).
  */
-export function remainingAfterHook(grace: number, hookSeconds: number, rules: KubeletRules): number {
-  return Math.max(rules.minimumGracePeriodSeconds, grace - hookWholeSeconds(grace, hookSeconds));
+export function remainingAfterHook(
+  grace: number,
+  hookSeconds: number,
+  rules: KubeletRules,
+  turnWaitSeconds = 0,
+): number {
+  return Math.max(
+    rules.minimumGracePeriodSeconds,
+    grace - hookWholeSeconds(grace, hookSeconds) - Math.floor(turnWaitSeconds),
+  );
 }
 /** Timing is used only to attribute, never to grade, and never tighter than a second. */
 export const TOLERANCE_SECONDS = 1;
