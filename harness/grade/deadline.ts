@@ -6,7 +6,7 @@ import { oneLine } from '../report/terminal.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { anchor } from './kubelet-times.ts';
 import { carriesPod, describeCitation } from './sources.ts';
-import { DEADLINE_EXCEEDED, DEADLINE_REACTION_SECONDS, type DeadlineTiming, type Prediction } from './theory.ts';
+import { DEADLINE_EXCEEDED, type DeadlineTiming, type KubeletRules, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
 import type { StateCitation } from '../observation/schema.ts';
@@ -206,8 +206,11 @@ export function safetyNetEnded(f: Facts, p: Prediction): string | null {
   return `the pod outlived termlab's safety deadline (activeDeadlineSeconds ${seconds}s) before the delete${slow}: the harness's own delays ended it, not the grace; run it again`;
 }
 
-/** The pod's end against the model: ended for its deadline (Failed, DeadlineExceeded) or by the delete. */
-export function podStatusOutcome(f: Facts, p: Prediction, deadline: DeadlineTiming | null): Check {
+/**
+ * The pod's end against the model: ended for its deadline (Failed, DeadlineExceeded) or by the delete.
+ * `rules`: the kubelet's of the cluster's minor (theory.ts rulesFor), whose deadline reaction makes a race.
+ */
+export function podStatusOutcome(f: Facts, p: Prediction, deadline: DeadlineTiming | null, rules: KubeletRules): Check {
   const id = 'outcome.pod-status';
   const net = safetyNetEnded(f, p);
   if (net) return inconclusive(id, net);
@@ -237,7 +240,7 @@ export function podStatusOutcome(f: Facts, p: Prediction, deadline: DeadlineTimi
   const raced =
     deadline !== null &&
     deadline.passesAt !== null &&
-    deadline.passesAt > taken - DEADLINE_REACTION_SECONDS &&
+    deadline.passesAt > taken - rules.deadlineReactionSeconds &&
     deadline.passesAt < taken;
   if (p.cause === 'deadline') {
     if (deadlineEnded) return pass(id, `${shown}, as the model predicts: the kubelet ended the pod for its deadline`);

@@ -80,7 +80,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   const evidence = stoppedEarly(f, [
     ...evidenceChecks(f, fileVersion),
     ...containerChecks(f),
-    kubeletTimes(f, deadline, model.graceSeconds),
+    kubeletTimes(f, deadline, model.graceSeconds, versioned.rules),
     podStatusEvidence(f, deadline),
     memoryEvidence(f),
     ...retried.evidence,
@@ -91,8 +91,8 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     runComplete(f),
     requestOutcome(f, model),
     exitState(f, model),
-    attributeExitCode(f, model),
-    podStatusOutcome(f, model, deadline),
+    attributeExitCode(f, model, versioned.rules),
+    podStatusOutcome(f, model, deadline, versioned.rules),
     ...sidecarOutcomes(f, model),
     ...retried.outcome,
   ]);

@@ -7,9 +7,9 @@
 import { describeLine, type LabLine } from './sources.ts';
 import { hookDurationSeconds } from '../scenario/schema.ts';
 import {
-  DEADLINE_REACTION_SECONDS,
   type DeadlineTiming,
   KUBELET_EXTRA_DELAY_SECONDS,
+  type KubeletRules,
   TOLERANCE_SECONDS,
   type ObservedKubelet,
 } from './theory.ts';
@@ -133,9 +133,10 @@ const secs = (x: number) => `${x.toFixed(3)}s`;
 /**
  * The observed TERM and the hook's start, held against the delete, the Killing event, the hook's length and
  * the runtime's and harness's clocks. `grace` is the model's (Prediction.graceSeconds, from theory.ts graceOf):
- * the delete's, or the pod's own when the deadline started the kill.
+ * the delete's, or the pod's own when the deadline started the kill. `rules`: the kubelet's of the cluster's
+ * minor (theory.ts rulesFor), whose deadline reaction bounds a kill the deadline began.
  */
-export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: number): Check {
+export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: number, rules: KubeletRules): Check {
   const id = 'evidence.kubelet-times';
   const a = anchor(f);
   const observed = observedKubelet(f, deadline);
@@ -207,10 +208,10 @@ export function kubeletTimes(f: Facts, deadline: DeadlineTiming | null, grace: n
   }
   // Before the delete, only the deadline's sync can have begun the kill: within its ticker and relist of it.
   const start = started !== null && started < T ? started : T - hookWait;
-  if (floor < 0 && start < 0 && start > floor + DEADLINE_REACTION_SECONDS + TOLERANCE_SECONDS) {
+  if (floor < 0 && start < 0 && start > floor + rules.deadlineReactionSeconds + TOLERANCE_SECONDS) {
     return inconclusive(
       id,
-      `the kill sequence began ${secs(start - floor)} after the pod's active deadline passed (${describeLine(started !== null && started < T ? hook! : term)}), later than the kubelet's sync ticker and relist (${DEADLINE_REACTION_SECONDS}s) allow: the kubelet was starved or paused, or the times were edited; the kill cannot be placed from them`,
+      `the kill sequence began ${secs(start - floor)} after the pod's active deadline passed (${describeLine(started !== null && started < T ? hook! : term)}), later than the kubelet's sync ticker and relist (${rules.deadlineReactionSeconds}s) allow: the kubelet was starved or paused, or the times were edited; the kill cannot be placed from them`,
     );
   }
   return pass(

@@ -4,7 +4,7 @@ import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { incompleteReasonOf } from '../observation/incomplete.ts';
 import { apiSecondsToEnd } from './citations.ts';
 import { describeLine, watchHadGap } from './sources.ts';
-import { KUBELET_EXTRA_DELAY_SECONDS, KUBELET_REACTION_SECONDS, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
+import { KUBELET_EXTRA_DELAY_SECONDS, type KubeletRules, TOLERANCE_SECONDS, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';
 import { wallMs } from './wall-time.ts';
@@ -146,7 +146,8 @@ function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLa
   return spans;
 }
 
-export function attributeExitCode(f: Facts, p: Prediction): Check {
+/** `rules`: the kubelet's of the cluster's minor (theory.ts rulesFor), whose reaction the kill's window allows. */
+export function attributeExitCode(f: Facts, p: Prediction, rules: KubeletRules): Check {
   const id = 'attribution.exit-code';
   const final = f.o.finalState;
   if (!final) return inconclusive(id, 'no exit code to attribute');
@@ -165,7 +166,7 @@ export function attributeExitCode(f: Facts, p: Prediction): Check {
     case 143:
       return pass(id, 'exit 143 is death by SIGTERM with no handler');
     case SIGKILL_EXIT_CODE:
-      return attribute137(f, p, termSeen, hookSeen);
+      return attribute137(f, p, rules, termSeen, hookSeen);
     default:
       return inconclusive(id, `exit code ${final.exitCode} is not one the lab server produces on shutdown`);
   }
@@ -187,12 +188,12 @@ function attribute0(f: Facts, p: Prediction, termSeen: boolean): Check {
   return pass(id, termSeen ? 'exited 0 after TERM, once its work was done' : 'exited 0');
 }
 
-function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: boolean): Check {
+function attribute137(f: Facts, p: Prediction, rules: KubeletRules, termSeen: boolean, hookSeen: boolean): Check {
   const id = 'attribution.exit-code';
   const reason = f.o.finalState?.reason ?? null;
   if (reason === 'OOMKilled')
     return p.reason === 'OOMKilled'
-      ? attributeMemoryKill(f, p, termSeen)
+      ? attributeMemoryKill(f, p, rules, termSeen)
       : fail(id, '137 with reason OOMKilled: the memory limit, not the grace period');
   const missing: string[] = [];
   if (reason === 'ContainerStatusUnknown')
@@ -215,7 +216,7 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
   // From an API stamp that came apiLag after the harness's delete, the end comes that much sooner.
   const lowFor = (s: { apiLag: number }) => p.killEarliestAt - s.apiLag - TOLERANCE_SECONDS;
   // The kubelet acts a moment after the delete (its reaction time), so the kill can come that much later.
-  const high = p.killAt + KUBELET_REACTION_SECONDS + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+  const high = p.killAt + rules.kubeletReactionSeconds + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
   // Every clock that measured the end must put it in the window: one edited time cannot carry it.
   for (const span of spans) {
     const low = lowFor(span);
@@ -234,7 +235,7 @@ function attribute137(f: Facts, p: Prediction, termSeen: boolean, hookSeen: bool
 }
 
 /** An OOM kill the model predicts: after TERM (the allocation's start, logged), by the time the allocation alone reaches the limit. */
-function attributeMemoryKill(f: Facts, p: Prediction, termSeen: boolean): Check {
+function attributeMemoryKill(f: Facts, p: Prediction, rules: KubeletRules, termSeen: boolean): Check {
   const id = 'attribution.exit-code';
   const missing: string[] = [];
   if (!termSeen) missing.push('no TERM was seen in the container log');
@@ -243,7 +244,10 @@ function attributeMemoryKill(f: Facts, p: Prediction, termSeen: boolean): Check 
   const spans = secondsToTermination(f);
   if (!spans.length) missing.push('no times to place the end');
   const high =
-    p.exitAt + (p.basis === 'window' ? KUBELET_REACTION_SECONDS : 0) + KUBELET_EXTRA_DELAY_SECONDS + TOLERANCE_SECONDS;
+    p.exitAt +
+    (p.basis === 'window' ? rules.kubeletReactionSeconds : 0) +
+    KUBELET_EXTRA_DELAY_SECONDS +
+    TOLERANCE_SECONDS;
   for (const span of spans) {
     const low = p.termAt - span.apiLag - TOLERANCE_SECONDS;
     if (span.seconds < low || span.seconds > high)

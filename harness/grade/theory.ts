@@ -13,9 +13,22 @@ export interface KubeletRules {
   minimumEffectiveGraceSeconds: number;
   /** kuberuntime_container.go killContainer: the remainder after the hook is never below this. */
   minimumGracePeriodSeconds: number;
-  /** The window after the delete within which the kill sequence starts (see KUBELET_REACTION_SECONDS). */
+  /**
+   * The kubelet acts on a DELETE only after its pod worker's syncs have each waited for a PLEG relist
+   * (pod_workers.go podCache.GetNewerThan; generic PLEG relist every 1 s): the kill sequence starts
+   * 0-2 s after the delete, measured 1.5-1.9 s on the project's real node. Every time the model
+   * gives is the earliest; the kubelet's action comes within this window after it.
+   */
   kubeletReactionSeconds: number;
-  /** The window after the active deadline passes within which the kill sequence starts (see DEADLINE_REACTION_SECONDS). */
+  /**
+   * pkg/kubelet/active_deadline.go: a pod is past its deadline once the kubelet's clock is
+   * activeDeadlineSeconds past status.startTime, which the status manager keeps in whole seconds
+   * (status_manager.go normalizeStatus). The sync loop's 1 s syncTicker asks ShouldSync; that sync's
+   * generateAPIPodStatus takes ShouldEvict's answer (phase Failed, DEADLINE_EXCEEDED's reason and message, Ready
+   * off), SyncPod returns terminal, and the terminating sync waits for a PLEG relist newer than it (1 s)
+   * before killContainer: the kill sequence starts 0-2 s after the deadline (measured on the real node,
+   * 1.37.2: TERM 1.45-1.85 s after it). The grace is the pod's: no delete gave one (calculateEffectiveGracePeriod).
+   */
   deadlineReactionSeconds: number;
   /** Where the rules were read and checked. */
   source: string;
@@ -149,24 +162,7 @@ export function remainingAfterHook(
 export const TOLERANCE_SECONDS = 1;
 /** Kubelets from 1.28 on have been seen to add 1-2 s between the hook's end and the kill. */
 export const KUBELET_EXTRA_DELAY_SECONDS = 2;
-/**
- * The kubelet acts on a DELETE only after its pod worker's syncs have each waited for a PLEG relist
- * (pod_workers.go podCache.GetNewerThan; generic PLEG relist every 1 s): the kill sequence starts
- * 0-2 s after the delete, measured 1.5-1.9 s on the project's real node. Every time the model
- * gives is the earliest; the kubelet's action comes within this window after it.
- */
-export const KUBELET_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.kubeletReactionSeconds;
 
-/**
- * pkg/kubelet/active_deadline.go: a pod is past its deadline once the kubelet's clock is
- * activeDeadlineSeconds past status.startTime, which the status manager keeps in whole seconds
- * (status_manager.go normalizeStatus). The sync loop's 1 s syncTicker asks ShouldSync; that sync's
- * generateAPIPodStatus takes ShouldEvict's answer (phase Failed, the reason and message below, Ready
- * off), SyncPod returns terminal, and the terminating sync waits for a PLEG relist newer than it (1 s)
- * before killContainer: the kill sequence starts 0-2 s after the deadline (measured on the real node,
- * 1.37.2: TERM 1.45-1.85 s after it). The grace is the pod's: no delete gave one (calculateEffectiveGracePeriod).
- */
-export const DEADLINE_REACTION_SECONDS = RULES_BY_MINOR.get(NEWEST_MINOR)!.deadlineReactionSeconds;
 /** active_deadline.go: the status the kubelet gives a pod it ends for its deadline (mergePodStatus holds it back, with the phase Failed, until no container can run). */
 export const DEADLINE_EXCEEDED = {
   reason: 'DeadlineExceeded',
