@@ -1,8 +1,7 @@
 // `termlab sim`: the simulated cluster in the foreground until Ctrl-C.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../../harness/cli/command.ts';
-import { simFlags } from '../../harness/cli/commands/sim.ts';
+import type { simFlags } from '../../harness/cli/commands/sim.ts';
+import type { CommandModule } from '../../lib/command.ts';
 import { TermlabError, unwritable } from '../../lib/errors.ts';
 import { startSimCluster, writeKubeconfigFile } from './index.ts';
 
@@ -25,10 +24,9 @@ function kubectlHints(kubeconfig: string): string {
   ].join('\n');
 }
 
-// The command as the CLI shows it (its flags and their help) is harness/cli/commands/sim.ts.
-export const simCommand: CommandModule = {
-  async run(argv, io) {
-    const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(simFlags) });
+// The command as the CLI shows and parses it (its flags and their help) is harness/cli/commands/sim.ts.
+export const simCommand: CommandModule<typeof simFlags> = {
+  async run(values, _positionals, io) {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
       throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, {

@@ -1,7 +1,7 @@
 // `termlab grade SUBMISSIONS... --gradebook FILE.csv [--gradebook-json FILE] [--html FILE] [--md FILE] [--lab FILE]`:
 // each submission graded on its own, one row each, and an exit code that says whether the
 // instructor needs to look (copies, invalid evidence, unreadable files, a name that disagrees).
-import type { CommandIO } from '../cli/command.ts';
+import type { CommandIO } from '../../lib/command.ts';
 import { EXIT, TermlabError } from '../../lib/errors.ts';
 import type { PredictionsFile } from '../grade/predictions.ts';
 import { resultCards } from '../report/html.ts';

@@ -1,36 +1,17 @@
 // `termlab class student NAME --namespace NS -o FILE`: the instructor makes one student's identity
 // and writes the kubeconfig to hand them. `termlab class` holds the class-on-a-cluster commands.
 import { open, rm } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { type CommandIO, type CommandModule, parseOptions } from '../cli/command.ts';
-import { classFlags } from '../cli/commands/class.ts';
+import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, TermlabError, unwritable } from '../../lib/errors.ts';
 import { connect } from '../kube/index.ts';
+import type { classFlags } from './flags.ts';
 import { addStudent, checkStudentName, DEFAULT_TOKEN_HOURS, MAX_TOKEN_HOURS } from './student.ts';
 import { clusterOf, renderStudentKubeconfig } from './student-kubeconfig.ts';
 
-// The command as the CLI shows it is commands/class.ts.
-export const classCommand: CommandModule = {
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    if (sub !== 'student')
-      throw new TermlabError(
-        'USAGE',
-        sub === undefined
-          ? 'a subcommand is needed: student'
-          : `unknown subcommand ${JSON.stringify(sub)}: the one there is, is student`,
-      );
-    return studentCommand(rest, io);
-  },
-};
+// The command as the CLI shows and parses it (`class` and its one subcommand) is harness/cli/commands/class.ts.
+export const studentCommand: CommandModule<typeof classFlags> = { run: makeStudent };
 
-async function studentCommand(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: parseOptions(classFlags),
-  });
+async function makeStudent(values: Values<typeof classFlags>, positionals: string[], io: CommandIO): Promise<number> {
   if (positionals.length !== 1)
     throw new TermlabError(
       'USAGE',

@@ -1,24 +1,8 @@
 // What every subcommand is: one Command object with its name, summary, flags (each with its help)
 // and run. Its usage and --help are generated from it, and its parser takes its options from the
-// same flags, so a flag cannot be accepted and not shown. Commands never call process.exit; the CLI
-// does, once.
-export interface CommandIO {
-  out(text: string): void;
-  err(text: string): void;
-  /** Aborted on Ctrl-C. */
-  signal: AbortSignal;
-  isTTY: boolean;
-}
-
-export interface Flag {
-  type: 'string' | 'boolean';
-  short?: string;
-  /** The value's name in the usage: FILE, N, a,b. */
-  value?: string;
-  help: string;
-}
-
-export type Flags = Readonly<Record<string, Flag>>;
+// same flags, so a flag cannot be accepted and not shown. The flags' table is the feature's own
+// (harness/X/flags.ts); the Command parses with it and hands the values to the feature's run.
+import type { CommandIO, Flag, Flags } from '../../lib/command.ts';
 
 export interface Command {
   name: string;
@@ -26,12 +10,7 @@ export interface Command {
   /** The command line's forms before its flags (`PATH...`, `--all-owners --namespace NS ...`): one line each. */
   forms?: readonly string[];
   flags: Flags;
-  /** Loads the command's module (only the chosen one is loaded) and runs it. */
-  run(argv: string[], io: CommandIO): Promise<number>;
-}
-
-/** What a command's module gives: its run alone (name, summary and usage are the Command object's). */
-export interface CommandModule {
+  /** Parses the command line with its flags, loads the command's module (only the chosen one is loaded) and runs it. */
   run(argv: string[], io: CommandIO): Promise<number>;
 }
 

@@ -1,7 +1,8 @@
 // termlab's entry: find the subcommand and run it. Each is one Command object (commands/); only the
 // chosen one's module is loaded, so a spawn of the CLI pays for that command alone.
 import { setMaxListeners } from 'node:events';
-import { type CommandIO, helpOf, usageOf } from './command.ts';
+import type { CommandIO } from '../../lib/command.ts';
+import { helpOf, usageOf } from './command.ts';
 import { createCommands } from './commands/index.ts';
 import { EXIT, exitCodeFor, isTermlabError } from '../../lib/errors.ts';
 import { flagErrorMessage, wantsHelp } from './flags.ts';

@@ -1,6 +1,4 @@
-import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../cli/command.ts';
-import { gradeFlags } from '../cli/commands/grade.ts';
+import type { CommandModule } from '../../lib/command.ts';
 import { TermlabError } from '../../lib/errors.ts';
 import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
@@ -10,6 +8,7 @@ import { predictionLines, escapeTerminal as t, terminalJson } from '../report/te
 import { writeReports } from '../report/write.ts';
 import { boundHeapGrowth, exitCodeOf } from './files.ts';
 import { readPredictions } from './predictions.ts';
+import type { gradeFlags } from './flags.ts';
 import type { GradeResult } from './types.ts';
 
 /** One result as the terminal shows it; every string from the file is escaped. */
@@ -22,15 +21,9 @@ function formatResult(r: GradeResult): string {
   return lines.join('\n') + '\n';
 }
 
-// The command as the CLI shows it is commands/grade.ts.
-export const gradeCommand: CommandModule = {
-  async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: parseOptions(gradeFlags),
-    });
+// The command as the CLI shows and parses it is harness/cli/commands/grade.ts.
+export const gradeCommand: CommandModule<typeof gradeFlags> = {
+  async run(values, positionals, io) {
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
     boundHeapGrowth();
     // A `termlab verify` file (*.verification.json) has its own grader (harness/verify).

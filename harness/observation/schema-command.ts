@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import type { CommandModule } from '../cli/command.ts';
+import type { CommandModule } from '../../lib/command.ts';
 import { ObservationSchema } from './schema.ts';
 import { RolloutObservationSchema } from './rollout.ts';
 
@@ -15,10 +14,9 @@ function observationJsonSchema(): string {
   );
 }
 
-// The command as the CLI shows it is commands/schema.ts: it takes no flags.
-export const schemaCommand: CommandModule = {
-  async run(argv, io) {
-    parseArgs({ args: argv, strict: true, options: {} });
+// The command as the CLI shows and parses it is harness/cli/commands/schema.ts: it takes no flags.
+export const schemaCommand: CommandModule<Record<never, never>> = {
+  async run(_values, _positionals, io) {
     io.out(observationJsonSchema());
     return 0;
   },

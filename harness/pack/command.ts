@@ -1,19 +1,12 @@
-import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../cli/command.ts';
-import { packFlags } from '../cli/commands/pack.ts';
+import type { CommandModule } from '../../lib/command.ts';
 import { EXIT } from '../../lib/errors.ts';
 import { escapeTerminal } from '../report/terminal.ts';
+import type { packFlags } from './flags.ts';
 import { packRun } from './pack.ts';
 
-// The command as the CLI shows it is commands/pack.ts.
-export const packCommand: CommandModule = {
-  async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: parseOptions(packFlags),
-    });
+// The command as the CLI shows and parses it is harness/cli/commands/pack.ts.
+export const packCommand: CommandModule<typeof packFlags> = {
+  async run(values, positionals, io) {
     const runDir = positionals[0] ?? 'reports/latest';
     const { archive, manifest, predictions, seal, ignoredPredictions, predictedStudent } = await packRun(runDir, {
       out: values.out,

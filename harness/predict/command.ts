@@ -2,15 +2,14 @@
 // ledger effects too) before seeing what the model or the cluster says. Interactive at a terminal; `--template` writes a file to fill in.
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
-import { type CommandIO, type CommandModule, parseOptions } from '../cli/command.ts';
-import { predictFlags } from '../cli/commands/predict.ts';
+import type { CommandIO, CommandModule } from '../../lib/command.ts';
 import { EXIT, TermlabError } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
 import { StudentSchema } from '../pack/manifest.ts';
 import { loadScenarios } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { describeSetup } from '../scenario/setup.ts';
+import type { predictFlags } from './flags.ts';
 import { type Answer, filledText, OUTCOMES, templateText, type Outcome } from './file.ts';
 
 const DEFAULT_PREDICTIONS_FILE = 'predictions.yaml';
@@ -92,10 +91,10 @@ async function ask(
 /** The command as the CLI shows it is commands/predict.ts. */
 export function createPredictCommand(
   input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
-): CommandModule {
+): CommandModule<typeof predictFlags> {
+  // The command as the CLI shows and parses it is harness/cli/commands/predict.ts.
   return {
-    async run(argv, io) {
-      const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(predictFlags) });
+    async run(values, _positionals, io) {
       const out = values.out ?? DEFAULT_PREDICTIONS_FILE;
       const student = values.student === undefined ? undefined : checkedStudent(values.student);
       if (

@@ -2,8 +2,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import type { CommandIO, CommandModule as Command } from '../cli/command.ts';
+import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { GradeTally } from '../grade/tally.ts';
@@ -28,6 +27,7 @@ import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
 import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
 import { RunClock } from './clock.ts';
+import type { runFlags } from './flags.ts';
 import { createProgress } from './progress.ts';
 import type { ScenarioContext } from './scenario.ts';
 import { POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
@@ -43,30 +43,8 @@ export interface SimStartOptions {
   proxySyncDelayMs?: number;
   kubeVersion?: string;
 }
-
-export const OPTIONS = {
-  sim: { type: 'boolean' },
-  context: { type: 'string' },
-  kubeconfig: { type: 'string' },
-  namespace: { type: 'string' },
-  scenarios: { type: 'string' },
-  only: { type: 'string' },
-  out: { type: 'string' },
-  parallel: { type: 'string' },
-  image: { type: 'string' },
-  transport: { type: 'string' },
-  owner: { type: 'string' },
-  predictions: { type: 'string' },
-  'max-pods': { type: 'string' },
-  'ready-timeout': { type: 'string' },
-  'api-patience': { type: 'string' },
-  env: { type: 'string' },
-  lab: { type: 'string' },
-  'sim-proxy-delay': { type: 'string' },
-  'kube-version': { type: 'string' },
-  retries: { type: 'string' },
-  'quota-wait': { type: 'string' },
-} as const;
+/** `--sim`'s cluster: started through the CLI's one door to cluster/sim. */
+export type StartSim = (options: SimStartOptions) => Promise<SimHandle>;
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -119,11 +97,11 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   }
 }
 
-export function createRunCommand(startSim: (options: SimStartOptions) => Promise<SimHandle>): Command {
-  // Its name, summary, usage and help are the Command object's (harness/cli/commands/run.ts): one of each.
+export function createRunCommand(startSim: StartSim): CommandModule<typeof runFlags> {
+  // Its name, summary, usage, help and parser are the Command object's (harness/cli/commands/run.ts): one of each.
   return {
-    async run(argv, io) {
-      const plan = await planRun(argv);
+    async run(values, _positionals, io) {
+      const plan = await planRun(values);
       const sim = plan.values.sim
         ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] })
         : null;
@@ -142,8 +120,7 @@ export function createRunCommand(startSim: (options: SimStartOptions) => Promise
 const isTransport = (t: string): t is 'portforward' | 'direct' => t === 'portforward' || t === 'direct';
 
 /** plan: every flag checked and the scenarios read before anything touches a cluster. */
-async function planRun(argv: string[]) {
-  const { values } = parseArgs({ args: argv, strict: true, options: OPTIONS });
+async function planRun(values: Values<typeof runFlags>) {
   if (values.sim && (values.context || values.kubeconfig))
     throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
   const transport = values.transport ?? 'portforward';

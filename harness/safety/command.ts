@@ -1,22 +1,14 @@
-import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions, pickFlags } from '../cli/command.ts';
-import { REAP_OWN_FLAGS, reapFlags } from '../cli/commands/reap.ts';
+import type { CommandModule } from '../../lib/command.ts';
 import { EXIT, TermlabError } from '../../lib/errors.ts';
 import { connect } from '../kube/index.ts';
 import { ownershipOf, whoAmI } from './identity.ts';
 import { defaultOwnerId, isLabelValue } from './labels.ts';
 import { formatReap, reap } from './reap.ts';
-import { reapAllCommand } from './reap-all-command.ts';
+import type { ReapOwnFlags } from './flags.ts';
 
-// The command as the CLI shows it is commands/reap.ts.
-export const reapCommand: CommandModule = {
-  async run(argv, io) {
-    if (argv.includes('--all-owners')) return reapAllCommand(argv, io);
-    const { values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: parseOptions(pickFlags(reapFlags, REAP_OWN_FLAGS)),
-    });
+// `termlab reap`, this owner's form; the command as the CLI shows and parses it is harness/cli/commands/reap.ts.
+export const reapCommand: CommandModule<ReapOwnFlags> = {
+  async run(values, _positionals, io) {
     const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
     const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
     if (values.owner !== undefined && !isLabelValue(values.owner))

@@ -1,19 +1,14 @@
 // `termlab reap --all-owners`: the instructor's (or the CronJob's) reaper for a whole class.
-import { parseArgs } from 'node:util';
-import { type CommandIO, parseOptions, pickFlags } from '../cli/command.ts';
-import { REAP_ALL_FLAGS, reapFlags } from '../cli/commands/reap.ts';
+import type { CommandIO, Values } from '../../lib/command.ts';
 import { EXIT, TermlabError } from '../../lib/errors.ts';
 import { connect } from '../kube/index.ts';
 import { environmentOf } from './environment.ts';
 import { formatReapAll, reapAllOwners } from './reap-all.ts';
 import { formatReapClass, reapClass } from './reap-class.ts';
+import type { ReapAllFlags } from './flags.ts';
 
-export async function reapAllCommand(argv: string[], io: CommandIO): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: parseOptions(pickFlags(reapFlags, REAP_ALL_FLAGS)),
-  });
+// The command as the CLI shows and parses it is harness/cli/commands/reap.ts.
+export async function reapAllCommand(values: Values<ReapAllFlags>, io: CommandIO): Promise<number> {
   // A class-wide delete is never aimed by a default: the namespace (or class) and the environment are said.
   if (values.class && values.namespace)
     throw new TermlabError(

@@ -1,19 +1,17 @@
-import { parseArgs } from 'node:util';
-import { type CommandModule, parseOptions } from '../cli/command.ts';
-import { scenariosFlags } from '../cli/commands/scenarios.ts';
+import type { CommandModule } from '../../lib/command.ts';
 import { predictScenario as predict } from '../grade/pod-theory.ts';
 import { describeRetries, predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
+import type { scenariosFlags } from './flags.ts';
 import { loadScenarioSet } from './load.ts';
 import { describeRollout } from './rollout.ts';
 import { describeSetup } from './setup.ts';
 
 // The model's answer (and the descriptions, which state it) stay hidden until --reveal, so a
 // student's prediction is reasoned rather than copied.
-// The command as the CLI shows it is commands/scenarios.ts.
-export const scenariosCommand: CommandModule = {
-  async run(argv, io) {
-    const { values } = parseArgs({ args: argv, strict: true, options: parseOptions(scenariosFlags) });
+// The command as the CLI shows and parses it is harness/cli/commands/scenarios.ts.
+export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
+  async run(values, _positionals, io) {
     const set = await loadScenarioSet(
       values.scenarios,
       values.only

@@ -5,14 +5,12 @@
 import { mkdir } from 'node:fs/promises';
 import type * as k8s from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { type CommandIO, type CommandModule, parseOptions } from '../cli/command.ts';
-import type { StartSim } from '../cli/commands/run.ts';
-import { verifyFlags } from '../cli/commands/verify.ts';
+import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, TermlabError, unwritable } from '../../lib/errors.ts';
 import { type Cluster, connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
 import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
 import { RunClock } from '../run/clock.ts';
+import type { StartSim } from '../run/command.ts';
 import { ownershipOf, whoAmI } from '../safety/identity.ts';
 import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { newRunRecord, saveRun } from '../safety/runs.ts';
@@ -21,6 +19,7 @@ import { loadTemplate } from '../scenario/load.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
 import { createManifests, readManifests, waitAvailable } from './apply.ts';
 import { gradeVerificationFile, writeVerification, writeVerifyReports } from './files.ts';
+import type { verifyFlags } from './flags.ts';
 import { exitCodeOfGrade } from './grade.ts';
 import { ActionSchema, VERIFICATION_SUFFIX, type VerifyRequest } from '../observation/verification.ts';
 import { defaultConnections, renderVerifyLoadPod } from './load-pod.ts';
@@ -95,15 +94,10 @@ async function simPlan(values: Record<string, string | boolean | undefined>, dep
   };
 }
 
-export function createVerifyCommand(startSim: StartSim): CommandModule {
+// The command as the CLI shows and parses it is harness/cli/commands/verify.ts.
+export function createVerifyCommand(startSim: StartSim): CommandModule<typeof verifyFlags> {
   return {
-    async run(argv, io) {
-      const { values, positionals } = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        strict: true,
-        options: parseOptions(verifyFlags),
-      });
+    async run(values, positionals, io) {
       const deployment = parseTarget(positionals);
       const action = ActionSchema.safeParse(values.action ?? 'rollout-restart');
       if (!action.success)
@@ -165,9 +159,7 @@ export function createVerifyCommand(startSim: StartSim): CommandModule {
   };
 }
 
-type VerifyValues = {
-  [K in keyof typeof verifyFlags]?: (typeof verifyFlags)[K]['type'] extends 'boolean' ? boolean : string;
-};
+type VerifyValues = Values<typeof verifyFlags>;
 
 async function verifyOn(
   cluster: Cluster,

@@ -1,6 +1,7 @@
 // Every subcommand, as the CLI lists them. Each is a light Command object; its module is imported
 // only when it runs, so `termlab X` loads X alone.
-import type { Command, CommandModule } from '../command.ts';
+import type { CommandModule } from '../../../lib/command.ts';
+import type { Command } from '../command.ts';
 import type { SimHandle, SimStartOptions } from '../../run/command.ts';
 import { classCommand } from './class.ts';
 import { grade } from './grade.ts';
@@ -10,12 +11,12 @@ import { reap } from './reap.ts';
 import { runCommand } from './run.ts';
 import { scenarios } from './scenarios.ts';
 import { schema } from './schema.ts';
-import { simCommand } from './sim.ts';
+import { simCommand, type simFlags } from './sim.ts';
 import { verifyCommand } from './verify.ts';
 
 /** What the CLI's one door to cluster/sim gives. */
 export interface SimModule {
-  simCommand: CommandModule;
+  simCommand: CommandModule<typeof simFlags>;
   startSimCluster(options: { kubeVersion?: string; proxy?: { syncDelayMs: number } }): Promise<SimHandle>;
 }
 

@@ -1,46 +1,28 @@
 // `termlab reap`: this owner's leftover lab pods; with --all-owners, an instructor's sweep of the class.
-import type { Command, Flags } from '../command.ts';
-
-export const reapFlags = {
-  context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
-  kubeconfig: { type: 'string', value: 'FILE', help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)' },
-  namespace: { type: 'string', value: 'NS', help: "the namespace (default: the context's, else default)" },
-  owner: {
-    type: 'string',
-    value: 'ID',
-    help: 'whose pods (default: yours: who the cluster says you are, by a SelfSubjectReview)',
-  },
-  'dry-run': { type: 'boolean', help: 'say what would be deleted, delete nothing' },
-  'all-owners': {
-    type: 'boolean',
-    help: "instructor: every expired lab pod in the namespace, whoever's (needs --namespace and --env or --lab)",
-  },
-  class: {
-    type: 'string',
-    value: 'NAME',
-    help: 'with --all-owners: every namespace labelled termlab.io/class=NAME (the class made by manifests/class.yaml), instead of --namespace',
-  },
-  env: { type: 'string', value: 'NAME', help: 'with --all-owners: the environment the class runs in' },
-  lab: { type: 'string', value: 'FILE', help: "with --all-owners: the lab definition naming the class's environment" },
-} as const satisfies Flags;
-
-/** Each form parses only its own flags. */
-export const REAP_OWN_FLAGS = ['context', 'kubeconfig', 'namespace', 'owner', 'dry-run'] as const;
-export const REAP_ALL_FLAGS = [
-  'all-owners',
-  'context',
-  'kubeconfig',
-  'namespace',
-  'class',
-  'env',
-  'lab',
-  'dry-run',
-] as const;
+import { parseArgs } from 'node:util';
+import { REAP_ALL_FLAGS, REAP_OWN_FLAGS, reapFlags } from '../../safety/flags.ts';
+import { type Command, parseOptions, pickFlags } from '../command.ts';
 
 export const reap: Command = {
   name: 'reap',
   summary: "delete this owner's leftover lab pods of runs that are no longer alive",
   forms: ['', '--all-owners (--namespace NS | --class NAME) (--env NAME | --lab FILE)'],
   flags: reapFlags,
-  run: async (argv, io) => (await import('../../safety/command.ts')).reapCommand.run(argv, io),
+  // Each form parses only its own flags.
+  async run(argv, io) {
+    if (argv.includes('--all-owners')) {
+      const { values } = parseArgs({
+        args: argv,
+        strict: true,
+        options: parseOptions(pickFlags(reapFlags, REAP_ALL_FLAGS)),
+      });
+      return (await import('../../safety/reap-all-command.ts')).reapAllCommand(values, io);
+    }
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      options: parseOptions(pickFlags(reapFlags, REAP_OWN_FLAGS)),
+    });
+    return (await import('../../safety/command.ts')).reapCommand.run(values, positionals, io);
+  },
 };

@@ -1,6 +1,8 @@
 // `termlab sim`: the simulated cluster in the foreground. Its code is cluster/sim's, reached through
 // the CLI's one door (cli.ts); this file only says what the command is.
-import type { Command, CommandModule, Flags } from '../command.ts';
+import { parseArgs } from 'node:util';
+import type { CommandModule, Flags } from '../../../lib/command.ts';
+import { type Command, parseOptions } from '../command.ts';
 
 export const simFlags = {
   port: { type: 'string', value: 'N', help: "the API server's port on 127.0.0.1 (default 0: any free port)" },
@@ -21,11 +23,14 @@ export const simFlags = {
   },
 } as const satisfies Flags;
 
-export function simCommand(load: () => Promise<{ simCommand: CommandModule }>): Command {
+export function simCommand(load: () => Promise<{ simCommand: CommandModule<typeof simFlags> }>): Command {
   return {
     name: 'sim',
     summary: 'run the simulated cluster in the foreground (Ctrl-C stops it and every process it started)',
     flags: simFlags,
-    run: async (argv, io) => (await load()).simCommand.run(argv, io),
+    async run(argv, io) {
+      const { values, positionals } = parseArgs({ args: argv, strict: true, options: parseOptions(simFlags) });
+      return (await load()).simCommand.run(values, positionals, io);
+    },
   };
 }

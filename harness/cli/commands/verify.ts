@@ -1,86 +1,9 @@
 // `termlab verify deployment/NAME`: the lab's evidence for a team's own Deployment — roll it (or
 // delete one pod) under load through its Service and learn whether any request failed, and why.
-import type { Command, Flags } from '../command.ts';
-import type { StartSim } from './run.ts';
-
-export const verifyFlags = {
-  namespace: { type: 'string', value: 'NS', help: "the Deployment's namespace (default: the context's, else default)" },
-  sim: {
-    type: 'boolean',
-    help: 'start a simulated cluster for this run (no Kubernetes needed); it starts empty: give --apply',
-  },
-  apply: {
-    type: 'string',
-    value: 'FILE',
-    help: 'with --sim: create the objects in this YAML file (your Deployment, its Service) on the simulated cluster first',
-  },
-  'sim-proxy-delay': {
-    type: 'string',
-    value: 'MS',
-    help: 'with --sim: the simulated service proxy applies endpoint changes this late',
-  },
-  'kube-version': {
-    type: 'string',
-    value: '1.35|1.36|1.37',
-    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
-  },
-  context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
-  kubeconfig: {
-    type: 'string',
-    value: 'FILE',
-    help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config; a `termlab sim` writes .termlab/sim/kubeconfig)',
-  },
-  service: {
-    type: 'string',
-    value: 'NAME',
-    help: 'the Service the load goes through (default: the one that selects the pods; none: a temporary ClusterIP Service)',
-  },
-  port: { type: 'string', value: 'PORT', help: "the Service's port (default: its only one)" },
-  path: { type: 'string', value: 'PATH', help: 'what each request GETs (default /); the lab image: /work?ms=200' },
-  rate: { type: 'string', value: 'N', help: 'requests per second, each on its own connection (default 50)' },
-  connections: {
-    type: 'string',
-    value: 'N',
-    help: "requests open at once at most; one due while all are open waits, unsent (default: rate × (the path's ?ms= or 1 s, + 1 s), at least 32)",
-  },
-  'pod-header': {
-    type: 'string',
-    value: 'NAME',
-    help: "the response header naming the answering pod's UID or name (default x-pod-uid, as the lab image sends)",
-  },
-  action: {
-    type: 'string',
-    value: 'rollout-restart|delete-pod',
-    help: 'what to do under load (default rollout-restart)',
-  },
-  'max-failed': { type: 'string', value: 'N', help: 'pass with at most this many failed requests (default 0)' },
-  'load-image': {
-    type: 'string',
-    value: 'IMAGE',
-    help: "the load pod's image: the lab image's load mode (default termlab/lab-server:0.1.0)",
-  },
-  yes: { type: 'boolean', help: 'act without asking (required unless the cluster is the simulated one)' },
-  owner: {
-    type: 'string',
-    value: 'ID',
-    help: 'the owner label of the load pod (default: who the cluster says you are)',
-  },
-  'ready-timeout': {
-    type: 'string',
-    value: 'SECONDS',
-    help: 'how long the Deployment, its endpoints and the load may take to be ready (default 120)',
-  },
-  'api-patience': {
-    type: 'string',
-    value: 'SECONDS',
-    help: "how long the cluster's API may stay away before the run gives up (default 60)",
-  },
-  out: { type: 'string', value: 'DIR', help: 'where the observation and reports go (default reports/verify-<run id>)' },
-  json: { type: 'boolean', help: 'print the verdict as JSON instead of text' },
-  md: { type: 'string', value: 'FILE', help: 'also write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)' },
-  html: { type: 'string', value: 'FILE', help: 'also write the HTML report here' },
-  junit: { type: 'string', value: 'FILE', help: 'also write the JUnit XML here' },
-} as const satisfies Flags;
+import { parseArgs } from 'node:util';
+import type { StartSim } from '../../run/command.ts';
+import { verifyFlags } from '../../verify/flags.ts';
+import { type Command, parseOptions } from '../command.ts';
 
 export function verifyCommand(startSim: StartSim): Command {
   return {
@@ -89,6 +12,14 @@ export function verifyCommand(startSim: StartSim): Command {
       'roll your own Deployment under load through its Service: did any request fail, at which pod, why, and what would have saved it',
     forms: ['deployment/NAME'],
     flags: verifyFlags,
-    run: async (argv, io) => (await import('../../verify/command.ts')).createVerifyCommand(startSim).run(argv, io),
+    async run(argv, io) {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: parseOptions(verifyFlags),
+      });
+      return (await import('../../verify/command.ts')).createVerifyCommand(startSim).run(values, positionals, io);
+    },
   };
 }

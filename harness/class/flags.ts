@@ -1,0 +1,19 @@
+// `termlab class student NAME`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/class.ts).
+import type { Flags } from '../../lib/command.ts';
+
+export const classFlags = {
+  namespace: {
+    type: 'string',
+    value: 'NS',
+    help: "the class's namespace from manifests/class.yaml; the student gets NS-NAME with 1/seats of its quota",
+  },
+  out: { type: 'string', short: 'o', value: 'FILE', help: "where the student's kubeconfig is written (mode 0600)" },
+  context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
+  kubeconfig: { type: 'string', value: 'FILE', help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)' },
+  hours: {
+    type: 'string',
+    value: 'N',
+    help: 'the token expires after --hours N: default 24, at most 168 (a bounded token, never a forever one)',
+  },
+  force: { type: 'boolean', help: 'replace an existing -o FILE' },
+} as const satisfies Flags;

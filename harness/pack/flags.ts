@@ -1,0 +1,12 @@
+// `termlab pack`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/pack.ts).
+import type { Flags } from '../../lib/command.ts';
+
+export const packFlags = {
+  out: { type: 'string', short: 'o', value: 'FILE', help: 'the archive to write (default: beside the run directory)' },
+  predictions: {
+    type: 'string',
+    value: 'FILE',
+    help: 'a predictions file to pack when the run sealed none (default: the one in the run directory or here)',
+  },
+  student: { type: 'string', value: 'NAME', help: "the student's name, when no predictions file names it" },
+} as const satisfies Flags;
