@@ -1,9 +1,19 @@
 // `termlab sim`: the simulated cluster in the foreground until Ctrl-C.
 import { resolve } from 'node:path';
-import type { simFlags } from '../../harness/cli/commands/sim.ts';
-import type { CommandModule } from '../../lib/command.ts';
+import type { CommandIO } from '../../lib/command.ts';
 import { TermlabError, unwritable } from '../../lib/errors.ts';
 import { startSimCluster, writeKubeconfigFile } from './index.ts';
+
+/**
+ * The values the CLI parsed from `termlab sim`'s flags (harness/cli/commands/sim.ts, which shows them in its
+ * help): written here by their names, so the simulator knows nothing of the harness.
+ */
+export interface SimValues {
+  port?: string;
+  'kubeconfig-out'?: string;
+  'proxy-sync-delay-ms'?: string;
+  'kube-version'?: string;
+}
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
 /** A minute: far beyond any real kube-proxy's sync, short enough to notice a typo. */
@@ -25,8 +35,8 @@ function kubectlHints(kubeconfig: string): string {
 }
 
 // The command as the CLI shows and parses it (its flags and their help) is harness/cli/commands/sim.ts.
-export const simCommand: CommandModule<typeof simFlags> = {
-  async run(values, _positionals, io) {
+export const simCommand = {
+  async run(values: SimValues, _positionals: string[], io: CommandIO): Promise<number> {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
       throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, {

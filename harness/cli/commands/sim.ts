@@ -1,5 +1,5 @@
 // `termlab sim`: the simulated cluster in the foreground. Its code is cluster/sim's, reached through
-// the CLI's one door (cli.ts); this file only says what the command is.
+// the CLI's one door (loadSim in harness/cli/main.ts); this file says what the command is and parses its flags.
 import { parseArgs } from 'node:util';
 import type { CommandModule, Flags } from '../../../lib/command.ts';
 import { type Command, parseOptions } from '../command.ts';
