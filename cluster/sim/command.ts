@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { CommandIO } from '../../lib/command.ts';
 import { TermlabError, unwritable } from '../../lib/errors.ts';
-import { startSimCluster, writeKubeconfigFile } from './index.ts';
+import { startSimCluster, writeKubeconfigFile } from './cluster.ts';
 
 /**
  * The values the CLI parsed from `termlab sim`'s flags (harness/cli/commands/sim.ts, which shows them in its

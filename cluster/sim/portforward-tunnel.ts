@@ -3,9 +3,8 @@
 // per forwarded connection the client opens an error stream and a data stream with the same
 // requestID and port; both are answered with SYN_REPLY; once both are there the data stream is
 // joined to the pod's port, and a failure is written on the error stream.
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import type { PortForwardPod } from './portforward.ts';
 import {
   FLAG_FIN,
   GoAwayStatus,
@@ -22,6 +21,15 @@ export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 export const TUNNELING_PREFIX = 'SPDY/3.1+';
 const MAX_PORT = 65535;
 const REQUEST_ID_STRIDE = 2;
+
+/** The pod a port-forward goes to, as the kubelet lets it be reached (both forms: portforward.ts's channels and this tunnel). */
+export interface PortForwardPod {
+  name: string;
+  uid: string;
+  target(containerPort: number): { host: string; port: number } | undefined;
+  /** The stream to the pod is open (the kubelet proxies it: kubelet-server.ts). */
+  opened?(upstream: Socket): void;
+}
 
 interface StreamPair {
   requestId: string;

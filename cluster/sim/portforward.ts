@@ -6,23 +6,14 @@
 //   messages, with an error and a data stream per forwarded connection (portforward-tunnel.ts).
 // Pods are reached only through the kubelet's portTarget.
 import type { IncomingMessage } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { PORT_FORWARD_PROTOCOL, serveTunnel, TUNNELING_PREFIX } from './portforward-tunnel.ts';
+import { PORT_FORWARD_PROTOCOL, type PortForwardPod, serveTunnel, TUNNELING_PREFIX } from './portforward-tunnel.ts';
 import { badRequest } from './status.ts';
 
 const CHANNEL_PROTOCOLS = ['v4.channel.k8s.io', 'channel.k8s.io'];
 const MAX_PORT = 65535;
-
-/** The pod a port-forward goes to, as the kubelet lets it be reached. */
-export interface PortForwardPod {
-  name: string;
-  uid: string;
-  target(containerPort: number): { host: string; port: number } | undefined;
-  /** The stream to the pod is open (the kubelet proxies it: kubelet-server.ts). */
-  opened?(upstream: Socket): void;
-}
 
 /** The protocols a client offered, read from the raw header (ws rejects kubectl's `SPDY/3.1+…` names). */
 const offeredProtocols = (req: IncomingMessage) =>
