@@ -1,7 +1,7 @@
 // A whole class: one row per submission. Rows keep counts, not results, so memory stays flat
 // however large the class; pod UIDs are kept to find two submissions of one run.
 import { z } from 'zod';
-import type { PairResult } from '../grade/pairs.ts';
+import type { PairResult } from '../grade/types.ts';
 import { type GradeResult, objectUidOf } from '../grade/types.ts';
 import { csvCell } from './escape.ts';
 import { counts, type Lab } from './lab.ts';

@@ -13,10 +13,10 @@ import {
 } from '../observation/read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
-import { gradePairs, type PairResult } from './pairs.ts';
+import { gradePairs } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import { GradeTally } from './tally.ts';
-import type { GradeResult } from './types.ts';
+import type { GradeResult, PairResult } from './types.ts';
 
 export const OBSERVATION_SUFFIX = '.observation.json';
 

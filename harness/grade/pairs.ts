@@ -1,15 +1,7 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { dirname } from 'node:path';
-import type { LabPairRole } from '../scenario/schema.ts';
 import { tooCloseToCall } from './outcome.ts';
-import { fail, inconclusive, objectUidOf, pass, type Check, type GradeResult } from './types.ts';
-
-export interface PairResult {
-  pairId: string;
-  checks: Check[];
-  /** The halves handed in whose evidence is invalid: such a pair is "invalid", not "missing". */
-  invalidRoles?: LabPairRole[];
-}
+import { fail, inconclusive, objectUidOf, type PairResult, pass, type GradeResult } from './types.ts';
 
 /** One run of one submission: the run id alone is not enough, a copied run shares it. */
 function runKey(r: GradeResult): string {

@@ -2,6 +2,7 @@
 // folder of 100,000 files is graded without keeping its results (only the lab pairs' halves are kept).
 import { dirname } from 'node:path';
 import { failedOrInconclusive } from './grade.ts';
+import { retryCause } from './retry-cause.ts';
 import type { GradeResult, Verdict } from './types.ts';
 
 /** The try key of attempts.ts markSuperseded: one scenario of one run of one folder. */
@@ -39,12 +40,15 @@ export class GradeTally {
 
   /**
    * Marks each kept result whose scenario had a later try (among every result tallied, kept or not) as
-   * superseded by it, as attempts.ts markSuperseded does over every result.
+   * superseded by it (with why it ran again, for the reports), as attempts.ts markSuperseded does over every result.
    */
   markSuperseded(kept: GradeResult[]): void {
     for (const r of kept) {
       const last = this.lastTries.get(tryKey(r));
-      if (last && (r.attempt ?? 1) < last.attempt) r.supersededBy = last.source;
+      if (!last || (r.attempt ?? 1) >= last.attempt) continue;
+      r.supersededBy = last.source;
+      const cause = retryCause(r);
+      if (cause) r.retryCause = cause;
     }
   }
 

@@ -58,6 +58,22 @@ interface ResultBase {
   lostPath?: string | null;
   /** A later try of the same scenario in the same run replaced this one (its file), which then counts instead. */
   supersededBy?: string;
+  /** Why this try was run again (retry-cause.ts), written with supersededBy when one is known. */
+  retryCause?: RetryCause;
+}
+
+/** Why a try is run again on a fresh pod, in a few words (the verdict column) and in full (its progress line). */
+export interface RetryCause {
+  label: string;
+  reason: string;
+}
+
+/** A lab pair (the same work cut under a short grace, then completed), as graded (pairs.ts). */
+export interface PairResult {
+  pairId: string;
+  checks: Check[];
+  /** The halves handed in whose evidence is invalid: such a pair is "invalid", not "missing". */
+  invalidRoles?: LabPairRole[];
 }
 
 /** A retry scenario's attempts and the ledger's count, as graded (harness/grade/retries.ts). */

@@ -1,5 +1,4 @@
 // Shared bits of the renderers: escaping untrusted strings and naming verdicts.
-import { retryCause } from '../grade/attempts.ts';
 import type { GradeResult, Verdict } from '../grade/types.ts';
 
 export function escapeXml(value: unknown): string {
@@ -26,13 +25,11 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
 export const tryName = (r: { scenario: string; attempt?: number }) =>
   (r.attempt ?? 1) > 1 ? `${r.scenario} (try ${r.attempt})` : r.scenario;
 /** Said instead of a verdict for a try that ran again (its request lost, its design not tested): it is no verdict. */
-export const supersededLabel = (r: GradeResult) => {
-  const cause = retryCause(r);
-  return cause ? `↻ ${cause.label}, tried again` : '↻ tried again';
-};
+export const supersededLabel = (r: GradeResult) =>
+  r.retryCause ? `↻ ${r.retryCause.label}, tried again` : '↻ tried again';
 /** What a report says of a try that ran again: why (a lost path in full), and which file counts instead. */
 export const supersededText = (r: GradeResult) =>
-  `${r.lostPath ?? retryCause(r)?.reason ?? r.explanation}; the next try counts instead (${r.supersededBy})`;
+  `${r.lostPath ?? r.retryCause?.reason ?? r.explanation}; the next try counts instead (${r.supersededBy})`;
 
 export function formatExit(exitCode: number | null, reason: string | null): string {
   return exitCode === null ? '—' : `${exitCode}${reason ? ` (${reason})` : ''}`;

@@ -1,8 +1,6 @@
 // One self-contained HTML file: no external assets, an SVG timeline per scenario.
 // Every string from an observation is untrusted and goes through escapeXml.
-import type { PairResult } from '../grade/pairs.ts';
-import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
-import type { Verdict } from '../grade/types.ts';
+import { type GradeResult, objectUidOf, type PairResult, type TimelineBar, type Verdict } from '../grade/types.ts';
 import {
   escapeXml as e,
   formatExit,

@@ -1,6 +1,5 @@
 // JUnit XML: a testsuite per observation, a testcase per check; pod UID and times as properties.
-import type { PairResult } from '../grade/pairs.ts';
-import type { Check, GradeResult } from '../grade/types.ts';
+import type { Check, GradeResult, PairResult } from '../grade/types.ts';
 import { escapeXml as x } from './format.ts';
 
 function testcase(classname: string, check: Check, properties: Record<string, string | null>): string {

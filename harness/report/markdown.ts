@@ -1,6 +1,5 @@
 // Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
-import type { PairResult } from '../grade/pairs.ts';
-import { type GradeResult, objectUidOf, type TimelineBar } from '../grade/types.ts';
+import { type GradeResult, objectUidOf, type PairResult, type TimelineBar } from '../grade/types.ts';
 import {
   formatExit,
   predictionShown,

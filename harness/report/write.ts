@@ -1,6 +1,6 @@
 // Writing the reports of a graded set, shared by `termlab grade` and `termlab run`.
 import { TermlabError } from '../../lib/errors.ts';
-import type { GradeRun } from '../grade/files.ts';
+import type { GradeResult, PairResult } from '../grade/types.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
 import { oneLine } from './terminal.ts';
 import { renderHtml } from './html.ts';
@@ -32,7 +32,7 @@ export async function writeReport(path: string, text: string, what = 'the report
 }
 
 export async function writeReports(
-  run: Pick<GradeRun, 'results' | 'pairs' | 'problems'>,
+  run: { results: GradeResult[]; pairs: PairResult[]; problems: string[] },
   targets: ReportTargets,
 ): Promise<void> {
   if (targets.md) await writeReport(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
