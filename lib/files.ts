@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import type { z } from 'zod';
-import { issueText } from '../server/contract-schemas.ts';
-import { oneLine } from '../harness/report/terminal.ts';
+import { issueText } from './issues.ts';
+import { oneLine } from './terminal.ts';
 
 /**
  * Writes a file whole or not at all: a temporary file beside it, then a rename. `mode` is the

@@ -4,6 +4,7 @@
 // schemas with `import type` only, so the server image still needs no npm package; the runner, the
 // grader and the renderers import them as values. Names and numbers: ./contract.ts.
 import { z } from 'zod';
+import { issueText } from '../lib/issues.ts';
 import {
   HOOK_COMMANDS,
   HOOK_HTTP_PATH,
@@ -107,19 +108,6 @@ export type ParsedLabLine =
 
 /** A line with another event name must still carry the stamped fields with their types. */
 const OTHER_LINE = z.looseObject({ event: z.string(), ...common });
-
-/** Where a schema problem is, as a path a person can find in the file: `timeline.requestSent.at.mono`. */
-export function issuePath(issue: z.core.$ZodIssue, whole = '(top level)'): string {
-  return issue.path.length ? issue.path.map(String).join('.') : whole;
-}
-
-/**
- * The one way a zod issue is told: where, then what. Raw text (the server side has no terminal
- * escaper); the harness prints it through its own, as formatIssue in lib/files.ts.
- */
-export function issueText(issue: z.core.$ZodIssue, whole = '(top level)'): string {
-  return `${issuePath(issue, whole)}: ${issue.message}`;
-}
 
 const problemOf = (error: z.ZodError): string => `field ${issueText(error.issues[0]!, '(line)')}`;
 

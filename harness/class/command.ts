@@ -6,7 +6,7 @@ import { EXIT, TermlabError } from '../../lib/errors.ts';
 import type { PredictionsFile } from '../grade/predictions.ts';
 import { resultCards } from '../report/html.ts';
 import { writeReport } from '../report/write.ts';
-import { escapeTerminal as terminalText } from '../report/terminal.ts';
+import { escapeTerminal as terminalText } from '../../lib/terminal.ts';
 import {
   finishGradebook,
   gradebookCsv,

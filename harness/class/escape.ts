@@ -1,5 +1,5 @@
 // Every string from a submission is untrusted: a student's name, a file name, a reason quoting them.
-// On a terminal it goes through report/terminal.ts escapeTerminal; in a CSV through csvCell.
+// On a terminal it goes through lib/terminal.ts escapeTerminal; in a CSV through csvCell.
 
 /** A CSV cell (RFC 4180) that a spreadsheet never runs as a formula. */
 export function csvCell(value: string | number | null): string {

@@ -1,7 +1,7 @@
 // Every derived time cites where it came from; the grader recomputes each from the evidence with
 // the runner's own derivation and compares: a difference names the field.
 import { DERIVED_TIMELINE_FIELDS, type DerivedTimeline } from '../observation/timeline.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { describeCitation, watchHadGap } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';

@@ -3,7 +3,7 @@
 // clocks, the harness's receipt and the pod watch, its exit against its own exit line, and the request as
 // the proxy passed it on against the client's record. A hand edit of one field lands in one of these.
 import { LAB_EXIT_CODES, PROXY_CONTAINER } from '../../server/contract.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { anchor } from './kubelet-times.ts';
 import { describeCitation, describeLine, type LabLine } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ContainerPrediction, type Prediction } from './theory.ts';

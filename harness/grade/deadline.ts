@@ -2,7 +2,7 @@
 // cross-examination of the status the kubelet gives a pod it ends for it: phase Failed, reason
 // DeadlineExceeded and its message, written (mergePodStatus) only once no container can run and
 // never before startTime + activeDeadlineSeconds on the node's clock.
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { anchor } from './kubelet-times.ts';
 import { carriesPod, describeCitation } from './sources.ts';

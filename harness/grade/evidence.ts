@@ -1,6 +1,6 @@
 // Evidence checks: is this file a faithful record of one pod's termination? A file that fails
 // any of them is "evidence invalid", whatever its outcome says (hand-edited files land here).
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { citationChecks } from './citations.ts';
 import { finalStateChecks } from './final-state.ts';
 import { livePodChecks } from './live-pod.ts';

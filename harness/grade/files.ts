@@ -4,7 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { EXIT, isTermlabError, TermlabError } from '../../lib/errors.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import {
   type AnyParsedObservation,
   parseAnyObservation,

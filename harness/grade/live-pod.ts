@@ -1,7 +1,7 @@
 // The live pod and the delete: what the scenario asked for against what the pod carried (grace,
 // hook), what the hook and server logged, and the grace the API gave the delete.
 import { parsePreStop } from '../../server/contract-schemas.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { describePreStop, hookDurationSeconds, type PreStop } from '../scenario/schema.ts';
 import { describeCitation, describeEvent, describeLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';

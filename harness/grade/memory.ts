@@ -2,7 +2,7 @@
 // model's memory kill (theory.ts memoryKillAfterTerm) rests on its size and pace, so each is held
 // against the server's own `allocating` line.
 import { LAB_TERM_ALLOCATE_MIB_PER_SECOND } from '../../server/contract.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { describeLine } from './sources.ts';
 import { fail, pass, type Check } from './types.ts';
 import type { Facts } from './facts.ts';

@@ -6,7 +6,7 @@ import { parseYamlText } from '../../lib/yaml-text.ts';
 import { formatIssue } from '../../lib/files.ts';
 import { type SealedPredictions, SealedPredictionsSchema } from '../observation/schema.ts';
 import { readRegularTextFile } from '../observation/read.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { nearest } from '../../lib/suggest.ts';
 import { describeRetries, predictRetries } from './retry-theory.ts';

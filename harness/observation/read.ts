@@ -4,8 +4,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } f
 import { type FileHandle, open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { TermlabError } from '../../lib/errors.ts';
-import { issuePath } from '../../server/contract-schemas.ts';
-import { oneLine } from '../report/terminal.ts';
+import { issuePath } from '../../lib/issues.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import {
   MAX_OBSERVATION_BYTES,
   OBSERVATION_SCHEMA_VERSION,

@@ -1,6 +1,6 @@
 import type { CommandModule } from '../../lib/command.ts';
 import { EXIT } from '../../lib/errors.ts';
-import { escapeTerminal } from '../report/terminal.ts';
+import { escapeTerminal } from '../../lib/terminal.ts';
 import type { packFlags } from './flags.ts';
 import { packRun } from './pack.ts';
 

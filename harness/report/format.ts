@@ -1,4 +1,5 @@
 // Shared bits of the renderers: escaping untrusted strings and naming verdicts.
+import { escapeTerminal } from '../../lib/terminal.ts';
 import type { GradeResult, Verdict } from '../grade/types.ts';
 
 export function escapeXml(value: unknown): string {
@@ -63,6 +64,13 @@ export function predictionShown(r: {
   }
   const missing = r.checks.find((c) => c.id === 'prediction.present');
   return missing ? { right: null, text: 'no prediction' } : null;
+}
+
+/** A result's prediction checks as the terminal shows them ("prediction ✓ …", "prediction fail: …"), escaped. */
+export function predictionLines(r: { checks: { id: string; status: string; reason: string }[] }): string[] {
+  return r.checks
+    .filter((c) => c.id.startsWith('prediction.'))
+    .map((c) => `${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}`);
 }
 
 /** "predictions: 6 of 8 right", or null when nothing was predicted. */

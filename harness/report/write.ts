@@ -2,7 +2,7 @@
 import { TermlabError } from '../../lib/errors.ts';
 import type { GradeResult, PairResult } from '../grade/types.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
-import { oneLine } from './terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';

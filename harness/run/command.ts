@@ -14,7 +14,7 @@ import type { GradeResult, PairResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
 import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
-import { escapeTerminal, predictionLines } from '../report/terminal.ts';
+import { escapeTerminal } from '../../lib/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
 import { formatReap, reap } from '../safety/reap.ts';
@@ -32,7 +32,7 @@ import { createProgress } from './progress.ts';
 import type { ScenarioContext } from './scenario.ts';
 import { POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
 import { exitReason, summaryTable } from './summary.ts';
-import { predictionsCount } from '../report/format.ts';
+import { predictionLines, predictionsCount } from '../report/format.ts';
 
 export interface SimHandle {
   kubeconfig: string;

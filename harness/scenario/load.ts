@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { TermlabError } from '../../lib/errors.ts';
 import { parseYamlText } from '../../lib/yaml-text.ts';
 import { formatIssue } from '../../lib/files.ts';
-import { oneLine } from '../report/terminal.ts';
+import { oneLine } from '../../lib/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
 import { nearest } from '../../lib/suggest.ts';
 import { packagePath } from '../../lib/package-root.ts';

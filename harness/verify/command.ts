@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, TermlabError, unwritable } from '../../lib/errors.ts';
 import { type Cluster, connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
-import { escapeTerminal as t, terminalJson } from '../report/terminal.ts';
+import { escapeTerminal as t, terminalJson } from '../../lib/terminal.ts';
 import { RunClock } from '../run/clock.ts';
 import type { StartSim } from '../run/command.ts';
 import { ownershipOf, whoAmI } from '../safety/identity.ts';

@@ -5,7 +5,7 @@ import { parseLoadLog } from '../grade/rollout/records.ts';
 import { escapeXml as x } from '../report/format.ts';
 import { STYLE, tickStep } from '../report/html.ts';
 import { cell } from '../report/markdown.ts';
-import { escapeTerminal as t } from '../report/terminal.ts';
+import { escapeTerminal as t } from '../../lib/terminal.ts';
 import type { PodTimes } from './facts.ts';
 import { CAUSES, type CauseNumber, type VerifyGrade } from './grade.ts';
 import type { VerificationObservation } from '../observation/verification.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell } from '../../harness/class/escape.ts';
-import { escapeTerminal as terminalText } from '../../harness/report/terminal.ts';
+import { escapeTerminal as terminalText } from '../../lib/terminal.ts';
 
 describe('escaping what students wrote', () => {
   it.each([

@@ -1,6 +1,6 @@
 // The prediction line `termlab run` and `termlab grade` both print: one helper, its two forms, escaped.
 import { describe, expect, it } from 'vitest';
-import { predictionLines } from '../../harness/report/terminal.ts';
+import { predictionLines } from '../../harness/report/format.ts';
 
 describe('the prediction line on the terminal', () => {
   it('shows a right prediction with ✓, any other with its status, and only the prediction checks', () => {

@@ -7,13 +7,6 @@ export function escapeTerminal(value: unknown): string {
   return String(value).replace(UNSAFE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
 
-/** A result's prediction checks as the terminal shows them ("prediction ✓ …", "prediction fail: …"), escaped. */
-export function predictionLines(r: { checks: { id: string; status: string; reason: string }[] }): string[] {
-  return r.checks
-    .filter((c) => c.id.startsWith('prediction.'))
-    .map((c) => `${c.status === 'pass' ? 'prediction ✓' : `prediction ${c.status}:`} ${escapeTerminal(c.reason)}`);
-}
-
 /** Text from a file in a message: escaped, and never more than a line's worth. */
 export function oneLine(text: string, max = 200): string {
   const flat = escapeTerminal(text);
