@@ -2,10 +2,10 @@
 // and the frame its phases run in — a failure recorded in the run (its own code kept for the exit
 // code), never thrown; the cleaner always run, newest first; a run whose cleanup failed never called complete.
 import { TermlabError } from '../../lib/errors.ts';
-import type { Observation } from '../observation/schema.ts';
+import type { Cluster } from '../kube/index.ts';
+import type { Observation, SealedPredictions } from '../observation/schema.ts';
 import type { Cleaner } from './cleaner.ts';
 import type { RunClock } from './clock.ts';
-import type { ClusterRunContext, ScenarioContext } from './scenario.ts';
 
 export type CommonPhase = 'creating' | 'cleaning up' | 'done' | 'failed';
 export type PodPhase =
@@ -18,6 +18,44 @@ export type PodPhase =
 export type RolloutPhase = CommonPhase | 'waiting for available' | 'load starting' | 'rolling out' | 'load finishing';
 /** A phase of either kind, as the progress line shows it. */
 export type Phase = PodPhase | RolloutPhase;
+
+/** The run's own list of pods created and not yet seen gone: what is left if the API never returns. */
+export interface PodTracker {
+  created(name: string): void;
+  gone(name: string): void;
+}
+
+/** What every run against a cluster is given, a scenario's and a verification's alike. */
+export interface ClusterRunContext {
+  cluster: Cluster;
+  runId: string;
+  owner: string;
+  /** The caller's full name as the cluster reported it: the pods' termlab.io/identity annotation. */
+  identity?: string;
+  harnessVersion: string;
+  simulated: boolean;
+  template: Record<string, any>;
+  clock: RunClock;
+  signal: AbortSignal;
+  readyTimeoutMs: number;
+}
+
+export interface ScenarioContext<P extends string = Phase> extends ClusterRunContext {
+  namespace: string;
+  image?: string;
+  env?: string;
+  transport: 'portforward' | 'direct';
+  /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
+  attempt?: number;
+  /** How long a pod may wait for room in a full ResourceQuota (--quota-wait). */
+  quotaWaitMs?: number;
+  /** The predictions sealed before the first pod: copied into every observation. */
+  predictions?: SealedPredictions;
+  pods?: PodTracker;
+  onPhase(phase: P, detail?: string): void;
+  /** A failure that ended the scenario early, with its own code: the run's exit code follows from it. */
+  onFailure?(error: TermlabError): void;
+}
 
 /** What the frame needs of a run's context: its clock and signal, and where its phases and failures go. */
 export interface FrameContext<P extends string> {

@@ -32,7 +32,7 @@ import { IDEMPOTENCY_HEADER } from '../../server/contract.ts';
 import type { Cleaner } from './cleaner.ts';
 import { LogFollower } from './logs.ts';
 import { newRequestRecord, type RequestRecord, sendWork } from './request.ts';
-import type { ScenarioContext } from './scenario.ts';
+import type { ScenarioContext } from './phases.ts';
 import { allTerminated, hasTerminated, isGone, isReady, PodWatch } from './watch.ts';
 
 /** Real proxies program a new Service's rules in about a second (measure:proxy): as the rollout lab waits. */

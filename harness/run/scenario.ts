@@ -11,19 +11,18 @@ import {
   openPortForward,
   readPod,
   removeFinalizer,
-  type Cluster,
   type PortForwardHandle,
 } from '../kube/index.ts';
-import type { HarnessTime, Observation, SealedPredictions } from '../observation/schema.ts';
+import type { HarnessTime, Observation } from '../observation/schema.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { renderPod, requestPort } from '../scenario/render.ts';
 import { withRetryService } from '../scenario/render-retry.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
 import { Cleaner } from './cleaner.ts';
-import { newRun, type Phase, type PodPhase, runPhases } from './phases.ts';
+import { newRun, type PodPhase, runPhases, type ScenarioContext } from './phases.ts';
 import { imagePullAdvice } from './image-pull.ts';
-import { apiTimeString, type RunClock } from './clock.ts';
+import { apiTimeString } from './clock.ts';
 import { LogFollower } from './logs.ts';
 import { buildObservation, type Recorded } from './observe.ts';
 import { newRequestRecord, sendWork, type RequestRecord } from './request.ts';
@@ -40,7 +39,7 @@ import {
 } from './retry-lab.ts';
 import { allTerminated, isGone, isReady, PodWatch, type Sighting } from './watch.ts';
 
-export type { Phase } from './phases.ts';
+export type { ClusterRunContext, Phase, PodTracker, ScenarioContext } from './phases.ts';
 
 /** Beyond grace + hook, how long the container may take to be seen ended (a slow kubelet). */
 const TERMINATION_MARGIN_MS = 30_000;
@@ -49,44 +48,6 @@ const REQUEST_END_AFTER_TERMINATION_MS = 10_000;
 const LOG_END_AFTER_TERMINATION_MS = 5_000;
 /** After the finalizer is removed: how long the pod may take to disappear. */
 const POD_GONE_TIMEOUT_MS = 30_000;
-
-/** The run's own list of pods created and not yet seen gone: what is left if the API never returns. */
-export interface PodTracker {
-  created(name: string): void;
-  gone(name: string): void;
-}
-
-/** What every run against a cluster is given, a scenario's and a verification's alike. */
-export interface ClusterRunContext {
-  cluster: Cluster;
-  runId: string;
-  owner: string;
-  /** The caller's full name as the cluster reported it: the pods' termlab.io/identity annotation. */
-  identity?: string;
-  harnessVersion: string;
-  simulated: boolean;
-  template: Record<string, any>;
-  clock: RunClock;
-  signal: AbortSignal;
-  readyTimeoutMs: number;
-}
-
-export interface ScenarioContext<P extends string = Phase> extends ClusterRunContext {
-  namespace: string;
-  image?: string;
-  env?: string;
-  transport: 'portforward' | 'direct';
-  /** Which try of the scenario this is (from 1); a retry gets a fresh pod of its own name. */
-  attempt?: number;
-  /** How long a pod may wait for room in a full ResourceQuota (--quota-wait). */
-  quotaWaitMs?: number;
-  /** The predictions sealed before the first pod: copied into every observation. */
-  predictions?: SealedPredictions;
-  pods?: PodTracker;
-  onPhase(phase: P, detail?: string): void;
-  /** A failure that ended the scenario early, with its own code: the run's exit code follows from it. */
-  onFailure?(error: TermlabError): void;
-}
 
 const STUCK_REASONS = [
   'ErrImagePull',
