@@ -1,10 +1,37 @@
 // `termlab run`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/run.ts).
 import type { Flags } from '../../lib/command.ts';
 
-export const runFlags = {
+/**
+ * The flags `termlab run` and `termlab verify` share, word for word: which cluster (or the simulated one, and
+ * how it is started) and how long its API may stay away. Both tables spread this one.
+ */
+export const clusterFlags = {
   sim: { type: 'boolean', help: 'start a simulated cluster for this run (no Kubernetes needed)' },
   context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
-  kubeconfig: { type: 'string', value: 'FILE', help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)' },
+  kubeconfig: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config; a `termlab sim` writes .termlab/sim/kubeconfig)',
+  },
+  'api-patience': {
+    type: 'string',
+    value: 'SECONDS',
+    help: "how long the cluster's API may stay away before the run gives up (default 60)",
+  },
+  'sim-proxy-delay': {
+    type: 'string',
+    value: 'MS',
+    help: 'with --sim: the simulated service proxy applies endpoint changes this late',
+  },
+  'kube-version': {
+    type: 'string',
+    value: '1.35|1.36|1.37',
+    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
+  },
+} as const satisfies Flags;
+
+export const runFlags = {
+  ...clusterFlags,
   namespace: { type: 'string', value: 'NS', help: "the namespace (default: the context's, else default)" },
   scenarios: {
     type: 'string',
@@ -36,23 +63,8 @@ export const runFlags = {
   },
   'max-pods': { type: 'string', value: 'N', help: 'at most this many lab pods of yours at once (default 8)' },
   'ready-timeout': { type: 'string', value: 'SECONDS', help: 'how long a pod may take to become Ready (default 120)' },
-  'api-patience': {
-    type: 'string',
-    value: 'SECONDS',
-    help: "how long the cluster's API may stay away before the run gives up (default 60)",
-  },
   env: { type: 'string', value: 'NAME', help: 'the class environment the run belongs to' },
   lab: { type: 'string', value: 'FILE', help: 'the lab definition naming the class environment' },
-  'sim-proxy-delay': {
-    type: 'string',
-    value: 'MS',
-    help: 'with --sim: the simulated service proxy applies endpoint changes this late',
-  },
-  'kube-version': {
-    type: 'string',
-    value: '1.35|1.36|1.37',
-    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
-  },
   retries: {
     type: 'string',
     value: 'N',

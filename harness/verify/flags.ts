@@ -1,32 +1,15 @@
 // `termlab verify`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/verify.ts).
 import type { Flags } from '../../lib/command.ts';
+import { clusterFlags } from '../run/flags.ts';
 
 export const verifyFlags = {
+  ...clusterFlags,
+  sim: { ...clusterFlags.sim, help: `${clusterFlags.sim.help}; it starts empty: give --apply` },
   namespace: { type: 'string', value: 'NS', help: "the Deployment's namespace (default: the context's, else default)" },
-  sim: {
-    type: 'boolean',
-    help: 'start a simulated cluster for this run (no Kubernetes needed); it starts empty: give --apply',
-  },
   apply: {
     type: 'string',
     value: 'FILE',
     help: 'with --sim: create the objects in this YAML file (your Deployment, its Service) on the simulated cluster first',
-  },
-  'sim-proxy-delay': {
-    type: 'string',
-    value: 'MS',
-    help: 'with --sim: the simulated service proxy applies endpoint changes this late',
-  },
-  'kube-version': {
-    type: 'string',
-    value: '1.35|1.36|1.37',
-    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
-  },
-  context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
-  kubeconfig: {
-    type: 'string',
-    value: 'FILE',
-    help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config; a `termlab sim` writes .termlab/sim/kubeconfig)',
   },
   service: {
     type: 'string',
@@ -67,11 +50,6 @@ export const verifyFlags = {
     type: 'string',
     value: 'SECONDS',
     help: 'how long the Deployment, its endpoints and the load may take to be ready (default 120)',
-  },
-  'api-patience': {
-    type: 'string',
-    value: 'SECONDS',
-    help: "how long the cluster's API may stay away before the run gives up (default 60)",
   },
   out: { type: 'string', value: 'DIR', help: 'where the observation and reports go (default reports/verify-<run id>)' },
   json: { type: 'boolean', help: 'print the verdict as JSON instead of text' },
