@@ -6,7 +6,7 @@ import type { CommandIO, CommandModule } from '../../lib/command.ts';
 import { EXIT, TermlabError } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
 import { StudentSchema } from '../pack/manifest.ts';
-import { loadScenarios } from '../scenario/load.ts';
+import { loadScenarios, onlyNames } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { describeSetup } from '../scenario/setup.ts';
 import type { predictFlags } from './flags.ts';
@@ -115,13 +115,7 @@ export function createPredictCommand(
           'not at a terminal: use --template to write a file to fill in, or run termlab predict in a terminal',
         );
       }
-      const scenarios = await loadScenarios(
-        values.scenarios,
-        values.only
-          ?.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      );
+      const scenarios = await loadScenarios(values.scenarios, onlyNames(values.only));
       const text = values.template ? templateText(scenarios, student) : await ask(scenarios, student, io, input);
       await writeFileAtomic(out, text);
       io.out(

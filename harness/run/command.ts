@@ -24,7 +24,7 @@ import { defaultOwnerId, isLabelValue, newRunId } from '../safety/labels.ts';
 import { environmentOf } from '../safety/environment.ts';
 import { type Ownership, ownershipOf, whoAmI } from '../safety/identity.ts';
 import { DEFAULT_QUOTA_WAIT_MS } from '../safety/quota.ts';
-import { loadScenarioSet, loadTemplate } from '../scenario/load.ts';
+import { loadScenarioSet, loadTemplate, onlyNames } from '../scenario/load.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
 import { RunClock } from './clock.ts';
 import type { runFlags } from './flags.ts';
@@ -126,11 +126,7 @@ async function planRun(values: Values<typeof runFlags>) {
   const transport = values.transport ?? 'portforward';
   if (!isTransport(transport))
     throw new TermlabError('USAGE', `--transport: expected portforward or direct, got ${JSON.stringify(transport)}`);
-  const only = values.only
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const set = await loadScenarioSet(values.scenarios, only);
+  const set = await loadScenarioSet(values.scenarios, onlyNames(values.only));
   const template = await loadTemplate();
   // Sealed now, before any pod exists: the run records what was predicted before it was seen.
   const sealable = values.predictions ? await readSealable(values.predictions) : undefined;

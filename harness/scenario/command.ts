@@ -3,7 +3,7 @@ import { predictScenario as predict } from '../grade/pod-theory.ts';
 import { describeRetries, predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import type { scenariosFlags } from './flags.ts';
-import { loadScenarioSet } from './load.ts';
+import { loadScenarioSet, onlyNames } from './load.ts';
 import { describeRollout } from './rollout.ts';
 import { describeSetup } from './setup.ts';
 
@@ -12,13 +12,7 @@ import { describeSetup } from './setup.ts';
 // The command as the CLI shows and parses it is harness/cli/commands/scenarios.ts.
 export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
   async run(values, _positionals, io) {
-    const set = await loadScenarioSet(
-      values.scenarios,
-      values.only
-        ?.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    );
+    const set = await loadScenarioSet(values.scenarios, onlyNames(values.only));
     if (set.kind === 'rollout') {
       // A rollout's answer comes from the old pods' live lifecycle, known only once they run: nothing to hide.
       if (values.json)

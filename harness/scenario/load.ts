@@ -130,6 +130,14 @@ export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: s
   return { kind: 'pod', scenarios: pick(result.data.scenarios, path, only) };
 }
 
+/** The scenario names of `--only a,b` (spaces trimmed, empty names dropped); undefined without --only: every scenario. */
+export function onlyNames(only: string | undefined): string[] | undefined {
+  return only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 export async function loadScenarios(path: string = DEFAULT_SCENARIOS, only?: string[]): Promise<Scenario[]> {
   const set = await loadScenarioSet(path, only);
   if (set.kind === 'rollout')
