@@ -88,11 +88,10 @@ async function ask(
   }
 }
 
-/** The command as the CLI shows it is commands/predict.ts. */
+/** The command as the CLI shows and parses it is harness/cli/commands/predict.ts; `input`: where the answers come from. */
 export function createPredictCommand(
   input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
 ): CommandModule<typeof predictFlags> {
-  // The command as the CLI shows and parses it is harness/cli/commands/predict.ts.
   return {
     async run(values, _positionals, io) {
       const out = values.out ?? DEFAULT_PREDICTIONS_FILE;
