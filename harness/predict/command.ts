@@ -1,9 +1,11 @@
 // `termlab predict`: the student commits to an outcome and exit code per scenario (a retry scenario's attempts and
 // ledger effects too) before seeing what the model or the cluster says. Interactive at a terminal; `--template` writes a file to fill in.
+import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CommandIO, CommandModule } from '../../lib/command.ts';
-import { EXIT, TermlabError } from '../../lib/errors.ts';
+import { EXIT, TermlabError, unwritable } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
 import { StudentSchema } from '../pack/manifest.ts';
 import { loadScenarios, onlyNames } from '../scenario/load.ts';
@@ -108,6 +110,10 @@ export function createPredictCommand(
           `${out} already exists: predictions are made once, before the run (--force replaces it)`,
         );
       }
+      // A folder that is missing or not writable is said now, before any question is asked and answered in vain.
+      await access(dirname(resolve(out)), constants.W_OK).catch((error) => {
+        throw unwritable('OUTPUT_UNWRITABLE', 'the predictions file', out, error);
+      });
       if (!values.template && !(input.isTTY && io.isTTY)) {
         throw new TermlabError(
           'USAGE',
@@ -116,7 +122,9 @@ export function createPredictCommand(
       }
       const scenarios = await loadScenarios(values.scenarios, onlyNames(values.only));
       const text = values.template ? templateText(scenarios, student) : await ask(scenarios, student, io, input);
-      await writeFileAtomic(out, text);
+      await writeFileAtomic(out, text).catch((error) => {
+        throw unwritable('OUTPUT_UNWRITABLE', 'the predictions file', out, error);
+      });
       io.out(
         `\nwrote ${out}${values.template ? ': fill in each ~, then' : '; next:'} termlab run --predictions ${out}\n`,
       );

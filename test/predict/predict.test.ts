@@ -111,6 +111,15 @@ describe('termlab predict', () => {
     expect(Object.keys(parsePredictions(filled, out).predictions)).toHaveLength(8);
   });
 
+  it('names an output path it cannot write: exit 2, no stack', async () => {
+    const missing = join(dir, 'no-such-folder', 'p.yaml');
+    for (const out of [missing, '/proc/p.yaml']) {
+      const r = await runCli(['predict', '--template', '-o', out]);
+      expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${out} cannot be written`) });
+      expect(r.stderr).not.toMatch(/internal error|\bat /);
+    }
+  });
+
   it('refuses to overwrite predictions, and to ask questions without a terminal', async () => {
     const out = join(dir, 'existing.yaml');
     writeFileSync(out, 'predictions: {}\n');
