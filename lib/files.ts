@@ -1,7 +1,8 @@
 // Generic file helpers any layer may use (harness, cluster/sim, dev/node): whole-or-nothing
 // writes, and reading a JSON file through a zod schema with one line naming the file and field.
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { issueText } from './issues.ts';
 import { oneLine } from './terminal.ts';
@@ -24,6 +25,41 @@ export async function writeFileAtomic(path: string, text: string, mode?: number)
   } catch (error) {
     await unlink(temporary).catch(() => {});
     throw error;
+  }
+}
+
+const errno = (code: string, syscall: string, path: string): NodeJS.ErrnoException =>
+  Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path });
+
+/**
+ * `mkdir -p` that always ends: the missing folders are found walking up, then made top down, each once; the first
+ * failure is the answer. Node's `mkdir(path, { recursive: true })` is not used: where a parent exists but a child in
+ * it answers ENOENT (anything under /proc, a dangling symlink) it retries the parent and the child forever, on a
+ * thread no signal reaches, and its promise never settles. `mode` is each new folder's mode.
+ */
+export async function makeDirectory(path: string, mode?: number): Promise<void> {
+  const missing: string[] = [];
+  for (let at = resolve(path); ; at = dirname(at)) {
+    const found = await stat(at).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (found) {
+      if (!found.isDirectory()) throw errno('ENOTDIR', 'mkdir', at);
+      break;
+    }
+    if (dirname(at) === at) break;
+    missing.push(at);
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      await mkdir(folder, { mode });
+    } catch (error) {
+      // Made meanwhile by someone else is as good as made here.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(folder).catch(() => null))?.isDirectory())
+        continue;
+      throw error;
+    }
   }
 }
 

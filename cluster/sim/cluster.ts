@@ -1,11 +1,11 @@
 // startSimCluster(): a simulated cluster in this process, on 127.0.0.1, reachable only through the
 // kubeconfig it hands back. The harness never knows it is talking to a simulator.
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { TermlabError } from '../../lib/errors.ts';
-import { writeFileAtomic } from '../../lib/files.ts';
+import { makeDirectory, writeFileAtomic } from '../../lib/files.ts';
 import { createApiServer } from './api.ts';
 import { createTokenGate, newToken } from './auth.ts';
 import { ApiReachability, Faults, KubeletPause, ListenerFaults, type FaultRequest } from './faults.ts';
@@ -100,7 +100,7 @@ const PRIVATE_FOLDER_MODE = 0o700;
  */
 export async function writeKubeconfigFile(path: string, text: string, ownFolder: boolean): Promise<void> {
   const folder = dirname(path);
-  await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER_MODE });
+  await makeDirectory(folder, PRIVATE_FOLDER_MODE);
   if (ownFolder) await chmod(folder, PRIVATE_FOLDER_MODE);
   await writeFileAtomic(path, text, PRIVATE_FILE_MODE);
 }

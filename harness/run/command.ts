@@ -1,6 +1,6 @@
 // `termlab run`: every scenario on its own pod, in parallel, then observations, grades and reports.
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { rename, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
@@ -13,7 +13,7 @@ import { readSealable, retryFieldProblem, seal } from '../grade/predictions.ts';
 import type { GradeResult, PairResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
-import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
+import { formatIssue, makeDirectory, writeFileAtomic } from '../../lib/files.ts';
 import { escapeTerminal } from '../../lib/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -97,6 +97,14 @@ async function pointLatest(reportsRoot: string, runDir: string): Promise<void> {
   }
 }
 
+async function makeRunDirectory(path: string, what: string): Promise<void> {
+  try {
+    await makeDirectory(path);
+  } catch (error) {
+    throw unwritable('OUTPUT_UNWRITABLE', what, path, error);
+  }
+}
+
 export function createRunCommand(startSim: StartSim): CommandModule<typeof runFlags> {
   // Its name, summary, usage, help and parser are the Command object's (harness/cli/commands/run.ts): one of each.
   return {
@@ -174,6 +182,9 @@ async function planRun(values: Values<typeof runFlags>) {
   // The minor a simulated cluster emulates; a real cluster is whatever version it is.
   if (values['kube-version'] !== undefined && !values.sim)
     throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
+  // A folder that cannot be made is said now, before a simulated cluster starts or a real one is touched.
+  const outDir = values.out === undefined ? undefined : resolve(values.out);
+  if (outDir) await makeRunDirectory(outDir, '--out');
   return {
     values,
     transport,
@@ -190,6 +201,7 @@ async function planRun(values: Values<typeof runFlags>) {
     retries,
     quotaWaitMs,
     proxySyncDelayMs,
+    outDir,
   };
 }
 type RunPlan = Awaited<ReturnType<typeof planRun>>;
@@ -282,12 +294,8 @@ async function openRun<S extends { name: string }, O>(
   });
   await saveRun(record);
 
-  const runDir = resolve(values.out ?? join('reports', runId));
-  try {
-    await mkdir(runDir, { recursive: true });
-  } catch (error) {
-    throw unwritable('OUTPUT_UNWRITABLE', values.out ? '--out' : 'the run directory', runDir, error);
-  }
+  const runDir = plan.outDir ?? resolve('reports', runId);
+  await makeRunDirectory(runDir, plan.outDir ? '--out' : 'the run directory');
   // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
   if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
   io.out(

@@ -1,11 +1,11 @@
 // Local records of runs: one small file per run, so concurrent runs never write the same file.
 // A record only ever proves a run alive; its absence never makes anything an orphan.
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { unwritable } from '../../lib/errors.ts';
-import { readJsonFile, writeFileAtomic } from '../../lib/files.ts';
+import { makeDirectory, readJsonFile, writeFileAtomic } from '../../lib/files.ts';
 
 const RunRecordSchema = z.object({
   runId: z.string(),
@@ -38,7 +38,7 @@ const recordPath = (runId: string) => join(stateDir(), 'runs', `${runId}.json`);
 export async function saveRun(record: RunRecord): Promise<void> {
   const path = recordPath(record.runId);
   try {
-    await mkdir(join(stateDir(), 'runs'), { recursive: true });
+    await makeDirectory(join(stateDir(), 'runs'));
     await writeFileAtomic(path, JSON.stringify(RunRecordSchema.parse(record), null, 2) + '\n');
   } catch (error) {
     throw unwritable('STATE_UNWRITABLE', 'the run record (TERMLAB_STATE_DIR or XDG_STATE_HOME)', path, error);

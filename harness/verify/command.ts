@@ -2,11 +2,11 @@
 // --apply objects on it), read and print the plan, ask for --yes (unless the cluster is the
 // simulated one), run, write the one observation file, grade it back from the file exactly as
 // `termlab grade` does, write the reports, and exit as `run` does.
-import { mkdir } from 'node:fs/promises';
 import type * as k8s from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, TermlabError, unwritable } from '../../lib/errors.ts';
+import { makeDirectory } from '../../lib/files.ts';
 import { type Cluster, connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
 import { escapeTerminal as t, terminalJson } from '../../lib/terminal.ts';
 import { RunClock } from '../run/clock.ts';
@@ -210,7 +210,7 @@ async function verifyOn(
 
   const outDir = resolve(values.out ?? join('reports', `verify-${runId}`));
   try {
-    await mkdir(outDir, { recursive: true });
+    await makeDirectory(outDir);
   } catch (error) {
     throw unwritable('OUTPUT_UNWRITABLE', '--out', outDir, error);
   }

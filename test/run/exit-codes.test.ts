@@ -2,7 +2,16 @@
 // 70 ("please report it") now ending as a TermlabError with its own code, naming the flag or path.
 // 130 (Ctrl-C) is driven by test/run/interrupt.test.ts.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +99,28 @@ describe.concurrent('exit codes from the CLI', () => {
       code: EXIT.badInput,
       stderr: expect.stringContaining(`--out ${out} cannot be written (ENOTDIR)`),
     });
+  });
+
+  it('2: an --out where no folder can be made (under /proc, below a dangling link) is said before any cluster starts', async ({
+    signal,
+  }) => {
+    const dangling = join(temp('dangling'), 'link');
+    symlinkSync(join(dangling, '..', 'gone'), dangling);
+    for (const out of ['/proc/termlab-nope', join(dangling, 'run')]) {
+      const state = temp('state');
+      const r = await runCli(
+        ['run', '--sim', '--only', 'no-prestop', '--out', out],
+        { TERMLAB_STATE_DIR: state },
+        signal,
+      );
+      expect(r.stderr).not.toContain('internal error');
+      expect(r).toMatchObject({
+        code: EXIT.badInput,
+        stderr: expect.stringContaining(`--out ${out} cannot be written`),
+      });
+      // A run record is saved once a cluster has answered: none, so none was started or reached.
+      expect(readdirSync(state)).toEqual([]);
+    }
   });
 
   it('2: a run record that cannot be saved names its path', async () => {
