@@ -73,8 +73,14 @@ export const gradeCommand: CommandModule<typeof gradeFlags> = {
       for (const pair of run.pairs)
         for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);
       const { graded, passed, verdicts } = run.tally;
+      // A named path that is missing or holds no observation file is said as such, never counted as a file unreadable.
+      const unfound = run.unfound ?? [];
+      const unreadable = run.problems.length - unfound.length;
+      const said = unfound.map((u) => `${t(u.path)} ${u.why}`).join('; ');
       io.out(
-        `${graded} graded, ${passed} passed every check, ${verdicts['evidence-invalid']} evidence invalid, ${verdicts.inconclusive} inconclusive, ${run.problems.length} unreadable\n`,
+        graded === 0 && unreadable === 0 && unfound.length
+          ? `nothing graded: ${said}\n`
+          : `${graded} graded, ${passed} passed every check, ${verdicts['evidence-invalid']} evidence invalid, ${verdicts.inconclusive} inconclusive, ${unreadable} unreadable${said ? `; ${said}` : ''}\n`,
       );
     }
     return exitCodeOf(run);

@@ -40,7 +40,7 @@ export async function* observationPaths(paths: string[]): AsyncGenerator<string>
       throw new TermlabError(
         'INPUT_UNREADABLE',
         `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : oneLine((error as Error).message)}`,
-        { source: path },
+        { source: path, missing: (error as NodeJS.ErrnoException).code === 'ENOENT' },
       );
     }
     // Anything but a directory is opened as a file, which refuses FIFOs, devices and sockets.
@@ -73,7 +73,15 @@ export interface GradeRun {
   problems: string[];
   /** Every result counted as it was graded: the summary line and the exit code. */
   tally: GradeTally;
+  /** The paths named that gave nothing to grade, and why (each is among `problems` too): not files that were unreadable. */
+  unfound?: { path: string; why: string }[];
 }
+
+/** Why a named path gave nothing to grade, as the summary says it. */
+export const UNFOUND = {
+  missing: 'does not exist',
+  empty: `has no observation files (*${OBSERVATION_SUFFIX}) in it`,
+} as const;
 
 export interface GradeFileOptions {
   /** Graded where the run sealed no predictions. */
@@ -195,6 +203,7 @@ export async function gradePaths(paths: string[], options: GradeEachOptions = {}
   const results: GradeResult[] = [];
   const problems: string[] = [];
   const tally = new GradeTally();
+  const unfound: { path: string; why: string }[] = [];
   const noteProblem = (line: string) => {
     problems.push(line);
     options.onProblem?.(line);
@@ -202,15 +211,18 @@ export async function gradePaths(paths: string[], options: GradeEachOptions = {}
   // A missing path is one problem; the other paths are still graded.
   for (const root of paths) {
     try {
-      if ((await gradeEach(readsInTurn([root], options.signal), options, results, tally, noteProblem)) === 0)
+      if ((await gradeEach(readsInTurn([root], options.signal), options, results, tally, noteProblem)) === 0) {
         noteProblem(`${root}: no *${OBSERVATION_SUFFIX} files in it`);
+        unfound.push({ path: root, why: UNFOUND.empty });
+      }
     } catch (error) {
       // Ctrl-C stops the whole grading (exit 130), never just this path.
       if (!isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
       noteProblem(error.message);
+      if (error.context.missing && error.context.source === root) unfound.push({ path: root, why: UNFOUND.missing });
     }
   }
-  return finishRun(results, problems, tally);
+  return { ...finishRun(results, problems, tally), unfound };
 }
 
 /**

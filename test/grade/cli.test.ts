@@ -79,6 +79,22 @@ describe.concurrent('termlab grade', () => {
     expect(r).toMatchObject({ code: 2, stderr: expect.stringContaining('no *.observation.json files in it') });
   });
 
+  it('says plainly that a folder named is empty or missing, never that a file was unreadable (exit 2)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'termlab-empty-'));
+    const r = await runCli(['grade', empty], offline);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`nothing graded: ${empty} has no observation files (*.observation.json) in it`);
+    const missing = join(empty, 'no-such-run');
+    const m = await runCli(['grade', missing], offline);
+    expect(m.code).toBe(2);
+    expect(m.stdout).toContain(`nothing graded: ${missing} does not exist`);
+    // Beside a file that was graded, the missing folder is still named as missing.
+    const both = await runCli(['grade', missing, join(dir, 'cut-17-immediate.observation.json')], offline);
+    expect(both.code).toBe(2);
+    expect(both.stdout).toContain(`0 unreadable; ${missing} does not exist`);
+    for (const out of [r.stdout, m.stdout, both.stdout]) expect(out).not.toContain('1 unreadable');
+  });
+
   it('refuses an oversized file with a clear error instead of reading it', async () => {
     const big = mkdtempSync(join(tmpdir(), 'termlab-big-'));
     const path = join(big, 'huge.observation.json');
