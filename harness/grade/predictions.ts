@@ -50,8 +50,10 @@ export function parsePredictions(
   if (known) return known;
   const { data } = parseYamlText(text, source, 'PREDICTIONS_INVALID');
   const result = (options.writtenEarlier ? WrittenEarlierSchema : PredictionsFileSchema).safeParse(data);
-  if (!result.success)
-    throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${issueOf(result.error.issues[0]!)}`, { source });
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new TermlabError('PREDICTIONS_INVALID', `${source}: ${blankOf(issue, data) ?? issueOf(issue)}`, { source });
+  }
   if (parsedEarlier.size >= PARSED_KEPT) parsedEarlier.delete(parsedEarlier.keys().next().value!);
   parsedEarlier.set(key, deepFreeze(result.data));
   return result.data;
@@ -68,6 +70,40 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/** What each field of a prediction asks for, as a blank left in a template is told to be filled in. */
+const FIELD_ASKS: Record<string, string> = {
+  outcome: 'completed, cut or rejected',
+  exitCode: "the container's exit code, 0-255",
+  attempts: 'how many times the client sends the request, 1 or more',
+  effects: 'how many effects the ledger records, 0 or more',
+};
+
+/**
+ * A `~` (null) left where a prediction goes, told as a blank to fill in with the scenario and the field, and how
+ * many more there are; null when the issue is not about a blank.
+ */
+function blankOf(issue: z.core.$ZodIssue, data: unknown): string | null {
+  const valueAt = (path: readonly PropertyKey[]) =>
+    path.reduce<unknown>(
+      (at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+      data,
+    );
+  if (valueAt(issue.path) !== null) return null;
+  const [top, scenario, field] = issue.path.map(String);
+  if (top !== 'predictions' || scenario === undefined || field === undefined)
+    return oneLine(`${issue.path.map(String).join('.')} is still ~: fill this in`);
+  const predictions = valueAt(['predictions']) as Record<string, unknown>;
+  const blanks = Object.values(predictions).reduce<number>(
+    (n, p) => n + (p && typeof p === 'object' ? Object.values(p).filter((v) => v === null).length : 0),
+    0,
+  );
+  const more = blanks > 1 ? `; ${blanks - 1} more ~ left to fill in` : '';
+  return oneLine(
+    `predictions.${scenario}.${field} is still ~: fill this in with your prediction for ${scenario}${FIELD_ASKS[field] ? ` (${FIELD_ASKS[field]})` : ''}${more}`,
+    300,
+  );
 }
 
 /** A field the file has and the schema does not is told with the field nearest it, as a scenario file's is. */

@@ -95,6 +95,23 @@ describe.concurrent('termlab grade', () => {
     for (const out of [r.stdout, m.stdout, both.stdout]) expect(out).not.toContain('1 unreadable');
   });
 
+  it('asks for a ~ left in a predictions template to be filled in, naming the scenario and the field', async () => {
+    const template = join(mkdtempSync(join(tmpdir(), 'termlab-template-')), 'p.yaml');
+    expect((await runCli(['predict', '--template', '-o', template, '--only', 'short-grace'], offline)).code).toBe(0);
+    writeFileSync(template, readFileSync(template, 'utf8').replace('outcome: ~', 'outcome: cut'));
+    const r = await runCli(
+      ['grade', join(dir, 'cut-17-immediate.observation.json'), '--predictions', template],
+      offline,
+    );
+    expect(r).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "predictions.short-grace.exitCode is still ~: fill this in with your prediction for short-grace (the container's exit code, 0-255)",
+      ),
+    });
+    expect(r.stderr).not.toContain('Invalid');
+  });
+
   it('refuses an oversized file with a clear error instead of reading it', async () => {
     const big = mkdtempSync(join(tmpdir(), 'termlab-big-'));
     const path = join(big, 'huge.observation.json');
