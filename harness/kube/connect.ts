@@ -27,6 +27,8 @@ export interface ConnectOptions {
   apiPatienceMs?: number;
   /** One request's own time limit, ms. */
   requestTimeoutMs?: number;
+  /** The command has --sim: with no kubeconfig to be found, the hint offers it (a command without it never names it). */
+  offersSim?: boolean;
 }
 
 /** Loads the kubeconfig, picks the context and asks the API server its version: unreachable is exit 3. */
@@ -34,13 +36,17 @@ export async function connect(options: ConnectOptions): Promise<Cluster> {
   const kc = new k8s.KubeConfig();
   const where =
     options.kubeconfig ??
-    (options.kubeconfigText ? 'the simulated cluster' : (process.env.KUBECONFIG ?? '~/.kube/config'));
+    (options.kubeconfigText ? 'the simulated cluster' : process.env.KUBECONFIG || '~/.kube/config');
   try {
     if (options.kubeconfigText) kc.loadFromString(options.kubeconfigText);
     else if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
     else if (process.env.KUBECONFIG || existsSync(join(homedir(), '.kube', 'config'))) kc.loadFromDefault();
     else
-      throw new Error('none found: set KUBECONFIG, pass --kubeconfig FILE, or run on the simulated cluster with --sim');
+      throw new Error(
+        options.offersSim
+          ? 'none found: set KUBECONFIG, pass --kubeconfig FILE, or run on the simulated cluster with --sim'
+          : 'none found: set KUBECONFIG or pass --kubeconfig FILE',
+      );
   } catch (error) {
     throw new TermlabError('CLUSTER_UNREACHABLE', `cannot load kubeconfig ${where}: ${(error as Error).message}`, {
       kubeconfig: where,

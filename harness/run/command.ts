@@ -257,6 +257,7 @@ async function openRun<S extends { name: string }, O>(
   const cluster: Cluster = await connect({
     ...(sim ? { kubeconfigText: sim.kubeconfig } : { kubeconfig: values.kubeconfig, context: values.context }),
     apiPatienceMs,
+    offersSim: true,
   });
   const namespace = values.namespace ?? cluster.contextNamespace ?? 'default';
   if (values.owner !== undefined && !isLabelValue(values.owner))

@@ -142,6 +142,7 @@ export function createVerifyCommand(startSim: StartSim): CommandModule<typeof ve
             ? { kubeconfigText: started.kubeconfig }
             : { kubeconfig: values.kubeconfig, context: values.context }),
           apiPatienceMs,
+          offersSim: true,
         });
         const namespace = values.namespace ?? (sim ? 'default' : (cluster.contextNamespace ?? 'default'));
         if (sim) {

@@ -123,6 +123,23 @@ describe.concurrent('exit codes from the CLI', () => {
     }
   });
 
+  it('3: with no kubeconfig, the hint names only flags the command has (--sim only where it is one)', async () => {
+    const none = { KUBECONFIG: '', HOME: temp('home') };
+    const out = temp('kubeconfig');
+    const cases: [string, string[]][] = [
+      ['class', ['class', 'student', 'ada', '--namespace', 'lab', '-o', join(out, 'ada')]],
+      ['reap', ['reap', '--dry-run']],
+      ['run', ['run', '--only', 'no-prestop']],
+    ];
+    for (const [command, args] of cases) {
+      const r = await runCli(args, none);
+      expect(r).toMatchObject({ code: EXIT.clusterUnreachable, stderr: expect.stringContaining('none found') });
+      const has = new Set((await runCli([command, '--help'])).stdout.match(/--[a-z-]+/g));
+      for (const flag of r.stderr.match(/--[a-z-]+/g) ?? []) expect(has, `${command}: ${r.stderr}`).toContain(flag);
+      expect(r.stderr.includes('--sim')).toBe(command === 'run');
+    }
+  });
+
   it('2: a run record that cannot be saved names its path', async () => {
     const state = underAFile();
     const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', join(temp('out'), 'run')], {
