@@ -1,5 +1,6 @@
 // A student's predictions, graded against what was observed and against the model.
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { TermlabError } from '../../lib/errors.ts';
 import { parseYamlText } from '../../lib/yaml-text.ts';
@@ -30,6 +31,8 @@ const PREDICTION_FIELDS = Object.keys(EXPECTED_FIELDS);
 const RETRY_FIELDS = ['attempts', 'effects'] as const;
 const PredictionsFileSchema = z.object({
   student: z.string().optional(),
+  /** The scenario set the predictions were made for, as `--scenarios` named it; none: the default set. */
+  scenarios: z.string().optional(),
   predictions: z.record(z.string(), ExpectedSchema),
 });
 export type PredictionsFile = z.infer<typeof PredictionsFileSchema>;
@@ -134,6 +137,43 @@ export function retryFieldProblem(
       );
   }
   return null;
+}
+
+/**
+ * Why a run of these scenarios cannot seal the file: a scenario it would run that the file has no prediction for,
+ * told with the scenario set the file was made for and the command that runs what it predicts; null when covered.
+ * `runScenarios` is the run's --scenarios as given (undefined: the default set).
+ */
+export function coverageProblem(
+  file: PredictionsFile,
+  source: string,
+  names: readonly string[],
+  runScenarios: string | undefined,
+): string | null {
+  const missing = names.filter((n) => !Object.hasOwn(file.predictions, n));
+  if (!missing.length) return null;
+  const predicted = Object.keys(file.predictions);
+  const list = (xs: readonly string[]) => (xs.length > 4 ? `${xs.slice(0, 4).join(', ')}, …` : xs.join(', '));
+  const made =
+    file.scenarios === undefined ? 'the default scenarios (no --scenarios)' : `--scenarios ${file.scenarios}`;
+  const sameSet =
+    (file.scenarios === undefined ? undefined : resolve(file.scenarios)) ===
+    (runScenarios === undefined ? undefined : resolve(runScenarios));
+  const which =
+    missing.length === names.length
+      ? `none of the ${names.length} scenario(s) this run would run (${list(names)})`
+      : `${names.length - missing.length} of the ${names.length} scenario(s) this run would run (none for ${list(missing)})`;
+  const rerun = [
+    'termlab run',
+    ...(file.scenarios === undefined ? [] : [`--scenarios ${file.scenarios}`]),
+    // Within the set it was made for, the scenarios it predicts; in another set, that set first.
+    ...(sameSet && predicted.length ? [`--only ${predicted.join(',')}`] : []),
+    `--predictions ${source}`,
+  ].join(' ');
+  return oneLine(
+    `${source} has predictions for ${which}: it was made for ${made}${predicted.length ? `, predicting ${list(predicted)}` : ''}; nothing was sealed or started: ${rerun}`,
+    600,
+  );
 }
 
 export async function readPredictions(path: string): Promise<PredictionsFile> {

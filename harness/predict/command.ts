@@ -30,6 +30,7 @@ async function ask(
   student: string | undefined,
   io: CommandIO,
   input: NodeJS.ReadableStream,
+  scenarioFile: string | undefined,
 ): Promise<string> {
   const rl = createInterface({ input, output: process.stdout, terminal: true });
   // EOF (Ctrl-D) ends the questions as Ctrl-C does: nothing is written.
@@ -84,7 +85,7 @@ async function ask(
           }
         : { outcome, exitCode };
     }
-    return filledText(name, answers, scenarios);
+    return filledText(name, answers, scenarios, scenarioFile);
   } finally {
     rl.close();
   }
@@ -121,12 +122,22 @@ export function createPredictCommand(
         );
       }
       const scenarios = await loadScenarios(values.scenarios, onlyNames(values.only));
-      const text = values.template ? templateText(scenarios, student) : await ask(scenarios, student, io, input);
+      const text = values.template
+        ? templateText(scenarios, student, values.scenarios)
+        : await ask(scenarios, student, io, input, values.scenarios);
       await writeFileAtomic(out, text).catch((error) => {
         throw unwritable('OUTPUT_UNWRITABLE', 'the predictions file', out, error);
       });
+      // The run the predictions are for: the same scenario set and the same --only, or the run refuses the file.
+      const next = [
+        'termlab run --sim',
+        ...(values.scenarios === undefined ? [] : [`--scenarios ${values.scenarios}`]),
+        ...(values.only === undefined ? [] : [`--only ${scenarios.map((s) => s.name).join(',')}`]),
+        `--predictions ${out}`,
+      ].join(' ');
       io.out(
-        `\nwrote ${out}${values.template ? ': fill in each ~, then' : '; next:'} termlab run --predictions ${out}\n`,
+        `\nwrote ${out}${values.template ? ': fill in each ~, then' : '; next:'} ${next}\n` +
+          "  (on your class's cluster: --kubeconfig NAME.kubeconfig --lab lab.yaml instead of --sim)\n",
       );
       return EXIT.ok;
     },

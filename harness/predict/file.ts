@@ -29,12 +29,21 @@ export interface Answer {
 /** YAML accepts JSON strings as double-quoted scalars: a name can never break the file. */
 const quoted = (text: string) => JSON.stringify(text);
 
-export function templateText(scenarios: Scenario[], student: string | undefined): string {
+/** The scenario set the file is for (`--scenarios` as given), so a run of another set is refused: none for the default. */
+const setLines = (scenarioFile: string | undefined) =>
+  scenarioFile === undefined
+    ? []
+    : [`scenarios: ${quoted(scenarioFile)}  # run with --scenarios ${asArg(scenarioFile)}`];
+/** A path in a comment as a shell word: plain when it is plain, else quoted (a newline can never end the comment). */
+const asArg = (path: string) => (/^[\w./-]+$/.test(path) ? path : quoted(path));
+
+export function templateText(scenarios: Scenario[], student: string | undefined, scenarioFile?: string): string {
   const lines = [
     `# termlab predictions for ${scenarios.length} scenario(s). Before you run the lab, replace each ~ with your prediction:`,
     ...howTo(scenarios),
-    '# Then: termlab run --predictions THIS_FILE, and termlab pack --predictions THIS_FILE.',
+    `# Then: termlab run${scenarioFile === undefined ? '' : ` --scenarios ${asArg(scenarioFile)}`} --predictions THIS_FILE, and termlab pack --predictions THIS_FILE.`,
     `student: ${quoted(student ?? '')}${student ? '' : '  # your name'}`,
+    ...setLines(scenarioFile),
     'predictions:',
   ];
   for (const s of scenarios) {
@@ -49,11 +58,17 @@ export function templateText(scenarios: Scenario[], student: string | undefined)
   return lines.join('\n') + '\n';
 }
 
-export function filledText(student: string, answers: Record<string, Answer>, scenarios: Scenario[]): string {
+export function filledText(
+  student: string,
+  answers: Record<string, Answer>,
+  scenarios: Scenario[],
+  scenarioFile?: string,
+): string {
   const lines = [
     `# termlab predictions, made before the run (${new Date().toISOString()}).`,
     ...howTo(scenarios),
     `student: ${quoted(student)}`,
+    ...setLines(scenarioFile),
     'predictions:',
   ];
   for (const s of scenarios) {
@@ -68,5 +83,6 @@ export function filledText(student: string, answers: Record<string, Answer>, sce
   // What we write must read back: the grader's own parser is the judge.
   const parsed: PredictionsFile = parsePredictions(text, 'the predictions being written');
   if (parsed.student !== student) throw new Error('the student name did not survive the round trip');
+  if (parsed.scenarios !== scenarioFile) throw new Error('the scenario file did not survive the round trip');
   return text;
 }

@@ -9,7 +9,7 @@ import { GradeTally } from '../grade/tally.ts';
 import { markSuperseded, retryReason } from '../grade/attempts.ts';
 import { INTERRUPTED_MARKER, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { gradePairs } from '../grade/pairs.ts';
-import { readSealable, retryFieldProblem, seal } from '../grade/predictions.ts';
+import { coverageProblem, readSealable, retryFieldProblem, seal } from '../grade/predictions.ts';
 import type { GradeResult, PairResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
@@ -139,10 +139,20 @@ async function planRun(values: Values<typeof runFlags>) {
   // Sealed now, before any pod exists: the run records what was predicted before it was seen.
   const sealable = values.predictions ? await readSealable(values.predictions) : undefined;
   const predictions = sealable?.file;
-  // A retry field for a scenario that cannot retry is a wrong field like any other: refused before the seal.
-  const stray = predictions ? retryFieldProblem(predictions, set.scenarios) : null;
-  if (stray)
-    throw new TermlabError('PREDICTIONS_INVALID', `${values.predictions}: ${stray}`, { source: values.predictions });
+  if (predictions) {
+    // A file that predicts another set (or part of this one) is refused before the seal: no run goes unpredicted.
+    const uncovered = coverageProblem(
+      predictions,
+      values.predictions!,
+      set.scenarios.map((s) => s.name),
+      values.scenarios,
+    );
+    if (uncovered) throw new TermlabError('PREDICTIONS_INVALID', uncovered, { source: values.predictions });
+    // A retry field for a scenario that cannot retry is a wrong field like any other: refused before the seal.
+    const stray = retryFieldProblem(predictions, set.scenarios);
+    if (stray)
+      throw new TermlabError('PREDICTIONS_INVALID', `${values.predictions}: ${stray}`, { source: values.predictions });
+  }
   const sealed = sealable ? seal(sealable.text) : undefined;
   // Rollouts run one at a time by default: their timing under load is the lesson.
   const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +118,63 @@ describe('termlab predict', () => {
       expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${out} cannot be written`) });
       expect(r.stderr).not.toMatch(/internal error|\bat /);
     }
+  });
+
+  it('names its scenario set, and its next: hint keeps the --scenarios and --only it was made with', async () => {
+    const sidecars = join(dir, 'sidecar-predictions.yaml');
+    const r = await runCli(['predict', '--scenarios', 'manifests/sidecars.yaml', '--template', '-o', sidecars]);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.stdout).toContain(
+      `then termlab run --sim --scenarios manifests/sidecars.yaml --predictions ${sidecars}\n`,
+    );
+    const filled = readFileSync(sidecars, 'utf8')
+      .replace(/outcome: ~/g, 'outcome: cut')
+      .replace(/exitCode: ~/g, 'exitCode: 0');
+    expect(parsePredictions(filled, sidecars).scenarios).toBe('manifests/sidecars.yaml');
+    const pair = join(dir, 'pair-predictions.yaml');
+    const p = await runCli(['predict', '--only', 'short-grace,restored-grace', '--template', '-o', pair]);
+    expect(p.stdout).toContain(`then termlab run --sim --only short-grace,restored-grace --predictions ${pair}\n`);
+  });
+
+  it('is refused by a run of scenarios it does not cover, before anything is sealed or started, naming its set', async () => {
+    const file = join(dir, 'sidecars-filled.yaml');
+    expect((await runCli(['predict', '--scenarios', 'manifests/sidecars.yaml', '--template', '-o', file])).code).toBe(
+      0,
+    );
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace(/outcome: ~/g, 'outcome: cut')
+        .replace(/exitCode: ~/g, 'exitCode: 0'),
+    );
+    const state = mkdtempSync(join(tmpdir(), 'termlab-predict-state-'));
+    const r = await runCli(['run', '--sim', '--predictions', file, '--out', join(dir, 'never-run')], {
+      TERMLAB_STATE_DIR: state,
+    });
+    expect(r).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining(
+        `${file} has predictions for none of the 8 scenario(s) this run would run (hook-fits-grace, short-grace, restored-grace, immediate-exit, …): it was made for --scenarios manifests/sidecars.yaml`,
+      ),
+    });
+    expect(r.stderr).toContain(`termlab run --scenarios manifests/sidecars.yaml --predictions ${file}`);
+    expect(r.stdout).not.toContain('predictions sealed');
+    // A run record is saved once a cluster answered: none, so none was started.
+    expect(readdirSync(state)).toEqual([]);
+    // Part of the set predicted: the run of the whole set is refused too, told which --only the file predicts.
+    const pair = join(dir, 'pair-filled.yaml');
+    writeFileSync(
+      pair,
+      'predictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  restored-grace: { outcome: completed, exitCode: 0 }\n',
+    );
+    const part = await runCli(['run', '--sim', '--predictions', pair, '--out', join(dir, 'never-run')], {
+      TERMLAB_STATE_DIR: state,
+    });
+    expect(part).toMatchObject({
+      code: EXIT.badInput,
+      stderr: expect.stringContaining('has predictions for 2 of the 8 scenario(s)'),
+    });
+    expect(part.stderr).toContain(`termlab run --only short-grace,restored-grace --predictions ${pair}`);
   });
 
   it('refuses to overwrite predictions, and to ask questions without a terminal', async () => {
