@@ -87,7 +87,7 @@ function describePoint(point: NonNullable<Point>): string {
 
 /**
  * The timeline's derived points are recomputed from the evidence by the one derivation the runner
- * used (observation-timeline.ts): any difference is a time or citation the evidence does not give.
+ * used (observation/timeline.ts): any difference is a time or citation the evidence does not give.
  */
 function timelineDerived({ o, derived }: Facts): Check {
   const id = 'evidence.timeline-cited';

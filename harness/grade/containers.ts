@@ -18,7 +18,7 @@ const CONTAINER_CLOCK_DRIFT_MS = 2;
 
 const lineOf = (container: string, l: { line: number; event?: string }) => `${container}'s ${describeLine(l)}`;
 
-/** The file's container records are the ones its evidence gives (observation-timeline.ts deriveContainers). */
+/** The file's container records are the ones its evidence gives (observation/timeline.ts deriveContainers). */
 function containersCited(f: Facts): Check {
   const id = 'evidence.containers-cited';
   const claimed = f.o.containers;

@@ -1,4 +1,4 @@
-// Pieces of the observation that its retries part (observation-retries.ts) shares: one definition each.
+// Pieces of the observation that its retries part (observation/retries.ts) shares: one definition each.
 import { z } from 'zod';
 
 export const isoTime = z.iso.datetime({ offset: true });

@@ -170,7 +170,7 @@ const ContainerLogPoint = z.object({ at: ContainerLogTimeSchema, line: z.int().m
 /**
  * One container of the pod as its own sources show it (version 5 on): its hook, TERM and exit from its
  * own log (the app's is evidence.logLines, any other's evidence.containerLogs), its end from the pod
- * watch (or a read). Derived by observation-timeline.ts deriveContainers; the grader recomputes it.
+ * watch (or a read). Derived by observation/timeline.ts deriveContainers; the grader recomputes it.
  */
 const ContainerRecordSchema = z.object({
   name: z.string(),

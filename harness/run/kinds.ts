@@ -21,7 +21,7 @@ export interface ScenarioKind<S extends { name: string }, O> {
   /** How its traffic reaches the lab, for the run's opening lines. */
   describeTraffic(transport: string): string;
   run(ctx: ScenarioContext, s: S): Promise<O>;
-  /** Written through its own schema and within the readers' size limit (observation-write.ts). */
+  /** Written through its own schema and within the readers' size limit (observation/write.ts). */
   write(path: string, o: O): Promise<void>;
   /** A try that did not count (grade/attempts.ts retryCause) runs again on a fresh pod. */
   runsTriesAgain: boolean;
