@@ -8,19 +8,20 @@ import { packRun } from './pack.ts';
 export const packCommand: CommandModule<typeof packFlags> = {
   async run(values, positionals, io) {
     const runDir = positionals[0] ?? 'reports/latest';
-    const { archive, manifest, predictions, seal, ignoredPredictions, predictedStudent } = await packRun(runDir, {
+    const { archive, manifest, predictions, seal, predictedStudent } = await packRun(runDir, {
       out: values.out,
       predictions: values.predictions,
       student: values.student,
     });
-    // The gradebook names a hand-in by its predictions' student first: say so when --student disagrees.
-    const student = predictedStudent ?? manifest.student;
+    // The gradebook names a hand-in by its sealed predictions' student first, then by --student: say so when they disagree.
+    const sealedStudent = seal === 'sealed' ? predictedStudent : null;
+    const student = sealedStudent ?? manifest.student;
     io.out(
-      `packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${student === null ? 'an unnamed student (add --student or a predictions file)' : escapeTerminal(student)}\n`,
+      `packed ${manifest.files.length} file(s) of run ${manifest.runIds.join(', ')} for ${student === null ? 'an unnamed student (the gradebook names it after the archive; add --student NAME)' : escapeTerminal(student)}\n`,
     );
-    if (predictedStudent && manifest.student && predictedStudent !== manifest.student) {
+    if (sealedStudent && manifest.student && sealedStudent !== manifest.student) {
       io.err(
-        `termlab pack: ⚠ --student ${JSON.stringify(escapeTerminal(manifest.student))} differs from the student ${JSON.stringify(escapeTerminal(predictedStudent))} named in ${escapeTerminal(predictions ?? '')}: the gradebook takes the predictions' name and flags the difference for review\n`,
+        `termlab pack: ⚠ --student ${JSON.stringify(escapeTerminal(manifest.student))} differs from the student ${JSON.stringify(escapeTerminal(sealedStudent))} named in ${escapeTerminal(predictions ?? '')}: the gradebook takes the predictions' name and flags the difference for review\n`,
       );
     }
     if (seal === 'sealed')
@@ -31,11 +32,7 @@ export const packCommand: CommandModule<typeof packFlags> = {
       );
     else
       io.err(
-        'termlab pack: ⚠ no predictions: the run was started without --predictions and none is in the run directory or here; the gradebook flags it for review\n',
-      );
-    if (ignoredPredictions)
-      io.err(
-        `termlab pack: ${escapeTerminal(ignoredPredictions)} is not the predictions file the run sealed; the sealed one is packed\n`,
+        'termlab pack: ⚠ no predictions: the run was started without --predictions and none is in the run directory (--predictions FILE packs one, unsealed); the gradebook flags it for review\n',
       );
     io.out(`${archive}\n`);
     return EXIT.ok;

@@ -2,11 +2,16 @@
 import type { Flags } from '../../lib/command.ts';
 
 export const packFlags = {
-  out: { type: 'string', short: 'o', value: 'FILE', help: 'the archive to write (default: beside the run directory)' },
+  out: {
+    type: 'string',
+    short: 'o',
+    value: 'FILE',
+    help: "the archive to write (default: RUN.tar.gz in the current directory, RUN the run directory's name)",
+  },
   predictions: {
     type: 'string',
     value: 'FILE',
-    help: 'a predictions file to pack when the run sealed none (default: the one in the run directory or here)',
+    help: 'a predictions file to pack when the run sealed none (default: the one in the run directory)',
   },
-  student: { type: 'string', value: 'NAME', help: "the student's name, when no predictions file names it" },
+  student: { type: 'string', value: 'NAME', help: "the student's name, when no sealed predictions name one" },
 } as const satisfies Flags;

@@ -41,9 +41,7 @@ export interface PackResult {
   predictions: string | null;
   /** sealed: the run's own predictions; unsealed: a file the run was not started with; none. */
   seal: 'sealed' | 'unsealed' | 'none';
-  /** A predictions file found here that is not the one the run sealed, so not packed. */
-  ignoredPredictions: string | null;
-  /** The student the predictions file names: the one a gradebook takes (see class/submission.ts `identify`). */
+  /** The student the packed predictions file names (sealed or not). */
   predictedStudent: string | null;
 }
 
@@ -114,7 +112,6 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   }
   const sealed = sealedBy.size === 1 ? [...sealedBy.values()][0]! : null;
   let predictionsPath: string | undefined;
-  let ignoredPredictions: string | null = null;
   let predictionsText: string | undefined;
   const readText = async (path: string) => {
     try {
@@ -123,6 +120,8 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot read: ${(error as Error).message}`, { source: path });
     }
   };
+  // Only files the student named or the run wrote: a predictions.yaml that happens to lie in the
+  // current directory belongs to no run in particular (another exercise, a classmate's), so it is never read.
   if (sealed) {
     // The run's own predictions, whatever lies about: a file written after the run is not them.
     if (options.predictions) {
@@ -135,30 +134,22 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
         );
       }
     }
-    const here = resolve(PREDICTIONS_NAME);
-    if (
-      !options.predictions &&
-      existsSync(here) &&
-      lstatSync(here).isFile() &&
-      predictionsSha256(await readText(here)) !== sealed.sha256
-    )
-      ignoredPredictions = here;
     predictionsText = sealed.content;
     predictionsPath = join(runDir, PREDICTIONS_NAME);
   } else {
-    // A run made without --predictions: the file packed is flagged as not sealed by the run.
-    predictionsPath =
-      options.predictions ??
-      [join(runDir, PREDICTIONS_NAME), resolve(PREDICTIONS_NAME)].find((p) => existsSync(p) && lstatSync(p).isFile());
+    // A run made without --predictions: the file packed (named, or left in the run directory) is flagged as not sealed.
+    const inRun = join(runDir, PREDICTIONS_NAME);
+    predictionsPath = options.predictions ?? (existsSync(inRun) && lstatSync(inRun).isFile() ? inRun : undefined);
     if (predictionsPath) predictionsText = await readText(predictionsPath);
   }
-  let student = options.student;
+  // The manifest's student is who --student names, else who the sealed predictions name. An unsealed
+  // file's name is not written there: the gradebook would show it as packed with --student, which it was not.
   let predictedStudent: string | null = null;
   if (predictionsText !== undefined) {
     predictedStudent = parsePredictions(predictionsText, predictionsPath!).student?.trim() || null;
-    student ??= predictedStudent ?? undefined;
     members.push({ name: PREDICTIONS_NAME, from: predictionsPath!, text: predictionsText });
   }
+  const student = options.student ?? (sealed ? (predictedStudent ?? undefined) : undefined);
   const checkedStudent = student === undefined ? null : StudentSchema.safeParse(student);
   if (checkedStudent && !checkedStudent.success)
     throw new TermlabError('USAGE', `--student: ${checkedStudent.error.issues[0]!.message}`);
@@ -202,7 +193,6 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
       manifest,
       predictions: predictionsPath ?? null,
       seal: sealed ? 'sealed' : predictionsPath ? 'unsealed' : 'none',
-      ignoredPredictions,
       predictedStudent,
     };
   } finally {

@@ -1,13 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { create, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME, ManifestSchema, sha256 } from '../../harness/pack/manifest.ts';
 import { packRun } from '../../harness/pack/pack.ts';
 import { openArchive } from '../../harness/pack/unpack.ts';
-import { writeRunDir } from '../class/fixtures.ts';
-import { runCli } from '../support/cli.ts';
+import { GradebookSchema } from '../../harness/class/gradebook.ts';
+import { predictionsText, writeRunDir } from '../class/fixtures.ts';
+import { type CliResult, runCli } from '../support/cli.ts';
+import { repoRoot } from '../support/processes.ts';
 
 const offline = { KUBECONFIG: '/nonexistent/kubeconfig' };
 let root: string;
@@ -45,7 +48,60 @@ async function handMade(
   return archive;
 }
 
+/** `termlab pack` as a student runs it: from a folder of their own, which may hold files of other exercises. */
+function packIn(cwd: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), 'pack', ...args], {
+      cwd,
+      env: { ...process.env, ...offline },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 describe.concurrent('termlab pack', () => {
+  it('writes the archive where the help says, and reads no ./predictions.yaml the student never named', async () => {
+    // The student's folder holds predictions of another exercise, naming someone else.
+    const cwd = mkdtempSync(join(tmpdir(), 'termlab-pack-cwd-'));
+    writeFileSync(join(cwd, 'predictions.yaml'), predictionsText('Mallory Other'));
+    const help = await runCli(['pack', '--help'], offline);
+    expect(help.stdout).toContain('RUN.tar.gz in the current directory');
+
+    // A sealed run: the sealed predictions are packed and the unrelated file is not mentioned.
+    const sealed = await packIn(cwd, [runDir]);
+    expect(sealed.code, sealed.stderr).toBe(0);
+    expect(sealed.stderr).toBe('');
+    const archive = join(cwd, `${basename(runDir)}.tar.gz`);
+    expect(sealed.stdout.trimEnd().split('\n').at(-1)).toBe(archive);
+    expect(existsSync(archive)).toBe(true);
+
+    // A run made without --predictions, none in its folder: nothing is taken from ./predictions.yaml.
+    const bare = writeRunDir(join(root, 'bare'), { student: 'Bob Byte', tag: 'bare', sealed: false });
+    rmSync(join(bare, 'predictions.yaml'));
+    const unsealed = await packIn(cwd, [bare, '-o', 'bob.tar.gz']);
+    expect(unsealed.code, unsealed.stderr).toBe(0);
+    expect(unsealed.stdout).toContain('for an unnamed student');
+    expect(unsealed.stdout + unsealed.stderr).not.toContain('Mallory');
+    expect(unsealed.stderr).toContain('no predictions: the run was started without --predictions');
+    const opened = await openArchive(join(cwd, 'bob.tar.gz'));
+    expect(opened.files.has('predictions.yaml')).toBe(false);
+    expect(ManifestSchema.parse(JSON.parse(opened.files.get(MANIFEST_NAME)!.toString('utf8'))).student).toBeNull();
+    const book = join(cwd, 'book.json');
+    await runCli(['grade', join(cwd, 'bob.tar.gz'), '--gradebook-json', book], offline);
+    const [row] = GradebookSchema.parse(JSON.parse(readFileSync(book, 'utf8'))).rows;
+    // --student was never given: the gradebook must not say so.
+    expect(row).toMatchObject({ student: 'bob', identity: 'file name' });
+  });
+
   it('packs observations, predictions, reports and a manifest whose hashes match', async () => {
     const out = join(root, 'ada.tar.gz');
     const r = await runCli(['pack', runDir, '-o', out], offline);
