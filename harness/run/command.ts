@@ -353,6 +353,7 @@ async function runTries<S extends { name: string }, O>(
     scenarios.map((s) => ({ name: s.name, deadlineSeconds: kind.deadlineSeconds(s) })),
     io.out,
     io.isTTY,
+    values.verbose,
   );
   // One line while the API is away, and one when it is back.
   const stopOutageReports = cluster.health.onReport((report) =>

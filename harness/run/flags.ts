@@ -7,6 +7,10 @@ import type { Flags } from '../../lib/command.ts';
  */
 export const clusterFlags = {
   sim: { type: 'boolean', help: 'start a simulated cluster for this run (no Kubernetes needed)' },
+  verbose: {
+    type: 'boolean',
+    help: 'not at a terminal: a line for every phase of every scenario, not only one as each finishes',
+  },
   context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
   kubeconfig: {
     type: 'string',

@@ -1,4 +1,5 @@
-// Progress: one live line per scenario on a terminal; plain lines on phase changes elsewhere (CI).
+// Progress: one live line per scenario on a terminal; elsewhere (a pipe, a CI log) one line per scenario finished,
+// plus what it waits for, so the table is not buried under every phase of every scenario.
 import { secondsLeftOf } from '../safety/deadline.ts';
 import type { Phase } from './scenario.ts';
 
@@ -15,7 +16,12 @@ export interface ProgressItem {
   deadlineSeconds: number;
 }
 
-export function createProgress(scenarios: ProgressItem[], write: (text: string) => void, isTTY: boolean): Progress {
+export function createProgress(
+  scenarios: ProgressItem[],
+  write: (text: string) => void,
+  isTTY: boolean,
+  verbose = false,
+): Progress {
   const names = scenarios.map((s) => s.name);
   const started = performance.now();
   const startedWall = Date.now();
@@ -25,9 +31,21 @@ export function createProgress(scenarios: ProgressItem[], write: (text: string) 
   const width = Math.max(...names.map((n) => n.length));
   const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)}s`;
   if (!isTTY) {
+    const finished = new Set<string>();
+    const waitingFor = new Map<string, string>();
     return {
       phase(scenario, phase, detail) {
-        write(`[${elapsed(started)}] ${scenario.padEnd(width)}  ${phase}${detail ? `: ${detail}` : ''}\n`);
+        if (verbose) write(`[${elapsed(started)}] ${scenario.padEnd(width)}  ${phase}${detail ? `: ${detail}` : ''}\n`);
+        else if (phase === 'done' || phase === 'failed') {
+          finished.add(scenario);
+          write(
+            `[${elapsed(started)}] ${scenario.padEnd(width)}  ${phase}${detail ? `: ${detail}` : ''} (${finished.size} of ${names.length} finished)\n`,
+          );
+        } else if (detail && waitingFor.get(scenario) !== detail) {
+          // A phase with something to say (a wait for quota room): once, not on every step.
+          waitingFor.set(scenario, detail);
+          write(`[${elapsed(started)}] ${scenario.padEnd(width)}  ${phase}: ${detail}\n`);
+        }
       },
       notice(text) {
         write(`[${elapsed(started)}] ${text}\n`);
@@ -45,13 +63,17 @@ export function createProgress(scenarios: ProgressItem[], write: (text: string) 
       // Time left before the pod's own deadline ends it: the same function the reaper uses.
       const left = finished
         ? ''
-        : `  deadline in ${Math.ceil(secondsLeftOf(scenarios.find((x) => x.name === n)!.deadlineSeconds, startedWall))}s`;
+        : `  pod deadline in ${Math.ceil(secondsLeftOf(scenarios.find((x) => x.name === n)!.deadlineSeconds, startedWall))}s`;
       return `\x1b[2K ${icon(s.phase)} ${n.padEnd(width)}  ${s.phase.padEnd(18)} ${(((s.endedAt ?? performance.now()) - started) / 1000).toFixed(1)}s${left}${s.detail ? `  ${s.detail.slice(0, 60)}` : ''}`;
     });
     if (notice) lines.push(`\x1b[2K ${notice}`);
     write(`${drawnLines ? `\x1b[${drawnLines}A` : ''}${lines.join('\n')}\n`);
     drawnLines = lines.length;
   };
+  // Said once, above the table: what the countdown on each line counts down to.
+  write(
+    "pod deadline in Ns: should termlab stop before it cleans up, the scenario's pods end without it after Ns (their activeDeadlineSeconds, or `termlab reap` past their expiry)\n",
+  );
   const timer = setInterval(draw, 250);
   draw();
   return {

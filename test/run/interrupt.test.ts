@@ -64,6 +64,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
       [
         'bin/termlab.js',
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',
@@ -117,6 +118,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
         [
           cli,
           'run',
+          '--verbose', // a line for every phase, which this test waits for
           '--kubeconfig',
           join(dir, 'kubeconfig'),
           '--scenarios',
@@ -167,6 +169,7 @@ describe('one Ctrl-C delivered twice during a retries run', () => {
         [
           ...launcher,
           'run',
+          '--verbose', // a line for every phase, which this test waits for
           '--kubeconfig',
           join(dir, 'kubeconfig'),
           '--scenarios',

@@ -135,6 +135,7 @@ describe('the harness loses its port-forward', () => {
       [
         'bin/termlab.js',
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',
@@ -191,6 +192,7 @@ describe('a kubelet that reacts late to the delete', () => {
       [
         join(repoRoot, 'bin', 'termlab.js'),
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',

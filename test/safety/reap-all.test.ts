@@ -213,6 +213,7 @@ describe('termlab reap --all-owners', () => {
       [
         'bin/termlab.js',
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',

@@ -174,6 +174,7 @@ describe('termlab reap', () => {
       [
         'bin/termlab.js',
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',

@@ -1,0 +1,74 @@
+// What a run prints while it runs: on a terminal a live table whose countdown says what it counts down to;
+// piped (a CI log, `| tee`) one line per scenario finished, so the result table is not buried.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createProgress } from '../../harness/run/progress.ts';
+import type { CliResult } from '../support/cli.ts';
+import { repoRoot } from '../support/processes.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'termlab-progress-'));
+const isolated = () => ({
+  TERMLAB_STATE_DIR: mkdtempSync(join(root, 'state-')),
+  KUBECONFIG: '/nonexistent/kubeconfig',
+});
+
+/** The CLI run from a folder of its own, its output piped, as in CI. */
+function runIn(cwd: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], {
+      cwd,
+      env: { ...process.env, ...isolated() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const TWO = `scenarios:
+  - { name: quick-a, mode: graceful, preStop: { kind: none }, terminationGracePeriodSeconds: 5, workMs: 800, deleteDelayMs: 200 }
+  - { name: quick-b, mode: immediate, preStop: { kind: none }, terminationGracePeriodSeconds: 5, workMs: 800, deleteDelayMs: 200 }
+`;
+
+describe('run progress', () => {
+  it('piped: one line per scenario finished between the run header and the table, no phase lines', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    writeFileSync(join(cwd, 'two.yaml'), TWO);
+    const r = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--out', 'out']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('no predictions sealed'));
+    const to = lines.findIndex((l) => l.startsWith('scenario '));
+    expect(from, r.stdout).toBeGreaterThan(0);
+    const progress = lines.slice(from + 1, to).filter((l) => l.trim() !== '');
+    expect(progress, r.stdout).toHaveLength(2);
+    for (const [i, line] of progress.entries())
+      expect(line).toMatch(new RegExp(`^\\[\\d+\\.\\ds\\] quick-[ab]  done \\(${i + 1} of 2 finished\\)$`));
+  }, 120_000);
+
+  it('at a terminal: the countdown says what deadline it counts down to', () => {
+    let written = '';
+    const progress = createProgress(
+      [{ name: 'short-grace', deadlineSeconds: 104 }],
+      (t) => {
+        written += t;
+      },
+      true,
+    );
+    progress.stop();
+    expect(written).toMatch(/short-grace .* pod deadline in 10[34]s/);
+    expect(written).toContain(
+      "pod deadline in Ns: should termlab stop before it cleans up, the scenario's pods end without it after Ns",
+    );
+  });
+});
