@@ -127,6 +127,29 @@ export function createRunCommand(startSim: StartSim): CommandModule<typeof runFl
 
 const isTransport = (t: string): t is 'portforward' | 'direct' => t === 'portforward' || t === 'direct';
 
+/**
+ * A run without --predictions beside a ./predictions.yaml: the hint to seal it, only when that file is readable and
+ * predicts every scenario of this run (a file made for another scenario set, or one with blanks, would be refused).
+ */
+async function unsealedHere(scenarios: { name: string }[], runScenarios: string | undefined): Promise<string | null> {
+  if (!existsSync(PREDICTIONS_NAME)) return null;
+  try {
+    const { file } = await readSealable(PREDICTIONS_NAME);
+    if (
+      coverageProblem(
+        file,
+        PREDICTIONS_NAME,
+        scenarios.map((s) => s.name),
+        runScenarios,
+      )
+    )
+      return null;
+  } catch {
+    return null;
+  }
+  return ` (./${PREDICTIONS_NAME} is here and predicts these scenarios: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)`;
+}
+
 /** plan: every flag checked and the scenarios read before anything touches a cluster. */
 async function planRun(values: Values<typeof runFlags>) {
   if (values.sim && (values.context || values.kubeconfig))
@@ -154,6 +177,7 @@ async function planRun(values: Values<typeof runFlags>) {
       throw new TermlabError('PREDICTIONS_INVALID', `${values.predictions}: ${stray}`, { source: values.predictions });
   }
   const sealed = sealable ? seal(sealable.text) : undefined;
+  const sealHint = sealable ? null : await unsealedHere(set.scenarios, values.scenarios);
   // Rollouts run one at a time by default: their timing under load is the lesson.
   const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
   // Retry scenarios hold three pods each: by default as many run at once as the pod cap has room for.
@@ -199,6 +223,7 @@ async function planRun(values: Values<typeof runFlags>) {
     values,
     transport,
     set,
+    sealHint,
     template,
     sealable,
     predictions,
@@ -316,7 +341,7 @@ async function openRun<S extends { name: string }, O>(
     `${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${kind.describeTraffic(transport)}\n`,
   );
   io.out(
-    `${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${existsSync(PREDICTIONS_NAME) ? ` (./${PREDICTIONS_NAME} is here: run with --predictions ${PREDICTIONS_NAME} to seal it; a hand-in without sealed predictions is flagged for review)` : ''}`}\n\n`,
+    `${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${plan.sealHint ?? ''}`}\n\n`,
   );
   return {
     cluster,

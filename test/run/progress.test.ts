@@ -40,7 +40,26 @@ const TWO = `scenarios:
   - { name: quick-b, mode: immediate, preStop: { kind: none }, terminationGracePeriodSeconds: 5, workMs: 800, deleteDelayMs: 200 }
 `;
 
+const predictionsFor = (names: string[], scenarios?: string) =>
+  `student: Ada Lovelace\n${scenarios ? `scenarios: ${scenarios}\n` : ''}predictions:\n${names.map((n) => `  ${n}: { outcome: completed, exitCode: 0 }\n`).join('')}`;
+
 describe('run progress', () => {
+  it('offers to seal ./predictions.yaml only when it predicts the scenarios of this run', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    writeFileSync(join(cwd, 'two.yaml'), TWO);
+    // Predictions of another scenario set (the default lab's): sealing them here would be refused.
+    writeFileSync(join(cwd, 'predictions.yaml'), predictionsFor(['short-grace', 'restored-grace']));
+    const other = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--out', 'other', '--only', 'quick-a']);
+    expect(other.code, other.stdout + other.stderr).toBe(0);
+    expect(other.stdout.split('\n')).toContain('no predictions sealed');
+    // Predictions of this set: the hint, and following it seals them.
+    writeFileSync(join(cwd, 'predictions.yaml'), predictionsFor(['quick-a', 'quick-b'], 'two.yaml'));
+    const own = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--out', 'own', '--only', 'quick-a']);
+    expect(own.stdout).toContain(
+      './predictions.yaml is here and predicts these scenarios: run with --predictions predictions.yaml',
+    );
+  }, 120_000);
+
   it('piped: one line per scenario finished between the run header and the table, no phase lines', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
     writeFileSync(join(cwd, 'two.yaml'), TWO);
