@@ -81,5 +81,10 @@ export function exitReason(code: number, ending: Ending): string {
     ),
   ].filter(Boolean);
   if (code === 130) return 'exit 130: interrupted (Ctrl-C)';
-  return `exit ${code}: ${reasons.length ? reasons.join('; ') : 'see the lines above'}`;
+  const last = `exit ${code}: ${reasons.length ? reasons.join('; ') : 'see the lines above'}`;
+  // Only the predictions keep it from 0: the lab worked, and a student should not read exit 1 as a broken run.
+  const predictionsOnly = (wrong || unpredicted) && reasons.length === (wrong ? 1 : 0) + (unpredicted ? 1 : 0);
+  if (code === 1 && predictionsOnly)
+    return `the lab worked: every scenario ran and matches the model; exit 1 here grades your predictions, not the run (a wrong prediction is worth understanding: the report says why the kubelet did what it did)\n${last}`;
+  return last;
 }

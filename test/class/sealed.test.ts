@@ -106,6 +106,10 @@ describe('sealed predictions', () => {
     expect(r.code, r.stderr).toBe(EXIT.checksFailed);
     expect(r.stdout).toContain('predictions: 0 of 1 right');
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe("exit 1: 1 prediction differs from the model's answer");
+    // A student reads why: the lab worked, the 1 grades the predictions.
+    expect(r.stdout.trimEnd().split('\n').at(-2)).toMatch(
+      /^the lab worked: every scenario ran and matches the model; exit 1 here grades your predictions, not the run/,
+    );
   }, 120_000);
 
   it('flags a retried try and an interrupted run for review, with why', async () => {
