@@ -176,6 +176,7 @@ async function termlabRun(
     [
       'bin/termlab.js',
       'run',
+      '--verbose', // a line for every phase: the fault is injected at terminating
       '--kubeconfig',
       kubeconfig,
       '--context',

@@ -201,6 +201,7 @@ function runUntilTerminating(
       [
         'bin/termlab.js',
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--transport',
