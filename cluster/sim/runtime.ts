@@ -100,6 +100,19 @@ export interface LogLine {
 
 const LOG_LIMIT = 20_000;
 
+/** The containers still running, SIGKILLed if this process exits without the kubelet's shutdown (a second Ctrl-C quits at once). */
+const running = new Set<ChildProcess>();
+let killOnExit = false;
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (killOnExit) return;
+  killOnExit = true;
+  process.once('exit', () => {
+    for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+}
+
 export class ContainerProcess {
   readonly lines: LogLine[] = [];
   readonly child: ChildProcess;
@@ -120,8 +133,17 @@ export class ContainerProcess {
     const stderrPath = join(dir, 'stderr.log');
     const outFd = openSync(this.stdoutPath, 'a', 0o600);
     const errFd = openSync(stderrPath, 'a', 0o600);
+    // Its own process group, as a runtime's container is outside the user's session: a terminal's Ctrl-C signals
+    // termlab's whole group, and a pod must not get it (no real cluster's pod does). The harness stops what it made
+    // through the API as it cleans up; the kubelet's shutdown, or this process's exit, kills the rest.
     try {
-      this.child = spawn(argv[0]!, argv.slice(1), { cwd: PACKAGE_ROOT, env, stdio: ['ignore', outFd, errFd] });
+      this.child = spawn(argv[0]!, argv.slice(1), {
+        cwd: PACKAGE_ROOT,
+        env,
+        stdio: ['ignore', outFd, errFd],
+        detached: true,
+      });
+      track(this.child);
     } finally {
       closeSync(outFd);
       closeSync(errFd);

@@ -270,6 +270,7 @@ async function verifyOn(
         verdict: grade.verdict,
         explanation: grade.explanation,
         rolloutStalled: grade.rolloutStalled,
+        interrupted: grade.interrupted,
         requests: grade.requests,
         failed: grade.failed,
         byCause: grade.byCause,

@@ -9,7 +9,7 @@ import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
 import { originOf, type PodTimes, podTimes } from './facts.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
-import { incompleteReasonOf } from '../observation/incomplete.ts';
+import { incompleteReasonOf, wasInterrupted } from '../observation/incomplete.ts';
 
 export const CAUSES = {
   1: 'sent to a terminating pod still in the endpoints',
@@ -54,6 +54,8 @@ export interface VerifyGrade {
   reasoning: string[];
   /** The rollout verify started did not complete (progressDeadlineSeconds, or verify's own bound): the Deployment was left mid-rollout. */
   rolloutStalled: boolean;
+  /** The user stopped the run (Ctrl-C): inconclusive whatever failed, exit 130. */
+  interrupted: boolean;
   /** "one run is not all traffic": what this run exercised. */
   scope: string;
   problems: string[];
@@ -237,11 +239,16 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const requests = load.records.length;
   const completed = requests - failures.length;
   const maxFailed = o.request.maxFailed;
+  const interrupted = wasInterrupted(o.run);
   let verdict: VerifyGrade['verdict'];
   let explanation: string;
   if (!o.evidence.loadLog || !load.start) {
     verdict = 'inconclusive';
     explanation = `no load was recorded${o.run.incompleteReason ? `: ${o.run.incompleteReason}` : ''}`;
+  } else if (interrupted) {
+    // The user stopped it: what it saw up to then is shown, but judged neither way (exit 130, as the run's).
+    verdict = 'inconclusive';
+    explanation = `${incompleteReasonOf(o.run)}: an interrupted run is neither a pass nor a fail (${failures.length} of ${requests} requests had failed when it stopped)`;
   } else if (failures.length > maxFailed) {
     verdict = 'fail';
     explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`;
@@ -278,6 +285,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
     reasoning,
     // Set only where the wait for the rollout ended without it (run.ts): the condition quoted then.
     rolloutStalled: o.progressCondition !== null,
+    interrupted,
     scope,
     problems,
   };
@@ -406,6 +414,12 @@ export function raceWon(deleted: PodTimes[]): { advice: string; reasoning: strin
   };
 }
 
-/** Exit codes as `run`'s: 0 pass, 1 fail or inconclusive; 5 the rollout did not complete (whatever the requests did: the Deployment is left mid-rollout). */
+/** Exit codes as `run`'s: 0 pass, 1 fail or inconclusive; 5 the rollout did not complete (whatever the requests did: the Deployment is left mid-rollout); 130 interrupted. */
 export const exitCodeOfGrade = (g: VerifyGrade) =>
-  g.rolloutStalled ? EXIT.rolloutStalled : g.verdict === 'pass' ? EXIT.ok : EXIT.checksFailed;
+  g.rolloutStalled
+    ? EXIT.rolloutStalled
+    : g.interrupted
+      ? EXIT.interrupted
+      : g.verdict === 'pass'
+        ? EXIT.ok
+        : EXIT.checksFailed;
