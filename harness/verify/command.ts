@@ -256,6 +256,13 @@ async function verifyOn(
   }
   if (swept) await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' });
 
+  // Bad input found before anything was changed (a path the app does not serve): no verdict to give, no
+  // report to write. Said first and alone, in one line; the evidence stays in the observation file.
+  if (failure && !observation.acted && exitCodeFor(failure.code) === EXIT.badInput && !io.signal.aborted) {
+    io.err(`termlab verify: ${t(failure.message)}\n`);
+    return EXIT.badInput;
+  }
+
   // Graded from the file, as `termlab grade` will: the same verdict offline.
   const { grade } = await gradeVerificationFile(file);
   await writeVerifyReports(grade, observation, {

@@ -249,6 +249,10 @@ export function gradeVerification(o: VerificationObservation, options: { source?
     // The user stopped it: what it saw up to then is shown, but judged neither way (exit 130, as the run's).
     verdict = 'inconclusive';
     explanation = `${incompleteReasonOf(o.run)}: an interrupted run is neither a pass nor a fail (${failures.length} of ${requests} requests had failed when it stopped)`;
+  } else if (!o.acted) {
+    // Nothing was rolled or deleted: whatever failed, no termination was tested.
+    verdict = 'inconclusive';
+    explanation = `it stopped before changing anything, so no termination was tested: ${incompleteReasonOf(o.run)}`;
   } else if (failures.length > maxFailed) {
     verdict = 'fail';
     explanation = `${failures.length} of ${requests} requests failed (at most ${maxFailed} allowed)`;
