@@ -94,13 +94,23 @@ interface Sent {
   header: string | null;
 }
 
+/**
+ * How far apart two times may be and still count as one moment: the request's times are the load pod's clock,
+ * TERM and exit the app's, deletion the watch's; below the 0.1 s every time is shown at, so that a cause never
+ * contradicts the times printed beside it.
+ */
+export const SAME_MOMENT_SECONDS = 0.05;
+
+/** Added to the longest propagation a run measured before it becomes a preStop sleep: one run is not the worst. */
+export const SLEEP_MARGIN_SECONDS = 1;
+
 /** Which pod a request reached and why it failed: by the app's own log or answer header, else by time. */
 function attribute(
   r: Sent,
   pods: PodTimes[],
   { ids: accepted, logging }: ReturnType<typeof acceptedIds>,
 ): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
-  const tol = TOLERANCE_SECONDS;
+  const slack = SAME_MOMENT_SECONDS;
   const byUid = (uid: string | null | undefined) =>
     uid ? (pods.find((p) => p.uid === uid || p.name === uid) ?? null) : null;
   const took = byUid(accepted.get(r.id));
@@ -109,36 +119,38 @@ function attribute(
   const reached = r.connected ?? r.sent;
   // 2: the app had it (its log or its answer says so), or it was connected before the pod's TERM
   // and failed once the pod stopped — unless that pod's whole log names every request it took and
-  // not this one (a proxy in between accepted it, not the app).
+  // not this one (a proxy in between accepted it, not the app). The pod's TERM (or exit) must fall
+  // while the request was open: one that came after it ended did not cut it.
   // A 503 is the app refusing new work while it drains: sent to a terminating pod (1 or 3), not cut.
   if (r.outcome === 'rejected') return terminatingCause(r, reached, named, pods);
   const answered = r.stage === 'body' || r.outcome === 'cut' || took !== null;
-  const stops = (p: PodTimes) => [p.term, p.exited].filter((t): t is number => t !== null);
-  const inFlight = answered
-    ? named && stops(named).some((t) => t <= r.ended + tol)
-      ? named
-      : null
-    : r.stage === 'request'
-      ? ((named ? [named] : pods.filter((p) => p.old)).find(
-          (p) => !logging.has(p.uid) && p.term !== null && reached < p.term && p.term <= r.ended + tol,
-        ) ?? null)
-      : null;
-  if (inFlight) {
-    const what = inFlight.killed
-      ? 'its KILL (exit 137)'
-      : inFlight.term !== null
-        ? `its TERM at ${fmt(inFlight.term)}`
-        : `its exit at ${fmt(inFlight.exited!)}`;
-    return {
-      pod: inFlight.name,
-      cause: 2,
-      why: `${took ? `${inFlight.name}'s log shows it accepted; ` : ''}open from ${fmt(reached)} to ${fmt(r.ended)} across ${what}`,
-    };
+  const open = (t: number | null): t is number => t !== null && reached < t + slack && t <= r.ended + slack;
+  let inFlight: { pod: PodTimes; what: string } | null = null;
+  if (answered && named) {
+    if (named.killed && open(named.exited))
+      inFlight = { pod: named, what: `its KILL (exit 137) at ${fmt(named.exited)}` };
+    else if (open(named.term)) inFlight = { pod: named, what: `its TERM at ${fmt(named.term)}` };
+    else if (open(named.exited)) inFlight = { pod: named, what: `its exit at ${fmt(named.exited)}` };
+  } else if (!answered && r.stage === 'request') {
+    const pod = (named ? [named] : pods.filter((p) => p.old)).find(
+      (p) => !logging.has(p.uid) && p.term !== null && reached < p.term && p.term <= r.ended + slack,
+    );
+    if (pod) inFlight = { pod, what: pod.killed ? `its KILL (exit 137)` : `its TERM at ${fmt(pod.term!)}` };
   }
+  if (inFlight)
+    return {
+      pod: inFlight.pod.name,
+      cause: 2,
+      why: `${took ? `${inFlight.pod.name}'s log shows it accepted; ` : ''}open from ${fmt(reached)} to ${fmt(r.ended)} across ${inFlight.what}`,
+    };
   return terminatingCause(r, reached, named, pods);
 }
 
-/** 1, 3 or 4: the pods that were terminating when it reached them, the newest first. */
+/**
+ * 1, 3 or 4: the pod that was terminating when it reached it (the one that began last before it), else one whose
+ * first sign of terminating came while it was open; a pod first seen terminating after the request ended did not
+ * have it terminating, and is named only to say so.
+ */
 function terminatingCause(
   r: Sent,
   reached: number,
@@ -146,26 +158,43 @@ function terminatingCause(
   pods: PodTimes[],
 ): Omit<FailedRequest, 'id' | 'sent' | 'reached' | 'ended' | 'outcome' | 'errorCode' | 'stage'> {
   const tol = TOLERANCE_SECONDS;
-  const terminating = (named ? [named] : pods)
-    .filter(
-      (p) =>
-        p.terminating !== null &&
-        p.terminating <= reached + tol &&
-        (p.gone === null || reached <= p.gone + PROXY_PROPAGATION_SECONDS + tol),
-    )
-    .sort((a, b) => b.terminating! - a.terminating!);
-  const pod = terminating[0];
-  if (!pod)
+  const slack = SAME_MOMENT_SECONDS;
+  const already = (p: PodTimes) => p.terminating! <= reached + slack;
+  const near = (named ? [named] : pods).filter(
+    (p) => p.terminating !== null && (p.gone === null || reached <= p.gone + PROXY_PROPAGATION_SECONDS + tol),
+  );
+  const pod = near
+    .filter((p) => p.terminating! <= r.ended + slack)
+    .sort((a, b) =>
+      already(a) !== already(b)
+        ? already(a)
+          ? -1
+          : 1
+        : already(a)
+          ? b.terminating! - a.terminating!
+          : a.terminating! - b.terminating!,
+    )[0];
+  if (!pod) {
+    // Nothing seen terminating before it failed. A termination first seen just after is told, not taken.
+    const next = near
+      .filter((p) => p.terminating! > r.ended + slack && p.terminating! <= r.ended + tol)
+      .sort((a, b) => a.terminating! - b.terminating!)[0];
+    const after = next
+      ? `; ${next.name} was first seen terminating at ${fmt(next.terminating!)}, after it failed at ${fmt(r.ended)}: the evidence does not say it had begun earlier`
+      : '';
     return {
       pod: named?.name ?? null,
       cause: 4,
-      why: named ? `answered by ${named.name}, which was not terminating` : 'no pod was terminating when it was sent',
+      why: named
+        ? `answered by ${named.name}, which was not seen terminating until it failed${after}`
+        : `no pod was seen terminating by the time it failed at ${fmt(r.ended)}${after}`,
     };
+  }
   const d = reached - pod.terminating!;
   const since =
-    d >= 0
-      ? `${fmt(d)} after ${pod.name} began terminating`
-      : `as ${pod.name} began terminating (${r.connected !== null ? 'connected' : 'sent'} ${fmt(-d)} before the first sign of it)`;
+    d >= -slack
+      ? `${fmt(Math.max(0, d))} after ${pod.name} began terminating`
+      : `at ${fmt(reached)}, ${fmt(-d)} before the first sign of ${pod.name} terminating (${fmt(pod.terminating!)}), which came while it was open (it failed at ${fmt(r.ended)})`;
   if (pod.endpointNotReady === null || reached < pod.endpointNotReady)
     return { pod: pod.name, cause: 1, why: `reached a pod ${since}, while the EndpointSlice still listed it ready` };
   const after = reached - pod.endpointNotReady;
@@ -324,8 +353,10 @@ function adviceFor(
   );
   if (c1.length) {
     const reach = c1.map((f) => Math.max(0, f.reached - byName.get(f.pod!)!.terminating!));
-    const y = Math.max(...reach, ...sliceLag, 0);
-    const x = Math.ceil(y + 1);
+    // The sleep follows from the figure it quotes: that figure as shown (to 0.1 s), plus the margin, rounded up.
+    const y = round1(Math.max(...reach, ...sliceLag, 0));
+    const x = Math.ceil(y + SLEEP_MARGIN_SECONDS);
+    const derived = `${fmt(y)} + a ${SLEEP_MARGIN_SECONDS}s margin (one run does not see every proxy at its slowest), rounded up to a whole second, is ${x}s`;
     const current = Math.max(0, ...deleted.map((p) => p.preStopSleepSeconds ?? 0));
     reasoning.push(
       `requests still reached a terminating pod up to ${fmt(Math.max(...reach))} after it began terminating (p99 ${fmt(p99(reach))}; ${c1.length - lateProxy.length} failed request(s) of cause 1${lateProxy.length ? ` and ${lateProxy.length} of cause 3 refused at connect` : ''})`,
@@ -333,11 +364,11 @@ function adviceFor(
     // A sleep that already covers the measured propagation is not what failed: saying "lengthen 5s to 3s" would mislead.
     if (current >= x)
       advice.push(
-        `the preStop sleep (${current}s) already covers the ${fmt(y)} endpoint removal took to reach the proxies here, yet requests to terminating pods failed inside it: look at the app and the node's load (a starved pod or proxy), not the sleep`,
+        `the preStop sleep (${current}s) already covers the ${fmt(y)} endpoint removal took to reach the proxies here (${derived}), yet requests to terminating pods failed inside it: look at the app and the node's load (a starved pod or proxy), not the sleep`,
       );
     else
       advice.push(
-        `${current ? `lengthen the preStop sleep from ${current}s to at least` : 'add `preStop: sleep` of at least'} ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that`,
+        `${current ? `lengthen the preStop sleep from ${current}s to at least` : 'add `preStop: sleep` of at least'} ${x}s — endpoint removal reached the proxies up to ${fmt(y)} after each deletion here, and the pod stopped listening before that: ${derived}`,
       );
     const grace = Math.min(...deleted.map((p) => p.grace ?? 30));
     const need = Math.ceil(x + longest);
