@@ -11,7 +11,7 @@
 //   'finish'  go on to the end: the tool is itself the clean-up (cluster:down); then 130.
 // A second one, past the window in which a launcher relays the same Ctrl-C again, ends the tool at once.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { EXIT, exitCodeFor, isTermlabError, TermlabError } from '../lib/errors.ts';
+import { EXIT, exitCodeFor, isTermlabError, STOP_SIGNALS, type StopSignal, TermlabError } from '../lib/errors.ts';
 
 export interface DevTool {
   /** The npm script, as every message of the tool begins: `cluster:up`, `fidelity`. */
@@ -92,28 +92,37 @@ export async function runDevTool(tool: DevTool, main: (signal: AbortSignal) => P
   const abort = new AbortController();
   const mode = tool.interrupt ?? 'exit';
   let firstInterrupt: number | null = null;
-  const onSignal = () => {
+  // Ctrl-C and SIGTERM stop the same way; each exits with its own code (130, 143: 128 + the signal's number).
+  let stopExit: number = EXIT.interrupted;
+  let named = '';
+  const onSignal = (signal: StopSignal) => {
     const now = performance.now();
     if (firstInterrupt !== null) {
       if (now - firstInterrupt > SAME_INTERRUPT_MS)
-        void end(EXIT.interrupted, `${tool.name}: interrupted again: quitting at once`);
+        void end(STOP_SIGNALS[signal].exit, `${tool.name}: interrupted again: quitting at once`);
       return;
     }
     firstInterrupt = now;
+    stopExit = STOP_SIGNALS[signal].exit;
+    named = signal === 'SIGINT' ? '' : ` (${signal})`;
     if (mode === 'exit') {
       tool.onInterrupt?.();
-      void end(EXIT.interrupted, `\n${tool.name}: interrupted`);
+      void end(stopExit, `\n${tool.name}: interrupted${named}`);
       return;
     }
     process.stderr.write(
-      `\n${tool.name}: ${mode === 'abort' ? 'stopping cleanly' : 'finishing first'} (Ctrl-C again to quit at once)\n`,
+      signal === 'SIGINT'
+        ? `\n${tool.name}: ${mode === 'abort' ? 'stopping cleanly' : 'finishing first'} (Ctrl-C again to quit at once)\n`
+        : `\n${tool.name}: SIGTERM received: ${mode === 'abort' ? 'stopping cleanly' : 'finishing first'} (a second signal quits at once)\n`,
     );
-    abort.abort(new TermlabError('INTERRUPTED', 'interrupted'));
+    abort.abort(new TermlabError('INTERRUPTED', `interrupted${named}`));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const onSigint = () => onSignal('SIGINT');
+  const onSigterm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   const failed = (error: unknown) =>
-    void outcome(tool, error).then(({ code, line }) => end(abort.signal.aborted ? EXIT.interrupted : code, line));
+    void outcome(tool, error).then(({ code, line }) => end(abort.signal.aborted ? stopExit : code, line));
   process.on('uncaughtException', failed);
   process.on('unhandledRejection', failed);
   try {
@@ -121,10 +130,10 @@ export async function runDevTool(tool: DevTool, main: (signal: AbortSignal) => P
   } catch (error) {
     const { code, line } = await outcome(tool, error);
     // After Ctrl-C the tool was interrupted, whatever failed while it stopped.
-    return end(abort.signal.aborted ? EXIT.interrupted : code, line);
+    return end(abort.signal.aborted ? stopExit : code, line);
   }
   return end(
-    abort.signal.aborted ? EXIT.interrupted : EXIT.ok,
-    abort.signal.aborted ? `${tool.name}: interrupted` : null,
+    abort.signal.aborted ? stopExit : EXIT.ok,
+    abort.signal.aborted ? `${tool.name}: interrupted${named}` : null,
   );
 }

@@ -55,7 +55,7 @@ export class TermlabError extends Error {
   }
 }
 
-/** Exit codes: 0 all passed, 1 a check failed or was inconclusive (a dev tool: or a step of its set-up failed), 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 5 a rollout verify started did not complete (the Deployment is left mid-rollout), 70 a bug in termlab, 130 interrupted. */
+/** Exit codes: 0 all passed, 1 a check failed or was inconclusive (a dev tool: or a step of its set-up failed), 2 bad input, 3 cluster unreachable, 4 a class gradebook needs the instructor's review, 5 a rollout verify started did not complete (the Deployment is left mid-rollout), 70 a bug in termlab, 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (128 + the signal's number, the shell's convention). */
 export const EXIT = {
   ok: 0,
   checksFailed: 1,
@@ -65,7 +65,41 @@ export const EXIT = {
   rolloutStalled: 5,
   internalError: 70,
   interrupted: 130,
+  terminated: 143,
 } as const;
+
+/** The signals that stop a command cleanly: what each is called in what termlab prints, and its exit code. */
+export const STOP_SIGNALS = {
+  SIGINT: { words: 'Ctrl-C', exit: EXIT.interrupted },
+  SIGTERM: { words: 'SIGTERM', exit: EXIT.terminated },
+} as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** The reason a command's signal is aborted with when a signal stops it: which one. */
+export class Interrupted extends Error {
+  readonly signal: StopSignal;
+  constructor(signal: StopSignal) {
+    super(`interrupted (${STOP_SIGNALS[signal].words})`);
+    this.name = 'Interrupted';
+    this.signal = signal;
+  }
+}
+
+/** The signal that stopped a command, read from its aborted signal; an abort that names none counts as Ctrl-C. */
+export function stopSignalOf(signal: AbortSignal): StopSignal {
+  const reason = signal.reason as { name?: unknown; signal?: unknown } | undefined;
+  return reason?.name === 'Interrupted' && reason.signal === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+}
+
+/** "interrupted (Ctrl-C)" or "interrupted (SIGTERM)": how an observation, a report and the last line name the stop. */
+export function interruptedWords(signal: AbortSignal): string {
+  return `interrupted (${STOP_SIGNALS[stopSignalOf(signal)].words})`;
+}
+
+/** 130 after Ctrl-C, 143 after SIGTERM. */
+export function interruptedExit(signal: AbortSignal): number {
+  return STOP_SIGNALS[stopSignalOf(signal)].exit;
+}
 
 /** Every code has its exit code: the type checker refuses a code left out. */
 const EXIT_FOR_CODE: Record<ErrorCode, number> = {
@@ -105,6 +139,7 @@ export function exitCodeFor(code: ErrorCode): number {
 
 /** Gravest first: when several failures end one command, its exit code is the gravest one's. */
 const EXIT_GRAVITY: readonly number[] = [
+  EXIT.terminated,
   EXIT.interrupted,
   EXIT.internalError,
   EXIT.clusterUnreachable,

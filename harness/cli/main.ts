@@ -4,7 +4,15 @@ import { setMaxListeners } from 'node:events';
 import type { CommandIO } from '../../lib/command.ts';
 import { helpOf, usageOf } from './command.ts';
 import { createCommands } from './commands/index.ts';
-import { EXIT, exitCodeFor, isTermlabError } from '../../lib/errors.ts';
+import {
+  EXIT,
+  exitCodeFor,
+  Interrupted,
+  interruptedExit,
+  isTermlabError,
+  STOP_SIGNALS,
+  type StopSignal,
+} from '../../lib/errors.ts';
 import { flagErrorMessage, wantsHelp } from './flags.ts';
 import { HARNESS_VERSION } from '../../lib/version.ts';
 
@@ -70,18 +78,27 @@ export async function main(argv: string[]): Promise<number> {
   // it (npx forwards to its child, tsx relays to its own) sends it again. A second signal within this
   // window is that same Ctrl-C, not the user's second one: the run still stops cleanly.
   let firstInterrupt: number | null = null;
-  const onSigint = () => {
+  // Ctrl-C (SIGINT) and SIGTERM stop the same way; each is named as itself and exits with its own code (130, 143).
+  const onSignal = (signal: StopSignal) => {
     const now = performance.now();
     if (firstInterrupt !== null) {
-      if (now - firstInterrupt > SAME_INTERRUPT_MS) process.exit(EXIT.interrupted);
+      if (now - firstInterrupt > SAME_INTERRUPT_MS) process.exit(STOP_SIGNALS[signal].exit);
       return;
     }
     firstInterrupt = now;
-    io.err('\ntermlab: stopping cleanly (Ctrl-C again to quit at once)\n');
-    abort.abort(new Error('interrupted'));
+    io.err(
+      signal === 'SIGINT'
+        ? '\ntermlab: stopping cleanly (Ctrl-C again to quit at once)\n'
+        : '\ntermlab: SIGTERM received: stopping cleanly (a second signal quits at once)\n',
+    );
+    abort.abort(new Interrupted(signal));
   };
+  const onSigint = () => onSignal('SIGINT');
+  const onSigterm = () => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGTERM', onSigterm);
+  /** After a stop, a command's 130 (or any failure while it stopped) is the code of the signal that stopped it. */
+  const stopped = () => interruptedExit(abort.signal);
   // A bug must not pass for a verdict: say so plainly, with its own exit code. After Ctrl-C the
   // run was interrupted whatever failed while it stopped, and the exit code says that.
   const internalError = async (error: unknown) => {
@@ -94,21 +111,23 @@ export async function main(argv: string[]): Promise<number> {
     );
     if (failure) {
       io.err(`termlab ${name}: the cluster's API failed: ${failure.text}\n`);
-      return abort.signal.aborted ? EXIT.interrupted : EXIT.clusterUnreachable;
+      return abort.signal.aborted ? stopped() : EXIT.clusterUnreachable;
     }
     io.err(
       `termlab ${name}: internal error (please report it): ${error instanceof Error ? error.stack : String(error)}\n`,
     );
-    return abort.signal.aborted ? EXIT.interrupted : EXIT.internalError;
+    return abort.signal.aborted ? stopped() : EXIT.internalError;
   };
   process.on('uncaughtException', (error) => void internalError(error).then((code) => process.exit(code)));
   process.on('unhandledRejection', (error) => void internalError(error).then((code) => process.exit(code)));
   try {
-    return await command.run(rest, io);
+    const code = await command.run(rest, io);
+    return code === EXIT.interrupted && abort.signal.aborted ? stopped() : code;
   } catch (error) {
     if (isTermlabError(error)) {
       io.err(`termlab ${name}: ${error.message}\n`);
-      return exitCodeFor(error.code);
+      const code = exitCodeFor(error.code);
+      return code === EXIT.interrupted && abort.signal.aborted ? stopped() : code;
     }
     const flagError = flagErrorMessage(
       error,
@@ -121,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     return await internalError(error);
   } finally {
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 

@@ -7,7 +7,7 @@ import { observedDeadline, podStatusEvidence, podStatusOutcome, safetyNetEnded }
 import { containerChecks, sidecarOutcomes } from './containers.ts';
 import { evidenceChecks } from './evidence.ts';
 import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
-import { lostPath, underLostPath } from './lost-path.ts';
+import { lostPath, shownOutcome, underLostPath } from './lost-path.ts';
 import { memoryEvidence } from './memory.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
 import { observedRetries, retryChecks } from './retries.ts';
@@ -121,7 +121,8 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     workMs: o.scenario.workMs,
     labPair: o.scenario.labPair ?? null,
     podUid: o.pod?.uid ?? null,
-    outcome: o.request.outcome,
+    // The request's fate as a report shows it: `interrupted` when the run's own stop ended it (lost-path.ts).
+    outcome: shownOutcome(f, lost),
     exitCode: observed.exitCode,
     reason: o.finalState?.reason ?? null,
     verdict,
@@ -138,7 +139,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
     checks,
     ...(retried.summary ? { retries: retried.summary } : {}),
-    timeline: timelineBars(o, model),
+    timeline: timelineBars(o, model, shownOutcome(f, lost)),
     deleteWall: f.timeline.deleteIssued?.at.wall ?? null,
   };
 }

@@ -177,6 +177,16 @@ export function lostPath(f: Facts): LostPath | null {
   return null;
 }
 
+/**
+ * The outcome a report shows: `interrupted` for a request the run's own stop ended (Ctrl-C, SIGTERM: the
+ * lost path is the interrupt's), never `cut` as if the kubelet had cut it; the request's recorded outcome otherwise.
+ */
+export function shownOutcome(f: Facts, lost: LostPath | null): string {
+  const r = f.o.request;
+  const inFlight = r.outcome === 'cut' || r.outcome === 'transport-failed';
+  return inFlight && lost?.kind === 'lost' && wasInterrupted(f.o.run) ? 'interrupted' : r.outcome;
+}
+
 /** The evidence check: a lost-path claim that contradicts the server's own lines is invalid. */
 export function lostPathCheck(f: Facts): Check {
   const id = 'evidence.lost-path';

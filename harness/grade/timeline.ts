@@ -8,7 +8,8 @@ import { wallMs } from './wall-time.ts';
 
 type Point = { source: 'container-log'; at: { time: string } } | { source: 'inferred'; at: { wall: string } };
 
-export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
+/** `outcome`: the request's as the grade shows it (`interrupted` when the run's own stop ended it). */
+export function timelineBars(o: Observation, p: Prediction, outcome: string = o.request.outcome): TimelineBar[] {
   const origin = o.timeline.deleteIssued;
   if (!origin) return [];
   const fromHarness = (mono: number) => (mono - origin.at.mono) / 1000;
@@ -19,7 +20,7 @@ export function timelineBars(o: Observation, p: Prediction): TimelineBar[] {
   if (t.requestAccepted) {
     const end = t.requestEnded ? fromHarness(t.requestEnded.at.mono) : fromHarness(t.requestAccepted.at.mono);
     bars.push({
-      label: `request ${o.request.outcome}`,
+      label: `request ${outcome}`,
       kind: 'request',
       start: fromHarness(t.requestAccepted.at.mono),
       end,

@@ -3,7 +3,16 @@ import { existsSync } from 'node:fs';
 import { rename, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
-import { EXIT, exitCodeFor, gravestExit, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
+import {
+  EXIT,
+  exitCodeFor,
+  gravestExit,
+  interruptedExit,
+  interruptedWords,
+  isTermlabError,
+  TermlabError,
+  unwritable,
+} from '../../lib/errors.ts';
 import { exitCodeOf, gradeFile } from '../grade/files.ts';
 import { GradeTally } from '../grade/tally.ts';
 import { markSuperseded, retryReason } from '../grade/attempts.ts';
@@ -526,7 +535,7 @@ async function writeRunReports<S extends { name: string }, O>(
   if (io.signal.aborted)
     await writeFileAtomic(
       join(runDir, INTERRUPTED_MARKER),
-      `run ${runId} was interrupted (Ctrl-C) before it finished\n`,
+      `run ${runId} was ${interruptedWords(io.signal)} before it finished\n`,
     );
   if (!plan.values.out && !io.signal.aborted) await pointLatest(resolve('reports'), runDir);
   return pairs;
@@ -561,16 +570,19 @@ function apiLostError(plan: RunPlan, opened: OpenedRun, podsLeft: Set<string>): 
   );
 }
 
-/** The exit code: 130 after Ctrl-C, else the gravest of the grades' and the early ends'; a non-zero one says why. */
+/** The exit code: 130 after Ctrl-C (143 after SIGTERM), else the gravest of the grades' and the early ends'; a non-zero one says why. */
 function exitCodeOfRun(tried: Tried, pairs: PairResult[], io: CommandIO): number {
   const { results, problems, failures } = tried;
   const code = io.signal.aborted
-    ? EXIT.interrupted
+    ? interruptedExit(io.signal)
     : gravestExit([
         exitCodeOf({ pairs, problems, tally: GradeTally.of(results) }),
         ...failures.map((f) => exitCodeFor(f.error.code)),
       ]);
   // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
-  if (code !== EXIT.ok) io.out(`${exitReason(code, { results, pairs, problems, failures })}\n`);
+  if (code !== EXIT.ok)
+    io.out(
+      `${exitReason(code, { results, pairs, problems, failures, interrupted: io.signal.aborted ? interruptedWords(io.signal) : null })}\n`,
+    );
   return code;
 }

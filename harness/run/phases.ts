@@ -1,7 +1,7 @@
 // What every kind of run on a cluster shares (a scenario, a rollout, a verification): its run record,
 // and the frame its phases run in — a failure recorded in the run (its own code kept for the exit
 // code), never thrown; the cleaner always run, newest first; a run whose cleanup failed never called complete.
-import { TermlabError } from '../../lib/errors.ts';
+import { interruptedWords, TermlabError } from '../../lib/errors.ts';
 import type { Cluster } from '../kube/index.ts';
 import type { Observation, SealedPredictions } from '../observation/schema.ts';
 import type { Cleaner } from './cleaner.ts';
@@ -127,7 +127,7 @@ export async function runPhases<
     run.complete = true;
   } catch (error) {
     run.incompleteReason = ctx.signal.aborted
-      ? `interrupted (Ctrl-C) while ${phase}`
+      ? `${interruptedWords(ctx.signal)} while ${phase}`
       : error instanceof Error
         ? error.message
         : String(error);

@@ -40,6 +40,8 @@ interface Ending {
   pairs: { pairId: string; checks: { status: string }[] }[];
   problems: string[];
   failures: { scenario: string; error: { code: string } }[];
+  /** How the run was stopped ("interrupted (Ctrl-C)", "interrupted (SIGTERM)"), or null when it was not. */
+  interrupted?: string | null;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -80,7 +82,7 @@ export function exitReason(code: number, ending: Ending): string {
           .join(', ')} ended early (${c})`,
     ),
   ].filter(Boolean);
-  if (code === 130) return 'exit 130: interrupted (Ctrl-C)';
+  if (ending.interrupted) return `exit ${code}: ${ending.interrupted}`;
   const last = `exit ${code}: ${reasons.length ? reasons.join('; ') : 'see the lines above'}`;
   // Only the predictions keep it from 0: the lab worked, and a student should not read exit 1 as a broken run.
   const predictionsOnly = (wrong || unpredicted) && reasons.length === (wrong ? 1 : 0) + (unpredicted ? 1 : 0);

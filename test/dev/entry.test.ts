@@ -134,14 +134,25 @@ describe.concurrent('the dev runner (dev/entry.ts)', () => {
     ]);
   });
 
-  it("Ctrl-C, 'finish': main goes on to its end (cluster:down's rule), then 130; SIGTERM counts as Ctrl-C", async () => {
+  it("Ctrl-C, 'finish': main goes on to its end (cluster:down's rule), then 130", async () => {
     const t = fixture('wait', 'finish');
     await t.saw('waiting');
-    t.child.kill('SIGTERM');
+    t.child.kill('SIGINT');
     const r = await t.ended;
     expect(r.status).toBe(EXIT.interrupted);
     expect(lines(r.stdout)).toEqual(['waiting', 'finished the work', 'cleaned up']);
     expect(lines(r.stderr)[0]).toBe('fixture:tool: finishing first (Ctrl-C again to quit at once)');
+  });
+
+  // Issue 39: SIGTERM stops as Ctrl-C does, but is named as itself and exits 143 (128 + 15), not 130.
+  it("SIGTERM, 'finish': the same stop, named SIGTERM, exit 143", async () => {
+    const t = fixture('wait', 'finish');
+    await t.saw('waiting');
+    t.child.kill('SIGTERM');
+    const r = await t.ended;
+    expect(r.status).toBe(EXIT.terminated);
+    expect(lines(r.stdout)).toEqual(['waiting', 'finished the work', 'cleaned up']);
+    expect(lines(r.stderr)[0]).toBe('fixture:tool: SIGTERM received: finishing first (a second signal quits at once)');
   });
 
   it('a second Ctrl-C past the relay window quits at once; one within it is the same Ctrl-C', async () => {

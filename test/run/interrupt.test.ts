@@ -20,6 +20,7 @@ function interruptWhen(
   ready: (stdout: string) => boolean,
   how: 'once' | 'relayed' | 'group' = 'once',
   command = process.execPath,
+  signal: 'SIGINT' | 'SIGTERM' = 'SIGINT',
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: how === 'group' });
   let stdout = '';
@@ -37,10 +38,16 @@ function interruptWhen(
     stdout += c;
     if (interrupted || !ready(stdout)) return;
     interrupted = true;
-    if (how === 'group') process.kill(-child.pid!, 'SIGINT');
-    else child.kill('SIGINT');
+    if (how === 'group') process.kill(-child.pid!, signal);
+    else child.kill(signal);
   });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The outcome column of the run's summary table, by scenario (columns are two or more spaces apart). */
+function outcomeColumn(stdout: string, names: string[]): Record<string, string | undefined> {
+  const rows = stdout.split('\n').map((line) => line.split(/\s{2,}/));
+  return Object.fromEntries(names.map((name) => [name, rows.find((cells) => cells[0] === name)?.[3]]));
 }
 
 let sim: SimCluster;
@@ -87,11 +94,56 @@ describe.concurrent('Ctrl-C during termlab run', () => {
     }
     // Each verdict's one line says the run was stopped, not what the stop left unseen.
     expect(stdout).not.toMatch(/no terminated container state was observed/);
+    // The requests the Ctrl-C ended are the interrupt's, not the kubelet's cut: in the table and in the report.
+    expect(outcomeColumn(stdout, ['hook-fits-grace', 'no-prestop'])).toEqual({
+      'hook-fits-grace': 'interrupted',
+      'no-prestop': 'interrupted',
+    });
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| hook-fits-grace \|[^\n]*\| interrupted \|/);
     const regraded = await runCli(['grade', out], { KUBECONFIG: '/nonexistent' });
     expect(regraded.stdout.match(/the run stopped before it finished: interrupted \(Ctrl-C\)/g) ?? []).toHaveLength(2);
     const left = () =>
       cluster.core
         .listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=ctrl-c' })
+        .then((l) => l.items.length);
+    await expect.poll(left, { timeout: 20_000 }).toBe(0);
+  });
+
+  it('SIGTERM is named as such and exits 143, its requests interrupted, not cut', async ({ expect }) => {
+    const out = join(dir, 'run-term');
+    const { code, stdout, stderr } = await interruptWhen(
+      [
+        'bin/termlab.js',
+        'run',
+        '--kubeconfig',
+        join(dir, 'kubeconfig'),
+        '--only',
+        'hook-fits-grace,no-prestop',
+        '--owner',
+        'sigterm',
+        '--out',
+        out,
+      ],
+      repoRoot,
+      (seen) => (seen.match(/request in flight/g) ?? []).length >= 2,
+      'once',
+      process.execPath,
+      'SIGTERM',
+    );
+    const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
+    expect(code, shown).toBe(143);
+    expect(stderr, shown).toMatch(/SIGTERM received: stopping cleanly/);
+    expect(stderr, shown).not.toMatch(/Ctrl-C/);
+    expect(stdout, shown).toMatch(/exit 143: interrupted \(SIGTERM\)\n$/);
+    expect(outcomeColumn(stdout, ['hook-fits-grace', 'no-prestop'])).toEqual({
+      'hook-fits-grace': 'interrupted',
+      'no-prestop': 'interrupted',
+    });
+    for (const f of readdirSync(out).filter((name) => name.endsWith('.observation.json')))
+      expect(JSON.parse(readFileSync(join(out, f), 'utf8')).run.incompleteReason).toMatch(/^interrupted \(SIGTERM\)/);
+    const left = () =>
+      cluster.core
+        .listNamespacedPod({ namespace: 'default', labelSelector: 'termlab.io/owner=sigterm' })
         .then((l) => l.items.length);
     await expect.poll(left, { timeout: 20_000 }).toBe(0);
   });
