@@ -256,6 +256,8 @@ async function main(): Promise<void> {
     const r = termlab(
       [
         'run',
+        // The pair's line is what this check reads: no predictions, so --reveal.
+        '--reveal',
         '--kubeconfig',
         join(dir, `${s}.kubeconfig`),
         '--only',

@@ -177,6 +177,8 @@ async function termlabRun(
       'bin/termlab.js',
       'run',
       '--verbose', // a line for every phase: the fault is injected at terminating
+      // The verdicts and the pair's line are what this tool reads: no predictions, so --reveal.
+      '--reveal',
       '--kubeconfig',
       kubeconfig,
       '--context',

@@ -3,6 +3,7 @@ import { TermlabError } from '../../lib/errors.ts';
 import type { GradeResult, PairResult } from '../grade/types.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
 import { oneLine } from '../../lib/terminal.ts';
+import { renderHiddenHtml, renderHiddenJunit, renderHiddenMarkdown } from './hidden.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -31,10 +32,21 @@ export async function writeReport(path: string, text: string, what = 'the report
   }
 }
 
+/**
+ * `hidden`: the run's answers are not to be shown yet (no predictions sealed, no --reveal): the reports hold
+ * the setups and this line on how to see the rest (hidden.ts). `termlab grade` never hides.
+ */
 export async function writeReports(
   run: { results: GradeResult[]; pairs: PairResult[]; problems: string[] },
   targets: ReportTargets,
+  hidden: string | null = null,
 ): Promise<void> {
+  if (hidden !== null) {
+    if (targets.md) await writeReport(targets.md, renderHiddenMarkdown(run.results, hidden));
+    if (targets.html) await writeReport(targets.html, renderHiddenHtml(run.results, hidden));
+    if (targets.junit) await writeReport(targets.junit, renderHiddenJunit(run.results, hidden));
+    return;
+  }
   if (targets.md) await writeReport(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
   if (targets.html) await writeReport(targets.html, renderHtml(run.results, run.pairs, run.problems));
   if (targets.junit) await writeReport(targets.junit, renderJunit(run.results, run.pairs));

@@ -187,6 +187,10 @@ async function planRun(values: Values<typeof runFlags>) {
   }
   const sealed = sealable ? seal(sealable.text) : undefined;
   const sealHint = sealable ? null : await unsealedHere(set.scenarios, values.scenarios);
+  // No answer before a prediction: with none sealed and no --reveal, what the run saw and what the model says
+  // stay off the terminal and out of the reports, as `termlab scenarios` keeps them until --reveal. A rollout has
+  // no answer to hide (its answer comes from the old pods' live lifecycle, as `termlab scenarios` says).
+  const hidden = set.kind === 'pod' && !sealed && !values.reveal ? hiddenHint(values) : null;
   // Rollouts run one at a time by default: their timing under load is the lesson.
   const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
   // Retry scenarios hold three pods each: by default as many run at once as the pod cap has room for.
@@ -237,6 +241,7 @@ async function planRun(values: Values<typeof runFlags>) {
     sealable,
     predictions,
     sealed,
+    hidden,
     parallel,
     maxPods,
     readyTimeoutMs,
@@ -250,6 +255,16 @@ async function planRun(values: Values<typeof runFlags>) {
 }
 type RunPlan = Awaited<ReturnType<typeof planRun>>;
 
+/** How to see the answers a run without predictions keeps hidden: predict (for the same scenarios), or --reveal. */
+function hiddenHint(values: Values<typeof runFlags>): string {
+  const predict = [
+    'termlab predict',
+    ...(values.scenarios === undefined ? [] : [`--scenarios ${values.scenarios}`]),
+    ...(values.only === undefined ? [] : [`--only ${values.only}`]),
+  ].join(' ');
+  return `answers hidden: no predictions were sealed, so the outcomes, exit codes, verdicts and the kubelet model's answers are not shown (the observation files hold the evidence in full). Predict each outcome first: \`${predict}\`, then run with --predictions; or run again with --reveal to see them now.`;
+}
+
 /** execute and finish: one kind's scenarios on the cluster, each try written and graded, then the reports and the exit code. */
 async function executeRun<S extends { name: string }, O>(
   plan: RunPlan,
@@ -262,9 +277,9 @@ async function executeRun<S extends { name: string }, O>(
   const tried = await runTries(plan, kind, scenarios, opened, io);
   const apiLost = await closeRun(kind, scenarios, opened, tried, io);
   const pairs = await writeRunReports(plan, kind, scenarios, opened, tried, io);
-  printOutcome(tried.results, pairs, opened.runDir, io);
+  printOutcome(tried.results, pairs, opened.runDir, plan.hidden, io);
   if (apiLost) throw apiLostError(plan, opened, tried.podsLeft);
-  return exitCodeOfRun(tried, pairs, io);
+  return exitCodeOfRun(tried, pairs, plan.hidden !== null, io);
 }
 
 /** A run opened on its cluster: who owns it, its record (which `termlab reap` reads) and its folder. */
@@ -350,7 +365,7 @@ async function openRun<S extends { name: string }, O>(
     `${scenarios.length} scenario(s), ${Math.min(parallel, scenarios.length)} at a time, ${kind.describeTraffic(transport)}\n`,
   );
   io.out(
-    `${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${plan.sealHint ?? ''}`}\n\n`,
+    `${sealed ? `predictions sealed: ${escapeTerminal(values.predictions!)} (sha256 ${sealed.sha256.slice(0, 12)}…)${predictions?.student ? ` for ${escapeTerminal(predictions.student)}` : ''}` : `no predictions sealed${plan.sealHint ?? ''}${plan.hidden === null ? '' : ": the outcomes and the model's answers stay hidden (predict first, or pass --reveal)"}`}\n\n`,
   );
   return {
     cluster,
@@ -529,6 +544,7 @@ async function writeRunReports<S extends { name: string }, O>(
   await writeReports(
     { results, pairs, problems },
     { md: join(runDir, 'report.md'), html: join(runDir, 'report.html'), junit: join(runDir, 'junit.xml') },
+    plan.hidden,
   );
   // An interrupted run is no result to open or hand in: reports/latest stays on the last whole one,
   // and the folder says so (a scenario that finished before the Ctrl-C reads complete by itself).
@@ -541,9 +557,29 @@ async function writeRunReports<S extends { name: string }, O>(
   return pairs;
 }
 
-/** finish, on the terminal: the summary table, what did not match, the predictions, the pairs and where the reports are. */
-function printOutcome(results: GradeResult[], pairs: PairResult[], runDir: string, io: CommandIO): void {
-  io.out(`\n${summaryTable(results)}`);
+/**
+ * finish, on the terminal: the summary table, what did not match, the predictions, the pairs and where the reports
+ * are; with the answers `hidden`, the setups and how to see the rest.
+ */
+function printOutcome(
+  results: GradeResult[],
+  pairs: PairResult[],
+  runDir: string,
+  hidden: string | null,
+  io: CommandIO,
+): void {
+  io.out(`\n${summaryTable(results, hidden !== null)}`);
+  if (hidden !== null) io.out(`${hidden}\n`);
+  else printAnswers(results, pairs, io);
+  io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
+  if (io.signal.aborted)
+    io.out(
+      'interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n',
+    );
+}
+
+/** What the table's answers come with: each result that did not match, the predictions, the pairs. */
+function printAnswers(results: GradeResult[], pairs: PairResult[], io: CommandIO): void {
   for (const r of results.filter((x) => x.verdict !== 'matches-model'))
     io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
   for (const r of results) for (const line of predictionLines(r)) io.out(`  ${r.scenario}: ${line}\n`);
@@ -552,11 +588,6 @@ function printOutcome(results: GradeResult[], pairs: PairResult[], runDir: strin
   for (const pair of pairs)
     for (const c of pair.checks)
       io.out(`lab pair ${escapeTerminal(pair.pairId)}: ${c.status} — ${escapeTerminal(c.reason)}\n`);
-  io.out(`\nreports: ${runDir}/report.html (also report.md, junit.xml, *.observation.json)\n`);
-  if (io.signal.aborted)
-    io.out(
-      'interrupted: this run is recorded as interrupted; reports/latest was not moved to it and `termlab pack` refuses it\n',
-    );
 }
 
 /** The API stayed away past --api-patience: the run stays unfinished, and the error names the pods it may have left. */
@@ -571,7 +602,7 @@ function apiLostError(plan: RunPlan, opened: OpenedRun, podsLeft: Set<string>): 
 }
 
 /** The exit code: 130 after Ctrl-C (143 after SIGTERM), else the gravest of the grades' and the early ends'; a non-zero one says why. */
-function exitCodeOfRun(tried: Tried, pairs: PairResult[], io: CommandIO): number {
+function exitCodeOfRun(tried: Tried, pairs: PairResult[], hidden: boolean, io: CommandIO): number {
   const { results, problems, failures } = tried;
   const code = io.signal.aborted
     ? interruptedExit(io.signal)
@@ -582,7 +613,7 @@ function exitCodeOfRun(tried: Tried, pairs: PairResult[], io: CommandIO): number
   // A non-zero exit says why, so a table of ✅ never ends in an unexplained 1.
   if (code !== EXIT.ok)
     io.out(
-      `${exitReason(code, { results, pairs, problems, failures, interrupted: io.signal.aborted ? interruptedWords(io.signal) : null })}\n`,
+      `${exitReason(code, { results, pairs, problems, failures, hidden, interrupted: io.signal.aborted ? interruptedWords(io.signal) : null })}\n`,
     );
   return code;
 }

@@ -65,6 +65,10 @@ export const runFlags = {
     value: 'FILE',
     help: 'the predictions made before the run: sealed into the run before its first pod, graded beside the results',
   },
+  reveal: {
+    type: 'boolean',
+    help: "show the outcomes, exit codes, verdicts and the kubelet model's answers with no predictions sealed (after you have predicted)",
+  },
   'max-pods': { type: 'string', value: 'N', help: 'at most this many lab pods of yours at once (default 8)' },
   'ready-timeout': { type: 'string', value: 'SECONDS', help: 'how long a pod may take to become Ready (default 120)' },
   env: { type: 'string', value: 'NAME', help: 'the class environment the run belongs to' },

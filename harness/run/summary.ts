@@ -2,9 +2,18 @@
 import type { GradeResult } from '../grade/types.ts';
 import { formatExit, supersededLabel, tryName, VERDICT_LABEL } from '../report/format.ts';
 
-export function summaryTable(results: GradeResult[]): string {
-  const rows = [['scenario', 'preStop', 'grace', 'outcome', 'exit', 'model says', 'verdict']];
+/** `hidden`: no predictions sealed and no --reveal: the setups alone, no outcome, exit, model's answer or verdict. */
+export function summaryTable(results: GradeResult[], hidden = false): string {
+  const rows = [
+    hidden
+      ? ['scenario', 'preStop', 'grace']
+      : ['scenario', 'preStop', 'grace', 'outcome', 'exit', 'model says', 'verdict'],
+  ];
   for (const r of results) {
+    if (hidden) {
+      rows.push([tryName(r), r.preStop, `${r.graceSeconds}s`]);
+      continue;
+    }
     // Every try is shown; one that ran again says why instead of a verdict.
     const name = tryName(r);
     const verdict = r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict];
@@ -40,6 +49,8 @@ interface Ending {
   pairs: { pairId: string; checks: { status: string }[] }[];
   problems: string[];
   failures: { scenario: string; error: { code: string } }[];
+  /** The answers are hidden (no predictions sealed, no --reveal): the reasons that tell them are too. */
+  hidden?: boolean;
   /** How the run was stopped ("interrupted (Ctrl-C)", "interrupted (SIGTERM)"), or null when it was not. */
   interrupted?: string | null;
 }
@@ -61,7 +72,7 @@ export function exitReason(code: number, ending: Ending): string {
       r.verdict === 'matches-model' && r.checks.some((c) => c.status !== 'pass' && !c.id.startsWith('prediction.')),
   ).length;
   const pairs = ending.pairs.filter((p) => p.checks.some((c) => c.status !== 'pass')).length;
-  const reasons = [
+  const answers = [
     by('differs-from-model')
       ? `${plural(by('differs-from-model'), 'scenario')} differ${by('differs-from-model') === 1 ? 's' : ''} from the model`
       : '',
@@ -71,6 +82,9 @@ export function exitReason(code: number, ending: Ending): string {
     wrong ? `${plural(wrong, 'prediction')} differ${wrong === 1 ? 's' : ''} from the model's answer` : '',
     unpredicted ? `${plural(unpredicted, 'scenario')} without a prediction` : '',
     pairs ? `${plural(pairs, 'lab pair')} not passed` : '',
+  ].filter(Boolean);
+  const reasons = [
+    ...(ending.hidden ? (answers.length ? ['results hidden until you predict (--reveal shows them)'] : []) : answers),
     ending.problems.length
       ? `${plural(ending.problems.length, 'file')} that could not be written or graded (above)`
       : '',

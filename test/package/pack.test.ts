@@ -149,11 +149,15 @@ describe('the packed termlab', () => {
     'runs a scenario on the simulated cluster from there',
     () => {
       const out = join(consumer, 'run');
-      const run = spawnSync('npx', ['--no', 'termlab', 'run', '--sim', '--only', 'short-grace', '--out', out], {
-        cwd: consumer,
-        encoding: 'utf8',
-        timeout: RUN_BUDGET_MS,
-      });
+      const run = spawnSync(
+        'npx',
+        ['--no', 'termlab', 'run', '--sim', '--reveal', '--only', 'short-grace', '--out', out],
+        {
+          cwd: consumer,
+          encoding: 'utf8',
+          timeout: RUN_BUDGET_MS,
+        },
+      );
       if (run.status !== EXIT.ok) throw new Error(`termlab run exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
       expect(run.stdout).toMatch(/short-grace .*matches the model/);
       for (const file of ['report.md', 'report.html', 'junit.xml', 'short-grace.observation.json'])
@@ -184,7 +188,7 @@ describe('the packed termlab', () => {
             encoding: 'utf8',
             timeout,
           });
-        const run = termlab(['run', '--sim', '--out', 'lab'], LAB_BUDGET_MS);
+        const run = termlab(['run', '--sim', '--reveal', '--out', 'lab'], LAB_BUDGET_MS);
         if (run.status !== EXIT.ok) throw new Error(`termlab run exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
         expect(run.stderr).toBe('');
         const scenarios = [...termlab(['scenarios'], RUN_BUDGET_MS).stdout.matchAll(/^(\S+) {2}\(/gm)].map((m) => m[1]);

@@ -72,6 +72,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
         'bin/termlab.js',
         'run',
         '--verbose', // a line for every phase, which this test waits for
+        '--reveal',
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',
@@ -115,6 +116,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
       [
         'bin/termlab.js',
         'run',
+        '--reveal',
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',
@@ -171,6 +173,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
           cli,
           'run',
           '--verbose', // a line for every phase, which this test waits for
+          '--reveal',
           '--kubeconfig',
           join(dir, 'kubeconfig'),
           '--scenarios',
@@ -222,6 +225,7 @@ describe('one Ctrl-C delivered twice during a retries run', () => {
           ...launcher,
           'run',
           '--verbose', // a line for every phase, which this test waits for
+          '--reveal',
           '--kubeconfig',
           join(dir, 'kubeconfig'),
           '--scenarios',

@@ -136,6 +136,7 @@ describe('the harness loses its port-forward', () => {
         'bin/termlab.js',
         'run',
         '--verbose', // a line for every phase, which this test waits for
+        '--reveal',
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',
@@ -193,6 +194,7 @@ describe('a kubelet that reacts late to the delete', () => {
         join(repoRoot, 'bin', 'termlab.js'),
         'run',
         '--verbose', // a line for every phase, which this test waits for
+        '--reveal',
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--only',

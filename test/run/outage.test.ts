@@ -202,6 +202,7 @@ function runUntilTerminating(
         'bin/termlab.js',
         'run',
         '--verbose', // a line for every phase, which this test waits for
+        '--reveal',
         '--kubeconfig',
         join(dir, 'kubeconfig'),
         '--transport',

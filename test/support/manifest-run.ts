@@ -56,6 +56,7 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
   const r = await runCli([
     'run',
     '--sim',
+    '--reveal',
     ...(defaultMatrix
       ? []
       : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]),
