@@ -116,6 +116,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
       [
         'bin/termlab.js',
         'run',
+        '--verbose', // a line for every phase, which this test waits for
         '--reveal',
         '--kubeconfig',
         join(dir, 'kubeconfig'),

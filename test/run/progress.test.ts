@@ -49,7 +49,17 @@ describe('run progress', () => {
     writeFileSync(join(cwd, 'two.yaml'), TWO);
     // Predictions of another scenario set (the default lab's): sealing them here would be refused.
     writeFileSync(join(cwd, 'predictions.yaml'), predictionsFor(['short-grace', 'restored-grace']));
-    const other = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--out', 'other', '--only', 'quick-a']);
+    const other = await runIn(cwd, [
+      'run',
+      '--sim',
+      '--reveal', // the hidden answers' note would follow the line otherwise
+      '--scenarios',
+      'two.yaml',
+      '--out',
+      'other',
+      '--only',
+      'quick-a',
+    ]);
     expect(other.code, other.stdout + other.stderr).toBe(0);
     expect(other.stdout.split('\n')).toContain('no predictions sealed');
     // Predictions of this set: the hint, and following it seals them.
