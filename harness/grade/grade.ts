@@ -139,6 +139,15 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
     checks,
     ...(retried.summary ? { retries: retried.summary } : {}),
+    ...(o.containers && o.containers.length > 1
+      ? {
+          containers: o.containers.map((c) => ({
+            name: c.name,
+            exitCode: c.finalState?.exitCode ?? null,
+            reason: c.finalState?.reason ?? null,
+          })),
+        }
+      : {}),
     timeline: timelineBars(o, model, shownOutcome(f, lost)),
     deleteWall: f.timeline.deleteIssued?.at.wall ?? null,
   };

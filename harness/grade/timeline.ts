@@ -39,7 +39,7 @@ export function timelineBars(o: Observation, p: Prediction, outcome: string = o.
   // A pod with a sidecar: the app's own bars go in its lane, and every sidecar gets one of its own.
   const records = o.containers ?? [];
   const laneOf = (c: (typeof records)[number]) =>
-    `${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'})`;
+    `${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular container'})`;
   const appLane = records.length > 1 ? laneOf(records[0]!) : undefined;
   const first = bars.length;
   if (t.hookStart) {
@@ -110,7 +110,7 @@ function retryLanes(
   fromWall: (wall: string) => number,
 ): void {
   const pod = (target: 'deleted' | 'standby') =>
-    target === 'deleted' ? `pod A ${o.pod?.name ?? ''} (deleted)` : `pod B ${r.standby?.name ?? ''} (standby)`;
+    target === 'deleted' ? `pod A (deleted) ${o.pod?.name ?? ''}` : `pod B (standby) ${r.standby?.name ?? ''}`;
   const laneOf = (a: (typeof r.attempts)[number]) => `attempt ${a.n} to ${a.target === 'deleted' ? 'pod A' : 'pod B'}`;
   for (const bar of bars.slice(podBars)) bar.lane = pod('deleted');
   const first = r.attempts[0];

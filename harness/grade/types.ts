@@ -104,6 +104,8 @@ export interface PodGradeResult extends ResultBase {
   asDesigned?: { outcome: Prediction['outcome']; termAt: number };
   /** A retry scenario's attempts and effects (issue 27); absent otherwise. */
   retries?: RetrySummary;
+  /** A pod of more than one container: each one's end as the API showed it, the app first; absent for one container. */
+  containers?: { name: string; exitCode: number | null; reason: string | null }[];
 }
 
 /** A rollout's grade: the Deployment it rolled, and its own findings for the reports. */

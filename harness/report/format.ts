@@ -36,6 +36,17 @@ export function formatExit(exitCode: number | null, reason: string | null): stri
   return exitCode === null ? '—' : `${exitCode}${reason ? ` (${reason})` : ''}`;
 }
 
+/** The exit column: the pod's one code, or each container's by name, the app first ("lab 0 (Completed) · proxy 17 (Error)"). */
+export function formatExits(r: {
+  exitCode: number | null;
+  reason: string | null;
+  containers?: { name: string; exitCode: number | null; reason: string | null }[];
+}): string {
+  return r.containers?.length
+    ? r.containers.map((c) => `${c.name} ${formatExit(c.exitCode, c.reason)}`).join(' · ')
+    : formatExit(r.exitCode, r.reason);
+}
+
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
 }

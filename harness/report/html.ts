@@ -3,7 +3,7 @@
 import { type GradeResult, objectUidOf, type PairResult, type TimelineBar, type Verdict } from '../grade/types.ts';
 import {
   escapeXml as e,
-  formatExit,
+  formatExits,
   predictionShown,
   predictionsCount,
   seconds,
@@ -60,12 +60,49 @@ export function tickStep(span: number): number {
 }
 const formatTick = (s: number) => (Math.abs(s) >= 1e6 ? s.toExponential(1) : String(s));
 
+/** A text's width in the SVG, estimated from its characters: a wide sans-serif averages about 0.6 of its size. */
+export const textWidth = (text: string, size: number) => text.length * size * 0.6;
+const LABEL_SIZE = 10,
+  ROW_SIZE = 11,
+  TICK_SIZE = 10,
+  /** A row's own height, and what each further line of labels adds to it. */
+  ROW_H = 26,
+  TIER_H = 13,
+  GAP = 4;
+
+/** What a row draws: its shapes at the row's top line, and its labels, each on the first line of the row where it overlaps none. */
+interface Placed {
+  shape: (y: number) => string;
+  label: { x: number; text: string } | null;
+}
+
+/** Each label's line in its row: the first from the top where its box meets no other label's (left to right). */
+function tiersOf(labels: { x: number; text: string }[]): number[] {
+  const lines: [number, number][][] = [];
+  const order = labels.map((_, i) => i).sort((a, b) => labels[a]!.x - labels[b]!.x);
+  const tiers: number[] = [];
+  for (const i of order) {
+    const { x, text } = labels[i]!;
+    const box: [number, number] = [x - GAP, x + textWidth(text, LABEL_SIZE) + GAP];
+    let tier = lines.findIndex((line) => line.every(([a, b]) => box[1] <= a || b <= box[0]));
+    if (tier < 0) tier = lines.push([]) - 1;
+    lines[tier]!.push(box);
+    tiers[i] = tier;
+  }
+  return tiers;
+}
+
+/** A name cut to fit `room` pixels at `size`, with an ellipsis. */
+const cutToFit = (name: string, room: number, size: number) => {
+  const chars = Math.floor(room / (size * 0.6));
+  return name.length <= chars ? name : `${name.slice(0, Math.max(1, chars - 1))}…`;
+};
+
 function svgTimeline(r: GradeResult): string {
   const bars = r.timeline.filter((b) => Number.isFinite(b.start) && Number.isFinite(b.end));
   if (!bars.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
   const min = Math.min(0, ...bars.map((b) => b.start));
   const max = Math.max((r.prediction?.killAt ?? 0) + 1, ...bars.map((b) => b.end));
-  // Room on the right for the label of a marker at the very end.
   // One row per kind; in a pod with a sidecar, request and grace, then one lane per container.
   const lanes = [...new Set(bars.flatMap((b) => (b.lane ? [b.lane] : [])))];
   const rows: { name: string; bars: TimelineBar[] }[] = lanes.length
@@ -76,44 +113,80 @@ function svgTimeline(r: GradeResult): string {
         ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) })),
       ]
     : ROWS.map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind) }));
-  const width = 820,
-    left = lanes.length ? 200 : 110,
-    right = 150,
-    rowH = 26,
-    height = rows.length * rowH + 40;
-  const x = (s: number) => left + ((s - min) / (max - min)) * (width - left - right);
+  // The row names' column is as wide as the longest name needs, up to a third of the chart; longer ones are cut.
+  const plot = 560;
+  const left = Math.min(
+    280,
+    Math.max(110, 8 + GAP * 3 + Math.max(...rows.map((row) => textWidth(row.name, ROW_SIZE)))),
+  );
+  const x = (s: number) => left + ((s - min) / (max - min)) * plot;
+  const placed = rows.map(({ bars: inRow }) =>
+    inRow.map((bar): Placed => {
+      const kind = bar.kind;
+      const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
+      if (bar.start === bar.end) {
+        const cx = x(bar.start);
+        return {
+          shape: (y) => `<g><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g>`,
+          label: { x: cx + 10, text: bar.label },
+        };
+      }
+      const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
+      return {
+        shape: (y) =>
+          `<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
+        // Beside the bar, never inside it: a short bar would cut its own label.
+        label: { x: x(bar.end) + GAP, text: bar.label },
+      };
+    }),
+  );
+  const tiers = placed.map((items) => {
+    const labelled = items.filter((p) => p.label);
+    const t = tiersOf(labelled.map((p) => p.label!));
+    return new Map(labelled.map((p, i) => [p, t[i]!]));
+  });
+  const rowTop: number[] = [];
+  let top = 28;
+  tiers.forEach((t) => {
+    rowTop.push(top);
+    top += ROW_H + TIER_H * Math.max(0, ...t.values());
+  });
+  const height = top + 12;
+  const labelsRight = Math.max(
+    0,
+    ...placed.flat().map((p) => (p.label ? p.label.x + textWidth(p.label.text, LABEL_SIZE) : 0)),
+  );
+  const width = Math.max(820, Math.ceil(labelsRight) + 8);
   const parts: string[] = [];
   // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.
   const step = tickStep(max - min);
+  let tickRight = -Infinity;
   for (let i = Math.ceil(min / step); i * step <= max; i++) {
     const s = i * step;
     const major = step > 1 || s % 5 === 0;
     parts.push(
       `<line x1="${x(s)}" x2="${x(s)}" y1="10" y2="${height - 24}" stroke="${s === 0 ? '#d33' : '#eee'}" stroke-width="${s === 0 ? 1.5 : 1}"/>`,
     );
-    if (major || max - min < 12)
-      parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${formatTick(s)}s</text>`);
+    const text = `${formatTick(s)}s`;
+    const half = textWidth(text, TICK_SIZE) / 2;
+    // A tick's number only where it clears the last one drawn.
+    if ((major || max - min < 12) && x(s) - half >= tickRight + GAP) {
+      parts.push(`<text x="${x(s)}" y="${height - 8}" class="tick">${text}</text>`);
+      tickRight = x(s) + half;
+    }
   }
-  parts.push(`<text x="${x(0) + 4}" y="20" class="delete">delete</text>`);
-  rows.forEach(({ name, bars: inRow }, row) => {
-    const y = 28 + row * rowH;
-    parts.push(`<text x="8" y="${y + 14}" class="row">${e(name)}</text>`);
-    for (const bar of inRow) {
-      const kind = bar.kind;
-      const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
-      if (bar.start === bar.end) {
-        const cx = x(bar.start);
+  parts.push(`<text x="${x(0) + GAP}" y="20" class="delete">delete</text>`);
+  rows.forEach(({ name }, row) => {
+    const y = rowTop[row]!;
+    const shown = cutToFit(name, left - 8 - GAP * 2, ROW_SIZE);
+    const text = `<text x="8" y="${y + 14}" class="row">${e(shown)}</text>`;
+    parts.push(shown === name ? text : `<g>${text}<title>${e(name)}</title></g>`);
+    for (const p of placed[row]!) {
+      parts.push(p.shape(y));
+      if (p.label)
         parts.push(
-          `<g><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g><text x="${cx + 10}" y="${y + 14}" class="label">${e(bar.label)}</text>`,
+          `<text x="${p.label.x}" y="${y + 14 + TIER_H * tiers[row]!.get(p)!}" class="label">${e(p.label.text)}</text>`,
         );
-      } else {
-        const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
-        parts.push(
-          `<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
-        );
-        // Beside the bar, never inside it: a short bar would cut its own label.
-        parts.push(`<text x="${x(bar.end) + 4}" y="${y + 14}" class="label">${e(bar.label)}</text>`);
-      }
     }
   });
   return `<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="timeline of ${e(r.scenario)}">${parts.join('')}</svg>`;
@@ -184,7 +257,7 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
   const rows = results
     .map(
       (r, i) =>
-        `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(tryName(r))}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExit(r.exitCode, r.reason))}</td><td>${verdictBadge(r)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`,
+        `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(tryName(r))}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExits(r))}</td><td>${verdictBadge(r)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`,
     )
     .join('');
   const cards = resultCards(results);

@@ -1,7 +1,7 @@
 // Markdown fit for a CI job summary: a table, then a Mermaid gantt per scenario.
 import { type GradeResult, objectUidOf, type PairResult, type TimelineBar } from '../grade/types.ts';
 import {
-  formatExit,
+  formatExits,
   predictionShown,
   predictionsCount,
   seconds,
@@ -124,7 +124,7 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
   for (const r of results) {
     const predicted = count ? ` ${cell(predictionShown(r)?.text ?? '')} |` : '';
     out.push(
-      `| ${cell(tryName(r))} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExit(r.exitCode, r.reason))} | ${r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict]} |${predicted}`,
+      `| ${cell(tryName(r))} | ${cell(r.mode)} | ${cell(r.preStop)} | ${r.graceSeconds}s | ${seconds(r.workMs)} | ${cell(r.outcome)} | ${cell(formatExits(r))} | ${r.supersededBy ? supersededLabel(r) : VERDICT_LABEL[r.verdict]} |${predicted}`,
     );
   }
   for (const pair of pairs)

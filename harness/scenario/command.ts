@@ -50,7 +50,7 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
       // A pod with a sidecar: every container's hook, TERM, kill and end.
       for (const c of p.pod?.containers ?? [])
         io.out(
-          `    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular sidecar'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`,
+          `    ${c.name} (${c.role === 'app' ? 'app' : c.native ? 'native sidecar' : 'regular container'}): ${c.hookEndsAt === null ? '' : `hook ends ${c.hookEndsAt.toFixed(1)}s, `}TERM ${c.termAt.toFixed(1)}s, SIGKILL ${c.killAt.toFixed(1)}s, exits ${c.exitCode} at ${c.exitAt.toFixed(1)}s\n`,
         );
       // A retry scenario: each attempt, the pod it lands on, and what the ledger counts.
       if (s.retry) {
