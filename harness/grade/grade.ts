@@ -6,7 +6,7 @@ import { HARNESS_VERSION } from '../../lib/version.ts';
 import { observedDeadline, podStatusEvidence, podStatusOutcome, safetyNetEnded } from './deadline.ts';
 import { containerChecks, sidecarOutcomes } from './containers.ts';
 import { evidenceChecks } from './evidence.ts';
-import { kubeletTimes, observedKubelet } from './kubelet-times.ts';
+import { anchor, kubeletTimes, observedKubelet } from './kubelet-times.ts';
 import { lostPath, shownOutcome, underLostPath } from './lost-path.ts';
 import { memoryEvidence } from './memory.ts';
 import { attributeExitCode, exitState, requestOutcome, runComplete } from './outcome.ts';
@@ -148,7 +148,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
           })),
         }
       : {}),
-    timeline: timelineBars(o, model, shownOutcome(f, lost)),
+    timeline: timelineBars(o, model, shownOutcome(f, lost), anchor(f)?.deleteWallMs ?? null),
     deleteWall: f.timeline.deleteIssued?.at.wall ?? null,
   };
 }

@@ -6,6 +6,7 @@ import { type Attempt, type Retries, ROUTE_UNREAD, routeCandidates } from '../ob
 import { type LabLine, parseLabLogLines, parseLogLineJson } from '../observation/timeline.ts';
 import { type LedgerLineOf, parseLedgerLine } from '../../server/contract-schemas.ts';
 import type { Facts } from './facts.ts';
+import { anchor } from './kubelet-times.ts';
 import { requestRecordProblem } from './request-evidence.ts';
 import { predictRetries, type RetryPrediction, withEffectEarlier } from './retry-theory.ts';
 import type { Prediction } from './theory.ts';
@@ -427,9 +428,35 @@ function ledgerCheck(f: Facts, x: RetryFacts): Check {
   );
 }
 
-/** Seconds after attempt 1 was sent, by each process's own wall clock (one machine, one time of day). */
-function secondsAfter(start: string, time: string): string {
-  return `${((wallMs(time) - wallMs(start)) / 1000).toFixed(2)} s`;
+/**
+ * The story's clock is the report's: seconds from the delete (negative before it), as the timeline draws them
+ * (harness/grade/timeline.ts): a harness time by its monotonic reading, a server's line by its wall time.
+ * A file with no delete counts from attempt 1's sending instead, and says so.
+ */
+function storyClock(
+  f: Facts,
+  first: Attempt,
+): {
+  harness: (at: { mono: number; wall: string }) => string;
+  wall: (time: string) => string;
+  origin: string;
+} {
+  const secs = (s: number) => `${s.toFixed(2)} s`;
+  const deleted = f.o.timeline.deleteIssued?.at;
+  // A server's line against the delete on the servers' clock, as the model and the timeline place it.
+  const serverDelete = anchor(f)?.deleteWallMs ?? (deleted ? wallMs(deleted.wall) : null);
+  if (deleted && serverDelete !== null)
+    return {
+      harness: (at) => secs((at.mono - deleted.mono) / 1000),
+      wall: (time) => secs((wallMs(time) - serverDelete) / 1000),
+      origin: '',
+    };
+  const start = first.sent?.wall ?? f.o.run.observedAt;
+  return {
+    harness: (at) => secs((wallMs(at.wall) - wallMs(start)) / 1000),
+    wall: (time) => secs((wallMs(time) - wallMs(start)) / 1000),
+    origin: ' (times from attempt 1 being sent: the file has no delete)',
+  };
 }
 
 /** How the Service routed a retry, for the story: empty for a file from before routes. */
@@ -447,12 +474,12 @@ function routeText(a: Attempt, x: RetryFacts): string {
 
 function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string; counterfactual: string | null } {
   const first = x.attempts[0]!;
-  const start = first.sent?.wall ?? f.o.run.observedAt;
+  const clock = storyClock(f, first);
   const pods = {
     deleted: `pod A (${f.o.pod?.name ?? 'the deleted pod'})`,
     standby: `pod B (${x.r.standby?.name ?? 'the standby'})`,
   };
-  const endOf = (a: Attempt) => (a.ended ? secondsAfter(start, a.ended.wall) : 'an unknown time');
+  const endOf = (a: Attempt) => (a.ended ? clock.harness(a.ended) : 'an unknown time');
   const effectOf = (a: Attempt) => x.ledger.effects.find((e) => e.id === a.id);
   const parts: string[] = [];
   for (const a of x.attempts) {
@@ -460,8 +487,8 @@ function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string
     const pod = pods[a.target];
     const made = e
       ? e.event === 'applied'
-        ? `the effect ran at ${secondsAfter(start, e.time)} on ${pod}`
-        : `the ledger answered the effect from ${pod} at ${secondsAfter(start, e.time)} already-applied (the same idempotency key)`
+        ? `the effect ran at ${clock.wall(e.time)} on ${pod}`
+        : `the ledger answered the effect from ${pod} at ${clock.wall(e.time)} already-applied (the same idempotency key)`
       : null;
     const how =
       a.outcome === 'cut'
@@ -481,17 +508,17 @@ function story(f: Facts, x: RetryFacts, model: RetryPrediction): { story: string
       if (!e) parts.push(`${who} on ${pod} made no effect and ${end}`);
       else if (e.event === 'applied')
         parts.push(
-          `${who} ran it ${x.ledger.effects.indexOf(e) > 0 ? 'again ' : ''}at ${secondsAfter(start, e.time)} on ${pod} and ${end}`,
+          `${who} ran it ${x.ledger.effects.indexOf(e) > 0 ? 'again ' : ''}at ${clock.wall(e.time)} on ${pod} and ${end}`,
         );
       else
         parts.push(
-          `${who} on ${pod} reached the ledger at ${secondsAfter(start, e.time)} with the same idempotency key, was answered already-applied and ${end}`,
+          `${who} on ${pod} reached the ledger at ${clock.wall(e.time)} with the same idempotency key, was answered already-applied and ${end}`,
         );
     }
   }
   if (x.attempts.length === 1 && first.outcome === 'completed') parts.push('nothing to retry');
   const count = countOf(x);
-  const told = `${parts.join(', ')}: ${count.applied} effect(s) for one request${count.alreadyApplied ? `, ${count.alreadyApplied} answered already-applied` : ''}`;
+  const told = `${parts.join(', ')}${clock.origin}: ${count.applied} effect(s) for one request${count.alreadyApplied ? `, ${count.alreadyApplied} answered already-applied` : ''}`;
   const earlier = withEffectEarlier(f.o.scenario, first.outcome === 'cut' ? 'cut' : 'completed');
   const counterfactual =
     earlier && earlier.effects !== model.effects

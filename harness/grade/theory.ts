@@ -240,6 +240,8 @@ export interface Prediction {
   exitCode: number;
   /** containerd's reason: OOMKilled when the kernel killed the container for its memory limit. */
   reason: 'Completed' | 'Error' | 'OOMKilled';
+  /** When the request's work ends if nothing cuts it, seconds after the delete. */
+  workEndsAt: number;
   /** Seconds between the request's end and the kill; small means "too close to call". */
   marginSeconds: number;
   /** A margin below this is too close to call: a second from the delete, a tenth from observed times. */
@@ -449,6 +451,7 @@ export function predict(
       outcome: completed ? 'completed' : 'cut',
       exitCode: LAB_EXIT_CODES.immediate,
       reason: 'Error',
+      workEndsAt,
       marginSeconds: marginTo(termAt),
       steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
     };
@@ -475,6 +478,7 @@ export function predict(
       outcome: completed ? 'completed' : 'cut',
       exitCode: 137,
       reason: 'OOMKilled',
+      workEndsAt,
       marginSeconds: raced ? 0 : Math.min(marginTo(oomAt, termAt), killAt - oomAt),
       steps: [
         ...steps,
@@ -501,6 +505,7 @@ export function predict(
       outcome: completed ? 'completed' : 'cut',
       exitCode: 137,
       reason: 'Error',
+      workEndsAt,
       marginSeconds: marginTo(killAt, killEarliest),
       steps: [
         ...steps,
@@ -549,6 +554,7 @@ export function predict(
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,
     reason: exitsItself ? 'Completed' : 'Error',
+    workEndsAt,
     marginSeconds: margin,
     steps: [...steps, why],
   };

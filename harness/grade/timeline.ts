@@ -8,13 +8,27 @@ import { wallMs } from './wall-time.ts';
 
 type Point = { source: 'container-log'; at: { time: string } } | { source: 'inferred'; at: { wall: string } };
 
-/** `outcome`: the request's as the grade shows it (`interrupted` when the run's own stop ended it). */
-export function timelineBars(o: Observation, p: Prediction, outcome: string = o.request.outcome): TimelineBar[] {
+/**
+ * `outcome`: the request's as the grade shows it (`interrupted` when the run's own stop ended it).
+ * `serverDeleteWallMs`: the delete placed on the servers' clock as the model places it (kubelet-times.ts `anchor`:
+ * the request's accepted line plus the harness's wait), so that a server's line sits where the model's words put
+ * it; without one, a server's wall time is read against the harness's own wall time of the delete.
+ */
+export function timelineBars(
+  o: Observation,
+  p: Prediction,
+  outcome: string = o.request.outcome,
+  serverDeleteWallMs: number | null = null,
+): TimelineBar[] {
   const origin = o.timeline.deleteIssued;
   if (!origin) return [];
   const fromHarness = (mono: number) => (mono - origin.at.mono) / 1000;
-  const fromWall = (wall: string) => (wallMs(wall) - wallMs(origin.at.wall)) / 1000;
-  const fromPoint = (point: Point) => fromWall(point.source === 'container-log' ? point.at.time : point.at.wall);
+  const serverOrigin = serverDeleteWallMs ?? wallMs(origin.at.wall);
+  const fromWall = (wall: string) => (wallMs(wall) - serverOrigin) / 1000;
+  const fromPoint = (point: Point) =>
+    point.source === 'container-log'
+      ? fromWall(point.at.time)
+      : (wallMs(point.at.wall) - wallMs(origin.at.wall)) / 1000;
   const bars: TimelineBar[] = [];
   const t = o.timeline;
   if (t.requestAccepted) {
@@ -25,6 +39,14 @@ export function timelineBars(o: Observation, p: Prediction, outcome: string = o.
       start: fromHarness(t.requestAccepted.at.mono),
       end,
       source: 'harness',
+    });
+    // The model's end of the work, on the same axis: where the request would have finished had nothing cut it.
+    bars.push({
+      label: `work ${p.outcome === 'cut' ? 'would end' : 'ends'} (model)`,
+      kind: 'request',
+      start: p.workEndsAt,
+      end: p.workEndsAt,
+      source: 'model',
     });
   }
   // The grace runs from what started the kill: the delete, or the active deadline before it.
@@ -69,6 +91,14 @@ export function timelineBars(o: Observation, p: Prediction, outcome: string = o.
       source: 'harness',
     });
   }
+  // The model's SIGKILL: when the kubelet kills what still runs (a container that ended before needs none).
+  bars.push({
+    label: `SIGKILL (model${p.exitAt < p.killAt ? ', not needed' : ''})`,
+    kind: 'kill',
+    start: p.killAt,
+    end: p.killAt,
+    source: 'model',
+  });
   if (appLane) for (const bar of bars.slice(first)) bar.lane = appLane;
   if (o.retries) retryLanes(o, o.retries, bars, first, fromHarness, fromWall);
   for (const c of records.slice(1)) {
@@ -118,6 +148,7 @@ function retryLanes(
   if (request && first) {
     request.lane = laneOf(first);
     request.label = `attempt 1 ${first.outcome}`;
+    for (const bar of bars) if (bar.kind === 'request' && !bar.lane) bar.lane = laneOf(first);
   }
   for (const a of r.attempts.slice(1)) {
     const from = a.accepted ?? a.sent;

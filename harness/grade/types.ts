@@ -16,7 +16,7 @@ export type Verdict = 'matches-model' | 'differs-from-model' | 'inconclusive' | 
 
 export interface TimelineBar {
   label: string;
-  kind: 'request' | 'grace' | 'hook' | 'term' | 'terminated' | 'deleted' | 'effect';
+  kind: 'request' | 'grace' | 'hook' | 'term' | 'kill' | 'terminated' | 'deleted' | 'effect';
   /** Seconds relative to the delete being issued. */
   start: number;
   end: number;

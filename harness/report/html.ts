@@ -30,17 +30,19 @@ const COLORS: Record<TimelineBar['kind'], string> = {
   grace: '#c9d6ea',
   hook: '#e0a526',
   term: '#d9480f',
+  kill: '#7a0000',
   terminated: '#222',
   deleted: '#777',
   effect: '#8250df',
 };
-const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'terminated'];
+const ROWS: TimelineBar['kind'][] = ['request', 'grace', 'hook', 'term', 'kill', 'terminated'];
 /** Rows named as the student guide names them. */
 const ROW_NAME: Record<TimelineBar['kind'], string> = {
   request: 'request',
   grace: 'grace',
   hook: 'preStop hook',
   term: 'SIGTERM',
+  kill: 'SIGKILL',
   terminated: 'terminated',
   deleted: 'deleted',
   effect: 'effect',
@@ -67,18 +69,20 @@ const LABEL_SIZE = 10,
   TICK_SIZE = 10,
   /** A row's own height, and what each further line of labels adds to it. */
   ROW_H = 26,
-  TIER_H = 13,
+  TIER_H = 14,
   GAP = 4;
 
 /** What a row draws: its shapes at the row's top line, and its labels, each on the first line of the row where it overlaps none. */
 interface Placed {
   shape: (y: number) => string;
+  /** The shape's span on the row's top line, in x: a label on that line keeps clear of it. */
+  spans: [number, number];
   label: { x: number; text: string } | null;
 }
 
-/** Each label's line in its row: the first from the top where its box meets no other label's (left to right). */
-function tiersOf(labels: { x: number; text: string }[]): number[] {
-  const lines: [number, number][][] = [];
+/** Each label's line in its row: the first from the top where its box meets no other label's, nor on the top line a shape. */
+function tiersOf(labels: { x: number; text: string }[], shapes: [number, number][]): number[] {
+  const lines: [number, number][][] = [[...shapes]];
   const order = labels.map((_, i) => i).sort((a, b) => labels[a]!.x - labels[b]!.x);
   const tiers: number[] = [];
   for (const i of order) {
@@ -119,22 +123,28 @@ function svgTimeline(r: GradeResult): string {
     280,
     Math.max(110, 8 + GAP * 3 + Math.max(...rows.map((row) => textWidth(row.name, ROW_SIZE)))),
   );
-  const x = (s: number) => left + ((s - min) / (max - min)) * plot;
+  // Times so far from 0 that a second is lost in their rounding still get an axis, not a division by zero.
+  const span = max - min || 1;
+  const x = (s: number) => left + ((s - min) / span) * plot;
   const placed = rows.map(({ bars: inRow }) =>
     inRow.map((bar): Placed => {
       const kind = bar.kind;
+      // Each mark's times, to the millisecond, for a reader's tools and the tests that hold the text to the chart.
+      const at = ` data-t="${bar.start.toFixed(3)} ${bar.end.toFixed(3)}"`;
       const title = `<title>${e(bar.label)}: ${bar.start.toFixed(2)}s → ${bar.end.toFixed(2)}s (${e(bar.source)})</title>`;
       if (bar.start === bar.end) {
         const cx = x(bar.start);
         return {
-          shape: (y) => `<g><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g>`,
-          label: { x: cx + 10, text: bar.label },
+          spans: [cx - 7, cx + 7],
+          shape: (y) => `<g${at}><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g>`,
+          label: { x: cx + 12, text: bar.label },
         };
       }
       const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
       return {
+        spans: [x(bar.start), x(bar.start) + Math.max(2, x(bar.end) - x(bar.start))],
         shape: (y) =>
-          `<g><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
+          `<g${at}><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
         // Beside the bar, never inside it: a short bar would cut its own label.
         label: { x: x(bar.end) + GAP, text: bar.label },
       };
@@ -142,7 +152,10 @@ function svgTimeline(r: GradeResult): string {
   );
   const tiers = placed.map((items) => {
     const labelled = items.filter((p) => p.label);
-    const t = tiersOf(labelled.map((p) => p.label!));
+    const t = tiersOf(
+      labelled.map((p) => p.label!),
+      items.map((p) => p.spans),
+    );
     return new Map(labelled.map((p, i) => [p, t[i]!]));
   });
   const rowTop: number[] = [];
@@ -161,8 +174,10 @@ function svgTimeline(r: GradeResult): string {
   // At most MAX_TICKS lines whatever the span: the report's size follows the file's, not its times.
   const step = tickStep(max - min);
   let tickRight = -Infinity;
-  for (let i = Math.ceil(min / step); i * step <= max; i++) {
-    const s = i * step;
+  // Counted, not stepped: where a step is lost in the rounding of its time, i++ would not move it.
+  const firstTick = Math.ceil(min / step);
+  for (let k = 0; k <= MAX_TICKS + 1 && (firstTick + k) * step <= max; k++) {
+    const s = (firstTick + k) * step;
     const major = step > 1 || s % 5 === 0;
     parts.push(
       `<line x1="${x(s)}" x2="${x(s)}" y1="10" y2="${height - 24}" stroke="${s === 0 ? '#d33' : '#eee'}" stroke-width="${s === 0 ? 1.5 : 1}"/>`,

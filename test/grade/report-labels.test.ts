@@ -26,6 +26,11 @@ describe('timeline labels', () => {
           for (const b of boxes.slice(i + 1))
             if (intersect(a, b)) overlaps.push(`${scenario}: "${a.text}" × "${b.text}"`);
         });
+        // Nor is a label drawn under a mark (a diamond 14 px wide, 16 high, from its top point).
+        for (const [, cx, top] of svg!.matchAll(/<path d="M(-?[\d.]+) (-?[\d.]+) l7 8/g)) {
+          const mark = { text: 'mark', x0: Number(cx) - 7, x1: Number(cx) + 7, y0: Number(top), y1: Number(top) + 16 };
+          for (const b of boxes) if (intersect(mark, b)) overlaps.push(`${scenario}: a mark at x ${cx} × "${b.text}"`);
+        }
       }
       expect(overlaps).toEqual([]);
     });

@@ -51,7 +51,7 @@ describe('the recorded retry runs grade as the retries model says', () => {
 
   it('names the cause with times: the effect on pod A, the SIGKILL, the retry on pod B doing it again', () => {
     expect(grade(fixture('retry-doubles-effect')).explanation).toMatch(
-      /the effect ran at \d+\.\d\d s on pod A \(tl-retry-doubles-effect-\w+\), attempt 1 was cut at \d+\.\d\d s by SIGKILL, the retry \(through tl-retry-doubles-effect-\w+-svc: its only ready endpoint\) ran it again at \d+\.\d\d s on pod B \(tl-retry-doubles-effect-\w+-b\) and completed: 2 effect\(s\) for one request/,
+      /the effect ran at -?\d+\.\d\d s on pod A \(tl-retry-doubles-effect-\w+\), attempt 1 was cut at \d+\.\d\d s by SIGKILL, the retry \(through tl-retry-doubles-effect-\w+-svc: its only ready endpoint\) ran it again at \d+\.\d\d s on pod B \(tl-retry-doubles-effect-\w+-b\) and completed: 2 effect\(s\) for one request/,
     );
     // One sentence a reader can follow: the retry on pod B, not "which answered pod B (…)'s effect".
     expect(grade(fixture('retry-with-key')).explanation).toMatch(
