@@ -242,6 +242,8 @@ export interface Prediction {
   reason: 'Completed' | 'Error' | 'OOMKilled';
   /** When the request's work ends if nothing cuts it, seconds after the delete. */
   workEndsAt: number;
+  /** When the kubelet began the kill sequence (the hook, else TERM), seconds after the delete: the grace runs from here. */
+  kubeletBeganAt: number;
   /** Seconds between the request's end and the kill; small means "too close to call". */
   marginSeconds: number;
   /** A margin below this is too close to call: a second from the delete, a tenth from observed times. */
@@ -376,6 +378,7 @@ export function predict(
   const hookSeconds = scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(scenario.preStop);
   const elapsedWhole = hookWholeSeconds(grace, hookSeconds);
   let termAt = trigger.at;
+  let kubeletBeganAt = trigger.at;
   let hookEndsAt: number | null = null;
   if (scenario.preStop.kind !== 'none') {
     const hookWait = Math.min(hookSeconds, grace);
@@ -396,6 +399,8 @@ export function predict(
     // TERM minus the kill sequence's start, which the evidence bounds (a sleep action's are its own).
     termAt = observed.termAt;
     if (hookEndsAt !== null) hookEndsAt = termAt;
+    // The kill sequence began the hook's wait before TERM (at TERM with no hook): the grace's budget runs from there.
+    kubeletBeganAt = termAt - (hookEndsAt === null ? 0 : Math.min(hookSeconds, grace));
     if (
       scenario.preStop.kind === 'exec-sleep' ||
       scenario.preStop.kind === 'exec-fail' ||
@@ -451,6 +456,7 @@ export function predict(
       outcome: completed ? 'completed' : 'cut',
       exitCode: LAB_EXIT_CODES.immediate,
       reason: 'Error',
+      kubeletBeganAt,
       workEndsAt,
       marginSeconds: marginTo(termAt),
       steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
@@ -478,6 +484,7 @@ export function predict(
       outcome: completed ? 'completed' : 'cut',
       exitCode: 137,
       reason: 'OOMKilled',
+      kubeletBeganAt,
       workEndsAt,
       marginSeconds: raced ? 0 : Math.min(marginTo(oomAt, termAt), killAt - oomAt),
       steps: [
@@ -505,6 +512,7 @@ export function predict(
       outcome: completed ? 'completed' : 'cut',
       exitCode: 137,
       reason: 'Error',
+      kubeletBeganAt,
       workEndsAt,
       marginSeconds: marginTo(killAt, killEarliest),
       steps: [
@@ -554,6 +562,7 @@ export function predict(
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,
     reason: exitsItself ? 'Completed' : 'Error',
+    kubeletBeganAt,
     workEndsAt,
     marginSeconds: margin,
     steps: [...steps, why],

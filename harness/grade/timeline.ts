@@ -49,10 +49,18 @@ export function timelineBars(
       source: 'model',
     });
   }
-  // The grace runs from what started the kill: the delete, or the active deadline before it.
-  const from = p.deadlineAt ?? 0;
+  // The grace is the kubelet's budget: it runs from when the kubelet began the kill sequence (its hook, else
+  // TERM), not from the delete or the active deadline that asked for it.
+  const from = p.kubeletBeganAt;
   bars.push({
-    label: `grace ${p.graceSeconds}s${p.cause === 'deadline' ? ' (from the active deadline)' : ''}`,
+    label: `kubelet began${p.cause === 'deadline' ? ' (after the active deadline)' : ''}`,
+    kind: 'grace',
+    start: from,
+    end: from,
+    source: 'model',
+  });
+  bars.push({
+    label: `grace ${p.graceSeconds}s`,
     kind: 'grace',
     start: from,
     end: from + p.graceSeconds,

@@ -47,6 +47,40 @@ export function formatExits(r: {
     : formatExit(r.exitCode, r.reason);
 }
 
+const secs = (n: number) => String(Number(Math.max(0, n).toFixed(1)));
+
+/**
+ * One plain line under a chart: what the grace did, in the kubelet's own counting (the hook's whole seconds
+ * come out of the grace, at least 2 s are left for TERM), and what that meant for the request. The budget is
+ * the model's, the outcome the run's; null for a grade with no timeline or no model.
+ */
+export function graceCaption(r: GradeResult): string | null {
+  const p = r.prediction;
+  if (!p || !r.timeline.length) return null;
+  const grace = p.graceSeconds;
+  const hook = p.hookEndsAt === null ? null : p.termAt - p.kubeletBeganAt;
+  const left = hook === null ? grace : Math.max(0, grace - Math.floor(hook + 1e-6));
+  const raised = p.killAt - p.termAt > left + 1e-6;
+  const budget =
+    hook === null
+      ? `No hook; SIGTERM came with all ${grace} s left`
+      : `${
+          hook >= grace - 1e-6
+            ? `The hook outlasted the ${grace} s: the kubelet stopped waiting at the grace's end`
+            : `The hook used ${Math.floor(hook + 1e-6)} of the ${grace} s`
+        }; SIGTERM came with ${left} s left${raised ? `, raised to ${secs(p.killAt - p.termAt)} s` : ''}`;
+  const need = secs(p.workEndsAt - p.termAt);
+  const request =
+    r.outcome === 'cut'
+      ? r.exitCode === 137
+        ? `the request needed ${need} s more: cut at SIGKILL`
+        : `the request needed ${need} s more, but the app exited at SIGTERM: cut`
+      : r.outcome === 'completed'
+        ? `the request needed ${need} s more: completed`
+        : `the request: ${r.outcome}`;
+  return `${budget}; ${request}.`;
+}
+
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
 }

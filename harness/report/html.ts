@@ -4,6 +4,7 @@ import { type GradeResult, objectUidOf, type PairResult, type TimelineBar, type 
 import {
   escapeXml as e,
   formatExits,
+  graceCaption,
   predictionShown,
   predictionsCount,
   seconds,
@@ -231,7 +232,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;verti
 .muted{color:#6e7781}.pass{color:#1a7f37}.fail{color:#cf222e}.inconclusive{color:#9a6700}
 svg .tick{font-size:10px;fill:#888;text-anchor:middle}svg .row{font-size:11px;fill:#555}
 svg .label{font-size:10px;fill:#333}svg .label.on{fill:#fff}svg .delete{font-size:10px;fill:#d33}
-code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
+.caption{margin:.2rem 0 .6rem;font-size:.95em}code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.1rem .5rem;border-radius:1rem;vertical-align:middle;white-space:nowrap}
 .b-matches-model{background:#dafbe1;color:#116329}.b-differs-from-model{background:#ffebe9;color:#a40e26}
 .b-inconclusive{background:#fff8c5;color:#7d4e00}.b-evidence-invalid{background:#eaeef2;color:#424a53}`;
@@ -255,7 +256,7 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
     r.rollout
       ? rolloutCard(r)
       : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
-  ${svgTimeline(r)}`
+  ${svgTimeline(r)}${graceCaption(r) ? `<p class="caption">${e(graceCaption(r))}</p>` : ''}`
   }
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}
