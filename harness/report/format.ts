@@ -70,11 +70,18 @@ export function graceCaption(r: GradeResult): string | null {
             : `The hook used ${Math.floor(hook + 1e-6)} of the ${grace} s`
         }; SIGTERM came with ${left} s left${raised ? `, raised to ${secs(p.killAt - p.termAt)} s` : ''}`;
   const need = secs(p.workEndsAt - p.termAt);
+  // Cut at TERM by whoever exited then: the app, or in a pod with a sidecar the container that did (its lane names it).
+  const quitter =
+    r.kind === 'pod' ? r.containers?.slice(1).find((c) => c.exitCode !== 0 && c.exitCode !== 137) : undefined;
+  const who =
+    r.exitCode === 0 && quitter
+      ? `the ${r.timeline.find((b) => b.lane?.startsWith(`${quitter.name} (`))?.lane ?? quitter.name}`
+      : 'the app';
   const request =
     r.outcome === 'cut'
       ? r.exitCode === 137
         ? `the request needed ${need} s more: cut at SIGKILL`
-        : `the request needed ${need} s more, but the app exited at SIGTERM: cut`
+        : `the request needed ${need} s more, but ${who} exited at SIGTERM: cut`
       : r.outcome === 'completed'
         ? `the request needed ${need} s more: completed`
         : `the request: ${r.outcome}`;

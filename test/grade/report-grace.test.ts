@@ -58,3 +58,14 @@ describe('the grace on the chart', () => {
     );
   });
 });
+
+describe('the caption of a pod with a sidecar', () => {
+  it('says who ended the request at TERM: the proxy, when the app exited 0', async () => {
+    const run = await gradePaths([join(FIXTURES, 'sidecar/sim')]);
+    const html = renderHtml(run.results, run.pairs);
+    const card = html.match(/id="s\d+-sidecar-regular-proxy"[\s\S]*?<\/section>/)![0];
+    expect(card).toMatch(
+      /<p class="caption">No hook; SIGTERM came with all 30 s left; the request needed \d+(\.\d)? s more, but the proxy \(regular container\) exited at SIGTERM: cut\.<\/p>/,
+    );
+  });
+});
