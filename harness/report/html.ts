@@ -103,11 +103,36 @@ const cutToFit = (name: string, room: number, size: number) => {
   return name.length <= chars ? name : `${name.slice(0, Math.max(1, chars - 1))}…`;
 };
 
-function svgTimeline(r: GradeResult): string {
-  const bars = r.timeline.filter((b) => Number.isFinite(b.start) && Number.isFinite(b.end));
+const drawnBars = (r: GradeResult) => r.timeline.filter((b) => Number.isFinite(b.start) && Number.isFinite(b.end));
+
+/** The span a chart's axis needs: from the delete or its first bar to a second past the kill or its last bar. */
+function spanOf(r: GradeResult): { min: number; max: number } {
+  const bars = drawnBars(r);
+  return {
+    min: Math.min(0, ...bars.map((b) => b.start)),
+    max: Math.max((r.prediction?.killAt ?? 0) + 1, ...bars.map((b) => b.end)),
+  };
+}
+
+/** The two halves of a lab pair share one axis (the widest both need), so the pair compares by eye. */
+function axesOf(results: GradeResult[]): Map<GradeResult, { min: number; max: number }> {
+  const axes = new Map<GradeResult, { min: number; max: number }>();
+  const byPair = new Map<string, GradeResult[]>();
+  for (const r of results)
+    if (r.labPair && !r.rollout && drawnBars(r).length)
+      byPair.set(r.labPair.id, [...(byPair.get(r.labPair.id) ?? []), r]);
+  for (const halves of byPair.values()) {
+    const spans = halves.map(spanOf);
+    const axis = { min: Math.min(...spans.map((s) => s.min)), max: Math.max(...spans.map((s) => s.max)) };
+    for (const r of halves) axes.set(r, axis);
+  }
+  return axes;
+}
+
+function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf(r)): string {
+  const bars = drawnBars(r);
   if (!bars.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
-  const min = Math.min(0, ...bars.map((b) => b.start));
-  const max = Math.max((r.prediction?.killAt ?? 0) + 1, ...bars.map((b) => b.end));
+  const { min, max } = axis;
   // One row per kind; in a pod with a sidecar, request and grace, then one lane per container.
   const lanes = [...new Set(bars.flatMap((b) => (b.lane ? [b.lane] : [])))];
   const rows: { name: string; bars: TimelineBar[] }[] = lanes.length
@@ -246,6 +271,7 @@ function predictionBadge(r: GradeResult): string {
 
 /** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
 export function resultCards(results: GradeResult[], prefix = 's'): string {
+  const axes = axesOf(results);
   return results
     .map(
       (r, i) => `
@@ -256,7 +282,7 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
     r.rollout
       ? rolloutCard(r)
       : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
-  ${svgTimeline(r)}${graceCaption(r) ? `<p class="caption">${e(graceCaption(r))}</p>` : ''}`
+  ${svgTimeline(r, axes.get(r))}${graceCaption(r) ? `<p class="caption">${e(graceCaption(r))}</p>` : ''}`
   }
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
   ${r.checks.map((c) => `<tr><td><code>${e(c.id)}</code></td><td class="${c.status}">${c.status}</td><td>${e(c.reason)}</td></tr>`).join('')}

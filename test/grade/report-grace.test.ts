@@ -69,3 +69,18 @@ describe('the caption of a pod with a sidecar', () => {
     );
   });
 });
+
+describe('a lab pair on one axis', () => {
+  it('short-grace and restored-grace share their time axis, so they compare by eye', async () => {
+    const { run } = await graded();
+    const html = renderHtml(run.results, run.pairs);
+    const ticks = (scenario: string) => {
+      const svg = html.match(new RegExp(`aria-label="timeline of ${scenario}"[^>]*>([\\s\\S]*?)</svg>`))![1]!;
+      return [...svg.matchAll(/<text x="([\d.]+)" y="[\d.]+" class="tick">([^<]*)<\/text>/g)].map(
+        (m) => `${m[2]}@${Number(m[1]).toFixed(1)}`,
+      );
+    };
+    expect(ticks('short-grace').length).toBeGreaterThan(3);
+    expect(ticks('short-grace')).toEqual(ticks('restored-grace'));
+  });
+});
