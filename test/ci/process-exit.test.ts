@@ -24,6 +24,8 @@ const ENTRIES = [
   'bench/class-run.ts',
   // Run by hand on the real node (`npx tsx test/verify/node-rbac.ts ...`), not by vitest.
   'test/verify/node-rbac.ts',
+  // Writes a small program that exits with the sim's containers still running, as the CLI's second Ctrl-C does.
+  'test/verify/interrupt.test.ts',
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'dist', '.termlab', 'reports']);
