@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -9,8 +8,7 @@ import { packRun } from '../../harness/pack/pack.ts';
 import { openArchive } from '../../harness/pack/unpack.ts';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
 import { predictionsText, writeRunDir } from '../class/fixtures.ts';
-import { type CliResult, runCli } from '../support/cli.ts';
-import { repoRoot } from '../support/processes.ts';
+import { type CliResult, runCli, runCliIn } from '../support/cli.ts';
 
 const offline = { KUBECONFIG: '/nonexistent/kubeconfig' };
 let root: string;
@@ -50,22 +48,7 @@ async function handMade(
 
 /** `termlab pack` as a student runs it: from a folder of their own, which may hold files of other exercises. */
 function packIn(cwd: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), 'pack', ...args], {
-      cwd,
-      env: { ...process.env, ...offline },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '',
-      stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCliIn(cwd, ['pack', ...args], offline);
 }
 
 describe.concurrent('termlab pack', () => {

@@ -1,13 +1,11 @@
 // What a run prints while it runs: on a terminal a live table whose countdown says what it counts down to;
 // piped (a CI log, `| tee`) one line per scenario finished, so the result table is not buried.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createProgress } from '../../harness/run/progress.ts';
-import type { CliResult } from '../support/cli.ts';
-import { repoRoot } from '../support/processes.ts';
+import { type CliResult, runCliIn } from '../support/cli.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'termlab-progress-'));
 const isolated = () => ({
@@ -17,22 +15,7 @@ const isolated = () => ({
 
 /** The CLI run from a folder of its own, its output piped, as in CI. */
 function runIn(cwd: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], {
-      cwd,
-      env: { ...process.env, ...isolated() },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '',
-      stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCliIn(cwd, args, isolated());
 }
 
 const TWO = `scenarios:

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { repoRoot } from './processes.ts';
 
 export interface CliResult {
@@ -12,9 +13,19 @@ export interface CliResult {
  * `signal` (a test's own, aborted when it times out) kills a process that hangs, so it outlives no test.
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, signal?: AbortSignal): Promise<CliResult> {
+  return runCliIn(repoRoot, args, env, signal);
+}
+
+/** `termlab ...` run from a folder of the user's own (`cwd`), as a student runs it from their exercise folder. */
+export function runCliIn(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  signal?: AbortSignal,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/termlab.js', ...args], {
-      cwd: repoRoot,
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
