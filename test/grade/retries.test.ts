@@ -10,6 +10,7 @@ import { predictRetries } from '../../harness/grade/retry-theory.ts';
 import type { Observation } from '../../harness/observation/schema.ts';
 import type { Attempt } from '../../harness/observation/retries.ts';
 import { parseObservationFile } from '../../harness/observation/read.ts';
+import { newRequestRecord } from '../../harness/run/request.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import { repoRoot } from '../support/processes.ts';
 
@@ -300,19 +301,7 @@ describe('a retry run edited by hand is evidence invalid', () => {
     const standby = o.retries!.standby!;
     // As a run would record it had the standby never become ready: no endpoint to take the retry.
     const a2 = o.retries!.attempts[1]!;
-    Object.assign(a2, {
-      sent: null,
-      accepted: null,
-      ended: null,
-      status: null,
-      bytes: 0,
-      sha256: null,
-      done: null,
-      doneSeen: false,
-      podUid: null,
-      errorCode: 'NO_ENDPOINTS',
-      outcome: 'not-sent',
-    });
+    Object.assign(a2, { ...newRequestRecord(a2.id), errorCode: 'NO_ENDPOINTS' });
     a2.route = {
       ...a2.route!,
       endpoints: a2.route!.endpoints.map((e) => ({ ...e, ready: false, serving: false })),
