@@ -12,6 +12,13 @@ export const LAB_MODE_ENV = 'LAB_MODE';
 /** The mode that makes the server the rollout lab's load generator (server/load.ts). */
 export const LAB_LOAD_MODE = 'load';
 export const LAB_TERM_ALLOCATE_ENV = 'LAB_TERM_ALLOCATE_MIB';
+/**
+ * The signal the server drains on (LAB_DRAIN_SIGNAL): SIGTERM by default. Any other makes the nginx story of
+ * KEP-4960: the server drains only on that signal and, in graceful mode, exits at once (17) on SIGTERM.
+ */
+export const LAB_DRAIN_SIGNAL_ENV = 'LAB_DRAIN_SIGNAL';
+export const LAB_DRAIN_SIGNALS = ['SIGTERM', 'SIGQUIT', 'SIGINT', 'SIGUSR1', 'SIGUSR2'] as const;
+export type LabDrainSignal = (typeof LAB_DRAIN_SIGNALS)[number];
 /** How fast the server allocates (and touches) that memory on TERM, MiB a second: paced like a leak. */
 export const LAB_TERM_ALLOCATE_MIB_PER_SECOND = 64;
 
