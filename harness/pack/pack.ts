@@ -53,6 +53,12 @@ async function regularFile(path: string): Promise<boolean> {
   }
 }
 
+/** The marker's own words ("interrupted (SIGTERM)"): the run wrote which signal stopped it. */
+async function howInterrupted(marker: string): Promise<string> {
+  const text = await readFile(marker, 'utf8').catch(() => '');
+  return /\binterrupted \([^)\n]{1,40}\)/.exec(text)?.[0] ?? 'interrupted';
+}
+
 export async function packRun(runDirArg: string, options: PackOptions = {}): Promise<PackResult> {
   let runDir: string;
   try {
@@ -71,7 +77,7 @@ export async function packRun(runDirArg: string, options: PackOptions = {}): Pro
   if (names.includes(INTERRUPTED_MARKER)) {
     throw new TermlabError(
       'INPUT_UNREADABLE',
-      `${runDirArg}: this run was interrupted (Ctrl-C) before it finished (${INTERRUPTED_MARKER} in it): an interrupted run cannot be handed in; run the lab again to the end`,
+      `${runDirArg}: this run was ${await howInterrupted(join(runDir, INTERRUPTED_MARKER))} before it finished (${INTERRUPTED_MARKER} in it): an interrupted run cannot be handed in; run the lab again to the end`,
       { source: runDirArg },
     );
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { create, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MANIFEST_NAME, ManifestSchema, sha256 } from '../../harness/pack/manifest.ts';
+import { INTERRUPTED_MARKER, MANIFEST_NAME, ManifestSchema, sha256 } from '../../harness/pack/manifest.ts';
 import { packRun } from '../../harness/pack/pack.ts';
 import { openArchive } from '../../harness/pack/unpack.ts';
 import { GradebookSchema } from '../../harness/class/gradebook.ts';
@@ -52,6 +52,14 @@ function packIn(cwd: string, args: string[]): Promise<CliResult> {
 }
 
 describe.concurrent('termlab pack', () => {
+  it('refuses an interrupted run, naming the signal its marker recorded (SIGTERM is no Ctrl-C)', async () => {
+    const stopped = writeRunDir(join(root, 'stopped'), { student: 'Tess Term', tag: 'stopped' });
+    writeFileSync(join(stopped, INTERRUPTED_MARKER), 'run r1 was interrupted (SIGTERM) before it finished\n');
+    await expect(packRun(stopped, { out: join(root, 'stopped.tar.gz') })).rejects.toThrow(
+      /this run was interrupted \(SIGTERM\) before it finished .*cannot be handed in/,
+    );
+  });
+
   it('writes the archive where the help says, and reads no ./predictions.yaml the student never named', async () => {
     // The student's folder holds predictions of another exercise, naming someone else.
     const cwd = mkdtempSync(join(tmpdir(), 'termlab-pack-cwd-'));
