@@ -5,6 +5,7 @@
 import { LAB_EXIT_CODES, PROXY_CONTAINER } from '../../server/contract.ts';
 import { oneLine } from '../../lib/terminal.ts';
 import { anchor } from './kubelet-times.ts';
+import { tooCloseToDiffer } from './outcome.ts';
 import { describeCitation, describeLine, type LabLine } from './sources.ts';
 import { KUBELET_EXTRA_DELAY_SECONDS, TOLERANCE_SECONDS, type ContainerPrediction, type Prediction } from './theory.ts';
 import { fail, inconclusive, pass, type Check } from './types.ts';
@@ -220,7 +221,8 @@ export function sidecarOutcomes(f: Facts, p: Prediction): Check[] {
   const pod = p.pod;
   if (!pod) return [];
   const checks: Check[] = [];
-  const tooClose = p.marginSeconds < p.resolutionSeconds;
+  // A sidecar on the other side of a decisive time by less than the node's jitter is not "differs" (outcome.ts).
+  const tooClose = tooCloseToDiffer(p);
   for (const want of pod.containers.filter((c) => c.role === 'sidecar')) {
     const seen = f.containers.find((c) => c.name === want.name);
     const id = `outcome.sidecar-exit-code`;
@@ -297,7 +299,13 @@ function cutBy(f: Facts, p: Prediction): Check {
   // The proxy left first: the app's `aborted` is its client (the proxy) going, not a lost path.
   if (proxyEnd !== null && aborted && wallMs(proxy!.exitLogged!.at.time) <= wallMs(aborted.time) + CLOCK_SLACK_MS) {
     const words = `cut: the ${proxy!.name} (${proxy!.native ? 'native sidecar' : 'regular container'}) exited ${proxy!.exitLogged!.code} at ${secs(proxyEnd)} while the app was still working; the app saw its client go (${describeLine(aborted)}, ${secs(sinceDelete(f, aborted) ?? 0)})${app?.exitLogged ? ` and exited ${app.exitLogged.code}` : ''}`;
-    return pod.cutBy === 'proxy' ? pass(id, words) : fail(id, `${words}; but the model has ${pod.cause}`);
+    if (pod.cutBy === 'proxy') return pass(id, words);
+    return tooCloseToDiffer(p)
+      ? inconclusive(
+          id,
+          `${words}; the model has ${pod.cause}, but its decisive times are within ${p.marginSeconds.toFixed(2)}s: too close to call`,
+        )
+      : fail(id, `${words}; but the model has ${pod.cause}`);
   }
   const killed = app?.finalState?.exitCode === 137;
   const words = killed

@@ -37,6 +37,11 @@ export function requestOutcome(f: Facts, p: Prediction): Check {
       id,
       `the request ${seen === 'completed' ? 'completed with its done line' : `was cut (${f.o.request.errorCode ?? 'no done line'})`}, as the model predicts`,
     );
+  if (tooCloseToDiffer(p))
+    return inconclusive(
+      id,
+      `the request ${seen === 'completed' ? 'completed' : 'was cut'}; the model says ${p.outcome}, but its work ends ${within(p)} from the ${killWord(p)}, less than the node's own jitter: too close to call`,
+    );
   const late = kubeletLate(f);
   return fail(
     id,
@@ -70,6 +75,18 @@ function kubeletLate(f: Facts): string | null {
 export function tooCloseToCall(p: Prediction): boolean {
   return p.marginSeconds < p.resolutionSeconds;
 }
+
+/**
+ * A run on the other side of the kill (or TERM) than the model is "differs" only a second or more from it.
+ * The observed TERM resolves a match to 0.1 s, but the kill is the runtime's timer from the signal, not a
+ * line the server logs: TERM → SIGKILL was the remainder ±0.03 s in every fidelity run (1.35-1.37, node and
+ * simulator), yet under load the timer fires late (0.31 s in check:model) and the server logs TERM late, as
+ * its work timer fires late. That jitter is sub-second and unbounded by the evidence, and sub-second timing
+ * is never graded (TOLERANCE_SECONDS), whatever the exit code says.
+ */
+export function tooCloseToDiffer(p: Prediction): boolean {
+  return p.marginSeconds < Math.max(p.resolutionSeconds, TOLERANCE_SECONDS);
+}
 /** A predicted time to the millisecond (observed times are read off the server's clock to the microsecond). */
 const at = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 /** The margin as finely as its basis resolves it: tenths of a second from the window, milliseconds from observed times. */
@@ -91,7 +108,7 @@ export function exitState({ o }: Facts, p: Prediction): Check {
   // Only a server the model sees allocating past its limit on TERM (theory.ts memoryKillAfterTerm) is killed for memory.
   if (final.reason === 'OOMKilled' && p.reason !== 'OOMKilled')
     return fail(id, `${shown}: the memory limit killed the container, not the grace period`);
-  if (p.reason === 'OOMKilled' && !tooCloseToCall(p) && final.reason !== 'OOMKilled')
+  if (p.reason === 'OOMKilled' && !tooCloseToDiffer(p) && final.reason !== 'OOMKilled')
     return fail(id, `${shown}, but the model predicts the kernel kills it for memory after TERM: 137 (OOMKilled)`);
   if (final.reason === 'ContainerStatusUnknown')
     return inconclusive(id, `${shown}: the kubelet lost the container, so its exit code says nothing about the grace`);
@@ -117,6 +134,11 @@ export function exitState({ o }: Facts, p: Prediction): Check {
       `${shown}; ${expected}, but the work ends within ${within(p)} of the ${killWord(p)}: too close to call`,
     );
   if (final.exitCode === p.exitCode) return pass(id, `${shown}, as the model predicts`);
+  if (tooCloseToDiffer(p))
+    return inconclusive(
+      id,
+      `${shown}; ${expected}, but the work ends ${within(p)} from the ${killWord(p)}, less than the node's own jitter: too close to call`,
+    );
   return fail(id, `${shown}, but ${expected}`);
 }
 

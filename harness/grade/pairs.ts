@@ -1,6 +1,6 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { dirname } from 'node:path';
-import { tooCloseToCall } from './outcome.ts';
+import { tooCloseToCall, tooCloseToDiffer } from './outcome.ts';
 import { fail, inconclusive, objectUidOf, type PairResult, pass, type GradeResult } from './types.ts';
 
 /** One run of one submission: the run id alone is not enough, a copied run shares it. */
@@ -309,8 +309,12 @@ export function strayedFromDesign(r: GradeResult): string | null {
  * busy machine the delete or the kubelet lands a little late): how close, or null. Run again like a strayed one.
  */
 export function tooCloseToDecide(r: GradeResult): string | null {
-  if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive' || !r.prediction || !tooCloseToCall(r.prediction))
-    return null;
+  if (!r.labPair || r.kind !== 'pod' || r.verdict !== 'inconclusive' || !r.prediction) return null;
+  const p = r.prediction;
+  // Either side within the resolution, or the other side within the node's jitter (outcome.ts tooCloseToDiffer).
+  const otherSide =
+    (r.outcome === 'cut' || r.outcome === 'completed') && (r.outcome !== p.outcome || r.exitCode !== p.exitCode);
+  if (!tooCloseToCall(p) && !(otherSide && tooCloseToDiffer(p))) return null;
   return `could not be called: its work ended within ${r.prediction.marginSeconds.toFixed(3)}s of the kill`;
 }
 
