@@ -5,7 +5,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { isTermlabError } from '../../lib/errors.ts';
-import { gradeMembers, gradePaths, type GradeRun, keptOf } from '../grade/files.ts';
+import { gradeMembers, gradePaths, type GradeRun, isObservationName, keptOf } from '../grade/files.ts';
+import { walkPaths } from '../grade/walk.ts';
 import { GradeTally } from '../grade/tally.ts';
 import { retryReason } from '../grade/attempts.ts';
 import { gradePairs } from '../grade/pairs.ts';
@@ -245,19 +246,19 @@ export async function gradeWithArchives(paths: string[], options: GradeOptions =
 }
 
 async function archivesUnder(path: string): Promise<{ archives: string[]; observations: boolean }> {
-  let names: string[];
+  const archives: string[] = [];
+  let observations = false;
+  // The grader's own walk (walk.ts), which ends on any tree of links; what it cannot read gradePaths names.
+  const wanted = (name: string) => isArchivePath(name) || isObservationName(name);
   try {
-    names = await readdir(path, { recursive: true });
+    for await (const { path: found, problem } of walkPaths([path], wanted)) {
+      if (!problem && isArchivePath(found)) archives.push(found);
+      else observations = true;
+    }
   } catch {
     return { archives: [], observations: false };
   }
-  return {
-    archives: names
-      .filter(isArchivePath)
-      .sort()
-      .map((n) => join(path, n)),
-    observations: names.some((n) => n.endsWith('.observation.json')),
-  };
+  return { archives: archives.sort(), observations };
 }
 
 /** An entry of a submissions folder that is not graded, and why: every entry is one or the other. */

@@ -1,10 +1,6 @@
 // Finds observation files and grades them one at a time, so memory stays flat for a class's worth.
-import type { Dirent, Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { EXIT, isTermlabError, TermlabError } from '../../lib/errors.ts';
-import { oneLine } from '../../lib/terminal.ts';
 import {
   type AnyParsedObservation,
   parseAnyObservation,
@@ -16,6 +12,7 @@ import { gradeRollout } from './rollout/grade.ts';
 import { gradePairs } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import { GradeTally } from './tally.ts';
+import { walkPaths } from './walk.ts';
 import type { GradeResult, PairResult } from './types.ts';
 
 export const OBSERVATION_SUFFIX = '.observation.json';
@@ -30,40 +27,8 @@ export function boundHeapGrowth(): void {
   setFlagsFromString('--heap-growing-percent=50');
 }
 
-/** Files named on the command line are taken as they are; directories give their *.observation.json. */
-export async function* observationPaths(paths: string[]): AsyncGenerator<string> {
-  for (const path of paths) {
-    let info: Stats;
-    try {
-      info = await stat(path);
-    } catch (error) {
-      throw new TermlabError(
-        'INPUT_UNREADABLE',
-        `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : oneLine((error as Error).message)}`,
-        { source: path, missing: (error as NodeJS.ErrnoException).code === 'ENOENT' },
-      );
-    }
-    // Anything but a directory is opened as a file, which refuses FIFOs, devices and sockets.
-    if (!info.isDirectory()) {
-      yield path;
-      continue;
-    }
-    let entries: Dirent[];
-    try {
-      entries = await readdir(path, { withFileTypes: true });
-    } catch (error) {
-      throw new TermlabError('INPUT_UNREADABLE', `${path}: cannot list: ${oneLine((error as Error).message)}`, {
-        source: path,
-      });
-    }
-    entries.sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      const child = join(path, entry.name);
-      if (entry.isDirectory()) yield* observationPaths([child]);
-      else if (entry.name.endsWith(OBSERVATION_SUFFIX)) yield child;
-    }
-  }
-}
+/** Files named on the command line are taken as they are; directories give their *.observation.json (walk.ts). */
+export const isObservationName = (name: string) => name.endsWith(OBSERVATION_SUFFIX);
 
 export interface GradeRun {
   /** Every result, or with `slim` only the lab pairs' halves (the tally counts them all). */
@@ -133,10 +98,16 @@ type PendingRead = { path: string; parse: () => AnyParsedObservation };
  */
 async function* readsInTurn(paths: string[], signal?: AbortSignal): AsyncGenerator<PendingRead> {
   const turn = turns();
-  for await (const path of observationPaths(paths)) {
+  for await (const { path, problem } of walkPaths(paths, isObservationName)) {
     await turn();
     if (signal?.aborted) throw new TermlabError('INTERRUPTED', `${path}: interrupted while reading`, { source: path });
-    yield { path, parse: () => readAnyObservationFileNow(path) };
+    // An entry that can never be read (a link loop, a folder) is one problem line of its own.
+    const parse = problem
+      ? () => {
+          throw new TermlabError('INPUT_UNREADABLE', `${path}: ${problem}`, { source: path });
+        }
+      : () => readAnyObservationFileNow(path);
+    yield { path, parse };
   }
 }
 
