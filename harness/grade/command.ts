@@ -26,9 +26,11 @@ export const gradeCommand: CommandModule<typeof gradeFlags> = {
   async run(values, positionals, io) {
     if (!positionals.length) throw new TermlabError('USAGE', 'grade needs at least one observation file or directory');
     boundHeapGrowth();
-    // A `termlab verify` file (*.verification.json) has its own grader (harness/verify).
-    if (positionals.every((p) => p.endsWith('.verification.json')))
-      return (await import('../verify/command.ts')).gradeVerifications(positionals, values, io);
+    // A `termlab verify` file (*.verification.json), or the folder it wrote, has its own grader (harness/verify).
+    const { withVerificationFolders } = await import('../verify/files.ts');
+    const named = await withVerificationFolders(positionals);
+    if (named.paths.every((p) => p.endsWith('.verification.json')))
+      return (await import('../verify/command.ts')).gradeVerifications(named.paths, values, io, named.problems);
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
     if (values.gradebook || values['gradebook-json'] || values.lab) {
       // A class is graded into a gradebook and a class report; a per-file output would be silently empty.

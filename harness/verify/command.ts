@@ -5,7 +5,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
-import { EXIT, exitCodeFor, TermlabError, unwritable } from '../../lib/errors.ts';
+import { EXIT, exitCodeFor, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
 import { makeDirectory } from '../../lib/files.ts';
 import { type Cluster, connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
 import { escapeTerminal as t, terminalJson } from '../../lib/terminal.ts';
@@ -303,13 +303,25 @@ async function verifyOn(
 export async function gradeVerifications(
   paths: string[],
   targets: { json?: boolean; md?: string; html?: string; junit?: string },
-  io: { out(text: string): void; signal: AbortSignal },
+  io: { out(text: string): void; err(text: string): void; signal: AbortSignal },
+  problems: string[] = [],
 ): Promise<number> {
   if (paths.length > 1 && (targets.md || targets.html || targets.junit))
     throw new TermlabError('USAGE', '--md/--html/--junit with verification files: one file at a time');
-  const codes: number[] = [];
+  // As observations are graded: a file that cannot be read is one line (exit 2), and the others are still graded.
+  const codes: number[] = problems.length ? [EXIT.badInput] : [];
+  for (const p of problems) io.err(`termlab grade: ${t(p)}\n`);
   for (const path of paths) {
-    const { grade, observation } = await gradeVerificationFile(path, io.signal);
+    let graded: Awaited<ReturnType<typeof gradeVerificationFile>>;
+    try {
+      graded = await gradeVerificationFile(path, io.signal);
+    } catch (error) {
+      if (paths.length === 1 || !isTermlabError(error) || error.code === 'INTERRUPTED') throw error;
+      io.err(`termlab grade: ${t(error.message)}\n`);
+      codes.push(EXIT.badInput);
+      continue;
+    }
+    const { grade, observation } = graded;
     if (paths.length === 1) await writeVerifyReports(grade, observation, targets);
     io.out(targets.json ? terminalJson(grade) + '\n' : terminalSummary(grade));
     codes.push(exitCodeOfGrade(grade));

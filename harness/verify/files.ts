@@ -1,6 +1,10 @@
 // A verification file read back through its schema and graded: the one path `termlab verify` and
 // `termlab grade` both take, so the verdict offline is the verdict the run printed.
+import { stat } from 'node:fs/promises';
 import { TermlabError } from '../../lib/errors.ts';
+import { isObservationName } from '../grade/files.ts';
+import { walkPaths } from '../grade/walk.ts';
+import { isArchivePath } from '../pack/unpack.ts';
 import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
 import { parseJsonText, readRegularTextFile } from '../observation/read.ts';
 import { MAX_OBSERVATION_BYTES } from '../observation/schema.ts';
@@ -38,6 +42,46 @@ export async function writeVerification(path: string, o: VerificationObservation
 }
 
 export const isVerificationPath = (path: string) => path.endsWith(VERIFICATION_SUFFIX);
+
+/**
+ * The paths `termlab grade` was given, with each folder that holds verification files and no observation
+ * or archive (what `termlab verify` writes) replaced by its *.verification.json, found by the grader's own
+ * walk (walk.ts); `problems`: the entries there that can never be read, one line each.
+ */
+export async function withVerificationFolders(paths: string[]): Promise<{ paths: string[]; problems: string[] }> {
+  const out: string[] = [];
+  const problems: string[] = [];
+  for (const path of paths) {
+    const folder = await stat(path).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!folder) {
+      out.push(path);
+      continue;
+    }
+    const found: string[] = [];
+    const unreadable: string[] = [];
+    let observations = false;
+    try {
+      const wanted = (name: string) => isVerificationPath(name) || isObservationName(name) || isArchivePath(name);
+      for await (const w of walkPaths([path], wanted)) {
+        if (w.problem) unreadable.push(`${w.path}: ${w.problem}`);
+        else if (isVerificationPath(w.path)) found.push(w.path);
+        else observations = true;
+      }
+    } catch {
+      // A folder that cannot be listed is the observation grader's to report.
+      observations = true;
+    }
+    if (observations || !found.length) out.push(path);
+    else {
+      out.push(...found);
+      problems.push(...unreadable);
+    }
+  }
+  return { paths: out, problems };
+}
 
 export async function gradeVerificationFile(
   path: string,
