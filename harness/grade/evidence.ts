@@ -7,6 +7,7 @@ import { livePodChecks } from './live-pod.ts';
 import { lostPathCheck } from './lost-path.ts';
 import { requestChecks } from './request-evidence.ts';
 import { MAX_JSON_DEPTH } from '../observation/read.ts';
+import type { WatchEvent } from '../observation/schema.ts';
 import { incompleteReasonOf } from '../observation/incomplete.ts';
 import { carriesPod, describeEvent, describeLine, type LabLine } from './sources.ts';
 import { TOLERANCE_SECONDS } from './theory.ts';
@@ -276,15 +277,18 @@ function containerClockProblem(f: Facts): string | null {
  * The watch's own life accounts for every event's arrival: events come only while it is connected,
  * so after a drop none arrives until it resumed or relisted (and none after it gave up).
  */
-function watchLife({ o }: Facts): Check {
+function watchLife({ o }: Facts, fileVersion: number): Check {
   const id = 'evidence.watch-life';
   const life = o.evidence.watchLifecycle;
   let down: (typeof life)[number] | null = null;
   const events = [...o.evidence.watchEvents].sort((a, b) => a.receivedAt.mono - b.receivedAt.mono);
   let next = 0;
+  let relisted = false;
   for (const entry of [...life].sort((a, b) => a.at.mono - b.at.mono)) {
     while (next < events.length && events[next]!.receivedAt.mono < entry.at.mono) {
-      if (down)
+      const answer = down !== null && relistAnswer(events[next]!, entry, fileVersion);
+      relisted ||= answer;
+      if (down && !answer)
         return fail(
           id,
           `${describeEvent(events[next]!)} arrived after the watch ${down.event === 'gave-up' ? 'gave up' : 'dropped'} at ${down.at.mono} ms and before it ${down.event === 'gave-up' ? 'could come back' : 'resumed'}: a watch delivers nothing while it is down`,
@@ -302,9 +306,26 @@ function watchLife({ o }: Facts): Check {
   return pass(
     id,
     life.some((w) => w.event === 'dropped')
-      ? 'every watch event arrived while the watch was connected'
+      ? `every watch event arrived while the watch was connected${relisted ? ", or was its 410 relist's answer (recorded before the relist, as runners before version 3 did)" : ''}`
       : 'the watch never dropped',
   );
+}
+
+/**
+ * The runner of files before version 3 (harness/run/watch.ts until 04c832c) recorded a 410 relist's answer
+ * as watch events (MODIFIED, or DELETED at the list's version when the pod was gone), stamped as the list
+ * came, and its `expired-relisted` entry only once the new watch was answered: those events come after the
+ * drop and before the entry, at versions no newer than the list's. Later runners record them as pod reads.
+ */
+function relistAnswer(
+  e: WatchEvent,
+  entry: Facts['o']['evidence']['watchLifecycle'][number],
+  fileVersion: number,
+): boolean {
+  if (fileVersion >= 3 || entry.event !== 'expired-relisted' || (e.type !== 'MODIFIED' && e.type !== 'DELETED'))
+    return false;
+  const [version, listed] = [Number(e.resourceVersion), Number(entry.resourceVersion)];
+  return Number.isSafeInteger(version) && Number.isSafeInteger(listed) && version <= listed;
 }
 
 /** A lost path is the outcome's business (inconclusive there); here only a contradiction counts. */
@@ -327,7 +348,7 @@ export function evidenceChecks(f: Facts, fileVersion: number): Check[] {
     ...citationChecks(f),
     ...requestChecks(f, fileVersion),
     clockMonotonic(f),
-    watchLife(f),
+    watchLife(f, fileVersion),
     lostPathEvidence(f),
   ];
 }
