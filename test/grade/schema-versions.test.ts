@@ -7,6 +7,7 @@ import { gradeFile } from '../../harness/grade/files.ts';
 import { grade } from '../../harness/grade/grade.ts';
 import { OBSERVATION_SCHEMA_VERSION } from '../../harness/observation/schema.ts';
 import { parseObservationFile } from '../../harness/observation/read.ts';
+import { ROLLOUT_SCHEMA_VERSION } from '../../harness/observation/rollout.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const FIXTURES = join(repoRoot, 'test/grade/fixtures');
@@ -28,6 +29,12 @@ describe('a recording of each schema version', () => {
     expect([...new Set(RECORDINGS.map(([v]) => v))]).toEqual(
       Array.from({ length: OBSERVATION_SCHEMA_VERSION }, (_, i) => i + 1),
     );
+  });
+
+  it('the rollout kind, at its one version', async () => {
+    const path = join(FIXTURES, 'rollout/node-rollout-adds-prestop.observation.json');
+    expect(JSON.parse(readFileSync(path, 'utf8')).schemaVersion).toBe(ROLLOUT_SCHEMA_VERSION);
+    expect((await gradeFile(path)).verdict).toBe('matches-model');
   });
 
   it.each(RECORDINGS)('version %i: %s matches the model, as when it was written', async (version, name) => {
