@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
 import { sidecarOutcomes } from '../../harness/grade/containers.ts';
 import { factsOf } from '../../harness/grade/facts.ts';
+import { retryCause } from '../../harness/grade/retry-cause.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import { buildObservation } from '../support/observations.ts';
 import { readFileSync } from 'node:fs';
@@ -55,6 +56,17 @@ describe('a run on the other side of the kill by less than a second', () => {
     expect(r.prediction!.marginSeconds).toBeGreaterThanOrEqual(1);
     expect(outcomeChecks(r).map((c) => c.status)).toEqual(['fail', 'fail']);
     expect(r.verdict).toBe('differs-from-model');
+  });
+});
+
+describe('a lab pair half on the other side of the kill by less than a second', () => {
+  it('is run again as too close to call, not counted as the kubelet differing', () => {
+    const short = { ...scenario(5_770), labPair: { id: 'grace', role: 'short' as const } };
+    const r = grade(buildObservation(short, { outcome: 'cut', exitCode: 137, exitAt: 4.7 }));
+    expect(retryCause(r)).toEqual({
+      label: 'too close to call',
+      reason: `could not be called: its work ended within ${r.prediction!.marginSeconds.toFixed(3)}s of the kill`,
+    });
   });
 });
 
