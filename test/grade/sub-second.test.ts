@@ -7,6 +7,7 @@ import { grade } from '../../harness/grade/grade.ts';
 import { sidecarOutcomes } from '../../harness/grade/containers.ts';
 import { factsOf } from '../../harness/grade/facts.ts';
 import { retryCause } from '../../harness/grade/retry-cause.ts';
+import { exitState } from '../../harness/grade/outcome.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import { buildObservation } from '../support/observations.ts';
 import { readFileSync } from 'node:fs';
@@ -56,6 +57,26 @@ describe('a run on the other side of the kill by less than a second', () => {
     expect(r.prediction!.marginSeconds).toBeGreaterThanOrEqual(1);
     expect(outcomeChecks(r).map((c) => c.status)).toEqual(['fail', 'fail']);
     expect(r.verdict).toBe('differs-from-model');
+  });
+});
+
+describe('a memory kill the model predicts a fraction of a second before the grace runs out', () => {
+  it('is too close to call when the kill came first (137 Error), never a fail and never a pass on the code alone', () => {
+    // 224 MiB at 64 MiB/s: the limit 3.5 s after TERM; the grace's kill 4 s after it.
+    const oom: Scenario = {
+      ...scenario(10_000),
+      terminationGracePeriodSeconds: 4,
+      memoryLimitMiB: 224,
+      termAllocateMiB: 512,
+    };
+    const o = buildObservation(oom, { outcome: 'cut', exitCode: 137, reason: 'Error', exitAt: 4.07 });
+    const r = grade(o);
+    expect(r.prediction).toMatchObject({ reason: 'OOMKilled', exitCode: 137, basis: 'observed' });
+    expect(r.prediction!.marginSeconds).toBeCloseTo(0.5, 3);
+    expect(exitState(factsOf(o), r.prediction!)).toMatchObject({
+      status: 'inconclusive',
+      reason: expect.stringContaining('too close to call'),
+    });
   });
 });
 
