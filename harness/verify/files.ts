@@ -68,7 +68,11 @@ export async function withVerificationFolders(paths: string[]): Promise<{ paths:
       for await (const w of walkPaths([path], wanted)) {
         if (w.problem) unreadable.push(`${w.path}: ${w.problem}`);
         else if (isVerificationPath(w.path)) found.push(w.path);
-        else observations = true;
+        else {
+          // Graded as observations: no need to walk a class's folder to its end twice.
+          observations = true;
+          break;
+        }
       }
     } catch {
       // A folder that cannot be listed is the observation grader's to report.
