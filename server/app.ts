@@ -206,13 +206,22 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
 
   const listen = () =>
     listenOn(server, config.port, config.host, (address) =>
-      logEvent('listening', { mode: config.mode, host: address.address, port: address.port }),
+      logEvent('listening', {
+        mode: config.mode,
+        host: address.address,
+        port: address.port,
+        drainSignal: config.drainSignal,
+      }),
     );
 
   function terminate(signal: NodeJS.Signals): void {
     if (exited()) return;
     const repeated = state.signalAt !== null;
     logEvent('signal', { signal, repeated });
+    // nginx's story (KEP-4960): a server that drains on another signal takes TERM (and INT) as its fast
+    // stop, and leaves at once, draining or not.
+    if (config.mode === 'graceful' && config.drainSignal !== 'SIGTERM' && signal !== config.drainSignal)
+      return finish(LAB_EXIT_CODES.immediate);
     if (repeated) return;
     state.signalAt = clockNow().time;
     if (config.termAllocateMiB > 0) allocate(config.termAllocateMiB);

@@ -4,11 +4,14 @@ import { parseArgs } from 'node:util';
 import {
   type EffectPoint,
   LAB_EFFECT_ENV,
+  LAB_DRAIN_SIGNAL_ENV,
+  LAB_DRAIN_SIGNALS,
   LAB_EFFECT_POINTS,
   LAB_LEDGER_URL_ENV,
   LAB_MODE_ENV,
   LAB_MODES,
   LAB_TERM_ALLOCATE_ENV,
+  type LabDrainSignal,
   type LabMode,
   PROXY_ON_TERM_ENV,
   PROXY_ON_TERM_MODES,
@@ -24,6 +27,8 @@ export interface ServerConfig {
   host: string;
   podUid?: string;
   podName?: string;
+  /** The signal it drains on (SIGTERM by default); with another, TERM and INT stop a graceful server at once. */
+  drainSignal: LabDrainSignal;
   /** MiB to allocate (and touch) on the termination signal: a shutdown that runs out of memory. */
   termAllocateMiB: number;
   /** Where the work calls the ledger (the retries lab), and the ledger's base URL; none: no effect. */
@@ -35,6 +40,7 @@ export class ConfigError extends Error {
 }
 
 const MODES: readonly string[] = LAB_MODES;
+const DRAIN_SIGNALS: readonly string[] = LAB_DRAIN_SIGNALS;
 const ALLOCATE_MIB_MAX = 65536;
 
 function parseFlags(argv: string[]) {
@@ -47,6 +53,7 @@ function parseFlags(argv: string[]) {
       host: { type: 'string' },
       'pod-uid': { type: 'string' },
       'pod-name': { type: 'string' },
+      'drain-signal': { type: 'string' },
     },
   });
   return values;
@@ -77,10 +84,17 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
       `${LAB_TERM_ALLOCATE_ENV}: expected an integer 0-${ALLOCATE_MIB_MAX}, got ${JSON.stringify(allocateText)}`,
     );
   }
+  const drainSignal = values['drain-signal'] ?? env[LAB_DRAIN_SIGNAL_ENV] ?? 'SIGTERM';
+  if (!DRAIN_SIGNALS.includes(drainSignal)) {
+    throw new ConfigError(
+      `${LAB_DRAIN_SIGNAL_ENV}/--drain-signal: expected one of ${LAB_DRAIN_SIGNALS.join(', ')}, got ${JSON.stringify(drainSignal)}`,
+    );
+  }
   return {
     mode: mode as LabMode,
     port,
     host,
+    drainSignal: drainSignal as LabDrainSignal,
     podUid: values['pod-uid'] ?? (env.POD_UID || undefined),
     podName: values['pod-name'] ?? (env.POD_NAME || undefined),
     termAllocateMiB,

@@ -50,6 +50,8 @@ export const LAB_LINE_SCHEMAS = {
     mode: z.string().optional(),
     host: z.string().optional(),
     port: z.number().optional(),
+    /** LAB_DRAIN_SIGNAL: the signal it drains on (absent before it existed: SIGTERM). */
+    drainSignal: z.string().optional(),
   }),
   accepted: z.object({ ...common, id: z.string(), ms: z.number() }),
   completed: z.object({ ...common, id: z.string(), ms: z.number(), bytes: z.number() }),

@@ -50,7 +50,9 @@ function start(): void {
   }
   const logEvent = createEventLog({ podUid: config.podUid, podName: config.podName });
   const lab = createLabServer(config, logEvent, (code) => process.exit(code));
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => lab.terminate(signal));
+  // The drain signal too, when it is another: without a handler SIGQUIT would end node at once.
+  for (const signal of new Set(['SIGTERM', 'SIGINT', config.drainSignal] as const))
+    process.on(signal, () => lab.terminate(signal));
   lab.listen().catch((error: Error) => {
     process.stderr.write(`lab-server: cannot listen on ${config.host}:${config.port}: ${error.message}\n`);
     process.exit(CONFIG_EXIT);
