@@ -9,6 +9,7 @@ import { makeDirectory, writeFileAtomic } from '../../lib/files.ts';
 import { createApiServer } from './api.ts';
 import { createTokenGate, newToken } from './auth.ts';
 import { ApiReachability, Faults, KubeletPause, ListenerFaults, type FaultRequest } from './faults.ts';
+import { type FeatureGates, parseFeatureGates } from './feature-gates.ts';
 import { Kubelet } from './kubelet.ts';
 import { KubeletServer } from './kubelet-server.ts';
 import { NODE_NAME, NodePorts } from './ports.ts';
@@ -39,6 +40,8 @@ export interface SimOptions {
   images?: ImageMap;
   /** The Kubernetes minor to emulate (versions.ts): 1.37 by default. */
   kubeVersion?: string;
+  /** `--feature-gates` as the kubelet and API server take it (Name=bool,...): that minor's defaults otherwise. */
+  featureGates?: string;
   /** The kubelet's relist timing (pleg.ts); the real node's by default. */
   kubelet?: Partial<KubeletTiming>;
   /** The service proxy: kube-proxy's bounded-frequency syncs (minSyncPeriodMs, syncDurationMs), or a fixed syncDelayMs. */
@@ -50,6 +53,8 @@ export interface SimCluster {
   context: string;
   /** The emulated release (gitVersion), as /version reports it. */
   kubeVersion: string;
+  /** The gates in force (feature-gates.ts): the minor's defaults and what --feature-gates set. */
+  featureGates: FeatureGates;
   /** A kubeconfig document (YAML) whose current context is termlab-sim; it holds the only token this sim accepts. */
   kubeconfig: string;
   truth(uid: string): TruthRecord | undefined;
@@ -107,12 +112,14 @@ export async function writeKubeconfigFile(path: string, text: string, ownFolder:
 
 export async function startSimCluster(options: SimOptions = {}): Promise<SimCluster> {
   assertPosixHost();
+  const { minor, behaviour } = simMinor(options.kubeVersion);
+  // One flag for the API server and the kubelet alike; refused before anything starts.
+  const gates = parseFeatureGates(options.featureGates, minor);
   const store = new Store();
   const faults = new Faults();
   const truth = new GroundTruth();
   const stopRecording = recordPublications(store, truth);
   const images = options.images ?? defaultImages(await labServerBundle());
-  const { minor, behaviour } = simMinor(options.kubeVersion);
   const version = versionInfo(minor, behaviour);
   const ports = new NodePorts();
   const scheduler = new Scheduler(store, images, ports);
@@ -129,9 +136,10 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     behaviour,
     reach,
     pause,
+    gates,
   );
   const kubeletServer = new KubeletServer((uid) => kubelet.served(uid), pause, behaviour.logReaderCheckMs);
-  const registry = new PodRegistry(store, faults);
+  const registry = new PodRegistry(store, faults, gates);
   const proxy = new ServiceProxy(store, (uid, port) => kubeletServer.portTarget(uid, port), options.proxy);
   const objects = new ObjectRegistry(store, registry, new ServiceAllocator(proxy));
   const controllers = [
@@ -256,6 +264,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     server,
     context: SIM_CONTEXT,
     kubeVersion: version.gitVersion,
+    featureGates: gates,
     kubeconfig: renderKubeconfig(server, token, tls.cert),
     truth: (uid) => truth.get(uid),
     proxyTruth: (namespace, service) => proxy.truth(namespace, service),

@@ -13,6 +13,7 @@ export interface SimValues {
   'kubeconfig-out'?: string;
   'proxy-sync-delay-ms'?: string;
   'kube-version'?: string;
+  'feature-gates'?: string;
 }
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
@@ -52,7 +53,13 @@ export const simCommand = {
       );
     }
     // The minor to emulate (versions.ts; 1.37 by default): its /version, event messages and PLEG timing.
-    const sim = await startSimCluster({ port, proxy: { syncDelayMs }, kubeVersion: values['kube-version'] });
+    // --feature-gates: the API server's and the kubelet's, in one (feature-gates.ts).
+    const sim = await startSimCluster({
+      port,
+      proxy: { syncDelayMs },
+      kubeVersion: values['kube-version'],
+      featureGates: values['feature-gates'],
+    });
     const out = resolve(values['kubeconfig-out'] ?? DEFAULT_KUBECONFIG);
     try {
       // Our own folder is tightened to 0700; a folder the user named is left as it is.
@@ -62,7 +69,7 @@ export const simCommand = {
       throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', out, error);
     }
     io.out(
-      `simulated cluster (Kubernetes ${sim.kubeVersion}) listening on ${sim.server}; it admits only the token in its kubeconfig\n` +
+      `simulated cluster (Kubernetes ${sim.kubeVersion}${sim.featureGates.describe() ? `, --feature-gates ${sim.featureGates.describe()}` : ''}) listening on ${sim.server}; it admits only the token in its kubeconfig\n` +
         `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\nCtrl-C to stop.\n`,
     );
     await new Promise<void>((done) => {

@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { spawnInContainer } from './exec.ts';
 import type { Lifecycle, LifecycleHandler } from './pod-types.ts';
 import { CONNECTION_REFUSED } from './prober.ts';
-import type { ContainerProcess, ImageEntry } from './runtime.ts';
+import { type ContainerProcess, type ImageEntry, stopSignalOf } from './runtime.ts';
 import type { TerminationOrdering } from './termination-order.ts';
 import type { ContainerTruth } from './truth.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
@@ -27,6 +27,8 @@ export interface KillContext {
   podTruth?: ContainerTruth;
   /** The pod's sidecar order (killContainersWithSyncResult makes one only for a pod with a restartable init container). */
   ordering?: TerminationOrdering;
+  /** The runtime's stop signal for this container (kuberuntime.ts): what StopContainer sends first. */
+  stopSignal: string;
   ignoreSigterm: boolean;
   recordEvent(type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** Resolves once the kubelet runs: at once, unless it is stopped (the pause-kubelet fault). */
@@ -49,7 +51,8 @@ function note(ctx: KillContext, fields: Partial<ContainerTruth>): void {
  *    gracePeriod -= int64(ordering.waitForTurn(name, gracePeriod))   (the wait truncated to whole seconds)
  * 4. If gracePeriod < minimumGracePeriodInSeconds, it becomes minimumGracePeriodInSeconds
  *    (the one-off 2 s extension when a hook, or the wait, outlasts the grace).
- * 5. StopContainer(gracePeriod): the stop signal, then SIGKILL once gracePeriod seconds pass.
+ * 5. StopContainer(gracePeriod): the runtime's stop signal (lifecycle.stopSignal when its gate is on), then
+ *    SIGKILL once gracePeriod seconds pass.
  * 6. If there is an ordering: containerTerminated(name), so the sidecars waiting on it may go.
  *    (Only when StopContainer returned without error; the sim's does not fail.)
  */
@@ -149,13 +152,16 @@ export function killWatchdog(pid: number, deadline: number): { cancel(): void; k
   return { killed, cancel };
 }
 
-/** StopContainer: SIGTERM (the image's STOPSIGNAL), wait gracePeriod seconds, then SIGKILL. */
+/**
+ * StopContainer (containerd internal/cri/server/container_stop.go): the container's stop signal (its CRI config's,
+ * else the image's STOPSIGNAL, else SIGTERM), wait gracePeriod seconds, then SIGKILL.
+ */
 async function stopContainer(ctx: KillContext, gracePeriod: number): Promise<void> {
   if (ctx.container.hasExited) return;
   if (ctx.ignoreSigterm) note(ctx, { termSuppressed: true });
-  else ctx.container.signal('SIGTERM');
+  else ctx.container.signal(stopSignalOf(ctx.stopSignal));
   const termSentAt = wallNow();
-  note(ctx, { termSentAt });
+  note(ctx, { termSentAt, stopSignal: ctx.stopSignal });
   const deadline = termSentAt + gracePeriod * 1000;
   const pid = ctx.container.pid;
   const watchdog =

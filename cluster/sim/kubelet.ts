@@ -9,6 +9,7 @@ import { ContainerGC, cleanUpContainersInPod } from './container-gc.ts';
 import { kubeletEvent } from './events.ts';
 import { newInitProgress } from './init-containers.ts';
 import { ApiReachability, Faults, KubeletPause } from './faults.ts';
+import { FeatureGates } from './feature-gates.ts';
 import { type ContainerRecord, RuntimeManager } from './kuberuntime.ts';
 import { Pleg, REAL_NODE_TIMING, type KubeletTiming } from './pleg.ts';
 import { podConfig } from './pod-config.ts';
@@ -54,6 +55,7 @@ export class Kubelet {
   private readonly unsubscribe: () => void;
   /** SIGSTOP/SIGCONT of this kubelet (the pause-kubelet fault): its own timers and callbacks wait while it is stopped. */
   readonly pause: KubeletPause;
+  private readonly gates: FeatureGates;
 
   constructor(
     store: Store,
@@ -65,15 +67,17 @@ export class Kubelet {
     minor: SimMinor = SIM_MINORS.get(DEFAULT_SIM_MINOR)!,
     api: ApiReachability = new ApiReachability(),
     pause: KubeletPause = new KubeletPause(),
+    gates: FeatureGates = new FeatureGates(DEFAULT_SIM_MINOR),
   ) {
     this.store = store;
     this.ports = ports;
     this.truth = truth;
     this.faults = faults;
     this.pause = pause;
+    this.gates = gates;
     this.status = new StatusManager(store);
     this.probers = new ProberManager(store, this.status, pause, (uid, port) => portTarget(this.served(uid), port));
-    this.runtime = new RuntimeManager(store, images, timing.runtime, minor);
+    this.runtime = new RuntimeManager(store, images, timing.runtime, minor, gates);
     this.pleg = new Pleg(timing, pause);
     this.starter = new PodStarter({
       store,
@@ -82,7 +86,9 @@ export class Kubelet {
       probers: this.probers,
       pleg: this.pleg,
       truth,
-      onDemandRelist: minor.onDemandRelist,
+      // PLEGOnDemandRelist (feature-gates.ts): after a SyncPod that did something in the runtime, the kubelet
+      // relists that one pod at once (kubelet.go SyncPod's postSync → RequestPodRelist; pleg/generic.go relistPod).
+      onDemandRelist: gates.enabled('PLEGOnDemandRelist'),
       started: (worker, container) => {
         void container.process.exited.then((exit) =>
           this.containerExited(worker, container, exit.exitCode, exit.wallMs),
@@ -165,7 +171,11 @@ export class Kubelet {
   /** The sync after ContainerStarted: Running, the containers' start, and the prober's first (manual) run. */
   private publishRunning(worker: PodWorker): void {
     advance(worker, 'running');
-    const running = this.status.running(worker, (name) => worker.containers.get(name)?.startedAt);
+    const running = this.status.running(
+      worker,
+      (name) => worker.containers.get(name)?.startedAt,
+      (name) => (this.gates.enabled('ContainerStopSignals') ? worker.containers.get(name)?.stopSignal : undefined),
+    );
     if (!running) return;
     this.probers.containersStarted(worker, running.spec as PodSpec);
   }

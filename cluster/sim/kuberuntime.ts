@@ -13,7 +13,8 @@ import type { KubeObject, Store } from './store.ts';
 import { apiTime, sleepAtLeast, wallNow } from './time.ts';
 import { hasRestartableInitContainer, TerminationOrdering } from './termination-order.ts';
 import type { ContainerTruth, TruthRecord } from './truth.ts';
-import type { SimMinor } from './versions.ts';
+import { DEFAULT_SIM_MINOR, type SimMinor } from './versions.ts';
+import { FeatureGates } from './feature-gates.ts';
 
 export interface ContainerRecord {
   process: ContainerProcess;
@@ -29,6 +30,8 @@ export interface ContainerRecord {
   exitSeen: boolean;
   /** Removed from the runtime (cleanUpContainersInPod, the container GC): its log is gone. */
   removed?: boolean;
+  /** The runtime's stop signal, fixed at CreateContainer (containerStopSignal). */
+  stopSignal: string;
 }
 
 /** The pod as the runtime runs it: where its ports are published and its containers once started. */
@@ -55,14 +58,22 @@ export class RuntimeManager {
   private readonly images: ImageMap;
   private readonly timing: RuntimeTiming;
   private readonly minor: SimMinor;
+  private readonly gates: FeatureGates;
   private readonly oomKiller = new OomKiller();
   private stopped = false;
 
-  constructor(store: Store, images: ImageMap, timing: RuntimeTiming, minor: SimMinor) {
+  constructor(
+    store: Store,
+    images: ImageMap,
+    timing: RuntimeTiming,
+    minor: SimMinor,
+    gates: FeatureGates = new FeatureGates(DEFAULT_SIM_MINOR),
+  ) {
     this.store = store;
     this.images = images;
     this.timing = timing;
     this.minor = minor;
+    this.gates = gates;
   }
 
   /** EnsureImageExists for each container: the containers whose image the node has no program for, each with its events. */
@@ -164,6 +175,7 @@ export class RuntimeManager {
             ordering,
             truth: options.containerTruth(name),
             podTruth: name === first ? options.truth : undefined,
+            stopSignal: c.stopSignal,
             ignoreSigterm: options.ignoreSigterm,
             kubeletRunning: options.kubeletRunning,
             portTarget: (port) => options.portTarget(resolvePort(port, c.spec.ports ?? [])),
@@ -189,7 +201,15 @@ export class RuntimeManager {
       ? [...(image.paths[spec.command[0]!] ?? [spec.command[0]!]), ...spec.command.slice(1), ...(spec.args ?? [])]
       : [...image.entrypoint, ...(spec.args ?? [])];
     const process = new ContainerProcess(argv, env);
-    const container: ContainerRecord = { process, image, env, spec, startedAt: apiTime(), exitSeen: false };
+    const container: ContainerRecord = {
+      process,
+      image,
+      env,
+      spec,
+      startedAt: apiTime(),
+      exitSeen: false,
+      stopSignal: containerStopSignal(spec, image, this.gates),
+    };
     const limitBytes = memoryBytes(spec.resources?.limits?.memory);
     const pid = process.pid;
     if (limitBytes !== undefined && pid !== undefined) {
@@ -236,4 +256,15 @@ export class RuntimeManager {
     }
     return env;
   }
+}
+
+/**
+ * The stop signal the runtime keeps for a container at CreateContainer. The kubelet puts lifecycle.stopSignal in
+ * the CRI config only with ContainerStopSignals on (kuberuntime/helpers.go getContainerConfigStopSignal, in
+ * generateContainerConfig); containerd takes the config's, else the image's STOPSIGNAL, else SIGTERM
+ * (internal/cri/server/container_create.go, container_stop.go, v2.4.2).
+ */
+export function containerStopSignal(spec: ContainerSpec, image: ImageEntry, gates: FeatureGates): string {
+  const fromSpec = gates.enabled('ContainerStopSignals') ? spec.lifecycle?.stopSignal : undefined;
+  return fromSpec ?? image.stopSignal ?? 'SIGTERM';
 }

@@ -39,9 +39,12 @@ export class ObjectRegistry {
   }
 
   private async prepare(resource: Resource, object: KubeObject, old?: KubeObject, dryRun = false): Promise<void> {
-    if (resource === 'deployments') prepareDeployment(object, old);
-    else if (resource === 'replicasets') prepareReplicaSet(object, old);
-    else if (resource === 'services') await this.services.prepare(object, old, dryRun);
+    if (resource === 'deployments' || resource === 'replicasets') {
+      const { kind, group } = RESOURCES[resource];
+      this.pods.prepareTemplate(`${kind}.${group}`, object.metadata.name, object.spec?.template, old?.spec?.template);
+      if (resource === 'deployments') prepareDeployment(object, old);
+      else prepareReplicaSet(object, old);
+    } else if (resource === 'services') await this.services.prepare(object, old, dryRun);
     else throw new ApiError(405, 'MethodNotAllowed', `the simulated cluster does not accept writes to ${resource}`);
   }
 

@@ -32,6 +32,8 @@ export interface LifecycleHandler {
 export interface Lifecycle {
   preStop?: LifecycleHandler;
   postStart?: LifecycleHandler;
+  /** KEP-4960, gate ContainerStopSignals: the signal the runtime stops the container with. */
+  stopSignal?: string;
 }
 
 export interface ContainerSpec {

@@ -2,6 +2,9 @@
 // CheckGracefulDelete), and patches that may touch only what a user may change.
 import { randomUUID } from 'node:crypto';
 import type { Faults } from './faults.ts';
+import { FeatureGates } from './feature-gates.ts';
+import { aggregate, dropContainerStopSignals, validateStopSignals } from './pod-util.ts';
+import { DEFAULT_SIM_MINOR } from './versions.ts';
 import { generateName } from './names.ts';
 import { applyPatch } from './patch.ts';
 import { ApiError, badRequest, conflict, invalid, notFound } from './status.ts';
@@ -20,10 +23,12 @@ export interface DeleteOptions {
 export class PodRegistry {
   private readonly store: Store;
   private readonly faults: Faults;
+  private readonly gates: FeatureGates;
 
-  constructor(store: Store, faults: Faults) {
+  constructor(store: Store, faults: Faults, gates: FeatureGates = new FeatureGates(DEFAULT_SIM_MINOR)) {
     this.store = store;
     this.faults = faults;
+    this.gates = gates;
   }
 
   /** The lose-next-create-answer fault, taken by the API as it answers a create. */
@@ -70,6 +75,11 @@ export class PodRegistry {
           `spec.initContainers[${i}].restartPolicy: the simulated cluster runs only restartable init containers (restartPolicy: Always), got ${JSON.stringify(c.restartPolicy ?? null)}`,
         );
     }
+    // PrepareForCreate's dropDisabledFields, then validation of what is left.
+    const spec = structuredClone(body.spec);
+    dropContainerStopSignals(spec, undefined, this.gates);
+    const errors = validateStopSignals(spec);
+    if (errors.length) throw invalid('Pod', name, aggregate(errors));
     const now = apiTime();
     const pod: KubeObject = {
       apiVersion: 'v1',
@@ -80,7 +90,7 @@ export class PodRegistry {
         terminationGracePeriodSeconds: 30,
         dnsPolicy: 'ClusterFirst',
         schedulerName: 'default-scheduler',
-        ...body.spec,
+        ...spec,
       },
       status: { phase: 'Pending', qosClass: 'BestEffort' },
     };
@@ -88,6 +98,17 @@ export class PodRegistry {
     delete pod.metadata.deletionGracePeriodSeconds;
     // The POST answers with the Pending pod; the scheduler and the kubelet follow from their informers.
     return this.store.create('pods', pod, dryRun);
+  }
+
+  /**
+   * DropDisabledTemplateFields and the template's validation, for a Deployment's or ReplicaSet's pod template on
+   * create (old undefined) and update: the same stopSignal rules as a pod's.
+   */
+  prepareTemplate(kind: string, name: string, template: any, oldTemplate: any): void {
+    if (!template?.spec || typeof template.spec !== 'object') return;
+    dropContainerStopSignals(template.spec, oldTemplate?.spec, this.gates);
+    const errors = validateStopSignals(template.spec, 'spec.template.spec');
+    if (errors.length) throw invalid(kind, name, aggregate(errors));
   }
 
   delete(namespace: string, name: string, options: DeleteOptions): KubeObject {

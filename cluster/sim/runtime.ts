@@ -22,6 +22,8 @@ export interface ImageEntry {
    * has no pod network, so it gives the host port it published that container port at, as for portEnv.
    */
   localPortEnvs?: string[];
+  /** The image's STOPSIGNAL: the runtime's stop signal when the container's CRI config names none. */
+  stopSignal?: string;
 }
 
 /** Image repository (tag ignored) -> local programs. */
@@ -38,6 +40,8 @@ export function defaultImages(serverBundle: string): ImageMap {
       env: { LAB_MODE: 'graceful', PORT: '8080' },
       portEnv: 'PORT',
       localPortEnvs: [PROXY_UPSTREAM_PORT_ENV],
+      // server/Dockerfile's STOPSIGNAL.
+      stopSignal: 'SIGTERM',
     },
   };
 }
@@ -219,7 +223,8 @@ export class ContainerProcess {
     return () => this.removalListeners.delete(listener);
   }
 
-  signal(signal: NodeJS.Signals): void {
+  /** A signal by Node's name, or by number (the real-time ones, which Node has no names for). */
+  signal(signal: NodeJS.Signals | number): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
   }
 }
@@ -247,4 +252,26 @@ export function listenPort(
 export function imageFor(images: ImageMap, image: string): ImageEntry | undefined {
   const repository = imageRepository(image);
   return Object.hasOwn(images, repository) ? images[repository] : undefined;
+}
+
+/** Linux's SIGRTMIN as the C library gives it (glibc keeps 32 and 33), and SIGRTMAX. */
+const SIGRTMIN = 34;
+const SIGRTMAX = 64;
+/** Names Kubernetes allows that Node does not know by that name (types.go Signal; SIGCLD is SIGCHLD). */
+const SIGNAL_ALIASES: Record<string, NodeJS.Signals> = { SIGCLD: 'SIGCHLD' };
+
+/**
+ * A stop signal's name (lifecycle.stopSignal, an image's STOPSIGNAL) as the runtime turns it into a number
+ * (containerd via moby/sys/signal ParseSignal): SIGRTMIN+n and SIGRTMAX-n by number, the others by name.
+ */
+export function stopSignalOf(name: string): NodeJS.Signals | number {
+  const rt = /^SIGRT(MIN|MAX)(?:([+-])(\d+))?$/.exec(name);
+  if (rt) {
+    const base = rt[1] === 'MIN' ? SIGRTMIN : SIGRTMAX;
+    const offset = rt[3] === undefined ? 0 : Number(rt[3]) * (rt[2] === '+' ? 1 : -1);
+    return base + offset;
+  }
+  if (SIGNAL_ALIASES[name]) return SIGNAL_ALIASES[name]!;
+  if (name in constants.signals) return name as NodeJS.Signals;
+  throw new Error(`the runtime cannot parse stop signal ${JSON.stringify(name)}`);
 }

@@ -136,7 +136,12 @@ export class StatusManager {
   }
 
   /** The sync after ContainerStarted: Running, the sandbox ready, each container running since it started. */
-  running(ref: PodRef, startedAt: (container: string) => string | undefined): KubeObject | undefined {
+  /** stopSignal: the runtime's, shown only with ContainerStopSignals on (kubelet_pods.go convertToAPIContainerStatuses). */
+  running(
+    ref: PodRef,
+    startedAt: (container: string) => string | undefined,
+    stopSignal: (container: string) => string | undefined = () => undefined,
+  ): KubeObject | undefined {
     return this.update(ref, (status, spec) => {
       const now = apiTime();
       status.phase = 'Running';
@@ -158,6 +163,7 @@ export class StatusManager {
         restartCount: 0,
         started: true,
         state: { running: { startedAt: startedAt(c.name) ?? now } },
+        ...(stopSignal(c.name) ? { stopSignal: stopSignal(c.name) } : {}),
       }));
     });
   }

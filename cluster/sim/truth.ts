@@ -19,6 +19,8 @@ export interface ContainerTruth {
   turnWaitSeconds?: number;
   stopGracePeriodSeconds?: number;
   termSentAt?: number;
+  /** The stop signal sent at termSentAt (SIGTERM unless lifecycle.stopSignal, with its gate on, or the image says otherwise). */
+  stopSignal?: string;
   termSuppressed?: boolean;
   killSentAt?: number;
   /** The memory limit's SIGKILL (memory.ts), the kernel's and not the kubelet's. */

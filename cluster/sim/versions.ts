@@ -1,5 +1,6 @@
 // The Kubernetes minors the simulator emulates, each as that release's own source has it: one entry per
-// minor, never a blend. Read from the Go modules k8s.io/kubernetes@v1.34.4, v1.35.4, v1.36.3 and v1.37.2.
+// minor, never a blend. Read from the Go modules k8s.io/kubernetes@v1.34.4, v1.35.4, v1.36.3, v1.37.2 and
+// v1.38.0-beta.0. Their feature gates (PLEGOnDemandRelist, ContainerStopSignals) are feature-gates.ts's.
 import { TermlabError } from '../../lib/errors.ts';
 
 export interface SimMinor {
@@ -8,12 +9,6 @@ export interface SimMinor {
   /** Event messages of kuberuntime_container.go startContainer (the reasons, Created and Started, never changed). */
   createdMessage(container: string): string;
   startedMessage(container: string): string;
-  /**
-   * PLEGOnDemandRelist (pkg/features/kube_features.go: beta and on in 1.36, GA and locked on in 1.37): after a
-   * SyncPod that did something in the runtime, the kubelet relists that one pod at once (kubelet.go SyncPod's
-   * postSync → RequestPodRelist; pleg/generic.go relistPod), instead of leaving it to the next 1 s relist.
-   */
-  onDemandRelist: boolean;
   /**
    * How often the kubelet's log reader looks again at a followed log (cri-client pkg/logs/logs.go waitLogs,
    * logForceCheckPeriod, 1 s in every release; the same file in 1.35.4 and 1.37.2 but for its logger): a follow
@@ -29,22 +24,25 @@ const MESSAGES_1_34 = {
   createdMessage: (c: string) => `Created container: ${c}`,
   startedMessage: (c: string) => `Started container ${c}`,
 };
-// 1.35.4, 1.36.3, 1.37.2 kuberuntime_container.go:289,298: "Container created", "Container started".
+// 1.35.4, 1.36.3, 1.37.2 kuberuntime_container.go:289,298 (v1.38.0-beta.0: :301,310): "Container created", "Container started".
 const MESSAGES_1_35 = { createdMessage: () => 'Container created', startedMessage: () => 'Container started' };
 
 export const SIM_MINORS: ReadonlyMap<string, SimMinor> = new Map([
-  ['1.34', { release: 'v1.34.4', ...MESSAGES_1_34, onDemandRelist: false, logReaderCheckMs: 0 }],
-  // 1.35.4 has no PLEGOnDemandRelist gate at all (pkg/features/kube_features.go): 1.34's timing.
-  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, onDemandRelist: false, logReaderCheckMs: 1000 }],
-  ['1.36', { release: 'v1.36.3', ...MESSAGES_1_35, onDemandRelist: true, logReaderCheckMs: 1000 }],
-  ['1.37', { release: 'v1.37.2', ...MESSAGES_1_35, onDemandRelist: true, logReaderCheckMs: 1000 }],
+  ['1.34', { release: 'v1.34.4', ...MESSAGES_1_34, logReaderCheckMs: 0 }],
+  ['1.35', { release: 'v1.35.4', ...MESSAGES_1_35, logReaderCheckMs: 1000 }],
+  ['1.36', { release: 'v1.36.3', ...MESSAGES_1_35, logReaderCheckMs: 1000 }],
+  ['1.37', { release: 'v1.37.2', ...MESSAGES_1_35, logReaderCheckMs: 1000 }],
+  // v1.38.0-beta.0: the termination path is 1.37.2's (docs/versions.md lists what changed and why none of it
+  // reaches the sim); the messages at kuberuntime_container.go:301,310, logForceCheckPeriod still 1 s.
+  ['1.38', { release: 'v1.38.0-beta.0', ...MESSAGES_1_35, logReaderCheckMs: 1000 }],
 ]);
+/** 1.37 until a 1.38.0 release is served (only v1.38.0-beta.0 is). */
 export const DEFAULT_SIM_MINOR = '1.37';
 
-/** `--kube-version 1.36` (a patch, `v1.36.3`, is taken as its minor); anything else is refused, naming the choices. */
+/** `--kube-version 1.36` (a patch, `v1.36.3` or `v1.38.0-beta.0`, is taken as its minor); anything else is refused, naming the choices. */
 export function simMinor(given: string | undefined): { minor: string; behaviour: SimMinor } {
   const text = (given ?? DEFAULT_SIM_MINOR).trim().replace(/^v/, '');
-  const minor = /^(\d+\.\d+)(?:\.\d+)?$/.exec(text)?.[1];
+  const minor = /^(\d+\.\d+)(?:\.\d+(?:-[0-9A-Za-z.]+)?)?$/.exec(text)?.[1];
   const behaviour = minor === undefined ? undefined : SIM_MINORS.get(minor);
   if (!minor || !behaviour) {
     throw new TermlabError(

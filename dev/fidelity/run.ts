@@ -58,7 +58,8 @@ function options() {
   });
   // The release both sides are for: --kube, else the one the node runs, else the node's default.
   const kube = (values.kube ?? upVersion() ?? DEFAULT_KUBE_VERSION).replace(/^(?=\d)/, 'v');
-  const minorMatch = /^v(1\.\d+)(?:\.\d+)?$/.exec(kube);
+  // A pre-release (v1.38.0-beta.0) is its minor's too.
+  const minorMatch = /^v(1\.\d+)(?:\.\d+(?:-[0-9A-Za-z.]+)?)?$/.exec(kube);
   if (!minorMatch)
     throw new TermlabError('USAGE', `--kube: expected a release such as v1.37.2, got ${JSON.stringify(values.kube)}`);
   const side = values.side;

@@ -51,6 +51,8 @@ export interface SimHandle {
 export interface SimStartOptions {
   proxySyncDelayMs?: number;
   kubeVersion?: string;
+  /** --feature-gates, as the simulated cluster parses it. */
+  featureGates?: string;
 }
 /** `--sim`'s cluster: started through the CLI's one door to cluster/sim. */
 export type StartSim = (options: SimStartOptions) => Promise<SimHandle>;
@@ -120,7 +122,11 @@ export function createRunCommand(startSim: StartSim): CommandModule<typeof runFl
     async run(values, _positionals, io) {
       const plan = await planRun(values);
       const sim = plan.values.sim
-        ? await startSim({ proxySyncDelayMs: plan.proxySyncDelayMs, kubeVersion: plan.values['kube-version'] })
+        ? await startSim({
+            proxySyncDelayMs: plan.proxySyncDelayMs,
+            kubeVersion: plan.values['kube-version'],
+            featureGates: plan.values['feature-gates'],
+          })
         : null;
       try {
         // One kind per file: the kind's own object runs, writes and counts its scenarios.
@@ -229,6 +235,11 @@ async function planRun(values: Values<typeof runFlags>) {
   // The minor a simulated cluster emulates; a real cluster is whatever version it is.
   if (values['kube-version'] !== undefined && !values.sim)
     throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
+  if (values['feature-gates'] !== undefined && !values.sim)
+    throw new TermlabError(
+      'USAGE',
+      "--feature-gates: only with --sim (a real cluster's gates are its API server's and kubelets' flags)",
+    );
   // A folder that cannot be made is said now, before a simulated cluster starts or a real one is touched.
   const outDir = values.out === undefined ? undefined : resolve(values.out);
   if (outDir) await makeRunDirectory(outDir, '--out');

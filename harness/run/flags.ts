@@ -29,8 +29,13 @@ export const clusterFlags = {
   },
   'kube-version': {
     type: 'string',
-    value: '1.35|1.36|1.37',
-    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
+    value: '1.35|1.36|1.37|1.38',
+    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept; 1.38 is v1.38.0-beta.0)',
+  },
+  'feature-gates': {
+    type: 'string',
+    value: 'Name=bool,...',
+    help: "with --sim: the simulated cluster's feature gates, e.g. ContainerStopSignals=true",
   },
 } as const satisfies Flags;
 

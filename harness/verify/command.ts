@@ -64,7 +64,7 @@ export function parseTarget(positionals: string[]): string {
 async function simPlan(values: Record<string, string | boolean | undefined>, deployment: string) {
   if (values.sim && (values.context || values.kubeconfig))
     throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
-  for (const flag of ['apply', 'sim-proxy-delay', 'kube-version'] as const) {
+  for (const flag of ['apply', 'sim-proxy-delay', 'kube-version', 'feature-gates'] as const) {
     if (values[flag] !== undefined && !values.sim)
       throw new TermlabError(
         'USAGE',
@@ -90,6 +90,7 @@ async function simPlan(values: Record<string, string | boolean | undefined>, dep
     options: {
       proxySyncDelayMs: delay === undefined ? undefined : Number(delay),
       kubeVersion: values['kube-version'] as string | undefined,
+      featureGates: values['feature-gates'] as string | undefined,
     },
   };
 }

@@ -34,6 +34,7 @@ describe('simulated kubelet: the kill at the end of the grace', () => {
         env: {},
         image: { entrypoint: [], paths: {}, env: {} },
         truth,
+        stopSignal: 'SIGTERM',
         ignoreSigterm: false,
         recordEvent: () => {},
       },

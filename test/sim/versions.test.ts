@@ -40,14 +40,24 @@ describe('the emulated minor', () => {
   });
 
   it('refuses a minor it does not emulate, naming the ones it does', () => {
-    expect(() => simMinor('1.33')).toThrow(/emulates 1\.34, 1\.35, 1\.36, 1\.37; got "1\.33"/);
+    expect(() => simMinor('1.33')).toThrow(/emulates 1\.34, 1\.35, 1\.36, 1\.37, 1\.38; got "1\.33"/);
     expect(simMinor('v1.36.3').minor).toBe('1.36');
+    expect(simMinor('v1.38.0-beta.0').minor).toBe('1.38');
+  });
+
+  it('emulates 1.38 as v1.38.0-beta.0 when asked, and stays on 1.37 by default until a 1.38.0 is served', async () => {
+    const beta = await sim('1.38');
+    expect(await beta.version.getCode()).toMatchObject({ minor: '38', gitVersion: 'v1.38.0-beta.0-termlab-sim' });
+    const node = (await beta.core.listNode()).items[0];
+    expect(node?.status?.nodeInfo?.kubeletVersion).toBe('v1.38.0-beta.0-termlab-sim');
+    expect(simMinor(undefined).minor).toBe('1.37');
   });
 
   it.each([
     ['1.34', 'Created container: lab', 'Started container lab'],
     ['1.35', 'Container created', 'Container started'],
     ['1.37', 'Container created', 'Container started'],
+    ['1.38', 'Container created', 'Container started'],
   ])(
     "%s: the kubelet's Created and Started events carry that release's messages",
     async (minor, created, startedMessage) => {

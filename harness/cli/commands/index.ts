@@ -17,13 +17,18 @@ import { verifyCommand } from './verify.ts';
 /** What the CLI's one door to cluster/sim gives. */
 export interface SimModule {
   simCommand: CommandModule<typeof simFlags>;
-  startSimCluster(options: { kubeVersion?: string; proxy?: { syncDelayMs: number } }): Promise<SimHandle>;
+  startSimCluster(options: {
+    kubeVersion?: string;
+    featureGates?: string;
+    proxy?: { syncDelayMs: number };
+  }): Promise<SimHandle>;
 }
 
 export function createCommands(loadSim: () => Promise<SimModule>): Command[] {
   const startSim = async (options: SimStartOptions) =>
     (await loadSim()).startSimCluster({
       kubeVersion: options.kubeVersion,
+      featureGates: options.featureGates,
       ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }),
     });
   return [

@@ -18,8 +18,13 @@ export const simFlags = {
   },
   'kube-version': {
     type: 'string',
-    value: '1.35|1.36|1.37',
-    help: 'the Kubernetes minor to emulate (default 1.37; 1.34 kept)',
+    value: '1.35|1.36|1.37|1.38',
+    help: 'the Kubernetes minor to emulate (default 1.37; 1.34 kept; 1.38 is v1.38.0-beta.0)',
+  },
+  'feature-gates': {
+    type: 'string',
+    value: 'Name=bool,...',
+    help: "the API server's and kubelet's feature gates, e.g. ContainerStopSignals=true (that minor's defaults otherwise)",
   },
 } as const satisfies Flags;
 
