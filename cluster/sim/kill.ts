@@ -1,5 +1,5 @@
 // The kubelet's kill sequence, after pkg/kubelet/kuberuntime/kuberuntime_container.go (1.34; the same
-// killContainer in 1.35.4, 1.36.3 and 1.37.2), step by step and with its names. Written apart from
+// killContainer in 1.35.4, 1.36.3, 1.37.2 and v1.38.0-beta.0), step by step and with its names. Written apart from
 // harness/grade/theory.ts on purpose.
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';

@@ -1,5 +1,8 @@
 // --feature-gates as the kubelet and the API server parse it, with each minor's gates (cluster/sim/feature-gates.ts),
 // and the API server's rule for lifecycle.stopSignal (cluster/sim/pod-util.ts).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../lib/errors.ts';
 import { FeatureGates, parseFeatureGates } from '../../cluster/sim/feature-gates.ts';
@@ -62,6 +65,18 @@ describe('--feature-gates', () => {
       "--feature-gates: unrecognized feature gate: Nope (the simulated cluster's 1.38 knows ContainerStopSignals, PLEGOnDemandRelist)",
     );
     expect(r.stdout).not.toContain('listening');
+  });
+
+  it('termlab run --sim hands the flag to the built-in cluster, whose refusal ends the run before any pod: exit 2', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'termlab-gates-out-'));
+    const r = await runCli(
+      ['run', '--sim', '--only', 'no-prestop', '--out', out, '--feature-gates', 'PLEGOnDemandRelist=false'],
+      { TERMLAB_STATE_DIR: mkdtempSync(join(tmpdir(), 'termlab-gates-state-')) },
+    );
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toContain(
+      '--feature-gates: cannot set feature gate PLEGOnDemandRelist to false, feature is locked to true',
+    );
   });
 
   it('termlab run takes --feature-gates only with --sim', async () => {

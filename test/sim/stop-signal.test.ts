@@ -54,6 +54,23 @@ describe('lifecycle.stopSignal, gate off (the default in every minor, 1.38 too)'
     expect(c.cluster.truth(created.metadata!.uid!)?.stopSignal).toBe('SIGTERM');
   });
 
+  it("a Deployment's pod template loses it too (DropDisabledTemplateFields)", async () => {
+    const c = await sim('1.38');
+    const template = quitPod('unused');
+    const created = await c.kc.makeApiClient(k8s.AppsV1Api).createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'lab' } },
+          template: { metadata: { labels: { app: 'lab' } }, spec: { ...template.spec!, restartPolicy: 'Always' } },
+        },
+      },
+    });
+    expect(created.spec?.template.spec?.containers[0]?.lifecycle).toBeUndefined();
+  });
+
   it('without spec.os.name the field is dropped before validation: no error', async () => {
     const c = await sim('1.37');
     const created = await c.core.createNamespacedPod({
