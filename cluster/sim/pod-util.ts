@@ -8,8 +8,11 @@ type Spec = Partial<Pick<PodSpec, 'containers' | 'initContainers'>> & { os?: { n
 
 /** VisitContainers(AllContainers): the sim's pods have no ephemeral containers. */
 function allContainers(spec: Spec | undefined): ContainerSpec[] {
-  return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])];
+  return [...list(spec?.initContainers), ...list(spec?.containers)].filter((c): c is ContainerSpec => c != null);
 }
+
+/** A list as given, or none: a malformed one is for the other checks to name. */
+const list = (value: unknown): (ContainerSpec | null | undefined)[] => (Array.isArray(value) ? value : []);
 
 /** containerStopSignalsInUse: the old object used the field, so an update keeps it even with the gate off. */
 function stopSignalsInUse(spec: Spec | undefined): boolean {
@@ -56,8 +59,8 @@ const notSupported = (path: string, value: unknown, supported: string[]) =>
 export function validateStopSignals(spec: Spec, specPath = 'spec'): string[] {
   const os = spec.os?.name;
   const errors: string[] = [];
-  const check = (c: ContainerSpec, path: string) => {
-    const signal = c.lifecycle?.stopSignal;
+  const check = (c: ContainerSpec | null | undefined, path: string) => {
+    const signal = c?.lifecycle?.stopSignal;
     if (signal == null) return;
     const at = `${path}.lifecycle.stopSignal`;
     if (os === undefined || os === null)
@@ -68,8 +71,8 @@ export function validateStopSignals(spec: Spec, specPath = 'spec'): string[] {
       errors.push(notSupported(at, signal, LINUX_STOP_SIGNALS));
   };
   // ValidatePodSpec: validateContainers, then validateInitContainers.
-  for (const [i, c] of (spec.containers ?? []).entries()) check(c, `${specPath}.containers[${i}]`);
-  for (const [i, c] of (spec.initContainers ?? []).entries()) check(c, `${specPath}.initContainers[${i}]`);
+  for (const [i, c] of list(spec.containers).entries()) check(c, `${specPath}.containers[${i}]`);
+  for (const [i, c] of list(spec.initContainers).entries()) check(c, `${specPath}.initContainers[${i}]`);
   return errors;
 }
 
