@@ -135,8 +135,11 @@ export class StatusManager {
     });
   }
 
-  /** The sync after ContainerStarted: Running, the sandbox ready, each container running since it started. */
-  /** stopSignal: the runtime's, shown only with ContainerStopSignals on (kubelet_pods.go convertToAPIContainerStatuses). */
+  /**
+   * The sync after ContainerStarted: Running, the sandbox ready, each container running since it started; with
+   * ContainerStopSignals on, its runtime's stop signal (kubelet_pods.go convertToAPIContainerStatuses; the sim
+   * shows it for the main containers, not the sidecars).
+   */
   running(
     ref: PodRef,
     startedAt: (container: string) => string | undefined,
