@@ -6,6 +6,7 @@
 //   npm run fidelity -- --kube v1.36.3      the same, and refuse a node that is not v1.36.3 (the sim emulates 1.36)
 //   npm run fidelity -- --side sim|node     one side; the report is rewritten if the other side's file exists
 //   npm run fidelity -- --check             compare the recorded sides only
+//   npm run fidelity -- --feature-gates ContainerStopSignals=true   the simulated side with the node's gates
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startSimCluster } from '../../cluster/sim/index.ts';
@@ -40,7 +41,7 @@ const READY_TIMEOUT_MS = 120_000;
 const tool = {
   name: 'fidelity',
   usage:
-    'npm run fidelity -- [--side sim|node|both] [--only a,b] [--check] [--repetitions N] [--parallel N] [--kubeconfig F] [--context C] [--kube vX.Y.Z]',
+    'npm run fidelity -- [--side sim|node|both] [--only a,b] [--check] [--repetitions N] [--parallel N] [--kubeconfig F] [--context C] [--kube vX.Y.Z] [--feature-gates Name=bool,...]',
   // Each run stops as the harness stops one (its pod deleted, recorded), then the simulated cluster is stopped.
   interrupt: 'abort',
 } as const;
@@ -55,6 +56,8 @@ function options() {
     kubeconfig: { type: 'string', default: '.termlab/node/kubeconfig' },
     context: { type: 'string', default: 'termlab-node' },
     kube: { type: 'string' },
+    // The simulated side's gates, to match a node started with the same (e.g. ContainerStopSignals=true).
+    'feature-gates': { type: 'string' },
   });
   // The release both sides are for: --kube, else the one the node runs, else the node's default.
   const kube = (values.kube ?? upVersion() ?? DEFAULT_KUBE_VERSION).replace(/^(?=\d)/, 'v');
@@ -170,8 +173,11 @@ await runDevTool(tool, async (signal) => {
   const opts = options();
   const scenarios = await loadMatrix(opts.only);
   if (!opts.check && (opts.side === 'sim' || opts.side === 'both')) {
-    console.log(`simulated cluster (emulating ${opts.minor}): ${scenarios.length} scenarios x ${opts.repetitions}`);
-    const sim = await startSimCluster({ kubeVersion: opts.minor });
+    const gates = opts['feature-gates'];
+    console.log(
+      `simulated cluster (emulating ${opts.minor}${gates ? `, --feature-gates ${gates}` : ''}): ${scenarios.length} scenarios x ${opts.repetitions}`,
+    );
+    const sim = await startSimCluster({ kubeVersion: opts.minor, featureGates: gates });
     try {
       const cluster = await connect({ kubeconfigText: sim.kubeconfig });
       const { runs, observations } = await runSide(opts, signal, cluster, true, scenarios, () => ({
