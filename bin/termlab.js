@@ -36,7 +36,7 @@ if (bundle) {
     // Through tsx, the Kubernetes client is loaded by Node before tsx registers its hooks (3.2 s of CPU
     // through them, 0.9 s without; the harness's own imports then find it loaded). Only the commands that
     // need no cluster skip it.
-    const OFFLINE_COMMANDS = new Set(['grade', 'scenarios', 'schema', 'pack', 'predict']);
+    const OFFLINE_COMMANDS = new Set(['grade', 'scenarios', 'schema', 'pack', 'predict', 'version']);
     const command = process.argv[2];
     if (command !== undefined && !command.startsWith('-') && !OFFLINE_COMMANDS.has(command))
       await import('@kubernetes/client-node');

@@ -16,7 +16,17 @@ export interface Flag {
   /** The value's name in the usage: FILE, N, a,b. */
   value?: string;
   help: string;
+  /** The only values it takes (an output format's `text`, `json`, `yaml`): any other is refused, naming them. */
+  choices?: readonly string[];
+  /** Old spellings still accepted for a release, each with one deprecation line naming this flag. */
+  deprecated?: readonly OldSpelling[];
 }
+
+/**
+ * An old spelling of a flag: `--out` or `-o` (the same value under its new name), or a boolean flag that meant
+ * one of this flag's values (`{ flag: '--json', value: 'json' }`: `--json` is `--output json`).
+ */
+export type OldSpelling = string | { flag: string; value: string };
 
 export type Flags = Readonly<Record<string, Flag>>;
 

@@ -3,7 +3,7 @@ export type ErrorCode =
   | 'USAGE'
   | 'INPUT_UNREADABLE'
   | 'INPUT_TOO_LARGE'
-  /** An output path (--out, reports/latest, a report file) that cannot be made or written; names the path. */
+  /** An output path (--output-dir, reports/latest, a report file) that cannot be made or written; names the path. */
   | 'OUTPUT_UNWRITABLE'
   /** termlab's own state directory (run records) cannot be made or written; names the path. */
   | 'STATE_UNWRITABLE'

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { CommandIO } from '../../lib/command.ts';
 import { TermlabError, unwritable } from '../../lib/errors.ts';
+import { proxySyncDelayMs } from '../../lib/proxy-delay.ts';
 import { startSimCluster, writeKubeconfigFile } from './cluster.ts';
 
 /**
@@ -17,8 +18,6 @@ export interface SimValues {
 }
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
-/** A minute: far beyond any real kube-proxy's sync, short enough to notice a typo. */
-const MAX_PROXY_SYNC_DELAY_MS = 60_000;
 
 /** The kubectl lines that work against the simulated cluster, for a student to paste. */
 function kubectlHints(kubeconfig: string): string {
@@ -43,15 +42,7 @@ export const simCommand = {
       throw new TermlabError('USAGE', `--port: expected a whole number 0-65535, got ${JSON.stringify(values.port)}`, {
         flag: '--port',
       });
-    const delay = values['proxy-sync-delay-ms'];
-    const syncDelayMs = delay === undefined ? undefined : Number(delay);
-    if (syncDelayMs !== undefined && (!/^\d+$/.test(delay!) || syncDelayMs > MAX_PROXY_SYNC_DELAY_MS)) {
-      throw new TermlabError(
-        'USAGE',
-        `--proxy-sync-delay-ms: expected a whole number 0-${MAX_PROXY_SYNC_DELAY_MS}, got ${JSON.stringify(delay)}`,
-        { flag: '--proxy-sync-delay-ms' },
-      );
-    }
+    const syncDelayMs = proxySyncDelayMs(values['proxy-sync-delay-ms']);
     // The minor to emulate (versions.ts; 1.37 by default): its /version, event messages and PLEG timing.
     // --feature-gates: the API server's and the kubelet's, in one (feature-gates.ts).
     const sim = await startSimCluster({

@@ -1,4 +1,4 @@
-// `termlab class student NAME --namespace NS -o FILE`: the instructor makes one student's identity
+// `termlab class student NAME --namespace NS --output-file FILE`: the instructor makes one student's identity
 // and writes the kubeconfig to hand them. `termlab class` holds the class-on-a-cluster commands.
 import { open, rm } from 'node:fs/promises';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
@@ -17,7 +17,7 @@ async function makeStudent(values: Values<typeof classFlags>, positionals: strin
       'USAGE',
       positionals.length
         ? `one student NAME, got ${positionals.length}: ${positionals.join(' ')}`
-        : 'the student NAME is needed: termlab class student NAME --namespace NS -o FILE',
+        : 'the student NAME is needed: termlab class student NAME --namespace NS --output-file FILE',
     );
   const name = positionals[0]!;
   if (!values.namespace)
@@ -25,7 +25,8 @@ async function makeStudent(values: Values<typeof classFlags>, positionals: strin
       'USAGE',
       "--namespace NS is needed: the class's namespace from manifests/class.yaml, said explicitly",
     );
-  if (!values.out) throw new TermlabError('USAGE', "-o FILE is needed: where the student's kubeconfig is written");
+  const out = values['output-file'];
+  if (!out) throw new TermlabError('USAGE', "--output-file FILE is needed: where the student's kubeconfig is written");
   const hoursText = values.hours ?? String(DEFAULT_TOKEN_HOURS);
   if (!/^\d+$/.test(hoursText) || Number(hoursText) < 1 || Number(hoursText) > MAX_TOKEN_HOURS)
     throw new TermlabError(
@@ -34,7 +35,7 @@ async function makeStudent(values: Values<typeof classFlags>, positionals: strin
     );
   // The name and the file are checked before the cluster is asked anything.
   checkStudentName(name, values.namespace);
-  const file = await openOutput(values.out, Boolean(values.force));
+  const file = await openOutput(out, Boolean(values.force));
   let written = false;
   try {
     const cluster = await connect({ kubeconfig: values.kubeconfig, context: values.context });
@@ -56,7 +57,7 @@ async function makeStudent(values: Values<typeof classFlags>, positionals: strin
       await file.truncate(0);
       await file.write(text, 0);
     } catch (error) {
-      throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', values.out, error);
+      throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', out, error);
     }
     written = true;
     for (const what of student.created) io.out(`created ${what}\n`);
@@ -67,12 +68,12 @@ async function makeStudent(values: Values<typeof classFlags>, positionals: strin
         .join(', ')} (1/${student.seats} of the class's)\n`,
     );
     io.out(
-      `wrote ${values.out}: user ${student.username}, namespace ${student.namespace}; the token expires ${student.expiresAt} (${Math.round(student.expirationSeconds / 360) / 10} h)\n`,
+      `wrote ${out}: user ${student.username}, namespace ${student.namespace}; the token expires ${student.expiresAt} (${Math.round(student.expirationSeconds / 360) / 10} h)\n`,
     );
     return EXIT.ok;
   } finally {
     await file.close();
-    if (!written && file.fresh) await rm(values.out, { force: true });
+    if (!written && file.fresh) await rm(out, { force: true });
   }
 }
 
@@ -89,7 +90,7 @@ async function openOutput(
     if (code === 'EEXIST' && !force)
       throw new TermlabError(
         'USAGE',
-        `-o ${path}: the file exists; --force replaces it (the old token stays valid until it expires)`,
+        `--output-file ${path}: the file exists; --force replaces it (the old token stays valid until it expires)`,
         { path },
       );
     if (code !== 'EEXIST') throw unwritable('OUTPUT_UNWRITABLE', 'the kubeconfig', path, error);

@@ -2,7 +2,7 @@
 // chosen one's module is loaded, so a spawn of the CLI pays for that command alone.
 import { setMaxListeners } from 'node:events';
 import type { CommandIO } from '../../lib/command.ts';
-import { helpOf, usageOf } from './command.ts';
+import { hanging, helpOf, usageOf } from './command.ts';
 import { createCommands } from './commands/index.ts';
 import {
   EXIT,
@@ -28,12 +28,12 @@ function usage(): string {
     `termlab ${HARNESS_VERSION} — see and grade what graceful shutdown in Kubernetes really does`,
     '',
     'commands:',
-    ...commands.map(
-      (c) =>
-        `  ${c.name.padEnd(10)} ${c.summary}\n             ${usageOf(c).replaceAll('\n       ', '\n             ')}`,
-    ),
+    ...commands.flatMap((c) => [
+      ...hanging(`  ${c.name.padEnd(10)} `, c.summary, 13),
+      `             ${usageOf(c).replaceAll('\n       ', '\n             ')}`,
+    ]),
     '',
-    'termlab COMMAND --help lists its flags.',
+    'termlab COMMAND --help lists its flags and examples.',
     '',
   ].join('\n');
 }

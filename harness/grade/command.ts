@@ -4,7 +4,8 @@ import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
 import { predictionLines, VERDICT_LABEL } from '../report/format.ts';
 import { requestsStrip } from '../report/rollout.ts';
-import { escapeTerminal as t, terminalJson } from '../../lib/terminal.ts';
+import { formatted, isData } from '../../lib/output-format.ts';
+import { escapeTerminal as t } from '../../lib/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { boundHeapGrowth, exitCodeOf } from './files.ts';
 import { readPredictions } from './predictions.ts';
@@ -34,11 +35,14 @@ export const gradeCommand: CommandModule<typeof gradeFlags> = {
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
     if (values.gradebook || values['gradebook-json'] || values.lab) {
       // A class is graded into a gradebook and a class report; a per-file output would be silently empty.
-      for (const flag of ['json', 'junit'] as const) {
-        if (values[flag])
+      for (const [flag, given] of [
+        [`-o ${values.output}`, isData(values.output)],
+        ['--junit', values.junit],
+      ] as const) {
+        if (given)
           throw new TermlabError(
             'USAGE',
-            `--${flag} cannot go with --gradebook/--gradebook-json/--lab: a class gives --gradebook-json (its rows as JSON) and --html/--md (the class report)`,
+            `${flag} cannot go with --gradebook/--gradebook-json/--lab: a class gives --gradebook-json (its rows as JSON) and --html/--md (the class report)`,
           );
       }
       if (!values.gradebook && !values['gradebook-json'] && !values.html && !values.md) {
@@ -61,16 +65,17 @@ export const gradeCommand: CommandModule<typeof gradeFlags> = {
       );
     }
     // Reports and JSON need every result whole; the terminal shows each as it comes and keeps little.
-    const whole = Boolean(values.json || values.md || values.html || values.junit);
+    const whole = Boolean(isData(values.output) || values.md || values.html || values.junit);
     const run = await gradeWithArchives(positionals, {
       predictions,
       signal: io.signal,
       slim: !whole,
-      onResult: values.json ? undefined : (r) => io.out(formatResult(r)),
+      onResult: isData(values.output) ? undefined : (r) => io.out(formatResult(r)),
       onProblem: (p) => io.err(`termlab grade: ${t(p)}\n`),
     });
     await writeReports(run, values);
-    if (values.json) io.out(terminalJson({ results: run.results, pairs: run.pairs, problems: run.problems }) + '\n');
+    if (isData(values.output))
+      io.out(formatted({ results: run.results, pairs: run.pairs, problems: run.problems }, values.output));
     else {
       for (const pair of run.pairs)
         for (const c of pair.checks) io.out(`lab pair ${t(pair.pairId)}: ${c.status} — ${t(c.reason)}\n`);

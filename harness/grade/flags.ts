@@ -1,5 +1,6 @@
 // `termlab grade`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/grade.ts).
 import type { Flags } from '../../lib/command.ts';
+import { outputFlag } from '../../lib/output-format.ts';
 
 export const gradeFlags = {
   predictions: {
@@ -7,7 +8,7 @@ export const gradeFlags = {
     value: 'FILE',
     help: 'the predictions made before the run, graded beside the results',
   },
-  json: { type: 'boolean', help: 'print the grades as JSON instead of text' },
+  output: outputFlag('the grades'),
   md: { type: 'string', value: 'FILE', help: 'write a Markdown report (a class report with --gradebook)' },
   html: { type: 'string', value: 'FILE', help: 'write an HTML report (a class report with --gradebook)' },
   junit: { type: 'string', value: 'FILE', help: 'write a JUnit XML report (not for a class)' },

@@ -83,7 +83,8 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
 ]);
 
 const minorNumber = (minor: string) => Number(minor.split('.')[1]);
-const KNOWN_MINORS = [...RULES_BY_MINOR.keys()].sort((x, y) => minorNumber(x) - minorNumber(y));
+/** The minors the model has rules for, oldest first. */
+export const KNOWN_MINORS = [...RULES_BY_MINOR.keys()].sort((x, y) => minorNumber(x) - minorNumber(y));
 export const NEWEST_MINOR = KNOWN_MINORS.at(-1)!;
 const OLDEST_MINOR = KNOWN_MINORS[0]!;
 

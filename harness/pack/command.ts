@@ -9,7 +9,7 @@ export const packCommand: CommandModule<typeof packFlags> = {
   async run(values, positionals, io) {
     const runDir = positionals[0] ?? 'reports/latest';
     const { archive, manifest, predictions, seal, predictedStudent } = await packRun(runDir, {
-      out: values.out,
+      out: values['output-file'],
       predictions: values.predictions,
       student: values.student,
     });

@@ -2,11 +2,11 @@
 import type { Flags } from '../../lib/command.ts';
 
 export const packFlags = {
-  out: {
+  'output-file': {
     type: 'string',
-    short: 'o',
     value: 'FILE',
     help: "the archive to write (default: RUN.tar.gz in the current directory, RUN the run directory's name)",
+    deprecated: ['--out', '-o'],
   },
   predictions: {
     type: 'string',

@@ -97,7 +97,7 @@ export function createPredictCommand(
 ): CommandModule<typeof predictFlags> {
   return {
     async run(values, _positionals, io) {
-      const out = values.out ?? DEFAULT_PREDICTIONS_FILE;
+      const out = values['output-file'] ?? DEFAULT_PREDICTIONS_FILE;
       const student = values.student === undefined ? undefined : checkedStudent(values.student);
       if (
         !values.force &&

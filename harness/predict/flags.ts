@@ -3,7 +3,12 @@ import type { Flags } from '../../lib/command.ts';
 
 export const predictFlags = {
   student: { type: 'string', value: 'NAME', help: 'your name, written into the predictions' },
-  out: { type: 'string', short: 'o', value: 'FILE', help: 'the file to write (default predictions.yaml)' },
+  'output-file': {
+    type: 'string',
+    value: 'FILE',
+    help: 'the file to write (default predictions.yaml)',
+    deprecated: ['--out', '-o'],
+  },
   template: { type: 'boolean', help: 'write a template to fill in instead of asking at the terminal' },
   force: { type: 'boolean', help: 'replace an existing predictions file' },
   scenarios: { type: 'string', value: 'FILE', help: 'the scenario file (default manifests/scenarios.yaml)' },

@@ -23,6 +23,7 @@ import type { GradeResult, PairResult } from '../grade/types.ts';
 import { connect, DEFAULT_API_PATIENCE_MS, type Cluster } from '../kube/index.ts';
 import { z } from 'zod';
 import { formatIssue, makeDirectory, writeFileAtomic } from '../../lib/files.ts';
+import { proxySyncDelayMs as proxySyncDelay } from '../../lib/proxy-delay.ts';
 import { escapeTerminal } from '../../lib/terminal.ts';
 import { writeReports } from '../report/write.ts';
 import { checkPodCap } from '../safety/cap.ts';
@@ -220,18 +221,12 @@ async function planRun(values: Values<typeof runFlags>) {
   // A full class quota: wait this long for room, with backoff, then end with exit 3 naming it.
   const quotaWaitMs = wholeSeconds(values['quota-wait'], '--quota-wait', DEFAULT_QUOTA_WAIT_MS / 1000) * 1000;
 
-  if (values['sim-proxy-delay'] !== undefined && !values.sim)
+  if (values['proxy-sync-delay-ms'] !== undefined && !values.sim)
     throw new TermlabError(
       'USAGE',
-      "--sim-proxy-delay: only with --sim (a real cluster's proxies take the time they take)",
+      "--proxy-sync-delay-ms: only with --sim (a real cluster's proxies take the time they take)",
     );
-  const delayText = values['sim-proxy-delay'];
-  if (delayText !== undefined && !/^\d+$/.test(delayText))
-    throw new TermlabError(
-      'USAGE',
-      `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delayText)}`,
-    );
-  const proxySyncDelayMs = delayText === undefined ? undefined : Number(delayText);
+  const proxySyncDelayMs = proxySyncDelay(values['proxy-sync-delay-ms']);
   // The minor a simulated cluster emulates; a real cluster is whatever version it is.
   if (values['kube-version'] !== undefined && !values.sim)
     throw new TermlabError('USAGE', '--kube-version: only with --sim (a real cluster runs the version it runs)');
@@ -241,8 +236,8 @@ async function planRun(values: Values<typeof runFlags>) {
       "--feature-gates: only with --sim (a real cluster's gates are its API server's and kubelets' flags)",
     );
   // A folder that cannot be made is said now, before a simulated cluster starts or a real one is touched.
-  const outDir = values.out === undefined ? undefined : resolve(values.out);
-  if (outDir) await makeRunDirectory(outDir, '--out');
+  const outDir = values['output-dir'] === undefined ? undefined : resolve(values['output-dir']);
+  if (outDir) await makeRunDirectory(outDir, '--output-dir');
   return {
     values,
     transport,
@@ -366,7 +361,7 @@ async function openRun<S extends { name: string }, O>(
   await saveRun(record);
 
   const runDir = plan.outDir ?? resolve('reports', runId);
-  await makeRunDirectory(runDir, plan.outDir ? '--out' : 'the run directory');
+  await makeRunDirectory(runDir, plan.outDir ? '--output-dir' : 'the run directory');
   // The sealed copy `termlab pack` hands in: the bytes whose hash every observation carries.
   if (sealable) await writeFileAtomic(join(runDir, PREDICTIONS_NAME), sealable.text);
   io.out(
@@ -564,7 +559,7 @@ async function writeRunReports<S extends { name: string }, O>(
       join(runDir, INTERRUPTED_MARKER),
       `run ${runId} was ${interruptedWords(io.signal)} before it finished\n`,
     );
-  if (!plan.values.out && !io.signal.aborted) await pointLatest(resolve('reports'), runDir);
+  if (!plan.values['output-dir'] && !io.signal.aborted) await pointLatest(resolve('reports'), runDir);
   return pairs;
 }
 

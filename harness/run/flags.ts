@@ -1,5 +1,26 @@
 // `termlab run`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/run.ts).
-import type { Flags } from '../../lib/command.ts';
+import type { Flag, Flags } from '../../lib/command.ts';
+
+/** The Kubernetes minor the simulated cluster emulates: `termlab sim`'s flag, and run's and verify's with --sim. */
+export const KUBE_VERSION_FLAG = {
+  type: 'string',
+  value: '1.35|1.36|1.37|1.38',
+  help: 'the Kubernetes minor to emulate: 1.35, 1.36, 1.37 (the default) or 1.38 (v1.38.0-beta.0); 1.34 also works, for old recordings',
+} as const satisfies Flag;
+
+/** The API server's and kubelet's feature gates, as their --feature-gates flag takes them. */
+export const FEATURE_GATES_FLAG = {
+  type: 'string',
+  value: 'Name=bool,...',
+  help: "feature gates, e.g. ContainerStopSignals=true (that minor's defaults otherwise)",
+} as const satisfies Flag;
+
+/** One setting, one name: `termlab sim`'s flag, and run's and verify's with --sim. */
+export const PROXY_SYNC_DELAY_FLAG = {
+  type: 'string',
+  value: 'MS',
+  help: 'the simulated service proxy applies endpoint changes this many ms late (0-60000)',
+} as const satisfies Flag;
 
 /**
  * The flags `termlab run` and `termlab verify` share, word for word: which cluster (or the simulated one, and
@@ -22,36 +43,29 @@ export const clusterFlags = {
     value: 'SECONDS',
     help: "how long the cluster's API may stay away before the run gives up (default 60)",
   },
-  'sim-proxy-delay': {
-    type: 'string',
-    value: 'MS',
-    help: 'with --sim: the simulated service proxy applies endpoint changes this late',
+  'proxy-sync-delay-ms': {
+    ...PROXY_SYNC_DELAY_FLAG,
+    help: `with --sim: ${PROXY_SYNC_DELAY_FLAG.help}`,
+    deprecated: ['--sim-proxy-delay'],
   },
-  'kube-version': {
-    type: 'string',
-    value: '1.35|1.36|1.37|1.38',
-    help: 'with --sim: the Kubernetes minor to emulate (default 1.37; 1.34 kept; 1.38 is v1.38.0-beta.0)',
-  },
-  'feature-gates': {
-    type: 'string',
-    value: 'Name=bool,...',
-    help: "with --sim: the simulated cluster's feature gates, e.g. ContainerStopSignals=true",
-  },
+  'feature-gates': { ...FEATURE_GATES_FLAG, help: `with --sim: ${FEATURE_GATES_FLAG.help}` },
+  'kube-version': { ...KUBE_VERSION_FLAG, help: `with --sim: ${KUBE_VERSION_FLAG.help}` },
 } as const satisfies Flags;
 
 export const runFlags = {
   ...clusterFlags,
-  namespace: { type: 'string', value: 'NS', help: "the namespace (default: the context's, else default)" },
+  namespace: { type: 'string', short: 'n', value: 'NS', help: "the namespace (default: the context's, else default)" },
   scenarios: {
     type: 'string',
     value: 'FILE',
     help: 'the scenario file (default manifests/scenarios.yaml; manifests/rollout.yaml for rollouts)',
   },
   only: { type: 'string', value: 'a,b', help: 'only these scenarios, by name' },
-  out: {
+  'output-dir': {
     type: 'string',
     value: 'DIR',
     help: 'the run directory (default reports/<run id>, and reports/latest points at it)',
+    deprecated: ['--out'],
   },
   parallel: { type: 'string', value: 'N', help: 'scenarios at once (default 8; rollouts 1)' },
   image: { type: 'string', value: 'IMAGE', help: 'the lab server image (default termlab/lab-server:0.1.0)' },

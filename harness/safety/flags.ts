@@ -4,7 +4,7 @@ import type { Flags } from '../../lib/command.ts';
 export const reapFlags = {
   context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
   kubeconfig: { type: 'string', value: 'FILE', help: 'the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)' },
-  namespace: { type: 'string', value: 'NS', help: "the namespace (default: the context's, else default)" },
+  namespace: { type: 'string', short: 'n', value: 'NS', help: "the namespace (default: the context's, else default)" },
   owner: {
     type: 'string',
     value: 'ID',

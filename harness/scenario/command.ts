@@ -1,4 +1,5 @@
 import type { CommandModule } from '../../lib/command.ts';
+import { formatted, isData } from '../../lib/output-format.ts';
 import { predictScenario as predict } from '../grade/pod-theory.ts';
 import { describeRetries, predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
@@ -15,13 +16,12 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
     const set = await loadScenarioSet(values.scenarios, onlyNames(values.only));
     if (set.kind === 'rollout') {
       // A rollout's answer comes from the old pods' live lifecycle, known only once they run: nothing to hide.
-      if (values.json)
+      if (isData(values.output))
         io.out(
-          JSON.stringify(
+          formatted(
             set.scenarios.map((s) => ({ scenario: s })),
-            null,
-            2,
-          ) + '\n',
+            values.output,
+          ),
         );
       else
         for (const s of set.scenarios)
@@ -29,7 +29,7 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
       return 0;
     }
     const scenarios = set.scenarios;
-    if (values.json) {
+    if (isData(values.output)) {
       const rows = values.reveal
         ? scenarios.map((s) => ({
             scenario: s,
@@ -38,7 +38,7 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
             deadlineSeconds: podDeadlineSeconds(s),
           }))
         : scenarios.map(({ description: _hidden, ...s }) => ({ scenario: s }));
-      io.out(JSON.stringify(rows, null, 2) + '\n');
+      io.out(formatted(rows, values.output));
       return 0;
     }
     for (const s of scenarios) {

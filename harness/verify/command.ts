@@ -7,8 +7,10 @@ import { join, resolve } from 'node:path';
 import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
 import { makeDirectory } from '../../lib/files.ts';
+import { proxySyncDelayMs } from '../../lib/proxy-delay.ts';
 import { type Cluster, connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
-import { escapeTerminal as t, terminalJson } from '../../lib/terminal.ts';
+import { formatted, isData } from '../../lib/output-format.ts';
+import { escapeTerminal as t } from '../../lib/terminal.ts';
 import { RunClock } from '../run/clock.ts';
 import type { StartSim } from '../run/command.ts';
 import { ownershipOf, whoAmI } from '../safety/identity.ts';
@@ -64,7 +66,7 @@ export function parseTarget(positionals: string[]): string {
 async function simPlan(values: Record<string, string | boolean | undefined>, deployment: string) {
   if (values.sim && (values.context || values.kubeconfig))
     throw new TermlabError('USAGE', '--sim starts its own cluster: leave out --context and --kubeconfig');
-  for (const flag of ['apply', 'sim-proxy-delay', 'kube-version', 'feature-gates'] as const) {
+  for (const flag of ['apply', 'proxy-sync-delay-ms', 'kube-version', 'feature-gates'] as const) {
     if (values[flag] !== undefined && !values.sim)
       throw new TermlabError(
         'USAGE',
@@ -78,17 +80,12 @@ async function simPlan(values: Record<string, string | boolean | undefined>, dep
       'USAGE',
       `--sim starts an empty simulated cluster: give --apply FILE with deployment/${deployment} (and its Service) in it, e.g. --apply manifests/verify-example.yaml`,
     );
-  const delay = values['sim-proxy-delay'] as string | undefined;
-  if (delay !== undefined && !/^\d+$/.test(delay))
-    throw new TermlabError(
-      'USAGE',
-      `--sim-proxy-delay: expected a whole number of milliseconds, got ${JSON.stringify(delay)}`,
-    );
+  const delay = proxySyncDelayMs(values['proxy-sync-delay-ms'] as string | undefined);
   const namespace = (values.namespace as string | undefined) ?? 'default';
   return {
     manifests: await readManifests(apply, namespace, deployment),
     options: {
-      proxySyncDelayMs: delay === undefined ? undefined : Number(delay),
+      proxySyncDelayMs: delay,
       kubeVersion: values['kube-version'] as string | undefined,
       featureGates: values['feature-gates'] as string | undefined,
     },
@@ -210,11 +207,11 @@ async function verifyOn(
       'this changes a Deployment on a real cluster: re-run with --yes to go ahead (nothing was changed; every right it needs was checked with a dry run)',
     );
 
-  const outDir = resolve(values.out ?? join('reports', `verify-${runId}`));
+  const outDir = resolve(values['output-dir'] ?? join('reports', `verify-${runId}`));
   try {
     await makeDirectory(outDir);
   } catch (error) {
-    throw unwritable('OUTPUT_UNWRITABLE', '--out', outDir, error);
+    throw unwritable('OUTPUT_UNWRITABLE', '--output-dir', outDir, error);
   }
   // The record lets `termlab reap` take the load pod (and a temporary Service) if this process dies.
   const record = newRunRecord({
@@ -244,7 +241,7 @@ async function verifyOn(
     signal: io.signal,
     readyTimeoutMs,
     onPhase: (phase) => {
-      if (!values.json) io.err(`  ${phase}\n`);
+      if (!isData(values.output)) io.err(`  ${phase}\n`);
     },
   });
   const file = join(outDir, `${deployment}${VERIFICATION_SUFFIX}`);
@@ -272,21 +269,24 @@ async function verifyOn(
     junit: join(outDir, 'junit.xml'),
   });
   await writeVerifyReports(grade, observation, { md: values.md, html: values.html, junit: values.junit });
-  if (values.json)
+  if (isData(values.output))
     io.out(
-      terminalJson({
-        verdict: grade.verdict,
-        explanation: grade.explanation,
-        rolloutStalled: grade.rolloutStalled,
-        interrupted: grade.interrupted,
-        requests: grade.requests,
-        failed: grade.failed,
-        byCause: grade.byCause,
-        advice: grade.advice,
-        reasoning: grade.reasoning,
-        scope: grade.scope,
-        observation: file,
-      }) + '\n',
+      formatted(
+        {
+          verdict: grade.verdict,
+          explanation: grade.explanation,
+          rolloutStalled: grade.rolloutStalled,
+          interrupted: grade.interrupted,
+          requests: grade.requests,
+          failed: grade.failed,
+          byCause: grade.byCause,
+          advice: grade.advice,
+          reasoning: grade.reasoning,
+          scope: grade.scope,
+          observation: file,
+        },
+        values.output,
+      ),
     );
   else
     io.out(
@@ -303,7 +303,7 @@ async function verifyOn(
 /** `termlab grade` on verification files: the same grade, reports and exit code, offline. */
 export async function gradeVerifications(
   paths: string[],
-  targets: { json?: boolean; md?: string; html?: string; junit?: string },
+  targets: { output?: string; md?: string; html?: string; junit?: string },
   io: { out(text: string): void; err(text: string): void; signal: AbortSignal },
   problems: string[] = [],
 ): Promise<number> {
@@ -324,7 +324,7 @@ export async function gradeVerifications(
     }
     const { grade, observation } = graded;
     if (paths.length === 1) await writeVerifyReports(grade, observation, targets);
-    io.out(targets.json ? terminalJson(grade) + '\n' : terminalSummary(grade));
+    io.out(isData(targets.output) ? formatted(grade, targets.output) : terminalSummary(grade));
     codes.push(exitCodeOfGrade(grade));
   }
   return Math.max(0, ...codes);

@@ -1,11 +1,17 @@
 // `termlab verify`'s flags: the CLI parses with them and shows them in --help (harness/cli/commands/verify.ts).
 import type { Flags } from '../../lib/command.ts';
+import { outputFlag } from '../../lib/output-format.ts';
 import { clusterFlags } from '../run/flags.ts';
 
 export const verifyFlags = {
   ...clusterFlags,
   sim: { ...clusterFlags.sim, help: `${clusterFlags.sim.help}; it starts empty: give --apply` },
-  namespace: { type: 'string', value: 'NS', help: "the Deployment's namespace (default: the context's, else default)" },
+  namespace: {
+    type: 'string',
+    short: 'n',
+    value: 'NS',
+    help: "the Deployment's namespace (default: the context's, else default)",
+  },
   apply: {
     type: 'string',
     value: 'FILE',
@@ -51,8 +57,13 @@ export const verifyFlags = {
     value: 'SECONDS',
     help: 'how long the Deployment, its endpoints and the load may take to be ready (default 120)',
   },
-  out: { type: 'string', value: 'DIR', help: 'where the observation and reports go (default reports/verify-<run id>)' },
-  json: { type: 'boolean', help: 'print the verdict as JSON instead of text' },
+  'output-dir': {
+    type: 'string',
+    value: 'DIR',
+    help: 'where the observation and reports go (default reports/verify-<run id>)',
+    deprecated: ['--out'],
+  },
+  output: outputFlag('the verdict'),
   md: { type: 'string', value: 'FILE', help: 'also write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)' },
   html: { type: 'string', value: 'FILE', help: 'also write the HTML report here' },
   junit: { type: 'string', value: 'FILE', help: 'also write the JUnit XML here' },

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { helpOf, usageOf } from '../../harness/cli/command.ts';
+import { HELP_WIDTH, helpOf, usageOf } from '../../harness/cli/command.ts';
 import { createCommands } from '../../harness/cli/commands/index.ts';
 import { EXIT } from '../../lib/errors.ts';
 import { runCli } from '../support/cli.ts';
@@ -28,16 +28,29 @@ describe('each subcommand is one Command object', () => {
       'schema',
       'sim',
       'verify',
+      'version',
     ]);
     for (const command of commands) {
       const help = helpOf(command);
       expect(help).toContain(`usage: ${usageOf(command)}`);
+      // A long help is wrapped: its words are there in order, the line breaks aside.
+      const flat = help.replace(/\s+/g, ' ');
       for (const [name, flag] of Object.entries(command.flags)) {
-        expect(help, `${command.name} --${name}`).toMatch(
-          new RegExp(`--${name}\\b.*  ${flag.help.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+        expect(flat, `${command.name} --${name}`).toMatch(
+          new RegExp(`--${name}\\b.*? ${flag.help.replace(/\s+/g, ' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
         );
       }
     }
+  });
+
+  it('fits every help page and the command list in 100 columns', async () => {
+    const pages = [
+      ...commands.map((c) => [c.name, helpOf(c)] as const),
+      ['termlab', (await runCli([])).stdout] as const,
+    ];
+    expect(pages.at(-1)![1]).toContain('commands:');
+    for (const [name, page] of pages)
+      for (const line of page.split('\n')) expect(line.length, `${name}: ${line}`).toBeLessThanOrEqual(HELP_WIDTH);
   });
 
   it("has every parser, the CLI's alone, take its options from the flags its Command object shows", () => {
@@ -48,21 +61,35 @@ describe('each subcommand is one Command object', () => {
         (m) => [relative(repoRoot, file), m[1]!] as const,
       ),
     );
-    expect(parsers.length).toBeGreaterThanOrEqual(8);
-    for (const [file, options] of parsers) {
-      expect(file, 'a command line is parsed by its Command object').toMatch(/^harness\/cli\/commands\/[a-z]+\.ts$/);
-      const shown = readFileSync(join(repoRoot, file), 'utf8').match(/\bflags: (\w+),/)?.[1];
-      expect(options, `${file}: options ${options}, flags ${shown}`).toMatch(
-        new RegExp(`^parseOptions\\((pickFlags\\()?${shown}$`),
-      );
+    // One parseArgs, parseFlags's, with the table it is given; each command hands it the table it shows.
+    expect(parsers).toEqual([['harness/cli/command.ts', 'parseOptions(flags']]);
+    const callers = sources(join(repoRoot, 'harness/cli/commands')).filter((f) => !f.endsWith('index.ts'));
+    expect(callers.length).toBeGreaterThanOrEqual(11);
+    for (const file of callers) {
+      const text = readFileSync(file, 'utf8');
+      const shown = text.match(/\bflags: (\w+),/)?.[1];
+      const parsed = [...text.matchAll(/parseFlags\('[a-z]+', ([^,]+),/g)].map((m) => m[1]);
+      expect(parsed.length, relative(repoRoot, file)).toBeGreaterThan(0);
+      for (const options of parsed)
+        expect(options, `${relative(repoRoot, file)}: parses ${options}, shows ${shown}`).toMatch(
+          new RegExp(`^(pickFlags\\()?${shown}$`),
+        );
     }
-    expect(parsers.map(([file]) => file)).toContain('harness/cli/commands/run.ts');
   });
 
   it('answers termlab sim --help and termlab run --help with the flags they used to hide', async () => {
     const [sim, run] = await Promise.all([runCli(['sim', '--help']), runCli(['run', '--help'])]);
-    expect(sim).toMatchObject({ code: EXIT.ok, stdout: expect.stringContaining('--proxy-sync-delay-ms N') });
+    expect(sim).toMatchObject({ code: EXIT.ok, stdout: expect.stringContaining('--proxy-sync-delay-ms MS') });
     expect(run).toMatchObject({ code: EXIT.ok, stdout: expect.stringContaining('--ready-timeout SECONDS') });
-    expect(run.stdout).toContain('--sim-proxy-delay MS');
+    expect(run.stdout).toContain('--proxy-sync-delay-ms MS');
+    expect(run.stdout).toContain('--sim-proxy-delay MS: now --proxy-sync-delay-ms MS');
+  });
+
+  it('says which Kubernetes minors the simulated cluster emulates in plain words', () => {
+    for (const name of ['run', 'sim', 'verify']) {
+      const help = helpOf(commands.find((c) => c.name === name)!).replace(/\s+/g, ' ');
+      expect(help).toContain('1.35, 1.36 or 1.37 (the default); 1.34 also works, for old recordings');
+      expect(help).not.toContain('kept)');
+    }
   });
 });

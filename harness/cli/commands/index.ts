@@ -13,6 +13,7 @@ import { scenarios } from './scenarios.ts';
 import { schema } from './schema.ts';
 import { simCommand, type simFlags } from './sim.ts';
 import { verifyCommand } from './verify.ts';
+import { version } from './version.ts';
 
 /** What the CLI's one door to cluster/sim gives. */
 export interface SimModule {
@@ -42,5 +43,6 @@ export function createCommands(loadSim: () => Promise<SimModule>): Command[] {
     predict,
     classCommand,
     verifyCommand(startSim),
+    version,
   ];
 }

@@ -1,8 +1,8 @@
 // `termlab sim`: the simulated cluster in the foreground. Its code is cluster/sim's, reached through
 // the CLI's one door (loadSim in harness/cli/main.ts); this file says what the command is and parses its flags.
-import { parseArgs } from 'node:util';
-import type { CommandModule, Flags } from '../../../lib/command.ts';
-import { type Command, parseOptions } from '../command.ts';
+import type { CommandIO, CommandModule, Flags } from '../../../lib/command.ts';
+import { FEATURE_GATES_FLAG, KUBE_VERSION_FLAG, PROXY_SYNC_DELAY_FLAG } from '../../run/flags.ts';
+import { type Command, parseFlags } from '../command.ts';
 
 export const simFlags = {
   port: { type: 'string', value: 'N', help: "the API server's port on 127.0.0.1 (default 0: any free port)" },
@@ -11,30 +11,28 @@ export const simFlags = {
     value: 'FILE',
     help: 'where to write the kubeconfig (default .termlab/sim/kubeconfig)',
   },
-  'proxy-sync-delay-ms': {
-    type: 'string',
-    value: 'N',
-    help: 'the simulated service proxy applies endpoint changes this many ms late (0-60000)',
-  },
-  'kube-version': {
-    type: 'string',
-    value: '1.35|1.36|1.37|1.38',
-    help: 'the Kubernetes minor to emulate (default 1.37; 1.34 kept; 1.38 is v1.38.0-beta.0)',
-  },
-  'feature-gates': {
-    type: 'string',
-    value: 'Name=bool,...',
-    help: "the API server's and kubelet's feature gates, e.g. ContainerStopSignals=true (that minor's defaults otherwise)",
-  },
+  'proxy-sync-delay-ms': PROXY_SYNC_DELAY_FLAG,
+  'kube-version': KUBE_VERSION_FLAG,
+  'feature-gates': FEATURE_GATES_FLAG,
 } as const satisfies Flags;
+
+const parse = (argv: string[], io: Pick<CommandIO, 'err'>) => parseFlags('sim', simFlags, argv, io);
 
 export function simCommand(load: () => Promise<{ simCommand: CommandModule<typeof simFlags> }>): Command {
   return {
     name: 'sim',
     summary: 'run the simulated cluster in the foreground (Ctrl-C stops it and every process it started)',
     flags: simFlags,
+    examples: [
+      { about: 'a simulated cluster for kubectl, until Ctrl-C', line: 'termlab sim' },
+      {
+        about: 'Kubernetes 1.36 on a fixed port, its proxies 500 ms late',
+        line: 'termlab sim --kube-version 1.36 --port 6443 --proxy-sync-delay-ms 500',
+      },
+    ],
+    parse,
     async run(argv, io) {
-      const { values, positionals } = parseArgs({ args: argv, strict: true, options: parseOptions(simFlags) });
+      const { values, positionals } = parse(argv, io);
       return (await load()).simCommand.run(values, positionals, io);
     },
   };
