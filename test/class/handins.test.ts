@@ -114,7 +114,7 @@ describe.concurrent('every hand-in accounted for', () => {
   it('says at pack time, and flags in the gradebook, a --student that disagrees with the predictions', async () => {
     const run = writeRunDir(work, { student: 'Ada Lovelace', tag: 'charlie' });
     const archive = join(root, 'charlie.tar.gz');
-    const packed = await runCli(['pack', run, '-o', archive, '--student', 'Charlie Copy'], offline);
+    const packed = await runCli(['pack', run, '--output-file', archive, '--student', 'Charlie Copy'], offline);
     expect(packed.code).toBe(EXIT.ok);
     expect(packed.stdout).toContain('for Ada Lovelace');
     expect(packed.stderr).toContain('--student "Charlie Copy" differs from the student "Ada Lovelace"');
@@ -143,14 +143,14 @@ describe.concurrent('every hand-in accounted for', () => {
     const text = readFileSync(md, 'utf8');
     expect(text).toContain('| student | submission | pairs | predictions right |');
     expect(text).toMatch(/\| Grace Hopper \| .*grace\.tar\.gz \| grace: pass \| 2 of 2 \| 2 \| 0 \| 0 \| 0 \|/);
-    for (const flag of ['--json', '--junit']) {
+    for (const flag of ['-o json', '--junit']) {
       const refused = await runCli(
         [
           'grade',
           klass,
           '--gradebook',
           join(root, 'x.csv'),
-          ...(flag === '--json' ? [flag] : [flag, join(root, 'x.xml')]),
+          ...(flag === '-o json' ? ['-o', 'json'] : [flag, join(root, 'x.xml')]),
         ],
         offline,
       );

@@ -27,7 +27,7 @@ beforeAll(async () => {
   writeFileSync(predictions, PREDICTED);
   sealedRun = join(root, 'sealed-run');
   const r = await runCli(
-    ['run', '--sim', '--scenarios', scenarios, '--predictions', predictions, '--out', sealedRun],
+    ['run', '--sim', '--scenarios', scenarios, '--predictions', predictions, '--output-dir', sealedRun],
     env,
   );
   expect(r.code, r.stderr).toBe(0);
@@ -54,7 +54,10 @@ describe('sealed predictions', () => {
   it('packs the sealed predictions, and refuses a file written after the run, naming both hashes', async () => {
     const later = join(root, 'later.yaml');
     writeFileSync(later, PREDICTED.replace('completed, exitCode: 0', 'cut, exitCode: 137'));
-    const refused = await runCli(['pack', sealedRun, '-o', join(root, 'refused.tar.gz'), '--predictions', later], env);
+    const refused = await runCli(
+      ['pack', sealedRun, '--output-file', join(root, 'refused.tar.gz'), '--predictions', later],
+      env,
+    );
     expect(refused.code).toBe(EXIT.badInput);
     expect(refused.stderr).toContain(
       `--predictions ${later} (sha256 ${predictionsSha256(readFileSync(later, 'utf8'))}) is not the predictions file run`,
@@ -63,7 +66,7 @@ describe('sealed predictions', () => {
     // Editing the run folder's copy changes nothing: the pack takes the predictions from the observations.
     writeFileSync(join(sealedRun, 'predictions.yaml'), readFileSync(later));
     const archive = join(root, 'ada.tar.gz');
-    const packed = await runCli(['pack', sealedRun, '-o', archive], env);
+    const packed = await runCli(['pack', sealedRun, '--output-file', archive], env);
     expect(packed).toMatchObject({
       code: 0,
       stdout: expect.stringContaining('with the predictions the run sealed before its first pod'),
@@ -83,7 +86,7 @@ describe('sealed predictions', () => {
   it('flags for review a run made without --predictions, its file handed in beside it', async () => {
     const dir = writeRunDir(join(root, 'work'), { student: 'Bob Byte', tag: 'bob', sealed: false });
     const archive = join(root, 'bob.tar.gz');
-    const packed = await runCli(['pack', dir, '-o', archive], env);
+    const packed = await runCli(['pack', dir, '--output-file', archive], env);
     expect(packed.code).toBe(EXIT.ok);
     expect(packed.stderr).toContain('the run was started without --predictions');
     const r = await runCli(['grade', archive, '--gradebook-json', join(root, 'bob.json')], env);
@@ -100,7 +103,7 @@ describe('sealed predictions', () => {
     const wrong = join(root, 'wrong.yaml');
     writeFileSync(wrong, PREDICTED.replace('completed, exitCode: 0', 'cut, exitCode: 137'));
     const r = await runCli(
-      ['run', '--sim', '--scenarios', scenarios, '--predictions', wrong, '--out', join(root, 'wrong-run')],
+      ['run', '--sim', '--scenarios', scenarios, '--predictions', wrong, '--output-dir', join(root, 'wrong-run')],
       env,
     );
     expect(r.code, r.stderr).toBe(EXIT.checksFailed);
@@ -150,7 +153,7 @@ describe('sealed predictions', () => {
     const o = JSON.parse(readFileSync(path, 'utf8'));
     o.run.predictions.content = o.run.predictions.content.replace('cut, exitCode: 137', 'completed, exitCode: 0');
     writeFileSync(path, JSON.stringify(o));
-    const r = await runCli(['grade', path, '--json'], env);
+    const r = await runCli(['grade', path, '-o', 'json'], env);
     expect(r.code).toBe(EXIT.checksFailed);
     const [result] = JSON.parse(r.stdout).results;
     expect(result.checks).toContainEqual(

@@ -153,7 +153,7 @@ describe.concurrent('termlab class student (the CLI)', () => {
       'Bob',
       '--namespace',
       'termlab',
-      '-o',
+      '--output-file',
       join(dir, 'bob.kubeconfig'),
       '--kubeconfig',
       '/nonexistent',
@@ -170,7 +170,7 @@ describe.concurrent('termlab class student (the CLI)', () => {
       'carol',
       '--namespace',
       'termlab',
-      '-o',
+      '--output-file',
       out,
       '--kubeconfig',
       join(dir, 'missing-kubeconfig'),
@@ -183,7 +183,7 @@ describe.concurrent('termlab class student (the CLI)', () => {
   it('an existing output file is kept unless --force, exit 2', async () => {
     const out = join(dir, 'dan.kubeconfig');
     writeFileSync(out, 'keep me');
-    const r = await runCli(['class', 'student', 'dan', '--namespace', 'termlab', '-o', out]);
+    const r = await runCli(['class', 'student', 'dan', '--namespace', 'termlab', '--output-file', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/the file exists; --force replaces it/);
     expect(readFileSync(out, 'utf8')).toBe('keep me');
@@ -196,7 +196,7 @@ describe.concurrent('termlab class student (the CLI)', () => {
       'erin',
       '--namespace',
       'termlab',
-      '-o',
+      '--output-file',
       join(dir, 'e'),
       '--hours',
       '169',
@@ -205,7 +205,7 @@ describe.concurrent('termlab class student (the CLI)', () => {
   });
 
   it('a missing --namespace gets its own line, exit 2', async () => {
-    const ns = await runCli(['class', 'student', 'erin', '-o', join(dir, 'e')]);
+    const ns = await runCli(['class', 'student', 'erin', '--output-file', join(dir, 'e')]);
     expect([ns.code, ns.stderr]).toEqual([2, expect.stringMatching(/--namespace NS is needed/)]);
   });
 
@@ -234,7 +234,7 @@ describe.concurrent('termlab class student (the CLI)', () => {
         'frank',
         '--namespace',
         'termlab',
-        '-o',
+        '--output-file',
         out,
         '--kubeconfig',
         kubeconfig,

@@ -42,7 +42,7 @@ describe.concurrent('termlab grade', () => {
 
   it('exits 0 when every check passes, and prints JSON on request', async () => {
     const one = join(dir, 'cut-17-immediate.observation.json');
-    const r = await runCli(['grade', one, '--json'], offline);
+    const r = await runCli(['grade', one, '-o', 'json'], offline);
     expect(r.code).toBe(0);
     const parsed = JSON.parse(r.stdout);
     expect(parsed.results[0]).toMatchObject({ scenario: 'immediate', verdict: 'matches-model', exitCode: 17 });
@@ -97,7 +97,9 @@ describe.concurrent('termlab grade', () => {
 
   it('asks for a ~ left in a predictions template to be filled in, naming the scenario and the field', async () => {
     const template = join(mkdtempSync(join(tmpdir(), 'termlab-template-')), 'p.yaml');
-    expect((await runCli(['predict', '--template', '-o', template, '--only', 'short-grace'], offline)).code).toBe(0);
+    expect(
+      (await runCli(['predict', '--template', '--output-file', template, '--only', 'short-grace'], offline)).code,
+    ).toBe(0);
     writeFileSync(template, readFileSync(template, 'utf8').replace('outcome: ~', 'outcome: cut'));
     const r = await runCli(
       ['grade', join(dir, 'cut-17-immediate.observation.json'), '--predictions', template],
@@ -159,7 +161,7 @@ describe.concurrent('termlab grade', () => {
   });
 
   it('keeps the committed examples valid and graded as named', async () => {
-    const r = await runCli(['grade', join(repoRoot, 'reports', 'examples'), '--json'], offline);
+    const r = await runCli(['grade', join(repoRoot, 'reports', 'examples'), '-o', 'json'], offline);
     const verdicts = Object.fromEntries(
       JSON.parse(r.stdout).results.map((x: { source: string; verdict: string }) => [
         x.source.split('/').pop(),

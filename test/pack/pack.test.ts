@@ -78,7 +78,7 @@ describe.concurrent('termlab pack', () => {
     // A run made without --predictions, none in its folder: nothing is taken from ./predictions.yaml.
     const bare = writeRunDir(join(root, 'bare'), { student: 'Bob Byte', tag: 'bare', sealed: false });
     rmSync(join(bare, 'predictions.yaml'));
-    const unsealed = await packIn(cwd, [bare, '-o', 'bob.tar.gz']);
+    const unsealed = await packIn(cwd, [bare, '--output-file', 'bob.tar.gz']);
     expect(unsealed.code, unsealed.stderr).toBe(0);
     expect(unsealed.stdout).toContain('for an unnamed student');
     expect(unsealed.stdout + unsealed.stderr).not.toContain('Mallory');
@@ -95,7 +95,7 @@ describe.concurrent('termlab pack', () => {
 
   it('packs observations, predictions, reports and a manifest whose hashes match', async () => {
     const out = join(root, 'ada.tar.gz');
-    const r = await runCli(['pack', runDir, '-o', out], offline);
+    const r = await runCli(['pack', runDir, '--output-file', out], offline);
     expect(r).toMatchObject({
       code: 0,
       stdout: expect.stringContaining('packed 4 file(s) of run run-20261130-ada for Ada Lovelace'),
@@ -125,7 +125,7 @@ describe.concurrent('termlab pack', () => {
   });
 
   it('says so when the directory holds no run', async () => {
-    const r = await runCli(['pack', root, '-o', join(root, 'x.tar.gz')], offline);
+    const r = await runCli(['pack', root, '--output-file', join(root, 'x.tar.gz')], offline);
     expect(r).toMatchObject({ code: 2, stderr: expect.stringContaining('no *.observation.json files in it') });
   });
 
@@ -140,7 +140,7 @@ describe.concurrent('termlab pack', () => {
     edited.request.outcome = 'completed';
     files['short-grace.observation.json'] = JSON.stringify(edited);
     const tampered = await handMade('tampered.tar.gz', files);
-    const r = await runCli(['grade', tampered, '--json'], offline);
+    const r = await runCli(['grade', tampered, '-o', 'json'], offline);
     // Graded, and graded invalid: a check failed (1), not a file that could not be read (2).
     expect(r.code).toBe(1);
     const parsed = JSON.parse(r.stdout);
@@ -170,7 +170,7 @@ describe.concurrent('termlab pack', () => {
       "extra.observation.json is not in the archive's manifest",
     );
     const { [MANIFEST_NAME]: _dropped, ...noManifest } = files;
-    const bare = await runCli(['grade', await handMade('bare.tar.gz', noManifest), '--json'], offline);
+    const bare = await runCli(['grade', await handMade('bare.tar.gz', noManifest), '-o', 'json'], offline);
     expect(JSON.parse(bare.stdout).results.every((x: { verdict: string }) => x.verdict === 'evidence-invalid')).toBe(
       true,
     );

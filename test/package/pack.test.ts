@@ -151,7 +151,7 @@ describe('the packed termlab', () => {
       const out = join(consumer, 'run');
       const run = spawnSync(
         'npx',
-        ['--no', 'termlab', 'run', '--sim', '--reveal', '--only', 'short-grace', '--out', out],
+        ['--no', 'termlab', 'run', '--sim', '--reveal', '--only', 'short-grace', '--output-dir', out],
         {
           cwd: consumer,
           encoding: 'utf8',
@@ -188,7 +188,7 @@ describe('the packed termlab', () => {
             encoding: 'utf8',
             timeout,
           });
-        const run = termlab(['run', '--sim', '--reveal', '--out', 'lab'], LAB_BUDGET_MS);
+        const run = termlab(['run', '--sim', '--reveal', '--output-dir', 'lab'], LAB_BUDGET_MS);
         if (run.status !== EXIT.ok) throw new Error(`termlab run exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
         expect(run.stderr).toBe('');
         const scenarios = [...termlab(['scenarios'], RUN_BUDGET_MS).stdout.matchAll(/^(\S+) {2}\(/gm)].map((m) => m[1]);

@@ -45,7 +45,7 @@ describe('termlab predict', () => {
   it('asks at a terminal, re-asks a bad answer, and writes a file the grader reads', async () => {
     const out = join(dir, 'mine.yaml');
     const r = await underPty(
-      ['-o', out, '--only', 'short-grace,restored-grace'],
+      ['--output-file', out, '--only', 'short-grace,restored-grace'],
       [
         ['your name: ', 'Ada Lovelace'],
         ['the request: completed, cut, rejected? ', 'maybe'],
@@ -71,7 +71,7 @@ describe('termlab predict', () => {
   it("asks a retry scenario's attempts and effects too, and writes them for the grader", async () => {
     const out = join(dir, 'retries.yaml');
     const r = await underPty(
-      ['-o', out, '--scenarios', 'manifests/retries.yaml', '--only', 'retry-with-key', '--student', 'Ada'],
+      ['--output-file', out, '--scenarios', 'manifests/retries.yaml', '--only', 'retry-with-key', '--student', 'Ada'],
       [
         ['the request: completed, cut, rejected? ', 'cut'],
         ['the exit code (0-255)? ', '137'],
@@ -89,7 +89,7 @@ describe('termlab predict', () => {
   it('writes nothing when the student stops half-way (Ctrl-D)', async () => {
     const out = join(dir, 'half.yaml');
     const r = await underPty(
-      ['-o', out, '--only', 'short-grace', '--student', 'Bob'],
+      ['--output-file', out, '--only', 'short-grace', '--student', 'Bob'],
       [['the request: completed, cut, rejected? ', '\u0004']],
     );
     expect(r.code).toBe(EXIT.interrupted);
@@ -98,7 +98,7 @@ describe('termlab predict', () => {
 
   it('writes a commented template with the name, which the grader refuses until filled in', async () => {
     const out = join(dir, 'template.yaml');
-    const r = await runCli(['predict', '--template', '-o', out, '--student', 'Ada "the first" Lovelace']);
+    const r = await runCli(['predict', '--template', '--output-file', out, '--student', 'Ada "the first" Lovelace']);
     expect(r.code).toBe(EXIT.ok);
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('student: "Ada \\"the first\\" Lovelace"');
@@ -114,7 +114,7 @@ describe('termlab predict', () => {
   it('names an output path it cannot write: exit 2, no stack', async () => {
     const missing = join(dir, 'no-such-folder', 'p.yaml');
     for (const out of [missing, '/proc/p.yaml']) {
-      const r = await runCli(['predict', '--template', '-o', out]);
+      const r = await runCli(['predict', '--template', '--output-file', out]);
       expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(`${out} cannot be written`) });
       expect(r.stderr).not.toMatch(/internal error|\bat /);
     }
@@ -122,7 +122,14 @@ describe('termlab predict', () => {
 
   it('names its scenario set, and its next: hint keeps the --scenarios and --only it was made with', async () => {
     const sidecars = join(dir, 'sidecar-predictions.yaml');
-    const r = await runCli(['predict', '--scenarios', 'manifests/sidecars.yaml', '--template', '-o', sidecars]);
+    const r = await runCli([
+      'predict',
+      '--scenarios',
+      'manifests/sidecars.yaml',
+      '--template',
+      '--output-file',
+      sidecars,
+    ]);
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toContain(
       `then termlab run --sim --scenarios manifests/sidecars.yaml --predictions ${sidecars}\n`,
@@ -132,15 +139,15 @@ describe('termlab predict', () => {
       .replace(/exitCode: ~/g, 'exitCode: 0');
     expect(parsePredictions(filled, sidecars).scenarios).toBe('manifests/sidecars.yaml');
     const pair = join(dir, 'pair-predictions.yaml');
-    const p = await runCli(['predict', '--only', 'short-grace,restored-grace', '--template', '-o', pair]);
+    const p = await runCli(['predict', '--only', 'short-grace,restored-grace', '--template', '--output-file', pair]);
     expect(p.stdout).toContain(`then termlab run --sim --only short-grace,restored-grace --predictions ${pair}\n`);
   });
 
   it('is refused by a run of scenarios it does not cover, before anything is sealed or started, naming its set', async () => {
     const file = join(dir, 'sidecars-filled.yaml');
-    expect((await runCli(['predict', '--scenarios', 'manifests/sidecars.yaml', '--template', '-o', file])).code).toBe(
-      0,
-    );
+    expect(
+      (await runCli(['predict', '--scenarios', 'manifests/sidecars.yaml', '--template', '--output-file', file])).code,
+    ).toBe(0);
     writeFileSync(
       file,
       readFileSync(file, 'utf8')
@@ -148,7 +155,7 @@ describe('termlab predict', () => {
         .replace(/exitCode: ~/g, 'exitCode: 0'),
     );
     const state = mkdtempSync(join(tmpdir(), 'termlab-predict-state-'));
-    const r = await runCli(['run', '--sim', '--predictions', file, '--out', join(dir, 'never-run')], {
+    const r = await runCli(['run', '--sim', '--predictions', file, '--output-dir', join(dir, 'never-run')], {
       TERMLAB_STATE_DIR: state,
     });
     expect(r).toMatchObject({
@@ -167,7 +174,7 @@ describe('termlab predict', () => {
       pair,
       'predictions:\n  short-grace: { outcome: cut, exitCode: 137 }\n  restored-grace: { outcome: completed, exitCode: 0 }\n',
     );
-    const part = await runCli(['run', '--sim', '--predictions', pair, '--out', join(dir, 'never-run')], {
+    const part = await runCli(['run', '--sim', '--predictions', pair, '--output-dir', join(dir, 'never-run')], {
       TERMLAB_STATE_DIR: state,
     });
     expect(part).toMatchObject({
@@ -180,15 +187,17 @@ describe('termlab predict', () => {
   it('refuses to overwrite predictions, and to ask questions without a terminal', async () => {
     const out = join(dir, 'existing.yaml');
     writeFileSync(out, 'predictions: {}\n');
-    expect(await runCli(['predict', '--template', '-o', out])).toMatchObject({
+    expect(await runCli(['predict', '--template', '--output-file', out])).toMatchObject({
       code: EXIT.badInput,
       stderr: expect.stringContaining('already exists'),
     });
-    expect(await runCli(['predict', '-o', join(dir, 'none.yaml')])).toMatchObject({
+    expect(await runCli(['predict', '--output-file', join(dir, 'none.yaml')])).toMatchObject({
       code: EXIT.badInput,
       stderr: expect.stringContaining('not at a terminal: use --template'),
     });
-    expect(await runCli(['predict', '--template', '-o', join(dir, 'x.yaml'), '--student', 'a\nb'])).toMatchObject({
+    expect(
+      await runCli(['predict', '--template', '--output-file', join(dir, 'x.yaml'), '--student', 'a\nb']),
+    ).toMatchObject({
       code: EXIT.badInput,
       stderr: expect.stringContaining('--student: one line'),
     });

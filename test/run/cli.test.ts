@@ -9,7 +9,7 @@ const noCluster = { HOME: home, KUBECONFIG: '' };
 
 describe.concurrent('termlab run and scenarios: bad input and unreachable clusters', () => {
   it('lists the default scenarios with the model prediction (--reveal)', async () => {
-    const r = await runCli(['scenarios', '--reveal', '--json']);
+    const r = await runCli(['scenarios', '--reveal', '-o', 'json']);
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as {
       scenario: { name: string };

@@ -91,17 +91,17 @@ describe.concurrent('exit codes from the CLI', () => {
     expect(r).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(path) });
   });
 
-  it('2: an --out directory that cannot be made names the path', async () => {
+  it('2: an --output-dir directory that cannot be made names the path', async () => {
     const out = underAFile();
-    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', out], isolated());
+    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--output-dir', out], isolated());
     expect(r.stderr).not.toContain('internal error');
     expect(r).toMatchObject({
       code: EXIT.badInput,
-      stderr: expect.stringContaining(`--out ${out} cannot be written (ENOTDIR)`),
+      stderr: expect.stringContaining(`--output-dir ${out} cannot be written (ENOTDIR)`),
     });
   });
 
-  it('2: an --out where no folder can be made (under /proc, below a dangling link) is said before any cluster starts', async ({
+  it('2: an --output-dir where no folder can be made (under /proc, below a dangling link) is said before any cluster starts', async ({
     signal,
   }) => {
     const dangling = join(temp('dangling'), 'link');
@@ -109,14 +109,14 @@ describe.concurrent('exit codes from the CLI', () => {
     for (const out of ['/proc/termlab-nope', join(dangling, 'run')]) {
       const state = temp('state');
       const r = await runCli(
-        ['run', '--sim', '--only', 'no-prestop', '--out', out],
+        ['run', '--sim', '--only', 'no-prestop', '--output-dir', out],
         { TERMLAB_STATE_DIR: state },
         signal,
       );
       expect(r.stderr).not.toContain('internal error');
       expect(r).toMatchObject({
         code: EXIT.badInput,
-        stderr: expect.stringContaining(`--out ${out} cannot be written`),
+        stderr: expect.stringContaining(`--output-dir ${out} cannot be written`),
       });
       // A run record is saved once a cluster has answered: none, so none was started or reached.
       expect(readdirSync(state)).toEqual([]);
@@ -127,7 +127,7 @@ describe.concurrent('exit codes from the CLI', () => {
     const none = { KUBECONFIG: '', HOME: temp('home') };
     const out = temp('kubeconfig');
     const cases: [string, string[]][] = [
-      ['class', ['class', 'student', 'ada', '--namespace', 'lab', '-o', join(out, 'ada')]],
+      ['class', ['class', 'student', 'ada', '--namespace', 'lab', '--output-file', join(out, 'ada')]],
       ['reap', ['reap', '--dry-run']],
       ['run', ['run', '--only', 'no-prestop']],
     ];
@@ -142,7 +142,7 @@ describe.concurrent('exit codes from the CLI', () => {
 
   it('2: a run record that cannot be saved names its path', async () => {
     const state = underAFile();
-    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--out', join(temp('out'), 'run')], {
+    const r = await runCli(['run', '--sim', '--only', 'no-prestop', '--output-dir', join(temp('out'), 'run')], {
       TERMLAB_STATE_DIR: state,
     });
     expect(r.stderr).not.toContain('internal error');
@@ -172,7 +172,16 @@ describe.concurrent('exit codes from the CLI', () => {
 
   it('1: a pod that never gets Ready ends its scenario with POD_NOT_READY, and the code reaches the exit code', async () => {
     const r = await runCli(
-      ['run', '--sim', '--only', 'no-prestop', '--image', 'termlab/no-such-image:1', '--out', join(temp('out'), 'run')],
+      [
+        'run',
+        '--sim',
+        '--only',
+        'no-prestop',
+        '--image',
+        'termlab/no-such-image:1',
+        '--output-dir',
+        join(temp('out'), 'run'),
+      ],
       isolated(),
     );
     expect(r.stderr).toMatch(/termlab run: no-prestop: POD_NOT_READY: pod \S+ was not Ready/);
@@ -195,7 +204,7 @@ describe.concurrent('exit codes from the CLI', () => {
       ].join('\n'),
     );
     const r = await runCli(
-      ['run', '--kubeconfig', kubeconfig, '--api-patience', '0', '--out', join(dir, 'run')],
+      ['run', '--kubeconfig', kubeconfig, '--api-patience', '0', '--output-dir', join(dir, 'run')],
       isolated(),
     );
     expect(r.code, r.stderr).toBe(EXIT.clusterUnreachable);

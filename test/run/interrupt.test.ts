@@ -79,7 +79,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
         'hook-fits-grace,no-prestop',
         '--owner',
         'ctrl-c',
-        '--out',
+        '--output-dir',
         out,
       ],
       repoRoot,
@@ -124,7 +124,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
         'hook-fits-grace,no-prestop',
         '--owner',
         'sigterm',
-        '--out',
+        '--output-dir',
         out,
       ],
       repoRoot,
@@ -193,7 +193,7 @@ describe.concurrent('Ctrl-C during termlab run', () => {
       expect(runDir, shown).toBeDefined();
       // reports/latest never points at an interrupted run.
       expect(readlinkSync(join(cwd, 'reports', 'latest'))).toBe(join(cwd, 'reports', 'earlier'));
-      const pack = await runCli(['pack', runDir!, '-o', join(cwd, 'out.tar.gz')]);
+      const pack = await runCli(['pack', runDir!, '--output-file', join(cwd, 'out.tar.gz')]);
       expect(pack.code, pack.stderr).toBe(2);
       expect(pack.stderr).toMatch(/was interrupted \(Ctrl-C\).*: an interrupted run cannot be handed in/);
     },
@@ -233,7 +233,7 @@ describe('one Ctrl-C delivered twice during a retries run', () => {
           retryScenario(cwd),
           '--owner',
           owner,
-          '--out',
+          '--output-dir',
           out,
         ],
         repoRoot,

@@ -38,7 +38,7 @@ describe('termlab run --sim: scenarios the grader once got wrong', () => {
       }),
     );
     const out = join(dir, 'run');
-    const r = await runCli(['run', '--sim', '--scenarios', file, '--out', out]);
+    const r = await runCli(['run', '--sim', '--scenarios', file, '--output-dir', out]);
     expect(r.stderr).toBe('');
     expect(r.code, r.stdout).toBe(0);
     const read = (name: string) =>

@@ -207,7 +207,7 @@ function runUntilTerminating(
         join(dir, 'kubeconfig'),
         '--transport',
         'direct',
-        '--out',
+        '--output-dir',
         mkdtempSync(join(dir, 'run-')),
         ...args,
       ],

@@ -38,7 +38,7 @@ describe('run progress', () => {
       '--reveal', // the hidden answers' note would follow the line otherwise
       '--scenarios',
       'two.yaml',
-      '--out',
+      '--output-dir',
       'other',
       '--only',
       'quick-a',
@@ -47,7 +47,16 @@ describe('run progress', () => {
     expect(other.stdout.split('\n')).toContain('no predictions sealed');
     // Predictions of this set: the hint, and following it seals them.
     writeFileSync(join(cwd, 'predictions.yaml'), predictionsFor(['quick-a', 'quick-b'], 'two.yaml'));
-    const own = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--out', 'own', '--only', 'quick-a']);
+    const own = await runIn(cwd, [
+      'run',
+      '--sim',
+      '--scenarios',
+      'two.yaml',
+      '--output-dir',
+      'own',
+      '--only',
+      'quick-a',
+    ]);
     expect(own.stdout).toContain(
       './predictions.yaml is here and predicts these scenarios: run with --predictions predictions.yaml',
     );
@@ -56,7 +65,7 @@ describe('run progress', () => {
   it('piped: one line per scenario finished between the run header and the table, no phase lines', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
     writeFileSync(join(cwd, 'two.yaml'), TWO);
-    const r = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--out', 'out']);
+    const r = await runIn(cwd, ['run', '--sim', '--scenarios', 'two.yaml', '--output-dir', 'out']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     const from = lines.findIndex((l) => l.startsWith('no predictions sealed'));

@@ -34,7 +34,7 @@ const run = (out: string, ...extra: string[]) =>
     'short-grace,hook-fits-grace',
     '--owner',
     `reveal-${extra.length}`,
-    '--out',
+    '--output-dir',
     out,
     ...extra,
   ]);

@@ -58,7 +58,7 @@ describe('SelfSubjectReview on the simulated cluster', () => {
 
   it('a run labels its pods with that identity and records it, with no --owner', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'termlab-identity-'));
-    const r = await runCli(['run', '--sim', '--only', 'short-grace', '--out', join(dir, 'run')], {
+    const r = await runCli(['run', '--sim', '--only', 'short-grace', '--output-dir', join(dir, 'run')], {
       TERMLAB_STATE_DIR: join(dir, 'state'),
     });
     expect(r.code, r.stderr).toBe(0);

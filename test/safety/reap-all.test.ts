@@ -222,7 +222,7 @@ describe('termlab reap --all-owners', () => {
         'gus',
         '--lab',
         'manifests/lab.yaml',
-        '--out',
+        '--output-dir',
         join(dir, 'run'),
       ],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },

@@ -181,7 +181,7 @@ describe('termlab reap', () => {
         'no-prestop,immediate-exit',
         '--owner',
         'eve',
-        '--out',
+        '--output-dir',
         join(dir, 'killed'),
       ],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },

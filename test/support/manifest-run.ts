@@ -60,7 +60,7 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
     ...(defaultMatrix
       ? []
       : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]),
-    '--out',
+    '--output-dir',
     out,
   ]);
   expect(r.stderr).not.toContain('internal error');

@@ -24,7 +24,7 @@ execFileSync(
     'short-grace,restored-grace,immediate-exit',
     '--owner',
     'example',
-    '--out',
+    '--output-dir',
     recorded,
   ],
   { cwd: repoRoot, stdio: 'inherit' },

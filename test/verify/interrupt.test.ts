@@ -32,9 +32,9 @@ describe('termlab verify stopped by Ctrl-C after the rollout', () => {
         '--path',
         '/work?ms=200',
         // The proxies a second behind the EndpointSlice: with no preStop, requests surely fail in the rollout.
-        '--sim-proxy-delay',
+        '--proxy-sync-delay-ms',
         '1000',
-        '--out',
+        '--output-dir',
         out,
       ],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
@@ -62,7 +62,7 @@ describe('termlab verify stopped by Ctrl-C after the rollout', () => {
     expect(stdout).not.toMatch(/❌ fail/);
 
     const file = join(out, 'web.verification.json');
-    const regraded = await runCli(['grade', file, '--json']);
+    const regraded = await runCli(['grade', file, '-o', 'json']);
     expect(regraded.code, regraded.stderr).toBe(EXIT.interrupted);
     const grade = JSON.parse(regraded.stdout) as { verdict: string; failed: number; interrupted: boolean };
     // The rollout did fail requests before the Ctrl-C: they are shown, but the verdict is not theirs to give.

@@ -87,9 +87,10 @@ try {
         '--yes',
         '--path',
         '/work?ms=200',
-        '--out',
+        '--output-dir',
         join(dir, `${c.name}-${via}`),
-        '--json',
+        '-o',
+        'json',
       ]);
       await proxy?.stop();
       let s: Record<string, any> = {};

@@ -43,7 +43,7 @@ async function verifyWithout(right: string, args: string[] = []) {
       kubeconfig,
       '--path',
       '/work?ms=100',
-      '--out',
+      '--output-dir',
       join(dir, 'out'),
       ...args,
     ]);

@@ -68,9 +68,10 @@ describe('manifests/rbac-verify.yaml', () => {
         action,
         '--path',
         '/work?ms=100',
-        '--out',
+        '--output-dir',
         join(dir, name),
-        '--json',
+        '-o',
+        'json',
       ]);
       expect([0, 1], `${name}: ${r.stderr}`).toContain(r.code);
     }

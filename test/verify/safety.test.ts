@@ -103,7 +103,7 @@ describe('termlab verify: stopped midway', () => {
         '/work?ms=200',
         '--owner',
         owner,
-        '--out',
+        '--output-dir',
         join(dir, name),
       ],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -21,8 +21,8 @@ describe('termlab verify --sim: its flags', () => {
     [['--kube-version', '1.36'], /--kube-version: only with --sim/],
     [['--sim'], /--sim starts an empty simulated cluster: give --apply FILE with deployment\/web/],
     [
-      ['--sim', '--apply', 'manifests/verify-example.yaml', '--sim-proxy-delay', 'soon'],
-      /--sim-proxy-delay: expected a whole number of milliseconds, got "soon"/,
+      ['--sim', '--apply', 'manifests/verify-example.yaml', '--proxy-sync-delay-ms', 'soon'],
+      /--proxy-sync-delay-ms: expected a whole number of milliseconds 0-60000, got "soon"/,
     ],
     [['--sim', '--apply', join(dir, 'missing.yaml')], /--apply .*missing\.yaml: cannot read/],
   ])('%j exits 2 naming the mistake', async (args, message) => {
@@ -67,9 +67,10 @@ describe('termlab verify --sim --apply manifests/verify-example.yaml', () => {
       'manifests/verify-example.yaml',
       '--path',
       '/work?ms=200',
-      '--out',
+      '--output-dir',
       out,
-      '--json',
+      '-o',
+      'json',
     ]);
     expect(r.stderr).toMatch(
       /applying 2 object\(s\) from --apply manifests\/verify-example\.yaml to the simulated cluster/,
@@ -86,7 +87,7 @@ describe('termlab verify --sim --apply manifests/verify-example.yaml', () => {
     expect(summary.verdict).toBe('fail');
     expect(summary.byCause['1']).toBeGreaterThan(0);
     expect(summary.advice.join('\n')).toMatch(/preStop: sleep` of at least \d+s/);
-    const offline = await runCli(['grade', summary.observation, '--json']);
+    const offline = await runCli(['grade', summary.observation, '-o', 'json']);
     expect(offline.code).toBe(1);
     expect(JSON.parse(offline.stdout)).toMatchObject({
       verdict: 'fail',

@@ -49,9 +49,10 @@ async function verify(
     `deployment/${name}`,
     '--kubeconfig',
     kubeconfig,
-    '--out',
+    '--output-dir',
     join(dir, name),
-    '--json',
+    '-o',
+    'json',
     ...args,
   ]);
   let summary: Summary;
@@ -65,7 +66,7 @@ async function verify(
 
 /** The saved file graded offline: the same verdict, causes and exit code. */
 async function expectSameOffline(summary: Summary, code: number | null): Promise<void> {
-  const r = await runCli(['grade', summary.observation, '--json']);
+  const r = await runCli(['grade', summary.observation, '-o', 'json']);
   expect(r.code).toBe(code);
   const offline = JSON.parse(r.stdout) as Summary;
   expect({
@@ -150,7 +151,7 @@ describe('termlab verify on the simulated cluster', () => {
       expect(summary.advice.join('\n')).toMatch(
         code === 0 ? /^no request failed, but by a narrow margin: TERM came/m : /preStop: sleep` of at least \d+s/,
       );
-      const grade = JSON.parse((await runCli(['grade', summary.observation, '--json'])).stdout) as {
+      const grade = JSON.parse((await runCli(['grade', summary.observation, '-o', 'json'])).stdout) as {
         terminations: number;
         pods: { old: boolean; deletion: number | null }[];
       };

@@ -182,9 +182,10 @@ describe('a rollout that never completes, with no word from the controller', () 
       '/work?ms=100',
       '--rate',
       '10',
-      '--out',
+      '--output-dir',
       join(dir, 'out'),
-      '--json',
+      '-o',
+      'json',
     ]);
     expect(r.code, r.stderr).toBe(EXIT.rolloutStalled);
     expect(r.stderr).toMatch(
@@ -197,7 +198,7 @@ describe('a rollout that never completes, with no word from the controller', () 
       observation: string;
     };
     expect(summary).toMatchObject({ verdict: 'inconclusive', rolloutStalled: true });
-    const offline = await runCli(['grade', summary.observation, '--json']);
+    const offline = await runCli(['grade', summary.observation, '-o', 'json']);
     expect(offline.code).toBe(EXIT.rolloutStalled);
   }, 300_000);
 });

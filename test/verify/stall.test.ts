@@ -55,9 +55,10 @@ describe('termlab verify: a rollout that never completes', () => {
       '/work?ms=100',
       '--rate',
       '20',
-      '--out',
+      '--output-dir',
       join(dir, 'out'),
-      '--json',
+      '-o',
+      'json',
     ]);
     expect(r.code, r.stderr).toBe(EXIT.rolloutStalled);
     expect(r.stderr).toMatch(
@@ -96,7 +97,7 @@ describe('termlab verify: a rollout that never completes', () => {
       .readNamespacedDeployment({ name: 'web-stuck', namespace: 'default' });
     expect(d.status?.availableReplicas).toBe(2);
 
-    const offline = await runCli(['grade', summary.observation, '--json']);
+    const offline = await runCli(['grade', summary.observation, '-o', 'json']);
     expect(offline.code).toBe(EXIT.rolloutStalled);
     expect(JSON.parse(offline.stdout)).toMatchObject({
       verdict: 'inconclusive',

@@ -19,7 +19,7 @@ describe('termlab verify with a path the app does not serve', () => {
       '--sim',
       '--apply',
       'manifests/verify-example.yaml',
-      '--out',
+      '--output-dir',
       out,
     ]);
     expect(r.code, r.stderr).toBe(EXIT.badInput);
@@ -39,7 +39,7 @@ describe('termlab verify with a path the app does not serve', () => {
       acted: null,
       timeline: { acted: null, loadSteady: null },
     });
-    const offline = await runCli(['grade', file, '--json']);
+    const offline = await runCli(['grade', file, '-o', 'json']);
     expect(JSON.parse(offline.stdout)).toMatchObject({ terminations: 0 });
     // Offline too, a run that changed nothing gives no pass or fail.
     expect(JSON.parse(offline.stdout)).toMatchObject({ verdict: 'inconclusive' });
