@@ -54,7 +54,7 @@ function runStudent(i: number): Promise<{ i: number; code: number | null; out: s
     join(repoRoot, 'manifests', 'lab.yaml'),
     '--only',
     'short-grace,restored-grace',
-    '--out',
+    '--output-dir',
     join(dir, 'run'),
     '--owner',
     `student-${i}`,

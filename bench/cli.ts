@@ -25,7 +25,7 @@ const COMMANDS: Record<string, () => string[]> = {
     'immediate-exit',
     '--owner',
     'bench',
-    '--out',
+    '--output-dir',
     mkdtempSync(join(scratch, 'run-')),
   ],
 };

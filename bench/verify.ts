@@ -49,9 +49,10 @@ try {
     process.env.BENCH_CONNECTIONS ?? '64',
     '--path',
     `/work?ms=${WORK_MS}`,
-    '--out',
+    '--output-dir',
     join(dir, 'out'),
-    '--json',
+    '-o',
+    'json',
   ]);
   const wall = (performance.now() - started) / 1000;
   const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as { observation: string; verdict: string };

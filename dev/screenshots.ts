@@ -34,7 +34,7 @@ await runDevTool(tool, () => {
       console.log(`screenshots: running ${r.scenarios} on the simulated cluster into ${dir}`);
       const run = spawnSync(
         process.execPath,
-        [join(repoRoot, 'bin/termlab.js'), 'run', '--sim', '--scenarios', r.scenarios, '--out', dir],
+        [join(repoRoot, 'bin/termlab.js'), 'run', '--sim', '--scenarios', r.scenarios, '--output-dir', dir],
         { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] },
       );
       // A run whose verdicts differ still writes its report: only a missing report is a failure here.

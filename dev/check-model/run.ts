@@ -70,7 +70,7 @@ export async function checkModel(
         parallel,
         '--max-pods',
         parallel,
-        '--out',
+        '--output-dir',
         out,
         '--owner',
         'check-model',

@@ -189,7 +189,7 @@ async function termlabRun(
       OWNER,
       '--transport',
       transport,
-      '--out',
+      '--output-dir',
       out,
       ...extra,
     ],

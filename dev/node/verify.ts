@@ -232,10 +232,10 @@ await runDevTool(tool, async () => {
           continue;
         }
       }
-      // As a user runs it: the text report; the figures for the checks from `termlab grade --json` on
+      // As a user runs it: the text report; the figures for the checks from `termlab grade -o json` on
       // the file it saved, and the offline text grade must be the very summary verify printed.
       const r = await termlab(
-        ['verify', `deployment/${c.name}`, ...where, '--yes', '--out', join(dir, 'out'), ...c.args],
+        ['verify', `deployment/${c.name}`, ...where, '--yes', '--output-dir', join(dir, 'out'), ...c.args],
         join(dir, 'verify.log'),
       );
       const file = /^observation: (.+?) \(regrade offline/m.exec(r.stdout)?.[1] ?? null;
@@ -244,7 +244,7 @@ await runDevTool(tool, async () => {
       console.log(`${c.name}.exit: ${r.code}`);
       let summary: Summary | null = null;
       if (file) {
-        const g = await termlab(['grade', file, '--json'], join(dir, 'grade-json.log'));
+        const g = await termlab(['grade', file, '-o', 'json'], join(dir, 'grade-json.log'));
         summary = summaryOf(`\n${g.stdout}`);
         const text = await termlab(['grade', file], join(dir, 'grade.log'));
         if (summary) {
