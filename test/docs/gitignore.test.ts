@@ -20,7 +20,9 @@ function namesInGuides(): string[] {
   for (const doc of docs)
     for (const line of readFileSync(join(repoRoot, doc), 'utf8').split('\n'))
       for (const m of line.includes('termlab ')
-        ? line.matchAll(/ (?:-o|--out|--gradebook|--gradebook-json|--html|--md) ([^\s`\]]+)/g)
+        ? line.matchAll(
+            / (?:-o|--out|--output-file|--output-dir|--gradebook|--gradebook-json|--html|--md) ([^\s`\]]+)/g,
+          )
         : [])
         if (!/^[A-Z]+$/.test(m[1]!)) names.add(m[1]!);
   return [...names].sort();

@@ -38,7 +38,7 @@ const NEEDS_A_CLUSTER = [
   'kubectl apply -f manifests/class.yaml',
   "sed 's/<owner>/OWNER/' manifests/reaper-cronjob.yaml | kubectl apply -f -",
   "sed 's/<owner>/OWNER/' manifests/class.yaml | kubectl apply -f -",
-  'npx termlab class student alice --namespace termlab -o alice.kubeconfig [--hours 24]',
+  'npx termlab class student alice --namespace termlab --output-file alice.kubeconfig [--hours 24]',
   'npx termlab run --kubeconfig alice.kubeconfig --lab manifests/lab.yaml',
 ];
 const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line);
@@ -68,7 +68,7 @@ const exerciseOf = (line: string) =>
 const EXERCISE_SCENARIOS = /^npx termlab scenarios --scenarios manifests\/(sidecars|retries)\.yaml$/;
 const EXERCISE_PREDICT = /^npx termlab predict --scenarios manifests\/(sidecars|retries)\.yaml --template/;
 const EXERCISE_RUN = /^npx termlab run --sim --scenarios manifests\/(sidecars|retries)\.yaml/;
-const EXERCISE_PACK = /^npx termlab pack -o ada-(sidecars|retries)\.tar\.gz$/;
+const EXERCISE_PACK = /^npx termlab pack --output-file ada-(sidecars|retries)\.tar\.gz$/;
 
 const scratch = mkdtempSync(join(tmpdir(), 'termlab-guides-'));
 const tmuxSocket = `termlab-guide-${process.pid}`;
@@ -181,7 +181,7 @@ describe('the student guide, word by word', () => {
         // The setups only: no outcome before the student has predicted.
         expect(r.stdout).not.toMatch(/\bcut\b|\b137\b/);
         // What an honest student who worked it out would answer: the model's answers.
-        const revealed = JSON.parse((await run('npx termlab scenarios --reveal --json')).stdout) as {
+        const revealed = JSON.parse((await run('npx termlab scenarios --reveal -o json')).stdout) as {
           scenario: { name: string };
           prediction: { outcome: string; exitCode: number };
         }[];
@@ -225,7 +225,7 @@ describe('the student guide, word by word', () => {
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain(exercise.shows);
         expect(r.stdout).not.toMatch(exercise.hides);
-        const revealed = JSON.parse((await run(`${line} --reveal --json`)).stdout) as {
+        const revealed = JSON.parse((await run(`${line} --reveal -o json`)).stdout) as {
           scenario: { name: string };
           prediction: { outcome: string; exitCode: number };
           retries?: { attempts: unknown[]; effects: number };
