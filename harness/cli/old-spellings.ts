@@ -82,6 +82,11 @@ export function newSpellings(flags: Flags, argv: string[], warn: (line: string) 
         out.push(`--${target.name}`);
         continue;
       }
+      // kubectl's `-o=json`: parseArgs would take `=json` as the value.
+      if (current?.type === 'string' && token[2] === '=') {
+        out.push(short, token.slice(3));
+        continue;
+      }
       out.push(token);
       if (current?.type === 'string' && attached === undefined && i + 1 < argv.length) out.push(argv[++i]!);
       continue;

@@ -72,6 +72,11 @@ describe('old spellings', () => {
     expect(() => rewrite(gradeFlags, ['--json=yes'])).toThrow('--json takes no value');
   });
 
+  it("takes kubectl's -o=json and -n=lab as -o json and -n lab", () => {
+    expect(command('grade').parse(['x', '-o=json'], { err: () => {} }).values.output).toBe('json');
+    expect(command('run').parse(['-n=lab'], { err: () => {} }).values.namespace).toBe('lab');
+  });
+
   it('refuses an output format it does not print, naming the ones it does', () => {
     expect(() => command('grade').parse(['x', '-o', 'xml'], { err: () => {} })).toThrow(
       '-o/--output: "xml" is not one of text, json, yaml',
