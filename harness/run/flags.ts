@@ -30,7 +30,7 @@ export const clusterFlags = {
   sim: { type: 'boolean', help: 'start a simulated cluster for this run (no Kubernetes needed)' },
   verbose: {
     type: 'boolean',
-    help: 'not at a terminal: a line for every phase of every scenario, not only one as each finishes',
+    help: 'when the output is not a terminal: a line for every phase of every scenario, not just one as each ends',
   },
   context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: the current one)' },
   kubeconfig: {
@@ -67,7 +67,7 @@ export const runFlags = {
     help: 'the run directory (default reports/<run id>, and reports/latest points at it)',
     deprecated: ['--out'],
   },
-  parallel: { type: 'string', value: 'N', help: 'scenarios at once (default 8; rollouts 1)' },
+  parallel: { type: 'string', value: 'N', help: 'how many scenarios run at once (default 8; 1 for rollouts)' },
   image: { type: 'string', value: 'IMAGE', help: 'the lab server image (default termlab/lab-server:0.1.0)' },
   transport: {
     type: 'string',

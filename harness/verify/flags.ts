@@ -28,7 +28,7 @@ export const verifyFlags = {
   connections: {
     type: 'string',
     value: 'N',
-    help: "requests open at once at most; one due while all are open waits, unsent (default: rate × (the path's ?ms= or 1 s, + 1 s), at least 32)",
+    help: "the most requests open at once; while that many are open, the next one waits, unsent (default: the rate times the path's ?ms= time or 1 s, plus 1 s; at least 32)",
   },
   'pod-header': {
     type: 'string',

@@ -18,8 +18,7 @@ function parse(argv: string[], io: Pick<CommandIO, 'err'>) {
 
 export const classCommand: Command = {
   name: 'class',
-  summary:
-    'a class on one cluster: make a student identity and its kubeconfig (instructor; exit 2 bad input, 3 no cluster or class)',
+  summary: "for instructors, a class on one cluster: make a student's identity and kubeconfig",
   forms: ['student NAME'],
   flags: classFlags,
   examples: [
