@@ -11,7 +11,7 @@ export const versionCommand: CommandModule<typeof versionFlags> = {
     io.out(
       isData(values.output)
         ? formatted(versions, values.output)
-        : `termlab ${HARNESS_VERSION}\nthe grader's kubelet model knows Kubernetes ${KNOWN_MINORS.join(', ')}; a newer cluster is graded with the ${NEWEST_MINOR} rules\n`,
+        : `termlab ${HARNESS_VERSION}\nthe grader's kubelet model knows Kubernetes ${KNOWN_MINORS.join(', ')}\n(a newer cluster is graded with the ${NEWEST_MINOR} rules)\n`,
     );
     return 0;
   },

@@ -88,6 +88,7 @@ describe.concurrent('kubectl conventions', () => {
     expect(text.code).toBe(EXIT.ok);
     expect(text.stdout).toContain(`termlab ${HARNESS_VERSION}\n`);
     expect(text.stdout).toContain(`knows Kubernetes ${KNOWN_MINORS.join(', ')}`);
+    for (const line of text.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
     expect(JSON.parse(json.stdout)).toEqual({
       termlab: HARNESS_VERSION,
       kubernetesMinors: KNOWN_MINORS,
