@@ -14,7 +14,9 @@ export function flagErrorMessage(error: unknown, flags: string[]): string | null
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (!(error instanceof TypeError) || !code?.startsWith('ERR_PARSE_ARGS')) return null;
   // Node quotes the flag in its text; take it from there, never echo the rest (its quoting is unbalanced).
-  const named = error.message.match(/'(-{1,2}[^' ]+)/)?.[1] ?? '';
+  // A flag with a short form is quoted as '-n, --namespace <value>': named as -n/--namespace.
+  const quoted = error.message.match(/'(-{1,2}[^' ,]+)(?:, (--[^' ]+))?/);
+  const named = quoted ? [quoted[1], quoted[2]].filter(Boolean).join('/') : '';
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
       const near = named.startsWith('--') ? nearest(named, flags) : null;

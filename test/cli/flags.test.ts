@@ -40,5 +40,9 @@ describe('CLI manners', () => {
     expect((await runCli(['grade', 'x', '--gradebook'], offline)).stderr.split('\n')[0]).toBe(
       'termlab grade: --gradebook needs a value',
     );
+    // A flag with a short form is named by both, without the comma Node quotes between them.
+    expect((await runCli(['run', '-n'], offline)).stderr.split('\n')[0]).toBe(
+      'termlab run: -n/--namespace needs a value',
+    );
   });
 });
