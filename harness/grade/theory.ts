@@ -30,15 +30,36 @@ export interface KubeletRules {
    * 1.37.2: TERM 1.45-1.85 s after it). The grace is the pod's: no delete gave one (calculateEffectiveGracePeriod).
    */
   deadlineReactionSeconds: number;
+  /**
+   * The ContainerStopSignals gate (KEP-4960, `lifecycle.stopSignal`) at its default for the minor
+   * (pkg/features/kube_features.go). Off: the API server drops the field silently (pkg/api/pod/util.go
+   * dropContainerStopSignals) and the kubelet passes no stop signal (kuberuntime/helpers.go
+   * getContainerConfigStopSignal), so the runtime sends the image's, SIGTERM for the lab's.
+   */
+  containerStopSignals: { enabled: boolean; stage: 'alpha' | 'beta' | 'GA' };
   /** Where the rules were read and checked. */
   source: string;
 }
+
+/** ContainerStopSignals: alpha from 1.33 and off by default through 1.38.0-beta.0, whose versioned gate list
+ * has still the one 1.33 entry (kube_features.go:1443 in v1.37.2, :1328 in v1.38.0-beta.0): its beta missed 1.38 too. */
+const STOP_SIGNALS_ALPHA = { enabled: false, stage: 'alpha' } as const;
 
 // The kill path is the same in all four (killContainer, executePreStopHook, killContainersWithSyncResult,
 // setTerminationGracePeriod, calculateEffectiveGracePeriod, minimumGracePeriodInSeconds = 2). From 1.36 the
 // kubelet reacts up to about a second sooner (its PLEG relists a pod on demand after a sync that changed it),
 // still inside the same 2 s window (docs/versions.md has what was measured on which version). active_deadline.go
 // and its place in the sync loop (syncTicker, generateAPIPodStatus's ShouldEvict) are the same in all four.
+// 1.38 (read in v1.38.0-beta.0, diffed against v1.37.2): the same rules. kuberuntime_container.go executePreStopHook
+// (:790, whole seconds) and killContainer (:870; waitForTurn's seconds off at :910, the floor at :914) are unchanged,
+// minimumGracePeriodInSeconds is still 2 (kuberuntime_manager.go:86) and kuberuntime_termination_order.go is
+// byte for byte 1.37.2's; killContainersWithSyncResult is split into killRunningPodContainers (:938) and
+// killContainers (:961), still every container at once. pod_workers.go calculateEffectiveGracePeriod (:1016) and
+// the GetNewerThan wait (:1295, its "~1s of latency" TODO at :1288) are unchanged, the generic PLEG still relists
+// every 1 s (kubelet.go:216). SyncTerminatingPod (kubelet.go:2360) is still one pass, killPod then the stopped
+// status: kubernetes#140133's reconcile loop is not in the tag, and the 2 s after hooks stays. It now applies the
+// caller's status function again after the stop (:2481), which eviction and node shutdown use, not a delete nor
+// the active deadline. ContainerStopSignals is still alpha and off.
 export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
   [
     '1.34',
@@ -47,6 +68,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
+      containerStopSignals: STOP_SIGNALS_ALPHA,
       source: 'k8s.io/kubernetes v1.34.4',
     },
   ],
@@ -57,6 +79,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
+      containerStopSignals: STOP_SIGNALS_ALPHA,
       source: 'k8s.io/kubernetes v1.35.4',
     },
   ],
@@ -67,6 +90,7 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
+      containerStopSignals: STOP_SIGNALS_ALPHA,
       source: 'k8s.io/kubernetes v1.36.3',
     },
   ],
@@ -77,7 +101,19 @@ export const RULES_BY_MINOR: ReadonlyMap<string, KubeletRules> = new Map([
       minimumGracePeriodSeconds: 2,
       kubeletReactionSeconds: 2,
       deadlineReactionSeconds: 2,
+      containerStopSignals: STOP_SIGNALS_ALPHA,
       source: 'k8s.io/kubernetes v1.37.2',
+    },
+  ],
+  [
+    '1.38',
+    {
+      minimumEffectiveGraceSeconds: 1,
+      minimumGracePeriodSeconds: 2,
+      kubeletReactionSeconds: 2,
+      deadlineReactionSeconds: 2,
+      containerStopSignals: STOP_SIGNALS_ALPHA,
+      source: 'k8s.io/kubernetes v1.38.0-beta.0',
     },
   ],
 ]);

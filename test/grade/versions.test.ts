@@ -29,6 +29,16 @@ describe('the model knows each minor it grades', () => {
     expect(rulesFor('v1.35.4-termlab-sim')).toMatchObject({ minor: '1.35', note: null });
     expect(rulesFor('v1.36.1+k3s1')).toMatchObject({ minor: '1.36', note: null });
     expect(rulesFor('v1.37.2')).toMatchObject({ minor: '1.37', note: null });
+    expect(rulesFor('v1.38.0-beta.0')).toMatchObject({ minor: '1.38', note: null });
+  });
+
+  it('1.38.0-beta.0 keeps the kill path and leaves ContainerStopSignals alpha and off, as every minor before', () => {
+    const { source, ...rules138 } = RULES_BY_MINOR.get('1.38')!;
+    const { source: _137, ...rules137 } = RULES_BY_MINOR.get('1.37')!;
+    expect(source).toBe('k8s.io/kubernetes v1.38.0-beta.0');
+    expect(rules138).toEqual(rules137);
+    for (const rules of RULES_BY_MINOR.values())
+      expect(rules.containerStopSignals).toEqual({ enabled: false, stage: 'alpha' });
   });
 
   it('grades a newer minor with the newest rules and says so', () => {
