@@ -10,12 +10,14 @@ import {
   HOOK_HTTP_PATH,
   HOOK_LINE_KINDS,
   HOOK_PROGRAM,
+  LAB_DRAIN_SIGNAL_ENV,
   LAB_EFFECT_ENV,
   LAB_EVENT_NAMES,
   LAB_LEDGER_URL_ENV,
   LAB_MODE_ENV,
   LAB_TERM_ALLOCATE_ENV,
   type EffectPoint,
+  type LabDrainSignal,
   type LabEventName,
   type LabMode,
   LEDGER_EVENT_NAMES,
@@ -377,20 +379,25 @@ export interface LabContainerSettings {
   termAllocateMiB?: number;
   /** The retries lab: where the work calls the ledger, and the ledger's address. */
   effect?: { point: EffectPoint; ledgerUrl: string };
+  /** The stop-signal lesson: LAB_DRAIN_SIGNAL (unset: SIGTERM, the server's default). */
+  drainSignal?: LabDrainSignal;
+  /** lifecycle.stopSignal, as the API names it; the pod must then say spec.os.name (the pod renderer's job). */
+  stopSignal?: string;
 }
 
 /**
- * Sets the lab container's image, the server's mode (and its memory-on-TERM setting) and its
- * preStop hook, leaving every other field as the template has it. Mutates `container`.
+ * Sets the lab container's image, the server's mode (and its memory-on-TERM setting and drain signal), its
+ * preStop hook and stop signal, leaving every other field as the template has it. Mutates `container`.
  */
 export function configureLabContainer(container: Record<string, any>, s: LabContainerSettings): void {
   if (s.image) container.image = s.image;
-  const ours = new Set([LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV, LAB_EFFECT_ENV, LAB_LEDGER_URL_ENV]);
+  const ours = new Set([LAB_MODE_ENV, LAB_TERM_ALLOCATE_ENV, LAB_EFFECT_ENV, LAB_LEDGER_URL_ENV, LAB_DRAIN_SIGNAL_ENV]);
   container.env = [
     ...(container.env ?? []).filter((e: any) => !ours.has(e.name)),
     { name: LAB_MODE_ENV, value: s.mode },
   ];
   if (s.termAllocateMiB) container.env.push({ name: LAB_TERM_ALLOCATE_ENV, value: String(s.termAllocateMiB) });
+  if (s.drainSignal) container.env.push({ name: LAB_DRAIN_SIGNAL_ENV, value: s.drainSignal });
   if (s.effect)
     container.env.push(
       { name: LAB_EFFECT_ENV, value: s.effect.point },
@@ -401,6 +408,9 @@ export function configureLabContainer(container: Record<string, any>, s: LabCont
   const lifecycle = { ...container.lifecycle };
   if (hook) lifecycle.preStop = hook;
   else delete lifecycle.preStop;
+  // The scenario's, as the hook is: a template's own would make the run's signal no one's choice.
+  if (s.stopSignal) lifecycle.stopSignal = s.stopSignal;
+  else delete lifecycle.stopSignal;
   if (Object.keys(lifecycle).length) container.lifecycle = lifecycle;
   else delete container.lifecycle;
 }

@@ -61,7 +61,11 @@ export function renderPod(
     preStop: scenario.preStop,
     termAllocateMiB: scenario.termAllocateMiB,
     effect,
+    drainSignal: scenario.drainSignal,
+    stopSignal: scenario.stopSignal,
   });
+  // validation.go validateStopSignal: a stopSignal is refused on a pod that names no OS.
+  if (scenario.stopSignal) pod.spec.os = { ...pod.spec.os, name: 'linux' };
   if (scenario.memoryLimitMiB) {
     const limit = `${scenario.memoryLimitMiB}Mi`;
     container.resources = {

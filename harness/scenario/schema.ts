@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LAB_EFFECT_POINTS, LAB_MODES, PROXY_ON_TERM_MODES } from '../../server/contract.ts';
 import { type PreStop, PreStopSchema } from '../../server/contract-schemas.ts';
+import { DrainSignalSchema, StopSignalSchema, stopSignalProblem } from './stop-signal.ts';
 
 // The hook is part of the pod's contract (rendered and parsed back there): one schema for both.
 export { PreStopSchema, type PreStop };
@@ -71,6 +72,10 @@ const ScenarioFields = z.object({
   /** Where the work makes its side effect (a call to the run's ledger): the retries lab. */
   effect: z.enum(LAB_EFFECT_POINTS).optional(),
   retry: RetrySchema.optional(),
+  /** LAB_DRAIN_SIGNAL: the signal the graceful server drains on; on any other it leaves at once (17) on SIGTERM. */
+  drainSignal: DrainSignalSchema.optional(),
+  /** The lab container's lifecycle.stopSignal (gate ContainerStopSignals; rendered with spec.os.name: linux). */
+  stopSignal: StopSignalSchema.optional(),
 });
 const workOutlastsDelay = (s: { deleteDelayMs: number; workMs: number }) => s.deleteDelayMs < s.workMs;
 const WORK_OUTLASTS_DELAY = {
@@ -88,6 +93,10 @@ export const ScenarioSchema = ScenarioFields.extend({ sidecar: SidecarSchema.opt
   .refine((s) => (s.effect ?? 'none') === 'none' || s.retry !== undefined, {
     message: 'an effect is counted by the ledger a retry scenario runs: add a retry: block (attempts: 1 for none)',
     path: ['effect'],
+  })
+  .superRefine((s, ctx) => {
+    const problem = stopSignalProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', ...problem });
   })
   .refine((s) => !(s.retry && s.sidecar), {
     message: 'a retry scenario sends its attempts to the lab server itself: leave out the sidecar block',
