@@ -15,6 +15,8 @@ import { predictionChecks, type PredictionsFile, unseal } from './predictions.ts
 import { type Facts, factsOf } from './facts.ts';
 import { predictScenario as predict } from './pod-theory.ts';
 import { type Prediction, rulesFor } from './theory.ts';
+import { stopSignalOf } from './stop-signal.ts';
+import { stopSignalCheck } from './stop-signal-check.ts';
 import { timelineBars } from './timeline.ts';
 import {
   fail,
@@ -51,7 +53,9 @@ function explain(verdict: Verdict, checks: Check[]): string {
   const cut = checks.find((c) => c.id === 'attribution.cut-by' && c.status === 'pass');
   // A retry scenario tells what its attempts did to the ledger (retries.ts attribution.effects).
   const effects = checks.find((c) => c.id === 'attribution.effects' && c.status === 'pass');
-  const told = [cut, effects]
+  // A stopSignal scenario tells which signal ran: the one asked for, or SIGTERM where the cluster dropped it.
+  const signal = checks.find((c) => c.id === 'attribution.stop-signal' && c.status === 'pass');
+  const told = [signal, cut, effects]
     .filter((c) => c !== undefined)
     .map((c) => c.reason)
     .join('; ');
@@ -74,8 +78,10 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
   // prediction, made before the run, is compared with the model's answer without it.
   // The pod's active deadline, placed by its startTime: when it passes before the delete, it starts the kill (deadline.ts).
   const deadline = observedDeadline(f);
-  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline);
-  const beforeTheRun = predict(asRun, deletionGrace, versioned.rules);
+  // A stopSignal is taken as the cluster left it on the live pod (kept, or dropped with its gate off).
+  const stop = stopSignalOf(o, versioned.rules);
+  const model = predict(asRun, deletionGrace, versioned.rules, observedKubelet(f, deadline), deadline, stop);
+  const beforeTheRun = predict(asRun, deletionGrace, versioned.rules, null, undefined, stop);
   const retried = retryChecks(f, model, fileVersion);
   const evidence = stoppedEarly(f, [
     ...evidenceChecks(f, fileVersion),
@@ -95,6 +101,7 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     podStatusOutcome(f, model, deadline, versioned.rules),
     ...sidecarOutcomes(f, model),
     ...retried.outcome,
+    ...stopSignalCheck(f, stop),
   ]);
   const verdict = verdictOf(evidence, outcome);
   const observed = { outcome: o.request.outcome, exitCode: o.finalState?.exitCode ?? null, ...observedRetries(o) };
@@ -127,7 +134,11 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
     reason: o.finalState?.reason ?? null,
     verdict,
     explanation: explain(verdict, checks),
-    notes: [...versionNotes(fileVersion, o.retries !== undefined), ...(versioned.note ? [versioned.note] : [])],
+    notes: [
+      ...versionNotes(fileVersion, o.retries !== undefined),
+      ...(versioned.note ? [versioned.note] : []),
+      ...(stop && !stop.delivered ? [stop.note] : []),
+    ],
     attempt: o.run.attempt ?? 1,
     // A try the harness's own delays spoiled (its request lost, its safety deadline outlived) may run again.
     lostPath: lost?.kind === 'lost' ? lost.reason : safetyNetEnded(f, model),
@@ -136,7 +147,9 @@ export function grade(o: Observation, options: GradeOptions = {}): PodGradeResul
         ? { sha256: o.run.predictions!.sha256, student: unsealed.file.student?.trim() || null }
         : null,
     prediction: model,
-    asDesigned: asDesigned(predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules)),
+    asDesigned: asDesigned(
+      predict(o.scenario, o.scenario.deleteGracePeriodSeconds ?? null, versioned.rules, null, undefined, stop),
+    ),
     checks,
     ...(retried.summary ? { retries: retried.summary } : {}),
     ...(o.containers && o.containers.length > 1

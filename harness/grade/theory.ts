@@ -2,6 +2,8 @@
 // the simulator on purpose: the comparison means something only if the two are independent.
 import { LAB_EXIT_CODES, LAB_TERM_ALLOCATE_MIB_PER_SECOND } from '../../server/contract.ts';
 import { hookDurationSeconds, type Scenario } from '../scenario/schema.ts';
+import { DEFAULT_STOP_SIGNAL } from '../scenario/stop-signal.ts';
+import { leavesAtOnce, type StopSignalPlan, stopSignalByDefault } from './stop-signal.ts';
 
 /**
  * The kubelet's rules, per Kubernetes minor: one entry per minor the simulator or the project's real node
@@ -290,6 +292,8 @@ export interface Prediction {
   steps: string[];
   /** A pod with a sidecar: every container's answer (pod-theory.ts); the fields above are the app's and the client's. */
   pod?: PodPrediction;
+  /** A scenario with a lifecycle.stopSignal: whether the cluster kept it, and so which signal StopContainer sent. */
+  stopSignal?: StopSignalPlan;
 }
 
 /** One container's answer in a pod with a sidecar (pod-theory.ts predictPod). */
@@ -387,7 +391,8 @@ function triggerOf(
 /**
  * The model's answer. With no observed times (termlab predict, a run not yet made) every time is the
  * earliest and the kubelet's start lies in a 0-2 s window after it; with the kubelet's observed TERM
- * (grading), the rules run from it and only the resolution of those times is left open.
+ * (grading), the rules run from it and only the resolution of those times is left open. A scenario's
+ * stopSignal is taken as the live pod showed it (`stop`, stop-signal.ts), else at the minor's gate default.
  */
 export function predict(
   scenario: Scenario,
@@ -395,7 +400,24 @@ export function predict(
   rules: KubeletRules = RULES_BY_MINOR.get(NEWEST_MINOR)!,
   observed: ObservedKubelet | null = null,
   deadline: DeadlineTiming | null = scenarioDeadline(scenario),
+  stop: StopSignalPlan | null = stopSignalByDefault(scenario, rules),
 ): Prediction {
+  const answer = predictSignalled(scenario, deletionGrace, rules, observed, deadline, stop);
+  return stop ? { ...answer, stopSignal: stop } : answer;
+}
+
+function predictSignalled(
+  scenario: Scenario,
+  deletionGrace: number | null,
+  rules: KubeletRules,
+  observed: ObservedKubelet | null,
+  deadline: DeadlineTiming | null,
+  stop: StopSignalPlan | null,
+): Prediction {
+  // StopContainer sends the stop signal on TERM's clock; a graceful server draining on another leaves at once.
+  const sent = stop?.sent ?? DEFAULT_STOP_SIGNAL;
+  const leaves = leavesAtOnce(scenario, sent);
+  if (leaves) scenario = { ...scenario, mode: 'immediate' };
   const trigger = triggerOf(scenario, deadline, rules, observed);
   // With the deadline placed by a run, the window opens at it; with none, it is at most its seconds after
   // the acceptance, so the kill may come any time before the latest and nothing bounds it from below.
@@ -411,6 +433,7 @@ export function predict(
   // A deadline's kill takes the pod's own grace: no delete had given one (a later delete can only shorten it).
   const grace = graceOf(scenario, trigger.cause === 'deadline' ? null : deletionGrace, rules);
   if (trigger.cause === 'deadline') steps.push(trigger.step);
+  if (stop) steps.push(stop.note);
   steps.push(`grace ${grace}s`);
   const hookSeconds = scenario.preStop.kind === 'none' ? 0 : hookDurationSeconds(scenario.preStop);
   const elapsedWhole = hookWholeSeconds(grace, hookSeconds);
@@ -458,7 +481,7 @@ export function predict(
     }
   }
   const killAt = termAt + remaining;
-  steps.push(`SIGTERM at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
+  steps.push(`${sent} at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
   // Distance from the work's end to a window [from, at + reaction]; 0 inside it: too close to call.
@@ -496,7 +519,7 @@ export function predict(
       kubeletBeganAt,
       workEndsAt,
       marginSeconds: marginTo(termAt),
-      steps: [...steps, `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
+      steps: [...steps, leaves ?? `immediate mode exits ${LAB_EXIT_CODES.immediate} at TERM`],
     };
   }
   const oom = memoryKillAfterTerm(scenario);

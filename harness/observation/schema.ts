@@ -198,6 +198,18 @@ const ContainerLogSchema = z.object({
   streamEnded: HarnessTimeSchema.nullable().optional(),
 });
 
+/** A field the scenario asked for that the cluster left out of the pod, as the run found it on the live pod. */
+const DroppedFieldSchema = z.object({
+  container: z.string(),
+  /** Its path in the container, e.g. `lifecycle.stopSignal`. */
+  field: z.string().max(200),
+  /** The value the scenario asked for. */
+  asked: z.string().max(200),
+  /** Why, in the run's words: the gate that is off, and what ran instead. */
+  note: z.string().max(1024),
+});
+export type DroppedField = z.infer<typeof DroppedFieldSchema>;
+
 export const ObservationSchema = z.object({
   schemaVersion: z.literal(OBSERVATION_SCHEMA_VERSION),
   kind: z.literal(OBSERVATION_KIND),
@@ -246,6 +258,11 @@ export const ObservationSchema = z.object({
           restartPolicy: z.string().nullable().optional(),
         }),
       ),
+      /**
+       * What the scenario asked of the pod and the cluster dropped (a lifecycle.stopSignal where ContainerStopSignals
+       * is off); absent: nothing. The lifecycle above is the evidence; the grader reads it again.
+       */
+      dropped: z.array(DroppedFieldSchema).max(16).optional(),
     })
     .nullable(),
   timeline: TimelineSchema,

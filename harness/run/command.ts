@@ -450,6 +450,7 @@ async function runTries<S extends { name: string }, O>(
         onFailure: (error) => {
           ended.push(error);
         },
+        onNote: (text) => progress.notice(`${scenario.name}: ${escapeTerminal(text)}`),
       },
       scenario,
     );
@@ -588,6 +589,10 @@ function printOutcome(
 function printAnswers(results: GradeResult[], pairs: PairResult[], io: CommandIO): void {
   for (const r of results.filter((x) => x.verdict !== 'matches-model'))
     io.out(`  ${r.scenario}: ${escapeTerminal(r.explanation)}\n`);
+  // A stopSignal the cluster dropped is said for a run that matched too: what ran was SIGTERM.
+  for (const r of results)
+    if (r.kind === 'pod' && r.prediction?.stopSignal && !r.prediction.stopSignal.delivered)
+      io.out(`  ${r.scenario}: ${escapeTerminal(r.prediction.stopSignal.note)}\n`);
   for (const r of results) for (const line of predictionLines(r)) io.out(`  ${r.scenario}: ${line}\n`);
   const count = predictionsCount(results.filter((r) => !r.supersededBy));
   if (count) io.out(`  ${count}\n`);

@@ -55,6 +55,8 @@ export interface ScenarioContext<P extends string = Phase> extends ClusterRunCon
   onPhase(phase: P, detail?: string): void;
   /** A failure that ended the scenario early, with its own code: the run's exit code follows from it. */
   onFailure?(error: TermlabError): void;
+  /** Something the cluster did that the user must hear of at once (a field it dropped from the pod). */
+  onNote?(text: string): void;
 }
 
 /** What the frame needs of a run's context: its clock and signal, and where its phases and failures go. */

@@ -13,7 +13,9 @@ import {
   removeFinalizer,
   type PortForwardHandle,
 } from '../kube/index.ts';
-import type { HarnessTime, Observation } from '../observation/schema.ts';
+import type { DroppedField, HarnessTime, Observation } from '../observation/schema.ts';
+import { stopSignalFromLivePod } from '../grade/stop-signal.ts';
+import { rulesFor } from '../grade/theory.ts';
 import { createPodWithinQuota } from '../safety/quota.ts';
 import { HOLD_FINALIZER } from '../safety/labels.ts';
 import { renderPod, requestPort } from '../scenario/render.ts';
@@ -244,7 +246,7 @@ async function observePhase(
   const [, , captured, node, forward] = await settleAll([
     logs.start(cluster, namespace, created.name, container, clock),
     Promise.all(followers),
-    readCaptured(ctx, created),
+    readCaptured(ctx, created, scenario),
     nodeInfo(cluster, spec?.nodeName),
     forwarding,
   ] as const);
@@ -269,6 +271,7 @@ async function settleAll<T extends readonly unknown[]>(
 async function readCaptured(
   ctx: ScenarioContext,
   created: Created,
+  scenario: Scenario,
 ): Promise<{ pod: k8s.V1Pod; record: NonNullable<Observation['pod']> }> {
   const pod = await readPod(ctx.cluster, ctx.namespace, created.name, { signal: ctx.signal });
   const capturedAt = ctx.clock.now();
@@ -277,6 +280,8 @@ async function readCaptured(
       'POD_GONE_EARLY',
       `pod ${created.name} was replaced or is gone (uid ${pod?.metadata?.uid ?? 'none'}, created ${created.uid})`,
     );
+  const dropped = droppedFields(ctx, scenario, pod);
+  for (const d of dropped) ctx.onNote?.(d.note);
   return {
     pod,
     record: {
@@ -298,8 +303,23 @@ async function readCaptured(
           restartPolicy: c.restartPolicy ?? null,
         })),
       ],
+      ...(dropped.length ? { dropped } : {}),
     },
   };
+}
+
+/**
+ * What the scenario asked of the pod that the cluster left out, said in the run's output and the observation, never
+ * silently: a lifecycle.stopSignal the API server dropped where its gate is off (the grader reads it again from
+ * the lifecycle recorded beside it).
+ */
+function droppedFields(ctx: ScenarioContext, scenario: Scenario, pod: k8s.V1Pod): DroppedField[] {
+  const lab = pod.spec?.containers[0];
+  if (!lab) return [];
+  const plan = stopSignalFromLivePod(scenario, wireLifecycle(lab), rulesFor(ctx.cluster.serverVersion).rules);
+  return plan && !plan.delivered
+    ? [{ container: lab.name, field: 'lifecycle.stopSignal', asked: plan.asked, note: plan.note }]
+    : [];
 }
 
 const wireLifecycle = (c: k8s.V1Container) =>

@@ -1,7 +1,8 @@
 // Builds consistent observation files for grader tests and benchmarks: the same shape the runner
 // writes, with times laid out the way a kubelet following the rules would produce them.
 import { OBSERVATION_SCHEMA_VERSION, type Observation, type WatchEvent } from '../../harness/observation/schema.ts';
-import { predict } from '../../harness/grade/theory.ts';
+import { NEWEST_MINOR, predict, RULES_BY_MINOR } from '../../harness/grade/theory.ts';
+import { stopSignalFromLivePod } from '../../harness/grade/stop-signal.ts';
 import { deriveTimeline } from '../../harness/observation/timeline.ts';
 import { renderPreStop } from '../../server/contract-schemas.ts';
 import { hookDurationSeconds, type Scenario } from '../../harness/scenario/schema.ts';
@@ -23,6 +24,8 @@ export interface Actual {
   reason: string;
   /** Seconds from the delete to the container's end; the model's when omitted. */
   exitAt?: number;
+  /** A scenario with a stopSignal: the cluster kept it on the live pod (its gate on); dropped when omitted. */
+  stopSignalKept?: boolean;
 }
 
 const RUN_START = Date.parse('2026-11-30T10:00:00.000Z');
@@ -36,7 +39,11 @@ export function buildObservation(
   actual?: Partial<Actual>,
   uid = 'uid-0001',
 ): Observation {
-  const model = predict(scenario);
+  // A stopSignal as the live pod below shows it: kept (the gate on) or dropped.
+  const kept = Boolean(actual?.stopSignalKept && scenario.stopSignal);
+  const liveStop = kept ? { stopSignal: scenario.stopSignal } : {};
+  const plan = stopSignalFromLivePod(scenario, liveStop, RULES_BY_MINOR.get(NEWEST_MINOR)!);
+  const model = predict(scenario, null, undefined, null, undefined, plan);
   const outcome = actual?.outcome ?? model.outcome;
   const exitCode = actual?.exitCode ?? model.exitCode;
   const reason = actual?.reason ?? (exitCode === 0 ? 'Completed' : 'Error');
@@ -68,7 +75,7 @@ export function buildObservation(
   const hookEndLogged = hookEnd !== null && hookLogs && model.hookEndsAt! < model.graceSeconds;
   if (hookEndLogged) logLines.push(logLine(hookEnd!, 'hook-end', { kind: hookKind, ms: hookMs }));
   const termMono = deleted + model.termAt * 1000 + 70;
-  logLines.push(logLine(termMono, 'signal', { signal: 'SIGTERM', repeated: false }));
+  logLines.push(logLine(termMono, 'signal', { signal: model.stopSignal?.sent ?? 'SIGTERM', repeated: false }));
   if (outcome === 'completed')
     logLines.push(logLine(requestEnd - 3, 'completed', { id: 'req-1', ms: scenario.workMs, bytes }));
   if (exitCode === 0 || exitCode === 17) logLines.push(logLine(exitMono - 10, 'exit', { code: exitCode }));
@@ -108,7 +115,7 @@ export function buildObservation(
     event('DELETED', 108, terminatedMono + 30, finalPhase, false, 'terminated', true),
   ];
   const handler = renderPreStop(scenario.preStop, 'http');
-  const lifecycle = handler ? { preStop: handler } : null;
+  const lifecycle = handler || kept ? { ...(handler ? { preStop: handler } : {}), ...liveStop } : null;
   const pod: Observation['pod'] = {
     name: `termlab-${scenario.name}`,
     namespace: 'default',
