@@ -1,6 +1,7 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { dirname } from 'node:path';
 import { tooCloseToCall, tooCloseToDiffer } from './outcome.ts';
+import { gradeStopSignalPair, type StopSignalPair } from './stop-signal-pair.ts';
 import { fail, inconclusive, objectUidOf, type PairResult, pass, type GradeResult } from './types.ts';
 
 /** One run of one submission: the run id alone is not enough, a copied run shares it. */
@@ -16,6 +17,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
   >();
   const sidecarPairs = new Map<string, SidecarPair>();
   const retryPairs = new Map<string, RetryPair>();
+  const stopSignalPairs = new Map<string, StopSignalPair>();
   for (const r of results) {
     // A superseded try (run again) never forms a pair: the last try of the same run does.
     if (!r.labPair || r.supersededBy) continue;
@@ -25,6 +27,14 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
       if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
       else entry[r.labPair.role] = r;
       retryPairs.set(key, entry);
+      continue;
+    }
+    if (r.labPair.role === 'term-default' || r.labPair.role === 'quit-stop-signal') {
+      const key = `${runKey(r)}\0${r.labPair.id}`;
+      const entry = stopSignalPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
+      if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
+      else entry[r.labPair.role] = r;
+      stopSignalPairs.set(key, entry);
       continue;
     }
     if (r.labPair.role === 'proxy-first' || r.labPair.role === 'app-first') {
@@ -130,6 +140,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     }),
     ...[...sidecarPairs.values()].map(gradeSidecarPair),
     ...[...retryPairs.values()].map(gradeRetryPair),
+    ...[...stopSignalPairs.values()].map(gradeStopSignalPair),
   ];
 }
 
@@ -288,9 +299,9 @@ function gradeSidecarPair(p: SidecarPair): PairResult {
 export function strayedFromDesign(r: GradeResult): string | null {
   const role = r.labPair?.role;
   const wanted =
-    role === 'short' || role === 'proxy-first'
+    role === 'short' || role === 'proxy-first' || role === 'term-default'
       ? 'cut'
-      : role === 'restored' || role === 'app-first'
+      : role === 'restored' || role === 'app-first' || role === 'quit-stop-signal'
         ? 'completed'
         : null;
   if (

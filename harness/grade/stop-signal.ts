@@ -79,6 +79,19 @@ export function stopSignalByDefault(
   };
 }
 
+/** The side the assumption left out: the same stopSignal with the gate the other way, for `termlab scenarios --reveal`. */
+export function otherSide(plan: StopSignalPlan): StopSignalPlan {
+  const kept = !plan.delivered;
+  return {
+    ...plan,
+    delivered: kept,
+    sent: kept ? plan.asked : DEFAULT_STOP_SIGNAL,
+    note: kept
+      ? `with ContainerStopSignals on, lifecycle.stopSignal is kept and the runtime sends ${plan.asked}`
+      : `with ContainerStopSignals off, the API server drops lifecycle.stopSignal and ${DEFAULT_STOP_SIGNAL} runs`,
+  };
+}
+
 /**
  * What the graceful lab server does with the signal sent (server/contract.ts LAB_DRAIN_SIGNAL): drains on its
  * drain signal, and, draining on another, leaves at once on SIGTERM. Null when it drains on what it got.

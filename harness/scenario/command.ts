@@ -1,6 +1,8 @@
 import type { CommandModule } from '../../lib/command.ts';
 import { formatted, isData } from '../../lib/output-format.ts';
 import { predictScenario as predict } from '../grade/pod-theory.ts';
+import { otherSide } from '../grade/stop-signal.ts';
+import type { Scenario } from './schema.ts';
 import { describeRetries, predictRetries } from '../grade/retry-theory.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import type { scenariosFlags } from './flags.ts';
@@ -34,6 +36,7 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
         ? scenarios.map((s) => ({
             scenario: s,
             prediction: predict(s),
+            ...(s.stopSignal ? { otherSide: gateFlipped(s) } : {}),
             ...(s.retry ? { retries: predictRetries(s, predict(s).outcome) } : {}),
             deadlineSeconds: podDeadlineSeconds(s),
           }))
@@ -47,6 +50,9 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
       const p = predict(s);
       if (s.description) io.out(`    ${s.description}\n`);
       io.out(`    model: ${p.outcome}, exit ${p.exitCode} — ${p.steps.join('; ')}\n`);
+      // A stopSignal: the model's answer with the gate the other way too (which side runs is the cluster's).
+      const flipped = s.stopSignal ? gateFlipped(s) : null;
+      if (flipped) io.out(`    ${flipped.stopSignal!.note}: ${flipped.outcome}, exit ${flipped.exitCode}\n`);
       // A pod with a sidecar: every container's hook, TERM, kill and end.
       for (const c of p.pod?.containers ?? [])
         io.out(
@@ -65,3 +71,9 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
     return 0;
   },
 };
+
+/** The model's answer for a stopSignal scenario with its gate the other way from the minor's default. */
+function gateFlipped(s: Scenario) {
+  const assumed = predict(s).stopSignal;
+  return assumed ? predict(s, null, undefined, null, undefined, otherSide(assumed)) : null;
+}

@@ -45,8 +45,17 @@ export const RetrySchema = z.object({
 export type Retry = z.infer<typeof RetrySchema>;
 export const RETRY_FIELDS = Object.keys(RetrySchema.shape);
 
-/** The halves of the lab's pairs: the grace pair's, the sidecar pair's, and the retries pair's. */
-const LAB_PAIR_ROLES = ['short', 'restored', 'proxy-first', 'app-first', 'no-key', 'with-key'] as const;
+/** The halves of the lab's pairs: the grace pair's, the sidecar pair's, the retries pair's and the stop-signal pair's. */
+const LAB_PAIR_ROLES = [
+  'short',
+  'restored',
+  'proxy-first',
+  'app-first',
+  'no-key',
+  'with-key',
+  'term-default',
+  'quit-stop-signal',
+] as const;
 export type LabPairRole = (typeof LAB_PAIR_ROLES)[number];
 
 const ScenarioFields = z.object({

@@ -113,8 +113,19 @@ export function stopSignalProblem(s: {
   drainSignal?: string;
   stopSignal?: string;
   sidecar?: unknown;
+  labPair?: { role: string };
 }): { message: string; path: string[] } | null {
   const drain = drainSignalOf(s);
+  // The stop-signal pair's halves: a server draining on another signal, sent SIGTERM, then its drain signal.
+  const role = s.labPair?.role;
+  if (role === 'term-default' || role === 'quit-stop-signal') {
+    const stop = s.stopSignal ?? DEFAULT_STOP_SIGNAL;
+    if (drain === DEFAULT_STOP_SIGNAL || stop !== (role === 'term-default' ? DEFAULT_STOP_SIGNAL : drain))
+      return {
+        message: `the stop-signal pair's halves drain on a signal other than SIGTERM (drainSignal); term-default leaves stopSignal out, quit-stop-signal sets it to the drainSignal`,
+        path: ['labPair', 'role'],
+      };
+  }
   if (s.sidecar !== undefined && (s.drainSignal !== undefined || s.stopSignal !== undefined))
     return {
       message: 'drainSignal and stopSignal are the one-container stop-signal lesson: leave out the sidecar block',

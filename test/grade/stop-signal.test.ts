@@ -3,6 +3,7 @@
 // it is what the cluster did with the field (the live pod), or before any run the minor's gate default.
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../harness/grade/grade.ts';
+import { gradePairs } from '../../harness/grade/pairs.ts';
 import { stopSignalByDefault, stopSignalFromLivePod } from '../../harness/grade/stop-signal.ts';
 import { predict, RULES_BY_MINOR } from '../../harness/grade/theory.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
@@ -100,5 +101,49 @@ describe('the grader, from the live pod', () => {
     const r = grade(buildObservation(termDefault));
     expect(r).toMatchObject({ verdict: 'matches-model', outcome: 'cut', exitCode: 17 });
     expect(checkOf(r, 'attribution.stop-signal')).toBeUndefined();
+  });
+});
+
+describe('the stop-signal pair', () => {
+  const halves = (kept: boolean) => {
+    const term = { ...termDefault, labPair: { id: 'stop-signal', role: 'term-default' as const } };
+    const quit = { ...quitStopSignal, labPair: { id: 'stop-signal', role: 'quit-stop-signal' as const } };
+    return [
+      grade(buildObservation(term, {}, 'uid-term'), { source: 'run/term-default.observation.json' }),
+      grade(buildObservation(quit, { stopSignalKept: kept }, 'uid-quit'), {
+        source: 'run/quit-stop-signal.observation.json',
+      }),
+    ];
+  };
+
+  it('passes when SIGTERM cut the work (17) and the kept SIGQUIT let it complete, on two pods', () => {
+    const [pair] = gradePairs(halves(true));
+    expect(pair!.checks).toEqual([
+      {
+        id: 'pair.stop-signal',
+        status: 'pass',
+        reason:
+          'the same 6s of work on a server that drains only on SIGQUIT was cut when the kubelet sent SIGTERM (exit 17) and completed when lifecycle.stopSignal SIGQUIT reached it, on two pods',
+      },
+    ]);
+  });
+
+  it('is inconclusive, naming the dropped field and how to turn the gate on, when the cluster dropped the stopSignal', () => {
+    const [pair] = gradePairs(halves(false));
+    expect(pair!.checks[0]).toMatchObject({
+      status: 'inconclusive',
+      reason: expect.stringMatching(
+        /^the quit-stop-signal run tested no stop signal: lifecycle\.stopSignal was dropped by this cluster: the ContainerStopSignals gate is off \(alpha in 1\.34\); SIGTERM ran instead of SIGQUIT; run it where the gate is on \(termlab run --sim --feature-gates ContainerStopSignals=true/,
+      ),
+    });
+  });
+
+  it('fails when the halves did not do what the lesson says', () => {
+    const [term, quit] = halves(true);
+    const [pair] = gradePairs([{ ...term!, outcome: 'completed', exitCode: 0 }, quit!]);
+    expect(pair!.checks[0]).toMatchObject({
+      status: 'fail',
+      reason: 'the term-default run was completed with exit 0, not cut with 17',
+    });
   });
 });

@@ -10,6 +10,7 @@ import { renderPod } from '../../harness/scenario/render.ts';
 import { ScenarioSchema } from '../../harness/scenario/schema.ts';
 import { describeSetup } from '../../harness/scenario/setup.ts';
 import { LINUX_STOP_SIGNALS, StopSignalSchema } from '../../harness/scenario/stop-signal.ts';
+import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const template = parse(readFileSync(join(repoRoot, 'manifests/lab-pod.yaml'), 'utf8'));
@@ -112,5 +113,45 @@ describe('the setup a student reads', () => {
       /delete after 1s, drains on SIGQUIT, lifecycle\.stopSignal SIGQUIT$/,
     );
     expect(describeSetup(ScenarioSchema.parse(base))).not.toMatch(/drains on|stopSignal/);
+  });
+});
+
+describe("the stop-signal pair's halves", () => {
+  it('term-default drains on another signal and asks for none; quit-stop-signal asks for the drain signal', () => {
+    const pair = (role: string) => ({ labPair: { id: 'stop-signal', role } });
+    expect(ScenarioSchema.safeParse({ ...base, drainSignal: 'SIGQUIT', ...pair('term-default') }).success).toBe(true);
+    expect(
+      ScenarioSchema.safeParse({ ...base, drainSignal: 'SIGQUIT', stopSignal: 'SIGQUIT', ...pair('quit-stop-signal') })
+        .success,
+    ).toBe(true);
+    for (const wrong of [
+      { ...pair('term-default') },
+      { drainSignal: 'SIGQUIT', stopSignal: 'SIGQUIT', ...pair('term-default') },
+      { drainSignal: 'SIGQUIT', ...pair('quit-stop-signal') },
+    ])
+      expect(() => ScenarioSchema.parse({ ...base, ...wrong })).toThrow(
+        /the stop-signal pair's halves drain on a signal/,
+      );
+  });
+});
+
+describe('termlab scenarios --reveal on manifests/stop-signal.yaml', () => {
+  it("gives the model's answer at the gate's default, said as assumed, and the other side", async () => {
+    const r = await runCli(['scenarios', '--scenarios', 'manifests/stop-signal.yaml', '--reveal']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /term-default .*\n.*\n {4}model: cut, exit 17 — .*on SIGTERM it leaves at once, exit 17\n/,
+    );
+    expect(r.stdout).toMatch(
+      /quit-stop-signal .*lifecycle\.stopSignal SIGQUIT\)\n.*\n {4}model: cut, exit 17 — assumed dropped: ContainerStopSignals is alpha in 1\.\d+, off by default/,
+    );
+    expect(r.stdout).toContain(
+      '    with ContainerStopSignals on, lifecycle.stopSignal is kept and the runtime sends SIGQUIT: completed, exit 0\n',
+    );
+    const json = JSON.parse(
+      (await runCli(['scenarios', '--scenarios', 'manifests/stop-signal.yaml', '--reveal', '--json'])).stdout,
+    );
+    expect(json[1].prediction).toMatchObject({ outcome: 'cut', exitCode: 17, stopSignal: { delivered: false } });
+    expect(json[1].otherSide).toMatchObject({ outcome: 'completed', exitCode: 0, stopSignal: { delivered: true } });
   });
 });

@@ -22,8 +22,13 @@ const OPEN_GAPS = new Map<string, { verdict: string; why: string }>([]);
 export const RUN_TIMEOUT_MS = 600_000;
 
 /** Manifests whose scenarios the runner and the grader cannot run whole yet, and why. */
-// None today: sidecars.yaml was, until the runner went through the proxy and the grader read every container (issue 26).
-const NOT_YET_RUN = new Map<string, string>([]);
+// sidecars.yaml was, until the runner went through the proxy and the grader read every container (issue 26).
+const NOT_YET_RUN = new Map<string, string>([
+  [
+    'stop-signal.yaml',
+    "needs the simulator's ContainerStopSignals gate and the lab server's LAB_DRAIN_SIGNAL (issue 40); test/run/stop-signal.test.ts runs it both ways once they are merged",
+  ],
+]);
 
 export interface Manifest {
   file: string;
