@@ -24,7 +24,11 @@ export interface ApiProxy {
 
 export async function startApiProxy(
   upstream: string,
-  options: { refuse?: (req: IncomingMessage, url: URL) => string | null } = {},
+  options: {
+    refuse?: (req: IncomingMessage, url: URL) => string | null;
+    /** A request body to change on its way, as an API server's own defaulting or dropping would (null: as sent). */
+    rewrite?: (req: IncomingMessage, url: URL, body: Buffer) => Buffer | null;
+  } = {},
 ): Promise<ApiProxy> {
   const requests: ProxiedRequest[] = [];
   const target = new URL(upstream);
@@ -55,24 +59,34 @@ export async function startApiProxy(
       req.resume();
       return;
     }
-    const out = httpsRequest(
-      {
-        host: target.hostname,
-        port: target.port || 443,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: target.host },
-        rejectUnauthorized: false,
-      },
-      (answer) => {
-        entry.status = answer.statusCode ?? 0;
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        res.on('close', () => answer.destroy());
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.pipe(out);
+    const forward = (body: Buffer | null) => {
+      const out = httpsRequest(
+        {
+          host: target.hostname,
+          port: target.port || 443,
+          method: req.method,
+          path: req.url,
+          headers: headersFor(req, target.host, body),
+          rejectUnauthorized: false,
+        },
+        (answer) => {
+          entry.status = answer.statusCode ?? 0;
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          res.on('close', () => answer.destroy());
+        },
+      );
+      out.on('error', () => res.destroy());
+      if (body) out.end(body);
+      else req.pipe(out);
+    };
+    if (!options.rewrite) return forward(null);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      forward(options.rewrite!(req, url, body) ?? body);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -87,6 +101,18 @@ export async function startApiProxy(
         server.close(() => resolve());
       }),
   };
+}
+
+/** The client's headers for the upstream; a rewritten body's own length in place of its framing. */
+function headersFor(req: IncomingMessage, host: string, body: Buffer | null): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = v;
+  headers.host = host;
+  if (body) {
+    delete headers['transfer-encoding'];
+    headers['content-length'] = String(body.length);
+  }
+  return headers;
 }
 
 /** A logged request as the RBAC verb and resource it needs (`list pods`, `get pods/log`, `create deployments.apps`). */
