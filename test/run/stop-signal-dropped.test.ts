@@ -55,7 +55,7 @@ describe('a stopSignal the cluster dropped', () => {
       'manifests/stop-signal.yaml',
       '--only',
       'quit-stop-signal',
-      '--out',
+      '--output-dir',
       out,
     ]);
     const note =

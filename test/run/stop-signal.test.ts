@@ -18,7 +18,7 @@ import { RUN_TIMEOUT_MS } from '../support/manifest-run.ts';
 const simHasFeatureGates = 'feature-gates' in runFlags;
 
 const run = (out: string, ...extra: string[]) =>
-  runCli(['run', '--sim', '--reveal', '--scenarios', 'manifests/stop-signal.yaml', '--out', out, ...extra]);
+  runCli(['run', '--sim', '--reveal', '--scenarios', 'manifests/stop-signal.yaml', '--output-dir', out, ...extra]);
 const observationOf = (out: string, name: string) =>
   ObservationSchema.parse(JSON.parse(readFileSync(join(out, `${name}.observation.json`), 'utf8')));
 

@@ -149,7 +149,7 @@ describe('termlab scenarios --reveal on manifests/stop-signal.yaml', () => {
       '    with ContainerStopSignals on, lifecycle.stopSignal is kept and the runtime sends SIGQUIT: completed, exit 0\n',
     );
     const json = JSON.parse(
-      (await runCli(['scenarios', '--scenarios', 'manifests/stop-signal.yaml', '--reveal', '--json'])).stdout,
+      (await runCli(['scenarios', '--scenarios', 'manifests/stop-signal.yaml', '--reveal', '-o', 'json'])).stdout,
     );
     expect(json[1].prediction).toMatchObject({ outcome: 'cut', exitCode: 17, stopSignal: { delivered: false } });
     expect(json[1].otherSide).toMatchObject({ outcome: 'completed', exitCode: 0, stopSignal: { delivered: true } });
