@@ -1,13 +1,7 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
-import { dirname } from 'node:path';
 import { tooCloseToCall, tooCloseToDiffer } from './outcome.ts';
 import { gradeStopSignalPair, type StopSignalPair } from './stop-signal-pair.ts';
-import { fail, inconclusive, objectUidOf, type PairResult, pass, type GradeResult } from './types.ts';
-
-/** One run of one submission: the run id alone is not enough, a copied run shares it. */
-function runKey(r: GradeResult): string {
-  return `${dirname(r.source)}\0${r.runId}`;
-}
+import { fail, inconclusive, objectUidOf, type PairResult, runKeyOf, pass, type GradeResult } from './types.ts';
 
 export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
@@ -22,7 +16,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     // A superseded try (run again) never forms a pair: the last try of the same run does.
     if (!r.labPair || r.supersededBy) continue;
     if (r.labPair.role === 'no-key' || r.labPair.role === 'with-key') {
-      const key = `${runKey(r)}\0${r.labPair.id}`;
+      const key = `${runKeyOf(r)}\0${r.labPair.id}`;
       const entry = retryPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
       if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
       else entry[r.labPair.role] = r;
@@ -30,7 +24,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
       continue;
     }
     if (r.labPair.role === 'term-default' || r.labPair.role === 'quit-stop-signal') {
-      const key = `${runKey(r)}\0${r.labPair.id}`;
+      const key = `${runKeyOf(r)}\0${r.labPair.id}`;
       const entry = stopSignalPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
       if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
       else entry[r.labPair.role] = r;
@@ -38,14 +32,14 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
       continue;
     }
     if (r.labPair.role === 'proxy-first' || r.labPair.role === 'app-first') {
-      const key = `${runKey(r)}\0${r.labPair.id}`;
+      const key = `${runKeyOf(r)}\0${r.labPair.id}`;
       const entry = sidecarPairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
       if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
       else entry[r.labPair.role] = r;
       sidecarPairs.set(key, entry);
       continue;
     }
-    const key = `${runKey(r)}\0${r.labPair.id}`;
+    const key = `${runKeyOf(r)}\0${r.labPair.id}`;
     const entry = byPair.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
     if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
     else entry[r.labPair.role] = r;

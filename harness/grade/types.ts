@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { LabPairRole } from '../scenario/schema.ts';
 import type { Prediction } from './theory.ts';
 
@@ -120,6 +121,9 @@ export type GradeResult = PodGradeResult | RolloutGradeResult;
 
 /** The UID of the object the run made and graded: its pod, or its Deployment. */
 export const objectUidOf = (r: GradeResult): string | null => (r.kind === 'pod' ? r.podUid : r.deploymentUid);
+
+/** One run of one submission, as a lab pair is formed within it: the run id alone is not enough, a copied run shares it. */
+export const runKeyOf = (r: { source: string; runId: string }): string => `${dirname(r.source)}\0${r.runId}`;
 
 export const pass = (id: string, reason: string): Check => ({ id, status: 'pass', reason });
 export const fail = (id: string, reason: string): Check => ({ id, status: 'fail', reason });

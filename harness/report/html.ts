@@ -1,6 +1,13 @@
 // One self-contained HTML file: no external assets, an SVG timeline per scenario.
 // Every string from an observation is untrusted and goes through escapeXml.
-import { type GradeResult, objectUidOf, type PairResult, type TimelineBar, type Verdict } from '../grade/types.ts';
+import {
+  type GradeResult,
+  objectUidOf,
+  type PairResult,
+  runKeyOf,
+  type TimelineBar,
+  type Verdict,
+} from '../grade/types.ts';
 import {
   escapeXml as e,
   formatExits,
@@ -12,6 +19,7 @@ import {
   supersededText,
   tryName,
 } from './format.ts';
+import { LAB_PAIR_ROLES } from '../scenario/schema.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
@@ -71,6 +79,8 @@ const LABEL_SIZE = 10,
   /** A row's own height, and what each further line of labels adds to it. */
   ROW_H = 26,
   TIER_H = 14,
+  /** A heading's line in a pair's chart: the name of the pod whose rows follow. */
+  HEAD_H = 20,
   GAP = 4;
 
 /** What a row draws: its shapes at the row's top line, and its labels, each on the first line of the row where it overlaps none. */
@@ -79,6 +89,8 @@ interface Placed {
   /** The shape's span on the row's top line, in x: a label on that line keeps clear of it. */
   spans: [number, number];
   label: { x: number; text: string } | null;
+  /** A point's diamond, drawn over the row's bars. */
+  mark: boolean;
 }
 
 /** Each label's line in its row: the first from the top where its box meets no other label's, nor on the top line a shape. */
@@ -114,28 +126,56 @@ function spanOf(r: GradeResult): { min: number; max: number } {
   };
 }
 
-/** The two halves of a lab pair share one axis (the widest both need), so the pair compares by eye. */
-function axesOf(results: GradeResult[]): Map<GradeResult, { min: number; max: number }> {
-  const axes = new Map<GradeResult, { min: number; max: number }>();
-  const byPair = new Map<string, GradeResult[]>();
-  for (const r of results)
-    if (r.labPair && !r.rollout && drawnBars(r).length)
-      byPair.set(r.labPair.id, [...(byPair.get(r.labPair.id) ?? []), r]);
-  for (const halves of byPair.values()) {
-    const spans = halves.map(spanOf);
-    const axis = { min: Math.min(...spans.map((s) => s.min)), max: Math.max(...spans.map((s) => s.max)) };
-    for (const r of halves) axes.set(r, axis);
+/** Each lab pair of each run with its halves, in the report's order: a superseded try forms none, as in pairs.ts. */
+function labPairs(results: GradeResult[]): { id: string; halves: GradeResult[]; axis: { min: number; max: number } }[] {
+  const byPair = new Map<string, { id: string; halves: GradeResult[] }>();
+  for (const r of results) {
+    if (!r.labPair || r.rollout || r.supersededBy || !drawnBars(r).length) continue;
+    const key = `${runKeyOf(r)}\0${r.labPair.id}`;
+    const pair = byPair.get(key) ?? { id: r.labPair.id, halves: [] };
+    pair.halves.push(r);
+    byPair.set(key, pair);
   }
-  return axes;
+  return [...byPair.values()]
+    .filter((p) => p.halves.length > 1)
+    .map((p) => {
+      // In the lesson's order: the short grace before the restored one, whatever the files' order.
+      p.halves.sort((a, b) => LAB_PAIR_ROLES.indexOf(a.labPair!.role) - LAB_PAIR_ROLES.indexOf(b.labPair!.role));
+      // One axis, the widest both need.
+      const spans = p.halves.map(spanOf);
+      return { ...p, axis: { min: Math.min(...spans.map((s) => s.min)), max: Math.max(...spans.map((s) => s.max)) } };
+    });
 }
 
-function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf(r)): string {
-  const bars = drawnBars(r);
-  if (!bars.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
-  const { min, max } = axis;
-  // One row per kind; in a pod with a sidecar, request and grace, then one lane per container.
+/** Both pods of a lab pair on one chart, origin the delete, each with its caption: the pair compares by eye. */
+function pairFigure(pair: { id: string; halves: GradeResult[]; axis: { min: number; max: number } }): string {
+  const names = pair.halves.map(tryName);
+  const svg = svgRows(
+    pair.halves.flatMap(halfRows),
+    pair.axis,
+    `timeline of lab pair ${pair.id}: ${names.join(' and ')}`,
+  );
+  const captions = pair.halves
+    .map((r) =>
+      graceCaption(r) ? `<p class="caption"><strong>${e(tryName(r))}</strong>: ${e(graceCaption(r))}</p>` : '',
+    )
+    .join('');
+  return `<figure class="card pair"><h2>Lab pair ${e(pair.id)}: ${e(names.join(' and '))} on one time axis</h2>
+  <p class="muted">Run ${e(pair.halves[0]!.runId)}. Time 0 is each pod's delete. The kubelet's grace runs from when it began; the hook eats into it; SIGTERM comes with what is left, SIGKILL when that runs out.</p>
+  ${svg}<figcaption>${captions}</figcaption></figure>`;
+}
+
+/** A chart's row: its name and bars, or a heading that names the pod of the rows below it (a pair's chart). */
+interface Row {
+  name: string;
+  bars: TimelineBar[];
+  heading?: boolean;
+}
+
+/** A scenario's own chart: one row per kind; in a pod with a sidecar, request and grace, then one lane per container. */
+function rowsOf(bars: TimelineBar[]): Row[] {
   const lanes = [...new Set(bars.flatMap((b) => (b.lane ? [b.lane] : [])))];
-  const rows: { name: string; bars: TimelineBar[] }[] = lanes.length
+  return lanes.length
     ? [
         ...(['request', 'grace'] as const)
           .map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind && !b.lane) }))
@@ -143,11 +183,40 @@ function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf
         ...lanes.map((lane) => ({ name: lane, bars: bars.filter((b) => b.lane === lane) })),
       ]
     : ROWS.map((kind) => ({ name: ROW_NAME[kind], bars: bars.filter((b) => b.kind === kind) }));
+}
+
+/**
+ * One half of a pair's chart: its name, then a pod of one container in two rows (the kubelet's budget with the
+ * hook drawn over it, TERM and KILL; the request), or a pod with lanes in its own chart's rows.
+ */
+function halfRows(r: GradeResult): Row[] {
+  const bars = drawnBars(r);
+  const heading = { name: tryName(r), bars: [], heading: true };
+  if (bars.some((b) => b.lane)) return [heading, ...rowsOf(bars)];
+  const kubelet: TimelineBar['kind'][] = ['grace', 'hook', 'term', 'kill'];
+  return [
+    heading,
+    { name: 'kubelet', bars: bars.filter((b) => kubelet.includes(b.kind)) },
+    { name: ROW_NAME.request, bars: bars.filter((b) => !kubelet.includes(b.kind)) },
+  ];
+}
+
+function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf(r)): string {
+  const bars = drawnBars(r);
+  if (!bars.length) return '<p class="muted">No timeline: the pod was never deleted.</p>';
+  return svgRows(rowsOf(bars), axis, `timeline of ${r.scenario}`);
+}
+
+function svgRows(rows: Row[], axis: { min: number; max: number }, aria: string): string {
+  const { min, max } = axis;
   // The row names' column is as wide as the longest name needs, up to a third of the chart; longer ones are cut.
   const plot = 560;
   const left = Math.min(
     280,
-    Math.max(110, 8 + GAP * 3 + Math.max(...rows.map((row) => textWidth(row.name, ROW_SIZE)))),
+    Math.max(
+      110,
+      8 + GAP * 3 + Math.max(...rows.filter((row) => !row.heading).map((row) => textWidth(row.name, ROW_SIZE))),
+    ),
   );
   // Times so far from 0 that a second is lost in their rounding still get an axis, not a division by zero.
   const span = max - min || 1;
@@ -161,6 +230,7 @@ function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf
       if (bar.start === bar.end) {
         const cx = x(bar.start);
         return {
+          mark: true,
           spans: [cx - 7, cx + 7],
           shape: (y) => `<g${at}><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g>`,
           label: { x: cx + 12, text: bar.label },
@@ -168,6 +238,7 @@ function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf
       }
       const dash = bar.source === 'inferred' || bar.source === 'model' ? ' stroke-dasharray="4 3" stroke="#555"' : '';
       return {
+        mark: false,
         spans: [x(bar.start), x(bar.start) + Math.max(2, x(bar.end) - x(bar.start))],
         shape: (y) =>
           `<g${at}><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
@@ -186,9 +257,9 @@ function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf
   });
   const rowTop: number[] = [];
   let top = 28;
-  tiers.forEach((t) => {
+  tiers.forEach((t, row) => {
     rowTop.push(top);
-    top += ROW_H + TIER_H * Math.max(0, ...t.values());
+    top += rows[row]!.heading ? HEAD_H : ROW_H + TIER_H * Math.max(0, ...t.values());
   });
   const height = top + 12;
   const labelsRight = Math.max(
@@ -217,12 +288,18 @@ function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf
     }
   }
   parts.push(`<text x="${x(0) + GAP}" y="20" class="delete">delete</text>`);
-  rows.forEach(({ name }, row) => {
+  rows.forEach(({ name, heading }, row) => {
     const y = rowTop[row]!;
+    if (heading) {
+      parts.push(`<text x="8" y="${y + 14}" class="half">${e(name)}</text>`);
+      return;
+    }
     const shown = cutToFit(name, left - 8 - GAP * 2, ROW_SIZE);
     const text = `<text x="8" y="${y + 14}" class="row">${e(shown)}</text>`;
     parts.push(shown === name ? text : `<g>${text}<title>${e(name)}</title></g>`);
-    for (const p of placed[row]!) {
+    // Bars first, marks over them: a hook drawn over the grace, a kill's diamond over the grace's end.
+    const items = placed[row]!;
+    for (const p of [...items.filter((q) => !q.mark), ...items.filter((q) => q.mark)]) {
       parts.push(p.shape(y));
       if (p.label)
         parts.push(
@@ -230,7 +307,7 @@ function svgTimeline(r: GradeResult, axis: { min: number; max: number } = spanOf
         );
     }
   });
-  return `<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="timeline of ${e(r.scenario)}">${parts.join('')}</svg>`;
+  return `<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="${e(aria)}">${parts.join('')}</svg>`;
 }
 
 function rolloutCard(r: GradeResult): string {
@@ -251,12 +328,12 @@ export const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:960px;color:#1d1d1f;padding:0 1rem}
 h1{font-size:1.6rem;margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;vertical-align:top}th{background:#f6f7f9}
-.card{border:1px solid #e1e4e8;border-radius:8px;padding:1rem 1.2rem;margin:1.2rem 0}
+.card{border:1px solid #e1e4e8;border-radius:8px;padding:1rem 1.2rem;margin:1.2rem 0}figure.pair{margin:1.2rem 0}
 .v-matches-model{border-left:6px solid #2da44e}.v-differs-from-model{border-left:6px solid #cf222e}
 .v-inconclusive{border-left:6px solid #d4a72c}.v-evidence-invalid{border-left:6px solid #6e7781}
 .muted{color:#6e7781}.pass{color:#1a7f37}.fail{color:#cf222e}.inconclusive{color:#9a6700}
 svg .tick{font-size:10px;fill:#888;text-anchor:middle}svg .row{font-size:11px;fill:#555}
-svg .label{font-size:10px;fill:#333}svg .label.on{fill:#fff}svg .delete{font-size:10px;fill:#d33}
+svg .label{font-size:10px;fill:#333}svg .half{font-size:11px;font-weight:600;fill:#1d1d1f}svg .label.on{fill:#fff}svg .delete{font-size:10px;fill:#d33}
 .caption{margin:.2rem 0 .6rem;font-size:.95em}code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.1rem .5rem;border-radius:1rem;vertical-align:middle;white-space:nowrap}
 .b-matches-model{background:#dafbe1;color:#116329}.b-differs-from-model{background:#ffebe9;color:#a40e26}
@@ -271,7 +348,7 @@ function predictionBadge(r: GradeResult): string {
 
 /** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
 export function resultCards(results: GradeResult[], prefix = 's'): string {
-  const axes = axesOf(results);
+  const axes = new Map(labPairs(results).flatMap((p) => p.halves.map((r) => [r, p.axis] as const)));
   return results
     .map(
       (r, i) => `
@@ -303,6 +380,7 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
     )
     .join('');
   const cards = resultCards(results);
+  const pairCharts = labPairs(results).map(pairFigure).join('');
   const pairHtml = pairs
     .flatMap((p) =>
       p.checks.map(
@@ -320,7 +398,7 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
 <h1>termlab report</h1><p class="muted">${results.length} observation(s) graded. Time 0 is the delete; bars come from the harness clock, dashed ones from the model or inferred.</p>
 <table><tr><th>scenario</th><th>mode</th><th>preStop</th><th>grace</th><th>work</th><th>outcome</th><th>exit</th><th>verdict</th>${predicted ? '<th>your prediction</th>' : ''}</tr>${rows}</table>
 ${count ? `<p><strong>${e(count)}</strong> (a prediction is right when it agrees with the kubelet model)</p>` : ''}
-${pairHtml}${problemHtml}${cards}
+${pairHtml}${pairCharts}${problemHtml}${cards}
 </body></html>
 `;
 }

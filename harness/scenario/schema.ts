@@ -46,7 +46,7 @@ export type Retry = z.infer<typeof RetrySchema>;
 export const RETRY_FIELDS = Object.keys(RetrySchema.shape);
 
 /** The halves of the lab's pairs: the grace pair's, the sidecar pair's, the retries pair's and the stop-signal pair's. */
-const LAB_PAIR_ROLES = [
+export const LAB_PAIR_ROLES = [
   'short',
   'restored',
   'proxy-first',

@@ -1,6 +1,6 @@
 // The report's timelines, read back from the SVG they are drawn in (issue 39, item 12): no label prints on
 // top of another, over the default, sidecar and retries reports built from recorded runs (the simulated
-// cluster and the real node). Text boxes are approximated from the SVG alone: width = characters × font
+// cluster and the real node), each scenario's chart and each lab pair's. Text boxes are approximated from the SVG alone: width = characters × font
 // size × 0.6 (a wide sans-serif average), height = the font size above the baseline.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ describe('timeline labels', () => {
       const sizes = fontSizes(html);
       const svgs = [...html.matchAll(/<svg [^>]*aria-label="timeline of ([^"]*)"[^>]*>([\s\S]*?)<\/svg>/g)];
       expect(svgs.length).toBeGreaterThan(3);
+      // The pair's chart too, both pods on one axis: its rows are the most crowded.
+      expect(svgs.filter(([, scenario]) => scenario!.startsWith('lab pair ')).length).toBe(dirs.length);
       const overlaps: string[] = [];
       for (const [, scenario, svg] of svgs) {
         const boxes = textBoxes(svg!, sizes);

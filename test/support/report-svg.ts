@@ -18,7 +18,7 @@ export function fontSizes(html: string): Map<string, number> {
   return sizes;
 }
 
-const unescapeXml = (s: string) =>
+export const unescapeXml = (s: string) =>
   s
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
