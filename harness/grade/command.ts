@@ -2,7 +2,7 @@ import type { CommandModule } from '../../lib/command.ts';
 import { TermlabError } from '../../lib/errors.ts';
 import { runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
-import { predictionLines, VERDICT_LABEL } from '../report/format.ts';
+import { graceCaption, predictionLines, VERDICT_LABEL } from '../report/format.ts';
 import { requestsStrip } from '../report/rollout.ts';
 import { formatted, isData } from '../../lib/output-format.ts';
 import { escapeTerminal as t } from '../../lib/terminal.ts';
@@ -15,6 +15,9 @@ import type { GradeResult } from './types.ts';
 /** One result as the terminal shows it; every string from the file is escaped. */
 function formatResult(r: GradeResult): string {
   const lines = [`${VERDICT_LABEL[r.verdict]}  ${t(r.scenario)}  (${t(r.source)})`, `    ${t(r.explanation)}`];
+  // The chart's caption, the same sentence: what the grace did and what it meant for the request.
+  const caption = graceCaption(r);
+  if (caption) lines.push(`    ${t(caption)}`);
   for (const note of r.notes) lines.push(`    note: ${t(note)}`);
   if (r.rollout) for (const line of requestsStrip(r.rollout).split('\n')) lines.push(`    ${t(line)}`);
   // The student's own prediction is graded apart from the run: show it apart.

@@ -42,7 +42,7 @@ import { createProgress } from './progress.ts';
 import type { ScenarioContext } from './scenario.ts';
 import { POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
 import { exitReason, summaryTable } from './summary.ts';
-import { predictionLines, predictionsCount } from '../report/format.ts';
+import { graceCaption, predictionLines, predictionsCount, tryName } from '../report/format.ts';
 
 export interface SimHandle {
   kubeconfig: string;
@@ -593,6 +593,11 @@ function printAnswers(results: GradeResult[], pairs: PairResult[], io: CommandIO
   for (const r of results)
     if (r.kind === 'pod' && r.prediction?.stopSignal && !r.prediction.stopSignal.delivered)
       io.out(`  ${r.scenario}: ${escapeTerminal(r.prediction.stopSignal.note)}\n`);
+  // Each chart's caption, the same sentence as under it in report.html: what the grace did for the request.
+  for (const r of results.filter((x) => !x.supersededBy)) {
+    const caption = graceCaption(r);
+    if (caption) io.out(`  ${tryName(r)}: ${escapeTerminal(caption)}\n`);
+  }
   for (const r of results) for (const line of predictionLines(r)) io.out(`  ${r.scenario}: ${line}\n`);
   const count = predictionsCount(results.filter((r) => !r.supersededBy));
   if (count) io.out(`  ${count}\n`);

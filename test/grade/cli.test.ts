@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { gradePaths } from '../../harness/grade/files.ts';
+import { graceCaption } from '../../harness/report/format.ts';
 import { runCli } from '../support/cli.ts';
 import { buildObservation, exampleObservations } from '../support/observations.ts';
 import { repoRoot } from '../support/processes.ts';
@@ -38,6 +40,27 @@ describe.concurrent('termlab grade', () => {
     expect(xml).toContain('<property name="podUid" value="uid-0002"/>');
     expect((xml.match(/<testcase /g) ?? []).length).toBe(6 * 25 + 1);
     expect(readFileSync(join(out, 'r.html'), 'utf8')).toMatch(/<svg [^>]*aria-label="timeline of short-grace"/);
+  });
+
+  it("says under each result the chart's caption, the same sentence in one line", async () => {
+    const node = join(repoRoot, 'test/grade/fixtures/node');
+    const r = await runCli(['grade', node], offline);
+    const graded = await gradePaths([node]);
+    const said = (scenario: string) => {
+      const lines = r.stdout.split('\n');
+      const at = lines.findIndex((l) => l.includes(`  ${scenario}  (`));
+      return lines.slice(at + 1, at + 3).map((l) => l.trim());
+    };
+    for (const scenario of ['short-grace', 'restored-grace', 'hook-outlasts-grace', 'no-prestop']) {
+      const caption = graceCaption(graded.results.find((x) => x.scenario === scenario)!);
+      expect(caption, scenario).toBeTruthy();
+      expect(said(scenario), r.stdout).toContain(caption);
+    }
+    expect(said('short-grace')).toContainEqual(
+      expect.stringMatching(
+        /^The hook used 3 of the 5 s; SIGTERM came with 2 s left; the request needed \d+(\.\d)? s more: cut at SIGKILL\.$/,
+      ),
+    );
   });
 
   it('exits 0 when every check passes, and prints JSON on request', async () => {

@@ -60,6 +60,8 @@ describe.concurrent('a run with no predictions sealed', () => {
     expect(hint, shown).toContain('Predict each outcome first: `termlab predict --only short-grace,hook-fits-grace`');
     expect(hint, shown).toContain('--reveal');
     expect(r.stdout.replace(hint!, '').replace("model's answers stay hidden", ''), shown).not.toMatch(ANSWERS);
+    // Nor the charts' captions: each is an answer.
+    expect(r.stdout, shown).not.toMatch(/The hook used|SIGTERM came with/);
     for (const report of ['report.md', 'report.html', 'junit.xml']) {
       const text = readFileSync(join(out, report), 'utf8');
       expect(text, report).toContain('short-grace');
@@ -87,6 +89,14 @@ describe.concurrent('a run with no predictions sealed', () => {
     expect(r.stdout, shown).toMatch(
       /^hook-fits-grace +exec sleep 3s +30s +completed +0 \(Completed\) +completed\/0 +✅/m,
     );
+    // Each chart's caption, as report.html has it under the chart, one line per scenario.
+    expect(r.stdout, shown).toMatch(
+      /^ {2}short-grace: The hook used 3 of the 5 s; SIGTERM came with 2 s left; the request needed \d+(\.\d)? s more: cut at SIGKILL\.$/m,
+    );
+    const html = readFileSync(join(out, 'report.html'), 'utf8').replaceAll('&#39;', "'");
+    for (const line of r.stdout.split('\n').filter((l) => / {2}[\w-]+: (The hook|No hook)/.test(l)))
+      expect(html, line).toContain(`<p class="caption">${line.replace(/^ {2}[\w-]+: /, '')}</p>`);
+    expect(r.stdout, shown).toMatch(/^ {2}hook-fits-grace: The hook used 3 of the 30 s; SIGTERM came with 27 s left;/m);
     expect(r.stdout, shown).not.toMatch(/answers hidden/);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| short-grace \|.*\| cut \|/);
   });
