@@ -94,7 +94,7 @@ interface Placed {
 }
 
 /** Each label's line in its row: the first from the top where its box meets no other label's, nor on the top line a shape. */
-function tiersOf(labels: { x: number; text: string }[], shapes: [number, number][]): number[] {
+export function tiersOf(labels: { x: number; text: string }[], shapes: [number, number][]): number[] {
   const lines: [number, number][][] = [[...shapes]];
   const order = labels.map((_, i) => i).sort((a, b) => labels[a]!.x - labels[b]!.x);
   const tiers: number[] = [];

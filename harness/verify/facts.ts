@@ -41,6 +41,11 @@ export function originOf(o: VerificationObservation): number | null {
   return o.acted ? Date.parse(o.acted.at.wall) : null;
 }
 
+/** Time 0 of every time a verification shows: the action, else when the watches began, else the run's start. */
+export function timeOriginOf(o: VerificationObservation): number {
+  return originOf(o) ?? Date.parse(o.timeline.watchesEstablished?.wall ?? o.run.observedAt);
+}
+
 /** A preStop hook's sleep, when it is one: `sleep: {seconds}` or `exec: sleep N`. */
 export function sleepSecondsOf(containers: LiveContainer[]): number | null {
   const hook = (containers[0]?.lifecycle as Record<string, any> | null)?.preStop;
@@ -53,7 +58,7 @@ export function sleepSecondsOf(containers: LiveContainer[]): number | null {
 }
 
 export function podTimes(o: VerificationObservation): PodTimes[] {
-  const origin = originOf(o) ?? Date.parse(o.timeline.watchesEstablished?.wall ?? o.run.observedAt);
+  const origin = timeOriginOf(o);
   const at = (wall: string | null | undefined) => (wall ? (Date.parse(wall) - origin) / 1000 : null);
   const oldUids = new Set((o.target?.pods ?? []).map((p) => p.uid));
   const actedMono = o.acted?.at.mono ?? Infinity;

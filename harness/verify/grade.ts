@@ -7,7 +7,7 @@ import { PROXY_PROPAGATION_SECONDS } from '../grade/rollout/theory.ts';
 import { isFailure, parseLoadLog } from '../grade/rollout/records.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
-import { originOf, type PodTimes, podTimes } from './facts.ts';
+import { type PodTimes, podTimes, timeOriginOf } from './facts.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
 import { incompleteReasonOf, wasInterrupted } from '../observation/incomplete.ts';
 
@@ -230,7 +230,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const problems: string[] = [];
   const load = parseLoadLog(o.evidence.loadLog);
   if (load.malformed.length) problems.push(`load log line ${load.malformed[0]!.line}: ${load.malformed[0]!.problem}`);
-  const origin = originOf(o) ?? Date.parse(o.timeline.watchesEstablished?.wall ?? o.run.observedAt);
+  const origin = timeOriginOf(o);
   const at = (wall: string) => (Date.parse(wall) - origin) / 1000;
   const pods = podTimes(o);
   const accepted = acceptedIds(o);

@@ -3,15 +3,16 @@
 // changes on the same axis) and JUnit. Every string from the file is escaped by harness/report's helpers.
 import { parseLoadLog } from '../grade/rollout/records.ts';
 import { escapeXml as x } from '../report/format.ts';
-import { STYLE, tickStep } from '../report/html.ts';
+import { STYLE, tickStep, tiersOf } from '../report/html.ts';
 import { cell } from '../report/markdown.ts';
 import { escapeTerminal as t } from '../../lib/terminal.ts';
-import type { PodTimes } from './facts.ts';
+import { type PodTimes, timeOriginOf } from './facts.ts';
 import { CAUSES, type CauseNumber, type VerifyGrade } from './grade.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
 
 const VERDICT = { pass: '✅ pass', fail: '❌ fail', inconclusive: '⚠️ inconclusive' } as const;
-const s1 = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)}s`);
+/** A time in seconds: to a tenth in the Markdown and the terminal, to the 10 ms the chart is held to in the HTML. */
+const secs = (v: number | null, digits = 1) => (v === null ? '—' : `${v.toFixed(digits)}s`);
 const causeLines = (g: VerifyGrade) =>
   ([1, 2, 3, 4] as CauseNumber[]).filter((c) => g.byCause[c]).map((c) => `cause ${c} (${CAUSES[c]}): ${g.byCause[c]}`);
 const FAILED_SHOWN = 20;
@@ -34,18 +35,18 @@ export function terminalSummary(g: VerifyGrade): string {
   return lines.join('\n') + '\n';
 }
 
-function podRow(p: PodTimes): string[] {
+function podRow(p: PodTimes, digits = 1): string[] {
   return [
     p.name,
     p.old ? 'old' : 'new',
     p.preStop,
-    s1(p.deletion),
-    s1(p.endpointNotReady),
-    s1(p.term),
+    secs(p.deletion, digits),
+    secs(p.endpointNotReady, digits),
+    secs(p.term, digits),
     p.termSource ?? '—',
-    s1(p.exited),
+    secs(p.exited, digits),
     p.exitCode === null ? '—' : String(p.exitCode),
-    s1(p.gone),
+    secs(p.gone, digits),
   ];
 }
 const POD_HEADER = [
@@ -93,7 +94,10 @@ export function renderVerifyMarkdown(g: VerifyGrade): string {
       : []),
     `Times in seconds from the ${cell(g.action)}.`,
     '',
-    table(POD_HEADER, g.pods.map(podRow)),
+    table(
+      POD_HEADER,
+      g.pods.map((p) => podRow(p)),
+    ),
     '',
     ...(g.failures.length
       ? [
@@ -121,10 +125,19 @@ export function renderVerifyMarkdown(g: VerifyGrade): string {
   ].join('\n');
 }
 
+/** Each request's sent and ended, in seconds from the action, to the millisecond: the chart and the HTML's tables. */
+function requestTimes(o: VerificationObservation) {
+  const origin = timeOriginOf(o);
+  return parseLoadLog(o.evidence.loadLog).records.map((r) => ({
+    record: r,
+    sent: (Date.parse(r.sent.time) - origin) / 1000,
+    ended: (Date.parse(r.ended.time) - origin) / 1000,
+  }));
+}
+
 /** The picture: one row per pod, requests as marks coloured by outcome, the pod's moments on the same axis. */
 export function verifySvg(g: VerifyGrade, o: VerificationObservation): string {
-  const origin = o.acted ? Date.parse(o.acted.at.wall) : Date.parse(o.run.observedAt);
-  const records = parseLoadLog(o.evidence.loadLog).records;
+  const requests = requestTimes(o);
   const failedPod = new Map(g.failures.map((f) => [f.id, f.pod]));
   const pods = [...g.pods].sort((a, b) => Number(b.old) - Number(a.old) || (a.created ?? 0) - (b.created ?? 0));
   const rowOf = new Map<string, number>();
@@ -133,63 +146,77 @@ export function verifySvg(g: VerifyGrade, o: VerificationObservation): string {
     rowOf.set(p.name, i);
   });
   const unknownRow = pods.length;
-  const sent = records.map((r) => (Date.parse(r.sent.time) - origin) / 1000);
+  const sent = requests.map((r) => r.sent);
   const moments = pods
     .flatMap((p) => [p.deletion, p.term, p.exited, p.endpointNotReady, p.gone])
     .filter((v): v is number => v !== null);
   const lo = Math.floor(Math.min(0, ...sent.slice(0, 1), ...moments));
-  const hi = Math.ceil(Math.max(1, ...sent.slice(-1), ...moments));
-  const left = 190,
+  const hi = Math.ceil(Math.max(1, ...sent.slice(-1), ...requests.slice(-1).map((r) => r.ended), ...moments));
+  const left = 210,
     width = 900,
     rowH = 22,
-    top = 20;
+    top = 20,
+    tierH = 10;
   const X = (s: number) => left + ((s - lo) / (hi - lo)) * (width - left - 10);
-  const height = top + (pods.length + 1) * rowH + 40;
+  // Each pod's moments, a line and one letter each; a letter that would print on another goes a line lower.
+  const momentsOf = (p: PodTimes) =>
+    [
+      { at: p.deletion, colour: '#8250df', letter: 'D', label: 'deleted' },
+      { at: p.endpointNotReady, colour: '#0969da', letter: 'E', label: 'endpoint not ready' },
+      { at: p.term, colour: '#bc4c00', letter: 'T', label: `TERM (${p.termSource ?? ''})` },
+      p.killed
+        ? { at: p.exited, colour: '#000', letter: 'K', label: 'KILL (exit 137)' }
+        : { at: p.exited, colour: '#57606a', letter: 'X', label: 'exited' },
+      { at: p.gone, colour: '#8c959f', letter: 'G', label: 'gone from the API' },
+    ].filter((m): m is typeof m & { at: number } => m.at !== null);
+  const tiers = pods.map((p) =>
+    tiersOf(
+      momentsOf(p).map((m) => ({ x: X(m.at) + 2, text: m.letter })),
+      [],
+    ),
+  );
+  const rowTop: number[] = [];
+  let y = top;
+  for (let i = 0; i <= pods.length; i++) {
+    rowTop.push(y);
+    y += Math.max(rowH, 14 + tierH * Math.max(0, ...(tiers[i] ?? [])));
+  }
+  const height = y + 40;
   const parts: string[] = [];
   const step = tickStep(hi - lo);
   for (let s = Math.ceil(lo / step) * step; s <= hi; s += step)
     parts.push(
-      `<line x1="${X(s)}" x2="${X(s)}" y1="${top - 4}" y2="${height - 30}" stroke="#eee"/><text class="tick" x="${X(s)}" y="${height - 18}">${s}s</text>`,
+      `<line x1="${X(s)}" x2="${X(s)}" y1="${top - 4}" y2="${height - 30}" stroke="#eee"/><text class="tick" x="${X(s)}" y="${height - 18}" text-anchor="middle">${s}s</text>`,
     );
   [...pods.map((p) => `${p.name} (${p.old ? 'old' : 'new'})`), 'no answer, no pod'].forEach((label, i) => {
     parts.push(
-      `<text class="row" x="4" y="${top + i * rowH + 14}">${x(label.length > 30 ? `…${label.slice(-29)}` : label)}</text>`,
+      `<text class="row" x="4" y="${rowTop[i]! + 14}">${x(label.length > 30 ? `…${label.slice(-29)}` : label)}</text>`,
     );
   });
-  records.forEach((r, i) => {
+  for (const { record: r, sent: from, ended } of requests) {
     const failed = r.outcome !== 'completed';
     const who = failed ? (failedPod.get(r.id) ?? r.podUid) : r.podUid;
     const row = (who ? rowOf.get(who) : undefined) ?? unknownRow;
     const colour = !failed ? '#2da44e' : r.outcome === 'rejected' ? '#d4a72c' : '#cf222e';
+    const title = `<title>${x(r.id)} ${x(r.outcome)}${r.errorCode ? ` ${x(r.errorCode)}` : ''}: sent ${from.toFixed(2)}s, ended ${ended.toFixed(2)}s</title>`;
+    // A failed request is a bar from sent to its end, its times kept for the tables beside it; a completed one a tick.
     parts.push(
-      `<rect x="${X(sent[i]!).toFixed(1)}" y="${top + row * rowH + (failed ? 3 : 7)}" width="${failed ? 2 : 1}" height="${failed ? 14 : 6}" fill="${colour}"><title>${x(r.id)} ${x(r.outcome)}${r.errorCode ? ` ${x(r.errorCode)}` : ''}</title></rect>`,
+      failed
+        ? `<g data-t="${from.toFixed(3)} ${ended.toFixed(3)}"><rect x="${X(from).toFixed(1)}" y="${rowTop[row]! + 3}" width="${Math.max(2, X(ended) - X(from)).toFixed(1)}" height="14" fill="${colour}" fill-opacity="0.8"/>${title}</g>`
+        : `<rect x="${X(from).toFixed(1)}" y="${rowTop[row]! + 7}" width="1" height="6" fill="${colour}">${title}</rect>`,
     );
-  });
-  // Each moment a line and one letter, the letters at their own heights so moments close together stay readable.
-  const mark = (
-    p: PodTimes,
-    i: number,
-    at: number | null,
-    colour: string,
-    letter: string,
-    label: string,
-    level: number,
-  ) => {
-    if (at === null) return;
-    const y = top + i * rowH;
-    parts.push(
-      `<line x1="${X(at)}" x2="${X(at)}" y1="${y}" y2="${y + rowH - 2}" stroke="${colour}" stroke-width="2"><title>${x(p.name)} ${x(label)} at ${at.toFixed(2)}s</title></line><text class="label" x="${X(at) + 2}" y="${y + 7 + level * 5}" fill="${colour}">${letter}</text>`,
-    );
-  };
+  }
   pods.forEach((p, i) => {
-    mark(p, i, p.deletion, '#8250df', 'D', 'deleted', 0);
-    mark(p, i, p.endpointNotReady, '#0969da', 'E', 'endpoint not ready', 1);
-    mark(p, i, p.term, '#bc4c00', 'T', `TERM (${p.termSource ?? ''})`, 2);
-    if (p.killed) mark(p, i, p.exited, '#000', 'K', 'KILL (exit 137)', 3);
-    else mark(p, i, p.exited, '#57606a', 'X', 'exited', 3);
+    const y0 = rowTop[i]!;
+    const h = (rowTop[i + 1] ?? y0 + rowH) - y0 - 2;
+    momentsOf(p).forEach((m, k) => {
+      parts.push(
+        `<g data-t="${m.at.toFixed(3)} ${m.at.toFixed(3)}"><line x1="${X(m.at)}" x2="${X(m.at)}" y1="${y0}" y2="${y0 + h}" stroke="${m.colour}" stroke-width="2"/><title>${x(p.name)} ${x(m.label)} at ${m.at.toFixed(2)}s</title></g><text class="label" x="${X(m.at) + 2}" y="${y0 + 9 + tierH * tiers[i]![k]!}" fill="${m.colour}">${m.letter}</text>`,
+      );
+    });
   });
   const legend =
-    '<span style="color:#2da44e">■ completed</span> <span style="color:#cf222e">■ failed</span> <span style="color:#d4a72c">■ 503</span> (by the pod that answered, or the one each failure is attributed to) · <span style="color:#8250df">D deleted</span> <span style="color:#0969da">E endpoint not ready</span> <span style="color:#bc4c00">T TERM</span> <span style="color:#000">K KILL</span> <span style="color:#57606a">X exited</span>';
+    '<span style="color:#2da44e">■ completed</span> <span style="color:#cf222e">■ failed</span> <span style="color:#d4a72c">■ 503</span> (by the pod that answered, or the one each failure is attributed to) · <span style="color:#8250df">D deleted</span> <span style="color:#0969da">E endpoint not ready</span> <span style="color:#bc4c00">T TERM</span> <span style="color:#000">K KILL</span> <span style="color:#57606a">X exited</span> <span style="color:#8c959f">G gone</span>';
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="requests over time per pod">${parts.join('')}</svg><p class="muted">${legend}; seconds from the ${x(g.action)}</p>`;
 }
 
@@ -197,9 +224,11 @@ export function renderVerifyHtml(g: VerifyGrade, o: VerificationObservation): st
   const table = (header: string[], rows: string[][]) =>
     `<table><tr>${header.map((h) => `<th>${x(h)}</th>`).join('')}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${x(c)}</td>`).join('')}</tr>`).join('')}</table>`;
   const cls = g.verdict === 'pass' ? 'pass' : g.verdict === 'fail' ? 'fail' : 'inconclusive';
+  // The failed requests' times as the chart draws them, to the millisecond (the grade keeps them to a tenth).
+  const exact = new Map(requestTimes(o).map((r) => [r.record.id, r]));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>termlab verify deployment/${x(g.deployment)}</title><style>${STYLE}</style></head><body>
 <h1>termlab verify: deployment/${x(g.deployment)}</h1>
-<p class="${cls}"><strong>${x(VERDICT[g.verdict])}</strong> — ${x(g.action)} in namespace ${x(g.namespace)}: ${x(g.explanation)}</p>
+<p class="${cls}"><strong>${x(g.verdict)}</strong> — ${x(g.action)} in namespace ${x(g.namespace)}: ${x(g.explanation)}</p>
 ${
   g.failed
     ? `<ul>${causeLines(g)
@@ -209,15 +238,18 @@ ${
 }
 ${g.advice.length ? `<h2>Advice</h2><ul>${g.advice.map((a) => `<li>${x(a)}</li>`).join('')}</ul><p class="muted">${g.reasoning.map((r) => `because ${x(r)}`).join('<br>')}</p>` : ''}
 <h2>Requests over time, per pod</h2>${verifySvg(g, o)}
-<h2>Pods</h2>${table(POD_HEADER, g.pods.map(podRow))}
+<h2>Pods</h2>${table(
+    POD_HEADER,
+    g.pods.map((p) => podRow(p, 2)),
+  )}
 ${
   g.failures.length
     ? `<h2>Failed requests</h2>${table(
         ['request', 'sent', 'ended', 'error', 'stage', 'pod', 'cause', 'why'],
         g.failures.map((f) => [
           f.id,
-          `${f.sent.toFixed(1)}s`,
-          `${f.ended.toFixed(1)}s`,
+          secs(exact.get(f.id)?.sent ?? f.sent, 2),
+          secs(exact.get(f.id)?.ended ?? f.ended, 2),
           f.errorCode ?? f.outcome,
           f.stage ?? '—',
           f.pod ?? '—',

@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { renderHtml } from '../../harness/report/html.ts';
 import { renderMarkdown } from '../../harness/report/markdown.ts';
-import { FIXTURES, fontSizes, REPORTS, reportHtml, type TextBox, textBoxes } from '../support/report-svg.ts';
+import {
+  FIXTURES,
+  fontSizes,
+  REPORTS,
+  reportHtml,
+  type TextBox,
+  textBoxes,
+  verifyReportHtml,
+} from '../support/report-svg.ts';
 
 const intersect = (a: TextBox, b: TextBox) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 
@@ -36,6 +44,21 @@ describe('timeline labels', () => {
       }
       expect(overlaps).toEqual([]);
     });
+});
+
+describe('the verify report', () => {
+  it("no two of its chart's labels overlap (each pod's D, E, T, K and X)", async () => {
+    const html = await verifyReportHtml();
+    const svg = html.match(/<svg [^>]*aria-label="requests over time per pod"[^>]*>([\s\S]*?)<\/svg>/)![1]!;
+    const boxes = textBoxes(svg, fontSizes(html));
+    // Three old pods, each deleted, marked not ready, sent TERM and exited: at least four letters each.
+    expect(boxes.filter((b) => b.text.length === 1).length).toBeGreaterThanOrEqual(12);
+    const overlaps: string[] = [];
+    boxes.forEach((a, i) => {
+      for (const b of boxes.slice(i + 1)) if (intersect(a, b)) overlaps.push(`"${a.text}" × "${b.text}" at x ${a.x0}`);
+    });
+    expect(overlaps).toEqual([]);
+  });
 });
 
 describe('a pod with a sidecar in the reports', () => {

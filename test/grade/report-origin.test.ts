@@ -3,7 +3,7 @@
 // edge in that scenario's chart, to 10 ms, on the chart's axis: seconds from the delete.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, reportHtml } from '../support/report-svg.ts';
+import { FIXTURES, reportHtml, verifyReportHtml } from '../support/report-svg.ts';
 
 /** Each card: its text's times (what they say and the seconds), and its chart's marks (each bar's start and end). */
 function cards(html: string) {
@@ -45,4 +45,21 @@ describe('the retries report counts every time from the delete', () => {
       }
       expect(off).toEqual([]);
     });
+});
+
+describe('the verify report counts every time from the rollout', () => {
+  it('every time in its tables is a mark of its chart, to 10 ms', async () => {
+    const html = await verifyReportHtml();
+    const svg = html.match(/<svg [^>]*aria-label="requests over time per pod"[^>]*>([\s\S]*?)<\/svg>/)![1]!;
+    const marks = [...svg.matchAll(/<g data-t="(-?[\d.]+) (-?[\d.]+)">/g)].flatMap((m) => [Number(m[1]), Number(m[2])]);
+    // The pods' deletion, endpoint, TERM, exit and gone; each failed request's sent and ended.
+    const tables = html.slice(html.indexOf('<h2>Pods</h2>'));
+    const said = [...tables.matchAll(/<td>(-?\d+\.\d+)s<\/td>/g)].map((m) => Number(m[1]));
+    expect(said.length).toBeGreaterThanOrEqual(15);
+    const off = said.filter((t) => !marks.some((m) => Math.abs(m - t) <= 0.0101));
+    expect(off, `marks ${marks.map((m) => m.toFixed(3)).join(', ')}`).toEqual([]);
+    // Said to the 10 ms they are held to.
+    expect(said.every((t) => /\.\d\d$/.test(t.toFixed(2)))).toBe(true);
+    expect(tables).not.toMatch(/<td>-?\d+\.\ds<\/td>/);
+  });
 });

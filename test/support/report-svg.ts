@@ -2,6 +2,8 @@
 import { join } from 'node:path';
 import { gradePaths } from '../../harness/grade/files.ts';
 import { renderHtml } from '../../harness/report/html.ts';
+import { gradeVerificationFile } from '../../harness/verify/files.ts';
+import { renderVerifyHtml } from '../../harness/verify/report.ts';
 import { repoRoot } from './processes.ts';
 
 export const FIXTURES = join(repoRoot, 'test/grade/fixtures');
@@ -51,4 +53,12 @@ export function textBoxes(svg: string, sizes: Map<string, number>): TextBox[] {
 export async function reportHtml(dirs: string[]): Promise<string> {
   const graded = await gradePaths(dirs);
   return renderHtml(graded.results, graded.pairs);
+}
+
+/** The verify report of a recorded `termlab verify --sim` run (test/verify/fixtures), as its reports are drawn. */
+export async function verifyReportHtml(): Promise<string> {
+  const { grade, observation } = await gradeVerificationFile(
+    join(repoRoot, 'test/verify/fixtures/rollout-no-prestop.verification.json'),
+  );
+  return renderVerifyHtml(grade, observation);
 }
