@@ -1,7 +1,8 @@
 // tsx dev/screenshots.ts [--runs DIR] — the screenshots of docs/img/: the default, sidecar and retries reports, each
-// from a real run on the simulated cluster (termlab run --sim), taken in headless Chromium. Run by hand, not by
-// npm test. --runs DIR keeps the runs in DIR (default, sidecar, retries) and reuses any already there; each report is
-// drawn again from its observations by `termlab grade` before its screenshot.
+// from a real run on the simulated cluster (termlab run --sim), and the verify report, from a real `termlab verify
+// --sim` of docs/verify.md's example, taken in headless Chromium. Run by hand, not by npm test. --runs DIR keeps the
+// runs in DIR (default, sidecar, retries, verify) and reuses any already there; each report is drawn again from its
+// observations by `termlab grade` before its screenshot.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +13,35 @@ import { devArgs, runDevTool } from './entry.ts';
 
 const tool = { name: 'screenshots', usage: 'tsx dev/screenshots.ts [--runs DIR]' };
 
-/** Each report: the scenario file it runs, and how tall a window shows its table and first timelines. */
+/** Each report: the command that runs it into a folder, what `termlab grade` draws it from, how tall a window shows it. */
 const REPORTS = [
-  { name: 'default', scenarios: 'manifests/scenarios.yaml', height: 1500 },
-  { name: 'sidecar', scenarios: 'manifests/sidecars.yaml', height: 1500 },
-  { name: 'retries', scenarios: 'manifests/retries.yaml', height: 1500 },
+  ...[
+    ['default', 'manifests/scenarios.yaml'],
+    ['sidecar', 'manifests/sidecars.yaml'],
+    ['retries', 'manifests/retries.yaml'],
+  ].map(([name, scenarios]) => ({
+    name: name!,
+    run: (dir: string) => ['run', '--sim', '--scenarios', scenarios!, '--output-dir', dir],
+    graded: (dir: string) => dir,
+    height: 1500,
+  })),
+  {
+    // docs/verify.md's example: the failing manifest, rolled with load on it.
+    name: 'verify',
+    run: (dir: string) => [
+      'verify',
+      'deployment/web',
+      '--sim',
+      '--apply',
+      'manifests/verify-example.yaml',
+      '--path',
+      '/work?ms=200',
+      '--output-dir',
+      dir,
+    ],
+    graded: (dir: string) => join(dir, 'web.verification.json'),
+    height: 1300,
+  },
 ];
 
 await runDevTool(tool, () => {
@@ -31,19 +56,19 @@ await runDevTool(tool, () => {
   for (const r of REPORTS) {
     const dir = join(runs, r.name);
     if (!existsSync(join(dir, 'report.html'))) {
-      console.log(`screenshots: running ${r.scenarios} on the simulated cluster into ${dir}`);
-      const run = spawnSync(
-        process.execPath,
-        [join(repoRoot, 'bin/termlab.js'), 'run', '--sim', '--scenarios', r.scenarios, '--output-dir', dir],
-        { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] },
-      );
-      // A run whose verdicts differ still writes its report: only a missing report is a failure here.
+      const args = r.run(dir);
+      console.log(`screenshots: termlab ${args.join(' ')} (on the simulated cluster)`);
+      const run = spawnSync(process.execPath, [join(repoRoot, 'bin/termlab.js'), ...args], {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      // A run whose verdicts differ (or a verify that fails) still writes its report: only a missing one is a failure here.
       if (!existsSync(join(dir, 'report.html')))
-        throw new TermlabError('SETUP_FAILED', `termlab run ended ${run.status} with no report in ${dir}`);
+        throw new TermlabError('SETUP_FAILED', `termlab ${args[0]} ended ${run.status} with no report in ${dir}`);
     }
     // Drawn again by this checkout's grader: a kept run's report may come from older code.
     const html = join(dir, 'screenshot.html');
-    spawnSync(process.execPath, [join(repoRoot, 'bin/termlab.js'), 'grade', dir, '--html', html], {
+    spawnSync(process.execPath, [join(repoRoot, 'bin/termlab.js'), 'grade', r.graded(dir), '--html', html], {
       cwd: repoRoot,
       stdio: 'ignore',
     });
