@@ -75,8 +75,11 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
       sidecar.native
         ? `, then waits for its turn ${fmt(wait ?? 0)}s (${byTimer ? 'the grace ran out first' : 'until the app is gone'})`
         : ', no wait: a main container'
-    }; TERM at ${fmt(proxyTerm)}s, StopContainer(${stopGrace}s), SIGKILL at ${fmt(proxyKill)}s`,
+    }; TERM at ${fmt(proxyTerm)}s, then ${stopGrace}s to exit before SIGKILL at ${fmt(proxyKill)}s`,
   );
+  const terms = [
+    `the proxy: ${sidecar.native ? `waitForTurn ${fmt(wait ?? 0)}s, ` : ''}StopContainer(${stopGrace}s) at ${fmt(proxyTerm)}s`,
+  ];
 
   // When the proxy's death cuts a request still open through it: at TERM in exit mode, at its kill in drain mode.
   const proxyCutAt = sidecar.onTerm === 'exit' ? proxyTerm : proxyKill;
@@ -166,6 +169,7 @@ function predictPod(scenario: Scenario & { sidecar: Sidecar }, app: Prediction, 
     },
     marginSeconds: Math.min(...margins),
     steps: [...app.steps, ...steps],
+    terms: [...app.terms, ...terms],
     pod,
   };
 }

@@ -289,7 +289,10 @@ export interface Prediction {
   resolutionSeconds: number;
   /** Where the times come from: the rules alone (the kubelet starts 0-2 s after the delete or the deadline), or the kubelet's observed TERM. */
   basis: 'window' | 'observed';
+  /** The model's reasoning in the lab's words (the reports' "Model:" line). */
   steps: string[];
+  /** The same in the kubelet's own terms (its functions and constants), for a reader who wants them (docs/grading.md). */
+  terms: string[];
   /** A pod with a sidecar: every container's answer (pod-theory.ts); the fields above are the app's and the client's. */
   pod?: PodPrediction;
   /** A scenario with a lifecycle.stopSignal: whether the cluster kept it, and so which signal StopContainer sent. */
@@ -430,6 +433,7 @@ function predictSignalled(
   const resolutionSeconds = observed ? OBSERVED_RESOLUTION_SECONDS : TOLERANCE_SECONDS;
   const basis = observed ? ('observed' as const) : ('window' as const);
   const steps: string[] = [];
+  const terms: string[] = [];
   // A deadline's kill takes the pod's own grace: no delete had given one (a later delete can only shorten it).
   const grace = graceOf(scenario, trigger.cause === 'deadline' ? null : deletionGrace, rules);
   if (trigger.cause === 'deadline') steps.push(trigger.step);
@@ -451,7 +455,15 @@ function predictSignalled(
     );
   }
   const remaining = remainingAfterHook(grace, hookSeconds, rules);
-  if (remaining > grace - elapsedWhole) steps.push(`remainder ${grace - elapsedWhole}s raised to ${remaining}s`);
+  terms.push(`killContainer with gracePeriod ${grace}s`);
+  if (scenario.preStop.kind !== 'none')
+    terms.push(`executePreStopHook: ${elapsedWhole}s (whole seconds) taken off gracePeriod`);
+  if (remaining > grace - elapsedWhole) {
+    steps.push(
+      `${grace - elapsedWhole}s of grace left, but the kubelet always gives at least ${remaining}s from SIGTERM to SIGKILL${scenario.preStop.kind === 'none' ? '' : ', even when the hook used the whole grace'}`,
+    );
+    terms.push(`remainder ${grace - elapsedWhole}s raised to ${remaining}s (minimumGracePeriodInSeconds)`);
+  }
   // The kill as early as the rules allow (the window's start, or TERM + the least remainder the observed start leaves open).
   let killEarliest = termAt + remaining;
   if (observed) {
@@ -482,6 +494,7 @@ function predictSignalled(
   }
   const killAt = termAt + remaining;
   steps.push(`${sent} at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
+  terms.push(`StopContainer(${remaining}s): the stop signal (${sent}) at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
   // Distance from the work's end to a window [from, at + reaction]; 0 inside it: too close to call.
@@ -491,9 +504,13 @@ function predictSignalled(
       : Math.max(0, workEndsAt - (at + reaction));
   steps.push(
     observed
-      ? `TERM as the server logged it, ${observed.termAt < 0 ? `${fmt(-observed.termAt)}s before` : `${fmt(observed.termAt)}s after`} the delete: the rules run from the observed kubelet`
+      ? `TERM as the server logged it, ${observed.termAt < 0 ? `${fmt(-observed.termAt)}s before` : `${fmt(observed.termAt)}s after`} the delete: the model counts from the TERM this run saw`
       : `the kubelet starts this 0-${reaction}s after the ${trigger.cause === 'deadline' ? 'deadline passes' : 'delete'}${unplaced ? ' (the deadline itself at the latest: the pod started before the request was accepted)' : ''}`,
   );
+  if (observed)
+    terms.push(
+      'the rules run from the observed kubelet: its TERM as the server logged it, not a window after the delete',
+    );
   const deadlineAt = trigger.cause === 'deadline' ? trigger.at : null;
   const statusFor = (exitCode: number): Prediction['podStatus'] =>
     trigger.cause === 'deadline'
@@ -513,6 +530,7 @@ function predictSignalled(
       exitAt: termAt,
       resolutionSeconds,
       basis,
+      terms,
       outcome: completed ? 'completed' : 'cut',
       exitCode: LAB_EXIT_CODES.immediate,
       reason: 'Error',
@@ -541,6 +559,7 @@ function predictSignalled(
       exitAt: raced ? killAt : oomAt,
       resolutionSeconds,
       basis,
+      terms,
       outcome: completed ? 'completed' : 'cut',
       exitCode: 137,
       reason: 'OOMKilled',
@@ -569,6 +588,7 @@ function predictSignalled(
       exitAt: killAt,
       resolutionSeconds,
       basis,
+      terms,
       outcome: completed ? 'completed' : 'cut',
       exitCode: 137,
       reason: 'Error',
@@ -619,6 +639,7 @@ function predictSignalled(
     exitAt: exitsItself ? drainedAt : killAt,
     resolutionSeconds,
     basis,
+    terms,
     outcome: completed ? 'completed' : 'cut',
     exitCode: exitsItself ? 0 : 137,
     reason: exitsItself ? 'Completed' : 'Error',

@@ -334,7 +334,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e5e5;verti
 .muted{color:#6e7781}.pass{color:#1a7f37}.fail{color:#cf222e}.inconclusive{color:#9a6700}
 svg .tick{font-size:10px;fill:#888;text-anchor:middle}svg .row{font-size:11px;fill:#555}
 svg .label{font-size:10px;fill:#333}svg .half{font-size:11px;font-weight:600;fill:#1d1d1f}svg .label.on{fill:#fff}svg .delete{font-size:10px;fill:#d33}
-.caption{margin:.2rem 0 .6rem;font-size:.95em}code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
+.caption{margin:.2rem 0 .6rem;font-size:.95em}details.terms{margin:-.6rem 0 .6rem;font-size:.9em}details.terms summary{color:#6e7781;cursor:pointer}code{background:#f6f8fa;padding:0 .25rem;border-radius:3px}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.1rem .5rem;border-radius:1rem;vertical-align:middle;white-space:nowrap}
 .b-matches-model{background:#dafbe1;color:#116329}.b-differs-from-model{background:#ffebe9;color:#a40e26}
 .b-inconclusive{background:#fff8c5;color:#7d4e00}.b-evidence-invalid{background:#eaeef2;color:#424a53}`;
@@ -346,8 +346,20 @@ function predictionBadge(r: GradeResult): string {
   return ` <span class="badge ${cls}" title="your prediction">prediction ${e(p.text)}</span>`;
 }
 
-/** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`. */
-export function resultCards(results: GradeResult[], prefix = 's'): string {
+/**
+ * The model's steps in the kubelet's own terms, one click away from the lab's words, with where they are explained:
+ * `docs` is the docs folder as the report links to it (relative to the report), or none to name the page alone.
+ */
+function kubeletTerms(r: GradeResult, docs: string | undefined): string {
+  const terms = r.prediction?.terms ?? [];
+  if (!terms.length) return '';
+  const page = 'docs/grading.md, “The kubelet’s terms”';
+  const link = docs ? `<a href="${e(docs)}/grading.md#the-kubelets-terms">${page}</a>` : page;
+  return `<details class="terms"><summary>In the kubelet's terms</summary><ul>${terms.map((t) => `<li><code>${e(t)}</code></li>`).join('')}</ul><p class="muted">What these names mean: ${link}.</p></details>`;
+}
+
+/** One card per result: verdict, explanation, timeline and checks; anchors start with `prefix`; `docs` as kubeletTerms. */
+export function resultCards(results: GradeResult[], prefix = 's', docs?: string): string {
   const axes = new Map(labPairs(results).flatMap((p) => p.halves.map((r) => [r, p.axis] as const)));
   return results
     .map(
@@ -359,6 +371,7 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
     r.rollout
       ? rolloutCard(r)
       : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
+  ${kubeletTerms(r, docs)}
   ${svgTimeline(r, axes.get(r))}${graceCaption(r) ? `<p class="caption">${e(graceCaption(r))}</p>` : ''}`
   }
   <details><summary>${r.checks.length} checks</summary><table><tr><th>check</th><th>status</th><th>reason</th></tr>
@@ -369,7 +382,13 @@ export function resultCards(results: GradeResult[], prefix = 's'): string {
     .join('');
 }
 
-export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], problems: string[] = []): string {
+/** `docs`: the docs folder relative to where the report is written, for its links (write.ts). */
+export function renderHtml(
+  results: GradeResult[],
+  pairs: PairResult[] = [],
+  problems: string[] = [],
+  docs?: string,
+): string {
   const count = predictionsCount(results.filter((x) => !x.supersededBy));
   const predicted = count !== null;
   // Anchors carry the index: one report may hold the same scenario from several files.
@@ -379,7 +398,7 @@ export function renderHtml(results: GradeResult[], pairs: PairResult[] = [], pro
         `<tr><td><a href="#s${i}-${e(r.scenario)}">${e(tryName(r))}</a></td><td>${e(r.mode)}</td><td>${e(r.preStop)}</td><td>${r.graceSeconds}s</td><td>${seconds(r.workMs)}</td><td>${e(r.outcome)}</td><td>${e(formatExits(r))}</td><td>${verdictBadge(r)}</td>${predicted ? `<td>${e(predictionShown(r)?.text ?? '')}</td>` : ''}</tr>`,
     )
     .join('');
-  const cards = resultCards(results);
+  const cards = resultCards(results, 's', docs);
   const pairCharts = labPairs(results).map(pairFigure).join('');
   const pairHtml = pairs
     .flatMap((p) =>

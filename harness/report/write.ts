@@ -1,5 +1,7 @@
 // Writing the reports of a graded set, shared by `termlab grade` and `termlab run`.
+import { dirname, relative, resolve, sep } from 'node:path';
 import { TermlabError } from '../../lib/errors.ts';
+import { packagePath } from '../../lib/package-root.ts';
 import type { GradeResult, PairResult } from '../grade/types.ts';
 import { writeFileAtomic } from '../../lib/files.ts';
 import { oneLine } from '../../lib/terminal.ts';
@@ -7,6 +9,12 @@ import { renderHiddenHtml, renderHiddenJunit, renderHiddenMarkdown } from './hid
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
+
+/** termlab's docs folder as a link from a report written at `path`: relative, so a checkout's reports/ find it. */
+const docsFrom = (path: string) =>
+  relative(dirname(resolve(path)), packagePath('docs'))
+    .split(sep)
+    .join('/');
 
 export interface ReportTargets {
   md?: string;
@@ -48,6 +56,7 @@ export async function writeReports(
     return;
   }
   if (targets.md) await writeReport(targets.md, renderMarkdown(run.results, run.pairs, run.problems));
-  if (targets.html) await writeReport(targets.html, renderHtml(run.results, run.pairs, run.problems));
+  if (targets.html)
+    await writeReport(targets.html, renderHtml(run.results, run.pairs, run.problems, docsFrom(targets.html)));
   if (targets.junit) await writeReport(targets.junit, renderJunit(run.results, run.pairs));
 }
