@@ -140,7 +140,23 @@ export function renderMarkdown(results: GradeResult[], pairs: PairResult[] = [],
     );
     for (const note of r.notes) out.push(`_Note: ${cell(note)}_`, '');
     if (r.rollout) out.push(...rolloutMarkdown(r));
-    else out.push(`Model: ${cell(r.prediction?.steps.join('; ') ?? '')}.`, '', gantt(r), '');
+    else {
+      out.push(`Model: ${cell(r.prediction?.steps.join('; ') ?? '')}.`, '');
+      // The same in the kubelet's own names, folded: docs/grading.md's "The kubelet's terms" explains them.
+      const terms = r.prediction?.terms ?? [];
+      if (terms.length)
+        out.push(
+          "<details><summary>In the kubelet's terms</summary>",
+          '',
+          ...terms.map((t) => `- ${code(t)}`),
+          '',
+          "What these names mean: docs/grading.md, “The kubelet's terms”.",
+          '',
+          '</details>',
+          '',
+        );
+      out.push(gantt(r), '');
+    }
     out.push('<details><summary>Checks</summary>', '', '| check | status | reason |', '| --- | --- | --- |');
     for (const c of r.checks) out.push(`| ${code(c.id)} | ${c.status} | ${cell(c.reason)} |`);
     out.push(
