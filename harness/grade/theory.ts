@@ -494,7 +494,7 @@ function predictSignalled(
   }
   const killAt = termAt + remaining;
   steps.push(`${sent} at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
-  terms.push(`StopContainer(${remaining}s): the stop signal (${sent}) at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
+  terms.push(`StopContainer(${remaining}s): the stop signal at ${fmt(termAt)}s, SIGKILL at ${fmt(killAt)}s`);
 
   const workEndsAt = (scenario.workMs - scenario.deleteDelayMs) / 1000;
   // Distance from the work's end to a window [from, at + reaction]; 0 inside it: too close to call.
