@@ -409,6 +409,7 @@ async function runTries<S extends { name: string }, O>(
     io.out,
     io.isTTY,
     values.verbose,
+    !values.sim,
   );
   // One line while the API is away, and one when it is back.
   const stopOutageReports = cluster.health.onReport((report) =>

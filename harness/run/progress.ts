@@ -21,6 +21,8 @@ export function createProgress(
   write: (text: string) => void,
   isTTY: boolean,
   verbose = false,
+  /** A real cluster: its leftovers outlive termlab, and `termlab reap` is what removes them (the simulated one ends with the run). */
+  reapable = true,
 ): Progress {
   const names = scenarios.map((s) => s.name);
   const started = performance.now();
@@ -72,7 +74,7 @@ export function createProgress(
   };
   // Said once, above the table: what the countdown on each line counts down to.
   write(
-    "pod deadline in Ns: should termlab stop before it cleans up, the scenario's pods end without it after Ns (their activeDeadlineSeconds, or `termlab reap` past their expiry)\n",
+    `pod deadline in Ns: should termlab stop before it cleans up, the scenario's pods end without it after Ns (their activeDeadlineSeconds${reapable ? ', or `termlab reap` past their expiry' : ''})\n`,
   );
   const timer = setInterval(draw, 250);
   draw();

@@ -92,4 +92,25 @@ describe('run progress', () => {
       "pod deadline in Ns: should termlab stop before it cleans up, the scenario's pods end without it after Ns",
     );
   });
+
+  it('on the simulated cluster the legend names no `termlab reap`: the cluster and its pods end with the run', () => {
+    const legend = (reapable: boolean) => {
+      let written = '';
+      createProgress(
+        [{ name: 'short-grace', deadlineSeconds: 104 }],
+        (t) => {
+          written += t;
+        },
+        true,
+        false,
+        reapable,
+      ).stop();
+      return written.split('\n')[0]!;
+    };
+    // A student who follows it on --sim gets "cannot load kubeconfig" (test/guides/follow.test.ts follows it).
+    expect(legend(false)).toBe(
+      "pod deadline in Ns: should termlab stop before it cleans up, the scenario's pods end without it after Ns (their activeDeadlineSeconds)",
+    );
+    expect(legend(true)).toContain('`termlab reap` past their expiry');
+  });
 });
