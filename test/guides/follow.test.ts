@@ -20,14 +20,15 @@ let copies = 0;
 const copyName = (why: string) => join(scratch, `${++copies}-${why}`);
 
 // The student's environment: no kubeconfig (the simulated cluster only), a home of its own, the npm stand-in;
-// nothing of the test runner's own (vitest's variables, the outer `npm test`'s npm_* settings).
+// nothing of the test runner's own (vitest's variables, the outer `npm test`'s npm_* settings and PATH entries).
 const env: NodeJS.ProcessEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !/^(VITEST|npm_|INIT_CWD$|NODE_ENV$)/.test(k)),
 );
+const ownPath = (process.env.PATH ?? '').split(':').filter((p) => !/node_modules[/\\]\.bin$|node-gyp-bin$/.test(p));
 Object.assign(env, {
   HOME: join(scratch, 'home'),
   KUBECONFIG: '',
-  PATH: `${npmShim(join(scratch, 'bin'))}:${process.env.PATH}`,
+  PATH: [npmShim(join(scratch, 'bin')), ...ownPath].join(':'),
   npm_config_update_notifier: 'false',
   npm_config_fund: 'false',
 });
