@@ -18,6 +18,11 @@ const FENCE = /^ *```sh\n([\s\S]*?)^ *```/gm;
 /** The blocks of `path` in `file` (relative to `root`), in order. */
 export function guideBlocks(root: string, file: string, path: 'student' | 'instructor'): GuideBlock[] {
   const text = readFileSync(join(root, file), 'utf8');
+  // A marker that marks nothing (a blank line or prose before the fence) would leave its block unfollowed.
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries())
+    if (line.startsWith('<!-- guide:') && !/^ *```sh$/.test(lines[i + 1] ?? ''))
+      throw new Error(`${file}:${i + 1}: a guide marker must be the line right before a \`\`\`sh block`);
   const blocks: GuideBlock[] = [];
   for (const m of text.matchAll(FENCE)) {
     const before = text.slice(0, m.index).split('\n');

@@ -1,8 +1,12 @@
 // What follow.test.ts counts as an answer shown and as a hint, held to lines termlab really printed (2026-12-06):
 // a check that saw nothing would let the guides test pass whatever the screen said.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/processes.ts';
 import { type Answer, answerQuestion, answersShown, modelAnswers } from './answers.ts';
+import { guideBlocks } from './docs.ts';
 import { hintsIn, sameCommand } from './hints.ts';
 import { screenLines } from './terminal.ts';
 
@@ -70,5 +74,30 @@ describe("`termlab predict`'s questions", () => {
     expect(answerQuestion('the request: completed, cut, rejected?', screen, answers, 'Ada')).toBe('cut');
     expect(answerQuestion('the exit code (0-255)?', screen, answers, 'Ada')).toBe('137');
     expect(answerQuestion('Ok to proceed? (y)', screen, answers, 'Ada')).toBeNull();
+  });
+});
+
+describe('the marked blocks', () => {
+  it('are read in order, an alternative marked, and a marker that marks nothing refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guide-'));
+    const doc = (text: string) => {
+      writeFileSync(join(dir, 'g.md'), text);
+      return () => guideBlocks(dir, 'g.md', 'student');
+    };
+    const fence = (...lines: string[]) => ['```sh', ...lines, '```'].join('\n');
+    const blocks = doc(
+      [
+        fence('npx termlab skipped'),
+        '<!-- guide:student -->',
+        fence('npx termlab one    # a comment', '', 'npx termlab two'),
+        '<!-- guide:student instead of the block before -->',
+        fence('npx termlab other'),
+      ].join('\n'),
+    )();
+    expect(blocks).toEqual([
+      { where: 'g.md:5', instead: false, lines: ['npx termlab one', 'npx termlab two'] },
+      { where: 'g.md:11', instead: true, lines: ['npx termlab other'] },
+    ]);
+    expect(doc(['<!-- guide:student -->', '', fence('npx termlab one')].join('\n'))).toThrow(/g\.md:1: a guide marker/);
   });
 });
