@@ -1,5 +1,5 @@
 // Discovery documents: enough for kubectl and client-node to find pods, logs, events, nodes,
-// services, deployments, replica sets and endpoint slices.
+// services, config maps, deployments, replica sets and endpoint slices.
 // /version is the emulated minor's (versions.ts).
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'watch'];
@@ -60,6 +60,14 @@ export const CORE_V1_RESOURCES = {
       categories: ['all'],
     },
     { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
+    {
+      name: 'configmaps',
+      singularName: 'configmap',
+      namespaced: true,
+      kind: 'ConfigMap',
+      verbs: [...verbs, 'deletecollection', 'update'],
+      shortNames: ['cm'],
+    },
   ],
 };
 
@@ -145,6 +153,7 @@ const OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
   'api/v1': {
     ...writable('/api/v1', '', 'pods', 'Pod'),
     ...writable('/api/v1', '', 'services', 'Service'),
+    ...writable('/api/v1', '', 'configmaps', 'ConfigMap'),
     '/api/v1/namespaces': { post: operation('', 'Namespace', 'post') },
   },
   'apis/apps/v1': {

@@ -1,4 +1,4 @@
-// Routes for Services, Deployments, ReplicaSets and EndpointSlices: list, watch, get, create,
+// Routes for Services, Deployments, ReplicaSets, EndpointSlices and ConfigMaps: list, watch, get, create,
 // replace, patch, delete, and the status and scale subresources.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObjectRegistry } from './objects.ts';
@@ -18,7 +18,7 @@ export interface ObjectRoutes {
 
 const COLLECTION = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z]+)$/;
 const ITEM = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)\/namespaces\/([^/]+)\/([a-z]+)\/([^/]+)(?:\/(status|scale))?$/;
-const SERVED: Resource[] = ['services', 'deployments', 'replicasets', 'endpointslices'];
+const SERVED: Resource[] = ['services', 'deployments', 'replicasets', 'endpointslices', 'configmaps'];
 
 function resourceOf(group: string | undefined, name: string): Resource | null {
   const resource = SERVED.find((r) => r === name);

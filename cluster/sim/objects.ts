@@ -45,6 +45,7 @@ export class ObjectRegistry {
       if (resource === 'deployments') prepareDeployment(object, old);
       else prepareReplicaSet(object, old);
     } else if (resource === 'services') await this.services.prepare(object, old, dryRun);
+    else if (resource === 'configmaps') validateConfigMap(object);
     else throw new ApiError(405, 'MethodNotAllowed', `the simulated cluster does not accept writes to ${resource}`);
   }
 
@@ -156,7 +157,12 @@ export class ObjectRegistry {
         if (body.metadata?.[field] === undefined || body.metadata?.[field] === null) delete next.metadata[field];
         else next.metadata[field] = body.metadata[field];
       }
-      next.spec = structuredClone(body.spec);
+      if (resource === 'configmaps') {
+        // A ConfigMap has data and binaryData, no spec (core/v1 ConfigMap).
+        for (const field of ['data', 'binaryData'] as const)
+          if (body[field] === undefined || body[field] === null) delete next[field];
+          else next[field] = structuredClone(body[field]);
+      } else next.spec = structuredClone(body.spec);
       if (!old.metadata.deletionTimestamp || resource !== 'services') await this.prepare(resource, next, old, dryRun);
     }
     return this.commitUpdate(resource, next, expected, dryRun);
@@ -255,6 +261,30 @@ export class ObjectRegistry {
     }
     this.commitUpdate(resource, current);
   }
+}
+
+/** ValidateConfigMap: keys are config keys, values strings, data and binaryData together within 1 MiB. */
+function validateConfigMap(object: KubeObject): void {
+  const name = object.metadata.name;
+  let size = 0;
+  for (const field of ['data', 'binaryData'] as const) {
+    const map = object[field];
+    if (map === undefined || map === null) continue;
+    if (typeof map !== 'object' || Array.isArray(map))
+      throw invalid('ConfigMap', name, `${field}: Invalid value: expected a map of strings`);
+    for (const [key, value] of Object.entries(map)) {
+      if (!/^[-._a-zA-Z0-9]+$/.test(key) || key.length > 253)
+        throw invalid(
+          'ConfigMap',
+          name,
+          `${field}[${key}]: Invalid value: ${JSON.stringify(key)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
+        );
+      if (typeof value !== 'string')
+        throw invalid('ConfigMap', name, `${field}[${key}]: Invalid value: expected a string, got ${typeof value}`);
+      size += key.length + value.length;
+    }
+  }
+  if (size > 1024 * 1024) throw invalid('ConfigMap', name, `[]: Too long: must have at most 1048576 bytes`);
 }
 
 export function propagationPolicy(options: ObjectDeleteOptions): PropagationPolicy {

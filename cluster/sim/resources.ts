@@ -18,6 +18,7 @@ export const RESOURCES: Record<Resource, ResourceInfo> = {
   deployments: { group: 'apps', version: 'v1', kind: 'Deployment', namespaced: true, shortNames: ['deploy'] },
   replicasets: { group: 'apps', version: 'v1', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'] },
   endpointslices: { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', namespaced: true },
+  configmaps: { group: '', version: 'v1', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] },
 };
 
 export const apiVersionOf = (resource: Resource): string => {

@@ -33,7 +33,8 @@ export type Resource =
   | 'deployments'
   | 'replicasets'
   | 'services'
-  | 'endpointslices';
+  | 'endpointslices'
+  | 'configmaps';
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoredEvent {

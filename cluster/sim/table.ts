@@ -105,6 +105,12 @@ export function toTable(resource: string, items: KubeObject[], resourceVersion: 
           : '<unset>',
         age(o.metadata.creationTimestamp),
       ];
+    } else if (resource === 'configmaps') {
+      cells = [
+        o.metadata.name,
+        Object.keys(o.data ?? {}).length + Object.keys(o.binaryData ?? {}).length,
+        age(o.metadata.creationTimestamp),
+      ];
     } else if (resource === 'nodes') {
       cells = [
         o.metadata.name,
@@ -167,7 +173,9 @@ export function toTable(resource: string, items: KubeObject[], resourceVersion: 
                 ? [column('Name'), column('AddressType'), column('Ports'), column('Endpoints'), column('Age')]
                 : resource === 'nodes'
                   ? [column('Name'), column('Status'), column('Roles'), column('Age'), column('Version')]
-                  : [column('Name'), column('Status'), column('Age')];
+                  : resource === 'configmaps'
+                    ? [column('Name'), column('Data', 'integer'), column('Age')]
+                    : [column('Name'), column('Status'), column('Age')];
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
