@@ -71,7 +71,7 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
   const mode = values.mode ?? env[LAB_MODE_ENV] ?? 'graceful';
   if (!MODES.includes(mode)) {
     throw new ConfigError(
-      `${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator), proxy (the sidecar proxy) or ledger (the retries lab's ledger), got ${JSON.stringify(mode)}`,
+      `${LAB_MODE_ENV}/--mode: expected graceful, immediate, ignore-term, load (the load generator), proxy (the sidecar proxy), ledger (the retries lab's ledger) or witness (the class's witness), got ${JSON.stringify(mode)}`,
     );
   }
   const port = listenPort(values.port ?? env.PORT ?? '8080', 'PORT/--port');

@@ -136,3 +136,69 @@ export type LedgerResult = (typeof LEDGER_RESULTS)[number];
 /** Event lines of the ledger (server/ledger.ts). */
 export const LEDGER_EVENT_NAMES = ['listening', 'applied', 'already-applied', 'signal', 'exit'] as const;
 export type LedgerEventName = (typeof LEDGER_EVENT_NAMES)[number];
+
+/**
+ * LAB_MODE=witness (server/witness.ts, issue 41): the instructor's in-cluster record of every lab pod of a
+ * class, one ConfigMap per pod (named WITNESS_RECORD_PREFIX + the pod's UID, labelled WITNESS_RECORD_LABEL=pod,
+ * its record as JSON under WITNESS_DATA_KEY). `termlab class witness export` reads them back; the grader
+ * matches hand-ins against them. The zod schema of a record is harness/observation/witness.ts.
+ */
+export const LAB_WITNESS_MODE = 'witness';
+export const WITNESS_RECORD_PREFIX = 'pod-';
+export const WITNESS_RECORD_LABEL = 'termlab.io/witness';
+export const WITNESS_DATA_KEY = 'record.json';
+export const WITNESS_RECORD_VERSION = 1;
+/** The namespace of a class's witness and its records: instructor-only (manifests/class.yaml). */
+export const witnessNamespaceOf = (classNamespace: string): string => `${classNamespace}-witness`;
+
+/** A container's terminated state as the API showed it (times whole seconds, verbatim). */
+export interface WitnessContainer {
+  name: string;
+  init: boolean;
+  exitCode: number;
+  reason: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** One of the pod's events (Killing, FailedPreStopHook, ...), verbatim. */
+export interface WitnessEvent {
+  reason: string;
+  type: string;
+  message: string;
+  count: number;
+  firstTimestamp: string | null;
+  lastTimestamp: string | null;
+}
+
+/** What the witness keeps of one pod. */
+export interface WitnessRecord {
+  version: typeof WITNESS_RECORD_VERSION;
+  uid: string;
+  namespace: string;
+  name: string;
+  /** The student whose namespace (CLASS-NAME) the pod is in; null outside any student's namespace. */
+  student: string | null;
+  /** The pod's termlab.io/owner label (what the harness said), kept beside the namespace's student. */
+  ownerLabel: string | null;
+  scenario: string | null;
+  runId: string | null;
+  created: string | null;
+  deletionTimestamp: string | null;
+  /** metadata.deletionGracePeriodSeconds, as first seen with the deletionTimestamp (both kept from then on). */
+  grace: number | null;
+  /**
+   * The deletion was first seen when the containers had already ended (the witness was down): the kubelet's
+   * final delete (grace 0) may have rewritten deletionTimestamp and grace by then.
+   */
+  lateDeletion: boolean;
+  terminationGracePeriodSeconds: number | null;
+  containers: WitnessContainer[];
+  events: WitnessEvent[];
+  /** When the witness saw the pod gone (its clock), and how: a DELETED watch event, or missing from a relist. */
+  goneAt: string | null;
+  goneSeenBy: 'watch' | 'relist' | null;
+  /** The pod's resourceVersion the record was last written from. */
+  podResourceVersion: string;
+  firstSeenAt: string;
+}

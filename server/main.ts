@@ -1,7 +1,7 @@
 // Entry of the lab server. In an image node runs this file as PID 1, so the signals reach it.
 // LAB_MODE=load makes the same program the rollout lab's load generator (server/load.ts), and
 // LAB_MODE=proxy a sidecar proxy in front of the app container (server/proxy.ts), and LAB_MODE=ledger
-// the retries lab's ledger (server/ledger.ts).
+// the retries lab's ledger (server/ledger.ts), and LAB_MODE=witness the class's witness (server/witness.ts).
 import { createLabServer } from './app.ts';
 import {
   ConfigError,
@@ -12,17 +12,28 @@ import {
   type ProxyConfig,
   type ServerConfig,
 } from './config.ts';
-import { LAB_EXIT_CODES, LAB_LEDGER_MODE, LAB_LOAD_MODE, LAB_MODE_ENV, LAB_PROXY_MODE } from './contract.ts';
+import {
+  LAB_EXIT_CODES,
+  LAB_LEDGER_MODE,
+  LAB_LOAD_MODE,
+  LAB_MODE_ENV,
+  LAB_PROXY_MODE,
+  LAB_WITNESS_MODE,
+} from './contract.ts';
 import { createEventLog, createLedgerEventLog, createProxyEventLog } from './events.ts';
 import { createLedger } from './ledger.ts';
 import { LoadConfigError, parseLoadConfig, runLoad } from './load.ts';
 import { createProxy } from './proxy.ts';
+import { parseWitnessConfig, runWitness, WitnessConfigError } from './witness.ts';
 
 const CONFIG_EXIT = LAB_EXIT_CODES.config;
 
 function fail(error: unknown): never {
   const message =
-    error instanceof ConfigError || error instanceof LoadConfigError || error instanceof TypeError
+    error instanceof ConfigError ||
+    error instanceof LoadConfigError ||
+    error instanceof WitnessConfigError ||
+    error instanceof TypeError
       ? error.message
       : String(error);
   process.stderr.write(`lab-server: ${message}\n`);
@@ -94,8 +105,21 @@ function startLedger(): void {
   });
 }
 
+function startWitness(): void {
+  let witness: ReturnType<typeof runWitness>;
+  try {
+    witness = runWitness(parseWitnessConfig(process.env));
+  } catch (error) {
+    fail(error);
+  }
+  // Every record is in the API as soon as it is written: a stop loses nothing.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => witness.stop());
+  witness.done.then(() => process.exit(0));
+}
+
 const mode = process.env[LAB_MODE_ENV];
 if (mode === LAB_LOAD_MODE) startLoad();
 else if (mode === LAB_PROXY_MODE) startProxy();
 else if (mode === LAB_LEDGER_MODE) startLedger();
+else if (mode === LAB_WITNESS_MODE) startWitness();
 else start();
