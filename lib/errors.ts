@@ -3,6 +3,8 @@ export type ErrorCode =
   | 'USAGE'
   | 'INPUT_UNREADABLE'
   | 'INPUT_TOO_LARGE'
+  /** A witness export (`termlab class witness export`) that is not one; names the file and the field. */
+  | 'WITNESS_INVALID'
   /** An output path (--output-dir, reports/latest, a report file) that cannot be made or written; names the path. */
   | 'OUTPUT_UNWRITABLE'
   /** termlab's own state directory (run records) cannot be made or written; names the path. */
@@ -106,6 +108,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   USAGE: EXIT.badInput,
   INPUT_UNREADABLE: EXIT.badInput,
   INPUT_TOO_LARGE: EXIT.badInput,
+  WITNESS_INVALID: EXIT.badInput,
   OBSERVATION_INVALID: EXIT.badInput,
   SCENARIO_INVALID: EXIT.badInput,
   PREDICTIONS_INVALID: EXIT.badInput,

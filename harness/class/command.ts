@@ -10,6 +10,7 @@ import { escapeTerminal as terminalText } from '../../lib/terminal.ts';
 import {
   finishGradebook,
   gradebookCsv,
+  type WitnessRecords,
   needsReview,
   partialRow,
   unusedPointIds,
@@ -19,6 +20,23 @@ import {
 import { readLab, type Lab } from './lab.ts';
 import { renderClassHtml, renderClassMarkdown } from './report.ts';
 import { gradeSubmission, listSubmissions } from './submission.ts';
+import type { WitnessSource } from './witness-cluster.ts';
+import { readWitnessExport, type WitnessExport } from '../observation/witness.ts';
+
+/** The witness's records, by pod UID, from the file or (the instructor's kubeconfig) the cluster. */
+async function loadWitness(source: NonNullable<ClassOptions['witness']>): Promise<WitnessRecords> {
+  let book: WitnessExport;
+  let from: string;
+  if ('file' in source) {
+    book = await readWitnessExport(source.file);
+    from = `${source.file} (exported from ${book.cluster.context} at ${book.exportedAt})`;
+  } else {
+    // The Kubernetes client is loaded only here, and only for --witness.
+    book = await (await import('./witness-cluster.ts')).readWitnessFromCluster(source);
+    from = `${book.namespace} on ${book.cluster.context} (read ${book.exportedAt})`;
+  }
+  return { source: from, byUid: new Map(book.records.map((r) => [r.uid, r])) };
+}
 
 const SUBMISSIONS_AT_ONCE = 4;
 
@@ -29,6 +47,8 @@ export interface ClassOptions {
   md?: string;
   lab?: string;
   predictions?: PredictionsFile;
+  /** Hold each hand-in against the class's witness: its records from an export file, or read from the cluster. */
+  witness?: { file: string } | WitnessSource;
 }
 
 export interface ClassGrade {
@@ -47,6 +67,7 @@ export async function gradeClass(
     onProblem?: (p: string) => void;
     signal?: AbortSignal;
     renderSections?: boolean;
+    witness?: WitnessRecords | null;
   } = {},
 ): Promise<ClassGrade> {
   const { submissions, skipped, missing } = await listSubmissions(paths);
@@ -65,11 +86,11 @@ export async function gradeClass(
         });
         if (options.renderSections && graded.results.length)
           sections.set(graded.path, resultCards(graded.results, `g${index}-`));
-        partials[index] = partialRow(graded, lab);
+        partials[index] = partialRow(graded, lab, options.witness ?? null);
       }
     }),
   );
-  const book = finishGradebook(partials, lab, skipped);
+  const book = finishGradebook(partials, lab, skipped, options.witness ?? null);
   if (lab && partials.length)
     for (const id of unusedPointIds(partials, lab))
       options.onProblem?.(`lab ${lab.name}: points for check id ${id}, which no submission's grade has (a typo?)`);
@@ -77,19 +98,24 @@ export async function gradeClass(
 }
 
 function summaryLine(row: Gradebook['rows'][number], pairIds: string[]): string {
+  const vouched = row.vouched === undefined ? '' : `; vouched ${row.vouched}`;
   const pairs = pairIds.map((id) => `${id}:${row.pairs[id]}`).join(' ');
   const predictions =
     row.predictionsTotal === null ? 'no predictions' : `predictions ${row.predictionsRight}/${row.predictionsTotal}`;
   const score = row.score === null ? '' : `  score ${row.score}/${row.maxScore}`;
   return (
-    `${terminalText(row.student)}  (${terminalText(row.submission)}): ${row.scenariosGraded} graded, ${row.matched} matched, ${row.differed} differed, ${row.evidenceInvalid} invalid, ${row.inconclusive} inconclusive; pairs ${pairs || 'none'}; ${predictions}${score}\n` +
+    `${terminalText(row.student)}  (${terminalText(row.submission)}): ${row.scenariosGraded} graded, ${row.matched} matched, ${row.differed} differed, ${row.evidenceInvalid} invalid, ${row.inconclusive} inconclusive; pairs ${pairs || 'none'}; ${predictions}${score}${terminalText(vouched)}\n` +
     row.review.map((why) => `    ⚠ ${terminalText(why)}\n`).join('')
   );
 }
 
 export async function runClass(paths: string[], options: ClassOptions, io: CommandIO): Promise<number> {
   const lab = options.lab ? await readLab(options.lab) : null;
+  // Read before any grading: a witness that cannot be read stops the class, never grades it half-vouched.
+  const witness = options.witness ? await loadWitness(options.witness) : null;
+  if (witness) io.out(`witness: ${witness.byUid.size} pod record(s) from ${terminalText(witness.source)}\n`);
   const { book, missing, sections } = await gradeClass(paths, lab, {
+    witness,
     predictions: options.predictions,
     signal: io.signal,
     renderSections: options.html !== undefined,

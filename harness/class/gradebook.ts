@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import type { PairResult } from '../grade/types.ts';
 import { type GradeResult, objectUidOf } from '../grade/types.ts';
+import type { WitnessRecord } from '../observation/witness.ts';
+import { sameStudentName, vouch } from '../grade/witness.ts';
 import { csvCell } from './escape.ts';
 import { counts, type Lab } from './lab.ts';
 import type { SubmissionGrade } from './submission.ts';
@@ -33,6 +35,11 @@ const GradebookRowSchema = z.object({
   invalid: z.array(z.string()),
   /** Why the instructor should look at this row; empty when nothing needs it. */
   review: z.array(z.string()),
+  /**
+   * Graded with --witness or --witness-file only: `yes`, `no record`, `mismatch: FIELD (witness X, hand-in Y)`
+   * or `not vouchable` (a run on the simulated cluster), from harness/grade/witness.ts.
+   */
+  vouched: z.string().optional(),
 });
 export type GradebookRow = z.infer<typeof GradebookRowSchema>;
 export const GradebookSchema = z.object({
@@ -43,6 +50,8 @@ export const GradebookSchema = z.object({
   rows: z.array(GradebookRowSchema),
   /** Entries of the submissions folders that were not graded, each with why. */
   skipped: z.array(z.object({ path: z.string(), why: z.string() })),
+  /** The witness the hand-ins were held against (--witness: the cluster; --witness-file: an export); absent without. */
+  witness: z.object({ source: z.string(), records: z.int() }).optional(),
 });
 export type Gradebook = z.infer<typeof GradebookSchema>;
 
@@ -53,6 +62,8 @@ export interface PartialRow {
   checkIds: Set<string>;
   identityConflict?: string;
   attention?: string[];
+  /** The witness's disagreements with this hand-in, one line each. */
+  witnessProblems?: string[];
 }
 
 const RANK = { pass: 4, fail: 3, inconclusive: 2, invalid: 1, missing: 0 } as const;
@@ -104,7 +115,14 @@ function score(
   };
 }
 
-export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow {
+/** The class's witness records by pod UID, and where they came from. */
+export interface WitnessRecords {
+  source: string;
+  byUid: ReadonlyMap<string, WitnessRecord>;
+}
+
+export function partialRow(grade: SubmissionGrade, lab: Lab | null, witness: WitnessRecords | null = null): PartialRow {
+  const vouched = witness ? vouch(grade.claims, grade.student, witness.byUid) : null;
   const verdicts = (v: GradeResult['verdict']) => grade.results.filter((r) => r.verdict === v).length;
   const pairs = pairStatuses(grade.pairs, lab?.pairs ?? []);
   const scored = lab ? score(grade, lab, pairs) : null;
@@ -134,7 +152,9 @@ export function partialRow(grade: SubmissionGrade, lab: Lab | null): PartialRow 
           .filter((r) => r.verdict === 'evidence-invalid' && !grade.invalid.some((l) => l.startsWith(`${r.source}:`)))
           .map((r) => `${r.source}: ${r.explanation}`),
       ],
+      ...(vouched ? { vouched: vouched.column } : {}),
     },
+    witnessProblems: vouched?.problems.length && vouched.status !== 'not vouchable' ? vouched.problems : [],
     identityConflict: grade.identity.conflict,
     attention: grade.attention,
     podUids: new Set(grade.results.map(objectUidOf).filter((u): u is string => u !== null)),
@@ -150,14 +170,14 @@ function named(lines: string[], what: string): string[] {
   return lines.length > REVIEW_LINES_EACH ? [...shown, `${lines.length - REVIEW_LINES_EACH} more ${what}(s)`] : shown;
 }
 
-/** A student name compared as people read it: case and spacing do not make two students. */
-const sameName = (name: string) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+const sameName = sameStudentName;
 
 /** Joins the rows: a pod UID or a student name in two submissions marks both, since either may be the copy. */
 export function finishGradebook(
   partials: PartialRow[],
   lab: Lab | null,
   skipped: Gradebook['skipped'] = [],
+  witness: WitnessRecords | null = null,
 ): Gradebook {
   // Without a lab file, every pair id seen anywhere in the class is a column.
   const pairIds = lab ? lab.pairs : [...new Set(partials.flatMap((p) => Object.keys(p.row.pairs)))].sort();
@@ -188,6 +208,7 @@ export function finishGradebook(
         ? [`another submission names the same student ${JSON.stringify(p.row.student)}: ${sameStudent.join(', ')}`]
         : []),
       ...(p.identityConflict ? [p.identityConflict] : []),
+      ...named(p.witnessProblems ?? [], 'witness'),
       ...named(p.attention ?? [], 'attention'),
       ...named(p.row.invalid, 'evidence invalid'),
       ...named(p.row.problems, 'file problem'),
@@ -195,7 +216,15 @@ export function finishGradebook(
     const pairs = { ...Object.fromEntries(pairIds.map((id) => [id, 'missing' as const])), ...p.row.pairs };
     return { ...p.row, pairs, duplicateOf, review };
   });
-  return { kind: 'termlab.gradebook', version: 2, lab: lab?.name ?? null, pairIds, rows, skipped };
+  return {
+    kind: 'termlab.gradebook',
+    version: 2,
+    lab: lab?.name ?? null,
+    pairIds,
+    rows,
+    skipped,
+    ...(witness ? { witness: { source: witness.source, records: witness.byUid.size } } : {}),
+  };
 }
 
 export function needsReview(book: Gradebook): boolean {
@@ -219,6 +248,8 @@ export function gradebookCsv(book: Gradebook): string {
     'max_score',
     'missing_scenarios',
     'duplicate_of',
+    // Only when held against a witness: a gradebook without one is as it was.
+    ...(book.witness ? ['vouched'] : []),
     'problems',
     'review',
   ];
@@ -241,6 +272,7 @@ export function gradebookCsv(book: Gradebook): string {
         r.maxScore,
         r.missingScenarios.join('; '),
         r.duplicateOf.join('; '),
+        ...(book.witness ? [r.vouched ?? ''] : []),
         [...r.invalid, ...r.problems].join(' | '),
         r.review.join('; '),
       ]

@@ -24,10 +24,13 @@ const COLUMNS: Column[] = [
   { header: 'invalid', value: (r) => r.evidenceInvalid },
   { header: 'inconclusive', value: (r) => r.inconclusive },
   { header: 'score', value: scoreText },
+  { header: 'vouched', value: (r) => r.vouched ?? '' },
   { header: 'flags', value: (r) => r.review.join('; ') },
 ];
 // Without --lab nothing is scored: an empty score column reads as zero, so it is left out and said why.
-const columnsOf = (book: Gradebook) => (book.lab ? COLUMNS : COLUMNS.filter((c) => c.header !== 'score'));
+// Without a witness nothing is vouched for: the column is left out.
+const columnsOf = (book: Gradebook) =>
+  COLUMNS.filter((c) => (book.lab || c.header !== 'score') && (book.witness || c.header !== 'vouched'));
 const UNSCORED = "Not scored: grade with `--lab FILE` (the lab's points and required scenarios) for a score column.";
 
 export function renderClassMarkdown(book: Gradebook): string {
@@ -81,7 +84,7 @@ export function renderClassHtml(book: Gradebook, sections: ReadonlyMap<string, s
   const students = book.rows
     .map(
       (r, i) => `<section class="student" id="${anchor(i)}"><h2>${e(r.student)}</h2>
-<p class="muted">${e(r.submission)} · name from ${e(r.identity)} · pairs ${e(pairsText(r, book.pairIds))} · predictions ${e(predictionsText(r))}${r.score === null ? '' : ` · score ${e(scoreText(r))}`}</p>
+<p class="muted">${e(r.submission)} · name from ${e(r.identity)} · pairs ${e(pairsText(r, book.pairIds))} · predictions ${e(predictionsText(r))}${r.score === null ? '' : ` · score ${e(scoreText(r))}`}${r.vouched === undefined ? '' : ` · vouched ${e(r.vouched)}`}</p>
 ${r.review.length ? `<ul class="flags">${r.review.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : ''}
 ${sections.get(r.submission) ?? '<p class="muted">Nothing in this submission could be graded.</p>'}</section>`,
     )

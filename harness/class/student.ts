@@ -36,6 +36,13 @@ export function checkStudentName(name: string, classNamespace: string): void {
       `student name ${JSON.stringify(name)}: lowercase letters, digits and '-', starting and ending with a letter or digit (it names a ServiceAccount and a namespace)`,
       { name },
     );
+  // CLASS-witness is the witness's namespace (manifests/class.yaml): no student may have it.
+  if (name === 'witness')
+    throw new TermlabError(
+      'USAGE',
+      `student name "witness": ${classNamespace}-witness is the class witness's namespace; choose another name`,
+      { name },
+    );
   const ns = studentNamespace(classNamespace, name);
   if (ns.length > 63)
     throw new TermlabError(

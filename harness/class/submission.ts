@@ -12,6 +12,7 @@ import { retryReason } from '../grade/attempts.ts';
 import { gradePairs } from '../grade/pairs.ts';
 import { parsePredictions, predictionsSha256, type PredictionsFile } from '../grade/predictions.ts';
 import type { GradeResult } from '../grade/types.ts';
+import { claimsOf, type PodClaim } from '../grade/witness.ts';
 import { fail } from '../grade/types.ts';
 import { ARCHIVE_SUFFIX, INTERRUPTED_MARKER, MANIFEST_NAME, PREDICTIONS_NAME } from '../pack/manifest.ts';
 import { archiveStem, isArchivePath, openArchive, type OpenedArchive } from '../pack/unpack.ts';
@@ -41,6 +42,8 @@ export interface SubmissionGrade extends Omit<GradeRun, 'tally'> {
   invalid: string[];
   /** What the instructor should look at that is no verdict: predictions not sealed, tries run again, a run interrupted. */
   attention: string[];
+  /** What each graded file says of its pod, to hold against the class's witness. */
+  claims: PodClaim[];
 }
 
 export interface Identity {
@@ -162,6 +165,7 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
       problems: [error.message],
       invalid: [],
       attention: [],
+      claims: [],
     };
   }
   const problems: string[] = [...(opened?.problems ?? [])];
@@ -174,7 +178,13 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     options.onProblem?.(own.problem);
   }
   // The run's sealed predictions are graded, never a file swapped in beside them; an instructor's file by name overrides.
-  const gradeOptions = { predictions: own.file, predictionsOverride: options.predictions, signal: options.signal };
+  const claims: PodClaim[] = [];
+  const gradeOptions = {
+    predictions: own.file,
+    predictionsOverride: options.predictions,
+    signal: options.signal,
+    onObservation: (source: string, parsed: Parameters<typeof claimsOf>[0]) => claims.push(...claimsOf(parsed, source)),
+  };
   const run = opened ? await gradeMembers(path, opened.files, gradeOptions) : await gradePaths([path], gradeOptions);
   const results = run.results.map((r) => {
     // An archive's results are named ARCHIVE:MEMBER (gradeMembers).
@@ -210,6 +220,7 @@ export async function gradeSubmission(path: string, options: GradeOptions = {}):
     problems,
     invalid,
     attention: attentionOf(results, { sha256: ownSha, shownAs: own.shownAs }),
+    claims,
   };
 }
 

@@ -1,6 +1,6 @@
-import type { CommandModule } from '../../lib/command.ts';
+import type { CommandModule, Values } from '../../lib/command.ts';
 import { TermlabError } from '../../lib/errors.ts';
-import { runClass } from '../class/command.ts';
+import { type ClassOptions, runClass } from '../class/command.ts';
 import { gradeWithArchives } from '../class/submission.ts';
 import { graceCaption, predictionLines, VERDICT_LABEL } from '../report/format.ts';
 import { requestsStrip } from '../report/rollout.ts';
@@ -25,6 +25,26 @@ function formatResult(r: GradeResult): string {
   return lines.join('\n') + '\n';
 }
 
+/** --witness (the cluster) or --witness-file (an export); the cluster's flags only with --witness. */
+function witnessOption(values: Values<typeof gradeFlags>): ClassOptions['witness'] {
+  if (values.witness && values['witness-file'])
+    throw new TermlabError(
+      'USAGE',
+      '--witness reads the records from the cluster, --witness-file from an export: give one of them',
+    );
+  if (!values.witness)
+    for (const flag of ['context', 'kubeconfig', 'namespace'] as const)
+      if (values[flag] !== undefined)
+        throw new TermlabError('USAGE', `--${flag} names where the witness is: it goes with --witness`);
+  if (values['witness-file']) return { file: values['witness-file'] };
+  if (!values.witness) return undefined;
+  return {
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    classNamespace: values.namespace ?? 'termlab',
+  };
+}
+
 // The command as the CLI shows and parses it is harness/cli/commands/grade.ts.
 export const gradeCommand: CommandModule<typeof gradeFlags> = {
   async run(values, positionals, io) {
@@ -36,6 +56,12 @@ export const gradeCommand: CommandModule<typeof gradeFlags> = {
     if (named.paths.every((p) => p.endsWith('.verification.json')))
       return (await import('../verify/command.ts')).gradeVerifications(named.paths, values, io, named.problems);
     const predictions = values.predictions ? await readPredictions(values.predictions) : undefined;
+    const witness = witnessOption(values);
+    if (witness && !values.gradebook && !values['gradebook-json'])
+      throw new TermlabError(
+        'USAGE',
+        '--witness/--witness-file hold a class against the witness: name the gradebook with --gradebook FILE.csv or --gradebook-json FILE',
+      );
     if (values.gradebook || values['gradebook-json'] || values.lab) {
       // A class is graded into a gradebook and a class report; a per-file output would be silently empty.
       for (const [flag, given] of [
@@ -63,6 +89,7 @@ export const gradeCommand: CommandModule<typeof gradeFlags> = {
           md: values.md,
           lab: values.lab,
           predictions,
+          witness,
         },
         io,
       );

@@ -55,6 +55,8 @@ export interface GradeFileOptions {
   predictionsOverride?: PredictionsFile;
   /** Ctrl-C: a read in progress stops. */
   signal?: AbortSignal;
+  /** Each file as parsed, before it is graded: a class's witness check reads its claims (grade/witness.ts). */
+  onObservation?: (source: string, parsed: AnyParsedObservation) => void;
 }
 
 /** The one grading path: `termlab grade` and `termlab run` both grade a file as read back from disk. */
@@ -63,6 +65,7 @@ export async function gradeFile(path: string, options: GradeFileOptions = {}): P
 }
 
 function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFileOptions): GradeResult {
+  options.onObservation?.(path, parsed);
   if (parsed.kind === 'rollout') return gradeRollout(parsed.observation, { source: path });
   return grade(parsed.observation, {
     source: path,

@@ -15,4 +15,24 @@ export const gradeFlags = {
   gradebook: { type: 'string', value: 'FILE.csv', help: 'grade packed submissions as a class into this CSV gradebook' },
   'gradebook-json': { type: 'string', value: 'FILE', help: "the class gradebook's rows as JSON" },
   lab: { type: 'string', value: 'FILE', help: 'the lab definition the class is graded against' },
+  witness: {
+    type: 'boolean',
+    help: "hold each hand-in against the class's witness on the cluster (the instructor's kubeconfig): a vouched column",
+  },
+  'witness-file': {
+    type: 'string',
+    value: 'FILE',
+    help: 'the same, from the records `termlab class witness export` wrote (no cluster needed)',
+  },
+  namespace: {
+    type: 'string',
+    value: 'NS',
+    help: "with --witness: the class's namespace (default termlab); the witness's records are in NS-witness",
+  },
+  context: { type: 'string', value: 'NAME', help: 'with --witness: the kubeconfig context (default: the current one)' },
+  kubeconfig: {
+    type: 'string',
+    value: 'FILE',
+    help: 'with --witness: the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)',
+  },
 } as const satisfies Flags;
