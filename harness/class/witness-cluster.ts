@@ -4,6 +4,7 @@
 import { TermlabError } from '../../lib/errors.ts';
 import { formatIssue } from '../../lib/files.ts';
 import { WITNESS_DATA_KEY, WITNESS_RECORD_LABEL, witnessNamespaceOf } from '../../server/contract.ts';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { classify, connect, timeoutOptions, withRetry } from '../kube/index.ts';
 import {
   WITNESS_EXPORT_KIND,
@@ -23,7 +24,7 @@ export interface WitnessSource {
 export async function readWitnessFromCluster(source: WitnessSource): Promise<WitnessExport> {
   const cluster = await connect({ kubeconfig: source.kubeconfig, context: source.context });
   const namespace = witnessNamespaceOf(source.classNamespace);
-  let items;
+  let items: V1ConfigMap[];
   try {
     items = (
       await withRetry(
