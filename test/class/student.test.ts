@@ -79,9 +79,31 @@ describe('manifests/class.yaml', () => {
   it('grants students nothing cluster-wide: their ClusterRole is bound only by RoleBindings', () => {
     const all = docs('manifests/class.yaml');
     const clusterBindings = all.filter((d) => d.kind === 'ClusterRoleBinding');
-    expect(clusterBindings.map((b) => b.roleRef.name)).toEqual(['termlab-reaper-namespaces']);
+    expect(clusterBindings.map((b) => b.roleRef.name)).toEqual(['termlab-reaper-namespaces', 'termlab-witness']);
     const reaperNs = all.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'termlab-reaper-namespaces');
     expect(reaperNs.rules).toEqual([{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]);
+    // The witness reads pods and events class-wide, as its own account only; it writes nowhere but its records.
+    const witness = clusterBindings.find((b) => b.roleRef.name === 'termlab-witness');
+    expect(witness.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'termlab-witness', namespace: 'termlab-witness' },
+    ]);
+    const witnessRole = all.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'termlab-witness');
+    expect(witnessRole.rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['list'] },
+    ]);
+  });
+
+  it("lets students read the witness's records and nothing more; the witness never deletes one", () => {
+    const all = docs('manifests/class.yaml');
+    const roles = all.filter((d) => d.kind === 'Role' && d.metadata.namespace === 'termlab-witness');
+    const bindings = all.filter((d) => d.kind === 'RoleBinding' && d.metadata.namespace === 'termlab-witness');
+    const verbsFor = (subject: string) =>
+      bindings
+        .filter((b) => b.subjects.some((s: { name: string }) => s.name === subject))
+        .flatMap((b) => roles.find((r) => r.metadata.name === b.roleRef.name).rules.flatMap((r: any) => r.verbs));
+    expect(verbsFor('system:serviceaccounts:termlab').sort()).toEqual(['get', 'list', 'watch']);
+    expect(verbsFor('termlab-witness').sort()).toEqual(['create', 'get', 'list', 'update']);
   });
 });
 
@@ -91,6 +113,8 @@ describe('student names', () => {
     expect(() => checkStudentName('al_ice', 'termlab')).toThrow(/lowercase letters/);
     expect(() => checkStudentName('a'.repeat(60), 'termlab')).toThrow(/more than 63/);
     expect(() => checkStudentName('alice', 'termlab')).not.toThrow();
+    // termlab-witness is the class witness's namespace.
+    expect(() => checkStudentName('witness', 'termlab')).toThrow(/the class witness's namespace/);
   });
 });
 
