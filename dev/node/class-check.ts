@@ -2,12 +2,17 @@
 // made by `termlab class student`, each runs the lab pair with their own kubeconfig, then each one's
 // delete, patch, exec and port-forward on the other's pod is refused by the cluster (and on their
 // own pod allowed), the pods carry who the cluster says made them, and the class-wide reaper (as its
-// own ServiceAccount) finds the expired pods of both students. Prints each check and
+// own ServiceAccount) finds the expired pods of both students. The class's witness (issue 41) records every
+// lab pod; killed between alice's and bob's runs it loses no record; both students' hand-ins are vouched
+// `yes`, a copy of alice's run handed in by bob `mismatch: owner`, a forged file with a UID the cluster never had
+// `no record`, a real file with finishedAt moved 3 s `mismatch: finishedAt`; bob cannot write, patch or delete a
+// record; and the same gradebook comes out of the exported records offline. Prints each check and
 // `class_checks_failed: N`. Needs `npm run cluster:up` (TERMLAB_NODE_KUBECONFIG for another
 // checkout's node). TERMLAB_NODE_LOCK=FILE wraps every command that touches the node in `flock FILE`.
 // The CronJob of class.yaml is left out here: the node has no reaper image; the reaper runs from this checkout.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -211,6 +216,8 @@ async function main(): Promise<void> {
     applied.status === 0 ? `${docs.length} objects (CronJob left out)` : oneLine(applied.stderr),
   );
 
+  await witnessUp('the witness is up and has listed the lab pods');
+
   // 2. Two students, made by `termlab class student`.
   for (const s of STUDENTS) {
     const r = termlab([
@@ -293,7 +300,24 @@ async function main(): Promise<void> {
       records.length === 1 && records[0]!.identity === username && records[0]!.ownerSource === 'SelfSubjectReview',
       JSON.stringify(records.map((x) => ({ identity: x.identity, ownerSource: x.ownerSource }))),
     );
+    // Mid-class: the witness pod is killed after alice's run; its Deployment starts another before bob's.
+    if (s === 'alice') {
+      witnessBefore = witnessRecordVersions();
+      const killed = admin([
+        '-n',
+        WITNESS_NS,
+        'delete',
+        'pod',
+        '-l',
+        'app.kubernetes.io/name=termlab-witness',
+        '--grace-period=0',
+        '--force',
+      ]);
+      check('kill the witness pod mid-class', killed.status === 0, oneLine(killed.stdout || killed.stderr));
+      await witnessUp('a new witness pod is up and has relisted');
+    }
   }
+  await witnessChecks();
 
   // 4. A pod of each student's own, then every cross-student delete, patch, exec and port-forward.
   for (const s of STUDENTS) {
@@ -529,6 +553,252 @@ async function main(): Promise<void> {
     "reap --all-owners --class termlab (as termlab-reaper) takes both students' expired pods",
     reap.status === 0 && deleted,
     oneLine(reap.stdout || reap.stderr),
+  );
+}
+
+const WITNESS_NS = `${CLASS}-witness`;
+/** alice's records (ConfigMap name -> resourceVersion) just before the witness pod was killed. */
+let witnessBefore = new Map<string, string>();
+
+function witnessRecordVersions(): Map<string, string> {
+  const r = admin([
+    '-n',
+    WITNESS_NS,
+    'get',
+    'configmaps',
+    '-l',
+    'termlab.io/witness=pod',
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion}{" "}{end}',
+  ]);
+  return new Map(
+    r.stdout
+      .trim()
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+}
+
+/** One witness pod running (not being deleted) whose log says it listed the pods; up to 120 s. */
+async function witnessUp(name: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    const pods = admin(['-n', WITNESS_NS, 'get', 'pods', '-l', 'app.kubernetes.io/name=termlab-witness', '-o', 'json']);
+    const live =
+      pods.status === 0
+        ? (
+            JSON.parse(pods.stdout).items as {
+              metadata: { name: string; deletionTimestamp?: string };
+              status: { phase: string };
+            }[]
+          ).filter((p) => !p.metadata.deletionTimestamp && p.status.phase === 'Running')
+        : [];
+    if (live.length === 1) {
+      const log = admin(['-n', WITNESS_NS, 'logs', live[0]!.metadata.name]);
+      const listed = log.stdout.split('\n').find((l) => l.includes('"event":"listed"'));
+      if (listed) {
+        check(name, true, `${live[0]!.metadata.name}: ${listed}`);
+        return;
+      }
+      last = oneLine(log.stdout || log.stderr);
+    } else last = `${live.length} running witness pods; ${oneLine(pods.stderr)}`;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  check(name, false, `not within 120 s: ${last}`);
+}
+
+type Json = Record<string, any>;
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Json;
+const observationsIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.observation.json'));
+
+/** Every harness time ({mono, wall}) at or after `fromWall`, and every finishedAt, moved by `ms`: a consistent forgery. */
+function moveFrom(node: unknown, fromWall: number, ms: number): void {
+  if (Array.isArray(node)) {
+    for (const n of node) moveFrom(n, fromWall, ms);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  if (typeof o.wall === 'string' && typeof o.mono === 'number' && Date.parse(o.wall) >= fromWall) {
+    o.wall = new Date(Date.parse(o.wall) + ms).toISOString();
+    o.mono += ms;
+  }
+  if (typeof o.finishedAt === 'string')
+    o.finishedAt = new Date(Date.parse(o.finishedAt) + ms).toISOString().replace('.000Z', 'Z');
+  for (const value of Object.values(o)) moveFrom(value, fromWall, ms);
+}
+
+/** The hand-ins, graded against the witness on the cluster and from its export; bob's attempts on the records. */
+async function witnessChecks(): Promise<void> {
+  // Nothing lost in the kill: alice's records are as they were, and every lab pod of both runs has one, ended.
+  const after = witnessRecordVersions();
+  const kept = [...witnessBefore].filter(([name, version]) => after.get(name) === version);
+  check(
+    "the witness's kill lost and rewrote no record",
+    witnessBefore.size > 0 && kept.length === witnessBefore.size,
+    `${kept.length} of ${witnessBefore.size} records from before the kill unchanged; ${after.size} records now`,
+  );
+  const uids = STUDENTS.flatMap((s) =>
+    observationsIn(join(dir, `${s}-run`)).map((f) => readJson(join(dir, `${s}-run`, f)).pod.uid as string),
+  );
+  const records = new Map(
+    uids.map((uid) => {
+      const r = admin(['-n', WITNESS_NS, 'get', 'configmap', `pod-${uid}`, '-o', 'jsonpath={.data.record\\.json}']);
+      return [uid, r.status === 0 ? (JSON.parse(r.stdout) as Json) : null];
+    }),
+  );
+  const whole = [...records.values()].filter((r) => r?.goneAt && r.containers.length && r.deletionTimestamp);
+  check(
+    'every lab pod of both runs has a whole record (its end, its deletion, when gone)',
+    whole.length === uids.length,
+    [...records]
+      .map(
+        ([uid, r]) =>
+          `${uid.slice(0, 8)}:${r ? `${r.student}/${r.scenario} exit ${r.containers[0]?.exitCode} grace ${r.grace} events ${r.events.map((e: Json) => e.reason).join('+')}` : 'none'}`,
+      )
+      .join('; '),
+  );
+
+  // The hand-ins: each student's own run, a copy of alice's handed in by bob, a forgery and a moved finishedAt.
+  const subs = join(dir, 'handins');
+  const hand = (from: string, as: string) => {
+    const to = join(subs, as);
+    mkdirSync(to, { recursive: true });
+    cpSync(join(dir, `${from}-run`), to, { recursive: true });
+    return to;
+  };
+  const alice = hand('alice', 'own/alice');
+  const bob = hand('bob', 'own/bob');
+  const copy = hand('alice', 'copy/bob');
+  const forged = hand('alice', 'forged/alice');
+  for (const f of observationsIn(forged)) {
+    const text = readFileSync(join(forged, f), 'utf8');
+    const uid = (JSON.parse(text) as Json).pod.uid as string;
+    // Every mention of the pod's UID replaced: the file agrees with itself, about a pod that never was.
+    writeFileSync(join(forged, f), text.split(uid).join(randomUUID()));
+  }
+  const moved = hand('alice', 'moved/alice');
+  const short = observationsIn(moved).find((f) => f.startsWith('short-grace'))!;
+  const o = readJson(join(moved, short));
+  const originalFinished = o.finalState.finishedAt as string;
+  moveFrom(o, Date.parse(o.timeline.containerTerminated.at.wall), 3_000);
+  writeFileSync(join(moved, short), JSON.stringify(o, null, 2));
+  const paths = [alice, bob, copy, forged, moved];
+  const gradeArgs = (book: string) => [
+    'grade',
+    ...paths,
+    '--gradebook',
+    `${book}.csv`,
+    '--gradebook-json',
+    `${book}.json`,
+  ];
+  const live = termlab([
+    ...gradeArgs(join(dir, 'live')),
+    '--witness',
+    '--kubeconfig',
+    kubeconfig,
+    '--context',
+    CONTEXT,
+  ]);
+  console.log(
+    live.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => /vouched|witness/.test(l))
+      .map((l) => `       ${l}`)
+      .join('\n'),
+  );
+  check('grade --witness: exit 4 (review)', live.status === 4, `exit ${live.status} ${oneLine(live.stderr)}`);
+  const rows = live.status === 4 ? (readJson(join(dir, 'live.json')).rows as Json[]) : [];
+  const vouched = (path: string) => rows.find((r) => r.submission === path)?.vouched ?? 'no row';
+  check("alice's lab pair vouched yes", vouched(alice) === 'yes', vouched(alice));
+  check("bob's lab pair vouched yes", vouched(bob) === 'yes', vouched(bob));
+  check(
+    "a copy of alice's run handed in by bob: mismatch: owner",
+    vouched(copy) === 'mismatch: owner (witness alice, hand-in bob)',
+    vouched(copy),
+  );
+  check(
+    'a consistent forgery with a UID the cluster never had: no record',
+    vouched(forged) === 'no record',
+    vouched(forged),
+  );
+  check(
+    'a real file with finishedAt moved 3 s, and every later claim with it: mismatch: finishedAt',
+    vouched(moved) === `mismatch: finishedAt (witness ${originalFinished}, hand-in ${o.finalState.finishedAt})`,
+    vouched(moved),
+  );
+
+  // Offline: the records exported, and the same gradebook from the file.
+  const exported = termlab([
+    'class',
+    'witness',
+    'export',
+    '-o',
+    join(dir, 'witness.json'),
+    '--kubeconfig',
+    kubeconfig,
+    '--context',
+    CONTEXT,
+  ]);
+  check('class witness export', exported.status === 0, oneLine(exported.stdout || exported.stderr));
+  const offline = termlab([...gradeArgs(join(dir, 'offline')), '--witness-file', join(dir, 'witness.json')]);
+  const same =
+    offline.status === live.status &&
+    live.status === 4 &&
+    readFileSync(join(dir, 'offline.csv'), 'utf8') === readFileSync(join(dir, 'live.csv'), 'utf8');
+  check(
+    'grade --witness-file (offline): the same gradebook, the same vouched column',
+    same,
+    `exit ${offline.status}; CSVs ${same ? 'identical' : 'differ'}`,
+  );
+
+  // bob may read the records, and nothing more.
+  const record = `pod-${uids[0]}`;
+  const user = `system:serviceaccount:${CLASS}:bob`;
+  const read = as('bob', ['-n', WITNESS_NS, 'get', 'configmap', record, '-o', 'name']);
+  check('bob can read a witness record', read.status === 0, oneLine(read.stdout || read.stderr));
+  refused(
+    'bob creates a witness record',
+    as('bob', ['-n', WITNESS_NS, 'create', 'configmap', 'pod-forged', '--from-literal=record.json={}']),
+    'create',
+    'configmaps',
+    WITNESS_NS,
+    user,
+  );
+  refused(
+    `bob patches ${record}`,
+    as('bob', ['-n', WITNESS_NS, 'patch', 'configmap', record, '-p', '{"data":{"record.json":"{}"}}']),
+    'patch',
+    'configmaps',
+    WITNESS_NS,
+    user,
+  );
+  const got = as('bob', ['-n', WITNESS_NS, 'get', 'configmap', record, '-o', 'json']);
+  const replaced = got.status === 0 ? { ...JSON.parse(got.stdout), data: { 'record.json': '{}' } } : {};
+  refused(
+    `bob replaces (updates) ${record}`,
+    as('bob', ['replace', '-f', '-'], JSON.stringify(replaced)),
+    'update',
+    'configmaps',
+    WITNESS_NS,
+    user,
+  );
+  refused(
+    `bob deletes ${record}`,
+    as('bob', ['-n', WITNESS_NS, 'delete', 'configmap', record]),
+    'delete',
+    'configmaps',
+    WITNESS_NS,
+    user,
+  );
+  const intact = witnessRecordVersions().get(record);
+  check(
+    `${record} untouched after bob's attempts`,
+    intact !== undefined && intact === after.get(record),
+    `resourceVersion ${intact}`,
   );
 }
 
