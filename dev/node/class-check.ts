@@ -10,6 +10,9 @@
 // `class_checks_failed: N`. Needs `npm run cluster:up` (TERMLAB_NODE_KUBECONFIG for another
 // checkout's node). TERMLAB_NODE_LOCK=FILE wraps every command that touches the node in `flock FILE`.
 // The CronJob of class.yaml is left out here: the node has no reaper image; the reaper runs from this checkout.
+// The witness Deployment is left out too: the node's API server binds 127.0.0.1, which its pods cannot reach,
+// so the witness runs from this checkout (server/main.ts, LAB_MODE=witness, the Deployment's own settings)
+// as its ServiceAccount termlab-witness, with a token of that account: the same program and the same RBAC.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -208,15 +211,17 @@ async function main(): Promise<void> {
   // 1. The class, as an instructor applies it (without the CronJob: see the header).
   const docs = parseAllDocuments(readFileSync(join(REPO, 'manifests/class.yaml'), 'utf8'))
     .map((d) => d.toJSON())
-    .filter((d) => d && d.kind !== 'CronJob');
+    .filter((d) => d && d.kind !== 'CronJob' && !(d.kind === 'Deployment' && d.metadata.name === WITNESS_DEPLOYMENT));
+  witnessEnv = witnessSettings(
+    parseAllDocuments(readFileSync(join(REPO, 'manifests/class.yaml'), 'utf8')).map((d) => d.toJSON()),
+  );
   const applied = admin(['apply', '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
   check(
     'apply manifests/class.yaml',
     applied.status === 0,
-    applied.status === 0 ? `${docs.length} objects (CronJob left out)` : oneLine(applied.stderr),
+    applied.status === 0 ? `${docs.length} objects (CronJob and witness Deployment left out)` : oneLine(applied.stderr),
   );
-
-  await witnessUp('the witness is up and has listed the lab pods');
+  await startWitness();
 
   // 2. Two students, made by `termlab class student`.
   for (const s of STUDENTS) {
@@ -303,18 +308,13 @@ async function main(): Promise<void> {
     // Mid-class: the witness pod is killed after alice's run; its Deployment starts another before bob's.
     if (s === 'alice') {
       witnessBefore = witnessRecordVersions();
-      const killed = admin([
-        '-n',
-        WITNESS_NS,
-        'delete',
-        'pod',
-        '-l',
-        'app.kubernetes.io/name=termlab-witness',
-        '--grace-period=0',
-        '--force',
-      ]);
-      check('kill the witness pod mid-class', killed.status === 0, oneLine(killed.stdout || killed.stderr));
-      await witnessUp('a new witness pod is up and has relisted');
+      const old = witness!;
+      old.kill('SIGKILL');
+      const end = await new Promise<string>((resolve) =>
+        old.on('close', (code, signal) => resolve(`${code ?? signal}`)),
+      );
+      check('kill the witness mid-class (SIGKILL, no goodbye)', end === 'SIGKILL', `pid ${old.pid} ended by ${end}`);
+      await startWitness();
     }
   }
   await witnessChecks();
@@ -580,33 +580,64 @@ function witnessRecordVersions(): Map<string, string> {
   );
 }
 
-/** One witness pod running (not being deleted) whose log says it listed the pods; up to 120 s. */
-async function witnessUp(name: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let last = '';
-  while (Date.now() < deadline) {
-    const pods = admin(['-n', WITNESS_NS, 'get', 'pods', '-l', 'app.kubernetes.io/name=termlab-witness', '-o', 'json']);
-    const live =
-      pods.status === 0
-        ? (
-            JSON.parse(pods.stdout).items as {
-              metadata: { name: string; deletionTimestamp?: string };
-              status: { phase: string };
-            }[]
-          ).filter((p) => !p.metadata.deletionTimestamp && p.status.phase === 'Running')
-        : [];
-    if (live.length === 1) {
-      const log = admin(['-n', WITNESS_NS, 'logs', live[0]!.metadata.name]);
-      const listed = log.stdout.split('\n').find((l) => l.includes('"event":"listed"'));
+const WITNESS_DEPLOYMENT = 'termlab-witness';
+let witnessEnv: Record<string, string> = {};
+let witness: ReturnType<typeof spawn> | null = null;
+
+/** The witness container's env as manifests/class.yaml sets it. */
+function witnessSettings(docs: Json[]): Record<string, string> {
+  const deployment = docs.find((d) => d?.kind === 'Deployment' && d.metadata.name === WITNESS_DEPLOYMENT);
+  const env = (deployment?.spec.template.spec.containers[0].env ?? []) as { name: string; value: string }[];
+  return Object.fromEntries(env.map((e) => [e.name, e.value]));
+}
+
+/** The witness from this checkout, as ServiceAccount termlab-witness; resolves once it has listed the lab pods. */
+async function startWitness(): Promise<void> {
+  const token = admin(['-n', WITNESS_NS, 'create', 'token', WITNESS_DEPLOYMENT, '--duration=1h']);
+  writeFileSync(join(dir, 'witness.token'), token.stdout.trim(), { mode: 0o600 });
+  const { connect } = await import('../../harness/kube/index.ts');
+  const current = (await connect({ kubeconfig, context: CONTEXT })).kc.getCurrentCluster()!;
+  const ca = current.caFile ?? join(dir, 'witness-ca.crt');
+  if (!current.caFile) writeFileSync(ca, Buffer.from(current.caData ?? '', 'base64'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      ...witnessEnv,
+      WITNESS_API_SERVER: current.server,
+      WITNESS_TOKEN_FILE: join(dir, 'witness.token'),
+      WITNESS_CA_FILE: ca,
+      WITNESS_RECORDS_NAMESPACE: WITNESS_NS,
+    },
+  });
+  witness = child;
+  let listed: string | null = null;
+  let witnessLog = '';
+  const seen = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 120_000);
+    child.stdout!.on('data', (c) => {
+      witnessLog += c;
+      listed ??= witnessLog.split('\n').find((l) => l.includes('"event":"listed"')) ?? null;
       if (listed) {
-        check(name, true, `${live[0]!.metadata.name}: ${listed}`);
-        return;
+        clearTimeout(timer);
+        resolve();
       }
-      last = oneLine(log.stdout || log.stderr);
-    } else last = `${live.length} running witness pods; ${oneLine(pods.stderr)}`;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-  check(name, false, `not within 120 s: ${last}`);
+    });
+    child.stderr!.on('data', (c) => {
+      witnessLog += c;
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  await seen;
+  check(
+    `the witness (pid ${child.pid}, as ${WITNESS_NS}/${WITNESS_DEPLOYMENT}) has listed the lab pods`,
+    listed !== null,
+    listed ?? oneLine(witnessLog),
+  );
 }
 
 type Json = Record<string, any>;
@@ -844,6 +875,7 @@ await runDevTool(tool, async () => {
   await main().catch((error: unknown) => {
     check('class check', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
   });
+  witness?.kill('SIGTERM');
   if (!values.keep) cleanup();
   console.log(`\nclass_check_seconds: ${Math.round((Date.now() - started) / 1000)}`);
   console.log(`class_checks_failed: ${failures.length}`);
