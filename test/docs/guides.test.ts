@@ -40,6 +40,10 @@ const NEEDS_A_CLUSTER = [
   "sed 's/<owner>/OWNER/' manifests/class.yaml | kubectl apply -f -",
   'npx termlab class student alice --namespace termlab --output-file alice.kubeconfig [--hours 24]',
   'npx termlab run --kubeconfig alice.kubeconfig --lab manifests/lab.yaml',
+  // The class's witness: its records on the cluster, and the export they make (test:cluster:class runs these).
+  'npx termlab grade submissions/ --gradebook grades.csv --lab manifests/lab.yaml --witness [--context C] [--namespace termlab]',
+  'npx termlab class witness export -o witness-2026.json [--context C] [--namespace termlab]',
+  'npx termlab grade submissions/ --gradebook grades.csv --witness-file witness-2026.json',
 ];
 const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line);
 
