@@ -32,7 +32,7 @@ const KUBECTL = {
     'azhzAAoNCgJ2MRIHU2VydmljZRJsCiEKBHN2YzISABoAIgAqADIAOABCAFoLCgNhcHASBHN2YzISQwobCgc4MC04MDgwEgNUQ1AYUCIHCAAQkD8aACgAEgsKA2FwcBIEc3ZjMhoAIglDbHVzdGVySVA6AEIAUgBaAGAAaAAaAgoAGgAiAA==',
   // kubectl create namespace ns1
   namespace: 'azhzAAoPCgJ2MRIJTmFtZXNwYWNlEhsKEwoDbnMxEgAaACIAKgAyADgAQgASABoCCgAaACIA',
-  // kubectl create configmap cm1 --from-literal=a=b (a kind the sim does not serve)
+  // kubectl create configmap cm1 --from-literal=a=b (served since the witness keeps its records in ConfigMaps)
   configMap: 'azhzAAoPCgJ2MRIJQ29uZmlnTWFwEh0KEwoDY20xEgAaACIAKgAyADgAQgASBgoBYRIBYhoAIgA=',
 };
 const body = (base64: string) => Buffer.from(base64, 'base64');
@@ -139,11 +139,20 @@ describe('protobuf request bodies: decoding', () => {
         /^the object provided is unrecognized: provided data does not appear to be a protobuf message, expected prefix \[107 56 115 0\] \(0a150a07617070732f7631/,
       ),
     });
-    expect(refusal(body(KUBECTL.configMap))).toEqual({
+    // A kind the sim does not serve (kubectl create secret), in kubectl's envelope.
+    expect(
+      refusal(envelope({ typeMeta: { apiVersion: 'v1', kind: 'Secret' }, raw: rawOf(body(KUBECTL.configMap)) })),
+    ).toEqual({
       code: 400,
       message: expect.stringMatching(
-        /^no kind "ConfigMap" is registered for version "v1" in the simulated cluster's protobuf types \(it decodes v1 Pod, .*apps\/v1 Deployment/,
+        /^no kind "Secret" is registered for version "v1" in the simulated cluster's protobuf types \(it decodes v1 Pod, .*apps\/v1 Deployment/,
       ),
+    });
+    expect(decodeProtobufBody(body(KUBECTL.configMap))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cm1' },
+      data: { a: 'b' },
     });
     const deployment = rawOf(body(KUBECTL.deployment));
     expect(

@@ -183,11 +183,17 @@ describe.skipIf(!hasKubectl)('kubectl typed commands (protobuf bodies) against t
   }, 120_000);
 
   it('answers a kind the sim does not serve with NotFound, before reading the body', async () => {
-    const r = await runKubectl(env, ['create', 'configmap', 'cm1', '--from-literal=a=b'], 60_000);
+    const r = await runKubectl(env, ['create', 'secret', 'generic', 's1', '--from-literal=a=b'], 60_000);
     expect(r.code).not.toBe(0);
     expect(r.err).toContain(
-      'the server could not find the requested resource (POST /api/v1/namespaces/default/configmaps)',
+      'the server could not find the requested resource (POST /api/v1/namespaces/default/secrets)',
     );
+  });
+
+  it('creates a ConfigMap from kubectl create configmap (a protobuf body)', async () => {
+    const r = await runKubectl(env, ['create', 'configmap', 'cm1', '--from-literal=a=b', '-o', 'json'], 60_000);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'cm1' }, data: { a: 'b' } });
   });
 });
 
