@@ -148,7 +148,18 @@ describe('grading against the witness', () => {
     const book = join(root, 'book.json');
     const csv = join(root, 'book.csv');
     const r = await runCli(
-      ['grade', klass, '--gradebook', csv, '--gradebook-json', book, '--witness-file', witnessFile],
+      [
+        'grade',
+        klass,
+        '--gradebook',
+        csv,
+        '--gradebook-json',
+        book,
+        '--md',
+        join(root, 'class.md'),
+        '--witness-file',
+        witnessFile,
+      ],
       offline,
     );
     expect(r.code, r.stderr).toBe(EXIT.needsReview);
@@ -175,6 +186,10 @@ describe('grading against the witness', () => {
     expect(lines.find((l) => l.startsWith('frank'))).toContain(',not vouchable,');
     expect(r.stdout).toMatch(/^witness: 6 pod record\(s\) from .*witness\.json \(exported from termlab-node/m);
     expect(r.stdout).toMatch(/^bob .*; vouched yes$/m);
+    // The class report has the column, per student.
+    const md = readFileSync(join(root, 'class.md'), 'utf8');
+    expect(md).toMatch(/\| vouched \|/);
+    expect(md).toMatch(/^\| carol \|.*\| mismatch: owner \(witness alice, hand-in carol\) \|/m);
   });
 
   it('regrades a sim-only class from an export with no records: only the vouched column is added', async () => {
