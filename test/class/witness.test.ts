@@ -226,6 +226,30 @@ describe('grading against the witness', () => {
     expect(wrongKind.stderr).toMatch(/kind: expected "termlab\.witness"/);
   });
 
+  it('says what is wrong with the witness flags (exit 2), and that no cluster answers --witness (exit 3)', async () => {
+    const book = join(root, 'flags.csv');
+    const cases: [string[], number, RegExp][] = [
+      [['--witness', '--witness-file', witnessFile], EXIT.badInput, /give one of them/],
+      [
+        ['--witness-file', witnessFile, '--context', 'x'],
+        EXIT.badInput,
+        /--context names where the witness is: it goes with --witness/,
+      ],
+      [['--witness', '--kubeconfig', '/nonexistent/kubeconfig'], EXIT.clusterUnreachable, /nonexistent\/kubeconfig/],
+    ];
+    for (const [flags, code, says] of cases) {
+      const r = await runCli(['grade', klass, '--gradebook', book, ...flags], offline);
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stderr).toMatch(says);
+    }
+    const alone = await runCli(['grade', klass, '--witness-file', witnessFile], offline);
+    expect(alone.code).toBe(EXIT.badInput);
+    expect(alone.stderr).toMatch(/name the gradebook with --gradebook/);
+    const sub = await runCli(['class', 'witness', 'import', '-o', join(root, 'w.json')], offline);
+    expect(sub.code).toBe(EXIT.badInput);
+    expect(sub.stderr).toMatch(/the one there is, is export/);
+  });
+
   it('keeps docs/witness.schema.json the zod schema of the export', () => {
     expect(witnessJsonSchema()).toBe(readFileSync(join(repoRoot, 'docs', 'witness.schema.json'), 'utf8'));
   });
