@@ -767,7 +767,7 @@ async function witnessChecks(): Promise<void> {
     'class',
     'witness',
     'export',
-    '-o',
+    '--output-file',
     join(dir, 'witness.json'),
     '--kubeconfig',
     kubeconfig,

@@ -26,6 +26,7 @@ export const gradeFlags = {
   },
   namespace: {
     type: 'string',
+    short: 'n',
     value: 'NS',
     help: "with --witness: the class's namespace (default termlab); the witness's records are in NS-witness",
   },

@@ -85,10 +85,11 @@ describe('old spellings', () => {
 
   it('accepts -n for --namespace wherever a namespace flag exists', () => {
     const withNamespace = commands.filter((c) => 'namespace' in c.flags);
-    expect(withNamespace.map((c) => c.name).sort()).toEqual(['class', 'reap', 'run', 'verify']);
+    expect(withNamespace.map((c) => c.name).sort()).toEqual(['class', 'grade', 'reap', 'run', 'verify']);
     const argv: Record<string, string[]> = {
       class: ['student', 'alice', '-n', 'lab'],
       verify: ['deployment/web', '-n', 'lab'],
+      grade: ['handins/', '--witness', '-n', 'lab'],
     };
     for (const c of withNamespace)
       expect(c.parse(argv[c.name] ?? ['-n', 'lab'], { err: () => {} }).values.namespace, c.name).toBe('lab');

@@ -42,7 +42,7 @@ const NEEDS_A_CLUSTER = [
   'npx termlab run --kubeconfig alice.kubeconfig --lab manifests/lab.yaml',
   // The class's witness: its records on the cluster, and the export they make (test:cluster:class runs these).
   'npx termlab grade submissions/ --gradebook grades.csv --lab manifests/lab.yaml --witness [--context C] [--namespace termlab]',
-  'npx termlab class witness export -o witness-2026.json [--context C] [--namespace termlab]',
+  'npx termlab class witness export --output-file witness-2026.json [--context C] [--namespace termlab]',
   'npx termlab grade submissions/ --gradebook grades.csv --witness-file witness-2026.json',
 ];
 const needsCluster = (line: string) => NEEDS_A_CLUSTER.includes(line);
