@@ -48,10 +48,10 @@ describe('termlab verify --sim: its flags', () => {
   it('names the object the simulated cluster refused, and exits 2', async () => {
     const refused = file(
       'refused.yaml',
-      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n',
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: settings}\nstringData: {a: b}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n',
     );
     const r = await runCli(['verify', 'deployment/web', '--sim', '--apply', refused]);
-    expect(r.stderr).toMatch(/document 1 \(line 1\): the simulated cluster refused ConfigMap settings: /);
+    expect(r.stderr).toMatch(/document 1 \(line 1\): the simulated cluster refused Secret settings: /);
     expect(r.code).toBe(2);
   }, 60_000);
 });
