@@ -7,7 +7,9 @@ import { DEFAULT_ETCD_VERSION, DEFAULT_KUBE_VERSION, MODULE_DIR, paths } from '.
 import { TermlabError } from '../../lib/errors.ts';
 import { sh, StepError } from './steps.ts';
 
-const VERSION = /^v1\.(\d+)\.(\d+)$/;
+// A release or a pre-release tag as Kubernetes cuts them (v1.38.0-alpha.1, -beta.0, -rc.1): a minor's
+// pre-releases come weeks before its .0, and the Go module proxy serves them like any tag.
+const VERSION = /^v1\.(\d+)\.(\d+)(-(alpha|beta|rc)\.\d+)?$/;
 
 /** `--kube v1.35.4` (or TERMLAB_NODE_KUBE), else the default. A malformed one is refused before anything runs. */
 export function requestedVersion(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -17,7 +19,7 @@ export function requestedVersion(flag: string | undefined, env: NodeJS.ProcessEn
   if (!VERSION.test(version))
     throw new TermlabError(
       'USAGE',
-      `--kube${flag === undefined ? ' (TERMLAB_NODE_KUBE)' : ''}: expected a release such as v1.37.2, got ${JSON.stringify(given)}`,
+      `--kube${flag === undefined ? ' (TERMLAB_NODE_KUBE)' : ''}: expected a release such as v1.37.2 or v1.38.0-beta.0, got ${JSON.stringify(given)}`,
     );
   return version;
 }
@@ -26,6 +28,9 @@ export function requestedVersion(flag: string | undefined, env: NodeJS.ProcessEn
 export const KUBE_FLAG = { kube: { type: 'string' } } as const;
 
 export const minorOf = (version: string): string => version.slice(1).split('.').slice(0, 2).join('.');
+
+/** The staging modules' tag of a release: v1.38.0-beta.0 -> v0.38.0-beta.0 (each k8s.io/* staging repo tags v0.Y.Z). */
+export const stagingVersion = (kubeVersion: string): string => `v0.${kubeVersion.slice(3)}`;
 
 /** The version cluster:up last brought up (null when none is up). */
 export function upVersion(): string | null {
@@ -68,7 +73,7 @@ export function modulesFor(kubeVersion: string): NodeModules {
   }
   const kubeDir = join(paths.src, `kube-${kubeVersion}`);
   mkdirSync(kubeDir, { recursive: true });
-  const staging = `v0.${kubeVersion.slice(3)}`;
+  const staging = stagingVersion(kubeVersion);
   // The marker is written last: a generation cut short is redone whole.
   if (!existsSync(join(kubeDir, '.generated'))) {
     writeFileSync(join(kubeDir, 'go.mod'), 'module termlab.dev/dev/node\n\ngo 1.26.0\n');
