@@ -45,4 +45,25 @@ describe("containerd's log of its kills", () => {
       ['9a058bfd-af0d-40ca-bd68-e4ba41c0dece/lab', Date.parse('2026-12-03T11:28:40.027Z')],
     ]);
   });
+
+  it("reads containerd 2.4's protobuf-text lines the same way (the v1.37.2 node on containerd v2.4.2, 2026-12-06)", () => {
+    const sb = '298d62a964393dc6f59e1d974043f0fe5c5e6db03447d088ffcfecef4ee6796a';
+    const lab = '2eb20913306972d3a7b9a7b8d942b46c07193b3bba0bec8ae7745c9e20709c12';
+    const oomSb = '823cf2580c026d1c74b5d850b01f50af8e1ff9278b6fe3c1c38ea28e5c00cc91';
+    const oomLab = '21fb667a9b6f2cc9ed82030d97ff0fd12b0b82051ea0b80b17fde17058c2694d';
+    const log = [
+      `time="2026-12-06T21:49:41.010000000Z" level=info msg="RunPodSandbox for name:\\"tl-short-grace-1a2b\\" uid:\\"0b5e6a51-5a57-4c5e-9c38-2f0f4b1b7a10\\" namespace:\\"default\\" returns sandbox id \\"${sb}\\""`,
+      `time="2026-12-06T21:49:41.130493320Z" level=info msg="CreateContainer within sandbox \\"${sb}\\" for name:\\"lab\\" returns container id \\"${lab}\\""`,
+      `time="2026-12-06T21:49:50.637542798Z" level=info msg="Kill container \\"${lab}\\""`,
+      `time="2026-12-06T21:50:33.198427873Z" level=info msg="RunPodSandbox for name:\\"oomcheck\\" uid:\\"5708050f-fb70-4407-badf-144327efb0af\\" namespace:\\"default\\" returns sandbox id \\"${oomSb}\\""`,
+      `time="2026-12-06T21:50:33.288976039Z" level=info msg="CreateContainer within sandbox \\"${oomSb}\\" for name:\\"lab\\" returns container id \\"${oomLab}\\""`,
+      `time="2026-12-06T21:50:34.027543826Z" level=info msg="TaskOOM event container_id:\\"${oomLab}\\""`,
+    ].join('\n');
+    const path = join(mkdtempSync(join(tmpdir(), 'termlab-containerd-')), 'containerd.log');
+    writeFileSync(path, `${log}\n`);
+    expect([...containerdKills(path)]).toEqual([
+      ['0b5e6a51-5a57-4c5e-9c38-2f0f4b1b7a10/lab', Date.parse('2026-12-06T21:49:50.637Z')],
+      ['5708050f-fb70-4407-badf-144327efb0af/lab', Date.parse('2026-12-06T21:50:34.027Z')],
+    ]);
+  });
 });
