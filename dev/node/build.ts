@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { dirname, join } from 'node:path';
 import { binaries, MODULE_DIR, paths } from './layout.ts';
 import { sh, step } from './steps.ts';
+import { goEnvFor } from './toolchain.ts';
 import { modulesFor, type NodeModules } from './versions.ts';
 
 function fingerprint(dir: string, files: string[], extra: string): string {
@@ -51,6 +52,7 @@ export function buildKube(m: NodeModules): string {
   return buildIfChanged(output, m.kubeDir, ['go.mod', 'go.sum', 'cmd/kube/main.go'], flags, () => {
     sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, './cmd/kube'], {
       cwd: m.kubeDir,
+      env: goEnvFor(m.kubeDir),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   });
@@ -68,6 +70,7 @@ export function buildKubectl(m: NodeModules, output: string): string {
     for (const file of ['go.mod', 'go.sum']) copyFileSync(join(m.kubeDir, file), join(dir, file));
     sh('go', ['build', '-mod=mod', '-trimpath', '-ldflags', flags, '-o', output, 'k8s.io/kubernetes/cmd/kubectl'], {
       cwd: dir,
+      env: goEnvFor(dir),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   });
@@ -76,7 +79,10 @@ export function buildKubectl(m: NodeModules, output: string): string {
 export function buildEtcd(m: NodeModules): string {
   const output = binaries(m.kubeVersion).etcd;
   return buildIfChanged(output, m.etcdDir, ['go.mod', 'go.sum'], m.etcdVersion, () => {
-    sh('go', ['build', '-trimpath', '-o', output, 'go.etcd.io/etcd/server/v3'], { cwd: m.etcdDir });
+    sh('go', ['build', '-trimpath', '-o', output, 'go.etcd.io/etcd/server/v3'], {
+      cwd: m.etcdDir,
+      env: goEnvFor(m.etcdDir),
+    });
   });
 }
 

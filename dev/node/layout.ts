@@ -33,6 +33,8 @@ export const paths = {
   src: join(STATE, 'src'),
   /** The version that is up, written by cluster:up, read by cluster:down and the runs that report it. */
   upVersion: join(STATE, 'kube-version'),
+  /** The feature gates it was started with (`--feature-gates`), `none` without. */
+  upGates: join(STATE, 'feature-gates'),
   pki: join(STATE, 'pki'),
   etcdData: join(STATE, 'etcd'),
   containerdRoot: join(STATE, 'containerd'),
