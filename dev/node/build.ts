@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { dirname, join } from 'node:path';
 import { binaries, MODULE_DIR, paths } from './layout.ts';
 import { sh, step } from './steps.ts';
+import { CONTAINERD_VERSION, containerdBinaries, containerdBuilds, containerdModule } from './containerd.ts';
 import { goEnvFor } from './toolchain.ts';
 import { modulesFor, type NodeModules } from './versions.ts';
 
@@ -86,6 +87,21 @@ export function buildEtcd(m: NodeModules): string {
   });
 }
 
+/** containerd, its runc shim and ctr, each skipped when its module and flags have not changed. */
+export function buildContainerd(version = CONTAINERD_VERSION): string {
+  const dir = containerdModule(version);
+  const results = containerdBuilds(version).map((b) =>
+    buildIfChanged(b.output, dir, ['go.mod', 'go.sum'], b.args.join(' '), () => {
+      sh('go', b.args, {
+        cwd: dir,
+        env: { ...goEnvFor(dir), CGO_ENABLED: b.cgo ? '1' : '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    }),
+  );
+  return results.includes('built') ? 'built' : 'up to date';
+}
+
 export function buildPause(): string {
   return buildIfChanged(paths.pause, MODULE_DIR, ['cmd/pause/main.go'], 'static', () => {
     sh('go', ['build', '-trimpath', '-o', paths.pause, './cmd/pause'], {
@@ -108,6 +124,11 @@ export async function buildPrograms(kubeVersion: string): Promise<{ kube: string
   const etcd = await step(`build etcd ${modules.etcdVersion}`, () => buildEtcd(modules));
   console.log(`  ${etcd}: ${bin.etcd}`);
   console.log(`  ${await step('build pause', () => buildPause())}`);
+  const containerd = await step(
+    `build containerd ${CONTAINERD_VERSION}: containerd, containerd-shim-runc-v2, ctr`,
+    () => buildContainerd(),
+  );
+  console.log(`  ${containerd}: ${containerdBinaries().dir}`);
   const seconds = (performance.now() - started) / 1000;
   // "built" only when the kube binary was built here; Go's caches may still have made parts of it warm.
   console.log(`build of ${kubeVersion}: ${kube === 'built' ? 'built' : 'cached'}`);

@@ -3,39 +3,58 @@
 import { mkdirSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
+import type { FeatureGates } from './gates.ts';
 import { BRIDGE, NODE_IP, NODE_NAME, POD_CIDR, SERVICE_CIDR, paths } from './layout.ts';
 
 export const PAUSE_IMAGE = 'docker.io/termlab/pause:0.1.0';
 export const LAB_IMAGE = 'docker.io/termlab/lab-server:0.1.0';
 
 export function writeContainerdConfig(snapshotter: string): void {
-  writeFileSync(
-    paths.containerdConfig,
-    `version = 2
+  writeFileSync(paths.containerdConfig, containerdConfig(snapshotter));
+}
+
+/**
+ * containerd 2.4's configuration, version 4 (its latest: containerd 2.3 moved the listeners into server
+ * plugins; 2.0 split the CRI plugin into io.containerd.cri.v1.images and .runtime). Written in the current
+ * version so containerd does not migrate it on every start. Every socket is under the node's own RUN.
+ */
+export function containerdConfig(snapshotter: string): string {
+  const runtime = "plugins.'io.containerd.cri.v1.runtime'";
+  return `version = 4
 root = "${paths.containerdRoot}"
 state = "${paths.containerdState}"
 
-[grpc]
+[plugins.'io.containerd.server.v1.grpc']
   address = "${paths.containerdSocket}"
 
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "${PAUSE_IMAGE}"
+# From version 4 no longer derived from the gRPC address: left out, it would be /run/containerd's.
+[plugins.'io.containerd.server.v1.ttrpc']
+  address = "${paths.containerdSocket}.ttrpc"
+
+# The node's pods never use NRI; its default socket is machine-wide (/var/run/nri).
+[plugins.'io.containerd.nri.v1.nri']
+  disable = true
+
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = "${snapshotter}"
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = "${PAUSE_IMAGE}"
+
+[${runtime}]
   # No CAP_SYS_RESOURCE here: without this every sandbox fails on oom_score_adj.
   restrict_oom_score_adj = true
   enable_selinux = false
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "${snapshotter}"
+  [${runtime}.containerd]
     default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    [${runtime}.containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      [${runtime}.containerd.runtimes.runc.options]
         # PID 1 is not systemd: cgroupfs everywhere.
         SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
+  [${runtime}.cni]
+    bin_dirs = ["/usr/lib/cni"]
     conf_dir = "${paths.cniConf}"
-`,
-  );
+`;
 }
 
 export function writeCniConfig(): void {
@@ -72,49 +91,52 @@ export function cgroupV1(root = '/sys/fs/cgroup'): boolean {
   return statfsSync(root).type !== CGROUP2_SUPER_MAGIC;
 }
 
-export function writeKubeletConfig(onCgroupV1 = cgroupV1()): void {
-  writeFileSync(
-    paths.kubeletConfig,
-    toYaml({
-      apiVersion: 'kubelet.config.k8s.io/v1beta1',
-      kind: 'KubeletConfiguration',
-      // The API server reaches the kubelet (logs, port-forward) at the node IP, on the bridge.
-      address: NODE_IP,
-      healthzBindAddress: '127.0.0.1',
-      healthzPort: 10248,
-      // Only the API server on this machine talks to the kubelet.
-      authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
-      authorization: { mode: 'AlwaysAllow' },
-      cgroupDriver: 'cgroupfs',
-      // cgroup v1 without every controller: no QoS hierarchy, no node-allocatable enforcement.
-      cgroupsPerQOS: false,
-      enforceNodeAllocatable: [],
-      // From 1.35 the kubelet refuses to start on cgroup v1 unless told otherwise: failCgroupV1 defaults to
-      // true (1.37.2 pkg/kubelet/apis/config/v1beta1/defaults.go:291). These machines are cgroup v1, so false
-      // here, and only here: on a cgroup v2 host the default stands, so nothing v1-only is carried over.
-      ...(onCgroupV1 ? { failCgroupV1: false } : {}),
-      failSwapOn: false,
-      containerRuntimeEndpoint: `unix://${paths.containerdSocket}`,
-      // containerd 1.6 cannot pin images: no image GC, or the pause image would be removed.
-      imageGCHighThresholdPercent: 100,
-      imageGCLowThresholdPercent: 99,
-      evictionHard: {
-        'memory.available': '1Mi',
-        'nodefs.available': '1%',
-        'imagefs.available': '1%',
-        'nodefs.inodesFree': '1%',
-      },
-      serializeImagePulls: false,
-      maxPods: 30,
-    }),
-  );
+export function writeKubeletConfig(onCgroupV1 = cgroupV1(), gates: FeatureGates = {}): void {
+  writeFileSync(paths.kubeletConfig, toYaml(kubeletConfig(onCgroupV1, gates)));
+}
+
+/** The kubelet's configuration file, as an object (the kubelet takes feature gates there, as a map). */
+export function kubeletConfig(onCgroupV1: boolean, gates: FeatureGates = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+    // The API server reaches the kubelet (logs, port-forward) at the node IP, on the bridge.
+    address: NODE_IP,
+    healthzBindAddress: '127.0.0.1',
+    healthzPort: 10248,
+    // Only the API server on this machine talks to the kubelet.
+    authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+    authorization: { mode: 'AlwaysAllow' },
+    cgroupDriver: 'cgroupfs',
+    // cgroup v1 without every controller: no QoS hierarchy, no node-allocatable enforcement.
+    cgroupsPerQOS: false,
+    enforceNodeAllocatable: [],
+    // From 1.35 the kubelet refuses to start on cgroup v1 unless told otherwise: failCgroupV1 defaults to
+    // true (1.37.2 pkg/kubelet/apis/config/v1beta1/defaults.go:291). These machines are cgroup v1, so false
+    // here, and only here: on a cgroup v2 host the default stands, so nothing v1-only is carried over.
+    ...(onCgroupV1 ? { failCgroupV1: false } : {}),
+    failSwapOn: false,
+    containerRuntimeEndpoint: `unix://${paths.containerdSocket}`,
+    // Images come from `ctr import`, not a registry: no image GC, or the lab image would be removed.
+    imageGCHighThresholdPercent: 100,
+    imageGCLowThresholdPercent: 99,
+    evictionHard: {
+      'memory.available': '1Mi',
+      'nodefs.available': '1%',
+      'imagefs.available': '1%',
+      'nodefs.inodesFree': '1%',
+    },
+    serializeImagePulls: false,
+    maxPods: 30,
+    ...(Object.keys(gates).length ? { featureGates: { ...gates } } : {}),
+  };
 }
 
 /**
  * kube-proxy in iptables mode, as most clusters run it; every setting that would change the machine
  * beyond its own KUBE-* chains is turned off, so cluster:down (`kube-proxy --cleanup`) leaves it as found.
  */
-export function writeKubeProxyConfig(kubeconfigFile: string): void {
+export function writeKubeProxyConfig(kubeconfigFile: string, gates: FeatureGates = {}): void {
   writeFileSync(
     paths.kubeProxyConfig,
     toYaml({
@@ -138,6 +160,7 @@ export function writeKubeProxyConfig(kubeconfigFile: string): void {
       oomScoreAdj: 0,
       healthzBindAddress: '127.0.0.1:10256',
       metricsBindAddress: '127.0.0.1:10249',
+      ...(Object.keys(gates).length ? { featureGates: { ...gates } } : {}),
     }),
   );
 }

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BRIDGE, binaries, RUN, STATE, paths } from './layout.ts';
 import { devArgs, runDevTool } from '../entry.ts';
 import { alive } from './steps.ts';
+import { ctrCommand } from './containerd.ts';
 import { upVersion } from './versions.ts';
 
 /** kube-proxy's own undo: `--cleanup` removes the KUBE-* chains and rules it made (iptables, ipvs, nftables). */
@@ -61,7 +62,7 @@ async function stop(name: string): Promise<void> {
 function containerdTasks(): void {
   if (!existsSync(paths.containerdSocket)) return;
   const ctr = (...args: string[]) =>
-    spawnSync('ctr', ['--address', paths.containerdSocket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
+    spawnSync(ctrCommand(), ['--address', paths.containerdSocket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
   const tasks = ctr('tasks', 'ls', '-q').stdout?.trim().split('\n').filter(Boolean) ?? [];
   for (const id of tasks) ctr('tasks', 'kill', '-s', 'SIGKILL', id);
   for (const id of tasks) ctr('tasks', 'delete', '-f', id);

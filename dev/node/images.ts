@@ -8,6 +8,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { hookIsShellScript, LAB_IMAGE, pathInImage, type LabImageRecipe } from '../../server/image.ts';
 import { REPO, paths } from './layout.ts';
 import { sh } from './steps.ts';
+import { ctrCommand } from './containerd.ts';
 
 const TAG = LAB_IMAGE.tag;
 
@@ -172,7 +173,7 @@ export async function buildLabImage(plan: LabImagePlan = labImagePlan()): Promis
 }
 
 export function importImage(archive: string, name: string): void {
-  sh('ctr', [
+  sh(ctrCommand(), [
     '--address',
     paths.containerdSocket,
     '-n',

@@ -9,7 +9,9 @@ import { dirname, join } from 'node:path';
 import { buildPrograms } from './build.ts';
 import { isTermlabError, TermlabError } from '../../lib/errors.ts';
 import { devArgs, runDevTool } from '../entry.ts';
-import { KUBE_FLAG, minorOf, requestedVersion, upVersion } from './versions.ts';
+import { KUBE_FLAG, minorOf, requestedVersion, upGates, upVersion } from './versions.ts';
+import { CONTAINERD_VERSION, containerdBinaries } from './containerd.ts';
+import { describeGates, type FeatureGates, featureGatesArgs, parseFeatureGates } from './gates.ts';
 import {
   LAB_IMAGE,
   PAUSE_IMAGE,
@@ -29,10 +31,9 @@ const KUBELET_VERBOSITY = /^[0-9]$/.test(process.env.TERMLAB_NODE_KUBELET_V ?? '
   : '2';
 
 const API = 'https://127.0.0.1:6443';
+// containerd is built from Go modules (containerd.ts); runc stays Debian's.
 const PACKAGES: Record<string, string> = {
-  containerd: 'containerd',
   runc: 'runc',
-  ctr: 'containerd',
   umoci: 'umoci',
   openssl: 'openssl',
   iptables: 'iptables',
@@ -68,13 +69,20 @@ function get(
 }
 const ok = async (url: string, options: Parameters<typeof get>[1] = {}) => (await get(url, options)).status === 200;
 
-async function bringUp(kubeVersion: string): Promise<void> {
+async function bringUp(kubeVersion: string, gates: FeatureGates): Promise<void> {
   const started = performance.now();
   const bin = binaries(kubeVersion);
   const running = upVersion();
   if (running && running !== kubeVersion)
     throw new StepError(`${running} is up; npm run cluster:down before bringing up ${kubeVersion}`);
-  console.log(`Kubernetes ${kubeVersion} (minor ${minorOf(kubeVersion)})`);
+  const runningGates = upGates();
+  if (running && runningGates !== null && runningGates !== describeGates(gates))
+    throw new StepError(
+      `${running} is up with feature gates ${runningGates}; npm run cluster:down before bringing it up with ${describeGates(gates)}`,
+    );
+  console.log(`Kubernetes ${kubeVersion} (minor ${minorOf(kubeVersion)}), feature gates: ${describeGates(gates)}`);
+  const gateArgs = featureGatesArgs(gates);
+  const ctd = containerdBinaries();
   await step('preflight: Linux, root, shared mounts', () => {
     if (process.platform !== 'linux') throw new StepError('the CI node needs Linux');
     if (process.getuid?.() !== 0) throw new StepError('the CI node needs root');
@@ -102,12 +110,13 @@ async function bringUp(kubeVersion: string): Promise<void> {
   });
   await buildPrograms(kubeVersion);
   writeFileSync(paths.upVersion, kubeVersion);
+  writeFileSync(paths.upGates, describeGates(gates));
   const creds = await step('certificates, service-account key, tokens', () => ensureCredentials());
   await step('configuration: containerd, CNI bridge, kubelet, kube-proxy', () => {
     writeContainerdConfig(process.env.TERMLAB_NODE_SNAPSHOTTER ?? 'overlayfs');
     writeCniConfig();
-    writeKubeletConfig();
-    writeKubeProxyConfig(join(STATE, 'kube-proxy.kubeconfig'));
+    writeKubeletConfig(undefined, gates);
+    writeKubeProxyConfig(join(STATE, 'kube-proxy.kubeconfig'), gates);
     const configs = {
       admin: [creds.tokens.admin, 'termlab-admin'],
       kubelet: [creds.tokens.kubelet, NODE_NAME],
@@ -172,6 +181,7 @@ async function bringUp(kubeVersion: string): Promise<void> {
       '--allow-privileged=true',
       '--kubelet-preferred-address-types=InternalIP,Hostname',
       `--cert-dir=${join(STATE, 'apiserver-certs')}`,
+      ...gateArgs,
     ]);
     await waitUntil(
       'kube-apiserver /readyz',
@@ -192,6 +202,7 @@ async function bringUp(kubeVersion: string): Promise<void> {
       `--root-ca-file=${creds.ca}`,
       // Each controller under its own service account, with the RBAC the API server bootstraps for it.
       '--use-service-account-credentials=true',
+      ...gateArgs,
     ]);
     const scheduler = startComponent('kube-scheduler', bin.kube, [
       'kube-scheduler',
@@ -200,6 +211,7 @@ async function bringUp(kubeVersion: string): Promise<void> {
       `--authorization-kubeconfig=${join(STATE, 'scheduler.kubeconfig')}`,
       '--bind-address=127.0.0.1',
       '--leader-elect=false',
+      ...gateArgs,
     ]);
     await waitUntil(
       'kube-controller-manager /healthz',
@@ -214,11 +226,15 @@ async function bringUp(kubeVersion: string): Promise<void> {
       scheduler,
     );
   });
-  await step('start containerd', async () => {
-    const containerd = startComponent('containerd', 'containerd', ['--config', paths.containerdConfig]);
+  await step(`start containerd ${CONTAINERD_VERSION}`, async () => {
+    // Its own shim first on PATH: containerd looks the shim up there before beside itself, and Debian's
+    // containerd-shim-runc-v2 (1.6) may be installed.
+    const containerd = startComponent('containerd', ctd.containerd, ['--config', paths.containerdConfig], {
+      PATH: `${ctd.dir}:${process.env.PATH ?? ''}`,
+    });
     await waitUntil(
       'containerd socket',
-      () => spawnSync('ctr', ['--address', paths.containerdSocket, 'version']).status === 0,
+      () => spawnSync(ctd.ctr, ['--address', paths.containerdSocket, 'version']).status === 0,
       60_000,
       containerd,
     );
@@ -226,7 +242,7 @@ async function bringUp(kubeVersion: string): Promise<void> {
   await step(`images: ${PAUSE_IMAGE}, ${LAB_IMAGE}`, async () => {
     importImage(buildPauseImage(), 'pause');
     importImage(await buildLabImage(), 'lab-server');
-    const listed = sh('ctr', ['--address', paths.containerdSocket, '-n', 'k8s.io', 'images', 'ls', '-q']);
+    const listed = sh(ctd.ctr, ['--address', paths.containerdSocket, '-n', 'k8s.io', 'images', 'ls', '-q']);
     for (const image of [PAUSE_IMAGE, LAB_IMAGE])
       if (!listed.includes(image))
         throw new StepError(
@@ -284,7 +300,7 @@ async function bringUp(kubeVersion: string): Promise<void> {
 
 const tool = {
   name: 'cluster:up',
-  usage: 'npm run cluster:up -- [--kube vX.Y.Z]',
+  usage: 'npm run cluster:up -- [--kube vX.Y.Z] [--feature-gates Name=true,…]',
   // The components run detached, recorded by PID: what was started keeps running, for cluster:down to stop.
   onInterrupt: () =>
     console.error(
@@ -293,9 +309,11 @@ const tool = {
 };
 
 await runDevTool(tool, async () => {
-  const kubeVersion = requestedVersion(devArgs(tool, KUBE_FLAG).values.kube);
+  const { values } = devArgs(tool, { ...KUBE_FLAG, 'feature-gates': { type: 'string' } });
+  const kubeVersion = requestedVersion(values.kube);
+  const gates = parseFeatureGates(values['feature-gates']);
   try {
-    await bringUp(kubeVersion);
+    await bringUp(kubeVersion, gates);
   } catch (error) {
     if (!isTermlabError(error)) throw error;
     throw new TermlabError(
