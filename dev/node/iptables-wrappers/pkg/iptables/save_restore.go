@@ -1,6 +1,7 @@
 //go:build linux
 
-// Copied unchanged from k8s.io/kubernetes v1.37.2 pkg/util/iptables/save_restore.go.
+// From k8s.io/kubernetes v1.37.2 pkg/util/iptables/save_restore.go; GetChainsFromTable returns a
+// k8s.io/utils/set.Set, as 1.38's callers take it (1.37: apimachinery's sets.Set).
 
 /*
 Copyright 2014 The Kubernetes Authors.
@@ -24,7 +25,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/set"
 )
 
 // MakeChainLine return an iptables-save/restore formatted chain line given a Chain
@@ -35,8 +36,8 @@ func MakeChainLine(chain Chain) string {
 // GetChainsFromTable parses iptables-save data to find the chains that are defined. It
 // assumes that save contains a single table's data, and returns a set with keys for every
 // chain defined in that table.
-func GetChainsFromTable(save []byte) sets.Set[Chain] {
-	chainsSet := sets.New[Chain]()
+func GetChainsFromTable(save []byte) set.Set[Chain] {
+	chainsSet := set.New[Chain]()
 
 	for {
 		i := bytes.Index(save, []byte("\n:"))
