@@ -1,13 +1,13 @@
 // Builds the node's programs from Go modules, one directory per Kubernetes version, skipping any whose
 // inputs have not changed. Go's own module and build caches make a rebuild after a change incremental.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { binaries, MODULE_DIR, paths } from './layout.ts';
 import { sh, step } from './steps.ts';
 import { CONTAINERD_VERSION, containerdBinaries, containerdBuilds, containerdModule } from './containerd.ts';
 import { goEnvFor } from './toolchain.ts';
-import { modulesFor, type NodeModules } from './versions.ts';
+import { modulesFor, type NodeModules, STAND_INS } from './versions.ts';
 
 function fingerprint(dir: string, files: string[], extra: string): string {
   const hash = createHash('sha256').update(extra);
@@ -47,16 +47,34 @@ function versionFlags(kubeVersion: string): string {
     .join(' ');
 }
 
+/** The sources of the stand-ins a generated module holds (dev/node/iptables-wrappers), as build inputs. */
+function standInFiles(kubeDir: string): string[] {
+  return Object.values(STAND_INS)
+    .filter((folder) => existsSync(join(kubeDir, folder)))
+    .flatMap((folder) =>
+      (readdirSync(join(kubeDir, folder), { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.go') || f.endsWith('go.mod'))
+        .sort()
+        .map((f) => join(folder, f)),
+    );
+}
+
 export function buildKube(m: NodeModules): string {
   const flags = versionFlags(m.kubeVersion);
   const output = binaries(m.kubeVersion).kube;
-  return buildIfChanged(output, m.kubeDir, ['go.mod', 'go.sum', 'cmd/kube/main.go'], flags, () => {
-    sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, './cmd/kube'], {
-      cwd: m.kubeDir,
-      env: goEnvFor(m.kubeDir),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  });
+  return buildIfChanged(
+    output,
+    m.kubeDir,
+    ['go.mod', 'go.sum', 'cmd/kube/main.go', ...standInFiles(m.kubeDir)],
+    flags,
+    () => {
+      sh('go', ['build', '-trimpath', '-ldflags', flags, '-o', output, './cmd/kube'], {
+        cwd: m.kubeDir,
+        env: goEnvFor(m.kubeDir),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    },
+  );
 }
 
 /** kubectl of the node's own version, for machines whose kubectl predates WebSocket exec and port-forward. */

@@ -77,7 +77,7 @@ function releaseGo(module: string, cwd: string): string {
 }
 
 /** Modules a release requires that the proxy refuses, and the folder in dev/node that stands in for each. */
-const STAND_INS: Record<string, string> = { 'sigs.k8s.io/iptables-wrappers': 'iptables-wrappers' };
+export const STAND_INS: Record<string, string> = { 'sigs.k8s.io/iptables-wrappers': 'iptables-wrappers' };
 
 /** The release's required modules as `module version` pairs, from its go.mod text. */
 export function requiredModules(goMod: string): Map<string, string> {
@@ -163,6 +163,9 @@ export function modulesFor(kubeVersion: string): NodeModules {
     sh('go', ['mod', 'tidy'], { cwd: kubeDir, env: goEnvFor(kubeDir) });
     writeFileSync(join(kubeDir, '.generated'), kubeVersion);
   }
+  // A stand-in the module uses is copied again each time, so an edit in dev/node reaches the build.
+  for (const folder of Object.values(STAND_INS))
+    if (existsSync(join(kubeDir, folder))) cpSync(join(MODULE_DIR, folder), join(kubeDir, folder), { recursive: true });
   const etcdVersion = etcdOf(download(`k8s.io/kubernetes@${kubeVersion}`, kubeDir).Dir!);
   if (etcdVersion === DEFAULT_ETCD_VERSION)
     return { kubeVersion, kubeDir, etcdVersion, etcdDir: join(MODULE_DIR, 'etcd') };
