@@ -49,6 +49,8 @@ function versionFlags(kubeVersion: string): string {
 
 /** The sources of the stand-ins a generated module holds (dev/node/iptables-wrappers), as build inputs. */
 function standInFiles(kubeDir: string): string[] {
+  // dev/node itself (the default's module) holds the originals, which it does not build.
+  if (kubeDir === MODULE_DIR) return [];
   return Object.values(STAND_INS)
     .filter((folder) => existsSync(join(kubeDir, folder)))
     .flatMap((folder) =>
