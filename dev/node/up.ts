@@ -164,10 +164,11 @@ async function bringUp(kubeVersion: string, gates: FeatureGates): Promise<void> 
     const apiserver = startComponent('kube-apiserver', bin.kube, [
       'kube-apiserver',
       '--etcd-servers=http://127.0.0.1:2379',
-      '--bind-address=127.0.0.1',
+      // On every address, advertised at the node IP: the kubernetes Service (10.96.0.1) then leads pods
+      // to it over the bridge, as in a real cluster (the class's witness runs in a pod and reads the API).
+      '--bind-address=0.0.0.0',
       '--secure-port=6443',
-      '--advertise-address=127.0.0.1',
-      '--endpoint-reconciler-type=none',
+      `--advertise-address=${NODE_IP}`,
       `--tls-cert-file=${creds.serverCert}`,
       `--tls-private-key-file=${creds.serverKey}`,
       `--client-ca-file=${creds.ca}`,
