@@ -10,9 +10,10 @@
 // `class_checks_failed: N`. Needs `npm run cluster:up` (TERMLAB_NODE_KUBECONFIG for another
 // checkout's node). TERMLAB_NODE_LOCK=FILE wraps every command that touches the node in `flock FILE`.
 // The CronJob of class.yaml is left out here: the node has no reaper image; the reaper runs from this checkout.
-// The witness Deployment is left out too: the node's API server binds 127.0.0.1, which its pods cannot reach,
-// so the witness runs from this checkout (server/main.ts, LAB_MODE=witness, the Deployment's own settings)
-// as its ServiceAccount termlab-witness, with a token of that account: the same program and the same RBAC.
+// The witness is class.yaml's own Deployment, in the node's lab image (built from this checkout's server/ by
+// `npm run cluster:up`: bring the node up again after changing the witness); it reaches the API server through
+// the `kubernetes` Service. Killed mid-class is its pod deleted at once (--grace-period=0 --force): the
+// Deployment starts another, which must list the lab pods before bob's run.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -208,20 +209,17 @@ async function portForward(student: string, namespace: string, pod: string): Pro
 }
 
 async function main(): Promise<void> {
-  // 1. The class, as an instructor applies it (without the CronJob: see the header).
+  // 1. The class, as an instructor applies it (without the CronJob: see the header), its witness included.
   const docs = parseAllDocuments(readFileSync(join(REPO, 'manifests/class.yaml'), 'utf8'))
     .map((d) => d.toJSON())
-    .filter((d) => d && d.kind !== 'CronJob' && !(d.kind === 'Deployment' && d.metadata.name === WITNESS_DEPLOYMENT));
-  witnessEnv = witnessSettings(
-    parseAllDocuments(readFileSync(join(REPO, 'manifests/class.yaml'), 'utf8')).map((d) => d.toJSON()),
-  );
+    .filter((d) => d && d.kind !== 'CronJob');
   const applied = admin(['apply', '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
   check(
     'apply manifests/class.yaml',
     applied.status === 0,
-    applied.status === 0 ? `${docs.length} objects (CronJob and witness Deployment left out)` : oneLine(applied.stderr),
+    applied.status === 0 ? `${docs.length} objects (CronJob left out)` : oneLine(applied.stderr),
   );
-  await startWitness();
+  let witnessPod = await witnessPodListed(null);
 
   // 2. Two students, made by `termlab class student`.
   for (const s of STUDENTS) {
@@ -308,13 +306,14 @@ async function main(): Promise<void> {
     // Mid-class: the witness pod is killed after alice's run; its Deployment starts another before bob's.
     if (s === 'alice') {
       witnessBefore = witnessRecordVersions();
-      const old = witness!;
-      old.kill('SIGKILL');
-      const end = await new Promise<string>((resolve) =>
-        old.on('close', (code, signal) => resolve(`${code ?? signal}`)),
+      const old = witnessPod ?? '';
+      const killed = admin(['-n', WITNESS_NS, 'delete', 'pod', old, '--grace-period=0', '--force']);
+      check(
+        'kill the witness pod mid-class (deleted at once: --grace-period=0 --force)',
+        old !== '' && killed.status === 0,
+        old ? `${old}: ${oneLine(killed.stdout || killed.stderr)}` : 'no witness pod to kill',
       );
-      check('kill the witness mid-class (SIGKILL, no goodbye)', end === 'SIGKILL', `pid ${old.pid} ended by ${end}`);
-      await startWitness();
+      witnessPod = await witnessPodListed(old || null);
     }
   }
   await witnessChecks();
@@ -581,63 +580,55 @@ function witnessRecordVersions(): Map<string, string> {
 }
 
 const WITNESS_DEPLOYMENT = 'termlab-witness';
-let witnessEnv: Record<string, string> = {};
-let witness: ReturnType<typeof spawn> | null = null;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The witness container's env as manifests/class.yaml sets it. */
-function witnessSettings(docs: Json[]): Record<string, string> {
-  const deployment = docs.find((d) => d?.kind === 'Deployment' && d.metadata.name === WITNESS_DEPLOYMENT);
-  const env = (deployment?.spec.template.spec.containers[0].env ?? []) as { name: string; value: string }[];
-  return Object.fromEntries(env.map((e) => [e.name, e.value]));
-}
-
-/** The witness from this checkout, as ServiceAccount termlab-witness; resolves once it has listed the lab pods. */
-async function startWitness(): Promise<void> {
-  const token = admin(['-n', WITNESS_NS, 'create', 'token', WITNESS_DEPLOYMENT, '--duration=1h']);
-  writeFileSync(join(dir, 'witness.token'), token.stdout.trim(), { mode: 0o600 });
-  const { connect } = await import('../../harness/kube/index.ts');
-  const current = (await connect({ kubeconfig, context: CONTEXT })).kc.getCurrentCluster()!;
-  const ca = current.caFile ?? join(dir, 'witness-ca.crt');
-  if (!current.caFile) writeFileSync(ca, Buffer.from(current.caData ?? '', 'base64'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      ...witnessEnv,
-      WITNESS_API_SERVER: current.server,
-      WITNESS_TOKEN_FILE: join(dir, 'witness.token'),
-      WITNESS_CA_FILE: ca,
-      WITNESS_RECORDS_NAMESPACE: WITNESS_NS,
-    },
-  });
-  witness = child;
-  let listed: string | null = null;
-  let witnessLog = '';
-  const seen = new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 120_000);
-    child.stdout!.on('data', (c) => {
-      witnessLog += c;
-      listed ??= witnessLog.split('\n').find((l) => l.includes('"event":"listed"')) ?? null;
+/**
+ * The witness Deployment's pod (another than `previous`, the one just killed), once its log (kubectl logs) has
+ * the witness's `listed` line: it has read its records back and listed the lab pods. Its name, or null after
+ * 120 s, the check then saying the pod's state, its last log line and where the `kubernetes` Service leads.
+ */
+async function witnessPodListed(previous: string | null): Promise<string | null> {
+  const deadline = Date.now() + 120_000;
+  let pod: Json | null = null;
+  let log = '';
+  while (Date.now() < deadline) {
+    const r = admin([
+      '-n',
+      WITNESS_NS,
+      'get',
+      'pods',
+      '-l',
+      `app.kubernetes.io/name=${WITNESS_DEPLOYMENT}`,
+      '-o',
+      'json',
+    ]);
+    const items = r.status === 0 ? ((JSON.parse(r.stdout) as Json).items as Json[]) : [];
+    pod = items.find((p) => p.metadata.name !== previous && !p.metadata.deletionTimestamp) ?? null;
+    if (pod) {
+      const logs = admin(['-n', WITNESS_NS, 'logs', `pod/${pod.metadata.name}`]);
+      log = `${logs.stdout}${logs.stderr}`;
+      const listed = logs.stdout.split('\n').find((l) => l.includes('"event":"listed"'));
       if (listed) {
-        clearTimeout(timer);
-        resolve();
+        const container = pod.status?.containerStatuses?.[0] ?? {};
+        check(
+          `the witness pod ${pod.metadata.name} (${WITNESS_NS}/${WITNESS_DEPLOYMENT}, ${container.imageID ?? 'image ?'}) has listed the lab pods`,
+          true,
+          listed,
+        );
+        return pod.metadata.name as string;
       }
-    });
-    child.stderr!.on('data', (c) => {
-      witnessLog += c;
-    });
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  await seen;
+    }
+    await sleep(1_000);
+  }
+  const endpoints = admin(['get', 'endpoints', 'kubernetes', '-o', 'jsonpath={.subsets}']);
   check(
-    `the witness (pid ${child.pid}, as ${WITNESS_NS}/${WITNESS_DEPLOYMENT}) has listed the lab pods`,
-    listed !== null,
-    listed ?? oneLine(witnessLog),
+    `the witness pod${pod ? ` ${pod.metadata.name}` : ''} (${WITNESS_NS}/${WITNESS_DEPLOYMENT}) has listed the lab pods`,
+    false,
+    pod
+      ? `not within 120 s: ${JSON.stringify(pod.status?.containerStatuses?.[0]?.state ?? pod.status?.phase)}; log: ${oneLine(log) || 'empty'}; endpoints kubernetes: ${endpoints.stdout.trim() || oneLine(endpoints.stderr)}`
+      : `no pod of the Deployment${previous ? ` besides ${previous}` : ''} within 120 s`,
   );
+  return null;
 }
 
 type Json = Record<string, any>;
@@ -875,7 +866,6 @@ await runDevTool(tool, async () => {
   await main().catch((error: unknown) => {
     check('class check', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
   });
-  witness?.kill('SIGTERM');
   if (!values.keep) cleanup();
   console.log(`\nclass_check_seconds: ${Math.round((Date.now() - started) / 1000)}`);
   console.log(`class_checks_failed: ${failures.length}`);
