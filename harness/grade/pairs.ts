@@ -1,6 +1,7 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { tooCloseToCall, tooCloseToDiffer } from './outcome.ts';
 import { gradeStopSignalPair, type StopSignalPair } from './stop-signal-pair.ts';
+import { readyPair } from './pair-ready.ts';
 import { fail, inconclusive, objectUidOf, type PairResult, runKeyOf, pass, type GradeResult } from './types.ts';
 
 export function gradePairs(results: GradeResult[]): PairResult[] {
@@ -151,33 +152,17 @@ interface RetryPair {
  */
 function gradeRetryPair(p: RetryPair): PairResult {
   const id = `pair.${p.pairId}`;
-  const bare = p['no-key'],
-    keyed = p['with-key'];
-  const invalidRoles = (['no-key', 'with-key'] as const).filter((role) => p.invalid.has(role) && !p[role]);
-  if (invalidRoles.length)
-    return {
-      pairId: p.pairId,
-      invalidRoles,
-      checks: [
-        inconclusive(
-          id,
-          `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`,
-        ),
-      ],
-    };
-  if (!bare || !keyed)
-    return {
-      pairId: p.pairId,
-      checks: [inconclusive(id, `the pair needs both runs; missing the ${bare ? 'with-key' : 'no-key'} one`)],
-    };
-  const open = [bare, keyed].filter((r) => r.verdict === 'inconclusive');
-  if (open.length)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; ')),
-      ],
-    };
+  const ready = readyPair(
+    p.pairId,
+    [
+      { role: 'no-key', result: p['no-key'] },
+      { role: 'with-key', result: p['with-key'] },
+    ],
+    p.invalid,
+    { reportInvalidRoles: true },
+  );
+  if (!Array.isArray(ready)) return ready;
+  const [bare, keyed] = ready;
   const problems: string[] = [];
   const summary = (r: GradeResult) => (r.kind === 'pod' ? r.retries : undefined);
   for (const [role, r] of [
@@ -232,37 +217,16 @@ interface SidecarPair {
  */
 function gradeSidecarPair(p: SidecarPair): PairResult {
   const id = `pair.${p.pairId}`;
-  const first = p['proxy-first'],
-    after = p['app-first'];
-  const invalidRoles = (['proxy-first', 'app-first'] as const).filter((role) => p.invalid.has(role) && !p[role]);
-  if (invalidRoles.length)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(
-          id,
-          `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`,
-        ),
-      ],
-    };
-  if (!first || !after)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(
-          id,
-          `the pair needs both runs; missing the ${first ? 'app-first (native sidecar)' : 'proxy-first (regular container)'} one`,
-        ),
-      ],
-    };
-  const open = [first, after].filter((r) => r.verdict === 'inconclusive');
-  if (open.length)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; ')),
-      ],
-    };
+  const ready = readyPair(
+    p.pairId,
+    [
+      { role: 'proxy-first', result: p['proxy-first'], missingName: 'proxy-first (regular container)' },
+      { role: 'app-first', result: p['app-first'], missingName: 'app-first (native sidecar)' },
+    ],
+    p.invalid,
+  );
+  if (!Array.isArray(ready)) return ready;
+  const [first, after] = ready;
   const native = (r: GradeResult) =>
     r.kind === 'pod' ? (r.prediction?.pod?.containers.find((c) => c.role === 'sidecar')?.native ?? null) : null;
   const problems: string[] = [];

@@ -3,6 +3,7 @@
 // lifecycle.stopSignal SIGQUIT reaches it. A cluster that dropped the field ran SIGTERM in both: nothing was tested.
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { DEFAULT_STOP_SIGNAL } from '../scenario/stop-signal.ts';
+import { readyPair } from './pair-ready.ts';
 import { fail, inconclusive, objectUidOf, type GradeResult, type PairResult, pass } from './types.ts';
 
 export const STOP_SIGNAL_ROLES = ['term-default', 'quit-stop-signal'] as const;
@@ -19,34 +20,16 @@ const planOf = (r: GradeResult) => (r.kind === 'pod' ? r.prediction?.stopSignal 
 
 export function gradeStopSignalPair(p: StopSignalPair): PairResult {
   const id = `pair.${p.pairId}`;
-  const term = p['term-default'],
-    quit = p['quit-stop-signal'];
-  const invalidRoles = STOP_SIGNAL_ROLES.filter((role) => p.invalid.has(role) && !p[role]);
-  if (invalidRoles.length)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(
-          id,
-          `the pair cannot be graded: the evidence of the ${invalidRoles.join('- and ')} run is invalid`,
-        ),
-      ],
-    };
-  if (!term || !quit)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(id, `the pair needs both runs; missing the ${term ? 'quit-stop-signal' : 'term-default'} one`),
-      ],
-    };
-  const open = [term, quit].filter((r) => r.verdict === 'inconclusive');
-  if (open.length)
-    return {
-      pairId: p.pairId,
-      checks: [
-        inconclusive(id, open.map((r) => `the ${r.labPair!.role} run is inconclusive: ${r.explanation}`).join('; ')),
-      ],
-    };
+  const ready = readyPair(
+    p.pairId,
+    [
+      { role: 'term-default', result: p['term-default'] },
+      { role: 'quit-stop-signal', result: p['quit-stop-signal'] },
+    ],
+    p.invalid,
+  );
+  if (!Array.isArray(ready)) return ready;
+  const [term, quit] = ready;
   const asked = planOf(quit);
   // Dropped by the cluster (gate off): both halves got SIGTERM. Not the student's doing, and no lesson either way.
   if (asked && !asked.delivered)
