@@ -177,6 +177,12 @@ function secondsToTermination(f: Facts): { seconds: number; basis: string; apiLa
 }
 
 /** `rules`: the kubelet's of the cluster's minor (theory.ts rulesFor), whose reaction the kill's window allows. */
+/** Why a lab server leaves at once on TERM: its immediate mode, or a graceful one that drains on another signal. */
+function fastStopWhy(f: Facts): string {
+  const drain = f.o.scenario.drainSignal;
+  return drain && drain !== 'SIGTERM' ? `it drains only on ${drain}` : 'immediate mode';
+}
+
 export function attributeExitCode(f: Facts, p: Prediction, rules: KubeletRules): Check {
   const id = 'attribution.exit-code';
   const final = f.o.finalState;
@@ -188,7 +194,7 @@ export function attributeExitCode(f: Facts, p: Prediction, rules: KubeletRules):
       return attribute0(f, p, termSeen);
     case IMMEDIATE_EXIT_CODE:
       return termSeen
-        ? pass(id, `exit ${IMMEDIATE_EXIT_CODE} is the lab server leaving at once on TERM (immediate mode)`)
+        ? pass(id, `exit ${IMMEDIATE_EXIT_CODE} is the lab server leaving at once on TERM (${fastStopWhy(f)})`)
         : inconclusive(
             id,
             `exit ${IMMEDIATE_EXIT_CODE} but no TERM line in the container log: cannot tie it to the signal`,

@@ -84,6 +84,10 @@ describe('the grader, from the live pod', () => {
       'lifecycle.stopSignal was dropped by this cluster: the ContainerStopSignals gate is off (alpha in 1.34); SIGTERM ran instead of SIGQUIT';
     expect(r.explanation).toContain(note);
     expect(r.notes).toContain(note);
+    // Exit 17 from a server that drains on QUIT is its fast stop, not the lab's immediate mode.
+    expect(checkOf(r, 'attribution.exit-code')?.reason).toBe(
+      'exit 17 is the lab server leaving at once on TERM (it drains only on SIGQUIT)',
+    );
   });
 
   it('kept on the pod but the server got SIGTERM: the kubelet or the runtime did not pass it', () => {
