@@ -1,7 +1,7 @@
 // What each two-run pair (retries, sidecars, stop signal) checks before its own rule: both halves' evidence
 // valid, both runs there, neither inconclusive. The grace pair words its halves differently ("short-grace").
 import type { LabPairRole } from '../scenario/schema.ts';
-import { type GradeResult, inconclusive, type PairResult } from './types.ts';
+import { fail, type GradeResult, inconclusive, objectUidOf, type PairResult, pass } from './types.ts';
 
 export interface PairHalf<R extends LabPairRole> {
   role: R;
@@ -46,4 +46,19 @@ export function readyPair<R extends LabPairRole>(
       ],
     };
   return both;
+}
+
+/** The pair's one check: every pair also needs the same work on two pods; failed with what went wrong, else passed. */
+export function pairVerdict(
+  pairId: string,
+  [a, b]: readonly [GradeResult, GradeResult],
+  problems: string[],
+  passed: string,
+): PairResult {
+  const id = `pair.${pairId}`;
+  const all = [...problems];
+  if (a.workMs !== b.workMs) all.push(`the work differs (${a.workMs} vs ${b.workMs} ms)`);
+  if (!objectUidOf(a) || objectUidOf(a) === objectUidOf(b))
+    all.push('both runs claim the same pod UID: they must be two pods');
+  return { pairId, checks: [all.length ? fail(id, all.join('; ')) : pass(id, passed)] };
 }

@@ -1,8 +1,8 @@
 // The lab's pair exercise: the same work cut under a short grace, then completed once the grace is restored.
 import { tooCloseToCall, tooCloseToDiffer } from './outcome.ts';
 import { gradeStopSignalPair, type StopSignalPair } from './stop-signal-pair.ts';
-import { readyPair } from './pair-ready.ts';
-import { fail, inconclusive, objectUidOf, type PairResult, runKeyOf, pass, type GradeResult } from './types.ts';
+import { pairVerdict, readyPair } from './pair-ready.ts';
+import { inconclusive, type PairResult, runKeyOf, type GradeResult } from './types.ts';
 
 export function gradePairs(results: GradeResult[]): PairResult[] {
   // Pairs are formed only within one run of one submission, never across students or runs.
@@ -117,21 +117,12 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
         problems.push(
           `the restored grace (${restored.graceSeconds}s) is not longer than the short one (${short.graceSeconds}s)`,
         );
-      if (short.workMs !== restored.workMs)
-        problems.push(`the work differs (${short.workMs} vs ${restored.workMs} ms)`);
-      if (!objectUidOf(short) || objectUidOf(short) === objectUidOf(restored))
-        problems.push('both runs claim the same pod UID: they must be two pods');
-      return {
+      return pairVerdict(
         pairId,
-        checks: [
-          problems.length
-            ? fail(id, problems.join('; '))
-            : pass(
-                id,
-                `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`,
-              ),
-        ],
-      };
+        [short, restored],
+        problems,
+        `the same ${short.workMs / 1000}s of work was cut with ${short.graceSeconds}s of grace and completed with ${restored.graceSeconds}s, on two pods`,
+      );
     }),
     ...[...sidecarPairs.values()].map(gradeSidecarPair),
     ...[...retryPairs.values()].map(gradeRetryPair),
@@ -151,7 +142,6 @@ interface RetryPair {
  * the effect doubled without an idempotency key and applied once with one.
  */
 function gradeRetryPair(p: RetryPair): PairResult {
-  const id = `pair.${p.pairId}`;
   const ready = readyPair(
     p.pairId,
     [
@@ -188,20 +178,12 @@ function gradeRetryPair(p: RetryPair): PairResult {
       `with a key the ledger shows ${k.effects} effect(s) and ${k.alreadyApplied} already-applied, not 1 and at least 1`,
     );
   if (b && k && b.effect !== k.effect) problems.push(`the effect point differs (${b.effect} vs ${k.effect})`);
-  if (bare.workMs !== keyed.workMs) problems.push(`the work differs (${bare.workMs} vs ${keyed.workMs} ms)`);
-  if (!objectUidOf(bare) || objectUidOf(bare) === objectUidOf(keyed))
-    problems.push('both runs claim the same pod UID: they must be two pods');
-  return {
-    pairId: p.pairId,
-    checks: [
-      problems.length
-        ? fail(id, problems.join('; '))
-        : pass(
-            id,
-            `the same ${bare.workMs / 1000}s of work, cut after its effect and retried on another pod, did its effect twice without an idempotency key and once with one (the ledger answered the retry already-applied)`,
-          ),
-    ],
-  };
+  return pairVerdict(
+    p.pairId,
+    [bare, keyed],
+    problems,
+    `the same ${bare.workMs / 1000}s of work, cut after its effect and retried on another pod, did its effect twice without an idempotency key and once with one (the ledger answered the retry already-applied)`,
+  );
 }
 
 interface SidecarPair {
@@ -216,7 +198,6 @@ interface SidecarPair {
  * container stopped with the app, completed when it is a native sidecar stopped after it, on two pods.
  */
 function gradeSidecarPair(p: SidecarPair): PairResult {
-  const id = `pair.${p.pairId}`;
   const ready = readyPair(
     p.pairId,
     [
@@ -234,20 +215,12 @@ function gradeSidecarPair(p: SidecarPair): PairResult {
   if (native(after) !== true) problems.push('the app-first run has no native sidecar proxy');
   if (first.outcome !== 'cut') problems.push(`the proxy-first run was ${first.outcome}, not cut`);
   if (after.outcome !== 'completed') problems.push(`the app-first run was ${after.outcome}, not completed`);
-  if (first.workMs !== after.workMs) problems.push(`the work differs (${first.workMs} vs ${after.workMs} ms)`);
-  if (!objectUidOf(first) || objectUidOf(first) === objectUidOf(after))
-    problems.push('both runs claim the same pod UID: they must be two pods');
-  return {
-    pairId: p.pairId,
-    checks: [
-      problems.length
-        ? fail(id, problems.join('; '))
-        : pass(
-            id,
-            `the same ${first.workMs / 1000}s of work through the same proxy was cut when the proxy was a regular container stopped with the app, and completed when it was a native sidecar stopped after it, on two pods`,
-          ),
-    ],
-  };
+  return pairVerdict(
+    p.pairId,
+    [first, after],
+    problems,
+    `the same ${first.workMs / 1000}s of work through the same proxy was cut when the proxy was a regular container stopped with the app, and completed when it was a native sidecar stopped after it, on two pods`,
+  );
 }
 
 /**

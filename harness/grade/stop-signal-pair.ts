@@ -3,8 +3,8 @@
 // lifecycle.stopSignal SIGQUIT reaches it. A cluster that dropped the field ran SIGTERM in both: nothing was tested.
 import { LAB_EXIT_CODES } from '../../server/contract.ts';
 import { DEFAULT_STOP_SIGNAL } from '../scenario/stop-signal.ts';
-import { readyPair } from './pair-ready.ts';
-import { fail, inconclusive, objectUidOf, type GradeResult, type PairResult, pass } from './types.ts';
+import { pairVerdict, readyPair } from './pair-ready.ts';
+import { inconclusive, type GradeResult, type PairResult } from './types.ts';
 
 export const STOP_SIGNAL_ROLES = ['term-default', 'quit-stop-signal'] as const;
 type Role = (typeof STOP_SIGNAL_ROLES)[number];
@@ -52,18 +52,10 @@ export function gradeStopSignalPair(p: StopSignalPair): PairResult {
       `the term-default run was ${term.outcome} with exit ${term.exitCode ?? 'unknown'}, not cut with ${LAB_EXIT_CODES.immediate}`,
     );
   if (quit.outcome !== 'completed') problems.push(`the quit-stop-signal run was ${quit.outcome}, not completed`);
-  if (term.workMs !== quit.workMs) problems.push(`the work differs (${term.workMs} vs ${quit.workMs} ms)`);
-  if (!objectUidOf(term) || objectUidOf(term) === objectUidOf(quit))
-    problems.push('both runs claim the same pod UID: they must be two pods');
-  return {
-    pairId: p.pairId,
-    checks: [
-      problems.length
-        ? fail(id, problems.join('; '))
-        : pass(
-            id,
-            `the same ${term.workMs / 1000}s of work on a server that drains only on ${asked!.sent} was cut when the kubelet sent ${DEFAULT_STOP_SIGNAL} (exit ${LAB_EXIT_CODES.immediate}) and completed when lifecycle.stopSignal ${asked!.sent} reached it, on two pods`,
-          ),
-    ],
-  };
+  return pairVerdict(
+    p.pairId,
+    [term, quit],
+    problems,
+    `the same ${term.workMs / 1000}s of work on a server that drains only on ${asked!.sent} was cut when the kubelet sent ${DEFAULT_STOP_SIGNAL} (exit ${LAB_EXIT_CODES.immediate}) and completed when lifecycle.stopSignal ${asked!.sent} reached it, on two pods`,
+  );
 }
