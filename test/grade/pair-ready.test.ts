@@ -1,6 +1,6 @@
 // The checks every two-run pair (retries, sidecars, stop signal) makes before its own rule.
 import { describe, expect, it } from 'vitest';
-import { readyPair } from '../../harness/grade/pair-ready.ts';
+import { pairVerdict, readyPair } from '../../harness/grade/pair-ready.ts';
 import type { GradeResult } from '../../harness/grade/types.ts';
 
 const half = (role: 'no-key' | 'with-key', verdict: GradeResult['verdict'], explanation = '') =>
@@ -74,5 +74,30 @@ describe('readyPair', () => {
         new Set(),
       ),
     ).toEqual([a, b]);
+  });
+});
+
+describe('pairVerdict', () => {
+  const run = (workMs: number, podUid: string | null) => ({ kind: 'pod', workMs, podUid }) as unknown as GradeResult;
+
+  it('fails a pair whose halves differ in work or claim one pod, after its own problems', () => {
+    const r = pairVerdict('retries', [run(6000, 'u1'), run(5000, 'u1')], ['the no-key run was cut'], 'passed');
+    expect(r.checks).toEqual([
+      expect.objectContaining({
+        id: 'pair.retries',
+        status: 'fail',
+        reason:
+          'the no-key run was cut; the work differs (6000 vs 5000 ms); both runs claim the same pod UID: they must be two pods',
+      }),
+    ]);
+    expect(JSON.stringify(pairVerdict('retries', [run(6000, null), run(6000, 'u2')], [], 'passed'))).toContain(
+      'same pod UID',
+    );
+  });
+
+  it('passes with its own sentence when nothing went wrong', () => {
+    expect(pairVerdict('retries', [run(6000, 'u1'), run(6000, 'u2')], [], 'the lesson held').checks).toEqual([
+      expect.objectContaining({ status: 'pass', reason: 'the lesson held' }),
+    ]);
   });
 });
