@@ -46,7 +46,7 @@ export function requestOutcome(f: Facts, p: Prediction): Check {
   return fail(
     id,
     seen === 'completed'
-      ? `the request completed, but the model says it is cut at ${at(p.killAt)}s after the delete: ${late ?? 'check the grace and the hook'}`
+      ? `the request completed, but the model says it is cut at ${cutAt(p)}: ${late ?? 'check the grace and the hook'}`
       : `the request was cut (${f.o.request.errorCode ?? 'no done line'}), but the model says it completes: the server did not get the time the grace allows`,
   );
 }
@@ -93,6 +93,11 @@ const at = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
 const within = (p: Prediction) =>
   `${p.marginSeconds.toFixed(p.basis === 'observed' ? 3 : 1)}s${p.basis === 'observed' ? ' (by the observed TERM)' : ''}`;
 const killWord = (p: Prediction) => (p.exitCode === IMMEDIATE_EXIT_CODE ? 'TERM' : 'kill');
+/** When the model cuts the request: a server that leaves at once is cut at its TERM, others at the SIGKILL. */
+const cutAt = (p: Prediction) =>
+  p.exitCode === IMMEDIATE_EXIT_CODE
+    ? `${at(p.termAt)}s after the delete, at its TERM`
+    : `${at(p.killAt)}s after the delete`;
 
 /** The lab server's own exit code for "left at once on TERM" (the pod contract). */
 const IMMEDIATE_EXIT_CODE = LAB_EXIT_CODES.immediate;
