@@ -5,6 +5,7 @@ import {
   HOOK_HTTP_PATH,
   IDEMPOTENCY_HEADER,
   LAB_EXIT_CODES,
+  LAB_KEEPALIVE_TIMEOUT_DEFAULT_MS,
   LAB_TERM_ALLOCATE_MIB_PER_SECOND,
   LEDGER_PATHS,
   type LedgerResult,
@@ -19,6 +20,8 @@ const LEDGER_TIMEOUT_MS = 5000;
 const MIB = 1024 * 1024;
 /** How fast the memory grows after TERM: past any readiness probe period before a 192 MiB limit is hit. */
 const ALLOCATE_MIB_PER_SECOND = LAB_TERM_ALLOCATE_MIB_PER_SECOND;
+/** A POST /work body is read and counted, not kept: the load's is a few dozen bytes. */
+const POST_BODY_MAX = 64 * 1024;
 
 export interface LabState {
   mode: ServerConfig['mode'];
@@ -44,7 +47,9 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     startedAt: clockNow().time,
     signalAt: null,
   };
-  const { finish, exitIfDrained, track, drain, exited } = createDrain(state, logEvent, exit);
+  const { finish, exitIfDrained, track, drain, exited } = createDrain(state, logEvent, exit, {
+    polite: config.keepAlive === 'polite',
+  });
   let nextRequest = 0;
 
   /**
@@ -96,7 +101,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     });
   }
 
-  function handleWork(url: URL, req: IncomingMessage, res: ServerResponse): void {
+  function handleWork(url: URL, req: IncomingMessage, res: ServerResponse, bodyBytes?: number): void {
     const ms = parseMs(url.searchParams.get('ms'), WORK_MS_MIN, WORK_MS_MAX);
     const id = parseRequestId(url.searchParams.get('id'), () => `r${++nextRequest}`);
     if (!ms.ok) return sendJson(res, 400, { error: ms.message, parameter: ms.parameter });
@@ -107,10 +112,25 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
       return sendJson(res, 503, { event: 'rejected', id: id.value, reason: 'draining' }, { connection: 'close' });
     }
     const key = req.headers[IDEMPOTENCY_HEADER];
-    runWork(id.value, ms.value, typeof key === 'string' && key !== '' ? key : null, res);
+    runWork(id.value, ms.value, typeof key === 'string' && key !== '' ? key : null, res, bodyBytes);
   }
 
-  function runWork(id: string, ms: number, key: string | null, res: ServerResponse): void {
+  /** POST /work (LOAD_METHOD=POST: the request an edge must not replay): the same work once its body is in. */
+  function handlePostWork(url: URL, req: IncomingMessage, res: ServerResponse): void {
+    let bodyBytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > POST_BODY_MAX) {
+        req.removeAllListeners('data');
+        sendJson(res, 413, { error: `body over ${POST_BODY_MAX} bytes` }, { connection: 'close' });
+      }
+    });
+    req.on('end', () => {
+      if (!res.headersSent) handleWork(url, req, res, bodyBytes);
+    });
+  }
+
+  function runWork(id: string, ms: number, key: string | null, res: ServerResponse, bodyBytes?: number): void {
     state.accepted++;
     state.active++;
     const digest = createHash('sha256');
@@ -130,7 +150,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     if (config.podUid) headers['x-pod-uid'] = config.podUid;
     res.writeHead(200, headers);
     res.write(write({ event: 'accepted', id, ms, podUid: config.podUid ?? null, ...clockNow() }));
-    logEvent('accepted', { id, ms });
+    logEvent('accepted', bodyBytes === undefined ? { id, ms } : { id, ms, method: 'POST', bodyBytes });
     // The effect at the start: made while the work runs; a kill later cannot undo it.
     if (config.effect?.point === 'start') void callLedger(id, key, 'start');
 
@@ -179,6 +199,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
 
   function route(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://lab.invalid');
+    if (req.method === 'POST' && url.pathname === '/work') return handlePostWork(url, req, res);
     if (req.method !== 'GET')
       return sendJson(res, 405, { error: `method ${req.method} not allowed` }, { allow: 'GET' });
     switch (url.pathname) {
@@ -197,12 +218,15 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     }
   }
 
-  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
-    // Every answer names its pod, a draining 503 too: behind a Service that is how a client tells them apart.
-    if (config.podUid) res.setHeader('x-pod-uid', config.podUid);
-    track(res);
-    route(req, res);
-  });
+  const server = createServer(
+    { keepAliveTimeout: config.keepAliveTimeoutMs ?? LAB_KEEPALIVE_TIMEOUT_DEFAULT_MS },
+    (req, res) => {
+      // Every answer names its pod, a draining 503 too: behind a Service that is how a client tells them apart.
+      if (config.podUid) res.setHeader('x-pod-uid', config.podUid);
+      track(res);
+      route(req, res);
+    },
+  );
 
   const listen = () =>
     listenOn(server, config.port, config.host, (address) =>
@@ -211,6 +235,13 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
         host: address.address,
         port: address.port,
         drainSignal: config.drainSignal,
+        // Only when set, so a server without them logs the line it always did.
+        ...(config.keepAlive !== null || config.keepAliveTimeoutMs !== null
+          ? {
+              keepAlive: config.keepAlive,
+              keepAliveTimeoutMs: config.keepAliveTimeoutMs ?? LAB_KEEPALIVE_TIMEOUT_DEFAULT_MS,
+            }
+          : {}),
       }),
     );
 

@@ -7,11 +7,15 @@ import {
   LAB_DRAIN_SIGNAL_ENV,
   LAB_DRAIN_SIGNALS,
   LAB_EFFECT_POINTS,
+  LAB_KEEPALIVE_ENV,
+  LAB_KEEPALIVE_TIMEOUT_ENV,
+  LAB_KEEPALIVE_VARIANTS,
   LAB_LEDGER_URL_ENV,
   LAB_MODE_ENV,
   LAB_MODES,
   LAB_TERM_ALLOCATE_ENV,
   type LabDrainSignal,
+  type LabKeepAlive,
   type LabMode,
   PROXY_ON_TERM_ENV,
   PROXY_ON_TERM_MODES,
@@ -33,6 +37,10 @@ export interface ServerConfig {
   termAllocateMiB: number;
   /** Where the work calls the ledger (the retries lab), and the ledger's base URL; none: no effect. */
   effect: { point: Exclude<EffectPoint, 'none'>; ledgerUrl: string } | null;
+  /** LAB_KEEPALIVE: what TERM does to kept-alive sockets; null: today's drain (as naive). */
+  keepAlive: LabKeepAlive | null;
+  /** LAB_KEEPALIVE_TIMEOUT_MS: the app's idle keep-alive timeout; null: Node's default (5000). */
+  keepAliveTimeoutMs: number | null;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +50,9 @@ export class ConfigError extends Error {
 const MODES: readonly string[] = LAB_MODES;
 const DRAIN_SIGNALS: readonly string[] = LAB_DRAIN_SIGNALS;
 const ALLOCATE_MIB_MAX = 65536;
+const KEEPALIVE_VARIANTS: readonly string[] = LAB_KEEPALIVE_VARIANTS;
+/** 0 (Node: never time out) is refused: a polite app would then wait for its idle sockets forever. */
+const KEEPALIVE_TIMEOUT_MAX_MS = 600_000;
 
 function parseFlags(argv: string[]) {
   const { values } = parseArgs({
@@ -99,7 +110,23 @@ export function parseServerConfig(argv: string[], env: NodeJS.ProcessEnv): Serve
     podName: values['pod-name'] ?? (env.POD_NAME || undefined),
     termAllocateMiB,
     effect: parseEffect(env),
+    ...parseKeepAlive(env),
   };
+}
+
+/** LAB_KEEPALIVE and LAB_KEEPALIVE_TIMEOUT_MS; unset or empty: today's behaviour. */
+function parseKeepAlive(env: NodeJS.ProcessEnv): Pick<ServerConfig, 'keepAlive' | 'keepAliveTimeoutMs'> {
+  const variant = env[LAB_KEEPALIVE_ENV] || null;
+  if (variant !== null && !KEEPALIVE_VARIANTS.includes(variant))
+    throw new ConfigError(
+      `${LAB_KEEPALIVE_ENV}: expected ${LAB_KEEPALIVE_VARIANTS.join(' or ')} (or unset), got ${JSON.stringify(variant)}`,
+    );
+  const text = env[LAB_KEEPALIVE_TIMEOUT_ENV] || null;
+  if (text !== null && (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > KEEPALIVE_TIMEOUT_MAX_MS))
+    throw new ConfigError(
+      `${LAB_KEEPALIVE_TIMEOUT_ENV}: expected the app's idle keep-alive timeout in ms, an integer 1-${KEEPALIVE_TIMEOUT_MAX_MS}, got ${JSON.stringify(text)}`,
+    );
+  return { keepAlive: variant as LabKeepAlive | null, keepAliveTimeoutMs: text === null ? null : Number(text) };
 }
 
 const EFFECT_POINTS: readonly string[] = LAB_EFFECT_POINTS;

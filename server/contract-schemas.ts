@@ -13,6 +13,7 @@ import {
   LAB_DRAIN_SIGNAL_ENV,
   LAB_EFFECT_ENV,
   LAB_EVENT_NAMES,
+  LAB_KEEPALIVE_VARIANTS,
   LAB_LEDGER_URL_ENV,
   LAB_MODE_ENV,
   LAB_TERM_ALLOCATE_ENV,
@@ -54,8 +55,18 @@ export const LAB_LINE_SCHEMAS = {
     port: z.number().optional(),
     /** LAB_DRAIN_SIGNAL: the signal it drains on (absent before it existed: SIGTERM). */
     drainSignal: z.string().optional(),
+    /** LAB_KEEPALIVE and LAB_KEEPALIVE_TIMEOUT_MS, written only when one is set. */
+    keepAlive: z.enum(LAB_KEEPALIVE_VARIANTS).nullable().optional(),
+    keepAliveTimeoutMs: z.number().optional(),
   }),
-  accepted: z.object({ ...common, id: z.string(), ms: z.number() }),
+  /** method and bodyBytes: only for a POST /work (the load's LOAD_METHOD=POST). */
+  accepted: z.object({
+    ...common,
+    id: z.string(),
+    ms: z.number(),
+    method: z.literal('POST').optional(),
+    bodyBytes: z.int().min(0).optional(),
+  }),
   completed: z.object({ ...common, id: z.string(), ms: z.number(), bytes: z.number() }),
   aborted: z.object({ ...common, id: z.string(), elapsedMs: z.number().optional() }),
   rejected: z.object({ ...common, id: z.string(), reason: z.string().optional() }),

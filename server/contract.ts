@@ -19,6 +19,17 @@ export const LAB_TERM_ALLOCATE_ENV = 'LAB_TERM_ALLOCATE_MIB';
 export const LAB_DRAIN_SIGNAL_ENV = 'LAB_DRAIN_SIGNAL';
 export const LAB_DRAIN_SIGNALS = ['SIGTERM', 'SIGQUIT', 'SIGINT', 'SIGUSR1', 'SIGUSR2'] as const;
 export type LabDrainSignal = (typeof LAB_DRAIN_SIGNALS)[number];
+/**
+ * The app's keep-alive variant at TERM (LAB_KEEPALIVE; unset: today's drain, as naive). naive: Node's
+ * server.close(), which closes every idle kept-alive socket at once. polite: idle sockets stay open, every
+ * answer after TERM says `Connection: close`, and each socket closes once no request is on it.
+ */
+export const LAB_KEEPALIVE_ENV = 'LAB_KEEPALIVE';
+export const LAB_KEEPALIVE_VARIANTS = ['polite', 'naive'] as const;
+export type LabKeepAlive = (typeof LAB_KEEPALIVE_VARIANTS)[number];
+/** The app's own idle keep-alive timeout, ms (Node's server.keepAliveTimeout; Node's default 5000). */
+export const LAB_KEEPALIVE_TIMEOUT_ENV = 'LAB_KEEPALIVE_TIMEOUT_MS';
+export const LAB_KEEPALIVE_TIMEOUT_DEFAULT_MS = 5000;
 /** How fast the server allocates (and touches) that memory on TERM, MiB a second: paced like a leak. */
 export const LAB_TERM_ALLOCATE_MIB_PER_SECOND = 64;
 

@@ -1,7 +1,7 @@
 // What the lab's HTTP servers share: a JSON answer, and the drain on TERM that the app and the proxy
 // both do (stop listening, close idle connections, exit 0 once the work is done and every response flushed).
 import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 
 export function sendJson(
   res: ServerResponse,
@@ -45,11 +45,28 @@ interface DrainLog {
   (event: 'exit', fields: { code: number }): void;
 }
 
-export function createDrain(state: DrainState, logEvent: DrainLog, exit: (code: number) => void) {
+/**
+ * polite (LAB_KEEPALIVE): at TERM the kept-alive sockets are not closed under a client that may be
+ * sending on them; each closes once no request is on it, and the exit waits for the last.
+ * Otherwise (naive, unset) Node's server.close(), which closes every idle one at once.
+ */
+export interface DrainOptions {
+  polite?: boolean;
+}
+
+export function createDrain(
+  state: DrainState,
+  logEvent: DrainLog,
+  exit: (code: number) => void,
+  options: DrainOptions = {},
+) {
   let exited = false;
   // Every response still being written, work or not: exit only once all are flushed,
   // so no done line or 503 is lost in a buffer when the process ends.
   let openResponses = 0;
+  // polite: requests not yet answered on each socket, and whether any socket is still open after TERM.
+  const onSocket = new Map<Socket, number>();
+  let socketsOpen = false;
 
   function finish(code: number): void {
     if (exited) return;
@@ -59,7 +76,7 @@ export function createDrain(state: DrainState, logEvent: DrainLog, exit: (code: 
   }
 
   function exitIfDrained(): void {
-    if (state.draining && state.active === 0 && openResponses === 0 && !exited) {
+    if (state.draining && state.active === 0 && openResponses === 0 && !socketsOpen && !exited) {
       logEvent('drained', { completed: state.completed, rejected: state.rejected });
       finish(0);
     }
@@ -68,8 +85,23 @@ export function createDrain(state: DrainState, logEvent: DrainLog, exit: (code: 
   /** Counts a response open until its socket closes. */
   function track(res: ServerResponse): void {
     openResponses++;
+    const socket = options.polite ? res.socket : null;
+    if (socket) {
+      // After TERM the answer tells the client to leave, and Node closes the socket once it is sent.
+      if (state.draining) res.setHeader('connection', 'close');
+      onSocket.set(socket, (onSocket.get(socket) ?? 0) + 1);
+    }
     res.on('close', () => {
       openResponses--;
+      if (socket) {
+        const left = onSocket.get(socket)! - 1;
+        if (left > 0) onSocket.set(socket, left);
+        else {
+          onSocket.delete(socket);
+          // Begun before TERM (its headers said keep-alive): nothing is on it now, so it closes.
+          if (state.draining) socket.end();
+        }
+      }
       exitIfDrained();
     });
   }
@@ -78,8 +110,20 @@ export function createDrain(state: DrainState, logEvent: DrainLog, exit: (code: 
   function drain(server: Server): void {
     state.draining = true;
     logEvent('draining', { active: state.active });
-    server.close();
-    server.closeIdleConnections();
+    if (options.polite) {
+      socketsOpen = true;
+      // net's close stops listening and leaves the open sockets alone; http's (Node 19+) closes the idle ones.
+      server.once('close', () => {
+        socketsOpen = false;
+        exitIfDrained();
+      });
+      // A socket busy at TERM closes after its answer (track); an idle one at its keep-alive timeout, or after
+      // the answer to its next request (Connection: close).
+      NetServer.prototype.close.call(server);
+    } else {
+      server.close();
+      server.closeIdleConnections();
+    }
     exitIfDrained();
   }
 
