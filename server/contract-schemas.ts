@@ -253,12 +253,22 @@ export const LoadRecordSchema = z.object({
   event: z.literal('request'),
   seq: z.int().min(1),
   id: z.string().regex(/^L\d+$/),
+  // requestId, method, latencyMs, reused and bodyHead came with the edge (issue 42): absent in older logs.
+  /** The X-Termlab-Request header: the load pod's name and the id, unique per run. */
+  requestId: z.string().min(1).optional(),
+  method: z.enum(['GET', 'POST']).optional(),
   dueMono: z.number(),
   sent: Clock,
   connectedAt: Clock.nullable(),
   headersAt: Clock.nullable(),
   ended: Clock,
+  /** ms from dueMono to ended: includes any wait for a free connection (coordinated omission). */
+  latencyMs: z.number().min(0).optional(),
+  /** Sent on a kept-alive connection an earlier request had used. */
+  reused: z.boolean().optional(),
   status: z.int().nullable(),
+  /** The first 120 bytes of a non-2xx body. */
+  bodyHead: z.string().nullable().optional(),
   podUid: z.string().nullable(),
   outcome: z.enum(['completed', 'rejected', 'http-error', 'cut', 'failed']),
   errorCode: z.string().nullable(),
@@ -272,6 +282,11 @@ export const LoadStartSchema = z.object({
   rate: z.number(),
   workMs: z.number(),
   planned: z.int(),
+  connections: z.int().optional(),
+  keepAlive: z.boolean().optional(),
+  method: z.enum(['GET', 'POST']).optional(),
+  host: z.string().nullable().optional(),
+  requestIdPrefix: z.string().optional(),
 });
 export const LoadEndSchema = z.object({
   event: z.literal('load-end'),
