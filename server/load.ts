@@ -16,6 +16,7 @@
 // connect), charged to the app. The wait shows as `sent` later than `dueMono`, and in `latencyMs`,
 // which runs from the due time: a generator that falls behind cannot hide it (coordinated omission).
 import { Agent, request, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { clockNow, type Clock, type EventSink, stdoutSink } from './events.ts';
@@ -197,6 +198,8 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
     scheduling: 'lifo',
   });
   const write = (record: object) => sink(JSON.stringify(record) + '\n');
+  /** Sockets that have carried a request: a request given one of them was sent on a reused connection. */
+  const carried = new WeakSet<Socket>();
   const tally: LoadTally = { sent: 0, completed: 0, rejected: 0 };
   const startedMono = performance.now();
   const intervalMs = 1000 / config.rate;
@@ -294,7 +297,6 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
         ...rec,
         ended,
         latencyMs: Math.round((ended.mono - dueMono) * 1000) / 1000,
-        reused: req.reusedSocket,
         outcome,
         errorCode,
         stage: outcome === 'completed' ? null : rec.stage,
@@ -330,6 +332,10 @@ export function runLoad(config: LoadConfig, sink: EventSink = stdoutSink): LoadR
       config.drainMs,
     );
     req.on('socket', (socket) => {
+      // Not req.reusedSocket: Node sets it only when addRequest finds a free socket, not when a request
+      // queued in the Agent gets one as it is freed (a request sent as another ends): those read false.
+      rec.reused = carried.has(socket);
+      carried.add(socket);
       const connected = () => {
         rec.connectedAt = clockNow();
         rec.stage = 'request';

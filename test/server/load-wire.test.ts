@@ -79,12 +79,16 @@ const requestsOf = (p: EventedProcess) =>
 
 describe('load mode on the wire', () => {
   it('LOAD_KEEPALIVE=1 reuses its connections: as many new ones as sockets the server saw, every other request reused', async () => {
-    const server = await standIn((_req, res) => json(res, 200, '{"ok":true}'));
+    // Answers take 10 ms and 400/s are due on two connections: requests queue, and each is sent as another
+    // ends (the Agent then hands it the socket being freed, which Node's reusedSocket does not count).
+    const server = await standIn((_req, res) => void setTimeout(() => json(res, 200, '{"ok":true}'), 10));
     const load = startLoad({
       LOAD_TARGET: server.base,
       LOAD_PATH: '/ping',
       LOAD_KEEPALIVE: '1',
       LOAD_CONNECTIONS: '2',
+      LOAD_RATE: '400',
+      LOAD_DURATION_MS: '50',
     });
     expect(await load.exited).toEqual({ code: 0, signal: null });
     const requests = requestsOf(load);
