@@ -120,13 +120,12 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     let bodyBytes = 0;
     req.on('data', (chunk: Buffer) => {
       bodyBytes += chunk.length;
-      if (bodyBytes > POST_BODY_MAX) {
-        req.removeAllListeners('data');
-        sendJson(res, 413, { error: `body over ${POST_BODY_MAX} bytes` }, { connection: 'close' });
-      }
     });
+    // Read to its end either way, so the 413 is not lost to a reset while the client still sends.
     req.on('end', () => {
-      if (!res.headersSent) handleWork(url, req, res, bodyBytes);
+      if (bodyBytes > POST_BODY_MAX)
+        return sendJson(res, 413, { error: `body of ${bodyBytes} bytes, over ${POST_BODY_MAX}` });
+      handleWork(url, req, res, bodyBytes);
     });
   }
 
@@ -201,7 +200,12 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     const url = new URL(req.url ?? '/', 'http://lab.invalid');
     if (req.method === 'POST' && url.pathname === '/work') return handlePostWork(url, req, res);
     if (req.method !== 'GET')
-      return sendJson(res, 405, { error: `method ${req.method} not allowed` }, { allow: 'GET' });
+      return sendJson(
+        res,
+        405,
+        { error: `method ${req.method} not allowed` },
+        { allow: url.pathname === '/work' ? 'GET, POST' : 'GET' },
+      );
     switch (url.pathname) {
       case '/work':
         return handleWork(url, req, res);

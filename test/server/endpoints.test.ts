@@ -43,7 +43,18 @@ describe('lab server endpoints', () => {
     expect(state.body).toMatchObject({ mode: 'graceful', draining: false, signalAt: null, pid: lab.child.pid });
     expect((await getJson(`${lab.base}/healthz`)).status).toBe(200);
     expect((await getJson(`${lab.base}/nope`)).status).toBe(404);
-    expect((await request(`${lab.base}/work?ms=5`, { method: 'POST' })).statusCode).toBe(405);
+    // /work takes GET and POST (the load's LOAD_METHOD=POST); anything else is a 405 that says so.
+    const put = await request(`${lab.base}/work?ms=5`, { method: 'PUT' });
+    expect(put.statusCode).toBe(405);
+    expect(put.headers.allow).toBe('GET, POST');
+    await put.body.dump();
+    const big = await request(`${lab.base}/work?ms=5`, { method: 'POST', body: 'x'.repeat(70_000) });
+    expect(big.statusCode).toBe(413);
+    expect(await big.body.json()).toMatchObject({ error: expect.stringContaining('70000 bytes') });
+    const post = await request(`${lab.base}/state`, { method: 'POST' });
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toBe('GET');
+    await post.body.dump();
   });
 
   it('logs the httpGet hook start and end around its wait', async () => {
