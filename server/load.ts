@@ -1,5 +1,5 @@
 // The load generator: a mode of the lab server program (LAB_MODE=load), so it runs as a pod from
-// the same image on any cluster. A steady rate of GET /work through a bounded set of connections,
+// the same image on any cluster. A steady rate of GET (or POST) /work through a bounded set of connections,
 // one JSON line per request on stdout with this process's own clock.
 //
 // By default each request opens its own connection (`connection: close`): a Service routes each new
