@@ -1,5 +1,6 @@
 // What the lab's HTTP servers share: a JSON answer, and the drain on TERM that the app and the proxy
-// both do (stop listening, close idle connections, exit 0 once the work is done and every response flushed).
+// both do (stop listening, close idle connections, exit 0 once the work is done and every response flushed;
+// the app's polite variant leaves its kept-alive sockets to close one by one, and waits for them).
 import type { Server, ServerResponse } from 'node:http';
 import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 
