@@ -38,6 +38,8 @@ export type ErrorCode =
   | 'LOAD_NOT_ENDED'
   /** `termlab verify`: the rollout it started on a team's Deployment did not complete (ProgressDeadlineExceeded, or verify's own bound): exit 5, the Deployment is left mid-rollout for its owner to undo; names what it waited for. */
   | 'ROLLOUT_STALLED'
+  /** `termlab verify --via`: the route, its Gateway or the edge's address could not be found (no parentRef, a Gateway or Ingress without an address and no edge Service); names which. */
+  | 'EDGE_NOT_FOUND'
   | 'POD_CAP_REACHED'
   | 'INTERRUPTED'
   | 'PLATFORM_UNSUPPORTED'
@@ -65,6 +67,7 @@ export const EXIT = {
   clusterUnreachable: 3,
   needsReview: 4,
   rolloutStalled: 5,
+  edgeNotFound: 6,
   internalError: 70,
   interrupted: 130,
   terminated: 143,
@@ -130,6 +133,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   ROLLOUT_NOT_COMPLETE: EXIT.checksFailed,
   LOAD_NOT_ENDED: EXIT.checksFailed,
   ROLLOUT_STALLED: EXIT.rolloutStalled,
+  EDGE_NOT_FOUND: EXIT.edgeNotFound,
   POD_CAP_REACHED: EXIT.checksFailed,
   INTERRUPTED: EXIT.interrupted,
   SETUP_FAILED: EXIT.checksFailed,

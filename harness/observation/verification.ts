@@ -3,7 +3,7 @@
 // the harness clock (watch events, reads), the API (whole seconds), the kubelet's Events, the pods'
 // and the load pod's own logs. The per-request records stay in the load pod's log lines, verbatim.
 import { z } from 'zod';
-import { FOLLOWED_LOGS, LiveContainerSchema, LiveReadSchema, WATCHED_EVENTS } from './rollout.ts';
+import { FOLLOWED_LOGS, LiveContainerSchema, LiveReadSchema, PodLogSchema, WATCHED_EVENTS } from './rollout.ts';
 import { HarnessTimeSchema, ObservationSchema, WatchLifecycleSchema } from './schema.ts';
 
 export const VERIFICATION_SCHEMA_VERSION = 1;
@@ -28,6 +28,24 @@ export const VerifyRequestSchema = z.object({
   action: ActionSchema,
   maxFailed: z.int().min(0),
   loadImage: z.string(),
+  /** The request's method (`--method`); absent in files from before the edge: GET. */
+  method: z.enum(['GET', 'POST']).optional(),
+});
+
+/**
+ * The edge the load went through (`--via` or `--url`): where it was sent, its Host header, how the address
+ * was found, the route's backend Service and the namespace of the edge's pods (their access log). Absent
+ * or null: the load went to the Service straight, as before the edge.
+ */
+export const EdgePlanSchema = z.object({
+  via: z.string().nullable(),
+  url: z.string().nullable(),
+  target: z.string(),
+  host: z.string().nullable(),
+  source: z.string(),
+  gateway: z.string().nullable(),
+  backend: z.object({ service: z.string(), port: z.int().nullable() }).nullable(),
+  namespace: z.string().nullable(),
 });
 
 /** A pod of the Deployment as read before acting: what it really runs (old pods keep their spec). */
@@ -102,6 +120,7 @@ export const VerificationObservationSchema = z.object({
     /** The base URL the load pod was given (the Service's ClusterIP and port; a NodePort on the simulated cluster). */
     loadTarget: z.string().nullable(),
   }),
+  edge: EdgePlanSchema.nullable().optional(),
   /** The one change made: the restartedAt annotation's value, or the pod deleted with its UID. */
   acted: z
     .object({
@@ -128,6 +147,8 @@ export const VerificationObservationSchema = z.object({
     kubeEvents: z.array(KubeEventSchema),
     watchLifecycle: z.array(WatchLifecycleSchema.extend({ resource: VerifyResourceSchema })),
     ...FOLLOWED_LOGS,
+    /** The edge's pods' logs (Traefik's access log among its own lines), for the run's window; absent before the edge. */
+    edgeLogs: z.array(PodLogSchema).optional(),
   }),
   cleanup: ObservationSchema.shape.cleanup,
 });
@@ -135,6 +156,7 @@ export const VerificationObservationSchema = z.object({
 export type VerificationObservation = z.infer<typeof VerificationObservationSchema>;
 export type VerifyRequest = z.infer<typeof VerifyRequestSchema>;
 export type Target = z.infer<typeof TargetSchema>;
+export type EdgePlan = z.infer<typeof EdgePlanSchema>;
 export type KubeEvent = z.infer<typeof KubeEventSchema>;
 
 export function isVerification(data: unknown): boolean {

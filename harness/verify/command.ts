@@ -8,7 +8,9 @@ import type { CommandIO, CommandModule, Values } from '../../lib/command.ts';
 import { EXIT, exitCodeFor, isTermlabError, TermlabError, unwritable } from '../../lib/errors.ts';
 import { makeDirectory } from '../../lib/files.ts';
 import { proxySyncDelayMs } from '../../lib/proxy-delay.ts';
-import { type Cluster, connect, DEFAULT_API_PATIENCE_MS } from '../kube/index.ts';
+import { type Cluster, connect, DEFAULT_API_PATIENCE_MS, listPods } from '../kube/index.ts';
+import { parseEdgeUrl, parseVia } from '../edge/find.ts';
+import { findEdge } from './edge.ts';
 import { formatted, isData } from '../../lib/output-format.ts';
 import { escapeTerminal as t } from '../../lib/terminal.ts';
 import { RunClock } from '../run/clock.ts';
@@ -119,6 +121,13 @@ export function createVerifyCommand(startSim: StartSim): CommandModule<typeof ve
       const apiPatienceMs =
         whole(values['api-patience'], '--api-patience', DEFAULT_API_PATIENCE_MS / 1000, 0, 3600) * 1000;
       const rate = whole(values.rate, '--rate', 50, 1, 10_000);
+      const method = (values.method ?? 'GET') as 'GET' | 'POST';
+      if (method !== 'GET' && method !== 'POST')
+        throw new TermlabError('USAGE', `--method: expected GET or POST, got ${JSON.stringify(values.method)}`);
+      if (values.via !== undefined) parseVia(values.via);
+      if (values.url !== undefined) parseEdgeUrl(values.url);
+      if (values.via !== undefined && values.url !== undefined)
+        throw new TermlabError('USAGE', '--via and --url: give one (--url is for an edge termlab cannot read)');
       const requestFields = {
         deployment,
         service: values.service ?? null,
@@ -130,6 +139,7 @@ export function createVerifyCommand(startSim: StartSim): CommandModule<typeof ve
         action: action.data,
         maxFailed: whole(values['max-failed'], '--max-failed', 0, 0, 1_000_000),
         loadImage: values['load-image'] ?? DEFAULT_LOAD_IMAGE,
+        ...(values.method !== undefined ? { method } : {}),
       };
       const sim = await simPlan(values, deployment);
       // The one simulated cluster of this run, through the CLI's door to cluster/sim; stopped last.
@@ -160,15 +170,30 @@ export function createVerifyCommand(startSim: StartSim): CommandModule<typeof ve
 
 type VerifyValues = Values<typeof verifyFlags>;
 
+/** The node the simulated cluster's pods run on (its NodePorts listen there). */
+async function hostIPOf(cluster: Cluster, namespace: string): Promise<string> {
+  const pods = await listPods(cluster, namespace, {});
+  return pods.items.find((p) => p.status?.hostIP)?.status?.hostIP ?? '127.0.0.1';
+}
+
 async function verifyOn(
   cluster: Cluster,
-  request: VerifyRequest,
+  given: VerifyRequest,
   { values, readyTimeoutMs }: { values: VerifyValues; readyTimeoutMs: number },
   io: CommandIO,
 ): Promise<number> {
+  let request = given;
   const { deployment, namespace } = request;
   const simulated = Boolean(cluster.serverVersion?.includes('termlab-sim'));
-  const read = await readTarget(cluster, request, simulated);
+  const edge = await findEdge(
+    cluster,
+    { via: values.via, url: values.url, namespace, hostIP: () => hostIPOf(cluster, namespace) },
+    simulated,
+  );
+  // Through a route, the load's Service is the route's backend unless --service names one.
+  if (edge?.backend && request.service === null)
+    request = { ...request, service: edge.backend.service, port: request.port ?? edge.backend.port };
+  const read = await readTarget(cluster, request, simulated, edge !== null);
   const victim =
     request.action === 'delete-pod'
       ? (read.target.pods
@@ -177,7 +202,7 @@ async function verifyOn(
           .sort()[0] ?? null)
       : null;
   io.out(
-    `termlab ${HARNESS_VERSION} on context "${t(cluster.context)}" (${t(cluster.serverVersion)}${simulated ? ', the simulated cluster' : ''})\n${planText(request, read, victim).split('\n').map(t).join('\n')}`,
+    `termlab ${HARNESS_VERSION} on context "${t(cluster.context)}" (${t(cluster.serverVersion)}${simulated ? ', the simulated cluster' : ''})\n${planText(request, read, victim, edge).split('\n').map(t).join('\n')}`,
   );
   const ownership = ownershipOf(await whoAmI(cluster, io.signal), values.owner, () =>
     defaultOwnerId(cluster.context, cluster.server),
@@ -197,6 +222,7 @@ async function verifyOn(
       target: 'http://preflight.invalid',
       durationMs: bounds.loadMs,
       deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60,
+      edge,
     }) as k8s.V1Pod,
     service: temporaryService(read, names.service, ownership.owner, runId, bounds.loadMs),
     victim: victimPod ? { name: victimPod.name, uid: victimPod.uid } : null,
@@ -230,6 +256,7 @@ async function verifyOn(
   const { observation, failure } = await runVerification({
     cluster,
     request,
+    edge,
     read,
     runId,
     owner: ownership.owner,

@@ -23,8 +23,27 @@ export const verifyFlags = {
     help: 'the Service the load goes through (default: the one that selects the pods; none: a temporary ClusterIP Service)',
   },
   port: { type: 'string', value: 'PORT', help: "the Service's port (default: its only one)" },
+  via: {
+    type: 'string',
+    value: 'httproute/NAME|ingress/NAME',
+    help: "send the load through the edge in front of this route (its Gateway's or Ingress's address, Host header), keeping connections alive; the edge's access log tells each failure's cause",
+  },
+  url: {
+    type: 'string',
+    value: 'URL',
+    help: 'send the load through an edge termlab cannot read (a cloud load balancer), keeping connections alive; causes from the client side and the pods only',
+  },
+  method: {
+    type: 'string',
+    value: 'GET|POST',
+    help: "the requests' method (default GET); a POST is not replayed by an edge when a kept-alive connection dies under it",
+  },
   path: { type: 'string', value: 'PATH', help: 'what each request GETs (default /); the lab image: /work?ms=200' },
-  rate: { type: 'string', value: 'N', help: 'requests per second, each on its own connection (default 50)' },
+  rate: {
+    type: 'string',
+    value: 'N',
+    help: 'requests per second (default 50), each on its own connection; with --via or --url over kept-alive ones',
+  },
   connections: {
     type: 'string',
     value: 'N',

@@ -4,7 +4,7 @@
 import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { ROLE_LABEL } from '../scenario/render-rollout.ts';
-import type { VerifyRequest } from '../observation/verification.ts';
+import type { EdgePlan, VerifyRequest } from '../observation/verification.ts';
 
 /** The scenario label of every verification's objects. */
 export const VERIFY_SCENARIO = 'verify';
@@ -31,6 +31,8 @@ export interface LoadPodOptions {
   target: string;
   durationMs: number;
   deadlineSeconds: number;
+  /** Through an edge (contract C4): kept-alive connections, as browsers and services keep them, and its Host. */
+  edge?: EdgePlan | null;
 }
 
 export function renderVerifyLoadPod(
@@ -62,6 +64,9 @@ export function renderVerifyLoadPod(
     { name: 'LOAD_WORK_MS', value: String(workMsOf(request.path)) },
     { name: 'LOAD_DURATION_MS', value: String(o.durationMs) },
     { name: 'LOAD_CONNECTIONS', value: String(request.connections) },
+    ...(request.method ? [{ name: 'LOAD_METHOD', value: request.method }] : []),
+    ...(o.edge ? [{ name: 'LOAD_KEEPALIVE', value: '1' }] : []),
+    ...(o.edge?.host ? [{ name: 'LOAD_HOST', value: o.edge.host }] : []),
   ];
   return pod;
 }

@@ -18,6 +18,7 @@ import { parseLoadLine } from '../../server/contract-schemas.ts';
 import { needing, patchRestartedAt, RESTARTED_AT } from './kube.ts';
 import { renderVerifyLoadPod, VERIFY_SCENARIO, workMsOf } from './load-pod.ts';
 import {
+  type EdgePlan,
   type Target,
   VERIFICATION_KIND,
   VERIFICATION_SCHEMA_VERSION,
@@ -26,6 +27,7 @@ import {
 } from '../observation/verification.ts';
 import type { ReadTarget } from './target.ts';
 import { VerifyWatches } from './watches.ts';
+import { EdgeLogs } from './edge-logs.ts';
 
 /** After the EndpointSlice lists every replica ready: time for the proxies to route to them all. */
 const SERVICE_SETTLE_MS = 2_000;
@@ -47,6 +49,8 @@ export type VerifyPhase = RolloutPhase | 'watching' | 'acting';
 
 export interface VerifyContext extends ClusterRunContext {
   request: VerifyRequest;
+  /** The edge the load goes through (--via, --url); null or absent: the Service straight. */
+  edge?: EdgePlan | null;
   read: ReadTarget;
   onPhase(phase: VerifyPhase, detail?: string): void;
 }
@@ -202,6 +206,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   const liveReads = new LiveReads({ cluster, namespace: ns, clock });
   const followers = new Map<string, { pod: string; follower: LogFollower }>();
   const poker = setInterval(() => watches.poke(), LOG_POKE_MS);
+  const edgeLogs = new EdgeLogs();
   // What ended the run early when it was the cluster or the input; a pod not ready is the app's, graded.
   let failure: TermlabError | null = null;
   const onFailure = (error: TermlabError) => {
@@ -296,6 +301,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
         service: service.name,
       });
       timeline.watchesEstablished = clock.now();
+      if (ctx.edge?.namespace) await edgeLogs.start(cluster, ctx.edge.namespace, clock, ctx.signal);
       if (watches.gaveUp) throw new TermlabError('API_UNREACHABLE', 'a verification watch could not start');
 
       const temp = read.service.temporary;
@@ -342,7 +348,8 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
       await sleep(SERVICE_SETTLE_MS, undefined, { signal: ctx.signal });
 
       onPhase('load starting');
-      if (ctx.simulated) {
+      if (ctx.edge) objects.loadTarget = ctx.edge.target;
+      else if (ctx.simulated) {
         const hostIP = read.target.pods[0]
           ? (await readPod(cluster, ns, read.target.pods[0].name))?.status?.hostIP
           : undefined;
@@ -369,6 +376,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
         target: objects.loadTarget,
         durationMs: bounds.loadMs,
         deadlineSeconds: Math.ceil(bounds.loadMs / 1000) + 60,
+        edge: ctx.edge ?? null,
       });
       const made = await needing('create', 'pods', ns, () =>
         createPod(cluster, ns, body as k8s.V1Pod, { signal: ctx.signal }),
@@ -503,6 +511,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
       // The logs stop being followed and looked at before anything is deleted.
       beforeCleanup: () => {
         for (const { follower } of followers.values()) if (!follower.ended) follower.stop();
+        edgeLogs.stop();
         clearInterval(poker);
       },
       afterCleanup: async () => {
@@ -525,6 +534,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
   const evidence = watches.evidence;
   evidence.podLogs = [...followers.keys()].filter((u) => u !== objects.loadPod?.uid).map(logOf);
   evidence.loadLog = objects.loadPod && followers.has(objects.loadPod.uid) ? logOf(objects.loadPod.uid) : null;
+  if (ctx.edge?.namespace) evidence.edgeLogs = edgeLogs.logs(timeline.watchesEstablished?.wall ?? null);
   const observation: VerificationObservation = {
     schemaVersion: VERIFICATION_SCHEMA_VERSION,
     kind: VERIFICATION_KIND,
@@ -535,6 +545,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
     acted,
     timeline,
     progressCondition,
+    edge: ctx.edge ?? null,
     liveReads: liveReads.settled(),
     evidence,
     cleanup,

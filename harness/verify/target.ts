@@ -7,7 +7,7 @@ import { listPods } from '../kube/index.ts';
 import { apiTimeString } from '../run/clock.ts';
 import { liveContainers } from '../run/rollout-watch.ts';
 import { listServices, needing, readDeployment, selectorString, selects } from './kube.ts';
-import type { Target, VerifyRequest } from '../observation/verification.ts';
+import type { EdgePlan, Target, VerifyRequest } from '../observation/verification.ts';
 import type { Cluster } from '../kube/index.ts';
 
 type Raw = Record<string, any>;
@@ -35,7 +35,12 @@ export interface ReadTarget {
 
 const plain = (value: unknown) => (value === undefined || value === null ? null : JSON.parse(JSON.stringify(value)));
 
-export async function readTarget(cluster: Cluster, request: VerifyRequest, simulated: boolean): Promise<ReadTarget> {
+export async function readTarget(
+  cluster: Cluster,
+  request: VerifyRequest,
+  simulated: boolean,
+  viaEdge = false,
+): Promise<ReadTarget> {
   const ns = request.namespace;
   const deployment = await readDeployment(cluster, ns, request.deployment);
   if (!deployment)
@@ -79,7 +84,12 @@ export async function readTarget(cluster: Cluster, request: VerifyRequest, simul
   };
   if (target.deployment.replicas < 1)
     throw new TermlabError('USAGE', `deployment/${request.deployment}: it has 0 replicas; there is nothing to verify`);
-  return { deployment, target, podSelector, service: await planService(cluster, request, deployment, simulated) };
+  return {
+    deployment,
+    target,
+    podSelector,
+    service: await planService(cluster, request, deployment, simulated && !viaEdge),
+  };
 }
 
 function containerPort(deployment: k8s.V1Deployment): number | string | null {
@@ -130,7 +140,8 @@ async function planService(
           ? `--port ${request.port}: Service ${existing.metadata?.name} has no such port (it has ${ports.map((p) => p.port).join(', ')})`
           : `Service ${existing.metadata?.name} has ${ports.length} ports: name one with --port`,
       );
-    // The simulated cluster routes NodePorts only (its proxy listens on the host): a twin Service.
+    // The simulated cluster routes NodePorts only (its proxy listens on the host): a twin Service (not
+    // through an edge, which reaches the Service's endpoints itself).
     if (simulated && !port.nodePort)
       return {
         existing,
@@ -165,16 +176,29 @@ async function planService(
 }
 
 /** The plan, as printed before acting: what is read, what is made, the one change. */
-export function planText(request: VerifyRequest, read: ReadTarget, victim: string | null): string {
+export function planText(
+  request: VerifyRequest,
+  read: ReadTarget,
+  victim: string | null,
+  edge: EdgePlan | null = null,
+): string {
   const ns = request.namespace;
   const svc = read.service;
+  const through = edge
+    ? `the edge ${edge.via ?? edge.url} at ${edge.target}${edge.host ? ` (Host: ${edge.host})` : ''}, kept-alive connections (${edge.source}), to`
+    : 'through';
   const lines = [
     `termlab verify deployment/${request.deployment} in namespace ${ns}:`,
     `  read:   deployment/${request.deployment} (${read.target.deployment.replicas} replicas), its ${read.target.pods.length} pod(s), ReplicaSets, EndpointSlices and pod Events (watched from now)`,
-    `  create: a load pod (${request.loadImage}, ${request.rate} requests/s, GET ${request.path}) through ${svc.temporary ? `a temporary ${svc.temporary.type} Service (${svc.temporary.why})` : `Service ${svc.existing!.metadata!.name} port ${svc.port}`}; both removed at the end`,
+    `  create: a load pod (${request.loadImage}, ${request.rate} requests/s, ${request.method ?? 'GET'} ${request.path}) ${through} ${svc.temporary ? `a temporary ${svc.temporary.type} Service (${svc.temporary.why})` : `Service ${svc.existing!.metadata!.name} port ${svc.port}`}; both removed at the end`,
     request.action === 'rollout-restart'
       ? `  change: the pod template's kubectl.kubernetes.io/restartedAt annotation (what \`kubectl rollout restart\` patches): every pod is replaced`
       : `  change: delete one pod${victim ? ` (${victim})` : ''} with a UID precondition: the Deployment replaces it`,
+    ...(edge?.namespace
+      ? [
+          `  read:   the edge's pods' logs in namespace ${edge.namespace} (label app.kubernetes.io/name=traefik: its access log)`,
+        ]
+      : []),
     '  nothing else is changed or restored',
   ];
   return lines.join('\n') + '\n';

@@ -20,6 +20,10 @@ export function verifyCommand(startSim: StartSim): Command {
         line: "termlab verify deployment/web --sim --apply manifests/verify-example.yaml --path '/work?ms=200'",
       },
       {
+        about: 'through the edge (a Gateway) in front of HTTPRoute web, on the simulated cluster',
+        line: "termlab verify deployment/web --sim --apply manifests/verify-edge.yaml --via httproute/web --path '/work?ms=200'",
+      },
+      {
         about: 'your Deployment in namespace shop on a real cluster, the verdict as JSON',
         line: 'termlab verify deployment/api -n shop --path /healthz --yes -o json --output-dir reports/api',
       },
