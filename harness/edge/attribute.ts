@@ -30,6 +30,10 @@ export interface EdgePod {
   name: string;
   /** Pod IP; matched against the access line's upstream address. */
   ip: string | null;
+  /** The port it listens on, when pods share an IP (the simulated cluster's pods all have 127.0.0.1). */
+  port?: number | null;
+  /** The key its slice changes carry (its UID); absent: its IP. */
+  endpoint?: string;
   deletion: number | null;
   term: number | null;
   exited: number | null;
@@ -40,7 +44,7 @@ export interface EdgePod {
 /** One endpoint's state in one EndpointSlice change the watch saw. */
 export interface SliceChange {
   at: number;
-  /** Endpoint address (pod IP). */
+  /** The endpoint: its pod's UID where the slice names it, else its address. */
   ip: string;
   /** Absent from the slice (removed, or the slice deleted). */
   gone: boolean;
@@ -76,7 +80,17 @@ export interface EdgeAttribution {
 export const EDGE_SAME_MOMENT_SECONDS = 0.05;
 
 const fmt = (s: number) => `${(Math.round(s * 10) / 10).toFixed(1)}s`;
-const ipOf = (addr: string) => addr.replace(/^\[(.*)\](:\d+)?$/, '$1').replace(/:\d+$/, '');
+/** `IP:port` (or `[v6]:port`) as its IP and port. */
+export function splitAddress(addr: string): { ip: string; port: number | null } {
+  const m = /^\[(.*)\](?::(\d+))?$/.exec(addr) ?? /^([^:]*)(?::(\d+))?$/.exec(addr);
+  return m ? { ip: m[1]!, port: m[2] ? Number(m[2]) : null } : { ip: addr, port: null };
+}
+
+/** The pod an upstream address names: by IP, and by port too where it says one. */
+export function podAt<P extends Pick<EdgePod, 'ip' | 'port'>>(pods: P[], addr: string): P | null {
+  const { ip, port } = splitAddress(addr);
+  return pods.find((p) => p.ip === ip && (p.port == null || port === null || p.port === port)) ?? null;
+}
 /** Methods Go's http.Transport replays on a fresh connection when a reused one fails before any answer byte. */
 export const REPLAYED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
@@ -122,7 +136,7 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
     );
   const a = e.access;
   const at = e.accessAt.start;
-  const upstream = a.upstream ? ipOf(a.upstream) : null;
+  const upstream = a.upstream ? splitAddress(a.upstream).ip : null;
   const answered = a.originStatus !== null;
 
   // No server picked and a 503 from the edge itself: nothing to send it to.
@@ -143,9 +157,9 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
     return defer(`the edge answered ${a.status} at ${fmt(at)} without naming an upstream`, [
       'which pod the edge sent it to',
     ]);
-  const pod = e.pods.find((p) => p.ip === upstream) ?? null;
-  const name = pod?.name ?? upstream;
-  const removed = removedAt(e.slice, upstream);
+  const pod = podAt(e.pods, a.upstream!);
+  const name = pod?.name ?? a.upstream!;
+  const removed = removedAt(e.slice, pod?.endpoint ?? upstream);
   // The edge's lag: it picked a pod the EndpointSlice had already dropped.
   if (removed !== null && at >= removed + slack) {
     const lag = at - removed;

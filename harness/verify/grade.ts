@@ -10,6 +10,7 @@ import { TOLERANCE_SECONDS } from '../grade/theory.ts';
 import { type PodTimes, podTimes, timeOriginOf } from './facts.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
 import { incompleteReasonOf, wasInterrupted } from '../observation/incomplete.ts';
+import { type EdgeGrade, gradeEdge } from './edge-grade.ts';
 
 export const CAUSES = {
   1: 'sent to a terminating pod still in the endpoints',
@@ -58,6 +59,8 @@ export interface VerifyGrade {
   interrupted: boolean;
   /** "one run is not all traffic": what this run exercised. */
   scope: string;
+  /** Through an edge (--via, --url): each failure's cause there, the edge's lag, its advice; null without one. */
+  edge: EdgeGrade | null;
   problems: string[];
 }
 
@@ -211,6 +214,18 @@ function terminatingCause(
   };
 }
 
+/**
+ * Whether verify's own cause (from the load's times and the pods) stands for a request that went through an edge:
+ * not when the edge decided it, nor when the edge was read and never had it (it failed between the load and the
+ * edge, so which pod it would have reached is unknown); yes when the edge cannot be read (--url), or when the
+ * edge sent it to a pod and the pod's side is what failed.
+ */
+export function ownCauseApplies(edge: EdgeGrade | null, f: EdgeGrade['findings'][number] | undefined): boolean {
+  if (!edge || !f) return true;
+  if (f.cause !== null) return false;
+  return !edge.readable || !f.why.startsWith('the edge logged no request');
+}
+
 /** Past this, sends that fell behind the steady schedule are said so (the load did not run at --rate). */
 const BEHIND_MS = 1000;
 
@@ -264,7 +279,29 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const byCause: Record<CauseNumber, number> = { 1: 0, 2: 0, 3: 0, 4: 0 };
   for (const f of failures) byCause[f.cause]++;
   const terminations = pods.filter((p) => p.deletion !== null).length;
-  const { advice, reasoning } = adviceFor(o, pods, failures);
+  const failedRecords = load.records.filter(isFailure);
+  const edge = gradeEdge(
+    o,
+    failedRecords.map((r) => ({
+      id: r.id,
+      sent: at(r.sent.time),
+      ended: at(r.ended.time),
+      due: null,
+    })),
+    pods,
+    origin,
+  );
+  if (edge) problems.push(...edge.problems);
+  // What the edge decided is advised from the edge's figures; verify's own advice covers the rest.
+  const decided = new Set(edge?.findings.filter((f) => !ownCauseApplies(edge, f)).map((f) => f.id));
+  const own = adviceFor(
+    o,
+    pods,
+    failures.filter((f) => !decided.has(f.id)),
+    failures.length > 0,
+  );
+  const advice = [...(edge?.advice ?? []), ...own.advice];
+  const reasoning = [...(edge?.reasoning ?? []), ...own.reasoning];
   const requests = load.records.length;
   const completed = requests - failures.length;
   const maxFailed = o.request.maxFailed;
@@ -320,6 +357,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
     rolloutStalled: o.progressCondition !== null,
     interrupted,
     scope,
+    edge,
     problems,
   };
 }
@@ -328,6 +366,7 @@ function adviceFor(
   o: VerificationObservation,
   pods: PodTimes[],
   failures: FailedRequest[],
+  anyFailed = failures.length > 0,
 ): { advice: string[]; reasoning: string[] } {
   const advice: string[] = [];
   const reasoning: string[] = [];
@@ -416,7 +455,7 @@ function adviceFor(
     advice.push(
       `${c4.length} request(s) failed with nothing terminating: not a shutdown problem — look at the app itself (errors: ${[...new Set(c4.map((f) => f.errorCode ?? f.outcome))].join(', ')})`,
     );
-  if (!failures.length && deleted.length) {
+  if (!anyFailed && deleted.length) {
     const race = raceWon(deleted);
     if (race) {
       advice.push(race.advice);

@@ -7,25 +7,29 @@ import { STYLE, tickStep, tiersOf } from '../report/html.ts';
 import { cell } from '../report/markdown.ts';
 import { escapeTerminal as t } from '../../lib/terminal.ts';
 import { type PodTimes, timeOriginOf } from './facts.ts';
-import { CAUSES, type CauseNumber, type VerifyGrade } from './grade.ts';
+import { CAUSES, type CauseNumber, ownCauseApplies, type VerifyGrade } from './grade.ts';
+import { causeText, edgeFindingOf, edgeSummaryLines } from './edge-report.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
 
 const VERDICT = { pass: '✅ pass', fail: '❌ fail', inconclusive: '⚠️ inconclusive' } as const;
 /** A time in seconds: to a tenth in the Markdown and the terminal, to the 10 ms the chart is held to in the HTML. */
 const secs = (v: number | null, digits = 1) => (v === null ? '—' : `${v.toFixed(digits)}s`);
-const causeLines = (g: VerifyGrade) =>
-  ([1, 2, 3, 4] as CauseNumber[]).filter((c) => g.byCause[c]).map((c) => `cause ${c} (${CAUSES[c]}): ${g.byCause[c]}`);
+/** verify's own causes, counted over the failures they stand for (through an edge, those it did not decide). */
+const causeLines = (g: VerifyGrade) => {
+  const count = { 1: 0, 2: 0, 3: 0, 4: 0 } as Record<CauseNumber, number>;
+  for (const f of g.failures) if (ownCauseApplies(g.edge, edgeFindingOf(g, f.id) ?? undefined)) count[f.cause]++;
+  return ([1, 2, 3, 4] as CauseNumber[]).filter((c) => count[c]).map((c) => `cause ${c} (${CAUSES[c]}): ${count[c]}`);
+};
 const FAILED_SHOWN = 20;
 
 export function terminalSummary(g: VerifyGrade): string {
   const lines = [
     `${VERDICT[g.verdict]}  deployment/${t(g.deployment)} (${t(g.namespace)}), ${t(g.action)}: ${t(g.explanation)}`,
     ...causeLines(g).map((l) => `  ${l}`),
+    ...edgeSummaryLines(g).map((l) => `  ${t(l)}`),
     ...g.failures
       .slice(0, 5)
-      .map(
-        (f) => `    ${t(f.id)} at ${f.sent.toFixed(1)}s ${t(f.errorCode ?? f.outcome)} → cause ${f.cause}: ${t(f.why)}`,
-      ),
+      .map((f) => `    ${t(f.id)} at ${f.sent.toFixed(1)}s ${t(f.errorCode ?? f.outcome)} → ${t(causeText(g, f))}`),
     ...(g.failures.length > 5 ? [`    … ${g.failures.length - 5} more in the reports`] : []),
     ...g.advice.map((a) => `  advice: ${t(a)}`),
     ...g.reasoning.map((r) => `    because ${t(r)}`),
@@ -82,6 +86,7 @@ export function renderVerifyMarkdown(g: VerifyGrade): string {
           '',
         ]
       : []),
+    ...(g.edge ? [...edgeSummaryLines(g).map((l) => `- ${cell(l)}`), ''] : []),
     ...(g.advice.length
       ? [
           '**Advice**',
@@ -111,7 +116,7 @@ export function renderVerifyMarkdown(g: VerifyGrade): string {
                 f.errorCode ?? f.outcome,
                 f.pod ?? '—',
                 String(f.cause),
-                f.why,
+                g.edge ? causeText(g, f) : f.why,
               ]),
           ),
           ...(g.failures.length > FAILED_SHOWN
@@ -236,6 +241,13 @@ ${
         .join('')}</ul>`
     : ''
 }
+${
+  g.edge
+    ? `<h2>The edge</h2><ul>${edgeSummaryLines(g)
+        .map((l) => `<li>${x(l)}</li>`)
+        .join('')}</ul>`
+    : ''
+}
 ${g.advice.length ? `<h2>Advice</h2><ul>${g.advice.map((a) => `<li>${x(a)}</li>`).join('')}</ul><p class="muted">${g.reasoning.map((r) => `because ${x(r)}`).join('<br>')}</p>` : ''}
 <h2>Requests over time, per pod</h2>${verifySvg(g, o)}
 <h2>Pods</h2>${table(
@@ -254,7 +266,7 @@ ${
           f.stage ?? '—',
           f.pod ?? '—',
           String(f.cause),
-          f.why,
+          g.edge ? causeText(g, f) : f.why,
         ]),
       )}`
     : ''
