@@ -68,8 +68,29 @@ export const CORE_V1_RESOURCES = {
       verbs: [...verbs, 'deletecollection', 'update'],
       shortNames: ['cm'],
     },
+    {
+      name: 'serviceaccounts',
+      singularName: 'serviceaccount',
+      namespaced: true,
+      kind: 'ServiceAccount',
+      verbs: [...verbs, 'deletecollection', 'update'],
+      shortNames: ['sa'],
+    },
   ],
 };
+
+/** A kind with a status subresource the edge writes (Gateway API CRDs, Ingress). */
+const withStatus = (name: string, kind: string, namespaced: boolean, shortNames?: string[]) => [
+  {
+    name,
+    singularName: kind.toLowerCase(),
+    namespaced,
+    kind,
+    verbs: [...verbs, 'deletecollection', 'update'],
+    ...(shortNames ? { shortNames } : {}),
+  },
+  { name: `${name}/status`, singularName: '', namespaced, kind, verbs: ['get', 'patch', 'update'] },
+];
 
 const workload = (name: string, kind: string, shortNames: string[]) => [
   {
@@ -100,6 +121,34 @@ export const GROUP_RESOURCES: Record<string, unknown> = {
     apiVersion: 'v1',
     groupVersion: 'apps/v1',
     resources: [...workload('deployments', 'Deployment', ['deploy']), ...workload('replicasets', 'ReplicaSet', ['rs'])],
+  },
+  'gateway.networking.k8s.io': {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: 'gateway.networking.k8s.io/v1',
+    resources: [
+      ...withStatus('gatewayclasses', 'GatewayClass', false, ['gc']),
+      ...withStatus('gateways', 'Gateway', true, ['gtw']),
+      ...withStatus('httproutes', 'HTTPRoute', true),
+    ],
+  },
+  'networking.k8s.io': {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: 'networking.k8s.io/v1',
+    resources: [
+      ...withStatus('ingresses', 'Ingress', true, ['ing']),
+      ...withStatus('ingressclasses', 'IngressClass', false).slice(0, 1),
+    ],
+  },
+  'rbac.authorization.k8s.io': {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: 'rbac.authorization.k8s.io/v1',
+    resources: [
+      ...withStatus('clusterroles', 'ClusterRole', false).slice(0, 1),
+      ...withStatus('clusterrolebindings', 'ClusterRoleBinding', false).slice(0, 1),
+    ],
   },
   'discovery.k8s.io': {
     kind: 'APIResourceList',
@@ -149,22 +198,54 @@ const writable = (prefix: string, group: string, resource: string, kind: string)
     put: operation(group, kind, 'put'),
   },
 });
+/** A cluster-scoped kind's create, patch and replace. */
+const writableCluster = (prefix: string, group: string, resource: string, kind: string) => ({
+  [`${prefix}/${resource}`]: { post: operation(group, kind, 'post') },
+  [`${prefix}/${resource}/{name}`]: { patch: operation(group, kind, 'patch'), put: operation(group, kind, 'put') },
+});
+const GATEWAY = 'gateway.networking.k8s.io';
 const OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
   'api/v1': {
+    ...writable('/api/v1', '', 'serviceaccounts', 'ServiceAccount'),
     ...writable('/api/v1', '', 'pods', 'Pod'),
     ...writable('/api/v1', '', 'services', 'Service'),
     ...writable('/api/v1', '', 'configmaps', 'ConfigMap'),
     '/api/v1/namespaces': { post: operation('', 'Namespace', 'post') },
+    // kubectl looks for a patch operation of the kind before it leaves validation to the server.
+    '/api/v1/namespaces/{name}': { patch: operation('', 'Namespace', 'patch') },
   },
   'apis/apps/v1': {
     ...writable('/apis/apps/v1', 'apps', 'deployments', 'Deployment'),
     ...writable('/apis/apps/v1', 'apps', 'replicasets', 'ReplicaSet'),
   },
   'apis/discovery.k8s.io/v1': {},
+  [`apis/${GATEWAY}/v1`]: {
+    ...writableCluster(`/apis/${GATEWAY}/v1`, GATEWAY, 'gatewayclasses', 'GatewayClass'),
+    ...writable(`/apis/${GATEWAY}/v1`, GATEWAY, 'gateways', 'Gateway'),
+    ...writable(`/apis/${GATEWAY}/v1`, GATEWAY, 'httproutes', 'HTTPRoute'),
+  },
+  'apis/networking.k8s.io/v1': {
+    ...writable('/apis/networking.k8s.io/v1', 'networking.k8s.io', 'ingresses', 'Ingress'),
+    ...writableCluster('/apis/networking.k8s.io/v1', 'networking.k8s.io', 'ingressclasses', 'IngressClass'),
+  },
+  'apis/rbac.authorization.k8s.io/v1': {
+    ...writableCluster(
+      '/apis/rbac.authorization.k8s.io/v1',
+      'rbac.authorization.k8s.io',
+      'clusterroles',
+      'ClusterRole',
+    ),
+    ...writableCluster(
+      '/apis/rbac.authorization.k8s.io/v1',
+      'rbac.authorization.k8s.io',
+      'clusterrolebindings',
+      'ClusterRoleBinding',
+    ),
+  },
 };
 export const OPENAPI_V3_ROOT = {
   paths: Object.fromEntries(
-    Object.keys(OPENAPI_PATHS).map((p) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=termlab-sim-2` }]),
+    Object.keys(OPENAPI_PATHS).map((p) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=termlab-sim-3` }]),
   ),
 };
 export function openApiV3(path: string, gitVersion: string) {

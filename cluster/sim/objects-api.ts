@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObjectRegistry } from './objects.ts';
 import { applyPatch } from './patch.ts';
-import { apiVersionOf, listKindOf, RESOURCES } from './resources.ts';
+import { apiVersionOf, EDGE_RESOURCES, listKindOf, RESOURCES } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { ApiError, badRequest, sendJson } from './status.ts';
 import type { KubeObject, Resource, Store } from './store.ts';
@@ -18,11 +18,22 @@ export interface ObjectRoutes {
 
 const COLLECTION = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z]+)$/;
 const ITEM = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)\/namespaces\/([^/]+)\/([a-z]+)\/([^/]+)(?:\/(status|scale))?$/;
-const SERVED: Resource[] = ['services', 'deployments', 'replicasets', 'endpointslices', 'configmaps'];
+/** A cluster-scoped object (a GatewayClass, an IngressClass, a ClusterRole): no namespace in its path. */
+const CLUSTER_ITEM = /^\/(?:api\/v1|apis\/([a-z0-9.-]+)\/v1)\/([a-z]+)\/([^/]+)(?:\/(status))?$/;
+const SERVED: Resource[] = [
+  'services',
+  'deployments',
+  'replicasets',
+  'endpointslices',
+  'configmaps',
+  ...EDGE_RESOURCES,
+];
 
-function resourceOf(group: string | undefined, name: string): Resource | null {
+/** The resource a path names, when served in that group and with (or, cluster-scoped, without) a namespace. */
+function resourceOf(group: string | undefined, name: string, namespaced: boolean | null): Resource | null {
   const resource = SERVED.find((r) => r === name);
-  return resource && RESOURCES[resource].group === (group ?? '') ? resource : null;
+  if (!resource || RESOURCES[resource].group !== (group ?? '')) return null;
+  return namespaced === null || RESOURCES[resource].namespaced === namespaced ? resource : null;
 }
 
 const DRY_RUN_VALUES = ['All'];
@@ -73,19 +84,21 @@ export async function routeObjects(
 ): Promise<boolean> {
   let m = COLLECTION.exec(path);
   if (m) {
-    const resource = resourceOf(m[1], m[3]!);
+    // A namespaced kind may be listed across namespaces; a cluster-scoped one has no namespace path.
+    const resource = resourceOf(m[1], m[3]!, m[2] ? true : null);
     if (!resource) return false;
     const namespace = m[2] ?? null;
+    const clusterScoped = !RESOURCES[resource].namespaced;
     if (method === 'GET') {
       r.listOrWatch(req, res, url, resource, namespace);
       return true;
     }
-    if (method === 'POST' && namespace) {
+    if (method === 'POST' && (namespace || clusterScoped)) {
       const dryRun = dryRunOf(url, 'Create');
       sendJson(res, 201, await r.objects.create(resource, namespace, await r.readBody(req), dryRun));
       return true;
     }
-    if (method === 'DELETE' && namespace && resource !== 'endpointslices') {
+    if (method === 'DELETE' && (namespace || clusterScoped) && resource !== 'endpointslices') {
       // deletecollection: every object the selectors match, each with the request's DeleteOptions.
       const options = ((await r.readBody(req)) ?? {}) as any;
       const dryRun = dryRunOf(url, 'Delete', options);
@@ -94,7 +107,7 @@ export async function routeObjects(
       const policy = url.searchParams.get('propagationPolicy');
       const items = r.store.list(resource, namespace, (o) => labels(o.metadata.labels) && fields(o));
       for (const o of items)
-        r.objects.delete(resource, namespace, o.metadata.name, {
+        r.objects.delete(resource, namespace ?? undefined, o.metadata.name, {
           ...options,
           ...(policy ? { propagationPolicy: policy } : {}),
           preconditions: { uid: o.metadata.uid },
@@ -114,11 +127,18 @@ export async function routeObjects(
       `the server does not allow this method on the requested resource (${method} ${path})`,
     );
   }
-  m = ITEM.exec(path);
-  if (!m) return false;
-  const resource = resourceOf(m[1], m[3]!);
+  let resource: Resource | null;
+  let namespace: string | undefined;
+  let name: string;
+  let sub: string | undefined;
+  if ((m = ITEM.exec(path))) {
+    resource = resourceOf(m[1], m[3]!, true);
+    [namespace, name, sub] = [m[2]!, m[4]!, m[5]];
+  } else if ((m = CLUSTER_ITEM.exec(path))) {
+    resource = resourceOf(m[1], m[2]!, false);
+    [namespace, name, sub] = [undefined, m[3]!, m[4]];
+  } else return false;
   if (!resource) return false;
-  const [namespace, name, sub] = [m[2]!, m[4]!, m[5]];
   if (sub === 'scale' && resource !== 'deployments' && resource !== 'replicasets') return false;
   const contentType = req.headers['content-type'] ?? '';
   if (sub === 'scale') {

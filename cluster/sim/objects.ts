@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { generateName } from './names.ts';
 import { applyPatch } from './patch.ts';
 import type { PodRegistry } from './pods.ts';
-import { apiVersionOf, RESOURCES } from './resources.ts';
+import { apiVersionOf, EDGE_RESOURCES, RESOURCES } from './resources.ts';
 import type { ServiceAllocator } from './services.ts';
 import { ApiError, badRequest, conflict, invalid, notFound, statusObject } from './status.ts';
 import type { KubeObject, Resource, Store } from './store.ts';
 import { apiTime } from './time.ts';
+import { prepareEdgeObject } from './edge-objects.ts';
 import { prepareDeployment, prepareReplicaSet } from './workloads.ts';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -26,6 +27,14 @@ export interface ObjectDeleteOptions {
   /** dryRun=All: every check, nothing done. */
   dryRun?: boolean;
 }
+
+/** What a user writes on the kinds that have no spec. */
+const TOP_LEVEL_FIELDS: Partial<Record<Resource, string[]>> = {
+  configmaps: ['data', 'binaryData'],
+  serviceaccounts: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+  clusterroles: ['rules', 'aggregationRule'],
+  clusterrolebindings: ['roleRef', 'subjects'],
+};
 
 export class ObjectRegistry {
   private readonly store: Store;
@@ -46,13 +55,15 @@ export class ObjectRegistry {
       else prepareReplicaSet(object, old);
     } else if (resource === 'services') await this.services.prepare(object, old, dryRun);
     else if (resource === 'configmaps') validateConfigMap(object);
+    else if (EDGE_RESOURCES.includes(resource)) prepareEdgeObject(object, old);
     else throw new ApiError(405, 'MethodNotAllowed', `the simulated cluster does not accept writes to ${resource}`);
   }
 
   /** `dryRun`: validated and defaulted (a Service's addresses picked, not taken), answered as if made; nothing stored. */
-  async create(resource: Resource, namespace: string, body: any, dryRun = false): Promise<KubeObject> {
-    const { kind } = RESOURCES[resource];
-    if (!this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
+  async create(resource: Resource, namespace: string | null, body: any, dryRun = false): Promise<KubeObject> {
+    const { kind, namespaced } = RESOURCES[resource];
+    if (namespaced && !namespace) throw badRequest(`a ${kind} is namespaced: name its namespace in the path`);
+    if (namespace && !this.store.get('namespaces', undefined, namespace)) throw notFound('namespaces', namespace);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the body must be a ${kind} object`);
     if (body.kind !== undefined && body.kind !== kind)
       throw badRequest(`expected kind ${kind}, got ${JSON.stringify(body.kind)}`);
@@ -67,11 +78,11 @@ export class ObjectRegistry {
         `metadata.name: Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 ${resource === 'services' ? 'label (RFC 1035)' : 'subdomain'} is required`,
       );
     }
-    if (metadata.namespace && metadata.namespace !== namespace)
+    if (namespaced && metadata.namespace && metadata.namespace !== namespace)
       throw badRequest(
         `the namespace of the object (${metadata.namespace}) does not match the namespace on the request (${namespace})`,
       );
-    if (this.store.get(resource, namespace, name))
+    if (this.store.get(resource, namespace ?? undefined, name))
       throw new ApiError(
         409,
         'AlreadyExists',
@@ -84,6 +95,7 @@ export class ObjectRegistry {
       kind,
       metadata: { ...metadata, name, namespace, uid: randomUUID(), resourceVersion: '', creationTimestamp: apiTime() },
     };
+    if (!namespaced) delete object.metadata.namespace;
     delete object.metadata.deletionTimestamp;
     delete object.metadata.deletionGracePeriodSeconds;
     await this.prepare(resource, object, undefined, dryRun);
@@ -107,7 +119,7 @@ export class ObjectRegistry {
   /** PUT: the whole object; with `status`, the status subresource (only status changes). */
   async replace(
     resource: Resource,
-    namespace: string,
+    namespace: string | undefined,
     name: string,
     body: any,
     subresource?: string,
@@ -129,7 +141,7 @@ export class ObjectRegistry {
 
   async patch(
     resource: Resource,
-    namespace: string,
+    namespace: string | undefined,
     name: string,
     contentType: string,
     body: unknown,
@@ -157,9 +169,10 @@ export class ObjectRegistry {
         if (body.metadata?.[field] === undefined || body.metadata?.[field] === null) delete next.metadata[field];
         else next.metadata[field] = body.metadata[field];
       }
-      if (resource === 'configmaps') {
-        // A ConfigMap has data and binaryData, no spec (core/v1 ConfigMap).
-        for (const field of ['data', 'binaryData'] as const)
+      const fields = TOP_LEVEL_FIELDS[resource];
+      if (fields) {
+        // Kinds without a spec (core/v1 ConfigMap and ServiceAccount, rbac/v1): their own top-level fields.
+        for (const field of fields)
           if (body[field] === undefined || body[field] === null) delete next[field];
           else next[field] = structuredClone(body[field]);
       } else next.spec = structuredClone(body.spec);
@@ -192,11 +205,11 @@ export class ObjectRegistry {
   /** DELETE (pkg/registry/generic/registry/store.go Delete): finalizers per the propagation policy, else gone at once. */
   delete(
     resource: Resource,
-    namespace: string,
+    namespace: string | undefined,
     name: string,
     options: ObjectDeleteOptions,
   ): { code: number; body: unknown } {
-    if (resource === 'pods') return { code: 200, body: this.pods.delete(namespace, name, options) };
+    if (resource === 'pods') return { code: 200, body: this.pods.delete(namespace!, name, options) };
     const object = this.store.mustGet(resource, namespace, name);
     if (options.preconditions?.uid && options.preconditions.uid !== object.metadata.uid) {
       throw conflict(

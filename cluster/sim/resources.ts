@@ -19,7 +19,46 @@ export const RESOURCES: Record<Resource, ResourceInfo> = {
   replicasets: { group: 'apps', version: 'v1', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'] },
   endpointslices: { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', namespaced: true },
   configmaps: { group: '', version: 'v1', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] },
+  // Kept and served, not enforced: the sim admits one token with every right (auth.ts).
+  serviceaccounts: { group: '', version: 'v1', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'] },
+  clusterroles: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', namespaced: false },
+  clusterrolebindings: {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRoleBinding',
+    namespaced: false,
+  },
+  // The edge's objects (cluster/sim/edge): the Gateway API's standard channel and networking.k8s.io.
+  gatewayclasses: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    kind: 'GatewayClass',
+    namespaced: false,
+    shortNames: ['gc'],
+  },
+  gateways: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    kind: 'Gateway',
+    namespaced: true,
+    shortNames: ['gtw'],
+  },
+  httproutes: { group: 'gateway.networking.k8s.io', version: 'v1', kind: 'HTTPRoute', namespaced: true },
+  ingresses: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', namespaced: true, shortNames: ['ing'] },
+  ingressclasses: { group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass', namespaced: false },
 };
+
+/** The resources the object routes serve (objects-api.ts) beyond pods, events, namespaces and nodes. */
+export const EDGE_RESOURCES: Resource[] = [
+  'serviceaccounts',
+  'clusterroles',
+  'clusterrolebindings',
+  'gatewayclasses',
+  'gateways',
+  'httproutes',
+  'ingresses',
+  'ingressclasses',
+];
 
 export const apiVersionOf = (resource: Resource): string => {
   const { group, version } = RESOURCES[resource];

@@ -34,7 +34,15 @@ export type Resource =
   | 'replicasets'
   | 'services'
   | 'endpointslices'
-  | 'configmaps';
+  | 'configmaps'
+  | 'serviceaccounts'
+  | 'clusterroles'
+  | 'clusterrolebindings'
+  | 'gatewayclasses'
+  | 'gateways'
+  | 'httproutes'
+  | 'ingresses'
+  | 'ingressclasses';
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoredEvent {
