@@ -26,6 +26,8 @@ export type ErrorCode =
   /** The namespace's ResourceQuota stayed full past --quota-wait: names the quota and its use. */
   | 'QUOTA_FULL'
   | 'POD_NOT_READY'
+  /** The simulated cluster's edge (`--edge`) could not be installed or did not become Ready; names what it saw. */
+  | 'SIM_EDGE_NOT_READY'
   /** The scenario's pod was gone, or another pod had its name, before the harness was done with it. */
   | 'POD_GONE_EARLY'
   /** The lab server did not accept the scenario's request (refused, reset, or an answer other than the accepted line). */
@@ -127,6 +129,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   CLASS_NOT_READY: EXIT.clusterUnreachable,
   QUOTA_FULL: EXIT.clusterUnreachable,
   POD_NOT_READY: EXIT.checksFailed,
+  SIM_EDGE_NOT_READY: EXIT.clusterUnreachable,
   POD_GONE_EARLY: EXIT.checksFailed,
   REQUEST_NOT_ACCEPTED: EXIT.checksFailed,
   CONTAINER_NOT_ENDED: EXIT.checksFailed,

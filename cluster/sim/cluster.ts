@@ -27,6 +27,7 @@ import { createPortForwardServer } from './portforward.ts';
 import { createRemoteCommandServer } from './remotecommand.ts';
 import { defaultImages, labServerBundle, type ImageMap } from './runtime.ts';
 import { Store } from './store.ts';
+import { addEdgeImage, installEdge, type SimEdge } from './edge-install.ts';
 import { selfSignedCertificate } from './tls.ts';
 import { apiTime } from './time.ts';
 import { GroundTruth, recordPublications, type TruthRecord } from './truth.ts';
@@ -46,6 +47,8 @@ export interface SimOptions {
   kubelet?: Partial<KubeletTiming>;
   /** The service proxy: kube-proxy's bounded-frequency syncs (minSyncPeriodMs, syncDurationMs), or a fixed syncDelayMs. */
   proxy?: ProxyOptions;
+  /** Install the edge (manifests/edge/traefik.yaml: Traefik, its Gateway and IngressClass) and wait for it Ready. */
+  edge?: boolean;
 }
 
 export interface SimCluster {
@@ -65,6 +68,8 @@ export interface SimCluster {
   faultEvents: ListenerFaults;
   /** Emits 'paused' and 'resumed' around a pause-kubelet fault. */
   kubeletPause: KubeletPause;
+  /** The edge, when started with `edge: true`. */
+  edge: SimEdge | null;
   stop(): Promise<void>;
 }
 
@@ -260,7 +265,9 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   listenerFaults = new ListenerFaults(http, '127.0.0.1', port, reach);
   const server = `https://127.0.0.1:${port}`;
   let stopped: Promise<void> | null = null;
-  return {
+  let edge: SimEdge | null = null;
+  if (options.edge) await addEdgeImage(images, port, token, tls.cert);
+  const sim: SimCluster = {
     server,
     context: SIM_CONTEXT,
     kubeVersion: version.gitVersion,
@@ -271,6 +278,9 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
     fault: (request) => applyFault(request),
     faultEvents: listenerFaults,
     kubeletPause: pause,
+    get edge() {
+      return edge;
+    },
     stop() {
       stopped ??= (async () => {
         listenerFaults?.clear();
@@ -290,4 +300,16 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
       return stopped;
     },
   };
+  if (options.edge) {
+    try {
+      edge = await installEdge(store, server, token, tls.cert);
+    } catch (error) {
+      await sim.stop();
+      throw new TermlabError(
+        'SIM_EDGE_NOT_READY',
+        `the simulated cluster's edge: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  return sim;
 }

@@ -15,6 +15,8 @@ export interface SimValues {
   'proxy-sync-delay-ms'?: string;
   'kube-version'?: string;
   'feature-gates'?: string;
+  /** Install the edge (manifests/edge/traefik.yaml) and wait for it Ready. */
+  edge?: boolean;
 }
 
 const DEFAULT_KUBECONFIG = '.termlab/sim/kubeconfig';
@@ -50,6 +52,7 @@ export const simCommand = {
       proxy: { syncDelayMs },
       kubeVersion: values['kube-version'],
       featureGates: values['feature-gates'],
+      edge: values.edge === true,
     });
     const out = resolve(values['kubeconfig-out'] ?? DEFAULT_KUBECONFIG);
     try {
@@ -61,7 +64,13 @@ export const simCommand = {
     }
     io.out(
       `simulated cluster (Kubernetes ${sim.kubeVersion}${sim.featureGates.describe() ? `, --feature-gates ${sim.featureGates.describe()}` : ''}) listening on ${sim.server}; it admits only the token in its kubeconfig\n` +
-        `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\nCtrl-C to stop.\n`,
+        `kubeconfig: ${out} (context ${sim.context}, readable by you only)\n${kubectlHints(out)}\n` +
+        (sim.edge
+          ? `the edge (Traefik v3.7.13, simulated): Gateway ${sim.edge.namespace}/edge, IngressClass traefik, on 127.0.0.1:${sim.edge.nodePort}\n` +
+            "  curl -H 'Host: web.example' 127.0.0.1:" +
+            `${sim.edge.nodePort}/   # once an HTTPRoute or Ingress routes web.example\n`
+          : '') +
+        'Ctrl-C to stop.\n',
     );
     await new Promise<void>((done) => {
       if (io.signal.aborted) done();

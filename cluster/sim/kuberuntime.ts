@@ -250,6 +250,8 @@ export class RuntimeManager {
     env.HOST = NODE_IP;
     const listening = listenPort(spec, this.images);
     if (image.portEnv && listening !== undefined) env[image.portEnv] = String(pod.hostPorts.get(listening));
+    if (image.hostPortsEnv)
+      env[image.hostPortsEnv] = [...pod.hostPorts].map(([container, host]) => `${container}=${host}`).join(',');
     for (const name of image.localPortEnvs ?? []) {
       const published = env[name] === undefined ? undefined : pod.hostPorts.get(Number(env[name]));
       if (published !== undefined) env[name] = String(published);

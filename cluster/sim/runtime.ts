@@ -24,6 +24,8 @@ export interface ImageEntry {
   localPortEnvs?: string[];
   /** The image's STOPSIGNAL: the runtime's stop signal when the container's CRI config names none. */
   stopSignal?: string;
+  /** A variable given every port of the pod as containerPort=hostPort,... (a program with several listeners). */
+  hostPortsEnv?: string;
 }
 
 /** Image repository (tag ignored) -> local programs. */
@@ -46,12 +48,36 @@ export function defaultImages(serverBundle: string): ImageMap {
   };
 }
 
+/** The edge's image (docker.io/library/traefik:v3.7.13): the sim's Traefik (cluster/sim/edge/main.ts). */
+export const EDGE_IMAGE_REPOSITORY = 'traefik';
+
+/** The traefik image: its entrypoint the edge bundled, the in-cluster access the sim gives it in `env`. */
+export function edgeImage(bundle: string, env: Record<string, string>): ImageEntry {
+  return {
+    entrypoint: [process.execPath, bundle],
+    paths: {},
+    env,
+    hostPortsEnv: 'TERMLAB_HOST_PORTS',
+    // traefik's Dockerfile names no STOPSIGNAL.
+    stopSignal: 'SIGTERM',
+  };
+}
+
 let serverBundle: Promise<string> | null = null;
+let edgeBundlePromise: Promise<string> | null = null;
 
 /** The lab server's entry in a checkout; an installed package has no sources. */
 const LAB_SERVER_SOURCE = 'server/main.ts';
 /** The lab server bundled when the package was packed (bin/cli-bundle.js, LAB_SERVER). */
 const LAB_SERVER_SHIPPED = 'dist/lab-server.cjs';
+const EDGE_SOURCE = 'cluster/sim/edge/main.ts';
+const EDGE_SHIPPED = 'dist/sim-edge.cjs';
+
+/** The sim's Traefik as one plain JavaScript file, built as the lab server's is (labServerBundle). */
+export function edgeBundle(): Promise<string> {
+  edgeBundlePromise ??= bundleOnce(EDGE_SOURCE, EDGE_SHIPPED, 'the simulated edge');
+  return edgeBundlePromise;
+}
 
 /**
  * The lab server as one plain JavaScript file, as the real node's image has it: a container starts in about
@@ -61,30 +87,33 @@ const LAB_SERVER_SHIPPED = 'dist/lab-server.cjs';
  * the server as it is written.
  */
 export function labServerBundle(): Promise<string> {
-  serverBundle ??= (async () => {
-    const source = packagePath(LAB_SERVER_SOURCE);
-    if (!existsSync(source)) {
-      const shipped = packagePath(LAB_SERVER_SHIPPED);
-      if (!existsSync(shipped))
-        throw new Error(`the lab server is missing from the package: neither ${source} nor ${shipped} is there`);
-      return shipped;
-    }
-    const { build } = await import('esbuild');
-    const dir = mkdtempSync(join(tmpdir(), 'termlab-sim-server-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const outfile = join(dir, 'main.cjs');
-    await build({
-      entryPoints: [source],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile,
-      logLevel: 'error',
-    });
-    return outfile;
-  })();
+  serverBundle ??= bundleOnce(LAB_SERVER_SOURCE, LAB_SERVER_SHIPPED, 'the lab server');
   return serverBundle;
+}
+
+/** A program of the package as one file: the shipped one in an installed package, else bundled from its sources. */
+async function bundleOnce(sourcePath: string, shippedPath: string, what: string): Promise<string> {
+  const source = packagePath(sourcePath);
+  if (!existsSync(source)) {
+    const shipped = packagePath(shippedPath);
+    if (!existsSync(shipped))
+      throw new Error(`${what} is missing from the package: neither ${source} nor ${shipped} is there`);
+    return shipped;
+  }
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'termlab-sim-server-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const outfile = join(dir, 'main.cjs');
+  await build({
+    entryPoints: [source],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
+  });
+  return outfile;
 }
 
 function imageRepository(image: string): string {

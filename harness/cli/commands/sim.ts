@@ -14,6 +14,10 @@ export const simFlags = {
   'proxy-sync-delay-ms': PROXY_SYNC_DELAY_FLAG,
   'kube-version': KUBE_VERSION_FLAG,
   'feature-gates': FEATURE_GATES_FLAG,
+  edge: {
+    type: 'boolean',
+    help: "install the edge (Traefik v3.7.13, simulated: manifests/edge/traefik.yaml's Gateway termlab-edge/edge and IngressClass traefik) and wait for it Ready",
+  },
 } as const satisfies Flags;
 
 const parse = (argv: string[], io: Pick<CommandIO, 'err'>) => parseFlags('sim', simFlags, argv, io);
@@ -29,6 +33,7 @@ export function simCommand(load: () => Promise<{ simCommand: CommandModule<typeo
         about: 'Kubernetes 1.36 on a fixed port, its proxies 500 ms late',
         line: 'termlab sim --kube-version 1.36 --port 6443 --proxy-sync-delay-ms 500',
       },
+      { about: 'with the edge: route to your Services with an HTTPRoute or an Ingress', line: 'termlab sim --edge' },
     ],
     parse,
     async run(argv, io) {
