@@ -58,6 +58,8 @@ export interface EdgeEvidence {
   accessAt: { start: number; end: number } | null;
   /** False when the edge's log could not be read at all (an edge termlab cannot read, --url). */
   accessLogRead: boolean;
+  /** Whether any of the edge's lines carries a request id: none does when the load sent no X-Termlab-Request. */
+  idsKept?: boolean;
   pods: EdgePod[];
   slice: SliceChange[];
   /** The edge's upstream idle timeout in seconds (Traefik's default 90). */
@@ -129,6 +131,10 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
     return defer('the edge could not be read: causes from the client side and the pods only', [
       "the edge's access log (which pod it sent this to, and when)",
     ]);
+  if (e.idsKept === false)
+    return defer("the edge's lines carry no X-Termlab-Request: which of them is this request's cannot be told", [
+      "the edge's line for this request (the load sent no request id, or the edge drops the header)",
+    ]);
   if (!e.access || !e.accessAt)
     return defer(
       `the edge logged no request ${r.id}: it failed before the edge had it (between the load and the edge)`,
@@ -139,16 +145,17 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
   const upstream = a.upstream ? splitAddress(a.upstream).ip : null;
   const answered = a.originStatus !== null;
 
-  // No server picked and a 503 from the edge itself: nothing to send it to.
-  if (a.status === 503 && !upstream && !answered) {
+  // No server picked and a 503 from the edge itself (Gateway: "no available server"), or a 404 with no router
+  // (the Ingress provider drops the router of a Service with no serving endpoint): nothing to send it to.
+  if (!upstream && !answered && (a.status === 503 || (a.status === 404 && !a.router))) {
     const ready = readyAt(e.slice, at);
     return {
       cause: 'no-endpoint-at-edge',
       pod: null,
       why:
         ready === 0
-          ? `the edge answered 503 at ${fmt(at)} with no server picked; the EndpointSlice had no ready endpoint then`
-          : `the edge answered 503 at ${fmt(at)} with no server picked, while the EndpointSlice listed ${ready} ready: the edge had not yet learned them`,
+          ? `the edge answered ${a.status} at ${fmt(at)} with no server picked; the EndpointSlice had no ready endpoint then`
+          : `the edge answered ${a.status} at ${fmt(at)} with no server picked, while the EndpointSlice listed ${ready} ready: the edge had not yet learned them`,
       lagSeconds: null,
       unmeasured: [],
     };

@@ -113,7 +113,7 @@ function loadExtras(o: VerificationObservation): Map<string, LoadExtra> {
       requestId: typeof j.requestId === 'string' ? j.requestId : null,
       method: typeof j.method === 'string' ? j.method : (o.request.method ?? 'GET'),
       status: typeof j.status === 'number' ? j.status : null,
-      body: typeof j.body === 'string' ? j.body : null,
+      body: typeof j.bodyHead === 'string' ? j.bodyHead : null,
       reused: typeof j.reused === 'boolean' ? j.reused : null,
     });
   }
@@ -163,6 +163,7 @@ export function gradeEdge(
     };
   });
   const extras = loadExtras(o);
+  const idsKept = log.entries.some((e) => e.requestId !== null);
   const find = accessFinder(log);
   const findings: EdgeFinding[] = failed.map((r) => {
     const x = extras.get(r.id);
@@ -182,6 +183,7 @@ export function gradeEdge(
         access,
         accessAt: access ? { start: (access.startMs - origin) / 1000, end: (access.endMs - origin) / 1000 } : null,
         accessLogRead: readable,
+        idsKept,
         pods: edgePods,
         slice,
         edgeIdleTimeoutSeconds: EDGE_IDLE_TIMEOUT_SECONDS,

@@ -223,7 +223,9 @@ function terminatingCause(
 export function ownCauseApplies(edge: EdgeGrade | null, f: EdgeGrade['findings'][number] | undefined): boolean {
   if (!edge || !f) return true;
   if (f.cause !== null) return false;
-  return !edge.readable || !f.why.startsWith('the edge logged no request');
+  return (
+    !edge.readable || !(f.why.startsWith('the edge logged no request') || f.why.startsWith("the edge's lines carry no"))
+  );
 }
 
 /** Past this, sends that fell behind the steady schedule are said so (the load did not run at --rate). */

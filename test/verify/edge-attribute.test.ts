@@ -140,3 +140,19 @@ describe("a failed request's cause at the edge", () => {
     expect(attributeAtEdge(req(), evidence(1, {}, { slice: never })).cause).not.toBe('edge-routed-to-removed-endpoint');
   });
 });
+
+describe('what the edge cannot tell', () => {
+  it("with no request id on any of the edge's lines, no line is taken for this request's", () => {
+    const a = attributeAtEdge(req(), evidence(1.9, {}, { idsKept: false }));
+    expect(a.cause).toBe(null);
+    expect(a.unmeasured[0]).toContain("the edge's line for this request");
+  });
+
+  it('a 404 with no router and no server (the Ingress provider drops a Service with no endpoint): no endpoint at the edge', () => {
+    const a = attributeAtEdge(req({ status: 404 }), evidence(0.5, { status: 404, upstream: null, router: null }));
+    expect(a.cause).toBe('no-endpoint-at-edge');
+    expect(a.why).toContain('answered 404');
+    // A 404 a router sent on (the app's own answer) is not.
+    expect(attributeAtEdge(req({ status: 404 }), evidence(0.1, { status: 404, originStatus: 404 })).cause).toBe(null);
+  });
+});
