@@ -54,6 +54,8 @@ export interface SimStartOptions {
   kubeVersion?: string;
   /** --feature-gates, as the simulated cluster parses it. */
   featureGates?: string;
+  /** Install the edge (manifests/edge/traefik.yaml) and wait for it Ready: `termlab verify --sim --via`. */
+  edge?: boolean;
 }
 /** `--sim`'s cluster: started through the CLI's one door to cluster/sim. */
 export type StartSim = (options: SimStartOptions) => Promise<SimHandle>;

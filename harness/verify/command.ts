@@ -90,6 +90,8 @@ async function simPlan(values: Record<string, string | boolean | undefined>, dep
       proxySyncDelayMs: delay,
       kubeVersion: values['kube-version'] as string | undefined,
       featureGates: values['feature-gates'] as string | undefined,
+      // Through a route, the simulated cluster runs the edge too (Traefik, its Gateway and IngressClass).
+      edge: values.via !== undefined,
     },
   };
 }

@@ -22,6 +22,7 @@ export interface SimModule {
     kubeVersion?: string;
     featureGates?: string;
     proxy?: { syncDelayMs: number };
+    edge?: boolean;
   }): Promise<SimHandle>;
 }
 
@@ -31,6 +32,7 @@ export function createCommands(loadSim: () => Promise<SimModule>): Command[] {
       kubeVersion: options.kubeVersion,
       featureGates: options.featureGates,
       ...(options.proxySyncDelayMs === undefined ? {} : { proxy: { syncDelayMs: options.proxySyncDelayMs } }),
+      ...(options.edge ? { edge: true } : {}),
     });
   return [
     runCommand(startSim),
