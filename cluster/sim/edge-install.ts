@@ -3,6 +3,7 @@
 // Traefik's pod is Ready. The traefik image runs the sim's edge (cluster/sim/edge/main.ts) with the in-cluster
 // access a ServiceAccount mount would give: the API server's address, a token and its CA in a private folder.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ export const EDGE_NAMESPACE = 'termlab-edge';
 export const EDGE_SERVICE = 'traefik';
 const EDGE_LABEL = 'app.kubernetes.io/name';
 const READY_TIMEOUT_MS = 60_000;
+/** Between tries of the NodePort while the service proxy has not synced the edge's endpoint yet. */
+const PROXY_RETRY_MS = 25;
 
 export interface SimEdge {
   namespace: string;
@@ -103,7 +106,31 @@ export async function installEdge(store: Store, server: string, token: string, c
   }
   await ready.done;
   const svc = store.mustGet('services', EDGE_NAMESPACE, EDGE_SERVICE);
-  return { namespace: EDGE_NAMESPACE, nodePort: svc.spec.ports[0].nodePort, clusterIP: svc.spec.clusterIP };
+  const nodePort: number = svc.spec.ports[0].nodePort;
+  await reachable(nodePort);
+  return { namespace: EDGE_NAMESPACE, nodePort, clusterIP: svc.spec.clusterIP };
+}
+
+/**
+ * Ready is the kubelet's word; the service proxy routes to the pod only after its next sync (up to its
+ * minSyncPeriod, 1 s). Returns once an HTTP request through the NodePort gets any answer.
+ */
+async function reachable(nodePort: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port: nodePort, path: '/ping', agent: false }, (res) => {
+        res.resume();
+        resolve(true);
+      });
+      req.on('error', () => resolve(false));
+      req.end();
+    });
+    if (answered) return;
+    if (Date.now() > deadline)
+      throw new Error(`the edge's NodePort 127.0.0.1:${nodePort} did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, PROXY_RETRY_MS));
+  }
 }
 
 /** Resolves once a traefik pod of the edge's namespace is Ready; rejects after a minute naming what it saw. */
