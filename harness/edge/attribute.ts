@@ -93,6 +93,9 @@ export function podAt<P extends Pick<EdgePod, 'ip' | 'port'>>(pods: P[], addr: s
   const { ip, port } = splitAddress(addr);
   return pods.find((p) => p.ip === ip && (p.port == null || port === null || p.port === port)) ?? null;
 }
+/** The bodies Traefik answers its own proxy errors with (http.StatusText, no newline). */
+const EDGE_ERROR_BODY: Record<number, string> = { 502: 'Bad Gateway', 504: 'Gateway Timeout' };
+
 /** Methods Go's http.Transport replays on a fresh connection when a reused one fails before any answer byte. */
 export const REPLAYED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
@@ -143,7 +146,13 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
   const a = e.access;
   const at = e.accessAt.start;
   const upstream = a.upstream ? splitAddress(a.upstream).ip : null;
-  const answered = a.originStatus !== null;
+  // Traefik's access log gives its own proxy error (502 Bad Gateway, 504 Gateway Timeout) as OriginStatus too:
+  // the body, Go's status text, tells it from an app that answered the same code with its own body.
+  const edgeError =
+    (a.status === 502 || a.status === 504) &&
+    (a.originStatus === null || a.originStatus === a.status) &&
+    (r.body === null || r.body.trim() === EDGE_ERROR_BODY[a.status]);
+  const answered = a.originStatus !== null && !edgeError;
 
   // No server picked and a 503 from the edge itself (Gateway: "no available server"), or a 404 with no router
   // (the Ingress provider drops the router of a Service with no serving endpoint): nothing to send it to.
@@ -212,7 +221,7 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
     );
   }
   return defer(
-    `the edge sent it to ${name} at ${fmt(at)}${removed !== null ? `, before the EndpointSlice dropped it (${fmt(removed)})` : ''} and answered ${a.status}${answered ? ` (the pod said ${a.originStatus})` : ''}`,
+    `the edge sent it to ${name} at ${fmt(at)}${removed === null ? '' : at < removed - slack ? `, before the EndpointSlice dropped it (${fmt(removed)})` : `, as the EndpointSlice dropped it (${fmt(removed)}, the same moment)`} and answered ${a.status}${answered ? ` (the pod said ${a.originStatus})` : ''}`,
     [],
     pod?.name ?? null,
   );

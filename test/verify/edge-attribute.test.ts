@@ -156,3 +156,24 @@ describe('what the edge cannot tell', () => {
     expect(attributeAtEdge(req({ status: 404 }), evidence(0.1, { status: 404, originStatus: 404 })).cause).toBe(null);
   });
 });
+
+describe("Traefik's own 502 in OriginStatus", () => {
+  it("a 502 logged as OriginStatus 502 with the body Bad Gateway is the edge's, not the pod's answer", () => {
+    const a = attributeAtEdge(
+      req({ method: 'POST', body: 'Bad Gateway' }),
+      evidence(0.15, { method: 'POST', originStatus: 502 }, { pods: [pod({ term: 0.1 })] }),
+    );
+    expect(a.cause).toBe('keepalive-closed-by-app');
+    const app = attributeAtEdge(
+      req({ method: 'POST', body: '{"error":"upstream db"}' }),
+      evidence(0.15, { method: 'POST', originStatus: 502 }, { pods: [pod({ term: 0.1 })] }),
+    );
+    expect(app.cause).toBe(null);
+    expect(app.why).toContain('the pod said 502');
+  });
+
+  it('sent as the slice dropped the pod (within the same moment) is said so, not "before"', () => {
+    const a = attributeAtEdge(req({ status: 503 }), evidence(0.22, { status: 503, originStatus: 503 }));
+    expect(a.why).toContain('as the EndpointSlice dropped it (0.2s, the same moment)');
+  });
+});
