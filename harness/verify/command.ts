@@ -312,6 +312,16 @@ async function verifyOn(
           advice: grade.advice,
           reasoning: grade.reasoning,
           scope: grade.scope,
+          edge: grade.edge
+            ? {
+                via: grade.edge.via,
+                url: grade.edge.url,
+                readable: grade.edge.readable,
+                byCause: grade.edge.byCause,
+                undecided: grade.edge.undecided,
+                lags: grade.edge.lags,
+              }
+            : null,
           observation: file,
         },
         values.output,

@@ -154,7 +154,8 @@ export function gradeEdge(
       name: p.name,
       ip: ips.get(p.uid) ?? null,
       // Only where pods share an IP does the port tell them apart; the app's own port is not the Service's.
-      port: [...ips.values()].filter((ip) => ip === ips.get(p.uid)).length > 1 ? says.port : null,
+      // A pod sharing its IP whose port is unknown matches no line (-1), rather than any line to that IP.
+      port: [...ips.values()].filter((ip) => ip === ips.get(p.uid)).length > 1 ? (says.port ?? -1) : null,
       endpoint: p.uid,
       deletion: p.deletion,
       term: p.term,
