@@ -81,7 +81,8 @@ export interface EdgeAttribution {
 /** Times closer than this are one moment (every time is shown to 0.1 s; sources are separate clocks). */
 export const EDGE_SAME_MOMENT_SECONDS = 0.05;
 
-const fmt = (s: number) => `${(Math.round(s * 10) / 10).toFixed(1)}s`;
+// To 10 ms: two times a moment apart (EDGE_SAME_MOMENT_SECONDS) must not print as a tenth apart.
+const fmt = (s: number) => `${s.toFixed(2)}s`;
 /** `IP:port` (or `[v6]:port`) as its IP and port. */
 export function splitAddress(addr: string): { ip: string; port: number | null } {
   const m = /^\[(.*)\](?::(\d+))?$/.exec(addr) ?? /^([^:]*)(?::(\d+))?$/.exec(addr);

@@ -253,10 +253,19 @@ function edgeAdvice(
     );
   }
   const lagged = findings.filter((f) => f.cause === 'edge-routed-to-removed-endpoint');
+  const spansFromDeletion = lags.filter((l) => l.deletion !== null).map((l) => l.lastSent - l.deletion!);
+  const sleeping = Math.min(...pods.filter((p) => p.deletion !== null).map((p) => p.preStopSleepSeconds ?? 0));
+  if (!findings.length && spansFromDeletion.length && sleeping > 0) {
+    const span = Math.max(...spansFromDeletion);
+    reasoning.push(
+      span < sleeping
+        ? `the preStop sleep (${sleeping}s) outlasted the edge's lag here by ${fmt(sleeping - span)}: its last request to a deleted pod came ${fmt(span)} after the deletion`
+        : `the edge's last request to a deleted pod came ${fmt(span)} after the deletion, past the ${sleeping}s preStop sleep, yet none failed: the app still answered then`,
+    );
+  }
   if (lagged.length) {
     // The sleep runs from the deletion: it must cover the slice's removal and the edge's lag after it.
-    const spans = lags.filter((l) => l.deletion !== null).map((l) => l.lastSent - l.deletion!);
-    const y = round1(Math.max(0, ...spans, ...lagged.map((f) => f.lagSeconds ?? 0)));
+    const y = round1(Math.max(0, ...spansFromDeletion, ...lagged.map((f) => f.lagSeconds ?? 0)));
     const x = Math.ceil(y + EDGE_SLEEP_MARGIN_SECONDS);
     const current = Math.max(0, ...pods.filter((p) => p.deletion !== null).map((p) => p.preStopSleepSeconds ?? 0));
     const derived = `${fmt(y)} (the edge's last request to a deleted pod, from its deletion) + a ${EDGE_SLEEP_MARGIN_SECONDS}s margin, rounded up, is ${x}s`;

@@ -68,7 +68,7 @@ describe("a failed request's cause at the edge", () => {
     expect(a.cause).toBe('edge-routed-to-removed-endpoint');
     expect(a.pod).toBe('web-a');
     expect(a.lagSeconds).toBeCloseTo(1.7, 6);
-    expect(a.why).toContain('1.9s, 1.7s after the EndpointSlice dropped that endpoint (0.2s)');
+    expect(a.why).toContain('1.90s, 1.70s after the EndpointSlice dropped that endpoint (0.20s)');
     const refused = attributeAtEdge(req({ status: 503 }), evidence(1.9, { status: 503, originStatus: 503 }));
     expect(refused.cause).toBe('edge-routed-to-removed-endpoint');
     expect(refused.why).toContain('the pod said 503');
@@ -83,7 +83,7 @@ describe("a failed request's cause at the edge", () => {
     const terming = [pod({ term: 0.1 })];
     const a = attributeAtEdge(req({ method: 'POST' }), evidence(0.15, { method: 'POST' }, { pods: terming }));
     expect(a.cause).toBe('keepalive-closed-by-app');
-    expect(a.why).toContain('after its TERM (0.1s)');
+    expect(a.why).toContain('after its TERM (0.10s)');
     expect(a.why).toContain('does not replay');
     // A GET there is replayed once by Go's transport: it failed on the replay too, and it says so.
     const g = attributeAtEdge(req(), evidence(0.15, {}, { pods: terming }));
@@ -174,6 +174,6 @@ describe("Traefik's own 502 in OriginStatus", () => {
 
   it('sent as the slice dropped the pod (within the same moment) is said so, not "before"', () => {
     const a = attributeAtEdge(req({ status: 503 }), evidence(0.22, { status: 503, originStatus: 503 }));
-    expect(a.why).toContain('as the EndpointSlice dropped it (0.2s, the same moment)');
+    expect(a.why).toContain('as the EndpointSlice dropped it (0.20s, the same moment)');
   });
 });
