@@ -46,6 +46,8 @@ export interface EdgeAccess {
   retries: number;
   /** The load's request id (X-Termlab-Request), null when the header was not kept. */
   requestId: string | null;
+  /** The `id` query the load adds to each path (`/work?ms=200&id=L374`): its id even from a load that sent no header. */
+  pathId: string | null;
 }
 
 export interface AccessLog {
@@ -82,6 +84,14 @@ function requestIdOf(json: Record<string, unknown>): string | null {
   return null;
 }
 
+function pathIdOf(path: string): string | null {
+  try {
+    return new URL(path, 'http://edge').searchParams.get('id');
+  } catch {
+    return null;
+  }
+}
+
 const claimsAccess = (json: Record<string, unknown>) => 'StartUTC' in json || 'DownstreamStatus' in json;
 
 /** One line: an access entry, a broken access line (its problem), or null for anything else. */
@@ -114,6 +124,7 @@ export function parseAccessLine(text: string, line = 0): EdgeAccess | { problem:
     router: d.RouterName ?? null,
     retries: d.RetryAttempts ?? 0,
     requestId: requestIdOf(obj),
+    pathId: pathIdOf(d.RequestPath),
   };
 }
 

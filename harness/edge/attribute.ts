@@ -197,9 +197,11 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
       return {
         cause: 'keepalive-closed-by-app',
         pod: pod.name,
-        why: `the edge sent it to ${pod.name} at ${fmt(at)}, ${fmt(Math.max(0, at - pod.term))} after its TERM (${fmt(pod.term)}), while the EndpointSlice still listed it${removed !== null ? ` (dropped at ${fmt(removed)})` : ''}; 502 with nothing from the pod: ${replay}`,
+        why: `the edge sent it to ${pod.name} at ${fmt(at)}, ${fmt(Math.max(0, at - pod.term))} after its TERM (${fmt(pod.term)}), while the EndpointSlice still listed it${removed !== null ? ` (dropped at ${fmt(removed)})` : ''}; 502 with nothing from the pod: the app closed under the edge at TERM (a kept-alive connection, or its listener if the edge dialled anew); ${replay}`,
         lagSeconds: null,
-        unmeasured: [],
+        unmeasured: [
+          "whether the edge reused a kept-alive connection or dialled a new one (Traefik's access log does not say)",
+        ],
       };
     if (pod && pod.keepAliveTimeoutSeconds !== null && pod.keepAliveTimeoutSeconds < e.edgeIdleTimeoutSeconds)
       return {

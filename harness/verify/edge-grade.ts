@@ -8,6 +8,7 @@ import { parseLabLogLines } from '../grade/sources.ts';
 import { type AccessLog, type EdgeAccess, parseAccessLog } from '../edge/access-log.ts';
 import {
   attributeAtEdge,
+  EDGE_SAME_MOMENT_SECONDS,
   type EdgeCause,
   type EdgePod,
   podAt,
@@ -125,9 +126,9 @@ function accessFinder(log: AccessLog): (id: string, requestId: string | null) =>
   const exact = new Map<string, EdgeAccess>();
   const bySuffix = new Map<string, EdgeAccess>();
   for (const e of log.entries) {
-    if (!e.requestId) continue;
-    if (!exact.has(e.requestId)) exact.set(e.requestId, e);
-    const tail = /(?:^|[^A-Za-z0-9])(L\d+)$/.exec(e.requestId)?.[1];
+    if (e.requestId && !exact.has(e.requestId)) exact.set(e.requestId, e);
+    // The id's tail, else the path's `id` query (a load from before the header; the real node's first run).
+    const tail = (e.requestId && /(?:^|[^A-Za-z0-9])(L\d+)$/.exec(e.requestId)?.[1]) || e.pathId;
     if (tail && !bySuffix.has(tail)) bySuffix.set(tail, e);
   }
   return (id, requestId) => (requestId ? exact.get(requestId) : null) ?? exact.get(id) ?? bySuffix.get(id) ?? null;
@@ -164,7 +165,7 @@ export function gradeEdge(
     };
   });
   const extras = loadExtras(o);
-  const idsKept = log.entries.some((e) => e.requestId !== null);
+  const idsKept = log.entries.some((e) => e.requestId !== null || e.pathId !== null);
   const find = accessFinder(log);
   const findings: EdgeFinding[] = failed.map((r) => {
     const x = extras.get(r.id);
@@ -263,14 +264,19 @@ function edgeAdvice(
         : `the edge's last request to a deleted pod came ${fmt(span)} after the deletion, past the ${sleeping}s preStop sleep, yet none failed: the app still answered then`,
     );
   }
-  if (lagged.length) {
+  // Without request ids no failure is matched to an edge line, but the lag itself is measured from every line.
+  const noIds = findings.length > 0 && findings.every((f) => f.why.startsWith("the edge's lines carry no"));
+  const lateSends = lags.filter((l) => l.lag > EDGE_SAME_MOMENT_SECONDS);
+  if (lagged.length || (noIds && lateSends.length)) {
     // The sleep runs from the deletion: it must cover the slice's removal and the edge's lag after it.
     const y = round1(Math.max(0, ...spansFromDeletion, ...lagged.map((f) => f.lagSeconds ?? 0)));
     const x = Math.ceil(y + EDGE_SLEEP_MARGIN_SECONDS);
     const current = Math.max(0, ...pods.filter((p) => p.deletion !== null).map((p) => p.preStopSleepSeconds ?? 0));
     const derived = `${fmt(y)} (the edge's last request to a deleted pod, from its deletion) + a ${EDGE_SLEEP_MARGIN_SECONDS}s margin, rounded up, is ${x}s`;
     reasoning.push(
-      `${lagged.length} failed request(s) were sent by the edge to a pod the EndpointSlice had already dropped (lag p99 ${fmt(p99(lagged.map((f) => f.lagSeconds ?? 0)))})`,
+      lagged.length
+        ? `${lagged.length} failed request(s) were sent by the edge to a pod the EndpointSlice had already dropped (lag p99 ${fmt(p99(lagged.map((f) => f.lagSeconds ?? 0)))})`
+        : `the edge's lines carry no request ids (the load sent none), so no failure is matched to one; but the edge sent requests to ${lateSends.length} endpoint(s) after the EndpointSlice had dropped them`,
     );
     advice.push(
       current >= x
@@ -282,10 +288,10 @@ function edgeAdvice(
   const atTerm = raced.filter((f) => f.why.includes('after its TERM'));
   if (atTerm.length) {
     reasoning.push(
-      `${atTerm.length} request(s) got 502 with nothing from the pod, sent on a kept-alive connection after the pod's TERM while its endpoint was still listed`,
+      `${atTerm.length} request(s) got 502 with nothing from the pod, sent by the edge after the pod's TERM while its endpoint was still listed (on a kept-alive connection the app closed, or a new one its closed listener refused: the access log does not say which)`,
     );
     advice.push(
-      'send `Connection: close` after TERM, and close a kept-alive connection only once no request is on it (finish in-flight ones, then close): an app that closes idle connections at TERM races the edge reusing them',
+      'send `Connection: close` after TERM, and close a kept-alive connection only once no request is on it (finish in-flight ones, then close): an app that closes idle connections at TERM races the edge reusing them; and keep accepting until the edge stops routing to the pod (the preStop sleep)',
     );
   }
   const idle = raced.filter((f) => !f.why.includes('after its TERM'));

@@ -42,6 +42,7 @@ describe("the edge's access log", () => {
       router: expect.stringContaining('httproute-default-web'),
       retries: 0,
       requestId: 'run1-L42',
+      pathId: null,
     });
   });
 
@@ -83,6 +84,27 @@ describe("the edge's access log", () => {
       access({ 'request_X-Termlab-Request': 'a', DownstreamStatus: 200 }),
     ]);
     expect(byRequestId(log).get('a')!.line).toBe(0);
+  });
+
+  it("reads the load's `id` query from the path, as the real node's Traefik logged it", () => {
+    const e = parseAccessLine(
+      access({ RequestPath: '/work?ms=200\u0026id=L374', 'request_X-Termlab-Request': undefined }),
+    );
+    expect(e && 'pathId' in e && [e.pathId, e.requestId]).toEqual(['L374', null]);
+  });
+
+  it("reads a line the real node's Traefik v3.7.13 wrote (a 502 its own, logged as OriginStatus 502 too)", () => {
+    const real =
+      '{"ClientAddr":"10.244.0.172:54026","ClientHost":"10.244.0.172","ClientPort":"54026","ClientUsername":"-","DownstreamContentSize":11,"DownstreamStatus":502,"Duration":18694373,"OriginContentSize":11,"OriginDuration":18588602,"OriginStatus":502,"Overhead":105771,"RequestAddr":"10.96.123.221","RequestContentSize":0,"RequestCount":40982,"RequestHost":"10.96.123.221","RequestMethod":"GET","RequestPath":"/work?ms=200\\u0026id=L374","RequestPort":"-","RequestProtocol":"HTTP/1.1","RequestScheme":"http","RetryAttempts":0,"RouterName":"httproute-verify-edge-web-gw-termlab-edge-edge-ep-web-0-1a3a854e4bd9a7f7f542@kubernetesgateway","ServiceAddr":"10.244.0.170:8080","ServiceName":"httproute-verify-edge-web-gw-termlab-edge-edge-ep-web-0-1a3a854e4bd9a7f7f542-svc-verify-edge-web-0@kubernetesgateway","ServiceURL":"http://10.244.0.170:8080","StartLocal":"2026-12-07T00:46:16.536788001Z","StartUTC":"2026-12-07T00:46:16.536788001Z","entryPointName":"web","level":"info","msg":"","time":"2026-12-07T00:46:16Z"}';
+    const e = parseAccessLine(real);
+    expect(e).toMatchObject({
+      status: 502,
+      originStatus: 502,
+      method: 'GET',
+      upstream: '10.244.0.170:8080',
+      pathId: 'L374',
+      requestId: null,
+    });
   });
 
   it('reads offsets other than Z, and refuses a time without a zone', () => {

@@ -44,6 +44,7 @@ const line = (over: Partial<EdgeAccess> = {}): EdgeAccess => ({
   router: 'r',
   retries: 0,
   requestId: 'run-L1',
+  pathId: null,
   ...over,
 });
 // web-a ready from -10 s, not ready at 0.2 s; web-b ready throughout.

@@ -131,3 +131,33 @@ describe('verify through the edge', () => {
     expect(old.advice[0]).toMatch(/preStop: sleep/);
   });
 });
+
+describe('an edge whose lines carry no request id (a load that sent none)', () => {
+  it('matches no failure to a line, yet advises a sleep from the lag measured on every line', () => {
+    const o = fixture();
+    throughEdge(o, [
+      access('2026-12-06T19:23:53.796Z', null, {}),
+      access('2026-12-06T19:23:54.296Z', null, { DownstreamStatus: 200, OriginStatus: 200 }),
+    ]);
+    const g = gradeVerification(o);
+    expect(g.edge!.undecided).toBe(g.failed);
+    expect(g.edge!.findings.every((f) => f.unmeasured[0]?.includes("the edge's line for this request"))).toBe(true);
+    // The last line to dhchn, 54.296, − its deletion seen at 53.084: 1.2 s, + 1 s, rounded up: 3 s.
+    expect(g.advice[0]).toMatch(/^add `preStop: sleep` of at least 3s — preStop sleep ≥ the edge's lag: 1\.2s/);
+    expect(g.reasoning.join('\n')).toContain('carry no request ids');
+  });
+});
+
+describe("the real node's Traefik, whose load sent no header: the path's id query", () => {
+  it('matches each failed request to its edge line by the id the load put in the path', () => {
+    const o = throughEdge(fixture(), [
+      access('2026-12-06T19:23:53.796Z', null, { RequestPath: '/work?ms=200&id=L232' }),
+      access('2026-12-06T19:23:54.296Z', null, { DownstreamStatus: 200, OriginStatus: 200 }),
+    ]);
+    // The load's own requestId (r7-L232) is not on the line: the path's id is.
+    const g = gradeVerification(o);
+    const f = g.edge!.findings.find((x) => x.id === 'L232')!;
+    expect(f.cause).toBe('edge-routed-to-removed-endpoint');
+    expect(f.lagSeconds).toBeCloseTo(0.7, 3);
+  });
+});
