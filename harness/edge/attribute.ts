@@ -100,18 +100,21 @@ const EDGE_ERROR_BODY: Record<number, string> = { 502: 'Bad Gateway', 504: 'Gate
 /** Methods Go's http.Transport replays on a fresh connection when a reused one fails before any answer byte. */
 export const REPLAYED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
-/** When the slice first showed this IP's endpoint not ready or gone, after having shown it ready; null if never. */
+/**
+ * When the slice dropped this endpoint for good: its first change to not ready or gone, after having been ready,
+ * that no ready came after (a readiness blip it recovered from is not its removal); null if never.
+ */
 export function removedAt(slice: SliceChange[], ip: string): number | null {
   let wasReady = false;
+  let removed: number | null = null;
   for (const c of [...slice].sort((a, b) => a.at - b.at)) {
     if (c.ip !== ip) continue;
     if (!c.gone && c.ready !== false) {
       wasReady = true;
-      continue;
-    }
-    if (wasReady) return c.at;
+      removed = null;
+    } else if (wasReady && removed === null) removed = c.at;
   }
-  return null;
+  return removed;
 }
 
 /** How many endpoints the slice showed ready at a moment (by the last change of each IP at or before it). */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { EdgeAccess } from '../../harness/edge/access-log.ts';
 import {
   attributeAtEdge,
+  removedAt,
   type EdgeEvidence,
   type EdgePod,
   type EdgeRequest,
@@ -176,5 +177,22 @@ describe("Traefik's own 502 in OriginStatus", () => {
   it('sent as the slice dropped the pod (within the same moment) is said so, not "before"', () => {
     const a = attributeAtEdge(req({ status: 503 }), evidence(0.22, { status: 503, originStatus: 503 }));
     expect(a.why).toContain('as the EndpointSlice dropped it (0.20s, the same moment)');
+  });
+});
+
+describe("the endpoint's removal", () => {
+  it('is the drop it never came back from: a readiness blip before it is not its removal (the node at load, 00:53)', () => {
+    const blip: SliceChange[] = [
+      { at: -10, ip: '10.0.0.7', gone: false, ready: true },
+      { at: -1.4, ip: '10.0.0.7', gone: false, ready: false },
+      { at: -0.4, ip: '10.0.0.7', gone: false, ready: true },
+      { at: 3.8, ip: '10.0.0.7', gone: false, ready: false },
+      { at: 4.5, ip: '10.0.0.7', gone: true, ready: null },
+    ];
+    expect(removedAt(blip, '10.0.0.7')).toBe(3.8);
+    // Sent between the blip and the removal: no lag.
+    expect(
+      attributeAtEdge(req({ status: 503 }), evidence(2, { status: 503, originStatus: 503 }, { slice: blip })).cause,
+    ).toBe(null);
   });
 });
