@@ -20,8 +20,8 @@ export function verifyCommand(startSim: StartSim): Command {
         line: "termlab verify deployment/web --sim --apply manifests/verify-example.yaml --path '/work?ms=200'",
       },
       {
-        about: 'through the edge (a Gateway) in front of HTTPRoute web, on the simulated cluster',
-        line: "termlab verify deployment/web --sim --apply manifests/verify-edge.yaml --via httproute/web --path '/work?ms=200'",
+        about: "through the Gateway in front of HTTPRoute web, reading the edge's access log (docs/verify.md)",
+        line: 'termlab verify deployment/web -n shop --via httproute/web --path /healthz --yes',
       },
       {
         about: 'your Deployment in namespace shop on a real cluster, the verdict as JSON',
