@@ -73,7 +73,25 @@ beforeAll(async () => {
   const kc = new k8s.KubeConfig();
   kc.loadFromString(sim.kubeconfig);
   const client = k8s.KubernetesObjectApi.makeApiClient(kc);
-  for (const o of [...app('web', null, 'polite'), ...app('web-sleep', 5, 'polite')]) await client.create(o);
+  const ingress = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'web-ing', namespace: 'default' },
+    spec: {
+      ingressClassName: 'traefik',
+      rules: [
+        {
+          host: 'web-ing.example',
+          http: {
+            paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web-ing', port: { number: 80 } } } }],
+          },
+        },
+      ],
+    },
+  };
+  const objects = [...app('web', null, 'polite'), ...app('web-sleep', 5, 'polite'), ...app('web-ing', 5, 'polite')];
+  for (const o of [...objects.filter((o) => !(o.kind === 'HTTPRoute' && o.metadata.name === 'web-ing')), ingress])
+    await client.create(o);
 }, 180_000);
 afterAll(async () => {
   await sim?.stop();
@@ -164,6 +182,17 @@ describe('termlab verify --via httproute on the simulated cluster', () => {
       expect(summary.requests).toBeGreaterThan(100);
       expect(summary.reasoning.join('\n')).toMatch(/the preStop sleep \(5s\) outlasted the edge's lag here by/);
       await expectSameOffline(summary, 0);
+    },
+    RUN_TIMEOUT,
+  );
+
+  it(
+    'through an Ingress (no status: the edge Service found in any namespace, Host from its rule): the 5 s sleep passes',
+    async () => {
+      const { code, summary, stderr } = await verify('web-ing', ['--via', 'ingress/web-ing']);
+      expect(code, stderr).toBe(0);
+      expect(summary).toMatchObject({ verdict: 'pass', failed: 0, edge: { via: 'ingress/web-ing', readable: true } });
+      expect(summary.edge!.lags.length).toBeGreaterThan(0);
     },
     RUN_TIMEOUT,
   );
