@@ -16,6 +16,7 @@ import {
   type SliceChange,
 } from '../edge/attribute.ts';
 import type { PodTimes } from './facts.ts';
+import { fmt, p99, round1 } from './figures.ts';
 
 /** Traefik's servers transport default (forwardingTimeouts.idleConnTimeout), v3.7.13. */
 export const EDGE_IDLE_TIMEOUT_SECONDS = 90;
@@ -46,13 +47,6 @@ export interface EdgeGrade {
   reasoning: string[];
   problems: string[];
 }
-
-const round1 = (s: number) => Math.round(s * 10) / 10;
-const fmt = (s: number) => `${round1(s).toFixed(1)}s`;
-const p99 = (values: number[]) => {
-  const v = [...values].sort((a, b) => a - b);
-  return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)]! : 0;
-};
 
 /**
  * Each endpoint's state in each slice change, keyed by its pod's UID (else its address: pods may share one,
@@ -109,7 +103,7 @@ function loadExtras(o: VerificationObservation): Map<string, LoadExtra> {
   const m = new Map<string, LoadExtra>();
   for (const l of o.evidence.loadLog?.lines ?? []) {
     const j = parseLogLineJson(l.text) as Record<string, unknown> | undefined;
-    if (!j || j.event !== 'request' || typeof j.id !== 'string') continue;
+    if (j?.event !== 'request' || typeof j.id !== 'string') continue;
     m.set(j.id, {
       requestId: typeof j.requestId === 'string' ? j.requestId : null,
       method: typeof j.method === 'string' ? j.method : (o.request.method ?? 'GET'),

@@ -11,6 +11,7 @@ import { type PodTimes, podTimes, timeOriginOf } from './facts.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
 import { incompleteReasonOf, wasInterrupted } from '../observation/incomplete.ts';
 import { type EdgeGrade, gradeEdge } from './edge-grade.ts';
+import { fmt, p99, round1 } from './figures.ts';
 
 export const CAUSES = {
   1: 'sent to a terminating pod still in the endpoints',
@@ -63,13 +64,6 @@ export interface VerifyGrade {
   edge: EdgeGrade | null;
   problems: string[];
 }
-
-const round1 = (s: number) => Math.round(s * 10) / 10;
-const fmt = (s: number) => `${round1(s).toFixed(1)}s`;
-const p99 = (values: number[]) => {
-  const v = [...values].sort((a, b) => a - b);
-  return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)]! : 0;
-};
 
 /** The request ids each pod's own log says it accepted (the lab image writes them; most apps do not). */
 function acceptedIds(o: VerificationObservation): { ids: Map<string, string>; logging: Set<string> } {

@@ -105,7 +105,7 @@ describe('verify through the edge', () => {
   it("gives a request the edge never had no pod's cause, and one sleep advised, the edge's", () => {
     expect(g.advice.filter((a) => a.includes('preStop: sleep'))).toHaveLength(1);
     const text = terminalSummary(g);
-    expect(text).not.toMatch(/^  cause \d/m);
+    expect(text).not.toMatch(/^ {2}cause \d/m);
     expect(text).toMatch(/→ not at the edge: the edge logged no request L\d+/);
   });
 

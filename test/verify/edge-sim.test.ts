@@ -8,6 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { runCli } from '../support/cli.ts';
+import { runVerify } from './support.ts';
 
 let sim: SimCluster;
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-edge-'));
@@ -113,29 +114,8 @@ interface Summary {
   observation: string;
 }
 
-async function verify(
-  name: string,
-  args: string[],
-): Promise<{ code: number | null; summary: Summary; stderr: string }> {
-  const r = await runCli([
-    'verify',
-    `deployment/${name}`,
-    '--kubeconfig',
-    kubeconfig,
-    '--output-dir',
-    join(dir, name),
-    '-o',
-    'json',
-    '--path',
-    '/work?ms=200',
-    ...args,
-  ]);
-  try {
-    return { code: r.code, summary: JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)), stderr: r.stderr };
-  } catch {
-    throw new Error(`no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-  }
-}
+const verify = (name: string, args: string[]) =>
+  runVerify<Summary>(kubeconfig, join(dir, name), name, ['--path', '/work?ms=200', ...args]);
 
 async function expectSameOffline(summary: Summary, code: number | null): Promise<void> {
   const r = await runCli(['grade', summary.observation, '-o', 'json']);

@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { runCli } from '../support/cli.ts';
-import { createApp } from './support.ts';
+import { createApp, runVerify } from './support.ts';
 
 let sim: SimCluster;
 let kc: k8s.KubeConfig;
@@ -40,29 +40,7 @@ interface Summary {
   observation: string;
 }
 
-async function verify(
-  name: string,
-  args: string[],
-): Promise<{ code: number | null; summary: Summary; stderr: string }> {
-  const r = await runCli([
-    'verify',
-    `deployment/${name}`,
-    '--kubeconfig',
-    kubeconfig,
-    '--output-dir',
-    join(dir, name),
-    '-o',
-    'json',
-    ...args,
-  ]);
-  let summary: Summary;
-  try {
-    summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as Summary;
-  } catch {
-    throw new Error(`no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return { code: r.code, summary, stderr: r.stderr };
-}
+const verify = (name: string, args: string[]) => runVerify<Summary>(kubeconfig, join(dir, name), name, args);
 
 /** The saved file graded offline: the same verdict, causes and exit code. */
 async function expectSameOffline(summary: Summary, code: number | null): Promise<void> {

@@ -90,3 +90,29 @@ export async function createApp(kc: k8s.KubeConfig, namespace: string, o: AppOpt
     );
   });
 }
+
+/** `termlab verify deployment/NAME` as a real process against a kubeconfig, its `-o json` summary parsed. */
+export async function runVerify<S>(
+  kubeconfig: string,
+  outputDir: string,
+  name: string,
+  args: string[],
+): Promise<{ code: number | null; summary: S; stderr: string }> {
+  const { runCli } = await import('../support/cli.ts');
+  const r = await runCli([
+    'verify',
+    `deployment/${name}`,
+    '--kubeconfig',
+    kubeconfig,
+    '--output-dir',
+    outputDir,
+    '-o',
+    'json',
+    ...args,
+  ]);
+  try {
+    return { code: r.code, summary: JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as S, stderr: r.stderr };
+  } catch {
+    throw new Error(`no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  }
+}
