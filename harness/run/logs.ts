@@ -36,9 +36,17 @@ export class LogFollower {
   private target: { cluster: Cluster; namespace: string; pod: string; container: string; clock: RunClock } | null =
     null;
 
-  async start(cluster: Cluster, namespace: string, pod: string, container: string, clock: RunClock): Promise<void> {
+  /** `sinceTime` (RFC 3339, whole seconds): only the lines from then, for a long-lived container (an edge). */
+  async start(
+    cluster: Cluster,
+    namespace: string,
+    pod: string,
+    container: string,
+    clock: RunClock,
+    sinceTime?: string,
+  ): Promise<void> {
     this.target = { cluster, namespace, pod, container, clock };
-    await this.follow(undefined);
+    await this.follow(sinceTime);
   }
 
   private async follow(sinceTime: string | undefined): Promise<void> {

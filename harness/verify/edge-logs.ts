@@ -11,6 +11,8 @@ import { needing } from './kube.ts';
 
 /** Lines this long before the watches began are kept too: the edge's clock and the harness's differ a little. */
 const WINDOW_SLACK_MS = 1000;
+/** How far back the edge's log is asked for (whole seconds on the API's side). */
+const SINCE_MARGIN_MS = 5000;
 
 export class EdgeLogs {
   private readonly followers: { pod: string; uid: string; follower: LogFollower }[] = [];
@@ -23,7 +25,16 @@ export class EdgeLogs {
       if (signal.aborted || p.status?.phase !== 'Running') continue;
       const follower = new LogFollower();
       this.followers.push({ pod: p.metadata!.name!, uid: p.metadata!.uid!, follower });
-      await follower.start(cluster, namespace, p.metadata!.name!, p.spec?.containers?.[0]?.name ?? 'traefik', clock);
+      // From a few seconds back, not the edge's whole life: it has served other traffic long before this run.
+      const since = new Date(Date.now() - SINCE_MARGIN_MS).toISOString().replace(/\.\d+Z$/, 'Z');
+      await follower.start(
+        cluster,
+        namespace,
+        p.metadata!.name!,
+        p.spec?.containers?.[0]?.name ?? 'traefik',
+        clock,
+        since,
+      );
     }
   }
 
