@@ -216,8 +216,9 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
 
   watches.onPod = (pod: Raw, event) => {
     const uid = event.uid;
-    // The old pods' logs (their TERM and exit, when the app says so) and the load pod's records.
-    const follow = event.role === 'load' || oldUids.has(uid);
+    // The old pods' logs (their TERM and exit, when the app says so) and the load pod's records; through an
+    // edge the new pods' too: their port and keep-alive timeout tie the edge's lines to them.
+    const follow = event.role === 'load' || oldUids.has(uid) || Boolean(ctx.edge?.namespace);
     if (
       follow &&
       !followers.has(uid) &&

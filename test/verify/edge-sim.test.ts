@@ -1,7 +1,7 @@
 // `termlab verify --via httproute/NAME` end to end on the simulated cluster with its edge (a simulated
 // Traefik v3.7.13 behind a Gateway): the CLI as a real process, the load kept-alive through the edge
 // with each route's Host, the edge's access log read from its pod, each saved file graded again offline.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { runCli } from '../support/cli.ts';
 import { runVerify } from './support.ts';
+import type { VerificationObservation } from '../../harness/observation/verification.ts';
 
 let sim: SimCluster;
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-edge-'));
@@ -148,6 +149,11 @@ describe('termlab verify --via httproute on the simulated cluster', () => {
       expect(Number(sleep)).toBeGreaterThan(span);
       expect(Number(sleep)).toBeLessThanOrEqual(Math.ceil(span + 0.05 + 1));
       expect(summary.reasoning.join('\n')).toMatch(/measured from \d+ removal\(s\)/);
+      // Every app pod's log is kept, the new ones' too (their port ties the edge's lines to them on the sim).
+      const o = JSON.parse(readFileSync(summary.observation, 'utf8')) as VerificationObservation;
+      const appPods = new Set(o.evidence.podEvents.filter((e) => e.role !== 'load').map((e) => e.uid));
+      expect(new Set(o.evidence.podLogs.map((l) => l.uid))).toEqual(appPods);
+      expect(appPods.size).toBe(6);
       await expectSameOffline(summary, 1);
     },
     RUN_TIMEOUT,
