@@ -132,12 +132,12 @@ export function createApiServer(parts: SimParts, tls: ServingCertificate) {
         return sendJson(res, 200, openApiV3(m[1]!, parts.version.gitVersion));
       if ((m = /^\/apis\/([a-z0-9.-]+)\/v1$/.exec(path)) && GROUP_RESOURCES[m[1]!])
         return sendJson(res, 200, GROUP_RESOURCES[m[1]!]);
-      if (path === '/termlab-sim/proxy') return sendJson(res, 200, parts.proxy.allTruth());
+      if (path === '/termlab-sim/proxy') return sendJson(res, 200, await parts.proxy.allTruth());
       if ((m = /^\/termlab-sim\/proxy\/([^/]+)\/([^/]+)$/.exec(path)))
         return sendJson(
           res,
           200,
-          parts.proxy.truth(m[1]!, m[2]!) ?? statusObject(404, 'NotFound', 'no such service in the proxy'),
+          (await parts.proxy.truth(m[1]!, m[2]!)) ?? statusObject(404, 'NotFound', 'no such service in the proxy'),
         );
       if (path === '/healthz' || path === '/readyz' || path === '/livez') {
         res.writeHead(200, { 'content-type': 'text/plain' });

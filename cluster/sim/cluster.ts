@@ -62,7 +62,7 @@ export interface SimCluster {
   kubeconfig: string;
   truth(uid: string): TruthRecord | undefined;
   /** What the service proxy did for a Service: every connection and every change of its view. */
-  proxyTruth(namespace: string, service: string): ProxyTruth | undefined;
+  proxyTruth(namespace: string, service: string): Promise<ProxyTruth | undefined>;
   fault(request: FaultRequest): string;
   /** Emits 'released' when a stall-requests fault ends, just before the held connections flow again. */
   faultEvents: ListenerFaults;

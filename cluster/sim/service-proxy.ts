@@ -9,20 +9,35 @@
 // each change a fixed time late (an experiment: "what if the proxies took 2 s"). An established
 // connection keeps its endpoint when the endpoint goes: kube-proxy clears conntrack entries only for
 // UDP (pkg/proxy/conntrack/cleanup.go CleanStaleEntries: "we are only interested in UDP services").
-import { createServer, connect, type Server, type Socket } from 'node:net';
+// This class is the control plane (informers, syncs) in the sim's main thread; the data path (the
+// listeners, the pick at accept, the splice, the truth records) runs in service-proxy-worker.ts, to
+// which each sync pushes its rules, as kube-proxy installs rules the kernel then applies alone.
+import { Worker } from 'node:worker_threads';
 import { inform } from './controller-queue.ts';
 import { MANAGED_BY, MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpointslice-controller.ts';
 import type { KubeObject, Store } from './store.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
 import type { NodePortBinder } from './services.ts';
 import { NODE_IP } from './ports.ts';
+import { programBundle } from './program-bundle.ts';
+import type {
+  FromWorker,
+  ProxyConnection,
+  ProxyViewChange,
+  RuleEndpoint,
+  ServiceRecords,
+  ToWorker,
+} from './service-proxy-worker.ts';
+
+export type { ProxyConnection, ProxyViewChange } from './service-proxy-worker.ts';
 
 /** --iptables-min-sync-period: 1 s by default (pkg/proxy/apis/config/v1alpha1/defaults.go). */
 const DEFAULT_MIN_SYNC_PERIOD_MS = 1000;
 /** From a sync's start to its rules in place (iptables-restore): 20-40 ms on the real node (docs/ci-node.md, npm run measure:proxy). */
 const DEFAULT_SYNC_DURATION_MS = 30;
-/** Truth kept per Service: enough for minutes of a 200 requests/s load. */
-const MAX_CONNECTION_RECORDS = 200_000;
+const WORKER_SOURCE = 'cluster/sim/service-proxy-worker.ts';
+/** The worker bundled when the package was packed (bin/cli-bundle.js). */
+const WORKER_SHIPPED = 'dist/service-proxy-worker.cjs';
 
 export interface ProxyOptions {
   /** A fixed delay for every change instead of kube-proxy's bounded-frequency syncs. */
@@ -38,20 +53,6 @@ export interface ViewEndpoint {
   terminating: boolean;
   /** Endpoint port by Service port name. */
   ports: Record<string, number>;
-}
-
-export interface ProxyConnection {
-  at: number;
-  podUid: string | null;
-  result: 'routed' | 'refused' | 'reset';
-  nodePort: number;
-  clientPort: number;
-}
-
-export interface ProxyViewChange {
-  at: number;
-  readyPodUids: string[];
-  servingTerminatingPodUids: string[];
 }
 
 export interface ProxyTruth {
@@ -70,7 +71,8 @@ export function categorizeEndpoints(endpoints: ViewEndpoint[]): ViewEndpoint[] {
 }
 
 interface ServiceState {
-  truth: ProxyTruth;
+  namespace: string;
+  service: string;
   view: ViewEndpoint[];
   appliedSeq: number;
 }
@@ -87,14 +89,16 @@ export class ServiceProxy implements NodePortBinder {
   private lastSyncEnd = Number.NEGATIVE_INFINITY;
   private readonly store: Store;
   private readonly portTarget: (podUid: string, containerPort: number) => { host: string; port: number } | undefined;
-  private readonly listeners = new Map<number, Server>();
   /** nodePort -> the Service and the name of its port. */
   private readonly routes = new Map<number, { key: string; portName: string }>();
   private readonly services = new Map<string, ServiceState>();
-  private readonly sockets = new Set<Socket>();
   private readonly unsubscribe: (() => void)[] = [];
   private seq = 0;
   private stopped = false;
+  /** The data path; messages posted before it runs wait in order for it. */
+  private readonly worker: Promise<Worker>;
+  private requestId = 0;
+  private readonly pending = new Map<number, (answer: FromWorker) => void>();
 
   constructor(store: Store, portTarget: ServiceProxy['portTarget'], options: ProxyOptions = {}) {
     this.store = store;
@@ -102,6 +106,23 @@ export class ServiceProxy implements NodePortBinder {
     this.syncDelayMs = options.syncDelayMs ?? null;
     this.minSyncPeriodMs = options.minSyncPeriodMs ?? DEFAULT_MIN_SYNC_PERIOD_MS;
     this.syncDurationMs = options.syncDurationMs ?? DEFAULT_SYNC_DURATION_MS;
+    this.worker = programBundle(WORKER_SOURCE, WORKER_SHIPPED, "the service proxy's data path").then((script) => {
+      const worker = new Worker(script);
+      worker.on('message', (answer: FromWorker) => {
+        this.pending.get(answer.id)?.(answer);
+        this.pending.delete(answer.id);
+      });
+      // The sim cannot route without it: say why, loudly, rather than refuse every connection silently.
+      worker.on('error', (error) => console.error(`service proxy: its data path failed: ${error.stack ?? error}`));
+      // Gone: no answer will come; what waited for one gets none (a bind fails, the truth is empty).
+      worker.on('exit', () => {
+        for (const [id, resolve] of this.pending) resolve({ type: 'stopped', id });
+        this.pending.clear();
+      });
+      return worker;
+    });
+    // Until the first post awaits it, a failed start must not be an unhandled rejection.
+    this.worker.catch(() => {});
     this.unsubscribe.push(inform(store, 'services', (e) => this.serviceChanged(e.type, e.object)));
     this.unsubscribe.push(
       inform(store, 'endpointslices', (e) => {
@@ -112,50 +133,56 @@ export class ServiceProxy implements NodePortBinder {
     );
   }
 
-  bind(port: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      // No Nagle on either leg: small writes would otherwise wait for delayed ACKs (~40 ms), which iptables' NAT never adds.
-      const server = createServer({ noDelay: true }, (socket) => this.accept(port, socket));
-      server.once('error', () => resolve(false));
-      server.listen({ port, host: NODE_IP, exclusive: true }, () => {
-        // Past the bind, a listener error (none is expected) must not take the sim down.
-        server.on('error', (error) => console.error(`service proxy: 127.0.0.1:${port}: ${error.message}`));
-        this.listeners.set(port, server);
-        resolve(true);
-      });
-    });
+  private post(message: ToWorker): void {
+    void this.worker.then((w) => w.postMessage(message));
+  }
+
+  private ask(message: ToWorker & { id: number }): Promise<FromWorker> {
+    return this.worker.then(
+      (w) =>
+        new Promise((resolve) => {
+          this.pending.set(message.id, resolve);
+          w.postMessage(message);
+        }),
+    );
+  }
+
+  async bind(port: number): Promise<boolean> {
+    const answer = await this.ask({ type: 'bind', id: ++this.requestId, port, host: NODE_IP });
+    return answer.type === 'bound' && answer.ok;
   }
 
   release(port: number): void {
-    this.listeners.get(port)?.close();
-    this.listeners.delete(port);
+    this.post({ type: 'release', port });
     this.routes.delete(port);
   }
 
   private serviceChanged(type: string, svc: KubeObject): void {
     const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
-    for (const [port, route] of this.routes) if (route.key === key) this.routes.delete(port);
+    for (const [port, route] of this.routes)
+      if (route.key === key) {
+        this.routes.delete(port);
+        this.post({ type: 'unroute', nodePort: port });
+      }
     if (type === 'DELETED') return;
-    for (const p of (svc.spec.ports ?? []) as any[]) {
-      if (p.nodePort && (p.protocol ?? 'TCP') === 'TCP') this.routes.set(p.nodePort, { key, portName: p.name ?? '' });
-    }
     this.state(key);
+    for (const p of (svc.spec.ports ?? []) as any[]) {
+      if (p.nodePort && (p.protocol ?? 'TCP') === 'TCP') {
+        this.routes.set(p.nodePort, { key, portName: p.name ?? '' });
+        this.post({ type: 'route', nodePort: p.nodePort, key, portName: p.name ?? '' });
+      }
+    }
   }
 
   private state(key: string): ServiceState {
     let s = this.services.get(key);
     if (!s) {
       const [namespace, service] = key.split('/') as [string, string];
-      s = {
-        truth: { namespace, service, syncDelayMs: this.syncDelayMs, connections: [], changes: [] },
-        view: [],
-        appliedSeq: 0,
-      };
+      s = { namespace, service, view: [], appliedSeq: 0 };
       this.services.set(key, s);
     }
     return s;
   }
-
   /** The Service's endpoints as its slices say now. */
   private snapshot(key: string): ViewEndpoint[] {
     const [namespace, service] = key.split('/') as [string, string];
@@ -190,8 +217,19 @@ export class ServiceProxy implements NodePortBinder {
     const before = JSON.stringify(s.view);
     s.view = snapshot;
     if (before === JSON.stringify(snapshot)) return;
-    s.truth.changes.push({
-      at: wallNow(),
+    // The rules name each endpoint's address (the pod's published port) as iptables' DNAT does; a pod whose
+    // process has gone since refuses the connection, and the data path resets the client.
+    const candidates: RuleEndpoint[] = categorizeEndpoints(snapshot).map((e) => ({
+      podUid: e.podUid,
+      targets: Object.fromEntries(
+        Object.entries(e.ports).map(([name, port]) => [name, this.portTarget(e.podUid, port) ?? null]),
+      ),
+    }));
+    this.post({
+      type: 'rules',
+      key,
+      syncedAt: wallNow(),
+      candidates,
       readyPodUids: snapshot.filter((e) => e.ready).map((e) => e.podUid),
       servingTerminatingPodUids: snapshot.filter((e) => e.serving && e.terminating).map((e) => e.podUid),
     });
@@ -242,76 +280,39 @@ export class ServiceProxy implements NodePortBinder {
     });
   }
 
-  private record(s: ServiceState | undefined, entry: ProxyConnection): void {
-    if (!s || s.truth.connections.length >= MAX_CONNECTION_RECORDS) return;
-    s.truth.connections.push(entry);
+  private truthOf(s: ServiceState, records: ServiceRecords | undefined): ProxyTruth {
+    return {
+      namespace: s.namespace,
+      service: s.service,
+      syncDelayMs: this.syncDelayMs,
+      connections: records?.connections ?? [],
+      changes: records?.changes ?? [],
+    };
   }
 
-  /** One accepted connection: pick an endpoint, connect, splice; a refusal resets the client. */
-  private accept(nodePort: number, client: Socket): void {
-    const at = wallNow();
-    const clientPort = client.remotePort ?? 0;
-    this.sockets.add(client);
-    client.on('close', () => this.sockets.delete(client));
-    client.on('error', () => {});
-    const route = this.routes.get(nodePort);
-    const s = route && this.services.get(route.key);
-    const candidates = s ? categorizeEndpoints(s.view).filter((e) => e.ports[route!.portName] !== undefined) : [];
-    if (!candidates.length) {
-      // iptables REJECTs (ICMP port unreachable: ECONNREFUSED); the sim holds the port open, so it resets.
-      this.record(s, { at, podUid: null, result: 'refused', nodePort, clientPort });
-      client.resetAndDestroy();
-      return;
-    }
-    const endpoint = candidates[Math.floor(Math.random() * candidates.length)]!;
-    const target = this.portTarget(endpoint.podUid, endpoint.ports[route!.portName]!);
-    if (!target) {
-      this.record(s, { at, podUid: endpoint.podUid, result: 'reset', nodePort, clientPort });
-      client.resetAndDestroy();
-      return;
-    }
-    client.pause();
-    const upstream = connect({ host: target.host, port: target.port, noDelay: true });
-    this.sockets.add(upstream);
-    let connected = false;
-    upstream.once('connect', () => {
-      connected = true;
-      this.record(s, { at, podUid: endpoint.podUid, result: 'routed', nodePort, clientPort });
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.resume();
-    });
-    upstream.on('error', () => {
-      if (!connected) this.record(s, { at, podUid: endpoint.podUid, result: 'reset', nodePort, clientPort });
-      if (!client.destroyed) client.resetAndDestroy();
-    });
-    upstream.on('close', () => this.sockets.delete(upstream));
-    client.on('error', () => {
-      if (!upstream.destroyed) upstream.resetAndDestroy();
-    });
-    client.on('close', (hadError) => {
-      if (!connected) upstream.destroy();
-      else if (hadError && !upstream.destroyed) upstream.resetAndDestroy();
-    });
+  /** What the data path did for a Service, as of now: every connection it accepted, every rule change. */
+  async truth(namespace: string, service: string): Promise<ProxyTruth | undefined> {
+    const key = `${namespace}/${service}`;
+    const s = this.services.get(key);
+    if (!s) return undefined;
+    const answer = await this.ask({ type: 'truth', id: ++this.requestId, key });
+    return this.truthOf(s, answer.type === 'truth' ? answer.records[key] : undefined);
   }
 
-  truth(namespace: string, service: string): ProxyTruth | undefined {
-    const s = this.services.get(`${namespace}/${service}`);
-    return s && structuredClone(s.truth);
-  }
-
-  allTruth(): ProxyTruth[] {
-    return [...this.services.values()].map((s) => structuredClone(s.truth));
+  async allTruth(): Promise<ProxyTruth[]> {
+    const answer = await this.ask({ type: 'truth', id: ++this.requestId, key: null });
+    const records = answer.type === 'truth' ? answer.records : {};
+    return [...this.services].map(([key, s]) => this.truthOf(s, records[key]));
   }
 
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     clearTimeout(this.syncTimer);
     for (const u of this.unsubscribe) u();
-    for (const socket of this.sockets) socket.destroy();
-    await Promise.all(
-      [...this.listeners.values()].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
-    );
-    this.listeners.clear();
+    const worker = await this.worker.catch(() => null);
+    if (!worker) return;
+    await this.ask({ type: 'stop', id: ++this.requestId });
+    await worker.terminate();
   }
 }

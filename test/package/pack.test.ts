@@ -33,6 +33,8 @@ const NEEDED = [
   'dist/cli.mjs',
   // What the simulated cluster's containers run, the hook their preStop names, and what kubectl's protobuf needs.
   'dist/lab-server.cjs',
+  // The sim's service proxy's data path: its worker thread's script.
+  'dist/service-proxy-worker.cjs',
   'server/lab-hook.sh',
   'cluster/sim/protobuf-types.json',
   'manifests/scenarios.yaml',

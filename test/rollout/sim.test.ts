@@ -77,7 +77,7 @@ describe('rollouts on the simulated cluster', () => {
     );
     expect(r.checks.find((c) => c.id === 'rollout.model')!.status).toBe('pass');
     // Ground truth: every connection the proxy could not deliver after the change went to an old pod.
-    const truth = sim.proxyTruth('default', rolloutNameFor(scenarios[0]!, RUN_ID))!;
+    const truth = (await sim.proxyTruth('default', rolloutNameFor(scenarios[0]!, RUN_ID)))!;
     const changed = Date.parse(observation.timeline.templateChanged!.wall);
     const oldUids = new Set(old.map((p) => p.uid));
     const lost = truth.connections.filter((c) => c.at >= changed && c.result !== 'routed');

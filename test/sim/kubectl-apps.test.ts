@@ -133,12 +133,14 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: Deployments
     ).out.split(' ');
     // The proxy takes the endpoints after its sync delay: wait for its view, then a request reaches a pod.
     await expect
-      .poll(() => sim.proxyTruth('default', 'hint')?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 })
+      .poll(async () => (await sim.proxyTruth('default', 'hint'))?.changes.at(-1)?.readyPodUids.length, {
+        timeout: 10_000,
+      })
       .toBe(2);
     const answer = await fetch(`http://127.0.0.1:${nodePort}/work?ms=1`);
     await answer.text();
     expect(answer.status).toBe(200);
-    expect(pods).toContain(sim.proxyTruth('default', 'hint')!.connections.at(-1)!.podUid);
+    expect(pods).toContain((await sim.proxyTruth('default', 'hint'))!.connections.at(-1)!.podUid);
     const restarted = await kubectl(['rollout', 'restart', 'deployment/hint']);
     expect(restarted.out).toContain('deployment.apps/hint restarted');
     expect((await kubectl(['rollout', 'status', 'deployment/hint', '--timeout=60s'])).out).toContain(

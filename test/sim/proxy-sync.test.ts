@@ -55,16 +55,16 @@ describe('service proxy syncs', () => {
       body: labDeployment('paced', { replicas: 3, maxSurge: 3 }),
     });
     const three = await slices.waitFor((e) => readyIn(e).length === 3, 'three ready endpoints in the slice');
-    const truth = () => sim.proxyTruth(ns, 'paced')!;
-    const view = () => {
-      const change = truth().changes.at(-1);
+    const truth = async () => (await sim.proxyTruth(ns, 'paced'))!;
+    const view = async () => {
+      const change = (await truth()).changes.at(-1);
       return {
         ready: [...(change?.readyPodUids ?? [])].sort(),
         servingTerminating: [...(change?.servingTerminatingPodUids ?? [])].sort(),
       };
     };
     await expect.poll(view, { timeout: 10_000 }).toEqual(routableIn(three));
-    const before = truth().changes.length;
+    const before = (await truth()).changes.length;
 
     // A deleted pod's endpoint turns not ready at once; its replacement follows, then the pod is gone.
     const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: 'app.kubernetes.io/name=paced' });
@@ -77,15 +77,19 @@ describe('service proxy syncs', () => {
     slices.stop();
     // The view catches up with the slices' last state: no change is lost.
     await expect.poll(view, { timeout: 10_000 }).toEqual(routableIn(last));
-    const changes = truth().changes;
+    const changes = (await truth()).changes;
     // The first sync after the delete already dropped the pod from the ready set, and it never came back.
     expect(changes.length).toBeGreaterThan(before);
     for (const change of changes.slice(before)) expect(change.readyPodUids).not.toContain(deleted);
     for (let i = 1; i < changes.length; i++) {
       // Each sync starts no sooner than a period after the previous one ended, and takes its own time.
-      expect(changes[i]!.at - changes[i - 1]!.at).toBeGreaterThanOrEqual(MIN_SYNC_PERIOD_MS + SYNC_DURATION_MS);
+      expect(changes[i]!.syncedAt - changes[i - 1]!.syncedAt).toBeGreaterThanOrEqual(
+        MIN_SYNC_PERIOD_MS + SYNC_DURATION_MS,
+      );
     }
-    expect(truth().syncDelayMs).toBeNull();
+    // The data path has a sync's rules only once it has handed them over.
+    for (const change of changes) expect(change.at).toBeGreaterThanOrEqual(change.syncedAt);
+    expect((await truth()).syncDelayMs).toBeNull();
   });
 
   it('applies a change that arrives during a sync in the next one (no change is lost to the runner)', async () => {
@@ -120,10 +124,10 @@ describe('service proxy syncs', () => {
         endpoints: [endpoint('a'), endpoint('b')],
       });
       await expect
-        .poll(() => proxy.truth(ns, 'unit')?.changes.map((c) => c.readyPodUids), { timeout: 5_000 })
+        .poll(async () => (await proxy.truth(ns, 'unit'))?.changes.map((c) => c.readyPodUids), { timeout: 5_000 })
         .toEqual([['a'], ['a', 'b']]);
-      const [first, second] = proxy.truth(ns, 'unit')!.changes;
-      expect(second!.at - first!.at).toBeGreaterThanOrEqual(200 + 100);
+      const [first, second] = (await proxy.truth(ns, 'unit'))!.changes;
+      expect(second!.syncedAt - first!.syncedAt).toBeGreaterThanOrEqual(200 + 100);
     } finally {
       await proxy.stop();
     }

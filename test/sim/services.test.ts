@@ -73,7 +73,11 @@ describe('Services on the simulated cluster', () => {
     expect(nodePort).toBeLessThanOrEqual(32767);
     // No endpoint yet: refused at once.
     expect((await get(nodePort, '/work?ms=1')).error).toMatch(/ECONNRESET|ECONNREFUSED/);
-    expect(sim.proxyTruth(ns, 'web')?.connections.at(-1)).toMatchObject({ podUid: null, result: 'refused', nodePort });
+    expect((await sim.proxyTruth(ns, 'web'))?.connections.at(-1)).toMatchObject({
+      podUid: null,
+      result: 'refused',
+      nodePort,
+    });
 
     const slices = await watchAll<k8s.V1EndpointSlice>(
       kc,
@@ -105,7 +109,7 @@ describe('Services on the simulated cluster', () => {
     }
     // The proxy acts on the slice once its view has caught up; then every request reaches a ready pod.
     await expect
-      .poll(() => sim.proxyTruth(ns, 'web')?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 })
+      .poll(async () => (await sim.proxyTruth(ns, 'web'))?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 })
       .toBe(2);
     const seen = new Set<string>();
     for (let i = 0; i < 20; i++) {
@@ -116,7 +120,7 @@ describe('Services on the simulated cluster', () => {
     }
     // Random choice among two endpoints: 20 draws all alike would be a 1 in 500,000 chance.
     expect(seen.size).toBe(2);
-    const routed = sim.proxyTruth(ns, 'web')!.connections.filter((c) => c.result === 'routed');
+    const routed = (await sim.proxyTruth(ns, 'web'))!.connections.filter((c) => c.result === 'routed');
     expect(routed.length).toBeGreaterThanOrEqual(20);
   });
 
@@ -125,7 +129,7 @@ describe('Services on the simulated cluster', () => {
     const nodePort = svc.spec!.ports![0]!.nodePort!;
     await availableDeployment('drain', { replicas: 2, lifecycle: { preStop: { sleep: { seconds: 3 } } } });
     await expect
-      .poll(() => sim.proxyTruth(ns, 'drain')?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 })
+      .poll(async () => (await sim.proxyTruth(ns, 'drain'))?.changes.at(-1)?.readyPodUids.length, { timeout: 10_000 })
       .toBe(2);
     // A long request pins its connection: its header names the pod it reached; that pod is deleted.
     let pinned: (uid: string) => void = () => {};
@@ -158,15 +162,15 @@ describe('Services on the simulated cluster', () => {
     expect(ep.conditions).toEqual({ ready: false, serving: true, terminating: true });
     // New connections until the proxy's view drops the victim: some still reach it.
     const answers: { podUid?: string; status?: number; error?: string }[] = [];
-    const viewDropsVictim = () => {
-      const changes = sim.proxyTruth(ns, 'drain')!.changes;
+    const viewDropsVictim = async () => {
+      const changes = (await sim.proxyTruth(ns, 'drain'))!.changes;
       const withVictim = changes.map((c, i) => (c.readyPodUids.includes(victim) ? i : -1)).filter((i) => i >= 0);
       return changes[(withVictim.at(-1) ?? -1) + 1];
     };
-    while (!viewDropsVictim()) answers.push(await get(nodePort, '/work?ms=1'));
+    while (!(await viewDropsVictim())) answers.push(await get(nodePort, '/work?ms=1'));
     for (let i = 0; i < 10; i++) answers.push(await get(nodePort, '/work?ms=1'));
-    const change = viewDropsVictim()!;
-    const truth = sim.proxyTruth(ns, 'drain')!;
+    const change = (await viewDropsVictim())!;
+    const truth = (await sim.proxyTruth(ns, 'drain'))!;
     const toVictim = truth.connections.filter((c) => c.podUid === victim && c.result === 'routed');
     expect(toVictim.some((c) => c.at > terminating.at)).toBe(true);
     expect(toVictim.every((c) => c.at < change.at)).toBe(true);
