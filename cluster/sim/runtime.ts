@@ -91,7 +91,7 @@ export function labServerBundle(): Promise<string> {
 }
 
 /** A program of the package as one file: the shipped one in an installed package, else bundled from its sources. */
-async function bundleOnce(sourcePath: string, shippedPath: string, what: string): Promise<string> {
+export async function bundleOnce(sourcePath: string, shippedPath: string, what: string): Promise<string> {
   const source = packagePath(sourcePath);
   if (!existsSync(source)) {
     const shipped = packagePath(shippedPath);

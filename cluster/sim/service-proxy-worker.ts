@@ -4,7 +4,7 @@
 // In the sim's main thread every accept and every chunk waited behind the API server, the
 // controllers, the kubelet and the main heap's collections (bench:verify: +13 ms p95 at 1,000
 // connections/s); here the data path waits on nothing of theirs, as iptables does not wait on
-// kube-proxy. No import but node's and time.ts: bundled alone (program-bundle.ts).
+// kube-proxy. No import but node's and time.ts: bundled alone (runtime.ts bundleOnce).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { parentPort } from 'node:worker_threads';
 import { wallNow } from './time.ts';

@@ -19,7 +19,7 @@ import type { KubeObject, Store } from './store.ts';
 import { sleepAtLeast, wallNow } from './time.ts';
 import type { NodePortBinder } from './services.ts';
 import { NODE_IP } from './ports.ts';
-import { programBundle } from './program-bundle.ts';
+import { bundleOnce } from './runtime.ts';
 import type {
   FromWorker,
   ProxyConnection,
@@ -38,6 +38,7 @@ const DEFAULT_SYNC_DURATION_MS = 30;
 const WORKER_SOURCE = 'cluster/sim/service-proxy-worker.ts';
 /** The worker bundled when the package was packed (bin/cli-bundle.js). */
 const WORKER_SHIPPED = 'dist/service-proxy-worker.cjs';
+let workerBundle: Promise<string> | null = null;
 
 export interface ProxyOptions {
   /** A fixed delay for every change instead of kube-proxy's bounded-frequency syncs. */
@@ -106,7 +107,8 @@ export class ServiceProxy implements NodePortBinder {
     this.syncDelayMs = options.syncDelayMs ?? null;
     this.minSyncPeriodMs = options.minSyncPeriodMs ?? DEFAULT_MIN_SYNC_PERIOD_MS;
     this.syncDurationMs = options.syncDurationMs ?? DEFAULT_SYNC_DURATION_MS;
-    this.worker = programBundle(WORKER_SOURCE, WORKER_SHIPPED, "the service proxy's data path").then((script) => {
+    workerBundle ??= bundleOnce(WORKER_SOURCE, WORKER_SHIPPED, "the service proxy's data path");
+    this.worker = workerBundle.then((script) => {
       const worker = new Worker(script);
       worker.on('message', (answer: FromWorker) => {
         this.pending.get(answer.id)?.(answer);
