@@ -126,8 +126,8 @@ function accept(nodePort: number, client: Socket): void {
   upstream.once('connect', () => {
     connected = true;
     record(key, { at, podUid: endpoint.podUid, result: 'routed', nodePort, clientPort });
-    client.pipe(upstream);
-    upstream.pipe(client);
+    splice(client, upstream);
+    splice(upstream, client);
     client.resume();
   });
   upstream.on('error', () => {
@@ -143,6 +143,15 @@ function accept(nodePort: number, client: Socket): void {
     if (!connected) upstream.destroy();
     else if (hadError && !upstream.destroyed) upstream.resetAndDestroy();
   });
+}
+
+/** One direction's bytes: what pipe() does for a byte stream (backpressure, the half-close), with fewer listeners per connection. */
+function splice(from: Socket, to: Socket): void {
+  from.on('data', (chunk) => {
+    if (!to.write(chunk)) from.pause();
+  });
+  to.on('drain', () => from.resume());
+  from.on('end', () => to.end());
 }
 
 async function stop(id: number): Promise<void> {
