@@ -3,7 +3,7 @@
 // of its own, and the overhead of a load path measured from each request's due time.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,14 +20,17 @@ export interface BenchSim {
   stop(): Promise<void>;
 }
 
-/** `termlab sim` in its own process; `simArgs` e.g. --edge; BENCH_SIM_NODE_ARGS e.g. --cpu-prof to profile it. */
-export async function startBenchSim(name: string, simArgs: string[] = []): Promise<BenchSim> {
+/**
+ * `termlab sim` in its own process; `simArgs` e.g. --edge; BENCH_SIM_NODE_ARGS e.g. --cpu-prof to profile it;
+ * `root` another checkout's (a baseline to compare against in the same run).
+ */
+export async function startBenchSim(name: string, simArgs: string[] = [], root = '.'): Promise<BenchSim> {
   const nodeArgs = process.env.BENCH_SIM_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const dir = mkdtempSync(join(tmpdir(), `termlab-bench-${name}-`));
   const kubeconfig = join(dir, 'kubeconfig');
   const sim = spawn(
     process.execPath,
-    [...nodeArgs, 'bin/termlab.js', 'sim', '--port', '0', '--kubeconfig-out', kubeconfig, ...simArgs],
+    [...nodeArgs, join(root, 'bin/termlab.js'), 'sim', '--port', '0', '--kubeconfig-out', kubeconfig, ...simArgs],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: sim.stdout! });
@@ -109,6 +112,8 @@ export interface PathFigures {
   failedAs: Map<string, number>;
   /** Requests sent on a reused connection; null when the generator does not say (no keep-alive: contract C4). */
   reused: number | null;
+  /** CPU the path's cpuPid spent over its rounds (ms); null when not measured. */
+  cpuMs: number | null;
 }
 
 export function pathFigures(records: LoadRecord[], workMs: number): PathFigures {
@@ -131,6 +136,7 @@ export function pathFigures(records: LoadRecord[], workMs: number): PathFigures 
     reused: records.some((r) => 'reused' in r)
       ? records.filter((r) => (r as { reused?: unknown }).reused === true).length
       : null,
+    cpuMs: null,
   };
 }
 
@@ -145,6 +151,7 @@ export function mergeFigures(a: PathFigures, b: PathFigures): PathFigures {
     overhead: [...a.overhead, ...b.overhead],
     failedAs,
     reused: a.reused === null || b.reused === null ? null : a.reused + b.reused,
+    cpuMs: a.cpuMs === null || b.cpuMs === null ? null : a.cpuMs + b.cpuMs,
   };
 }
 
@@ -160,6 +167,7 @@ export function printPath(name: string, f: PathFigures, base?: PathFigures): voi
     console.log(`${name}.overhead_ms_${label}: ${ms(percentile(f.overhead, q))}`);
     if (base) console.log(`${name}.added_ms_${label}: ${ms(percentile(f.overhead, q) - percentile(base.overhead, q))}`);
   }
+  if (f.cpuMs !== null) console.log(`${name}.sim_cpu_us_per_request: ${((f.cpuMs * 1000) / f.requests).toFixed(0)}`);
   for (const [k, n] of f.failedAs) console.log(`${name}.requests_failed_as.${k}: ${n}`);
 }
 
@@ -172,7 +180,23 @@ export interface PathTarget {
   name: string;
   target: string;
   env?: Record<string, string>;
+  /** The process whose CPU a round of this path is charged to (the sim's): its cost per request. */
+  cpuPid?: number;
 }
+
+/** User + system CPU of a process so far, in ms (Linux's /proc; null elsewhere). */
+export function processCpuMs(pid: number): number | null {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK). */
+const CLOCK_TICKS_PER_S = 100;
 
 /**
  * The same generator over each path in turn, `rounds` times (straight, proxy, straight, proxy…), so a
@@ -186,8 +210,15 @@ export async function alternate(
   const out = new Map<string, PathFigures>();
   for (let round = 0; round < rounds; round++)
     for (const p of paths) {
+      const cpuBefore = p.cpuPid === undefined ? null : processCpuMs(p.cpuPid);
       const records = await runLoadProcess({ ...plan, target: p.target, env: p.env });
+      const cpuAfter = p.cpuPid === undefined ? null : processCpuMs(p.cpuPid);
       const f = pathFigures(records, plan.workMs);
+      f.cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+      // Each round's own, for a noisy machine: a burst elsewhere shows as one round out of line.
+      console.log(
+        `round.${round}.${p.name}: p50 ${ms(percentile(f.overhead, 0.5))} p95 ${ms(percentile(f.overhead, 0.95))} ms, ${f.perSecond.toFixed(0)}/s, load ${loadavg()[0]!.toFixed(1)}`,
+      );
       const had = out.get(p.name);
       out.set(p.name, had ? mergeFigures(had, f) : f);
     }

@@ -5,12 +5,15 @@
 //    image, in alternating 5 s rounds (BENCH_ROUNDS): `straight.*` to the pod's own port, `service_proxy.*`
 //    through its NodePort Service (the sim's kube-proxy). overhead_ms_pXX: a completed request's time beyond
 //    the server's work (WORK_MS); added_ms_pXX: the Service proxy's beyond straight's, at that percentile;
-//    service_proxy_added_ms_p95 against the bound (issue #42: 2 ms).
+//    service_proxy_added_ms_p95 against the bound (issue #42: 2 ms). sim_cpu_us_per_request: the sim
+//    process's CPU over the path's rounds per request (straight's is the sim's own background).
 // 2. `termlab verify deployment/web --action rollout-restart` as a real CLI process (BENCH_VERIFY=0 skips
 //    it): a Deployment of the lab image with a 5 s preStop sleep (so a failure is the load path's, not the
 //    app's) behind a NodePort Service, its load pod inside the sim. Figures from the saved observation:
 //    verify.requests, requests_failed, requests_per_s (over the span of the sends), overhead_ms_p50/p95/p99
 //    (from the due time), send_lag_ms_p95 (the generator's own share), requests_unsent, verify_wall_s.
+// BENCH_BASELINE=DIR (another checkout, its node_modules installed): the same on that checkout's sim in the
+// same rounds, as `baseline_straight.*` and `baseline_service_proxy.*`, so a change is judged on one machine state.
 // machine_loadavg_1m before and after: these figures on a busy machine are not a quiet one's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,22 +40,44 @@ const WORK_MS = 20;
 const CONNECTIONS = Math.min(1024, Math.ceil((RATE * WORK_MS * 8) / 1000) + 32);
 
 const sim = await startBenchSim('verify');
+const baseline = process.env.BENCH_BASELINE
+  ? await startBenchSim('verify-baseline', [], process.env.BENCH_BASELINE)
+  : null;
 try {
   printMachine();
   console.log(`requests_per_s_target: ${RATE}`);
-  await createApp(sim.kc, 'default', { name: 'direct', replicas: 1 });
-  const figures = await alternate(
-    [
-      { name: 'straight', target: `http://127.0.0.1:${await podHostPort(sim.kc, 'default', 'app=direct')}` },
-      { name: 'service_proxy', target: `http://127.0.0.1:${await nodePort(sim.kc, 'default', 'direct')}` },
-    ],
-    ROUNDS,
-    { rate: RATE, durationMs: 5000, workMs: WORK_MS, connections: CONNECTIONS },
-  );
-  const straight = figures.get('straight')!;
-  printPath('straight', straight);
-  printPath('service_proxy', figures.get('service_proxy')!, straight);
-  printAgainstBound('service_proxy', figures.get('service_proxy')!, straight);
+  const paths = [];
+  for (const [prefix, s] of [
+    ['', sim],
+    ['baseline_', baseline],
+  ] as const) {
+    if (!s) continue;
+    await createApp(s.kc, 'default', { name: 'direct', replicas: 1 });
+    paths.push(
+      {
+        name: `${prefix}straight`,
+        target: `http://127.0.0.1:${await podHostPort(s.kc, 'default', 'app=direct')}`,
+        cpuPid: s.pid,
+      },
+      {
+        name: `${prefix}service_proxy`,
+        target: `http://127.0.0.1:${await nodePort(s.kc, 'default', 'direct')}`,
+        cpuPid: s.pid,
+      },
+    );
+  }
+  const figures = await alternate(paths, ROUNDS, {
+    rate: RATE,
+    durationMs: 5000,
+    workMs: WORK_MS,
+    connections: CONNECTIONS,
+  });
+  for (const prefix of baseline ? ['', 'baseline_'] : ['']) {
+    const straight = figures.get(`${prefix}straight`)!;
+    printPath(`${prefix}straight`, straight);
+    printPath(`${prefix}service_proxy`, figures.get(`${prefix}service_proxy`)!, straight);
+    printAgainstBound(`${prefix}service_proxy`, figures.get(`${prefix}service_proxy`)!, straight);
+  }
 
   if (process.env.BENCH_VERIFY !== '0') {
     await createApp(sim.kc, 'default', { name: 'web', preStopSleep: 5 });
@@ -115,5 +140,6 @@ try {
   }
   printMachine();
 } finally {
+  await baseline?.stop();
   await sim.stop();
 }
