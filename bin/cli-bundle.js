@@ -5,7 +5,8 @@
 // Kubernetes client: 58 MB RSS for --version instead of 102, and a 10,000-file grade 172 MB instead of 233).
 // Beside it, the lab server (server/main.ts) as one file, dist/lab-server.cjs: the program the simulated
 // cluster's containers run in an installed package, which carries no TypeScript and no compiler; and the
-// sim's service proxy's data path, dist/service-proxy-worker.cjs, the script of its worker thread.
+// simulated edge (cluster/sim/edge/main.ts) as dist/sim-edge.cjs, which its traefik image runs; and the sim's
+// service proxy's data path, dist/service-proxy-worker.cjs, the script of its worker thread.
 // Only a checkout builds (npm's prepare and prepack, and bin/termlab.js after a source changed): esbuild is a
 // devDependency, and the package is packed with what this writes.
 import {
@@ -32,6 +33,8 @@ export const BUNDLE = join(ROOT, 'dist', 'cli.mjs');
 export const INPUTS = join(ROOT, 'dist', 'cli.inputs.json');
 /** The lab server bundled: what the simulated cluster's containers run when the package has no sources. */
 export const LAB_SERVER = join(ROOT, 'dist', 'lab-server.cjs');
+/** The simulated cluster's edge (cluster/sim/edge/main.ts): what its traefik image runs when the package has no sources. */
+export const SIM_EDGE = join(ROOT, 'dist', 'sim-edge.cjs');
 /** The sim's service proxy's data path, a worker thread's script (cluster/sim/service-proxy-worker.ts). */
 export const PROXY_WORKER = join(ROOT, 'dist', 'service-proxy-worker.cjs');
 /** The bundle's chunks, named by their contents: a build never rewrites or removes one a running CLI may still import. */
@@ -96,7 +99,7 @@ async function esbuild() {
 export async function buildBundle({ prune = false } = {}) {
   const started = new Date();
   const { build } = await esbuild();
-  const [cli, labServer, proxyWorker] = await Promise.all([
+  const [cli, labServer, simEdge, proxyWorker] = await Promise.all([
     build({
       entryPoints: [join(ROOT, 'harness/cli/main.ts')],
       absWorkingDir: ROOT,
@@ -136,6 +139,18 @@ export async function buildBundle({ prune = false } = {}) {
       logLevel: 'silent',
     }),
     build({
+      entryPoints: [join(ROOT, 'cluster/sim/edge/main.ts')],
+      absWorkingDir: ROOT,
+      outfile: SIM_EDGE,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+    }),
+    build({
       entryPoints: [join(ROOT, 'cluster/sim/service-proxy-worker.ts')],
       absWorkingDir: ROOT,
       outfile: PROXY_WORKER,
@@ -154,10 +169,12 @@ export async function buildBundle({ prune = false } = {}) {
   const chunks = cli.outputFiles.filter((f) => f !== entry);
   const written = new Set(chunks.map((f) => basename(f.path)));
   const [server] = labServer.outputFiles;
+  const [edge] = simEdge.outputFiles;
   const [worker] = proxyWorker.outputFiles;
   const sources = [
     ...Object.keys(cli.metafile.inputs),
     ...Object.keys(labServer.metafile.inputs),
+    ...Object.keys(simEdge.metafile.inputs),
     ...Object.keys(proxyWorker.metafile.inputs),
   ].map(watched);
   // Each output is listed with the inputs, so that one gone missing makes the bundle stale.
@@ -165,6 +182,7 @@ export async function buildBundle({ prune = false } = {}) {
     ...new Set([...sources, 'package.json', 'bin/cli-bundle.js']),
     ...[...written].map((name) => CHUNKS_RELATIVE + name),
     relative(ROOT, LAB_SERVER),
+    relative(ROOT, SIM_EDGE),
     relative(ROOT, PROXY_WORKER),
   ].sort();
   try {
@@ -177,6 +195,8 @@ export async function buildBundle({ prune = false } = {}) {
     }
     writeFileSync(LAB_SERVER + suffix, server.contents);
     renameSync(LAB_SERVER + suffix, LAB_SERVER);
+    writeFileSync(SIM_EDGE + suffix, edge.contents);
+    renameSync(SIM_EDGE + suffix, SIM_EDGE);
     writeFileSync(PROXY_WORKER + suffix, worker.contents);
     renameSync(PROXY_WORKER + suffix, PROXY_WORKER);
     writeFileSync(INPUTS + suffix, `${JSON.stringify(inputs, null, 1)}\n`);
@@ -188,6 +208,7 @@ export async function buildBundle({ prune = false } = {}) {
     rmSync(INPUTS + suffix, { force: true });
     rmSync(BUNDLE + suffix, { force: true });
     rmSync(LAB_SERVER + suffix, { force: true });
+    rmSync(SIM_EDGE + suffix, { force: true });
     rmSync(PROXY_WORKER + suffix, { force: true });
     for (const chunk of chunks) rmSync(chunk.path + suffix, { force: true });
   }

@@ -33,6 +33,9 @@ const NEEDED = [
   'dist/cli.mjs',
   // What the simulated cluster's containers run, the hook their preStop names, and what kubectl's protobuf needs.
   'dist/lab-server.cjs',
+  // What the simulated edge's traefik image runs, and the manifest `termlab sim --edge` applies.
+  'dist/sim-edge.cjs',
+  'manifests/edge/traefik.yaml',
   // The sim's service proxy's data path: its worker thread's script.
   'dist/service-proxy-worker.cjs',
   'server/lab-hook.sh',
