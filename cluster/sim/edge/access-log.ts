@@ -52,8 +52,23 @@ function flush(): void {
   }
 }
 
+/** logrus's `time` has whole seconds: made once a second, not once a request. */
+let timeSecond = -1;
+let timeText = '';
+function secondText(wallMs: number): string {
+  const second = Math.floor(wallMs / 1000);
+  if (second !== timeSecond) {
+    timeSecond = second;
+    timeText = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+  }
+  return timeText;
+}
+
 /** Go's encoding/json sorts map keys byte-wise: upper case before lower case. */
 export function accessLine(r: AccessRecord, nowWallMs: number, durationNs: number): string {
+  const start = rfc3339Nano(r.startWallMs);
+  const colon = r.host.lastIndexOf(':');
+  const hasPort = colon !== -1 && colon > r.host.lastIndexOf(']');
   const fields: Record<string, unknown> = {
     ClientAddr: `${r.clientAddr}:${r.clientPort}`,
     ClientHost: r.clientAddr,
@@ -69,10 +84,10 @@ export function accessLine(r: AccessRecord, nowWallMs: number, durationNs: numbe
     RequestAddr: r.host,
     RequestContentSize: r.requestSize,
     RequestCount: ++requestCount,
-    RequestHost: r.host.replace(/:\d+$/, ''),
+    RequestHost: hasPort ? r.host.slice(0, colon) : r.host,
     RequestMethod: r.method,
     RequestPath: r.path,
-    RequestPort: /:(\d+)$/.exec(r.host)?.[1] ?? '-',
+    RequestPort: hasPort ? r.host.slice(colon + 1) : '-',
     RequestProtocol: r.protocol,
     RequestScheme: 'http',
     RetryAttempts: r.retryAttempts,
@@ -80,15 +95,15 @@ export function accessLine(r: AccessRecord, nowWallMs: number, durationNs: numbe
     ServiceAddr: r.serviceAddr,
     ServiceName: r.serviceName,
     ServiceURL: r.serviceUrl,
-    StartLocal: rfc3339Nano(r.startWallMs),
-    StartUTC: rfc3339Nano(r.startWallMs),
+    StartLocal: start,
+    StartUTC: start,
     entryPointName: 'web',
     level: 'info',
     msg: '',
   };
   // Written in sorted order already; the kept headers come sorted (flags.ts); undefined fields are left out.
   for (const [name, value] of r.headers) fields[`request_${name}`] = value;
-  fields.time = rfc3339Nano(nowWallMs).replace(/\.\d+Z$/, 'Z');
+  fields.time = secondText(nowWallMs);
   return `${JSON.stringify(fields)}\n`;
 }
 
