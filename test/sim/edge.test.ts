@@ -211,6 +211,43 @@ describe('the simulated edge', () => {
     expect(answer).toEqual({ status: 503, body: 'no available server\n' });
   });
 
+  it('routes an Ingress of class traefik, and drops the router of a Service with no endpoint (404, not 503)', async () => {
+    const [deployment, service] = app('ingapp', 1);
+    const [, empty] = app('ingnobody', 0);
+    const backend = (name: string) => ({ service: { name, port: { number: 80 } } });
+    await create([
+      deployment,
+      service,
+      empty,
+      {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: 'ing', namespace: 'default' },
+        spec: {
+          ingressClassName: 'traefik',
+          rules: [
+            {
+              host: 'ing.example',
+              http: {
+                paths: [
+                  { path: '/a', pathType: 'Prefix', backend: backend('ingapp') },
+                  { path: '/b', pathType: 'Prefix', backend: backend('ingnobody') },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    ]);
+    for (let i = 0; ; i++) {
+      const a = await send('ing.example', '/a/x');
+      if (a.status === 200) break;
+      if (i > 20_000) throw new Error(`ing.example/a never routed: ${a.status} ${a.body}`);
+    }
+    // The configuration that routes /a was built with ingnobody's empty slice: "Skipping service: no endpoints found".
+    expect(await send('ing.example', '/b')).toEqual({ status: 404, body: '404 page not found\n' });
+  });
+
   it("keeps routing to a deleted pod for the throttle's lag, then stops", async () => {
     await create(app('web', 2));
     const seen = new Set<string>();
