@@ -16,6 +16,11 @@ export class LogFileFollower {
   private readonly watcher: FSWatcher | null;
   private readonly poll: NodeJS.Timeout;
   private readonly onLine: (text: string) => void;
+  /**
+   * One buffer for every read: a fresh 64 KiB per drain (one per write the container makes, under load
+   * thousands a second) kept the sim's collector busy (bench:verify, sim_cpu_us_per_request).
+   */
+  private readonly buffer = Buffer.allocUnsafe(READ_CHUNK);
 
   constructor(path: string, onLine: (text: string) => void) {
     this.onLine = onLine;
@@ -35,7 +40,7 @@ export class LogFileFollower {
   /** Reads whatever was appended since the last read and hands on each complete line. */
   drain(): void {
     if (this.closed) return;
-    const buffer = Buffer.allocUnsafe(READ_CHUNK);
+    const buffer = this.buffer;
     for (;;) {
       const n = readSync(this.fd, buffer, 0, READ_CHUNK, this.position);
       if (n <= 0) break;
