@@ -176,6 +176,8 @@ export function printMachine(): void {
   console.log(`machine_loadavg_1m: ${loadavg()[0]!.toFixed(2)}`);
 }
 
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
+
 export interface PathTarget {
   name: string;
   target: string;
@@ -208,6 +210,9 @@ export async function alternate(
   plan: Omit<LoadPlan, 'target' | 'env'>,
 ): Promise<Map<string, PathFigures>> {
   const out = new Map<string, PathFigures>();
+  // A short round on each path first, not counted: the first thousands of connections through a fresh
+  // thread (the proxy's worker, the edge's process) run its code before the JIT has compiled it.
+  for (const p of paths) await runLoadProcess({ ...plan, durationMs: WARMUP_MS, target: p.target, env: p.env });
   for (let round = 0; round < rounds; round++)
     for (const p of paths) {
       const cpuBefore = p.cpuPid === undefined ? null : processCpuMs(p.cpuPid);
