@@ -151,7 +151,11 @@ function splice(from: Socket, to: Socket): void {
     if (!to.write(chunk)) from.pause();
   });
   to.on('drain', () => from.resume());
-  from.on('end', () => to.end());
+  // Ending a socket already gone builds an error nobody reads (a stack trace per connection, when the other
+  // side closed first: it had ended itself, allowHalfOpen being off).
+  from.on('end', () => {
+    if (!to.destroyed && !to.writableEnded) to.end();
+  });
 }
 
 async function stop(id: number): Promise<void> {
