@@ -46,37 +46,40 @@ const baseline = process.env.BENCH_BASELINE
 try {
   printMachine();
   console.log(`requests_per_s_target: ${RATE}`);
-  const paths = [];
-  for (const [prefix, s] of [
-    ['', sim],
-    ['baseline_', baseline],
-  ] as const) {
-    if (!s) continue;
-    await createApp(s.kc, 'default', { name: 'direct', replicas: 1 });
-    paths.push(
-      {
-        name: `${prefix}straight`,
-        target: `http://127.0.0.1:${await podHostPort(s.kc, 'default', 'app=direct')}`,
-        cpuPid: s.pid,
-      },
-      {
-        name: `${prefix}service_proxy`,
-        target: `http://127.0.0.1:${await nodePort(s.kc, 'default', 'direct')}`,
-        cpuPid: s.pid,
-      },
-    );
-  }
-  const figures = await alternate(paths, ROUNDS, {
-    rate: RATE,
-    durationMs: 5000,
-    workMs: WORK_MS,
-    connections: CONNECTIONS,
-  });
-  for (const prefix of baseline ? ['', 'baseline_'] : ['']) {
-    const straight = figures.get(`${prefix}straight`)!;
-    printPath(`${prefix}straight`, straight);
-    printPath(`${prefix}service_proxy`, figures.get(`${prefix}service_proxy`)!, straight);
-    printAgainstBound(`${prefix}service_proxy`, figures.get(`${prefix}service_proxy`)!, straight);
+  // BENCH_ROUNDS=0: verify alone.
+  if (ROUNDS > 0) {
+    const paths = [];
+    for (const [prefix, s] of [
+      ['', sim],
+      ['baseline_', baseline],
+    ] as const) {
+      if (!s) continue;
+      await createApp(s.kc, 'default', { name: 'direct', replicas: 1 });
+      paths.push(
+        {
+          name: `${prefix}straight`,
+          target: `http://127.0.0.1:${await podHostPort(s.kc, 'default', 'app=direct')}`,
+          cpuPid: s.pid,
+        },
+        {
+          name: `${prefix}service_proxy`,
+          target: `http://127.0.0.1:${await nodePort(s.kc, 'default', 'direct')}`,
+          cpuPid: s.pid,
+        },
+      );
+    }
+    const figures = await alternate(paths, ROUNDS, {
+      rate: RATE,
+      durationMs: 5000,
+      workMs: WORK_MS,
+      connections: CONNECTIONS,
+    });
+    for (const prefix of baseline ? ['', 'baseline_'] : ['']) {
+      const straight = figures.get(`${prefix}straight`)!;
+      printPath(`${prefix}straight`, straight);
+      printPath(`${prefix}service_proxy`, figures.get(`${prefix}service_proxy`)!, straight);
+      printAgainstBound(`${prefix}service_proxy`, figures.get(`${prefix}service_proxy`)!, straight);
+    }
   }
 
   if (process.env.BENCH_VERIFY !== '0') {
@@ -99,7 +102,9 @@ try {
       'json',
     ]);
     const wall = (performance.now() - started) / 1000;
-    const summary = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n{') + 1)) as {
+    const at = r.stdout.indexOf('\n{');
+    if (at < 0) throw new Error(`termlab verify printed no JSON summary (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+    const summary = JSON.parse(r.stdout.slice(at + 1)) as {
       observation: string;
       verdict: string;
     };
