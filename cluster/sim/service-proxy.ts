@@ -100,6 +100,7 @@ export class ServiceProxy implements NodePortBinder {
   private readonly worker: Promise<Worker>;
   private requestId = 0;
   private readonly pending = new Map<number, (answer: FromWorker) => void>();
+  private workerExited = false;
 
   constructor(store: Store, portTarget: ServiceProxy['portTarget'], options: ProxyOptions = {}) {
     this.store = store;
@@ -118,6 +119,7 @@ export class ServiceProxy implements NodePortBinder {
       worker.on('error', (error) => console.error(`service proxy: its data path failed: ${error.stack ?? error}`));
       // Gone: no answer will come; what waited for one gets none (a bind fails, the truth is empty).
       worker.on('exit', () => {
+        this.workerExited = true;
         for (const [id, resolve] of this.pending) resolve({ type: 'stopped', id });
         this.pending.clear();
       });
@@ -143,6 +145,8 @@ export class ServiceProxy implements NodePortBinder {
     return this.worker.then(
       (w) =>
         new Promise((resolve) => {
+          // A message to a worker that is gone is dropped: its answer would never come.
+          if (this.workerExited) return resolve({ type: 'stopped', id: message.id });
           this.pending.set(message.id, resolve);
           w.postMessage(message);
         }),

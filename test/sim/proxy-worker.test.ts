@@ -5,7 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
+import { ServiceProxy } from '../../cluster/sim/service-proxy.ts';
+import { Store } from '../../cluster/sim/store.ts';
 import { labDeployment, nodePortService, watchAll } from '../support/sim-apps.ts';
 
 const ns = 'default';
@@ -53,5 +56,14 @@ describe('service proxy data path', () => {
     expect(child.stdout.trim()).toBe('status 200');
     const routed = (await sim.proxyTruth(ns, 'apart'))!.connections.filter((c) => c.result === 'routed');
     expect(routed).toHaveLength(1);
+  });
+
+  it('fails a bind once its data path is gone, rather than wait for an answer that cannot come', async () => {
+    const proxy = new ServiceProxy(new Store(), () => undefined);
+    const worker = await (proxy as unknown as { worker: Promise<Worker> }).worker;
+    await worker.terminate();
+    expect(await proxy.bind(0)).toBe(false);
+    expect(await proxy.truth(ns, 'none')).toBeUndefined();
+    await proxy.stop();
   });
 });
