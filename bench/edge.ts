@@ -18,6 +18,10 @@ import * as k8s from '@kubernetes/client-node';
 import { createApp } from '../test/verify/support.ts';
 import {
   alternate,
+  CONNECTIONS,
+  RATE,
+  ROUNDS,
+  WORK_MS,
   nodePort,
   podHostPort,
   printAgainstBound,
@@ -26,10 +30,6 @@ import {
   startBenchSim,
 } from './load-path.ts';
 
-const RATE = Number(process.env.BENCH_RATE ?? 1000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const WORK_MS = 20;
-const CONNECTIONS = Math.min(1024, Math.ceil((RATE * WORK_MS * 8) / 1000) + 32);
 const EDGE_NAMESPACE = 'termlab-edge';
 
 const sim = await startBenchSim('edge', ['--edge']);

@@ -12,6 +12,13 @@ import { labServerBundle } from '../cluster/sim/runtime.ts';
 import type { LoadRecord } from '../server/load.ts';
 import { percentile } from './stats.ts';
 
+/** The rate asked (BENCH_RATE), the counted rounds per path (BENCH_ROUNDS), the server's work per request. */
+export const RATE = Number(process.env.BENCH_RATE ?? 1000);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const WORK_MS = 20;
+/** Enough connections for the rate at a few times the work's duration: the pool never holds a request back. */
+export const CONNECTIONS = Math.min(1024, Math.ceil((RATE * WORK_MS * 8) / 1000) + 32);
+
 export interface BenchSim {
   dir: string;
   kubeconfig: string;

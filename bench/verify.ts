@@ -23,6 +23,10 @@ import { runCli } from '../test/support/cli.ts';
 import { createApp } from '../test/verify/support.ts';
 import {
   alternate,
+  CONNECTIONS,
+  RATE,
+  ROUNDS,
+  WORK_MS,
   ms,
   nodePort,
   podHostPort,
@@ -32,12 +36,6 @@ import {
   startBenchSim,
 } from './load-path.ts';
 import { percentile } from './stats.ts';
-
-const RATE = Number(process.env.BENCH_RATE ?? 1000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const WORK_MS = 20;
-/** Enough connections for the rate at a few times the work's duration: the pool never holds a request back. */
-const CONNECTIONS = Math.min(1024, Math.ceil((RATE * WORK_MS * 8) / 1000) + 32);
 
 const sim = await startBenchSim('verify');
 const baseline = process.env.BENCH_BASELINE

@@ -89,8 +89,24 @@ async function esbuild() {
   }
 }
 
+/** esbuild's options for a program as one CommonJS file with no dependencies (the lab server, the sim's edge, the proxy's worker). */
+function oneFile(entry, outfile) {
+  return {
+    entryPoints: [join(ROOT, entry)],
+    absWorkingDir: ROOT,
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  };
+}
+
 /**
- * Builds dist/cli.mjs from harness/cli/main.ts, and dist/lab-server.cjs from server/main.ts. Each build writes
+ * Builds dist/cli.mjs from harness/cli/main.ts, and beside it the one-file programs (oneFile). Each build writes
  * its own temporary files and renames them into place, so spawns that find the bundle stale at once may each
  * build, and none reads half a file. The bundle's mtime is the build's start: a source saved while it builds
  * makes the next spawn build again. `prune` (an explicit build: npm's prepack and prepare) removes the chunks
@@ -125,43 +141,10 @@ export async function buildBundle({ prune = false } = {}) {
       write: false,
       logLevel: 'silent',
     }),
-    // One file with no dependencies, as the image has it: a container starts in about 0.1 s.
-    build({
-      entryPoints: [join(ROOT, 'server/main.ts')],
-      absWorkingDir: ROOT,
-      outfile: LAB_SERVER,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    }),
-    build({
-      entryPoints: [join(ROOT, 'cluster/sim/edge/main.ts')],
-      absWorkingDir: ROOT,
-      outfile: SIM_EDGE,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    }),
-    build({
-      entryPoints: [join(ROOT, 'cluster/sim/service-proxy-worker.ts')],
-      absWorkingDir: ROOT,
-      outfile: PROXY_WORKER,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    }),
+    // Each one file with no dependencies, as the image has it: a container starts in about 0.1 s.
+    build(oneFile('server/main.ts', LAB_SERVER)),
+    build(oneFile('cluster/sim/edge/main.ts', SIM_EDGE)),
+    build(oneFile('cluster/sim/service-proxy-worker.ts', PROXY_WORKER)),
   ]);
   mkdirSync(CHUNKS, { recursive: true });
   const suffix = `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
