@@ -10,6 +10,8 @@
 // - edge_via_service.*: the edge's Service's NodePort, as a client outside the cluster reaches it.
 // Each: requests, requests_failed, requests_per_s, overhead_ms_p50/p95/p99 from the due time beyond the
 // server's work, added_ms_pXX beyond straight; then <path>_added_ms_p95 against the bound (2 ms).
+// sim_cpu_us_per_request: the sim process's CPU per request (its Service proxy, the kubelet following the
+// pods' logs; the edge is a pod, a process of its own, not counted).
 // keepalive: whether the generator kept connections (its records say `reused`): a generator without
 // contract C4 opens one per request whatever it is asked.
 import { request } from 'node:http';
@@ -58,10 +60,20 @@ try {
   const env: Record<string, string> = keepAlive ? { LOAD_KEEPALIVE: '1' } : {};
   await routed(`http://127.0.0.1:${edgePort}`);
   const paths = [
-    { name: 'straight', target: `http://127.0.0.1:${await podHostPort(sim.kc, 'default', 'app=direct')}`, env },
-    { name: 'service_proxy', target: `http://127.0.0.1:${await nodePort(sim.kc, 'default', 'direct')}`, env },
-    { name: 'edge', target: `http://127.0.0.1:${edgePort}`, env },
-    { name: 'edge_via_service', target: `http://127.0.0.1:${edgeNodePort}`, env },
+    {
+      name: 'straight',
+      target: `http://127.0.0.1:${await podHostPort(sim.kc, 'default', 'app=direct')}`,
+      env,
+      cpuPid: sim.pid,
+    },
+    {
+      name: 'service_proxy',
+      target: `http://127.0.0.1:${await nodePort(sim.kc, 'default', 'direct')}`,
+      env,
+      cpuPid: sim.pid,
+    },
+    { name: 'edge', target: `http://127.0.0.1:${edgePort}`, env, cpuPid: sim.pid },
+    { name: 'edge_via_service', target: `http://127.0.0.1:${edgeNodePort}`, env, cpuPid: sim.pid },
   ];
   const figures = await alternate(paths, ROUNDS, {
     rate: RATE,
