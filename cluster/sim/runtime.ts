@@ -1,13 +1,12 @@
 // The sim's container runtime: images map to local programs, each container is a real child
 // process, and its stdout/stderr become the container log.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT, packagePath } from '../../lib/package-root.ts';
 import { HOOK_PROGRAM, PROXY_UPSTREAM_PORT_ENV } from '../../server/contract.ts';
 import { LogFileFollower } from './logfile.ts';
-import { programBundle } from './program-bundle.ts';
 import { wallNow } from './time.ts';
 
 export interface ImageEntry {
@@ -83,7 +82,9 @@ export function edgeBundle(): Promise<string> {
 /**
  * The lab server as one plain JavaScript file, as the real node's image has it: a container starts in about
  * 0.1 s instead of compiling TypeScript on every start, which on a loaded machine took seconds and made the
- * sim's pods late against the real node's.
+ * sim's pods late against the real node's. An installed package runs the one built when it was packed; a
+ * checkout bundles its sources once per process with esbuild (a devDependency), so that the sim always runs
+ * the server as it is written.
  */
 export function labServerBundle(): Promise<string> {
   serverBundle ??= bundleOnce(LAB_SERVER_SOURCE, LAB_SERVER_SHIPPED, 'the lab server');
