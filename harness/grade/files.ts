@@ -9,6 +9,7 @@ import {
 } from '../observation/read.ts';
 import { failedOrInconclusive, grade } from './grade.ts';
 import { gradeRollout } from './rollout/grade.ts';
+import { gradeEdge } from './edge/grade.ts';
 import { gradePairs } from './pairs.ts';
 import type { PredictionsFile } from './predictions.ts';
 import { GradeTally } from './tally.ts';
@@ -67,6 +68,7 @@ export async function gradeFile(path: string, options: GradeFileOptions = {}): P
 function gradeRead(path: string, parsed: AnyParsedObservation, options: GradeFileOptions): GradeResult {
   options.onObservation?.(path, parsed);
   if (parsed.kind === 'rollout') return gradeRollout(parsed.observation, { source: path });
+  if (parsed.kind === 'edge') return gradeEdge(parsed.observation, { source: path });
   return grade(parsed.observation, {
     source: path,
     predictions: options.predictions,

@@ -2,6 +2,7 @@
 import { tooCloseToCall, tooCloseToDiffer } from './outcome.ts';
 import { gradeStopSignalPair, type StopSignalPair } from './stop-signal-pair.ts';
 import { pairVerdict, readyPair } from './pair-ready.ts';
+import { type EdgePair, gradeEdgePair } from './edge/pair.ts';
 import { inconclusive, type PairResult, runKeyOf, type GradeResult } from './types.ts';
 
 export function gradePairs(results: GradeResult[]): PairResult[] {
@@ -13,6 +14,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
   const sidecarPairs = new Map<string, SidecarPair>();
   const retryPairs = new Map<string, RetryPair>();
   const stopSignalPairs = new Map<string, StopSignalPair>();
+  const edgePairs = new Map<string, EdgePair>();
   for (const r of results) {
     // A superseded try (run again) never forms a pair: the last try of the same run does.
     if (!r.labPair || r.supersededBy) continue;
@@ -30,6 +32,14 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
       if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
       else entry[r.labPair.role] = r;
       stopSignalPairs.set(key, entry);
+      continue;
+    }
+    if (r.labPair.role === 'no-prestop' || r.labPair.role === 'sleep-outlasts-lag') {
+      const key = `${runKeyOf(r)}\0${r.labPair.id}`;
+      const entry = edgePairs.get(key) ?? { pairId: r.labPair.id, invalid: new Set() };
+      if (r.verdict === 'evidence-invalid') entry.invalid.add(r.labPair.role);
+      else entry[r.labPair.role] = r;
+      edgePairs.set(key, entry);
       continue;
     }
     if (r.labPair.role === 'proxy-first' || r.labPair.role === 'app-first') {
@@ -127,6 +137,7 @@ export function gradePairs(results: GradeResult[]): PairResult[] {
     ...[...sidecarPairs.values()].map(gradeSidecarPair),
     ...[...retryPairs.values()].map(gradeRetryPair),
     ...[...stopSignalPairs.values()].map(gradeStopSignalPair),
+    ...[...edgePairs.values()].map(gradeEdgePair),
   ];
 }
 

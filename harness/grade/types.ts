@@ -114,6 +114,23 @@ export interface RolloutGradeResult extends ResultBase {
   kind: 'rollout';
   deploymentUid: string | null;
   rollout: RolloutSection;
+  /** An edge scenario's own findings (grade/edge/grade.ts); absent for a rollout without an edge. */
+  edge?: EdgeGradeSection;
+}
+
+/** What an edge scenario's grade adds: the model's expectation for each cause, and what was seen of it. */
+export interface EdgeGradeSection {
+  via: 'httproute' | 'ingress';
+  host: string | null;
+  /** The model's lag of the edge (seconds): how long it may still send to a dropped endpoint. */
+  modelLagSeconds: number;
+  expectations: { cause: string; exposure: 'expected' | 'possible' | 'none'; seen: number; why: string }[];
+  /** Failed requests by cause (the edge's causes, else the rollout's). */
+  causes: Record<string, number>;
+  /** The longest the edge was seen still sending to a dropped endpoint (seconds); null when it never was. */
+  measuredLagSeconds: number | null;
+  /** Requests the edge logged as retried by its own retry middleware (RetryAttempts > 0). */
+  edgeRetried: number;
 }
 
 /** A grade, keyed by the kind of run it grades. */

@@ -2,6 +2,7 @@
 // backoff living once, here. run/, safety/ and the commands import from this file only.
 export { connect, timeoutOptions, type Cluster, type ConnectOptions } from './connect.ts';
 export { apiErrorText, classify, escapedApiFailure, isNotFound, type Failure } from './failures.ts';
+export { createRoute, deleteRoute, readGateway, readService, type RouteKind } from './edge-routes.ts';
 export { followLog, readLog, type LogStreamCallbacks } from './logs.ts';
 export { createPod, deletePod, listEvents, listPods, nodeInfo, readPod, removeFinalizer } from './pods.ts';
 export { openPortForward, type PortForwardHandle } from './portforward.ts';

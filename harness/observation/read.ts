@@ -20,6 +20,7 @@ import {
   type Observation,
 } from './schema.ts';
 import { ObservationV1Schema, upgradeV1 } from './v1.ts';
+import { type EdgeObservation, EDGE_SCHEMA_VERSION, EdgeObservationSchema, isEdgeObservation } from './edge.ts';
 import {
   isRolloutObservation,
   ROLLOUT_SCHEMA_VERSION,
@@ -314,9 +315,24 @@ async function readObservationFile(path: string, signal?: AbortSignal): Promise<
 /** Either kind of observation file: a pod scenario's, or a rollout's (told apart by `kind`). */
 export type AnyParsedObservation =
   | ({ kind: 'pod' } & ParsedObservation)
-  | { kind: 'rollout'; observation: RolloutObservation; fileVersion: number };
+  | { kind: 'rollout'; observation: RolloutObservation; fileVersion: number }
+  | { kind: 'edge'; observation: EdgeObservation; fileVersion: number };
+
+function parseEdgeObservationFile(data: unknown, source: string): AnyParsedObservation {
+  const version = (data as { schemaVersion?: unknown }).schemaVersion;
+  if (version !== EDGE_SCHEMA_VERSION)
+    throw invalid(
+      source,
+      'schemaVersion',
+      `this termlab reads edge observations of version ${EDGE_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`,
+    );
+  const result = EdgeObservationSchema.safeParse(data);
+  if (!result.success) throw schemaProblem(result.error, source);
+  return { kind: 'edge', observation: result.data, fileVersion: EDGE_SCHEMA_VERSION };
+}
 
 function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
+  if (isEdgeObservation(data)) return parseEdgeObservationFile(data, source);
   if (!isRolloutObservation(data)) return { kind: 'pod', ...parseObservationFile(data, source) };
   const version = (data as { schemaVersion?: unknown }).schemaVersion;
   if (version !== ROLLOUT_SCHEMA_VERSION)

@@ -4,12 +4,15 @@
 import { writeFileAtomic } from '../../lib/files.ts';
 import { MAX_OBSERVATION_BYTES, type Observation, ObservationSchema } from './schema.ts';
 import { isRolloutObservation, type RolloutObservation, RolloutObservationSchema } from './rollout.ts';
+import { type EdgeObservation, EdgeObservationSchema, isEdgeObservation } from './edge.ts';
 
 /** The observation as the file holds it; throws a ZodError, or an Error naming the size over the limit. */
-function observationText(observation: Observation | RolloutObservation): string {
-  const valid = isRolloutObservation(observation)
-    ? RolloutObservationSchema.parse(observation)
-    : ObservationSchema.parse(observation);
+function observationText(observation: Observation | RolloutObservation | EdgeObservation): string {
+  const valid = isEdgeObservation(observation)
+    ? EdgeObservationSchema.parse(observation)
+    : isRolloutObservation(observation)
+      ? RolloutObservationSchema.parse(observation)
+      : ObservationSchema.parse(observation);
   const text = `${JSON.stringify(valid, null, 2)}\n`;
   const bytes = Buffer.byteLength(text);
   if (bytes > MAX_OBSERVATION_BYTES) {
@@ -20,6 +23,9 @@ function observationText(observation: Observation | RolloutObservation): string 
   return text;
 }
 
-export async function writeAnyObservation(path: string, observation: Observation | RolloutObservation): Promise<void> {
+export async function writeAnyObservation(
+  path: string,
+  observation: Observation | RolloutObservation | EdgeObservation,
+): Promise<void> {
   await writeFileAtomic(path, observationText(observation));
 }

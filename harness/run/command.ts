@@ -40,7 +40,7 @@ import { RunClock } from './clock.ts';
 import type { runFlags } from './flags.ts';
 import { createProgress } from './progress.ts';
 import type { ScenarioContext } from './scenario.ts';
-import { POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
+import { EDGE_SCENARIOS, POD_SCENARIOS, podsOfScenario, ROLLOUT_SCENARIOS, type ScenarioKind } from './kinds.ts';
 import { exitReason, summaryTable } from './summary.ts';
 import { graceCaption, predictionLines, predictionsCount, tryName } from '../report/format.ts';
 
@@ -54,7 +54,7 @@ export interface SimStartOptions {
   kubeVersion?: string;
   /** --feature-gates, as the simulated cluster parses it. */
   featureGates?: string;
-  /** Install the edge (manifests/edge/traefik.yaml) and wait for it Ready: `termlab verify --sim --via`. */
+  /** Install the edge (manifests/edge/traefik.yaml) and wait for it Ready: `termlab verify --sim --via`, and scenario files whose load goes through it. */
   edge?: boolean;
 }
 /** `--sim`'s cluster: started through the CLI's one door to cluster/sim. */
@@ -129,10 +129,13 @@ export function createRunCommand(startSim: StartSim): CommandModule<typeof runFl
             proxySyncDelayMs: plan.proxySyncDelayMs,
             kubeVersion: plan.values['kube-version'],
             featureGates: plan.values['feature-gates'],
+            // Only edge scenarios start the edge: any other run's cluster starts as before.
+            ...(plan.set.kind === 'edge' ? { edge: true } : {}),
           })
         : null;
       try {
         // One kind per file: the kind's own object runs, writes and counts its scenarios.
+        if (plan.set.kind === 'edge') return await executeRun(plan, EDGE_SCENARIOS, plan.set.scenarios, sim, io);
         return plan.set.kind === 'rollout'
           ? await executeRun(plan, ROLLOUT_SCENARIOS, plan.set.scenarios, sim, io)
           : await executeRun(plan, POD_SCENARIOS, plan.set.scenarios, sim, io);
@@ -199,7 +202,13 @@ async function planRun(values: Values<typeof runFlags>) {
   // No answer before a prediction: with none sealed and no --reveal, what the run saw and what the model says
   // stay off the terminal and out of the reports, as `termlab scenarios` keeps them until --reveal. A rollout has
   // no answer to hide (its answer comes from the old pods' live lifecycle, as `termlab scenarios` says).
-  const hidden = set.kind === 'pod' && !sealed && !values.reveal ? hiddenHint(values) : null;
+  // An edge scenario's answer follows from its file (the model of the edge's lag): hidden like a pod's.
+  const hidden =
+    set.kind === 'rollout' || sealed || values.reveal
+      ? null
+      : set.kind === 'edge'
+        ? edgeHiddenHint(values)
+        : hiddenHint(values);
   // Rollouts run one at a time by default: their timing under load is the lesson.
   const maxPods = positiveInt(values['max-pods'], '--max-pods', 8);
   // Retry scenarios hold three pods each: by default as many run at once as the pod cap has room for.
@@ -209,10 +218,7 @@ async function planRun(values: Values<typeof runFlags>) {
     '--parallel',
     Math.max(
       1,
-      Math.min(
-        (set.kind === 'rollout' ? ROLLOUT_SCENARIOS : POD_SCENARIOS).defaultParallel,
-        Math.floor(maxPods / widest),
-      ),
+      Math.min((set.kind === 'pod' ? POD_SCENARIOS : ROLLOUT_SCENARIOS).defaultParallel, Math.floor(maxPods / widest)),
     ),
   );
   const readyTimeoutMs = positiveInt(values['ready-timeout'], '--ready-timeout', 120) * 1000;
@@ -271,6 +277,12 @@ function hiddenHint(values: Values<typeof runFlags>): string {
     ...(values.only === undefined ? [] : [`--only ${values.only}`]),
   ].join(' ');
   return `answers hidden: no predictions were sealed, so the outcomes, exit codes, verdicts and the kubelet model's answers are not shown (the observation files hold the evidence in full). Predict each outcome first: \`${predict}\`, then run with --predictions; or run again with --reveal to see them now.`;
+}
+
+/** An edge run's hint: predict from `termlab scenarios` (the setup), then --reveal; predict's file does not cover edges yet. */
+function edgeHiddenHint(values: Values<typeof runFlags>): string {
+  const scenarios = values.scenarios === undefined ? '' : ` --scenarios ${values.scenarios}`;
+  return `answers hidden: the outcomes, verdicts and the edge model's answers are not shown (the observation files hold the evidence in full). Predict from each setup first (\`termlab scenarios${scenarios}\`), then run again with --reveal, or grade these files with \`termlab grade\`.`;
 }
 
 /** execute and finish: one kind's scenarios on the cluster, each try written and graded, then the reports and the exit code. */

@@ -9,6 +9,9 @@ import { type RolloutScenario, rolloutDeadlineSeconds } from '../scenario/rollou
 import type { Scenario } from '../scenario/schema.ts';
 import { podDeadlineSeconds } from '../safety/deadline.ts';
 import { runRollout } from './rollout.ts';
+import { runEdge } from './edge.ts';
+import { asRollout, type EdgeScenario } from '../scenario/edge.ts';
+import type { EdgeObservation } from '../observation/edge.ts';
 import { runScenario, type ScenarioContext } from './scenario.ts';
 
 export interface ScenarioKind<S extends { name: string }, O> {
@@ -66,4 +69,14 @@ export const ROLLOUT_SCENARIOS: ScenarioKind<RolloutScenario, RolloutObservation
   runsTriesAgain: false,
   pairOf: () => null,
   sweepsWorkloads: () => true,
+};
+
+export const EDGE_SCENARIOS: ScenarioKind<EdgeScenario, EdgeObservation> = {
+  ...(ROLLOUT_SCENARIOS as unknown as Omit<ScenarioKind<EdgeScenario, EdgeObservation>, 'kind'>),
+  kind: 'edge',
+  deadlineSeconds: (s) => rolloutDeadlineSeconds(asRollout(s)),
+  podsAtOnce: (scenarios, parallel) => ROLLOUT_SCENARIOS.podsAtOnce(scenarios.map(asRollout), parallel),
+  describeTraffic: () => "load from a pod through the edge (Traefik's Gateway or Ingress), kept alive",
+  run: runEdge,
+  pairOf: (s) => s.labPair?.id ?? null,
 };

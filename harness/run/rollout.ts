@@ -57,8 +57,21 @@ export function rolloutNameFor(scenario: RolloutScenario, runId: string): string
 type ServiceRecord = NonNullable<RolloutObservation['objects']['service']>;
 type PodRecord = NonNullable<RolloutObservation['objects']['loadPod']>;
 
+/**
+ * What a scenario kind built on a rollout (the edge's, run/edge.ts) adds: objects after the Service, the
+ * pods' and the load's settings, and where the load goes. Each hook registers its own undo with the cleaner.
+ */
+export interface RolloutExtension {
+  afterService?(r: { name: string; cleaner: Cleaner; service: ServiceRecord }): Promise<void>;
+  podTemplate?(template: Raw): Raw;
+  loadPod?(pod: Raw): Raw;
+  /** The load's base URL, instead of the Service's. */
+  target?(): Promise<string>;
+}
+
 /** What one rollout holds while it runs: its names, the record each phase fills in, and what it follows. */
 interface Rollout {
+  ext: RolloutExtension;
   ctx: ScenarioContext;
   scenario: RolloutScenario;
   name: string;
@@ -78,8 +91,12 @@ interface Rollout {
 }
 
 /** Runs one rollout scenario and returns its observation; failures are recorded in it, never thrown. */
-export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario): Promise<RolloutObservation> {
-  const r = planRollout(ctx, scenario);
+export async function runRollout(
+  ctx: ScenarioContext,
+  scenario: RolloutScenario,
+  ext: RolloutExtension = {},
+): Promise<RolloutObservation> {
+  const r = planRollout(ctx, scenario, ext);
   followEveryPod(r);
   const cleanup = await runPhases<RolloutPhase>(
     ctx,
@@ -103,7 +120,7 @@ export async function runRollout(ctx: ScenarioContext, scenario: RolloutScenario
 }
 
 /** plan: the names and selectors, the empty record, the watches and the cleaner; nothing touches the cluster yet. */
-function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
+function planRollout(ctx: ScenarioContext, scenario: RolloutScenario, ext: RolloutExtension): Rollout {
   const name = rolloutNameFor(scenario, ctx.runId);
   const renderOptions = {
     name,
@@ -118,6 +135,7 @@ function planRollout(ctx: ScenarioContext, scenario: RolloutScenario): Rollout {
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
   return {
+    ext,
     ctx,
     scenario,
     name,
@@ -249,13 +267,12 @@ async function createPhase(r: Rollout): Promise<{ service: ServiceRecord; genera
   cleaner.defer('delete service', async () =>
     (await deleteService(cluster, namespace, name, objects.service!.uid)) === 'gone' ? 'gone' : 'done',
   );
+  await r.ext.afterService?.({ name, cleaner, service: serviceRecord });
 
-  const deployment = await createDeployment(
-    cluster,
-    namespace,
-    renderDeployment(ctx.template, scenario, renderOptions) as k8s.V1Deployment,
-    { signal: ctx.signal },
-  );
+  const rendered = renderDeployment(ctx.template, scenario, renderOptions);
+  if (r.ext.podTemplate) rendered.spec.template = r.ext.podTemplate(rendered.spec.template);
+
+  const deployment = await createDeployment(cluster, namespace, rendered as k8s.V1Deployment, { signal: ctx.signal });
   objects.deployment = { name, uid: deployment.metadata!.uid! };
   r.template.before = {
     at: clock.now(),
@@ -307,10 +324,13 @@ async function loadPhase(r: Rollout, service: ServiceRecord): Promise<PodRecord>
   const { cluster, namespace, clock } = ctx;
   const readyPod = [...watches.evidence.podEvents].reverse().find((e) => e.role === 'lab' && e.ready);
   const hostIP = readyPod ? (await readPod(cluster, namespace, readyPod.name))?.status?.hostIP : undefined;
-  const target = (objects.target = ctx.simulated
-    ? `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`
-    : `http://${service.clusterIP}:${SERVICE_PORT}`);
-  const loadBody = renderLoadPod(ctx.template, scenario, { ...r.renderOptions, target });
+  const target = (objects.target = r.ext.target
+    ? await r.ext.target()
+    : ctx.simulated
+      ? `http://${hostIP ?? '127.0.0.1'}:${service.nodePort}`
+      : `http://${service.clusterIP}:${SERVICE_PORT}`);
+  const rendered = renderLoadPod(ctx.template, scenario, { ...r.renderOptions, target });
+  const loadBody = r.ext.loadPod ? r.ext.loadPod(rendered) : rendered;
   const created = await createPod(cluster, namespace, loadBody as k8s.V1Pod, { signal: ctx.signal });
   const loadPod = (objects.loadPod = { name: created.metadata!.name!, uid: created.metadata!.uid! });
   r.timeline.loadPodCreated = clock.now();
@@ -342,11 +362,12 @@ async function loadPhase(r: Rollout, service: ServiceRecord): Promise<PodRecord>
 /** roll out: the new template, until every replica is new and available and every old pod is gone. */
 async function rolloutPhase(r: Rollout): Promise<void> {
   const { ctx, scenario, name, timeline, watches } = r;
+  const next = renderPodTemplate(ctx.template, scenario, scenario.to, 'to', r.renderOptions);
   const patched = await replaceDeploymentTemplate(
     ctx.cluster,
     ctx.namespace,
     name,
-    renderPodTemplate(ctx.template, scenario, scenario.to, 'to', r.renderOptions) as k8s.V1PodTemplateSpec,
+    (r.ext.podTemplate ? r.ext.podTemplate(next) : next) as k8s.V1PodTemplateSpec,
     { signal: ctx.signal },
   );
   timeline.templateChanged = ctx.clock.now();

@@ -8,6 +8,9 @@ import { podDeadlineSeconds } from '../safety/deadline.ts';
 import type { scenariosFlags } from './flags.ts';
 import { loadScenarioSet, onlyNames } from './load.ts';
 import { describeRollout } from './rollout.ts';
+import { describeEdge, type EdgeScenario } from './edge.ts';
+import { edgeModelInput, predictEdge } from '../grade/edge/theory.ts';
+import { rulesFor } from '../grade/theory.ts';
 import { describeSetup } from './setup.ts';
 
 // The model's answer (and the descriptions, which state it) stay hidden until --reveal, so a
@@ -28,6 +31,36 @@ export const scenariosCommand: CommandModule<typeof scenariosFlags> = {
       else
         for (const s of set.scenarios)
           io.out(`${s.name}  (rollout: ${describeRollout(s)})\n${s.description ? `    ${s.description}\n` : ''}`);
+      return 0;
+    }
+    if (set.kind === 'edge') {
+      // The edge model's answer follows from the file: hidden until --reveal, as a pod scenario's.
+      const answer = (s: EdgeScenario) => predictEdge(edgeModelInput(s, rulesFor(null).rules));
+      if (isData(values.output))
+        io.out(
+          formatted(
+            set.scenarios.map(({ description, ...s }) =>
+              values.reveal
+                ? { scenario: { ...s, description }, prediction: answer({ ...s, description }) }
+                : { scenario: s },
+            ),
+            values.output,
+          ),
+        );
+      else
+        for (const s of set.scenarios) {
+          io.out(`${s.name}  (edge: ${describeEdge(s)})\n`);
+          if (!values.reveal) continue;
+          if (s.description) io.out(`    ${s.description}\n`);
+          const p = answer(s);
+          io.out(`    model: failures ${p.failures}\n`);
+          for (const e of p.expectations) io.out(`      ${e.cause}: ${e.exposure} — ${e.why}\n`);
+          io.out('\n');
+        }
+      if (!values.reveal)
+        io.out(
+          "\nPredict which requests fail and why first. `termlab scenarios --reveal` shows the edge model's answers.\n",
+        );
       return 0;
     }
     const scenarios = set.scenarios;

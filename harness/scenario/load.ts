@@ -5,6 +5,7 @@ import { parseYamlText } from '../../lib/yaml-text.ts';
 import { formatIssue } from '../../lib/files.ts';
 import { oneLine } from '../../lib/terminal.ts';
 import { isRolloutFile, RolloutFileSchema, type RolloutScenario } from './rollout.ts';
+import { EdgeFileSchema, type EdgeScenario, isEdgeFile } from './edge.ts';
 import { nearest } from '../../lib/suggest.ts';
 import { packagePath } from '../../lib/package-root.ts';
 import { FileScenarioSchema, PreStopSchema, RETRY_FIELDS, ScenarioFileSchema, type Scenario } from './schema.ts';
@@ -92,7 +93,10 @@ function unknownField(file: YamlFile, path: string): TermlabError | null {
   return null;
 }
 
-export type ScenarioSet = { kind: 'pod'; scenarios: Scenario[] } | { kind: 'rollout'; scenarios: RolloutScenario[] };
+export type ScenarioSet =
+  | { kind: 'pod'; scenarios: Scenario[] }
+  | { kind: 'rollout'; scenarios: RolloutScenario[] }
+  | { kind: 'edge'; scenarios: EdgeScenario[] };
 
 function pick<T extends { name: string }>(scenarios: T[], path: string, only?: string[]): T[] {
   if (!only?.length) return scenarios;
@@ -106,7 +110,7 @@ function pick<T extends { name: string }>(scenarios: T[], path: string, only?: s
   return scenarios.filter((s) => only.includes(s.name));
 }
 
-/** Either kind of scenario file: pod scenarios, or rollouts (every entry `kind: rollout`). */
+/** Any kind of scenario file: pod scenarios, rollouts (entries `kind: rollout`) or edge scenarios (`kind: edge`). */
 export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: string[]): Promise<ScenarioSet> {
   const file = await readYaml(path, 'SCENARIO_INVALID');
   const data = file.data;
@@ -115,6 +119,16 @@ export async function loadScenarioSet(path: string = DEFAULT_SCENARIOS, only?: s
     if (!result.success)
       throw new TermlabError('SCENARIO_INVALID', `${path}: ${formatIssue(result.error.issues[0]!)}`, { source: path });
     return { kind: 'rollout', scenarios: pick(result.data.scenarios, path, only) };
+  }
+  if (isEdgeFile(data)) {
+    const result = EdgeFileSchema.safeParse(data);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      throw new TermlabError('SCENARIO_INVALID', `${path}: ${place(file, issue.path)}: ${oneLine(issue.message)}`, {
+        source: path,
+      });
+    }
+    return { kind: 'edge', scenarios: pick(result.data.scenarios, path, only) };
   }
   const stray = unknownField(file, path);
   if (stray) throw stray;
@@ -140,10 +154,10 @@ export function onlyNames(only: string | undefined): string[] | undefined {
 
 export async function loadScenarios(path: string = DEFAULT_SCENARIOS, only?: string[]): Promise<Scenario[]> {
   const set = await loadScenarioSet(path, only);
-  if (set.kind === 'rollout')
+  if (set.kind !== 'pod')
     throw new TermlabError(
       'SCENARIO_INVALID',
-      `${path}: scenarios: rollout scenarios (kind: rollout) are run with \`termlab run --scenarios ${path}\`, not this command`,
+      `${path}: scenarios: ${set.kind} scenarios (kind: ${set.kind}) are run with \`termlab run --scenarios ${path}\`, not this command`,
       { source: path },
     );
   return set.scenarios;

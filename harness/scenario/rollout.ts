@@ -16,39 +16,66 @@ const RolloutTemplateSchema = z.strictObject({
 });
 export type RolloutTemplate = z.infer<typeof RolloutTemplateSchema>;
 
+/** A rollout's fields, which the edge scenarios (edge.ts) share. */
+export const RolloutFields = {
+  name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
+  description: z.string().max(500).optional(),
+  replicas: z.int().min(1).max(10),
+  maxSurge: IntOrPercent,
+  maxUnavailable: IntOrPercent,
+  terminationGracePeriodSeconds: z.int().min(1).max(600),
+  load: z.strictObject({
+    /** Requests per second through the Service. */
+    rate: z.int().min(1).max(2000),
+    /** Each request's own length on the server (GET /work?ms=). */
+    workMs: z.int().min(1).max(60_000),
+    /** The load generator's bounded pool. */
+    connections: z.int().min(1).max(1024).default(32),
+    /** How long the load runs; it must outlast the rollout. */
+    durationMs: z.int().min(1000).max(600_000),
+  }),
+  /** After the load has completed requests steadily for a second: when the template is changed. */
+  changeAfterMs: z.int().min(0).max(600_000),
+};
+
+type Refinable = {
+  changeAfterMs: number;
+  load: { durationMs: number };
+  maxSurge: number | string;
+  maxUnavailable: number | string;
+};
+/** What a rollout's fields must hold together (the Deployment API's rule among them). */
+export function rolloutRefinements(s: Refinable, ctx: z.RefinementCtx): void {
+  if (s.changeAfterMs >= s.load.durationMs)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'changeAfterMs must be shorter than load.durationMs, or the change comes after the load',
+      path: ['changeAfterMs'],
+    });
+  if (s.maxSurge === 0 && s.maxUnavailable === 0)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'maxSurge and maxUnavailable cannot both be 0 (the Deployment API refuses it)',
+      path: ['maxUnavailable'],
+    });
+}
+
 export const RolloutScenarioSchema = z
   .strictObject({
     kind: z.literal('rollout'),
-    name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/, 'lower-case letters, digits and dashes, at most 42'),
-    description: z.string().max(500).optional(),
-    replicas: z.int().min(1).max(10),
-    maxSurge: IntOrPercent,
-    maxUnavailable: IntOrPercent,
-    terminationGracePeriodSeconds: z.int().min(1).max(600),
+    name: RolloutFields.name,
+    description: RolloutFields.description,
+    replicas: RolloutFields.replicas,
+    maxSurge: RolloutFields.maxSurge,
+    maxUnavailable: RolloutFields.maxUnavailable,
+    terminationGracePeriodSeconds: RolloutFields.terminationGracePeriodSeconds,
     /** The template the Deployment is created with, and the one it is changed to under load. */
     from: RolloutTemplateSchema,
     to: RolloutTemplateSchema,
-    load: z.strictObject({
-      /** Requests per second through the Service. */
-      rate: z.int().min(1).max(2000),
-      /** Each request's own length on the server (GET /work?ms=). */
-      workMs: z.int().min(1).max(60_000),
-      /** The load generator's bounded pool. */
-      connections: z.int().min(1).max(1024).default(32),
-      /** How long the load runs; it must outlast the rollout. */
-      durationMs: z.int().min(1000).max(600_000),
-    }),
-    /** After the load has completed requests steadily for a second: when the template is changed. */
-    changeAfterMs: z.int().min(0).max(600_000),
+    load: RolloutFields.load,
+    changeAfterMs: RolloutFields.changeAfterMs,
   })
-  .refine((s) => s.changeAfterMs < s.load.durationMs, {
-    message: 'changeAfterMs must be shorter than load.durationMs, or the change comes after the load',
-    path: ['changeAfterMs'],
-  })
-  .refine((s) => s.maxSurge !== 0 || s.maxUnavailable !== 0, {
-    message: 'maxSurge and maxUnavailable cannot both be 0 (the Deployment API refuses it)',
-    path: ['maxUnavailable'],
-  });
+  .superRefine(rolloutRefinements);
 export type RolloutScenario = z.infer<typeof RolloutScenarioSchema>;
 
 export const RolloutFileSchema = z

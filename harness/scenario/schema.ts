@@ -45,7 +45,7 @@ export const RetrySchema = z.object({
 export type Retry = z.infer<typeof RetrySchema>;
 export const RETRY_FIELDS = Object.keys(RetrySchema.shape);
 
-/** The halves of the lab's pairs: the grace pair's, the sidecar pair's, the retries pair's and the stop-signal pair's. */
+/** The halves of the lab's pairs: the grace pair's, the sidecar pair's, the retries pair's, the stop-signal pair's and the edge pair's (edge.ts). */
 export const LAB_PAIR_ROLES = [
   'short',
   'restored',
@@ -55,6 +55,8 @@ export const LAB_PAIR_ROLES = [
   'with-key',
   'term-default',
   'quit-stop-signal',
+  'no-prestop',
+  'sleep-outlasts-lag',
 ] as const;
 export type LabPairRole = (typeof LAB_PAIR_ROLES)[number];
 

@@ -80,7 +80,7 @@ export function attribute(records: LoadRecord[], pods: PodFacts[], origin: { wal
   });
 }
 
-function loadLogCheck(o: RolloutObservation, load: LoadLog): Check {
+export function loadLogCheck(o: RolloutObservation, load: LoadLog): Check {
   const id = 'evidence.load-log';
   if (!o.evidence.loadLog) return inconclusive(id, 'no load pod log was recorded');
   if (load.malformed.length) return fail(id, `load log line ${load.malformed[0]!.line}: ${load.malformed[0]!.problem}`);
@@ -171,7 +171,7 @@ function requestsVsLabLogs(load: LoadLog, pods: PodFacts[]): Check {
   return pass(id, `${checked} requests agree with the lab pods' own logs`);
 }
 
-function lifecycleCaptured(o: RolloutObservation, pods: PodFacts[]): Check {
+export function lifecycleCaptured(o: RolloutObservation, pods: PodFacts[]): Check {
   const id = 'evidence.lifecycle-captured';
   const terminated = pods.filter((p) => p.deletionSeen !== null);
   if (!terminated.length) return inconclusive(id, 'no lab pod was seen terminating');
@@ -212,7 +212,7 @@ function lifecycleCaptured(o: RolloutObservation, pods: PodFacts[]): Check {
   );
 }
 
-function lifecycleConsistent(pods: PodFacts[]): Check {
+export function lifecycleConsistent(pods: PodFacts[]): Check {
   const id = 'evidence.lifecycle-consistent';
   for (const p of pods) {
     const read = p.live;

@@ -1,0 +1,147 @@
+// The grader's model of an edge scenario, written from Traefik's documented and sourced behaviour
+// (docs/edge.md, /work/notes/edge-findings.md) and the kubelet's rules, apart from the simulator's edge:
+// which causes of failure each scenario must show, may show, and must not show. Outcomes only, never
+// sub-second timing: the lesson is which mechanism loses requests, not when.
+import type { EdgeCause } from '../../edge/attribute.ts';
+import type { EdgeScenario } from '../../scenario/edge.ts';
+import { hookDurationSeconds } from '../../scenario/schema.ts';
+import { graceOf, type KubeletRules, remainingAfterHook } from '../theory.ts';
+import type { Exposure } from '../rollout/theory.ts';
+
+/**
+ * How long the edge may still send new requests to a pod after its EndpointSlice dropped it. Traefik
+ * learns endpoints from an EndpointSlice informer and applies a provider's new configuration at most once
+ * per `providers.providersThrottleDuration` (2 s by default, pkg/server/configurationwatcher.go); in a
+ * rollout every old pod's deletion follows a new pod's readiness (itself a new configuration) within
+ * moments, so the removal waits out the throttle. A terminating endpoint is not given new requests.
+ */
+export const EDGE_LAG_SECONDS = 2;
+/** Traefik's servers transport `forwardingTimeouts.idleConnTimeout` default: how long it keeps an idle upstream connection. */
+export const EDGE_IDLE_TIMEOUT_SECONDS = 90;
+/** Go's http.Transport replays these on a new connection when a reused one fails before any answer byte. */
+const REPLAYED = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/** What the model says of one cause: must the run show it, may it, or must it not. */
+export interface EdgeExpectation {
+  cause: EdgeCause | 'at the pod';
+  exposure: Exposure;
+  why: string;
+}
+
+export interface EdgePrediction {
+  /** Whether any request fails: expected if any cause is, none if every cause is none. */
+  failures: Exposure;
+  expectations: EdgeExpectation[];
+  hookSeconds: number;
+  lagSeconds: number;
+  steps: string[];
+}
+
+export interface EdgeModelInput {
+  mode: string;
+  hookSeconds: number;
+  graceSeconds: number;
+  workMs: number;
+  keepAlive: EdgeScenario['app']['keepAlive'];
+  keepAliveTimeoutMs: number;
+  method: string;
+  /** The rollout keeps a ready endpoint throughout (maxUnavailable 0). */
+  alwaysServing: boolean;
+  rules: KubeletRules;
+}
+
+export function edgeModelInput(s: EdgeScenario, rules: KubeletRules): EdgeModelInput {
+  return {
+    mode: s.pods.mode,
+    hookSeconds: hookDurationSeconds(s.pods.preStop),
+    graceSeconds: s.terminationGracePeriodSeconds,
+    workMs: s.load.workMs,
+    keepAlive: s.app.keepAlive,
+    keepAliveTimeoutMs: s.app.keepAliveTimeoutMs,
+    method: s.load.method,
+    alwaysServing: s.maxUnavailable === 0 || s.maxUnavailable === '0%',
+    rules,
+  };
+}
+
+export function combineExposure(all: Exposure[]): Exposure {
+  if (all.includes('expected')) return 'expected';
+  if (all.includes('possible')) return 'possible';
+  return 'none';
+}
+
+export function predictEdge(i: EdgeModelInput): EdgePrediction {
+  const lag = EDGE_LAG_SECONDS;
+  const hook = i.hookSeconds;
+  const replayed = REPLAYED.has(i.method.toUpperCase());
+  const steps: string[] = [];
+  const out: EdgeExpectation[] = [];
+
+  // The edge's lag: the app stops taking new work at TERM (503, then refused connections: 502 at the edge)
+  // while the edge still sends it requests.
+  const stillRouted = hook < lag;
+  out.push({
+    cause: 'edge-routed-to-removed-endpoint',
+    exposure: stillRouted ? 'expected' : 'none',
+    why: stillRouted
+      ? `TERM ${hook === 0 ? 'at once' : `after the ${hook}s sleep`}, while the edge still sends the pod new requests for up to ${lag}s after its endpoint is dropped: they fail`
+      : `the ${hook}s sleep outlasts the edge's ${lag}s lag: by TERM the edge sends the pod nothing new`,
+  });
+  steps.push(out.at(-1)!.why);
+
+  // The kept-alive race: the app closes a pooled connection just as the edge sends on it.
+  const idleShorter = i.keepAliveTimeoutMs / 1000 < EDGE_IDLE_TIMEOUT_SECONDS;
+  const idleRace = idleShorter && !replayed;
+  const race: Exposure = stillRouted || idleRace ? 'possible' : 'none';
+  const idleWhy = idleRace
+    ? `the app's own ${i.keepAliveTimeoutMs / 1000}s idle timeout, shorter than the edge's ${EDGE_IDLE_TIMEOUT_SECONDS}s, may close a connection under a ${i.method}, which the edge does not replay (502)`
+    : idleShorter
+      ? `a ${i.method} caught by the app's idle timeout is replayed by the edge on a new connection`
+      : `the app keeps idle connections at least as long as the edge (${EDGE_IDLE_TIMEOUT_SECONDS}s)`;
+  const raceWhy = stillRouted
+    ? `${i.keepAlive === 'naive' ? 'the naive app closes its idle kept-alive connections at TERM' : 'the polite app answers with Connection: close after TERM'} while the edge still sends there: a 502 before the EndpointSlice dropped the pod is the race, after it the lag; ${idleWhy}`
+    : `at TERM the edge sends the pod nothing, so ${i.keepAlive === 'naive' ? 'the naive app closing its idle connections' : 'closing its connections'} races no request; ${idleWhy}`;
+  out.push({ cause: 'keepalive-closed-by-app', exposure: race, why: raceWhy });
+  steps.push(raceWhy);
+
+  // The edge with nothing to send to: a rollout that never leaves the Service without a ready endpoint has none.
+  out.push({
+    cause: 'no-endpoint-at-edge',
+    exposure: i.alwaysServing ? 'none' : 'possible',
+    why: i.alwaysServing
+      ? 'the rollout keeps a ready endpoint at every moment (maxUnavailable 0): the edge always has one'
+      : 'the rollout may leave no ready endpoint for a moment: the edge answers 503',
+  });
+  steps.push(out.at(-1)!.why);
+
+  // At the pod itself, as in a rollout without an edge: cut at TERM, or by SIGKILL.
+  const grace = graceOf({ terminationGracePeriodSeconds: i.graceSeconds }, null, i.rules);
+  const remaining = remainingAfterHook(grace, hook, i.rules);
+  const atPod: EdgeExpectation =
+    i.mode === 'immediate'
+      ? {
+          cause: 'at the pod',
+          exposure: 'expected',
+          why: 'immediate mode exits at TERM and cuts the requests in flight',
+        }
+      : i.workMs / 1000 > remaining
+        ? {
+            cause: 'at the pod',
+            exposure: 'expected',
+            why: `work of ${i.workMs / 1000}s outlasts the ${remaining}s left after the hook: cut by SIGKILL`,
+          }
+        : {
+            cause: 'at the pod',
+            exposure: 'none',
+            why: `the graceful app finishes its work within the ${remaining}s left`,
+          };
+  out.push(atPod);
+  steps.push(atPod.why);
+  return {
+    failures: combineExposure(out.map((e) => e.exposure)),
+    expectations: out,
+    hookSeconds: hook,
+    lagSeconds: lag,
+    steps,
+  };
+}
