@@ -2,6 +2,7 @@
 // edge (an HTTPRoute on the Gateway termlab-edge/edge, or an Ingress of class traefik) on kept-alive
 // connections, with the app's own keep-alive behaviour at TERM. Told apart by `kind: edge` on its entries.
 import { z } from 'zod';
+import { LAB_KEEPALIVE_VARIANTS } from '../../server/contract.ts';
 import { RolloutFields, type RolloutScenario, rolloutRefinements } from './rollout.ts';
 import { describePreStop, PreStopSchema } from './schema.ts';
 
@@ -10,7 +11,7 @@ export const EDGE_PAIR_ROLES = ['no-prestop', 'sleep-outlasts-lag'] as const;
 export type EdgePairRole = (typeof EDGE_PAIR_ROLES)[number];
 
 /** LAB_KEEPALIVE (contract C3): after TERM, `polite` answers with Connection: close; `naive` closes idle sockets at once. */
-export const KEEP_ALIVE_VARIANTS = ['polite', 'naive'] as const;
+export const KEEP_ALIVE_VARIANTS = LAB_KEEPALIVE_VARIANTS;
 export type KeepAliveVariant = (typeof KEEP_ALIVE_VARIANTS)[number];
 
 export const EdgeScenarioSchema = z

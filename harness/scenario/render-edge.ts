@@ -2,6 +2,7 @@
 // that publishes the Service at the edge (an HTTPRoute on the Gateway termlab-edge/edge, or an Ingress
 // of class traefik) under a hostname of its own, the app's keep-alive variant (contract C3), and the
 // load's keep-alive, method and Host header (contract C4).
+import { LAB_KEEPALIVE_ENV, LAB_KEEPALIVE_TIMEOUT_ENV } from '../../server/contract.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import type { EdgeScenario } from './edge.ts';
 import { SERVICE_PORT } from './render-rollout.ts';
@@ -68,8 +69,8 @@ const setEnv = (container: Record<string, any>, values: Record<string, string>) 
 /** The app's keep-alive variant on the lab container of a pod template (LAB_KEEPALIVE, LAB_KEEPALIVE_TIMEOUT_MS). */
 export function withAppKeepAlive(podTemplate: Record<string, any>, scenario: EdgeScenario): Record<string, any> {
   setEnv(podTemplate.spec.containers[0], {
-    LAB_KEEPALIVE: scenario.app.keepAlive,
-    LAB_KEEPALIVE_TIMEOUT_MS: String(scenario.app.keepAliveTimeoutMs),
+    [LAB_KEEPALIVE_ENV]: scenario.app.keepAlive,
+    [LAB_KEEPALIVE_TIMEOUT_ENV]: String(scenario.app.keepAliveTimeoutMs),
   });
   return podTemplate;
 }

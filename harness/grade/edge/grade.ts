@@ -53,11 +53,11 @@ export interface EdgeFailure {
 
 /** The X-Termlab-Request value of a load line: its own `requestId` (contract C4) or, before that field, its id. */
 function accessFor(record: LoadRecord, ids: Map<string, EdgeAccess>, log: AccessLog): EdgeAccess | null {
-  const own = (record as { requestId?: unknown }).requestId;
-  if (typeof own === 'string') return ids.get(own) ?? null;
+  if (record.requestId) return ids.get(record.requestId) ?? null;
   return ids.get(record.id) ?? log.entries.find((e) => e.requestId?.endsWith(`-${record.id}`)) ?? null;
 }
 
+/** Each endpoint's changes, keyed by its pod's UID where the slice names it (the simulated cluster's pods share an IP). */
 function sliceChanges(o: EdgeObservation, wall0: number): SliceChange[] {
   const out: SliceChange[] = [];
   const listed = new Map<string, Set<string>>();
@@ -65,12 +65,13 @@ function sliceChanges(o: EdgeObservation, wall0: number): SliceChange[] {
     const at = (Date.parse(e.receivedAt.wall) - wall0) / 1000;
     const now = new Set<string>();
     if (e.type !== 'DELETED')
-      for (const ep of e.endpoints)
-        for (const ip of ep.addresses) {
-          now.add(ip);
-          out.push({ at, ip, gone: false, ready: ep.ready });
-        }
-    for (const ip of listed.get(e.name) ?? []) if (!now.has(ip)) out.push({ at, ip, gone: true, ready: null });
+      for (const ep of e.endpoints) {
+        const key = ep.podUid ?? ep.addresses[0];
+        if (!key) continue;
+        now.add(key);
+        out.push({ at, ip: key, gone: false, ready: ep.ready });
+      }
+    for (const key of listed.get(e.name) ?? []) if (!now.has(key)) out.push({ at, ip: key, gone: true, ready: null });
     listed.set(e.name, now);
   }
   return out;
@@ -80,14 +81,20 @@ function edgePods(o: EdgeObservation, pods: PodFacts[]): EdgePod[] {
   const ipOf = new Map<string, string>();
   for (const e of o.evidence.sliceEvents)
     for (const ep of e.endpoints) if (ep.podUid && ep.addresses[0]) ipOf.set(ep.podUid, ep.addresses[0]);
-  return pods.map((p) => ({
-    name: p.name,
-    ip: ipOf.get(p.uid) ?? null,
-    deletion: p.deletionSeen,
-    term: p.term,
-    exited: p.ended,
-    keepAliveTimeoutSeconds: o.scenario.app.keepAliveTimeoutMs / 1000,
-  }));
+  return pods.map((p) => {
+    // The port the app said it listens on: what tells pods apart that share an IP.
+    const port = (p.log?.lines.find((l) => l.event === 'listening')?.fields as { port?: unknown } | undefined)?.port;
+    return {
+      name: p.name,
+      ip: ipOf.get(p.uid) ?? null,
+      port: typeof port === 'number' ? port : null,
+      endpoint: p.uid,
+      deletion: p.deletionSeen,
+      term: p.term,
+      exited: p.ended,
+      keepAliveTimeoutSeconds: o.scenario.app.keepAliveTimeoutMs / 1000,
+    };
+  });
 }
 
 /** Each failed request's cause from its own sources. */
@@ -102,6 +109,7 @@ export function edgeFailures(o: EdgeObservation): { failures: EdgeFailure[]; log
   const atPod = new Map(attribute(load.records, pods, origin).map((a) => [a.record, a.cause]));
   const base: Omit<EdgeEvidence, 'access' | 'accessAt'> = {
     accessLogRead: o.edge.accessLogs.length > 0,
+    idsKept: log.entries.length === 0 || log.entries.some((e) => e.requestId !== null),
     pods: edgePods(o, pods),
     slice: sliceChanges(o, wall0),
     edgeIdleTimeoutSeconds: EDGE_IDLE_TIMEOUT_SECONDS,
@@ -113,13 +121,13 @@ export function edgeFailures(o: EdgeObservation): { failures: EdgeFailure[]; log
     const a = attributeAtEdge(
       {
         id: record.id,
-        method: o.scenario.load.method,
+        method: record.method ?? o.scenario.load.method,
         due: null,
         sent: (Date.parse(record.sent.time) - wall0) / 1000,
         ended: (Date.parse(record.ended.time) - wall0) / 1000,
         status: record.status,
-        body: null,
-        reused: null,
+        body: record.bodyHead ?? null,
+        reused: record.reused ?? null,
       },
       {
         ...base,

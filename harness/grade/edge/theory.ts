@@ -9,11 +9,14 @@ import { graceOf, type KubeletRules, remainingAfterHook } from '../theory.ts';
 import type { Exposure } from '../rollout/theory.ts';
 
 /**
- * How long the edge may still send new requests to a pod after its EndpointSlice dropped it. Traefik
- * learns endpoints from an EndpointSlice informer and applies a provider's new configuration at most once
- * per `providers.providersThrottleDuration` (2 s by default, pkg/server/configurationwatcher.go); in a
- * rollout every old pod's deletion follows a new pod's readiness (itself a new configuration) within
- * moments, so the removal waits out the throttle. A terminating endpoint is not given new requests.
+ * How long the edge may still send new requests to a pod after its EndpointSlice marked it not ready.
+ * Traefik's Gateway provider keeps only ready endpoints (its Ingress provider fences terminating ones, which
+ * get no new request), so the pod leaves the edge with the configuration built from that change. Traefik
+ * forwards a provider's configuration through a one-slot ring and then sleeps
+ * `providers.providersThrottleDuration` (2 s by default; pkg/provider/aggregator/aggregator.go): a change
+ * after a quiet spell goes at once, one within 2 s of the last waits for the rest of them. In a rollout
+ * every old pod's deletion follows a new pod's readiness, itself a new configuration, within moments: so
+ * its removal waits nearly the whole 2 s. (/work/notes/edge-findings.md, node-edge's and sim-edge's reading.)
  */
 export const EDGE_LAG_SECONDS = 2;
 /** Traefik's servers transport `forwardingTimeouts.idleConnTimeout` default: how long it keeps an idle upstream connection. */
