@@ -19,7 +19,8 @@ describe('the edge model', () => {
         'edge-routed-to-removed-endpoint': 'expected',
         'keepalive-closed-by-app': 'possible',
         'no-endpoint-at-edge': 'none',
-        'at the pod': 'none',
+        'refused after TERM': 'possible',
+        'cut at the pod': 'none',
       });
   });
 
@@ -33,7 +34,8 @@ describe('the edge model', () => {
       'edge-routed-to-removed-endpoint': 'none',
       'keepalive-closed-by-app': 'possible',
       'no-endpoint-at-edge': 'none',
-      'at the pod': 'none',
+      'refused after TERM': 'none',
+      'cut at the pod': 'none',
     });
     expect(p.expectations[1]!.why).toMatch(/POST.*not replay/);
   });
@@ -79,5 +81,58 @@ describe('grading edge evidence', () => {
     const r = gradeEdge(o);
     expect(check(r, 'evidence.edge-access-log').status).toBe('inconclusive');
     expect(r.verdict).not.toBe('matches-model');
+  });
+});
+
+/** (setup) with one request the pod refused (503, draining) on a connection the edge sent on before the slice dropped it. */
+function withDrainingRefusal(o: ReturnType<typeof edgeObservation>) {
+  const lines = o.evidence.loadLog!.lines;
+  const changed = Date.parse(o.timeline.templateChanged!.wall);
+  const failedAt = lines.findIndex((l) => l.text.includes('"http-error"'));
+  // A failed request if any, else one answered during the rollout.
+  const i =
+    failedAt >= 0
+      ? failedAt
+      : lines.findIndex((l) => l.text.includes('"completed"') && Date.parse(JSON.parse(l.text).sent.time) > changed);
+  const record = JSON.parse(lines[i]!.text);
+  const access = o.edge.accessLogs[0]!.lines;
+  const j = access.findIndex((l) => JSON.parse(l.text)['request_X-Termlab-Request'] === record.id);
+  const line = JSON.parse(access[j]!.text);
+  // Sent as the rollout began, before any EndpointSlice change: the edge could not have known.
+  line.StartUTC = o.timeline.templateChanged!.wall;
+  line.DownstreamStatus = 503;
+  line.OriginStatus = 503;
+  access[j] = { ...access[j]!, text: JSON.stringify(line) };
+  lines[i] = { ...lines[i]!, text: JSON.stringify({ ...record, outcome: 'rejected', status: 503 }) };
+  const end = lines.findIndex((l) => l.text.includes('"load-end"'));
+  const tally = JSON.parse(lines[end]!.text);
+  const wasCompleted = record.outcome === 'completed';
+  lines[end] = {
+    ...lines[end]!,
+    text: JSON.stringify({
+      ...tally,
+      rejected: tally.rejected + 1,
+      completed: tally.completed - (wasCompleted ? 1 : 0),
+      failed: tally.failed + (wasCompleted ? 1 : 0),
+    }),
+  };
+  return o;
+}
+
+describe('a request the pod refused after its TERM, the edge not yet told', () => {
+  it('is the lag window\'s own (allowed with no preStop), not a failure "at the pod" the model rules out', () => {
+    const r = gradeEdge(withDrainingRefusal(edgeObservation(SETUPS.a)));
+    expect(r.edge!.causes['draining (503)']).toBe(1);
+    expect(check(r, 'edge.model.refused-after-TERM')).toMatchObject({ status: 'pass' });
+    expect(check(r, 'edge.model.cut-at-the-pod')).toMatchObject({ status: 'pass' });
+    expect(r.verdict).toBe('matches-model');
+  });
+
+  it('differs where the sleep outlasts the lag: nothing should reach the pod after its TERM', () => {
+    const r = gradeEdge(withDrainingRefusal(edgeObservation(SETUPS.c, { dropFailures: true })));
+    expect(check(r, 'edge.model.refused-after-TERM')).toMatchObject({
+      status: 'fail',
+      reason: expect.stringMatching(/but 1 were seen/),
+    });
   });
 });

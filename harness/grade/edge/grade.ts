@@ -6,7 +6,6 @@
 import { type AccessLog, byRequestId, type EdgeAccess, parseAccessLog } from '../../edge/access-log.ts';
 import {
   attributeAtEdge,
-  EDGE_CAUSES,
   type EdgeCause,
   type EdgeEvidence,
   type EdgePod,
@@ -142,22 +141,31 @@ export function edgeFailures(o: EdgeObservation): { failures: EdgeFailure[]; log
   return { failures, log, records: load.records };
 }
 
-/** Which failures each of the model's causes counts: the edge's by name; 'at the pod' the rollout's causes. */
+/** The rollout's causes at the pod, as the model groups them (rollout/grade.ts names them). */
+const REFUSED_AFTER_TERM = new Set(['draining (503)', 'refused after TERM', 'unanswered after TERM']);
+const CUT = new Set(['cut at TERM', 'cut by SIGKILL', 'cut', 'timed out']);
+/** A failure no source explains: an answer the edge's line does not account for, or none at all. */
+const UNEXPLAINED = new Set(['unattributed', 'http error']);
+
+/** Which failures each of the model's causes counts: the edge's by name, the pod's by the rollout's causes. */
 const countsFor = (e: EdgeExpectation, f: EdgeFailure) =>
-  e.cause === 'at the pod'
-    ? !(f.cause in EDGE_CAUSES) && f.cause !== 'before the change' && f.cause !== 'unattributed'
-    : f.cause === e.cause;
+  e.cause === 'refused after TERM'
+    ? REFUSED_AFTER_TERM.has(f.cause)
+    : e.cause === 'cut at the pod'
+      ? CUT.has(f.cause)
+      : f.cause === e.cause;
 
 /** Each cause as the checks name it: what failed, in a few words. */
 const CAUSE_WORDS: Record<EdgeExpectation['cause'], string> = {
   'edge-routed-to-removed-endpoint': 'requests the edge still sent to a dropped endpoint',
   'keepalive-closed-by-app': '502s from a kept-alive connection the app closed',
   'no-endpoint-at-edge': '503s from an edge with no endpoint',
-  'at the pod': 'failures at the pod itself (cut at TERM or by SIGKILL)',
+  'refused after TERM': 'requests the pod refused after its TERM while still listed',
+  'cut at the pod': 'requests cut at the pod itself (at TERM or by SIGKILL)',
 };
 
 function causeCheck(e: EdgeExpectation, seen: number): Check {
-  const id = `edge.model.${e.cause === 'at the pod' ? 'at-pod' : e.cause}`;
+  const id = `edge.model.${e.cause.replaceAll(' ', '-')}`;
   const name = CAUSE_WORDS[e.cause];
   if (e.exposure === 'expected')
     return seen > 0
@@ -195,7 +203,7 @@ function attributedCheck(failures: EdgeFailure[]): Check {
   const byCause = new Map<string, number>();
   for (const f of counted) byCause.set(f.cause, (byCause.get(f.cause) ?? 0) + 1);
   const summary = [...byCause].map(([c, n]) => `${n} ${c}`).join(', ');
-  const open = counted.filter((f) => f.cause === 'unattributed');
+  const open = counted.filter((f) => UNEXPLAINED.has(f.cause));
   if (open.length)
     return inconclusive(
       id,

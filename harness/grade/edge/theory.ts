@@ -26,7 +26,8 @@ const REPLAYED = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 /** What the model says of one cause: must the run show it, may it, or must it not. */
 export interface EdgeExpectation {
-  cause: EdgeCause | 'at the pod';
+  /** The edge's causes; 'refused after TERM': the pod refused what reached it after its TERM (503 draining, a refused or unanswered connection) while still listed; 'cut at the pod': cut at TERM or by SIGKILL. */
+  cause: EdgeCause | 'refused after TERM' | 'cut at the pod';
   exposure: Exposure;
   why: string;
 }
@@ -117,24 +118,35 @@ export function predictEdge(i: EdgeModelInput): EdgePrediction {
   });
   steps.push(out.at(-1)!.why);
 
+  // What reaches the pod after its TERM, before the EndpointSlice showed it leaving: the kubelet's TERM and the
+  // endpoint's removal come from one deletion, in either order.
+  out.push({
+    cause: 'refused after TERM',
+    exposure: stillRouted ? 'possible' : 'none',
+    why: stillRouted
+      ? "TERM and the endpoint's removal come from the same deletion: what the edge sends in between is refused by the draining app (503)"
+      : 'by TERM the pod has long left the edge: nothing reaches it to refuse',
+  });
+  steps.push(out.at(-1)!.why);
+
   // At the pod itself, as in a rollout without an edge: cut at TERM, or by SIGKILL.
   const grace = graceOf({ terminationGracePeriodSeconds: i.graceSeconds }, null, i.rules);
   const remaining = remainingAfterHook(grace, hook, i.rules);
   const atPod: EdgeExpectation =
     i.mode === 'immediate'
       ? {
-          cause: 'at the pod',
+          cause: 'cut at the pod',
           exposure: 'expected',
           why: 'immediate mode exits at TERM and cuts the requests in flight',
         }
       : i.workMs / 1000 > remaining
         ? {
-            cause: 'at the pod',
+            cause: 'cut at the pod',
             exposure: 'expected',
             why: `work of ${i.workMs / 1000}s outlasts the ${remaining}s left after the hook: cut by SIGKILL`,
           }
         : {
-            cause: 'at the pod',
+            cause: 'cut at the pod',
             exposure: 'none',
             why: `the graceful app finishes its work within the ${remaining}s left`,
           };
