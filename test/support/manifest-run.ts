@@ -34,6 +34,8 @@ export interface Manifest {
   file: string;
   names: string[];
   rollouts: boolean;
+  /** Edge scenarios (kind: edge): rollouts through the edge, run by test/run/manifests-edge.test.ts. */
+  edges: boolean;
 }
 
 export const manifests: Manifest[] = readdirSync(join(repoRoot, 'manifests'))
@@ -50,10 +52,11 @@ export const manifests: Manifest[] = readdirSync(join(repoRoot, 'manifests'))
     file: m.file,
     names: m.data!.scenarios!.map((s) => s.name),
     rollouts: m.data!.scenarios!.some((s) => s.kind === 'rollout'),
+    edges: m.data!.scenarios!.some((s) => s.kind === 'edge'),
   }));
 
 /** One manifest run as a user runs it, every scenario graded as the model says (or as its open gap). */
-export async function expectManifestRuns({ file, names, rollouts }: Manifest): Promise<void> {
+export async function expectManifestRuns({ file, names, rollouts, edges }: Manifest): Promise<void> {
   const out = join(mkdtempSync(join(tmpdir(), 'termlab-manifest-')), 'run');
   // Pod scenarios many at a time; rollouts one at a time, as termlab runs them (their timing under load is the lesson);
   // retry scenarios as many as the pod cap has room for (three pods each), termlab's default for them.
@@ -64,7 +67,11 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
     '--reveal',
     ...(defaultMatrix
       ? []
-      : ['--scenarios', join('manifests', file), ...(rollouts || file === 'retries.yaml' ? [] : ['--parallel', '8'])]),
+      : [
+          '--scenarios',
+          join('manifests', file),
+          ...(rollouts || edges || file === 'retries.yaml' ? [] : ['--parallel', '8']),
+        ]),
     '--output-dir',
     out,
   ]);
@@ -72,6 +79,9 @@ export async function expectManifestRuns({ file, names, rollouts }: Manifest): P
   if (defaultMatrix) await expectWholeMatrix(out, r, names);
   // The sidecar pair: the proxy stopped with the app cuts what the native sidecar lets complete.
   if (file === 'sidecars.yaml') expect(r.stdout).toContain('lab pair sidecar: pass');
+  // The edge pair: the edge's lag fails requests with no preStop; a sleep that outlasts it fails none.
+  if (edges)
+    expect(r.stdout).toMatch(/lab pair edge: pass — the same load through the edge: [1-9]\d* of \d+ requests failed/);
   // The retries pair: the doubled effect without a key, the single one with it.
   if (file === 'retries.yaml') {
     expect(r.stdout).toContain('lab pair retries: pass');
