@@ -24,6 +24,20 @@ describe('the edge model', () => {
       });
   });
 
+  it("a sleep within the lag's range (throttle, then Traefik's processing) may or may not outlast it; past it, none", () => {
+    const lagExposure = (seconds: number) =>
+      predictEdge(edgeModelInput(edgeScenario({ ...SETUPS.c, preStopSeconds: seconds }), rules)).expectations[0]!
+        .exposure;
+    expect([1, 1.5, 3, 4.6, 4.7, 5].map(lagExposure)).toEqual([
+      'expected',
+      'possible',
+      'possible',
+      'possible',
+      'none',
+      'none',
+    ]);
+  });
+
   it('(c) a sleep that outlasts the lag, polite app, GET: no failure of any cause', () => {
     expect(predict('c').failures).toBe('none');
   });

@@ -18,7 +18,20 @@ import type { Exposure } from '../rollout/theory.ts';
  * every old pod's deletion follows a new pod's readiness, itself a new configuration, within moments: so
  * its removal waits nearly the whole 2 s. (/work/notes/edge-findings.md, node-edge's and sim-edge's reading.)
  */
-export const EDGE_LAG_SECONDS = 2;
+export const EDGE_THROTTLE_SECONDS = 2;
+/**
+ * Traefik's own time to build and apply a configuration, on top of the throttle: node-edge measured up to
+ * ~2.7 s (p99, a lone deletion, the node at load 10-15: docs/edge.md). A sleep at least the throttle plus this
+ * outlasts the edge's lag however the changes fell.
+ */
+export const EDGE_PROCESSING_MAX_SECONDS = 2.7;
+/**
+ * Below this the edge surely still routes to the pod at its TERM in a rollout: the throttle's wait less the moment
+ * between the new pod's readiness and the old pod's deletion (bursts measured p50 1.6-1.8 s on the node).
+ */
+export const EDGE_LAG_LOW_SECONDS = 1.5;
+/** The longest the edge may still send a pod new requests after its EndpointSlice dropped it, in a rollout. */
+export const EDGE_LAG_SECONDS = EDGE_THROTTLE_SECONDS + EDGE_PROCESSING_MAX_SECONDS;
 /** Traefik's servers transport `forwardingTimeouts.idleConnTimeout` default: how long it keeps an idle upstream connection. */
 export const EDGE_IDLE_TIMEOUT_SECONDS = 90;
 /** Go's http.Transport replays these on a new connection when a reused one fails before any answer byte. */
@@ -82,14 +95,17 @@ export function predictEdge(i: EdgeModelInput): EdgePrediction {
   const out: EdgeExpectation[] = [];
 
   // The edge's lag: the app stops taking new work at TERM (503, then refused connections: 502 at the edge)
-  // while the edge still sends it requests.
+  // while the edge still sends it requests. Surely below the lag's low end; maybe within it; never past it.
   const stillRouted = hook < lag;
+  const surely = hook < EDGE_LAG_LOW_SECONDS;
   out.push({
     cause: 'edge-routed-to-removed-endpoint',
-    exposure: stillRouted ? 'expected' : 'none',
-    why: stillRouted
-      ? `TERM ${hook === 0 ? 'at once' : `after the ${hook}s sleep`}, while the edge still sends the pod new requests for up to ${lag}s after its endpoint is dropped: they fail`
-      : `the ${hook}s sleep outlasts the edge's ${lag}s lag: by TERM the edge sends the pod nothing new`,
+    exposure: surely ? 'expected' : stillRouted ? 'possible' : 'none',
+    why: surely
+      ? `TERM ${hook === 0 ? 'at once' : `after the ${hook}s sleep`}, while the edge still sends the pod new requests for ${EDGE_LAG_LOW_SECONDS}s to ${lag}s after its endpoint is dropped in a rollout (its ${EDGE_THROTTLE_SECONDS}s throttle, then its own processing): they fail`
+      : stillRouted
+        ? `the ${hook}s sleep may or may not outlast the edge's lag (${EDGE_LAG_LOW_SECONDS}s to ${lag}s in a rollout)`
+        : `the ${hook}s sleep outlasts the edge's lag (at most ${lag}s: its ${EDGE_THROTTLE_SECONDS}s throttle and its own processing): by TERM the edge sends the pod nothing new`,
   });
   steps.push(out.at(-1)!.why);
 
