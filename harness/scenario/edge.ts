@@ -3,6 +3,7 @@
 // connections, with the app's own keep-alive behaviour at TERM. Told apart by `kind: edge` on its entries.
 import { z } from 'zod';
 import { LAB_KEEPALIVE_VARIANTS } from '../../server/contract.ts';
+import { defaultLoadConnections } from '../../server/load.ts';
 import { RolloutFields, type RolloutScenario, rolloutRefinements } from './rollout.ts';
 import { describePreStop, PreStopSchema } from './schema.ts';
 
@@ -29,6 +30,8 @@ export const EdgeScenarioSchema = z
     via: z.enum(['httproute', 'ingress']).default('httproute'),
     load: z.strictObject({
       ...RolloutFields.load.shape,
+      /** The load's pool; unset: sized from the rate and the work, as the load generator sizes it (C4). */
+      connections: z.int().min(1).max(1024).optional(),
       /** LOAD_KEEPALIVE: reuse connections, as browsers and services do. */
       keepAlive: z.boolean().default(true),
       /** LOAD_METHOD: a POST is not replayed by the edge when a kept-alive connection dies under it. */
@@ -65,7 +68,7 @@ export function asRollout(s: EdgeScenario): RolloutScenario {
     terminationGracePeriodSeconds: s.terminationGracePeriodSeconds,
     from: s.pods,
     to: s.pods,
-    load: { rate, workMs, connections, durationMs },
+    load: { rate, workMs, connections: connections ?? defaultLoadConnections(rate, workMs), durationMs },
     changeAfterMs: s.changeAfterMs,
   };
 }
