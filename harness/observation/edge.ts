@@ -1,6 +1,7 @@
 // The edge observation: a rollout's evidence (rollout.ts) plus the edge's own, written once and never
-// edited. The edge's access-log lines are kept verbatim as the edge pods' logs gave them, only this
-// run's (those whose RequestHost is the route's own hostname; the edge serves other routes too).
+// edited. The edge's access-log lines are kept as the edge pods' logs gave them (with the API's time and
+// when the harness got each), only this run's (those whose RequestHost is the route's own hostname; the
+// edge serves other routes too) and only the fields termlab reads (contract C2), in the edge's own order.
 import { z } from 'zod';
 import { EdgeScenarioSchema } from '../scenario/edge.ts';
 import { PodLogSchema, RolloutObservationSchema } from './rollout.ts';
@@ -20,7 +21,7 @@ export const EdgeSectionSchema = z.object({
   service: z
     .object({ namespace: z.string(), name: z.string(), clusterIP: z.string().nullable(), port: z.int() })
     .nullable(),
-  /** Each edge pod's log from a moment before the load: only the access-log lines of this route's host. */
+  /** Each edge pod's log from a moment before the load: only the access-log lines of this route's host, C2's fields. */
   accessLogs: z.array(PodLogSchema.extend({ ip: z.string().nullable() })),
   /** Why the access logs are missing or partial (no edge pod found, a follow that failed), null when whole. */
   accessLogProblem: z.string().nullable(),

@@ -28,17 +28,40 @@ interface EdgeState {
   followers: { pod: string; uid: string; ip: string | null; follower: LogFollower }[];
 }
 
-/** Whether a line of an edge pod's log is an access-log line of this route (its RequestHost); the others are not this run's. */
-export function isRouteAccessLine(text: string, host: string): boolean {
-  if (!text.startsWith('{') || !text.includes(host)) return false;
+/** The access-log fields termlab reads (contract C2): the rest of Traefik's 40-odd fields is left out of the file. */
+const KEPT_FIELDS = [
+  'StartUTC',
+  'Duration',
+  'DownstreamStatus',
+  'OriginStatus',
+  'RequestMethod',
+  'RequestPath',
+  'RequestHost',
+  'ServiceAddr',
+  'ServiceURL',
+  'RouterName',
+  'RetryAttempts',
+];
+const REQUEST_ID = 'request_x-termlab-request';
+
+/**
+ * This route's access-log line with only the fields termlab reads, or null for any other line (another route's,
+ * Traefik's general log). A line of every field is ~1.3 KB: at thousands of requests the file would pass its limit.
+ */
+export function routeAccessLine(text: string, host: string): string | null {
+  if (!text.startsWith('{') || !text.includes(host)) return null;
+  let json: Record<string, unknown>;
   try {
-    const json = JSON.parse(text) as { RequestHost?: unknown };
-    return (
-      json.RequestHost === host || (typeof json.RequestHost === 'string' && json.RequestHost.split(':')[0] === host)
-    );
+    json = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    return false;
+    return null;
   }
+  const requestHost = typeof json.RequestHost === 'string' ? json.RequestHost.split(':')[0] : null;
+  if (requestHost !== host) return null;
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(json))
+    if (KEPT_FIELDS.includes(k) || k.toLowerCase() === REQUEST_ID) kept[k] = v;
+  return JSON.stringify(kept);
 }
 
 async function followEdgePods(ctx: ScenarioContext, state: EdgeState, cleaner: Cleaner): Promise<void> {
@@ -143,7 +166,10 @@ export async function runEdge(ctx: ScenarioContext, scenario: EdgeScenario): Pro
     pod,
     uid,
     ip,
-    lines: follower.lines.filter((l) => isRouteAccessLine(l.text, host)),
+    lines: follower.lines.flatMap((l) => {
+      const text = routeAccessLine(l.text, host);
+      return text === null ? [] : [{ ...l, text }];
+    }),
     // The edge outlives the run: its stream is stopped by the harness, never ended by the container.
     ended: follower.error === null,
     error: follower.error,
