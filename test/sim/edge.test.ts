@@ -160,7 +160,8 @@ describe('the simulated edge', () => {
     });
     const entry = await line;
     follow.abort();
-    expect(text.split('\n').some((l) => l.includes(' INF '))).toBe(true);
+    // Traefik's own lines: text with ANSI colours, not JSON.
+    expect(text.split('\n').some((l) => l.includes('\x1b[32mINF\x1b[0m'))).toBe(true);
     const target = (await core.readNamespacedPod({ namespace: 'default', name: pod })).spec!.containers[0]!.ports![0]!
       .hostPort;
     expect(entry).toMatchObject({
@@ -175,9 +176,12 @@ describe('the simulated edge', () => {
       ServiceURL: `http://127.0.0.1:${target}`,
       entryPointName: 'web',
     });
+    // As on the node: `%.10x` of the hash is 20 hex digits; the service is the router's, "-svc-", namespace, name, index.
     expect(entry.RouterName).toMatch(
-      /^httproute-default-plain-gw-termlab-edge-edge-ep-web-0-[0-9a-f]{10}@kubernetesgateway$/,
+      /^httproute-default-plain-gw-termlab-edge-edge-ep-web-0-[0-9a-f]{20}@kubernetesgateway$/,
     );
+    expect(entry.ServiceName).toBe(`${entry.RouterName.replace(/@.*/, '')}-svc-default-plain-0@kubernetesgateway`);
+    expect(entry.GzipRatio).toBeUndefined();
     expect(Number.isInteger(entry.Duration) && entry.Duration > 0).toBe(true);
     expect(new Date(entry.StartUTC).toISOString().slice(0, 10)).toBe(new Date().toISOString().slice(0, 10));
     // logrus's JSONFormatter: keys sorted.

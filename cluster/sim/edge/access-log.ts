@@ -15,6 +15,7 @@ export interface AccessRecord {
   protocol: string;
   requestSize: number;
   routerName?: string;
+  ingress?: { namespace: string; name: string; service: string; port: string };
   serviceName?: string;
   serviceAddr?: string;
   serviceUrl?: string;
@@ -77,6 +78,13 @@ export function accessLine(r: AccessRecord, nowWallMs: number, durationNs: numbe
     DownstreamContentSize: r.downstreamSize,
     DownstreamStatus: r.downstreamStatus,
     Duration: durationNs,
+    // Set when the origin's size differs from what was sent and something was sent (logger.go:357-362): 0 for Traefik's own answers.
+    GzipRatio:
+      r.originSize !== r.downstreamSize && r.downstreamSize !== 0 ? r.originSize / r.downstreamSize : undefined,
+    KubernetesIngressName: r.ingress?.name,
+    KubernetesIngressNamespace: r.ingress?.namespace,
+    KubernetesServiceName: r.ingress?.service,
+    KubernetesServicePort: r.ingress?.port,
     OriginContentSize: r.originSize,
     OriginDuration: r.originNs,
     OriginStatus: r.originStatus,
@@ -116,9 +124,15 @@ export function logAccess(r: AccessRecord): void {
   }
 }
 
-/** Traefik's own log lines (--log.level=INFO, the default "common" format), interleaved with the access log. */
-export function generalLog(level: 'INF' | 'WRN' | 'ERR', message: string): void {
-  pending.push(`${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} ${level} ${message}\n`);
+const LEVEL_COLOUR = { INF: 32, WRN: 33, ERR: 31 } as const;
+
+/**
+ * Traefik's own log lines (--log.level=INFO, zerolog's console writer), interleaved with the access log: text with
+ * ANSI colours, as node-edge saw on the node (`\x1b[90m<time>\x1b[0m \x1b[32mINF\x1b[0m <message>`).
+ */
+export function generalLog(level: keyof typeof LEVEL_COLOUR, message: string): void {
+  const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  pending.push(`\x1b[90m${time}\x1b[0m \x1b[${LEVEL_COLOUR[level]}m${level}\x1b[0m ${message}\n`);
   if (!scheduled) {
     scheduled = true;
     setImmediate(flush);

@@ -139,6 +139,7 @@ export function handle(routing: Routing, req: IncomingMessage, res: ServerRespon
     return done(404, httpError(res, 404, '404 page not found'));
   }
   record.routerName = route.routerName;
+  record.ingress = route.ingress;
   const backend = pickBackend(route);
   if (backend?.status !== undefined) {
     req.resume();

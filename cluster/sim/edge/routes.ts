@@ -27,6 +27,8 @@ export interface Backend {
 
 export interface Route {
   provider: 'kubernetesgateway' | 'kubernetes';
+  /** An Ingress's router logs these (accesslog/logger.go:216): namespace, name, Service and its port as written. */
+  ingress?: { namespace: string; name: string; service: string; port: string };
   /** RouterName in the access log, with its provider suffix. */
   routerName: string;
   entryPoint: string;
@@ -59,7 +61,7 @@ export function normalize(name: string): string {
     .join('-');
 }
 
-/** makeRouterName (gateway/kubernetes.go:1229): a readable label and 10 hex digits of a SHA-256. */
+/** makeRouterName (gateway/kubernetes.go:1229): a readable label and `%.10x` of a SHA-256, its first 10 bytes in hex. */
 function gatewayRouterName(route: any, gateway: any, ep: string, index: number, rule: string): string {
   const { namespace, name } = route.metadata;
   const label = normalize(
@@ -69,7 +71,7 @@ function gatewayRouterName(route: any, gateway: any, ep: string, index: number, 
   for (const c of [namespace, name, gateway.metadata.namespace, gateway.metadata.name, ep, String(index)])
     h.update(`${Buffer.byteLength(c)}:${c}`);
   h.update(rule);
-  return `${label}-${h.digest('hex').slice(0, 10)}@kubernetesgateway`;
+  return `${label}-${h.digest('hex').slice(0, 20)}@kubernetesgateway`;
 }
 
 /** The pod's published node port for a container port (the scheduler writes hostPort into the pod's spec). */
@@ -153,9 +155,8 @@ export function gatewayRoutes(c: Caches, entryPoints: Map<string, number>): Rout
             const ruleText = `${hosts.length ? `(${hosts.map((h) => `Host(\`${h}\`)`).join(' || ')}) && ` : ''}${pathType}(\`${path}\`)`;
             const routerName = gatewayRouterName(route, gw, ep, i, ruleText);
             const backends: Backend[] = ((rule.backendRefs ?? []) as any[]).map((ref, bi) => {
-              const name = normalize(
-                `${routerName.replace(/@.*$/, '')}-svc-${ref.namespace ?? ns}-${ref.name}-${ref.port}-${bi}`,
-              );
+              // httproute.go:286: "%s-svc-%s-%s-%d" (router, namespace, name, backend index).
+              const name = `${routerName.replace(/@.*$/, '')}-svc-${ref.namespace ?? ns}-${ref.name}-${bi}`;
               const backend: Backend = {
                 name: `${name}@kubernetesgateway`,
                 weight: ref.weight ?? 1,
@@ -213,6 +214,12 @@ export function ingressRoutes(c: Caches, ingressClass: string | null, entryPoint
         routes.push({
           provider: 'kubernetes',
           routerName: `${key}@kubernetes`,
+          ingress: {
+            namespace: ns,
+            name: ing.metadata.name,
+            service: ref.name,
+            port: String(ref.port.number ?? ref.port.name),
+          },
           // The Ingress provider's routers listen on every entry point.
           entryPoint: [...entryPoints.keys()][0]!,
           hosts: host ? [host] : [],
