@@ -5,7 +5,9 @@ import type { Api } from '../../../server/kube-api.ts';
 const RETRY_MS = 500;
 
 export class Informer {
-  readonly items = new Map<string, any>();
+  /** The cache: namespace/name, or what `keyOf` says (pods by uid). */
+  readonly items: Map<string, any>;
+  private readonly keyOf: (o: any) => string;
   synced = false;
   private stopped = false;
   private abort: () => void = () => {};
@@ -15,7 +17,15 @@ export class Informer {
   private readonly path: string;
   private readonly onChange: (type: string, object: any) => void;
 
-  constructor(api: Api, path: string, onChange: (type: string, object: any) => void) {
+  constructor(
+    api: Api,
+    path: string,
+    onChange: (type: string, object: any) => void,
+    items = new Map<string, any>(),
+    keyOf: (o: any) => string = Informer.key,
+  ) {
+    this.items = items;
+    this.keyOf = keyOf;
     this.api = api;
     this.path = path;
     this.onChange = onChange;
@@ -39,7 +49,7 @@ export class Informer {
     const { status, body } = await this.api.call('GET', this.path);
     if (status !== 200) throw new Error(`GET ${this.path}: HTTP ${status}: ${body?.message ?? ''}`);
     this.items.clear();
-    for (const o of body.items ?? []) this.items.set(Informer.key(o), o);
+    for (const o of body.items ?? []) this.items.set(this.keyOf(o), o);
     this.synced = true;
     this.version = body.metadata?.resourceVersion ?? '';
     this.onChange('SYNC', null);
@@ -61,7 +71,7 @@ export class Informer {
             }
             this.version = event.object?.metadata?.resourceVersion ?? this.version;
             if (event.type === 'BOOKMARK') return;
-            const key = Informer.key(event.object);
+            const key = this.keyOf(event.object);
             if (event.type === 'DELETED') this.items.delete(key);
             else this.items.set(key, event.object);
             this.onChange(event.type, event.object);

@@ -115,15 +115,9 @@ async function main(): Promise<void> {
     building = true;
     setImmediate(build);
   };
-  const watch = (path: string, cache: Map<string, any>, byUid = false) => {
-    const informer = new Informer(api, path, () => {
-      cache.clear();
-      for (const o of informer.items.values()) cache.set(byUid ? o.metadata.uid : keyOf(o), o);
-      changed();
-    });
-    return informer;
-  };
-  const keyOf = (o: any) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+  // Each informer fills its provider cache in place; any change schedules one build.
+  const watch = (path: string, cache: Map<string, any>, byUid = false) =>
+    new Informer(api, path, changed, cache, byUid ? (o) => o.metadata.uid : Informer.key);
   const G = '/apis/gateway.networking.k8s.io/v1';
   const informers = [
     watch('/api/v1/services', caches.services),
