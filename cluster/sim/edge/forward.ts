@@ -11,7 +11,7 @@
 //   connection 502, a timeout 504, the client gone 499; the body is the status text (proxy.go:196-212).
 // - No server to pick: 503 "no available server\n" (loadbalancer/wrr/wrr.go:176, http.Error). No router:
 //   Go's NotFoundHandler, 404 "404 page not found\n".
-import { Agent, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { type AccessRecord, logAccess } from './access-log.ts';
 import type { Backend, Route, Server } from './routes.ts';
 
@@ -129,7 +129,10 @@ export function handle(routing: Routing, req: IncomingMessage, res: ServerRespon
   const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
   const q = record.path.indexOf('?');
   const route = findRoute(routing.routes, host, q === -1 ? record.path : record.path.slice(0, q));
+  let logged = false;
   const done = (status: number, size: number) => {
+    if (logged) return;
+    logged = true;
     record.downstreamStatus = status;
     record.downstreamSize = size;
     logAccess(record);
@@ -188,8 +191,12 @@ function forward(
       req.headers['x-idempotency-key'] !== undefined);
   const originStart = process.hrtime.bigint();
   let clientGone = false;
+  let current: ClientRequest | null = null;
+  // The client gone: the round trip's context is cancelled (ReverseProxy), the upstream request dropped: 499.
   res.once('close', () => {
-    if (!res.writableFinished) clientGone = true;
+    if (res.writableFinished) return;
+    clientGone = true;
+    current?.destroy();
   });
 
   const attempt = () => {
@@ -202,6 +209,7 @@ function forward(
       agent: upstreamAgent,
       setHost: false,
     });
+    current = up;
     let answered = false;
     up.on('response', (upRes) => {
       answered = true;
