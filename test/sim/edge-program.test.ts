@@ -40,6 +40,8 @@ describe('the simulated Traefik program', () => {
       '--providers.kubernetesgateway.statusAddress.service.namespace=termlab-edge',
       '--accesslog.fields.headers.names.X-Termlab-Request=keep',
       '--providers.providersThrottleDuration=500ms',
+      '--global.checkNewVersion=false',
+      '--global.sendAnonymousUsage=false',
     ]);
     expect(config.entryPoints.get('web')).toBe(8000);
     expect(config.gateway?.statusService).toEqual({ name: 'traefik', namespace: 'termlab-edge' });

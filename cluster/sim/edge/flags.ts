@@ -67,7 +67,9 @@ export function parseEdgeArgs(args: string[]): EdgeConfig {
       if (value === 'keep') config.keptHeaders.push(m[1]!.slice('accesslog.fields.headers.names.'.length));
       void header;
     } else if (key === 'ping') config.ping = value !== 'false';
-    else if (key === 'log.level') continue;
+    else if (key === 'log.level' || key === 'global.checknewversion' || key === 'global.sendanonymoususage')
+      // No call-outs in the sim: the version check and the usage report do nothing whatever their value.
+      continue;
     else if (key === 'providers.providersthrottleduration') config.throttleMs = durationMs(`--${m[1]}`, value);
     else
       throw new EdgeFlagError(
