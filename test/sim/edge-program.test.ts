@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parseEdgeArgs } from '../../cluster/sim/edge/flags.ts';
+import { IDLE_CONN_TIMEOUT_MS, upstreamAgent } from '../../cluster/sim/edge/forward.ts';
 import { ProviderThrottle } from '../../cluster/sim/edge/throttle.ts';
 import { edgeBundle } from '../../cluster/sim/runtime.ts';
 
@@ -67,5 +68,24 @@ describe('the simulated Traefik program', () => {
     });
     throttle.stop();
     expect(applied).toEqual(['a', 'c']);
+  });
+});
+
+describe("the simulated Traefik's upstream pool", () => {
+  it("keeps an idle connection for IdleConnTimeout whatever the app's Keep-Alive hint says (Go ignores it)", () => {
+    const calls: number[] = [];
+    const socket = {
+      timeout: 0,
+      setKeepAlive: () => {},
+      unref: () => {},
+      setTimeout(ms: number) {
+        calls.push(ms);
+        this.timeout = ms;
+      },
+      // The answer of a Node app (keepAliveTimeout 5 s): Node's own Agent would idle this socket out after 4 s.
+      _httpMessage: { res: { headers: { 'keep-alive': 'timeout=5' } } },
+    };
+    expect(upstreamAgent.keepSocketAlive(socket as any)).toBe(true);
+    expect(calls).toEqual([IDLE_CONN_TIMEOUT_MS]);
   });
 });

@@ -12,11 +12,34 @@
 // - No server to pick: 503 "no available server\n" (loadbalancer/wrr/wrr.go:176, http.Error). No router:
 //   Go's NotFoundHandler, 404 "404 page not found\n".
 import { Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { type AccessRecord, logAccess } from './access-log.ts';
 import type { Backend, Route, Server } from './routes.ts';
 
-/** Traefik's servers transport pool; timeout applies to idle sockets only (Node's Agent destroys a free socket on it). */
-export const upstreamAgent = new Agent({ keepAlive: true, maxFreeSockets: 200, timeout: 90_000, scheduling: 'lifo' });
+/** IdleConnTimeout (http_config.go:578): Node's Agent destroys a free socket at its timeout. */
+export const IDLE_CONN_TIMEOUT_MS = 90_000;
+
+/**
+ * Traefik's servers transport pool. Go's Transport ignores a server's `Keep-Alive: timeout=N` hint; Node's Agent
+ * would shorten the idle timeout to N - 1 s (keepSocketAlive), closing its idle connection before the app's own
+ * idle close, and the kept-alive race of an app whose idle timeout is shorter than the edge's would never happen.
+ */
+export class GoTransportAgent extends Agent {
+  override keepSocketAlive(socket: Socket): boolean {
+    // The dialer's TCP keep-alive, 30 s (transport.go:301).
+    socket.setKeepAlive(true, 30_000);
+    socket.unref();
+    if (socket.timeout !== IDLE_CONN_TIMEOUT_MS) socket.setTimeout(IDLE_CONN_TIMEOUT_MS);
+    return true;
+  }
+}
+
+export const upstreamAgent = new GoTransportAgent({
+  keepAlive: true,
+  maxFreeSockets: 200,
+  timeout: IDLE_CONN_TIMEOUT_MS,
+  scheduling: 'lifo',
+});
 
 /** Hop-by-hop headers (RFC 7230 6.1, httputil.ReverseProxy's hopHeaders): never forwarded either way. */
 const HOP_BY_HOP = new Set([
