@@ -1,4 +1,5 @@
 // kubectl asks for `as=Table`; these are the columns a real API server gives (pkg/printers/internalversion/printers.go).
+import { EDGE_TABLES } from './edge-table.ts';
 import type { KubeObject } from './store.ts';
 
 function age(timestamp: string | undefined): string {
@@ -32,6 +33,18 @@ const column = (name: string, type = 'string', priority = 0) => ({
 });
 
 export function toTable(resource: string, items: KubeObject[], resourceVersion: string) {
+  const edge = EDGE_TABLES[resource];
+  if (edge)
+    return {
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion },
+      columnDefinitions: [...edge.columns.map((name) => column(name)), column('Age')],
+      rows: items.map((o) => ({
+        cells: [...edge.cells(o), age(o.metadata.creationTimestamp)],
+        object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
+      })),
+    };
   const rows = items.map((o) => {
     let cells: unknown[];
     if (resource === 'pods') {

@@ -93,6 +93,12 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: the edge ob
     expect(classes.out).toBe('traefik.io/gateway-controller');
     const ing = await kubectl(['get', 'ingress', 'web', '-o', 'jsonpath={.spec.rules[0].host}']);
     expect(ing.out).toBe('web.example');
+    // kubectl's columns, as the CRDs' printer columns and the API server's printers give them.
+    const table = await kubectl(['get', 'gateway', '-n', 'termlab-edge']);
+    expect(table.out.split('\n')[0]).toMatch(/^NAME\s+CLASS\s+ADDRESS\s+PROGRAMMED\s+AGE$/);
+    expect(table.out.split('\n')[1]).toMatch(/^edge\s+traefik\s+Unknown\s+\d+s$/);
+    const ingTable = await kubectl(['get', 'ingress']);
+    expect(ingTable.out.split('\n')[1]).toMatch(/^web\s+traefik\s+web\.example\s+80\s+\d+s$/);
   });
 
   it('changes a route with apply, bumping its generation, and deletes it', async () => {
