@@ -22,8 +22,12 @@ const GROUP_PACKAGE: Record<string, string> = {
   '': 'api/core/v1',
   apps: 'api/apps/v1',
   'discovery.k8s.io': 'api/discovery/v1',
+  'networking.k8s.io': 'api/networking/v1',
+  'rbac.authorization.k8s.io': 'api/rbac/v1',
   autoscaling: 'api/autoscaling/v1',
 };
+/** Custom resources have no protobuf (the API server takes JSON for them, and kubectl sends JSON). */
+export const JSON_ONLY_GROUPS = new Set(['gateway.networking.k8s.io']);
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** Bodies besides the served kinds: DeleteOptions (any group's DELETE) and the scale subresource's Scale. */
 const EXTRA_KINDS = [
@@ -76,18 +80,20 @@ function goStructs(dir: string): Map<string, Map<number, GoField>> {
 }
 
 function roots() {
-  const kinds = Object.values(RESOURCES).map((r) => {
-    const dir = GROUP_PACKAGE[r.group];
-    if (!dir)
-      throw new Error(
-        `protobuf-generate: no Go package known for API group ${JSON.stringify(r.group)} (${r.kind}): add it to GROUP_PACKAGE`,
-      );
-    return {
-      apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
-      kind: r.kind,
-      message: `k8s.io.${dir.replaceAll('/', '.')}.${r.kind}`,
-    };
-  });
+  const kinds = Object.values(RESOURCES)
+    .filter((r) => !JSON_ONLY_GROUPS.has(r.group))
+    .map((r) => {
+      const dir = GROUP_PACKAGE[r.group];
+      if (!dir)
+        throw new Error(
+          `protobuf-generate: no Go package known for API group ${JSON.stringify(r.group)} (${r.kind}): add it to GROUP_PACKAGE`,
+        );
+      return {
+        apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+        kind: r.kind,
+        message: `k8s.io.${dir.replaceAll('/', '.')}.${r.kind}`,
+      };
+    });
   return [...kinds, ...EXTRA_KINDS];
 }
 

@@ -114,6 +114,16 @@ describe.skipIf(!hasKubectl)('kubectl against the simulated cluster: the edge ob
     expect(cls.out).toContain('ingressclass.networking.k8s.io "traefik" deleted');
   });
 
+  it("takes kubectl's typed creates (protobuf bodies) of an Ingress and a ServiceAccount", async () => {
+    const ing = await kubectl(['create', 'ingress', 'typed', '--class=traefik', '--rule=typed.example/*=web:80']);
+    expect(ing.err).toBe('');
+    expect(ing.out).toContain('ingress.networking.k8s.io/typed created');
+    const rule = await kubectl(['get', 'ingress', 'typed', '-o', 'jsonpath={.spec.rules[0].http.paths[0].pathType}']);
+    expect(rule.out).toBe('Prefix');
+    const sa = await kubectl(['create', 'serviceaccount', 'typed']);
+    expect(sa.out).toContain('serviceaccount/typed created');
+  });
+
   it('refuses an Ingress path without a pathType, naming the field', async () => {
     writeFileSync(join(dir, 'bad.yaml'), ROUTES.split('---')[1]!.replace('pathType: Prefix', 'pathType: Nope'));
     const bad = await kubectl(['apply', '-f', join(dir, 'bad.yaml')]);

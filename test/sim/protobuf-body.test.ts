@@ -9,7 +9,7 @@ import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from '../../cluster/sim/protobuf-body.ts';
-import { generate, K8S_MODULE_VERSION, TYPES_FILE } from '../../cluster/sim/protobuf-generate.ts';
+import { generate, JSON_ONLY_GROUPS, K8S_MODULE_VERSION, TYPES_FILE } from '../../cluster/sim/protobuf-generate.ts';
 import { RESOURCES } from '../../cluster/sim/resources.ts';
 import { ApiError } from '../../cluster/sim/status.ts';
 import { simCA, simToken } from '../support/sim.ts';
@@ -212,8 +212,8 @@ describe('protobuf request bodies: decoding', () => {
     });
   });
 
-  it('covers every kind the sim serves', () => {
-    for (const r of Object.values(RESOURCES))
+  it('covers every kind the sim serves, but custom resources (the Gateway API: JSON only, as on a real API server)', () => {
+    for (const r of Object.values(RESOURCES).filter((r) => !JSON_ONLY_GROUPS.has(r.group)))
       expect(types.kinds).toHaveProperty([`${r.group ? `${r.group}/` : ''}${r.version} ${r.kind}`]);
   });
 
