@@ -279,6 +279,27 @@ describe('the simulated edge', () => {
       },
       'answered by both pods',
     );
+    const victim = [...seen][0]!;
+    // Watching before the window opens, so that once it is open only the delete call stands before the removal.
+    const slices = await watchAll(kc, '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      labelSelector: 'kubernetes.io/service-name=web',
+    });
+    let removed = false;
+    slices
+      .waitFor(
+        (e) =>
+          (e.object as any).endpoints?.some(
+            (ep: any) => ep.targetRef?.name === victim && ep.conditions?.ready === false,
+          ),
+        `${victim} not ready in its EndpointSlice`,
+        120_000,
+      )
+      .then(
+        () => {
+          removed = true;
+        },
+        () => {},
+      );
     // A third pod: its endpoint's arrival is a configuration the edge applies, and the throttle's window opens then.
     await apps.patchNamespacedDeployment(
       { namespace: 'default', name: 'web', body: { spec: { replicas: 3 } } },
@@ -287,19 +308,6 @@ describe('the simulated edge', () => {
     const third = podOf(
       await sendUntil('web.example', (a) => podOf(a) !== null && !seen.has(podOf(a)!), 'answered by the third pod'),
     );
-    const victim = [...seen][0]!;
-    const slices = await watchAll(kc, '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
-      labelSelector: 'kubernetes.io/service-name=web',
-    });
-    let removed = false;
-    const gone = slices.waitFor(
-      (e) =>
-        (e.object as any).endpoints?.some((ep: any) => ep.targetRef?.name === victim && ep.conditions?.ready === false),
-      `${victim} not ready in its EndpointSlice`,
-    );
-    void gone.then(() => {
-      removed = true;
-    });
     await core.deleteNamespacedPod({ namespace: 'default', name: victim });
     let afterRemoval = 0;
     let sinceLast = 0;
