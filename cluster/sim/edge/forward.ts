@@ -53,6 +53,8 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
 ]);
+/** X-Forwarded-Server: the edge's host name (its pod's). */
+const HOSTNAME = process.env.HOSTNAME ?? 'traefik';
 const REPLAYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 const STATUS_TEXT: Record<number, string> = {
   499: 'Client Closed Request',
@@ -193,20 +195,37 @@ function forward(
   record: AccessRecord,
   done: (status: number, size: number) => void,
 ): void {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(req.headers))
-    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  // The request's headers as they came (a flat raw list: no per-request objects), but the hop-by-hop ones and a
+  // client's X-Forwarded-*, which Traefik drops from an untrusted client (forwardedheaders) before setting its own.
+  const raw = req.rawHeaders;
+  const headers: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || lower.startsWith('x-forwarded-') || lower === 'x-real-ip') continue;
+    headers.push(raw[i]!, raw[i + 1]!);
+  }
   const clientIp = record.clientAddr.replace(/^::ffff:/, '');
-  const prior = req.headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = prior ? `${prior}, ${clientIp}` : clientIp;
-  headers['x-forwarded-host'] = req.headers.host ?? '';
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-real-ip'] = clientIp;
+  const host = req.headers.host ?? '';
+  const colon = host.lastIndexOf(':');
+  headers.push(
+    'X-Forwarded-For',
+    clientIp,
+    'X-Forwarded-Host',
+    host,
+    'X-Forwarded-Port',
+    colon === -1 ? '80' : host.slice(colon + 1),
+    'X-Forwarded-Proto',
+    'http',
+    'X-Forwarded-Server',
+    HOSTNAME,
+    'X-Real-Ip',
+    clientIp,
+  );
   const length = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
   // ReverseProxy sends no body when the request has none (ContentLength 0): such a request is replayable.
   const bodyless = !chunked && (length === undefined || length === '0');
-  if (chunked) headers['transfer-encoding'] = 'chunked';
+  if (chunked) headers.push('Transfer-Encoding', 'chunked');
   const replayable =
     bodyless &&
     (REPLAYABLE_METHODS.has(record.method) ||
@@ -236,9 +255,10 @@ function forward(
     let answered = false;
     up.on('response', (upRes) => {
       answered = true;
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(upRes.headers))
-        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      const out: string[] = [];
+      const rawOut = upRes.rawHeaders;
+      for (let i = 0; i < rawOut.length; i += 2)
+        if (!HOP_BY_HOP.has(rawOut[i]!.toLowerCase())) out.push(rawOut[i]!, rawOut[i + 1]!);
       const status = upRes.statusCode ?? 502;
       res.writeHead(status, out);
       let size = 0;
