@@ -267,6 +267,33 @@ describe('the simulated edge', () => {
     expect(await send('ing.example', '/b')).toEqual({ status: 404, body: '404 page not found\n' });
   });
 
+  it('answers 502 "Bad Gateway" for a deleted pod whose listener closed while the edge still routes to it', async () => {
+    await create(app('closing', 1, { CLOSE_ON_TERM: '1' }));
+    const first = podOf(await sendUntil('closing.example', (a) => a.status === 200, 'answered by the pod'))!;
+    // A second pod's arrival opens the throttle's window; the first pod's removal then waits for its end.
+    await apps.patchNamespacedDeployment(
+      { namespace: 'default', name: 'closing', body: { spec: { replicas: 2 } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await sendUntil('closing.example', (a) => podOf(a) !== null && podOf(a) !== first, 'answered by the second pod');
+    await core.deleteNamespacedPod({ namespace: 'default', name: first });
+    // Until the edge sends nothing to the first pod: 200 answers in a row from the second.
+    const refused: Answer[] = [];
+    let fromSecond = 0;
+    for (let i = 0; i < 50_000 && fromSecond < 200; i++) {
+      const a = await send('closing.example', '/');
+      if (a.status === 200 && podOf(a) !== first) fromSecond++;
+      else {
+        fromSecond = 0;
+        if (a.status !== 200) refused.push(a);
+      }
+    }
+    expect(fromSecond).toBe(200);
+    // Go's dial error ("connection refused") through ComputeStatusCode: 502 and the status text.
+    expect(refused.length).toBeGreaterThan(0);
+    for (const a of refused) expect(a).toEqual({ status: 502, body: 'Bad Gateway' });
+  });
+
   it("keeps routing to a deleted pod for the throttle's lag, then stops", async () => {
     await create(app('web', 2));
     const seen = new Set<string>();
