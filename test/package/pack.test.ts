@@ -1,7 +1,7 @@
 // The published package: `npm pack` builds the bundle and ships it with what the pods and kubectl read, and
 // neither TypeScript nor a compiler; the archive, installed with --omit=dev into an empty directory from the
 // local npm cache, runs the lab there, from a read-only mount too.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -168,6 +168,38 @@ describe('the packed termlab', () => {
       for (const file of ['report.md', 'report.html', 'junit.xml', 'short-grace.observation.json'])
         expect(existsSync(join(out, file)), file).toBe(true);
       expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('short-grace');
+    },
+    RUN_BUDGET_MS,
+  );
+
+  it(
+    'starts the simulated cluster with its edge from there (the shipped dist/sim-edge.cjs, no sources)',
+    async () => {
+      // The installed bin itself, not npx: Ctrl-C (SIGINT) must reach termlab, which then stops its pods.
+      const bin = join(consumer, 'node_modules', '.bin', 'termlab');
+      const sim = spawn(bin, ['sim', '--edge', '--kubeconfig-out', join(scratch, 'edge.kc')], {
+        cwd: consumer,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      sim.stderr.on('data', (c: Buffer) => {
+        err += c;
+      });
+      const closed = new Promise<number | null>((resolve) => sim.on('close', resolve));
+      const ready = await new Promise<boolean>((resolve) => {
+        sim.stdout.on('data', (c: Buffer) => {
+          out += c;
+          if (out.includes('Ctrl-C to stop')) resolve(true);
+        });
+        void closed.then(() => resolve(false));
+      });
+      sim.kill('SIGINT');
+      await closed;
+      if (!ready) throw new Error(`termlab sim --edge ended before it was ready:\n${out}\n${err}`);
+      expect(out).toMatch(
+        /the edge \(Traefik v3\.7\.13, simulated\): Gateway termlab-edge\/edge, IngressClass traefik, on 127\.0\.0\.1:\d+/,
+      );
     },
     RUN_BUDGET_MS,
   );
