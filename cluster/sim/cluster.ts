@@ -266,7 +266,6 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   const server = `https://127.0.0.1:${port}`;
   let stopped: Promise<void> | null = null;
   let edge: SimEdge | null = null;
-  if (options.edge) await addEdgeImage(images, port, token, tls.cert);
   const sim: SimCluster = {
     server,
     context: SIM_CONTEXT,
@@ -302,6 +301,7 @@ export async function startSimCluster(options: SimOptions = {}): Promise<SimClus
   };
   if (options.edge) {
     try {
+      await addEdgeImage(images, port, token, tls.cert);
       edge = await installEdge(store, server, token, tls.cert);
     } catch (error) {
       await sim.stop();
