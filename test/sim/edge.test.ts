@@ -267,6 +267,23 @@ describe('the simulated edge', () => {
     expect(await send('ing.example', '/b')).toEqual({ status: 404, body: '404 page not found\n' });
   });
 
+  it('keeps its view through dropped watches: it watches again from the last version it saw', async () => {
+    await create(app('rewatch', 1));
+    const first = podOf(await sendUntil('rewatch.example', (a) => a.status === 200, 'answered by the pod'));
+    // Every watch connection the API server holds, the edge's informers' included, cut at once.
+    expect(sim.fault({ fault: 'drop-watches' })).toMatch(/^dropped [1-9]\d* watch connection/);
+    await apps.patchNamespacedDeployment(
+      { namespace: 'default', name: 'rewatch', body: { spec: { replicas: 2 } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    const second = await sendUntil(
+      'rewatch.example',
+      (a) => podOf(a) !== null && podOf(a) !== first,
+      'answered by the pod made after the watches were dropped',
+    );
+    expect(second.status).toBe(200);
+  });
+
   it('answers 502 "Bad Gateway" for a deleted pod whose listener closed while the edge still routes to it', async () => {
     await create(app('closing', 1, { CLOSE_ON_TERM: '1' }));
     const first = podOf(await sendUntil('closing.example', (a) => a.status === 200, 'answered by the pod'))!;

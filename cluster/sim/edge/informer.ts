@@ -61,6 +61,7 @@ export class Informer {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       let expired = false;
+      const started = Date.now();
       try {
         const w = this.api.watch(
           `${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.version}`,
@@ -83,6 +84,8 @@ export class Informer {
         expired = true;
       }
       if (this.stopped) return;
+      // A watch the server ended at once is not retried at once: no busy loop against an API that keeps closing it.
+      if (!expired && Date.now() - started < RETRY_MS) await new Promise((r) => setTimeout(r, RETRY_MS));
       if (expired) {
         await new Promise((r) => setTimeout(r, RETRY_MS));
         try {
