@@ -7,6 +7,14 @@ import { binaries, MODULE_DIR, paths } from './layout.ts';
 import { sh, step } from './steps.ts';
 import { CONTAINERD_VERSION, containerdBinaries, containerdBuilds, containerdModule } from './containerd.ts';
 import { goEnvFor } from './toolchain.ts';
+import {
+  STAND_INS_DIR,
+  traefikStandIns,
+  TRAEFIK_VERSION,
+  traefikBinary,
+  traefikBuildArgs,
+  traefikModule,
+} from './traefik.ts';
 import { modulesFor, type NodeModules, STAND_INS } from './versions.ts';
 
 function fingerprint(dir: string, files: string[], extra: string): string {
@@ -16,7 +24,7 @@ function fingerprint(dir: string, files: string[], extra: string): string {
 }
 
 /** Builds only when the output is missing or its recorded inputs changed. */
-function buildIfChanged(
+export function buildIfChanged(
   output: string,
   dir: string,
   inputs: string[],
@@ -128,6 +136,17 @@ export function buildPause(): string {
       cwd: MODULE_DIR,
       env: { ...process.env, CGO_ENABLED: '0' },
     });
+  });
+}
+
+/** Traefik, the node's edge: skipped when its version, stand-ins and flags have not changed. */
+export function buildTraefik(version = TRAEFIK_VERSION): string {
+  const dir = traefikModule(version);
+  const output = traefikBinary(version);
+  const args = traefikBuildArgs(output, version);
+  const inputs = traefikStandIns().map((f) => join(STAND_INS_DIR, f));
+  return buildIfChanged(output, '/', inputs, `${version} ${args.join(' ')}`, () => {
+    sh('go', args, { cwd: dir, env: { ...goEnvFor(dir), CGO_ENABLED: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   });
 }
 

@@ -1,7 +1,18 @@
 // Images without a registry: OCI layouts made with umoci, imported into containerd with ctr.
 // The lab server image follows the shared recipe (server/image.ts): its sources bundled to plain
 // JavaScript for the host's Node.js runtime, which is copied in with the libraries it links.
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
@@ -12,21 +23,21 @@ import { ctrCommand } from './containerd.ts';
 
 const TAG = LAB_IMAGE.tag;
 
-function ociImage(name: string, fill: (rootfs: string) => void, config: string[]): string {
+function ociImage(name: string, fill: (rootfs: string) => void, config: string[], tag = TAG): string {
   const layout = join(paths.images, name);
   rmSync(layout, { recursive: true, force: true });
   mkdirSync(paths.images, { recursive: true });
   sh('umoci', ['init', '--layout', layout]);
-  sh('umoci', ['new', '--image', `${layout}:${TAG}`]);
+  sh('umoci', ['new', '--image', `${layout}:${tag}`]);
   const bundle = join(mkdtempSync(join(tmpdir(), 'termlab-image-')), 'bundle');
   try {
-    sh('umoci', ['unpack', '--image', `${layout}:${TAG}`, bundle]);
+    sh('umoci', ['unpack', '--image', `${layout}:${tag}`, bundle]);
     fill(join(bundle, 'rootfs'));
-    sh('umoci', ['repack', '--image', `${layout}:${TAG}`, bundle]);
+    sh('umoci', ['repack', '--image', `${layout}:${tag}`, bundle]);
   } finally {
     rmSync(dirname(bundle), { recursive: true, force: true });
   }
-  sh('umoci', ['config', '--image', `${layout}:${TAG}`, ...config]);
+  sh('umoci', ['config', '--image', `${layout}:${tag}`, ...config]);
   const archive = join(paths.images, `${name}.tar`);
   sh('tar', ['-C', layout, '-cf', archive, '.']);
   return archive;
@@ -172,7 +183,38 @@ export async function buildLabImage(plan: LabImagePlan = labImagePlan()): Promis
   }
 }
 
-export function importImage(archive: string, name: string): void {
+/**
+ * Traefik's image under its Docker Hub name, so manifests/edge/traefik.yaml runs unchanged here and on kind:
+ * the binary alone (static, CGO_ENABLED=0), run as root as the official image does. Made again only when
+ * the binary changed.
+ */
+export function buildTraefikImage(binary: string, reference: string): { archive: string; built: boolean } {
+  const [base = reference, tag = 'latest'] = reference.split(/:(?=[^:/]+$)/);
+  const name = base.split('/').pop() ?? base;
+  const archive = join(paths.images, `${name}.tar`);
+  const stamp = `${archive}.inputs`;
+  const { size, mtimeMs } = statSync(binary);
+  const wanted = `${reference} ${size} ${mtimeMs}`;
+  if (existsSync(archive) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted)
+    return { archive, built: false };
+  ociImage(
+    name,
+    (rootfs) => {
+      place(rootfs, binary, TRAEFIK_IN_IMAGE, 0o755);
+      mkdirSync(join(rootfs, 'tmp'), { recursive: true });
+      chmodSync(join(rootfs, 'tmp'), 0o1777);
+    },
+    ['--config.entrypoint', TRAEFIK_IN_IMAGE, '--config.exposedports', '80/tcp', '--config.stopsignal', 'SIGTERM'],
+    tag,
+  );
+  writeFileSync(stamp, wanted);
+  return { archive, built: true };
+}
+
+const TRAEFIK_IN_IMAGE = '/usr/local/bin/traefik';
+
+/** Imports an OCI archive into the kubelet's namespace as <baseName>:<its tag> (default docker.io/termlab/<name>). */
+export function importImage(archive: string, name: string, baseName = `docker.io/termlab/${name}`): void {
   sh(ctrCommand(), [
     '--address',
     paths.containerdSocket,
@@ -181,7 +223,7 @@ export function importImage(archive: string, name: string): void {
     'images',
     'import',
     '--base-name',
-    `docker.io/termlab/${name}`,
+    baseName,
     archive,
   ]);
 }

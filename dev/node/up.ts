@@ -6,7 +6,10 @@ import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildPrograms } from './build.ts';
+import { buildPrograms, buildTraefik } from './build.ts';
+import * as k8s from '@kubernetes/client-node';
+import { EDGE_NAMESPACE, EDGE_NODE_PORT, installEdge } from './edge.ts';
+import { TRAEFIK_IMAGE, TRAEFIK_VERSION, traefikBinary } from './traefik.ts';
 import { isTermlabError, TermlabError } from '../../lib/errors.ts';
 import { devArgs, runDevTool } from '../entry.ts';
 import { KUBE_FLAG, minorOf, requestedVersion, upGates, upVersion } from './versions.ts';
@@ -20,7 +23,7 @@ import {
   writeKubeletConfig,
   writeKubeProxyConfig,
 } from './configs.ts';
-import { buildLabImage, buildPauseImage, importImage } from './images.ts';
+import { buildLabImage, buildPauseImage, buildTraefikImage, importImage } from './images.ts';
 import { BRIDGE, binaries, CONTEXT, NODE_IP, NODE_NAME, POD_CIDR, RUN, SERVICE_CIDR, STATE, paths } from './layout.ts';
 import { ensureCredentials, kubeconfig } from './pki.ts';
 import { printedByStep, sh, startComponent, step, StepError, timings, waitUntil } from './steps.ts';
@@ -109,6 +112,13 @@ async function bringUp(kubeVersion: string, gates: FeatureGates): Promise<void> 
     sh('apt-get', ['install', '-y', '-qq', ...missing], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   });
   await buildPrograms(kubeVersion);
+  const edgeStarted = performance.now();
+  const traefik = await step(`build the edge: Traefik ${TRAEFIK_VERSION} and its image`, () => {
+    const built = buildTraefik();
+    console.log(`  ${built}: ${traefikBinary()}`);
+    return buildTraefikImage(traefikBinary(), TRAEFIK_IMAGE);
+  });
+  console.log(`edge_build_seconds: ${((performance.now() - edgeStarted) / 1000).toFixed(1)}`);
   writeFileSync(paths.upVersion, kubeVersion);
   writeFileSync(paths.upGates, describeGates(gates));
   const creds = await step('certificates, service-account key, tokens', () => ensureCredentials());
@@ -240,11 +250,12 @@ async function bringUp(kubeVersion: string, gates: FeatureGates): Promise<void> 
       containerd,
     );
   });
-  await step(`images: ${PAUSE_IMAGE}, ${LAB_IMAGE}`, async () => {
+  await step(`images: ${PAUSE_IMAGE}, ${LAB_IMAGE}, ${TRAEFIK_IMAGE}`, async () => {
     importImage(buildPauseImage(), 'pause');
     importImage(await buildLabImage(), 'lab-server');
+    importImage(traefik.archive, 'traefik', TRAEFIK_IMAGE.replace(/:[^:/]+$/, ''));
     const listed = sh(ctd.ctr, ['--address', paths.containerdSocket, '-n', 'k8s.io', 'images', 'ls', '-q']);
-    for (const image of [PAUSE_IMAGE, LAB_IMAGE])
+    for (const image of [PAUSE_IMAGE, LAB_IMAGE, TRAEFIK_IMAGE])
       if (!listed.includes(image))
         throw new StepError(
           `${image} is not in containerd after the import (it has: ${listed.trim().split('\n').join(', ')})`,
@@ -291,9 +302,15 @@ async function bringUp(kubeVersion: string, gates: FeatureGates): Promise<void> 
     // /healthz answers 200 once the first full sync of the rules is done.
     await waitUntil('kube-proxy /healthz', () => ok('http://127.0.0.1:10256/healthz'), 60_000, proxy);
   });
+  await step(`the edge: Gateway API CRDs, Traefik in ${EDGE_NAMESPACE}, Gateway Programmed`, async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(paths.kubeconfig);
+    kc.setCurrentContext(CONTEXT);
+    await installEdge(kc);
+  });
   const total = (performance.now() - started) / 1000;
   console.log(
-    `\nnode ${kubeVersion} ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT})`,
+    `\nnode ${kubeVersion} ready in ${total.toFixed(1)}s; kubeconfig ${paths.kubeconfig} (context ${CONTEXT}); the edge at http://${NODE_IP}:${EDGE_NODE_PORT}`,
   );
   for (const t of timings) console.log(`  ${t.seconds.toFixed(1).padStart(7)}s  ${t.step}`);
   console.log(`cluster_up_seconds: ${total.toFixed(1)}`);
