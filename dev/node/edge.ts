@@ -53,6 +53,11 @@ async function apply(client: k8s.KubernetesObjectApi, objects: k8s.KubernetesObj
   }
 }
 
+/** Applies objects server-side on the node that kc reaches, in order. */
+export async function applyObjects(kc: k8s.KubeConfig, objects: k8s.KubernetesObject[]): Promise<void> {
+  await apply(k8s.KubernetesObjectApi.makeApiClient(kc), objects);
+}
+
 const condition = (conditions: { type: string; status: string }[] | undefined, type: string) =>
   conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
 
