@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
+import { percentile } from '../../bench/stats.ts';
 import { TermlabError } from '../../lib/errors.ts';
 import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
 import { applyObjects, EDGE_NAMESPACE, EDGE_NODE_PORT, EDGE_SELECTOR } from './edge.ts';
@@ -32,6 +33,8 @@ const WINDOW_AFTER_EVENT_MS = 4_000;
 /** Longer than providersThrottleDuration (2 s): a change after this long is forwarded at once. */
 const QUIET_MS = 3_000;
 const WORKERS_PER_HOST = 2;
+/** MEASURE_EDGE_PROBE_GAP_MS: a pause after each probe, to see the lag under a lighter load (default none). */
+const PROBE_GAP_MS = Number(process.env.MEASURE_EDGE_PROBE_GAP_MS ?? 0) || 0;
 /** In a burst, the second deletion this long after the first one's slice event: well inside the 2 s throttle. */
 const BURST_GAP_MS = 300;
 const ROUTE_TIMEOUT = '2s';
@@ -286,7 +289,10 @@ function probeLoop(hostName: string): { answers: Answer[]; stop: () => Promise<v
   let running = true;
   const agent = new Agent({ keepAlive: true, maxSockets: WORKERS_PER_HOST });
   const workers = Array.from({ length: WORKERS_PER_HOST }, async () => {
-    while (running) answers.push(await send(hostName, '/healthz', { agent }));
+    while (running) {
+      answers.push(await send(hostName, '/healthz', { agent }));
+      if (PROBE_GAP_MS) await sleep(PROBE_GAP_MS);
+    }
   });
   return {
     answers,
@@ -371,19 +377,10 @@ async function deleteRound(index: number, watch: SliceWatch, burstGapMs?: number
   return r;
 }
 
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (!sorted.length) return Number.NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
-}
-
 function figures(name: string, values: number[]): void {
   const f = (v: number) => v.toFixed(0);
-  console.log(`${name}_ms_p50: ${f(quantile(values, 0.5))}`);
-  console.log(`${name}_ms_p99: ${f(quantile(values, 0.99))}`);
+  console.log(`${name}_ms_p50: ${f(percentile(values, 0.5))}`);
+  console.log(`${name}_ms_p99: ${f(percentile(values, 0.99))}`);
   console.log(`${name}_ms_max: ${f(Math.max(...values))}`);
 }
 
@@ -505,7 +502,7 @@ async function main(): Promise<void> {
     );
     console.log(`requests_not_200_during_deletions: ${results.reduce((n, r) => n + r.failures, 0)}`);
     console.log(
-      `probe_spacing_ms_median: ${quantile(
+      `probe_spacing_ms_median: ${percentile(
         results.map((r) => r.spacingMs),
         0.5,
       ).toFixed(1)}`,
