@@ -43,5 +43,6 @@ server.on('connection', (socket) => {
   connections += 1;
   socket.termlabConn = connections;
 });
-server.listen(8080);
+// PORT for a test on the host (0: any free port, printed); in the pod the lab's 8080.
+server.listen(Number(process.env.PORT ?? 8080), () => console.log(JSON.stringify({ port: server.address().port })));
 process.on('SIGTERM', () => process.exit(0));
