@@ -170,6 +170,18 @@ const ingress = (name: string, backend: string) => ({
 
 const WEB = { app: 'web' };
 const ODD = { app: 'odd' };
+const SOLO = { app: 'solo' };
+
+/** A bare pod (no replacement comes) behind its own route and Ingress: the last endpoint terminating. */
+function soloPod(): k8s.KubernetesObject {
+  const template = labTemplate(SOLO);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'solo', namespace: NS, labels: SOLO },
+    spec: template.spec,
+  } as k8s.KubernetesObject;
+}
 
 function objects(): k8s.KubernetesObject[] {
   return [
@@ -179,6 +191,10 @@ function objects(): k8s.KubernetesObject[] {
     httpRoute('web', 'web'),
     ingress('web-ing', 'web'),
     deployment('odd', 1, upstreamTemplate(ODD)),
+    soloPod(),
+    service('solo', SOLO, 'http'),
+    httpRoute('solo', 'solo'),
+    ingress('solo-ing', 'solo'),
     service('odd', ODD, 'http'),
     httpRoute('odd', 'odd'),
     httpRoute('timeout', 'odd', ROUTE_TIMEOUT),
@@ -469,6 +485,38 @@ async function accessLog(): Promise<AccessLine[]> {
   return lines;
 }
 
+/** Deletes the solo pod and records, per route, what the answers were after its slice said not ready. */
+async function lastEndpoint(): Promise<Record<string, string>> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const a = await send(host('solo'), '/healthz');
+    const b = await send(host('solo-ing'), '/healthz');
+    if (a.status === 200 && b.status === 200) break;
+    if (Date.now() > until) throw failed('the solo pod did not answer through the edge within 60 s');
+    await sleep(250);
+  }
+  const probes = [probeLoop(host('solo')), probeLoop(host('solo-ing'))];
+  await sleep(300);
+  const deletedAt = now();
+  await core.deleteNamespacedPod({ namespace: NS, name: 'solo' });
+  await sleep(PRESTOP_MS - 1_500);
+  for (const p of probes) await p.stop();
+  const summary = (answers: Answer[]) => {
+    const after = answers.filter((a) => a.start > deletedAt + 3_000);
+    const counts = new Map<string, number>();
+    for (const a of after) {
+      const key = a.error ? `no answer (${a.error})` : `${a.status} ${JSON.stringify(a.body)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return [...counts].map(([k, n]) => `${k} x${n}`).join(', ');
+  };
+  const [route, ing] = probes.map((p) => p.answers) as [Answer[], Answer[]];
+  return {
+    last_endpoint_terminating_route: `3-4.5 s after the delete, while the pod still serves: ${summary(route)}`,
+    last_endpoint_terminating_ingress: `3-4.5 s after the delete, while the pod still serves: ${summary(ing)}`,
+  };
+}
+
 async function main(): Promise<void> {
   const { positionals } = devArgs(tool, {}, { allowPositionals: true });
   const rounds = wholeNumber('rounds', positionals[0] ?? '10', 1, 100);
@@ -537,6 +585,9 @@ async function main(): Promise<void> {
     console.log(
       `upstream_hang_no_route_timeout: ${describe(hung)} within the client's ${HANG_CLIENT_TIMEOUT_MS / 1000} s`,
     );
+
+    console.log('(e) the last endpoint terminating (a bare pod, preStop sleep: it still serves)');
+    for (const [k, v] of Object.entries(await lastEndpoint())) console.log(`${k}: ${v}`);
 
     console.log('(d) the access log');
     await sleep(1000);
