@@ -126,6 +126,8 @@ function upstreamTemplate(labels: Record<string, string>): k8s.V1PodTemplateSpec
   lab.command = ['/usr/local/bin/node', '-e', readFileSync(join(MODULE_DIR, 'measure-edge-upstream.cjs'), 'utf8')];
   lab.readinessProbe = { tcpSocket: { port: 'http' }, periodSeconds: 1 };
   lab.lifecycle = undefined;
+  // PID 1 without a TERM handler ignores TERM: the kubelet's KILL after 1 s ends it.
+  if (template.spec) template.spec.terminationGracePeriodSeconds = 1;
   return template;
 }
 
