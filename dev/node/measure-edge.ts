@@ -173,6 +173,15 @@ const ingress = (name: string, backend: string) => ({
 const WEB = { app: 'web' };
 const ODD = { app: 'odd' };
 const SOLO = { app: 'solo' };
+const BARE = { app: 'bare' };
+
+/** The lab server with no preStop: TERM at once, it stops listening and leaves when idle. */
+function bareTemplate(): k8s.V1PodTemplateSpec {
+  const template = labTemplate(BARE);
+  const [lab] = template.spec?.containers ?? [];
+  if (lab) lab.lifecycle = undefined;
+  return template;
+}
 
 /** A bare pod (no replacement comes) behind its own route and Ingress: the last endpoint terminating. */
 function soloPod(): k8s.KubernetesObject {
@@ -194,6 +203,10 @@ function objects(): k8s.KubernetesObject[] {
     ingress('web-ing', 'web'),
     deployment('odd', 1, upstreamTemplate(ODD)),
     soloPod(),
+    deployment('bare', REPLICAS, bareTemplate()),
+    service('bare', BARE, 'http'),
+    httpRoute('bare', 'bare'),
+    ingress('bare-ing', 'bare'),
     service('solo', SOLO, 'http'),
     httpRoute('solo', 'solo'),
     ingress('solo-ing', 'solo'),
@@ -302,13 +315,13 @@ async function allReached(): Promise<string[]> {
   throw failed(`the edge did not reach all ${REPLICAS} pods of web within 120 s`);
 }
 
-function probeLoop(hostName: string): { answers: Answer[]; stop: () => Promise<void> } {
+function probeLoop(hostName: string, timeoutMs = 10_000): { answers: Answer[]; stop: () => Promise<void> } {
   const answers: Answer[] = [];
   let running = true;
   const agent = new Agent({ keepAlive: true, maxSockets: WORKERS_PER_HOST });
   const workers = Array.from({ length: WORKERS_PER_HOST }, async () => {
     while (running) {
-      answers.push(await send(hostName, '/healthz', { agent }));
+      answers.push(await send(hostName, '/healthz', { agent, timeoutMs }));
       if (PROBE_GAP_MS) await sleep(PROBE_GAP_MS);
     }
   });
@@ -519,6 +532,39 @@ async function lastEndpoint(): Promise<Record<string, string>> {
   };
 }
 
+/** Deletes one pod of bare (no preStop) and counts what the requests through the edge got meanwhile. */
+async function noPreStop(): Promise<Record<string, string>> {
+  const until = Date.now() + 120_000;
+  let pods: k8s.V1Pod[] = [];
+  for (;;) {
+    pods = (await core.listNamespacedPod({ namespace: NS, labelSelector: 'app=bare' })).items.filter((p) =>
+      p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    if (pods.length === REPLICAS && (await send(host('bare'), '/healthz')).status === 200) break;
+    if (Date.now() > until) throw failed('bare did not get ready through the edge within 120 s');
+    await sleep(250);
+  }
+  await sleep(QUIET_MS);
+  // Longer than Traefik's 30 s dialTimeout: a request to the vanished pod's address is seen to its end.
+  const probes = [probeLoop(host('bare'), 40_000), probeLoop(host('bare-ing'), 40_000)];
+  await sleep(300);
+  await core.deleteNamespacedPod({ namespace: NS, name: pods[0]?.metadata?.name ?? '' });
+  await sleep(WINDOW_AFTER_EVENT_MS);
+  for (const p of probes) await p.stop();
+  const summary = (answers: Answer[]) => {
+    const counts = new Map<string, number>();
+    for (const a of answers) {
+      const key = a.error
+        ? `no answer (${a.error} after ${((a.end - a.start) / 1000).toFixed(0)} s)`
+        : `${a.status} ${JSON.stringify(a.body.slice(0, 40))}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return [...counts].map(([k, n]) => `${k} x${n}`).join(', ');
+  };
+  const [route, ing] = probes.map((p) => p.answers) as [Answer[], Answer[]];
+  return { no_prestop_route: summary(route), no_prestop_ingress: summary(ing) };
+}
+
 async function main(): Promise<void> {
   const { positionals } = devArgs(tool, {}, { allowPositionals: true });
   const rounds = wholeNumber('rounds', positionals[0] ?? '10', 1, 100);
@@ -590,6 +636,9 @@ async function main(): Promise<void> {
 
     console.log('(e) the last endpoint terminating (a bare pod, preStop sleep: it still serves)');
     for (const [k, v] of Object.entries(await lastEndpoint())) console.log(`${k}: ${v}`);
+
+    console.log('(f) no preStop: what the requests sent during the lag get');
+    for (const [k, v] of Object.entries(await noPreStop())) console.log(`${k}: ${v}`);
 
     console.log('(d) the access log');
     await sleep(1000);
