@@ -55,6 +55,9 @@ describe('the edge manifest (contract C1)', () => {
       '--accesslog.fields.headers.names.X-Termlab-Request=keep',
       '--ping=true',
       '--log.level=INFO',
+      // Nothing calls out from a class cluster or CI: no version check, no usage statistics.
+      '--global.checkNewVersion=false',
+      '--global.sendAnonymousUsage=false',
     ]);
     expect(container.readinessProbe.httpGet).toEqual({ path: '/ping', port: 8080 });
   });
