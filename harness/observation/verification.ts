@@ -11,6 +11,19 @@ export const VERIFICATION_KIND = 'termlab.verification';
 /** The file name's ending: `termlab grade` takes these files by it. */
 export const VERIFICATION_SUFFIX = '.verification.json';
 
+/**
+ * A request's line in the file, as written (files.ts): its record (~560 bytes), its quotes escaped and its
+ * receipt times around it; a completed one measures ~770 bytes, a failed one's error code and body head add more.
+ */
+export const LOAD_LINE_BYTES = 800;
+/**
+ * The read limit of a verification file. One file per run (an observation's 16 MiB is for 100k of them in a
+ * class), so it is sized by what a run's load can log: rate × duration × LOAD_LINE_BYTES. 480 MiB holds ~600k
+ * lines: 1,000 requests/s for 10 minutes, the default 50/s for 3.5 hours. Node cannot parse a JSON text past
+ * 512 MiB (its longest string), so the limit stays under that.
+ */
+export const MAX_VERIFICATION_BYTES = 480 * 1024 * 1024;
+
 const isoTime = z.iso.datetime({ offset: true });
 
 export const ActionSchema = z.enum(['rollout-restart', 'delete-pod']);

@@ -1,16 +1,17 @@
 // A verification file read back through its schema and graded: the one path `termlab verify` and
 // `termlab grade` both take, so the verdict offline is the verdict the run printed.
-import { stat } from 'node:fs/promises';
+import { open, rename, stat, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { TermlabError } from '../../lib/errors.ts';
 import { isObservationName } from '../grade/files.ts';
 import { walkPaths } from '../grade/walk.ts';
 import { isArchivePath } from '../pack/unpack.ts';
-import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
+import { formatIssue } from '../../lib/files.ts';
 import { parseJsonText, readRegularTextFile } from '../observation/read.ts';
-import { MAX_OBSERVATION_BYTES } from '../observation/schema.ts';
 import { writeReport } from '../report/write.ts';
 import { gradeVerification, type VerifyGrade } from './grade.ts';
 import {
+  MAX_VERIFICATION_BYTES,
   VERIFICATION_SCHEMA_VERSION,
   VERIFICATION_SUFFIX,
   type VerificationObservation,
@@ -33,12 +34,83 @@ export function parseVerification(data: unknown, source: string): VerificationOb
 }
 
 export async function readVerification(path: string, signal?: AbortSignal): Promise<VerificationObservation> {
-  const text = await readRegularTextFile(path, { maxBytes: MAX_OBSERVATION_BYTES, what: 'an observation', signal });
+  const text = await readRegularTextFile(path, {
+    maxBytes: MAX_VERIFICATION_BYTES,
+    what: 'a verification file',
+    signal,
+  });
   return parseVerification(parseJsonText(text, path), path);
 }
 
-export async function writeVerification(path: string, o: VerificationObservation): Promise<void> {
-  await writeFileAtomic(path, JSON.stringify(VerificationObservationSchema.parse(o), null, 2) + '\n');
+/** A pod's log line ({receivedAt, apiTime, text}): written on one line of its own. */
+const isLogLine = (v: object) => 'text' in v && 'receivedAt' in v && 'apiTime' in v;
+
+/**
+ * The file's JSON in pieces: indented as before, but each log line on one line of its own. A run's load
+ * logs a line per request, and indenting each one's receipt times cost ~11% of the file for nothing a
+ * reader looks at. The same JSON, so any reader of this schema version reads it.
+ */
+export function verificationPieces(o: VerificationObservation): string[] {
+  const out: string[] = [];
+  const write = (value: unknown, pad: string): void => {
+    if (value === null || typeof value !== 'object' || isLogLine(value)) {
+      out.push(JSON.stringify(value) ?? 'null');
+      return;
+    }
+    const inner = `${pad}  `;
+    const array = Array.isArray(value);
+    const entries = array
+      ? value.map((v, i) => [String(i), v] as const)
+      : Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function');
+    if (!entries.length) {
+      out.push(array ? '[]' : '{}');
+      return;
+    }
+    out.push(array ? '[' : '{');
+    entries.forEach(([key, v], i) => {
+      out.push(i ? ',\n' : '\n', inner, array ? '' : `${JSON.stringify(key)}: `);
+      write(v, inner);
+    });
+    out.push('\n', pad, array ? ']' : '}');
+  };
+  write(VerificationObservationSchema.parse(o), '');
+  out.push('\n');
+  return out;
+}
+
+/**
+ * Writes the file atomically (a temporary file, then rename) in chunks: past MAX_VERIFICATION_BYTES it is
+ * still written, as evidence kept, and may be longer than one string can be. Returns its size in bytes.
+ */
+export async function writeVerification(path: string, o: VerificationObservation): Promise<number> {
+  const pieces = verificationPieces(o);
+  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx');
+  let bytes = 0;
+  try {
+    for (let at = 0; at < pieces.length; ) {
+      let chunk = '';
+      while (at < pieces.length && chunk.length < 1 << 22) chunk += pieces[at++];
+      const buffer = Buffer.from(chunk);
+      // A write may take only part of a buffer: the rest is written after it.
+      for (let done = 0; done < buffer.length; )
+        done += (await handle.write(buffer, done, buffer.length - done)).bytesWritten;
+      bytes += buffer.length;
+    }
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  return bytes;
 }
 
 export const isVerificationPath = (path: string) => path.endsWith(VERIFICATION_SUFFIX);
