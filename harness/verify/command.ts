@@ -25,9 +25,15 @@ import { createManifests, readManifests, waitAvailable } from './apply.ts';
 import { gradeVerificationFile, writeVerification, writeVerifyReports } from './files.ts';
 import type { verifyFlags } from './flags.ts';
 import { exitCodeOfGrade } from './grade.ts';
-import { ActionSchema, VERIFICATION_SUFFIX, type VerifyRequest } from '../observation/verification.ts';
+import {
+  ActionSchema,
+  MAX_VERIFICATION_BYTES,
+  VERIFICATION_SUFFIX,
+  type VerifyRequest,
+} from '../observation/verification.ts';
 import { defaultConnections, renderVerifyLoadPod } from './load-pod.ts';
 import { preflight } from './preflight.ts';
+import { checkLoadFits } from './size.ts';
 import { objectNames, runVerification, temporaryService, verifyBoundsMs } from './run.ts';
 import { planText, readTarget } from './target.ts';
 import { terminalSummary } from './report.ts';
@@ -211,6 +217,8 @@ async function verifyOn(
   );
   const runId = newRunId();
   const bounds = verifyBoundsMs({ read, readyTimeoutMs });
+  // Before any write, even a dry run: a load that could overfill its file is refused, not run.
+  checkLoadFits(request.rate, bounds.loadMs);
   const template = await loadTemplate();
   // Every write of the plan, tried with dryRun=All first: a missing right is named before anything changes.
   const names = objectNames(request, runId);
@@ -274,7 +282,7 @@ async function verifyOn(
     },
   });
   const file = join(outDir, `${deployment}${VERIFICATION_SUFFIX}`);
-  await writeVerification(file, observation);
+  const bytes = await writeVerification(file, observation);
   let swept = false;
   try {
     swept = await sweepRun(cluster, namespace, runId);
@@ -282,6 +290,16 @@ async function verifyOn(
     /* the record stays running: `termlab reap` finishes it */
   }
   if (swept) await saveRun({ ...record, status: io.signal.aborted ? 'interrupted' : 'finished' });
+
+  // Past the read limit despite the check before the run (its lines longer than reckoned): the evidence is
+  // kept where it was written, and said so, rather than lost; there is no verdict to read back from it.
+  if (bytes > MAX_VERIFICATION_BYTES) {
+    if (failure) io.err(`termlab verify: ${failure.code}: ${t(failure.message)}\n`);
+    io.err(
+      `termlab verify: INPUT_TOO_LARGE: the run's evidence is kept in ${t(file)}, but it is ${bytes} bytes, more than the ${MAX_VERIFICATION_BYTES}-byte limit verify and \`termlab grade\` read a verification file within: no verdict was given; run again with a lower --rate\n`,
+    );
+    return exitCodeFor('INPUT_TOO_LARGE');
+  }
 
   // Bad input found before anything was changed (a path the app does not serve): no verdict to give, no
   // report to write. Said first and alone, in one line; the evidence stays in the observation file.

@@ -1,12 +1,14 @@
 // A verification file is one per run: it is read back within its own limit (not an observation's 16 MiB),
-// and written with each log line on one line.
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+// written with each log line on one line, and a load that could overfill it is refused before anything is made.
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseVerification, readVerification, writeVerification } from '../../harness/verify/files.ts';
+import { checkLoadFits } from '../../harness/verify/size.ts';
 import { MAX_OBSERVATION_BYTES } from '../../harness/observation/schema.ts';
 import { MAX_VERIFICATION_BYTES } from '../../harness/observation/verification.ts';
+import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'termlab-verify-size-'));
@@ -77,4 +79,35 @@ describe('a verification file past an observation’s 16 MiB', () => {
       `${path}: ${MAX_VERIFICATION_BYTES + 1} bytes is larger than the ${MAX_VERIFICATION_BYTES}-byte limit for a verification file`,
     );
   });
+});
+
+describe('a load that could overfill its file', () => {
+  it('is refused naming --rate, the duration, the figure and a rate that fits', () => {
+    // The default bound (progressDeadlineSeconds 600 + grace 30 + 60 s, twice --ready-timeout 120 s, 3 s): 933 s.
+    expect(() => checkLoadFits(50, 933_000)).not.toThrow();
+    expect(() => checkLoadFits(1000, 933_000)).toThrow(
+      /^--rate 1000: the load may run 933 s \(.*\), 933000 requests of ~800 bytes each in the verification file: ~712 MiB, more than the 464 MiB its load lines may take .*nothing was made or changed\. Give --rate 651 or less, or shorten the bound: a lower --ready-timeout, or a lower progressDeadlineSeconds/,
+    );
+    expect(() => checkLoadFits(651, 933_000)).not.toThrow();
+    expect(() => checkLoadFits(652, 933_000)).toThrow(/Give --rate 651 or less/);
+  });
+
+  it('termlab verify exits 2 before making anything: no output folder, no load pod', async () => {
+    const out = join(dir, 'refused');
+    const r = await runCli([
+      'verify',
+      'deployment/web',
+      '--sim',
+      '--apply',
+      'manifests/verify-example.yaml',
+      '--rate',
+      '2000',
+      '--output-dir',
+      out,
+    ]);
+    expect(r.stderr).toMatch(/--rate 2000: the load may run \d+ s .* Give --rate \d+ or less/);
+    expect(r.stderr).not.toMatch(/load starting/);
+    expect(r.code).toBe(2);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
 });
