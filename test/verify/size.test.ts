@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseVerification, readVerification, writeVerification } from '../../harness/verify/files.ts';
 import { checkLoadFits } from '../../harness/verify/size.ts';
 import { MAX_OBSERVATION_BYTES } from '../../harness/observation/schema.ts';
-import { MAX_VERIFICATION_BYTES } from '../../harness/observation/verification.ts';
+import { LOAD_LINE_BYTES, MAX_VERIFICATION_BYTES } from '../../harness/observation/verification.ts';
 import { runCli } from '../support/cli.ts';
 import { repoRoot } from '../support/processes.ts';
 
@@ -59,6 +59,9 @@ describe('a verification file past an observation’s 16 MiB', () => {
     const bytes = await writeVerification(path, o);
     expect(await readVerification(path)).toEqual(o);
     expect(bytes).toBe(statSync(path).size);
+    // The refusal before a run reckons LOAD_LINE_BYTES a request: a completed one as written fits in it.
+    expect(bytes / n).toBeLessThan(LOAD_LINE_BYTES);
+    expect(bytes / n).toBeGreaterThan(LOAD_LINE_BYTES * 0.8);
     const text = readFileSync(path, 'utf8');
     // The same JSON as before (any reader of version 1 reads it), each log line on one line of its own.
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(o)));
