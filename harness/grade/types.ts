@@ -131,6 +131,41 @@ export interface EdgeGradeSection {
   measuredLagSeconds: number | null;
   /** Requests the edge logged as retried by its own retry middleware (RetryAttempts > 0). */
   edgeRetried: number;
+  /** The first request that failed to the edge's lag, moment by moment (grade/edge/picture.ts); null when none did. */
+  picture?: EdgePicture | null;
+}
+
+/**
+ * One failed request through the edge, each moment from its own source. Times are seconds from the pod's
+ * deletion as the pod watch saw it (the report's 0, the delete), each converted as the edge's attribution does.
+ */
+export interface EdgePicture {
+  /** The load's id, and its method and path as the edge logged them. */
+  request: { id: string; method: string; path: string };
+  pod: string;
+  /** Where the edge sent it (the access line's ServiceAddr). */
+  upstream: string;
+  /** The deletion, seconds after the template change: where the picture's 0 is in the checks' times. */
+  deletionAfterChange: number;
+  /** The EndpointSlice watch: the endpoint not ready, or gone, and which. */
+  sliceDropped: number;
+  dropped: 'ready=false' | 'gone';
+  /** The edge's access log: StartUTC of this request. */
+  routed: number;
+  /** The pod's own log: its signal line; null when it logged none. */
+  term: number | null;
+  /** The load's line: sent and ended, its status or error, and the first bytes of the body it got. */
+  sent: number;
+  ended: number;
+  status: number | null;
+  error: string | null;
+  body: string | null;
+  /** The edge's access log: DownstreamStatus, and OriginStatus (null: nothing from the pod). */
+  edgeStatus: number;
+  originStatus: number | null;
+  /** The last request the edge still sent to this pod after the drop (its StartUTC and load id): the lag's end. */
+  lastRouted: number;
+  lastRequest: string | null;
 }
 
 /** A grade, keyed by the kind of run it grades. */

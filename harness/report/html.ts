@@ -20,6 +20,7 @@ import {
   tryName,
 } from './format.ts';
 import { LAB_PAIR_ROLES } from '../scenario/schema.ts';
+import { type ChartBar, edgePictureCaption, edgePictureRows } from './edge.ts';
 import { lifecycleRows, podsSvg, requestsSvg, TIMELINE_HEADER, timelineRows } from './rollout.ts';
 
 // Text badges, not emoji: they render the same without an emoji font.
@@ -168,7 +169,7 @@ function pairFigure(pair: { id: string; halves: GradeResult[]; axis: { min: numb
 /** A chart's row: its name and bars, or a heading that names the pod of the rows below it (a pair's chart). */
 interface Row {
   name: string;
-  bars: TimelineBar[];
+  bars: ChartBar[];
   heading?: boolean;
 }
 
@@ -232,7 +233,8 @@ function svgRows(rows: Row[], axis: { min: number; max: number }, aria: string):
         return {
           mark: true,
           spans: [cx - 7, cx + 7],
-          shape: (y) => `<g${at}><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${COLORS[kind]}"/>${title}</g>`,
+          shape: (y) =>
+            `<g${at}><path d="M${cx} ${y + 2} l7 8 l-7 8 l-7 -8 z" fill="${bar.color ?? COLORS[kind]}"/>${title}</g>`,
           label: { x: cx + 12, text: bar.label },
         };
       }
@@ -241,7 +243,7 @@ function svgRows(rows: Row[], axis: { min: number; max: number }, aria: string):
         mark: false,
         spans: [x(bar.start), x(bar.start) + Math.max(2, x(bar.end) - x(bar.start))],
         shape: (y) =>
-          `<g${at}><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${COLORS[kind]}"${dash}/>${title}</g>`,
+          `<g${at}><rect x="${x(bar.start)}" y="${y + 2}" width="${Math.max(2, x(bar.end) - x(bar.start))}" height="16" rx="3" fill="${bar.color ?? COLORS[kind]}"${dash}/>${title}</g>`,
         // Beside the bar, never inside it: a short bar would cut its own label.
         label: { x: x(bar.end) + GAP, text: bar.label },
       };
@@ -310,12 +312,21 @@ function svgRows(rows: Row[], axis: { min: number; max: number }, aria: string):
   return `<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="${e(aria)}">${parts.join('')}</svg>`;
 }
 
+/** An edge scenario's one failed request through the edge, drawn from its own sources, with its caption. */
+function edgeFigure(r: GradeResult): string {
+  const p = r.kind === 'rollout' ? r.edge?.picture : null;
+  if (!p) return '';
+  const { rows, axis } = edgePictureRows(p);
+  return `<h3>One failed request through the edge</h3>${svgRows(rows, axis, `timeline of request ${p.request.id} through the edge`)}
+  <p class="caption">${e(edgePictureCaption(p))}</p>`;
+}
+
 function rolloutCard(r: GradeResult): string {
   const ro = r.rollout!;
   const table = (header: string[], rows: string[][]) =>
     `<table><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}</table>`;
   return `<p class="muted">Model (from each old pod's live lifecycle): requests failing ${e(ro.exposure)}; ${e(ro.steps.join('; '))}</p>
-  <p>${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods. Template before: <code>${e(ro.templateBefore)}</code>; after: <code>${e(ro.templateAfter)}</code>.</p>
+  <p>${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods. Template before: <code>${e(ro.templateBefore)}</code>; after: <code>${e(ro.templateAfter)}</code>.</p>${edgeFigure(r)}
   <h3>Template vs live lifecycle</h3>${table(
     ['pod', 'revision', 'its template', 'live pod (read as it terminated)'],
     lifecycleRows(ro).map((x) => [x.pod, x.revision, x.template, x.live]),

@@ -27,6 +27,7 @@ import {
 import { type PodFacts, originOf, podFacts } from '../rollout/facts.ts';
 import { attribute, gradeRollout } from '../rollout/grade.ts';
 import { isFailure, type LoadRecord, parseLoadLog } from '../rollout/records.ts';
+import { edgePicture } from './picture.ts';
 import { EDGE_IDLE_TIMEOUT_SECONDS, edgeModelInput, type EdgeExpectation, predictEdge } from './theory.ts';
 
 /** The rollout's evidence checks an edge run keeps: the load's log and the pods' lifecycles (the template is one). */
@@ -48,6 +49,9 @@ export interface EdgeFailure {
   cause: EdgeCause | string;
   why: string;
   lagSeconds: number | null;
+  /** The edge's line for it, and the pod the edge sent it to, where known. */
+  access?: EdgeAccess | null;
+  pod?: string | null;
 }
 
 /** The X-Termlab-Request value of a load line: its own `requestId` (contract C4) or, before that field, its id. */
@@ -97,7 +101,13 @@ function edgePods(o: EdgeObservation, pods: PodFacts[]): EdgePod[] {
 }
 
 /** Each failed request's cause from its own sources. */
-export function edgeFailures(o: EdgeObservation): { failures: EdgeFailure[]; log: AccessLog; records: LoadRecord[] } {
+export function edgeFailures(o: EdgeObservation): {
+  failures: EdgeFailure[];
+  log: AccessLog;
+  records: LoadRecord[];
+  evidence: Omit<EdgeEvidence, 'access' | 'accessAt'>;
+  wall0: number;
+} {
   const view = rolloutView(o);
   const pods = podFacts(view);
   const origin = originOf(view);
@@ -135,10 +145,10 @@ export function edgeFailures(o: EdgeObservation): { failures: EdgeFailure[]; log
       },
     );
     return a.cause
-      ? { record, cause: a.cause, why: a.why, lagSeconds: a.lagSeconds }
-      : { record, cause: rollout, why: `${a.why}; at the pod: ${rollout}`, lagSeconds: null };
+      ? { record, cause: a.cause, why: a.why, lagSeconds: a.lagSeconds, access, pod: a.pod }
+      : { record, cause: rollout, why: `${a.why}; at the pod: ${rollout}`, lagSeconds: null, access, pod: a.pod };
   });
-  return { failures, log, records: load.records };
+  return { failures, log, records: load.records, evidence: base, wall0 };
 }
 
 /** The rollout's causes at the pod, as the model groups them (rollout/grade.ts names them). */
@@ -218,7 +228,7 @@ export function gradeEdge(
 ): RolloutGradeResult & { edge: EdgeGradeSection } {
   const rollout = gradeRollout(rolloutView(o), options);
   if (rollout.kind !== 'rollout') throw new Error('a rollout grade was expected');
-  const { failures, log, records } = edgeFailures(o);
+  const { failures, log, records, evidence: sources, wall0 } = edgeFailures(o);
   const { rules, minor, note } = rulesFor(o.run.cluster.serverVersion);
   const prediction = predictEdge(edgeModelInput(o.scenario, rules));
   const evidence = [...rollout.checks.filter((c) => KEPT_ROLLOUT_CHECKS.has(c.id)), accessLogCheck(o, log, failures)];
@@ -247,6 +257,7 @@ export function gradeEdge(
     causes,
     measuredLagSeconds: lags.length ? Math.max(...lags) : null,
     edgeRetried: log.entries.filter((e) => e.retries > 0).length,
+    picture: edgePicture(failures, log, sources, wall0),
   };
   const causeOf = new Map(failures.map((f) => [f.record, f.cause]));
   const total = rollout.rollout.requests.total;
