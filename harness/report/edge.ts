@@ -86,7 +86,7 @@ export function edgePictureRows(p: EdgePicture): {
         },
         point(
           p.ended,
-          `${answer(p)} · edge ${p.edgeStatus} · ${bodyHead(p.body, 28)}`,
+          `${answer(p)} · edge ${p.edgeStatus} · ${bodyHead(p.body, 56)}`,
           "the load's line and the edge's DownstreamStatus",
           '#cf222e',
         ),

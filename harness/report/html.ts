@@ -313,20 +313,21 @@ function svgRows(rows: Row[], axis: { min: number; max: number }, aria: string):
 }
 
 /** An edge scenario's one failed request through the edge, drawn from its own sources, with its caption. */
-function edgeFigure(r: GradeResult): string {
+/** `id`: the figure's anchor, for a link (and docs/img/edge-timeline.png's screenshot) to go straight to it. */
+function edgeFigure(r: GradeResult, id: string): string {
   const p = r.kind === 'rollout' ? r.edge?.picture : null;
   if (!p) return '';
   const { rows, axis } = edgePictureRows(p);
-  return `<h3>One failed request through the edge</h3>${svgRows(rows, axis, `timeline of request ${p.request.id} through the edge`)}
+  return `<h3 id="${e(id)}">One failed request through the edge</h3>${svgRows(rows, axis, `timeline of request ${p.request.id} through the edge`)}
   <p class="caption">${e(edgePictureCaption(p))}</p>`;
 }
 
-function rolloutCard(r: GradeResult): string {
+function rolloutCard(r: GradeResult, anchor: string): string {
   const ro = r.rollout!;
   const table = (header: string[], rows: string[][]) =>
     `<table><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr>${rows.map((row) => `<tr>${row.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('')}</table>`;
   return `<p class="muted">Model (from each old pod's live lifecycle): requests failing ${e(ro.exposure)}; ${e(ro.steps.join('; '))}</p>
-  <p>${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods. Template before: <code>${e(ro.templateBefore)}</code>; after: <code>${e(ro.templateAfter)}</code>.</p>${edgeFigure(r)}
+  <p>${ro.requests.failed} of ${ro.requests.total} requests failed, ${ro.requests.oldFailed} at old pods. Template before: <code>${e(ro.templateBefore)}</code>; after: <code>${e(ro.templateAfter)}</code>.</p>${edgeFigure(r, `${anchor}-edge`)}
   <h3>Template vs live lifecycle</h3>${table(
     ['pod', 'revision', 'its template', 'live pod (read as it terminated)'],
     lifecycleRows(ro).map((x) => [x.pod, x.revision, x.template, x.live]),
@@ -380,7 +381,7 @@ export function resultCards(results: GradeResult[], prefix = 's', docs?: string)
   <p>${e(r.supersededBy ? supersededText(r) : r.explanation)}</p>${r.notes.map((n) => `<p class="muted">Note: ${e(n)}</p>`).join('')}
   ${
     r.rollout
-      ? rolloutCard(r)
+      ? rolloutCard(r, `${prefix}${i}-${r.scenario}`)
       : `<p class="muted">Model: ${e(r.prediction?.steps.join('; ') ?? '')}</p>
   ${kubeletTerms(r, docs)}
   ${svgTimeline(r, axes.get(r))}${graceCaption(r) ? `<p class="caption">${e(graceCaption(r))}</p>` : ''}`
