@@ -97,6 +97,15 @@ export function podAt<P extends Pick<EdgePod, 'ip' | 'port'>>(pods: P[], addr: s
 /** The bodies Traefik answers its own proxy errors with (http.StatusText, no newline). */
 const EDGE_ERROR_BODY: Record<number, string> = { 502: 'Bad Gateway', 504: 'Gateway Timeout' };
 
+/**
+ * Whether the edge's line is Traefik's own proxy error (502 Bad Gateway, 504 Gateway Timeout): its access log gives
+ * that as OriginStatus too, and the body, Go's status text, tells it from an app that answered the same code itself.
+ */
+export const isEdgeOwnError = (a: Pick<EdgeAccess, 'status' | 'originStatus'>, body: string | null): boolean =>
+  (a.status === 502 || a.status === 504) &&
+  (a.originStatus === null || a.originStatus === a.status) &&
+  (body === null || body.trim() === EDGE_ERROR_BODY[a.status]);
+
 /** Methods Go's http.Transport replays on a fresh connection when a reused one fails before any answer byte. */
 export const REPLAYED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
@@ -150,13 +159,7 @@ export function attributeAtEdge(r: EdgeRequest, e: EdgeEvidence): EdgeAttributio
   const a = e.access;
   const at = e.accessAt.start;
   const upstream = a.upstream ? splitAddress(a.upstream).ip : null;
-  // Traefik's access log gives its own proxy error (502 Bad Gateway, 504 Gateway Timeout) as OriginStatus too:
-  // the body, Go's status text, tells it from an app that answered the same code with its own body.
-  const edgeError =
-    (a.status === 502 || a.status === 504) &&
-    (a.originStatus === null || a.originStatus === a.status) &&
-    (r.body === null || r.body.trim() === EDGE_ERROR_BODY[a.status]);
-  const answered = a.originStatus !== null && !edgeError;
+  const answered = a.originStatus !== null && !isEdgeOwnError(a, r.body);
 
   // No server picked and a 503 from the edge itself (Gateway: "no available server"), or a 404 with no router
   // (the Ingress provider drops the router of a Service with no serving endpoint): nothing to send it to.

@@ -163,6 +163,8 @@ export interface EdgePicture {
   /** The edge's access log: DownstreamStatus, and OriginStatus (null: nothing from the pod). */
   edgeStatus: number;
   originStatus: number | null;
+  /** Whether the pod answered it (false: the status is the edge's own, as attribute.ts reads it). */
+  podAnswered: boolean;
   /** The last request the edge still sent to this pod after the drop (its StartUTC and load id): the lag's end. */
   lastRouted: number;
   lastRequest: string | null;

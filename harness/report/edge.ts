@@ -13,7 +13,8 @@ export interface ChartBar {
   color?: string;
 }
 
-const at = (s: number) => `${s.toFixed(2)} s`;
+/** Seconds to 10 ms, the unit kept with its number when the caption wraps. */
+const at = (s: number) => `${s.toFixed(2)}\u00a0s`;
 /** The body's first line, cut for a label or a caption. */
 const bodyHead = (body: string | null, chars: number) => {
   const line = (body ?? '').trim().split('\n')[0]!;
@@ -100,10 +101,11 @@ export function edgePictureRows(p: EdgePicture): {
 /** The picture in words: every time it prints is a mark of the chart (test/grade/edge-picture.test.ts). */
 export function edgePictureCaption(p: EdgePicture): string {
   const id = p.request.id;
-  const origin =
-    p.originStatus === null
+  const origin = p.podAnswered
+    ? `OriginStatus ${p.originStatus} (the pod's own answer)`
+    : p.originStatus === null
       ? 'no OriginStatus (nothing from the pod)'
-      : `OriginStatus ${p.originStatus} (the pod's own answer)`;
+      : `OriginStatus ${p.originStatus} with the edge's own error body: nothing came from the pod`;
   const last =
     p.lastRequest === id
       ? `${id} was the last request the edge sent it`

@@ -4,6 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { EdgeAccess } from '../../harness/edge/access-log.ts';
+import { edgePicture } from '../../harness/grade/edge/picture.ts';
+import type { LoadRecord } from '../../harness/grade/rollout/records.ts';
+import { edgePictureCaption } from '../../harness/report/edge.ts';
 import { FIXTURES, fontSizes, reportHtml, type TextBox, textBoxes, unescapeXml } from '../support/report-svg.ts';
 
 const FILE = join(FIXTURES, 'edge/node-edge-no-prestop.observation.json');
@@ -129,14 +133,14 @@ describe("an edge scenario's report", () => {
     const svg = html.match(/aria-label="timeline of request L\d+ through the edge"[^>]*>([\s\S]*?)<\/svg>/)![1]!;
     const caption = unescapeXml(html.match(/through the edge"[\s\S]*?<\/svg>\s*<p class="caption">([^<]*)<\/p>/)![1]!);
     const marks = marksOf(svg);
-    const said = [...caption.matchAll(/\bat (-?\d+\.\d+) s\b/g)].map((m) => Number(m[1]));
+    const said = [...caption.matchAll(/\bat (-?\d+\.\d+)[ \u00a0]s\b/g)].map((m) => Number(m[1]));
     // The drop, TERM, the routing, the load's send and end, the last request to the pod.
     expect(said.length).toBeGreaterThanOrEqual(6);
     const off = said.filter((t) => !marks.some((m) => Math.abs(m.start - t) <= MS || Math.abs(m.end - t) <= MS));
     expect(off).toEqual([]);
     const lag = marks.find((m) => m.label.startsWith('lag '))!;
-    expect(caption).toContain(`was ${(lag.end - lag.start).toFixed(2)} s.`);
-    expect(lag.label).toBe(`lag ${(lag.end - lag.start).toFixed(2)} s`);
+    expect(caption).toContain(`was ${(lag.end - lag.start).toFixed(2)}\u00a0s.`);
+    expect(lag.label).toBe(`lag ${(lag.end - lag.start).toFixed(2)}\u00a0s`);
   });
 
   it('prints no label over another, nor over a mark', async () => {
@@ -154,5 +158,71 @@ describe("an edge scenario's report", () => {
       for (const b of boxes) if (intersect(m, b)) overlaps.push(`a mark at x ${cx} × "${b.text}"`);
     }
     expect(overlaps).toEqual([]);
+  });
+});
+
+describe("the picture's words on who answered", () => {
+  // One request the edge sent 0.12 s after the slice dropped the pod, as the simulated cluster records it.
+  const wall0 = Date.parse('2026-12-07T01:00:00.000Z');
+  const iso = (s: number) => new Date(wall0 + s * 1000).toISOString();
+  const picture = (status: number, body: string) => {
+    const access: EdgeAccess = {
+      line: 0,
+      startMs: wall0 + 1130,
+      endMs: wall0 + 1132,
+      status,
+      originStatus: status,
+      method: 'GET',
+      path: '/work?ms=200&id=L292',
+      host: null,
+      upstream: '127.0.0.1:26474',
+      router: 'r',
+      retries: 0,
+      requestId: 'run-load-L292',
+      pathId: 'L292',
+    };
+    const record = {
+      id: 'L292',
+      sent: { time: iso(1.13) },
+      ended: { time: iso(1.135) },
+      status,
+      errorCode: null,
+      bodyHead: body,
+    } as unknown as LoadRecord;
+    const pods = [
+      {
+        name: 'web-1',
+        ip: '127.0.0.1',
+        port: 26474,
+        endpoint: 'uid-1',
+        deletion: 1,
+        term: 0.98,
+        exited: null,
+        keepAliveTimeoutSeconds: 5,
+      },
+    ];
+    const slice = [
+      { at: 0, ip: 'uid-1', gone: false, ready: true },
+      { at: 1.01, ip: 'uid-1', gone: false, ready: false },
+    ];
+    const p = edgePicture(
+      [{ record, cause: 'edge-routed-to-removed-endpoint', access, pod: 'web-1' }],
+      { entries: [access], malformed: [], skipped: 0 },
+      { pods, slice },
+      wall0,
+    );
+    expect(p).not.toBeNull();
+    return edgePictureCaption(p!);
+  };
+
+  it("a 502 with Traefik's own body is the edge's error, not the pod's answer", () => {
+    const caption = picture(502, 'Bad Gateway');
+    expect(caption).toContain('nothing came from the pod');
+    expect(caption).not.toContain("the pod's own answer");
+  });
+  it("a 503 with the app's body is the pod's own answer", () => {
+    expect(picture(503, '{"event":"rejected","reason":"draining"}')).toContain(
+      "OriginStatus 503 (the pod's own answer)",
+    );
   });
 });

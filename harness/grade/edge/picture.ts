@@ -4,7 +4,7 @@
 // line (sent, ended, status, body) — and the lag as the edge showed it for that pod: from the drop to the last
 // request the edge still sent there. Times as the attribution reads them, then counted from the deletion.
 import type { AccessLog, EdgeAccess } from '../../edge/access-log.ts';
-import { type EdgeEvidence, podAt, removedAt } from '../../edge/attribute.ts';
+import { type EdgeEvidence, isEdgeOwnError, podAt, removedAt } from '../../edge/attribute.ts';
 import type { LoadRecord } from '../rollout/records.ts';
 import type { EdgePicture } from '../types.ts';
 
@@ -56,6 +56,7 @@ export function edgePicture(
       body: r.bodyHead ?? null,
       edgeStatus: a.status,
       originStatus: a.originStatus,
+      podAnswered: a.originStatus !== null && !isEdgeOwnError(a, r.bodyHead ?? null),
       lastRouted: from(at(last.startMs)),
       lastRequest: last.pathId ?? last.requestId,
     };
