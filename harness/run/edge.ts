@@ -59,8 +59,7 @@ export function routeAccessLine(text: string, host: string): string | null {
   const requestHost = typeof json.RequestHost === 'string' ? json.RequestHost.split(':')[0] : null;
   if (requestHost !== host) return null;
   const kept: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(json))
-    if (KEPT_FIELDS.includes(k) || k.toLowerCase() === REQUEST_ID) kept[k] = v;
+  for (const [k, v] of Object.entries(json)) if (KEPT_FIELDS.includes(k) || k.toLowerCase() === REQUEST_ID) kept[k] = v;
   return JSON.stringify(kept);
 }
 
