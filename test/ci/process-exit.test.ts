@@ -26,6 +26,10 @@ const ENTRIES = [
   'test/verify/node-rbac.ts',
   // Writes a small program that exits with the sim's containers still running, as the CLI's second Ctrl-C does.
   'test/verify/interrupt.test.ts',
+  // The simulated Traefik: PID 1 of the edge's pod in the sim, its exit codes are Traefik's (a bad flag: 1).
+  'cluster/sim/edge/main.ts',
+  // Writes a one-request client program run as a child while the sim's main thread is blocked.
+  'test/sim/proxy-worker.test.ts',
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'dist', '.termlab', 'reports']);
