@@ -8,6 +8,8 @@ import {
   type ScenarioComparison,
   type SideResult,
 } from './compare.ts';
+import type { EdgeComparison } from './edge-compare.ts';
+import { renderEdgeSection } from './edge-report.ts';
 import { DIED_TWIN, OFFSET_LABELS, OFFSETS, type OffsetName, type SideFile } from './summary.ts';
 
 const seconds = (v: number) => `${v.toFixed(2)}s`;
@@ -70,8 +72,10 @@ export function renderFidelity(
   sim: SideFile,
   node: SideFile,
   hook: HookFigures,
+  edge: EdgeComparison[] = [],
 ): string {
   const agreeing = comparisons.filter((c) => !c.disagreements.length).length;
+  const edgeAgreeing = edge.filter((c) => !c.disagreements.length).length;
   const rule = comparisons[0]?.rule ?? compareRule(sim, node);
   const lines = [
     `# Fidelity: the simulated cluster against the real node${node.runs.length ? ` (Kubernetes ${node.cluster})` : ''}`,
@@ -86,7 +90,9 @@ export function renderFidelity(
         '; ',
       )}) must instead fall, on every run of both sides, inside that ticker's period plus the same tolerance. A container's end is judged by its death where both sides know it on every run (its own exit line, else the runtime's SIGKILL: the simulator's record, containerd's "Kill container" on the node), and the runtime's teardown from that death to the end seen (StopContainer's exit handling, StopPodSandbox, the status write), which the node's own load stretches, over the whole matrix; an end nothing dates (the OOM killer's) by the end seen.`,
     '',
-    `**${agreeing} of ${comparisons.length} scenarios agree.**`,
+    edge.length
+      ? `**${agreeing + edgeAgreeing} of ${comparisons.length + edge.length} scenarios agree** (the pod scenarios ${agreeing} of ${comparisons.length}, the edge scenarios ${edgeAgreeing} of ${edge.length}: their own section below).`
+      : `**${agreeing} of ${comparisons.length} scenarios agree.**`,
     '',
     ...(matrixWide.length
       ? [
@@ -141,6 +147,7 @@ export function renderFidelity(
     ];
     if (incomplete.length) lines.push('', `Incomplete runs: ${incomplete.join('; ')}.`);
   }
+  lines.push(...renderEdgeSection(edge));
   return `${lines.join('\n')}\n`;
 }
 

@@ -5,6 +5,7 @@ import { ledgerEffectCount, ledgerLines } from '../../harness/grade/retries.ts';
 import { parseLabLogLines } from '../../harness/observation/timeline.ts';
 import { podDeadlineSeconds } from '../../harness/safety/deadline.ts';
 import { HOLD_FINALIZER } from '../../harness/safety/labels.ts';
+import { EdgeRunSummarySchema } from './edge-summary.ts';
 
 export const OFFSETS = [
   'hookStart',
@@ -147,6 +148,8 @@ export const SideFileSchema = z.object({
   cluster: z.string(),
   recordedAt: z.string(),
   runs: z.array(RunSummarySchema),
+  /** The edge scenarios' runs (manifests/edge.yaml through the side's edge); absent in older files. */
+  edgeRuns: z.array(EdgeRunSummarySchema).optional(),
 });
 export type SideFile = z.infer<typeof SideFileSchema>;
 
