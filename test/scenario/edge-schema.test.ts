@@ -38,6 +38,17 @@ describe('edge scenario files', () => {
     expect(asRollout(a!).from).toEqual(asRollout(a!).to);
   });
 
+  it('(d) sends its POSTs on a new connection each: the real edge cuts some kept-alive POSTs by itself (golang/go#15527)', async () => {
+    const set = await loadScenarioSet(MANIFEST);
+    if (set.kind !== 'edge') throw new Error('an edge file was expected');
+    const d = set.scenarios.find((s) => s.name === 'edge-naive-post')!;
+    expect({ method: d.load.method, keepAlive: d.load.keepAlive, app: d.app.keepAlive }).toEqual({
+      method: 'POST',
+      keepAlive: false,
+      app: 'naive',
+    });
+  });
+
   it('names a bad keep-alive variant by its scenario, path and line, as bad input', async () => {
     const error = await loadScenarioSet(broken('keepAlive: polite', 'keepAlive: rude')).catch((e: unknown) => e);
     expect(error).toMatchObject({
