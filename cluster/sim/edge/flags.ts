@@ -12,6 +12,8 @@ export interface EdgeConfig {
   ping: boolean;
   /** providers.providersThrottleDuration: 2 s by default (traefik cmd/configuration.go:27). */
   throttleMs: number;
+  /** serversTransport.forwardingTimeouts.dialTimeout: 30 s by default (traefik config/static/static_config.go). */
+  dialTimeoutMs: number;
 }
 
 export class EdgeFlagError extends Error {}
@@ -35,6 +37,7 @@ export function parseEdgeArgs(args: string[]): EdgeConfig {
     keptHeaders: [],
     ping: false,
     throttleMs: 2000,
+    dialTimeoutMs: 30_000,
   };
   let statusName = '';
   let statusNamespace = '';
@@ -71,6 +74,8 @@ export function parseEdgeArgs(args: string[]): EdgeConfig {
       // No call-outs in the sim: the version check and the usage report do nothing whatever their value.
       continue;
     else if (key === 'providers.providersthrottleduration') config.throttleMs = durationMs(`--${m[1]}`, value);
+    else if (key === 'serverstransport.forwardingtimeouts.dialtimeout')
+      config.dialTimeoutMs = durationMs(`--${m[1]}`, value);
     else
       throw new EdgeFlagError(
         `--${m[1]}: not a flag the simulated cluster's Traefik knows (cluster/sim/edge/flags.ts)`,

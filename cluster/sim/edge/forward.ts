@@ -9,6 +9,9 @@
 //   middleware runs by default, so the access log's RetryAttempts stays 0.
 // - Otherwise the error becomes a status (proxy/httputil/proxy.go:233-250 ComputeStatusCode): a broken
 //   connection 502, a timeout 504, the client gone 499; the body is the status text (proxy.go:196-212).
+// - A pod whose sandbox is gone has no IP any more: on a node a dial to it gets no answer at all (no RST), so
+//   Traefik waits out its dialTimeout (30 s) and answers 504 (node-edge measured it). The sim's pods share
+//   127.0.0.1, where the closed port would refuse at once (502): the edge is told which servers are gone.
 // - No server to pick: 503 "no available server\n" (loadbalancer/wrr/wrr.go:176, http.Error). No router:
 //   Go's NotFoundHandler, 404 "404 page not found\n".
 import { Agent, type ClientRequest, type IncomingMessage, request, type ServerResponse } from 'node:http';
@@ -65,7 +68,14 @@ const STATUS_TEXT: Record<number, string> = {
 export interface Routing {
   routes: Route[];
   keptHeaders: string[];
+  /** A server whose pod's address is gone (its sandbox torn down, or the pod deleted): a dial there hangs. */
+  vanished?: (server: Server) => boolean;
+  /** serversTransport.forwardingTimeouts.dialTimeout: how long a dial that gets no answer waits. */
+  dialTimeoutMs?: number;
 }
+
+/** Traefik's dialTimeout default (config/static/static_config.go: DefaultDialTimeout). */
+export const DIAL_TIMEOUT_MS = 30_000;
 
 function hostMatches(hosts: string[], host: string): boolean {
   if (!hosts.length) return true;
@@ -185,7 +195,36 @@ export function handle(routing: Routing, req: IncomingMessage, res: ServerRespon
   record.serviceName = backend.name;
   record.serviceAddr = server.addr;
   record.serviceUrl = server.url;
+  if (routing.vanished?.(server)) return dialNowhere(req, res, routing.dialTimeoutMs ?? DIAL_TIMEOUT_MS, record, done);
   forward(req, res, server, record, done);
+}
+
+/** A dial to an address nothing answers for: 504 "Gateway Timeout" at the dial timeout, or 499 if the client goes first. */
+function dialNowhere(
+  req: IncomingMessage,
+  res: ServerResponse,
+  timeoutMs: number,
+  record: AccessRecord,
+  done: (status: number, size: number) => void,
+): void {
+  const originStart = process.hrtime.bigint();
+  req.resume();
+  const end = (status: number) => {
+    record.originStatus = status;
+    record.originNs = Number(process.hrtime.bigint() - originStart);
+    const text = STATUS_TEXT[status]!;
+    if (status !== 499) {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length });
+      res.end(text);
+    }
+    done(status, text.length);
+  };
+  const timer = setTimeout(() => end(504), timeoutMs);
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    clearTimeout(timer);
+    end(499);
+  });
 }
 
 function forward(

@@ -55,6 +55,18 @@ async function main(): Promise<void> {
     routes: [],
     // Sorted as the access log's keys are.
     keptHeaders: [...config.keptHeaders].sort(),
+    dialTimeoutMs: config.dialTimeoutMs,
+    // The sim's stand-in for a pod's IP vanishing: the pod deleted, or its sandbox stopped (the kubelet's
+    // PodReadyToStartContainers False once the last container stopped), which on a node is the CNI's teardown.
+    vanished: (server) => {
+      const pod = caches.pods.get(server.podUid);
+      return (
+        !pod ||
+        (pod.status?.conditions ?? []).some(
+          (c: { type?: string; status?: string }) => c.type === 'PodReadyToStartContainers' && c.status === 'False',
+        )
+      );
+    },
   };
   let gatewayLive: Route[] = [];
   let ingressLive: Route[] = [];
