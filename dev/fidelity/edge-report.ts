@@ -33,7 +33,7 @@ export function renderEdgeSection(comparisons: EdgeComparison[]): string[] {
     '',
     '# The edge scenarios (manifests/edge.yaml)',
     '',
-    `Each ran ${runs} times per side, one at a time, through the side's own edge: the simulated edge (cluster/sim/edge) and the node's Traefik (manifests/edge/traefik.yaml). Compared is what the edge model grades (harness/grade/edge), outcome classes only: its verdict on the runs; whether requests failed; each cause the model expects or rules out, seen or not (most runs of a side decide each); and the answers the clients got for the failures it expects (the edge's status and body, the app's own answer by its event, no answer by the client's error), each kind most runs gave. Shown and not compared: the causes the model only allows (${EDGE_NOT_COMPARED.possible}); the edge's lag (${EDGE_NOT_COMPARED.lag}); the old pods' TERM → exit (${EDGE_NOT_COMPARED.exit}). Counts are per run.`,
+    `Each ran ${runs} times per side, one at a time, through the side's own edge: the simulated edge (cluster/sim/edge) and the node's Traefik (manifests/edge/traefik.yaml). Compared is what the edge model grades (harness/grade/edge), outcome classes only: its verdict on the runs; whether requests failed; each cause the model expects or rules out, seen or not (most runs of a side decide each); and the answers the clients got for the failures it expects (the edge's status and body, the app's own answer by its event, no answer by the client's error): a kind most runs of one side gave must have come in some run of the other (how often a window catches one is not graded). Shown and not compared: the causes the model only allows (${EDGE_NOT_COMPARED.possible}); the edge's lag (${EDGE_NOT_COMPARED.lag}); the old pods' TERM → exit (${EDGE_NOT_COMPARED.exit}). Counts are per run.`,
     '',
     `**${agreeing} of ${comparisons.length} edge scenarios agree.**`,
     '',
@@ -58,7 +58,7 @@ export function renderEdgeSection(comparisons: EdgeComparison[]): string[] {
       );
     const usual = (s: EdgeSideResult | null) => (s ? usualAnswers(s).join(', ') || 'none' : '–');
     lines.push(
-      `| answers to the expected failures | | ${answersCell(c.sim)} | ${answersCell(c.node)} | the kinds most runs gave: sim ${usual(c.sim)}; node ${usual(c.node)} |`,
+      `| answers to the expected failures | | ${answersCell(c.sim)} | ${answersCell(c.node)} | the kinds most runs gave (each must come on the other side): sim ${usual(c.sim)}; node ${usual(c.node)} |`,
       `| answers to the other failures | | ${otherCell(c.sim)} | ${otherCell(c.node)} | no |`,
       `| the edge's lag (each failure's) | | ${range(c.sim?.lag ?? null)} | ${range(c.node?.lag ?? null)} | no |`,
       `| old pods' TERM → container ended | | ${range(c.sim?.termToEnded ?? null)} | ${range(c.node?.termToEnded ?? null)} | no |`,

@@ -149,6 +149,15 @@ describe('edge fidelity: the two sides compared', () => {
     expect(c!.disagreements).toEqual([]);
   });
 
+  it('agrees when a kind most runs of one side gave came in fewer runs of the other: the same mechanism, another rate', () => {
+    const hang = { answers: { [LAG]: { [BAD_GATEWAY]: 20, [DRAINING]: 10, 'no answer: ETIMEDOUT': 30 } } };
+    const [c] = compareEdgeSides(
+      three((rep) => (rep === 3 ? hang : {})),
+      three(() => hang),
+    );
+    expect(c!.disagreements).toEqual([]);
+  });
+
   it('disagrees when one side did not run the scenario', () => {
     const [c] = compareEdgeSides(three(), []);
     expect(c!.disagreements).toEqual(['only the simulated side ran it']);
