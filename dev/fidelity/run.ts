@@ -236,6 +236,8 @@ function keepOthers(out: string, file: SideFile, only: boolean): SideFile {
   const ran = new Set([...file.runs, ...(file.edgeRuns ?? [])].map((r) => r.scenario));
   return {
     ...file,
+    // Which runs are of when: the side's other runs keep their recording's time.
+    recordedAt: `${before.recordedAt}, ${ran.size} scenario(s) again ${file.recordedAt}`,
     runs: [...before.runs.filter((r) => !ran.has(r.scenario)), ...file.runs],
     edgeRuns: [...(before.edgeRuns ?? []).filter((r) => !ran.has(r.scenario)), ...(file.edgeRuns ?? [])],
   };
