@@ -25,6 +25,8 @@ export interface EdgeSideResult {
   runs: number;
   incomplete: string[];
   verdict: string | null;
+  /** Every run's verdict, by run: a run the model did not match is shown even where most runs decide. */
+  verdicts: string[];
   /** Most runs had a request fail. */
   failed: boolean;
   failedCounts: number[];
@@ -89,6 +91,7 @@ export function edgeSideResult(runs: EdgeRunSummary[]): EdgeSideResult {
     runs: runs.length,
     incomplete: runs.filter((r) => !r.complete).map((r) => `#${r.repetition}: ${r.incompleteReason ?? 'incomplete'}`),
     verdict: mostCommon(used.map((r) => r.verdict)),
+    verdicts: used.map((r) => r.verdict),
     failed: majority(used.map((r) => r.failed > 0)),
     failedCounts: used.map((r) => r.failed),
     requests: used.map((r) => r.requests),

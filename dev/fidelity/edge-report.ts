@@ -48,7 +48,9 @@ export function renderEdgeSection(comparisons: EdgeComparison[]): string[] {
     lines.push('', `## ${c.scenario} (edge)`, '');
     if (c.disagreements.length) lines.push(`Disagreements: ${c.disagreements.join('; ')}.`, '');
     lines.push('| | the model | simulated | real node | compared |', '| --- | --- | --- | --- | --- |');
-    lines.push(`| verdict | | ${c.sim?.verdict ?? '–'} | ${c.node?.verdict ?? '–'} | yes |`);
+    lines.push(
+      `| verdict (each run's) | | ${c.sim?.verdicts.join(' / ') ?? '–'} | ${c.node?.verdicts.join(' / ') ?? '–'} | most runs' |`,
+    );
     lines.push(
       `| requests failed (of) | | ${c.sim ? `${counts(c.sim.failedCounts)} (of ${counts(c.sim.requests)})` : '–'} | ${c.node ? `${counts(c.node.failedCounts)} (of ${counts(c.node.requests)})` : '–'} | whether any |`,
     );
@@ -75,5 +77,7 @@ export function renderEdgeSection(comparisons: EdgeComparison[]): string[] {
 }
 
 function brief(side: EdgeSideResult | null): string {
-  return side ? `${side.verdict ?? '–'} / ${counts(side.failedCounts)}` : '–';
+  if (!side) return '–';
+  const other = side.verdicts.filter((v) => v !== side.verdict);
+  return `${side.verdict ?? '–'}${other.length ? ` (${other.length} run ${other.join(', ')})` : ''} / ${counts(side.failedCounts)}`;
 }
