@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../../lib/files.ts';
 import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
 import type { Observation } from '../../harness/observation/schema.ts';
 import { RunClock } from '../../harness/run/clock.ts';
-import { runScenario } from '../../harness/run/scenario.ts';
+import { runScenario, type ScenarioContext } from '../../harness/run/scenario.ts';
 import { loadScenarios, loadTemplate, DEFAULT_SCENARIOS } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
 import { newRunId } from '../../harness/safety/labels.ts';
@@ -145,20 +145,7 @@ async function runSide(
     // After Ctrl-C no new run starts; those under way stop as the harness stops them.
     for (let job = jobs.shift(); job && !signal.aborted; job = jobs.shift()) {
       const o = await runScenario(
-        {
-          cluster,
-          namespace,
-          runId: job.runId,
-          owner: 'fidelity',
-          harnessVersion: 'fidelity',
-          simulated,
-          template,
-          transport: 'portforward',
-          clock,
-          signal,
-          readyTimeoutMs: READY_TIMEOUT_MS,
-          onPhase: () => {},
-        },
+        fidelityContext({ cluster, namespace, runId: job.runId, simulated, template, clock, signal }),
         job.scenario,
       );
       done.push({ o, rep: job.rep });
@@ -175,6 +162,20 @@ async function runSide(
   const runs = done.map(({ o, rep }) => summarize(o, rep, side.hookLaunch(o), side.kills(o)));
   runs.sort((a, b) => a.scenario.localeCompare(b.scenario) || a.repetition - b.repetition);
   return { runs, observations: done.map((d) => d.o) };
+}
+
+/** How fidelity runs a scenario on either side: the default transport, its own owner, no phase display. */
+function fidelityContext(
+  c: Pick<ScenarioContext, 'cluster' | 'namespace' | 'runId' | 'simulated' | 'template' | 'clock' | 'signal'>,
+): ScenarioContext {
+  return {
+    ...c,
+    owner: 'fidelity',
+    harnessVersion: 'fidelity',
+    transport: 'portforward',
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    onPhase: () => {},
+  };
 }
 
 /**
@@ -199,20 +200,7 @@ async function runEdgeSide(
     for (const scenario of scenarios) {
       if (signal.aborted) break;
       const o = await runEdge(
-        {
-          cluster,
-          namespace,
-          runId,
-          owner: 'fidelity',
-          harnessVersion: 'fidelity',
-          simulated,
-          template,
-          transport: 'portforward',
-          clock,
-          signal,
-          readyTimeoutMs: READY_TIMEOUT_MS,
-          onPhase: () => {},
-        },
+        fidelityContext({ cluster, namespace, runId, simulated, template, clock, signal }),
         scenario,
       );
       const summary = summarizeEdge(o, rep);
