@@ -43,6 +43,22 @@ const cutScenario: Scenario = {
   deleteDelayMs: 500,
 };
 
+// For a stream cut by a refused API: its log must still exist when the harness is back, and the kubelet
+// removes a deleted pod's dead container within a relist (≤1 s) of the kill. The harness's tries, jittered as
+// client-go's (0.8 s doubling, jitter 1.0), come at 0, [0.8, 1.6) and [2.4, 4.8) s after the cut, so with a
+// 1.5 s outage it is back by 4.8 s at the latest; the TERM (no preStop) falls inside the outage, and the kill,
+// 8 s after the delete, comes seconds after that. With a 3 s outage a third try could land before its end and
+// the fourth at up to 11.2 s, past the container's removal: the log lost by chance (a CI flake of 2026-12-07).
+const OUTAGE_SECONDS = 1.5;
+const outageScenario: Scenario = {
+  name: 'cut',
+  mode: 'graceful',
+  preStop: { kind: 'none' },
+  terminationGracePeriodSeconds: 8,
+  workMs: 12_000,
+  deleteDelayMs: 500,
+};
+
 function context(runId: string, onPhase: (phase: Phase) => void): ScenarioContext {
   return {
     cluster,
@@ -77,9 +93,9 @@ describe('the API away while the kubelet carries on', () => {
   it('refused connections during terminating: backoff, a pod read after the gap, the same verdict, nothing left', async () => {
     const o = await runScenario(
       context('run-o-0001', (phase) => {
-        if (phase === 'terminating') sim.fault({ fault: 'refuse-connections', seconds: 3 });
+        if (phase === 'terminating') sim.fault({ fault: 'refuse-connections', seconds: OUTAGE_SECONDS });
       }),
-      cutScenario,
+      outageScenario,
     );
     const lifecycle = o.evidence.watchLifecycle;
     expect(lifecycle.map((l) => l.event)).toEqual(['connected', 'dropped', 'resumed']);
