@@ -47,8 +47,9 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
     startedAt: clockNow().time,
     signalAt: null,
   };
-  const { finish, exitIfDrained, track, drain, exited } = createDrain(state, logEvent, exit, {
+  const { finish, exitIfDrained, track, watch, drain, exited } = createDrain(state, logEvent, exit, {
     polite: config.keepAlive === 'polite',
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs ?? LAB_KEEPALIVE_TIMEOUT_DEFAULT_MS,
   });
   let nextRequest = 0;
 
@@ -231,6 +232,7 @@ export function createLabServer(config: ServerConfig, logEvent: LogEvent, exit: 
       route(req, res);
     },
   );
+  watch(server);
 
   const listen = () =>
     listenOn(server, config.port, config.host, (address) =>

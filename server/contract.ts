@@ -22,7 +22,8 @@ export type LabDrainSignal = (typeof LAB_DRAIN_SIGNALS)[number];
 /**
  * The app's keep-alive variant at TERM (LAB_KEEPALIVE; unset: today's drain, as naive). naive: Node's
  * server.close(), which closes every idle kept-alive socket at once. polite: idle sockets stay open, every
- * answer after TERM says `Connection: close`, and each socket closes once no request is on it.
+ * answer after TERM says `Connection: close`, and each socket closes once no request is on it (one never used
+ * closes at the keep-alive timeout after TERM).
  */
 export const LAB_KEEPALIVE_ENV = 'LAB_KEEPALIVE';
 export const LAB_KEEPALIVE_VARIANTS = ['polite', 'naive'] as const;

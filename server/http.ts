@@ -53,6 +53,8 @@ interface DrainLog {
  */
 export interface DrainOptions {
   polite?: boolean;
+  /** polite: the idle timeout a socket that never carried a request gets at TERM (Node arms none for it). */
+  keepAliveTimeoutMs?: number;
 }
 
 export function createDrain(
@@ -68,6 +70,8 @@ export function createDrain(
   // polite: requests not yet answered on each socket, and whether any socket is still open after TERM.
   const onSocket = new Map<Socket, number>();
   let socketsOpen = false;
+  // polite: sockets that have not carried a request yet (an edge's pool can hold one it dialled and never used).
+  const unused = new Set<Socket>();
 
   function finish(code: number): void {
     if (exited) return;
@@ -88,6 +92,8 @@ export function createDrain(
     openResponses++;
     const socket = options.polite ? res.socket : null;
     if (socket) {
+      // Its first request: the idle timer set at TERM must not cut it (Node's own answer-to-answer timer takes over).
+      if (unused.delete(socket) && state.draining) socket.setTimeout(0);
       // After TERM the answer tells the client to leave, and Node closes the socket once it is sent.
       if (state.draining) res.setHeader('connection', 'close');
       onSocket.set(socket, (onSocket.get(socket) ?? 0) + 1);
@@ -107,6 +113,15 @@ export function createDrain(
     });
   }
 
+  /** polite: follows the server's connections, to know at TERM which never carried a request. */
+  function watch(server: Server): void {
+    if (!options.polite) return;
+    server.on('connection', (socket: Socket) => {
+      unused.add(socket);
+      socket.once('close', () => unused.delete(socket));
+    });
+  }
+
   /** No timer of its own: the grace period is the only limit. */
   function drain(server: Server): void {
     state.draining = true;
@@ -119,7 +134,9 @@ export function createDrain(
         exitIfDrained();
       });
       // A socket busy at TERM closes after its answer (track); an idle one at its keep-alive timeout, or after
-      // the answer to its next request (Connection: close).
+      // the answer to its next request (Connection: close). One that never carried a request has no keep-alive
+      // timer (Node arms it after an answer): it gets the same timeout from now (Node's socketOnTimeout ends it).
+      for (const socket of unused) socket.setTimeout(options.keepAliveTimeoutMs!);
       NetServer.prototype.close.call(server);
     } else {
       server.close();
@@ -128,5 +145,5 @@ export function createDrain(
     exitIfDrained();
   }
 
-  return { finish, exitIfDrained, track, drain, exited: () => exited };
+  return { finish, exitIfDrained, track, watch, drain, exited: () => exited };
 }

@@ -112,6 +112,25 @@ describe('LAB_KEEPALIVE=polite', () => {
     expect(await lab.exited).toEqual({ code: 0, signal: null });
     expect(lab.events.map((e) => e.event)).toEqual(['listening', 'signal', 'draining', 'drained', 'exit']);
   });
+
+  it('ends a socket that never carried a request at its keep-alive timeout after TERM, then exits (no SIGKILL at the grace)', async () => {
+    // Go's Transport (under Traefik) pools a connection it dialled for a request another connection served
+    // first (transport.go dialConnFor: putOrCloseIdleConn), so an edge holds sockets the app never answered on.
+    // Node arms its keep-alive timer only after an answer: such a socket had none (on the node, two polite pods
+    // waited for one until their SIGKILL, 25 s after TERM).
+    lab = await startLabServer('graceful', { LAB_KEEPALIVE: 'polite', LAB_KEEPALIVE_TIMEOUT_MS: '1000' });
+    const unused = connect({ host: '127.0.0.1', port: lab.port });
+    sockets.push(unused);
+    const fin = new Promise<void>((resolve) => unused.once('end', () => resolve()));
+    // Accepted in order: once a later connection is answered, the server holds the unused one.
+    const used = await rawKeptAlive(lab.port);
+    lab.child.kill('SIGTERM');
+    await lab.waitForEvent((e) => e.event === 'draining', 'draining');
+    await fin;
+    await used.fin;
+    expect(await lab.exited).toEqual({ code: 0, signal: null });
+    expect(lab.events.map((e) => e.event)).toEqual(['listening', 'signal', 'draining', 'drained', 'exit']);
+  });
 });
 
 /** A raw socket that has had one answer (GET /healthz) and is kept alive. */
