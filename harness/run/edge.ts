@@ -127,7 +127,7 @@ export async function runEdge(ctx: ScenarioContext, scenario: EdgeScenario): Pro
   };
   let host = '';
   const ext: RolloutExtension = {
-    async afterService({ name, cleaner }) {
+    async afterService({ name, cleaner, expiresAt }) {
       const { cluster, namespace } = ctx;
       host = routeHost(name);
       if (scenario.via === 'httproute') {
@@ -146,7 +146,7 @@ export async function runEdge(ctx: ScenarioContext, scenario: EdgeScenario): Pro
         cluster,
         namespace,
         scenario.via,
-        renderRoute(scenario, { name, owner: ctx.owner, runId: ctx.runId }),
+        renderRoute(scenario, { name, owner: ctx.owner, runId: ctx.runId, env: ctx.env, expiresAt }),
         { signal: ctx.signal },
       );
       const uid = route.metadata?.uid ?? '';

@@ -62,7 +62,8 @@ type PodRecord = NonNullable<RolloutObservation['objects']['loadPod']>;
  * pods' and the load's settings, and where the load goes. Each hook registers its own undo with the cleaner.
  */
 export interface RolloutExtension {
-  afterService?(r: { name: string; cleaner: Cleaner; service: ServiceRecord }): Promise<void>;
+  /** expiresAt: when what it adds may be reaped without a record of the run (the rollout's own expiry). */
+  afterService?(r: { name: string; cleaner: Cleaner; service: ServiceRecord; expiresAt?: number }): Promise<void>;
   podTemplate?(template: Raw): Raw;
   loadPod?(pod: Raw): Raw;
   /** The load's base URL, instead of the Service's. */
@@ -267,7 +268,7 @@ async function createPhase(r: Rollout): Promise<{ service: ServiceRecord; genera
   cleaner.defer('delete service', async () =>
     (await deleteService(cluster, namespace, name, objects.service!.uid)) === 'gone' ? 'gone' : 'done',
   );
-  await r.ext.afterService?.({ name, cleaner, service: serviceRecord });
+  await r.ext.afterService?.({ name, cleaner, service: serviceRecord, expiresAt: r.renderOptions.expiresAt });
 
   const rendered = renderDeployment(ctx.template, scenario, renderOptions);
   if (r.ext.podTemplate) rendered.spec.template = r.ext.podTemplate(rendered.spec.template);

@@ -1,13 +1,15 @@
-// A rollout's Deployment and Service outlive a killed run: they carry no deadline the cluster
-// enforces (the API forbids activeDeadlineSeconds in a ReplicaSet's template), and the Deployment
-// would make its pods again. They carry an expiry annotation instead, and the same rules as pods
-// hold: only this owner's, judged by the run's record or, without one, by that expiry alone.
+// A rollout's Deployment and Service (and an edge scenario's HTTPRoute or Ingress) outlive a killed run:
+// they carry no deadline the cluster enforces (the API forbids activeDeadlineSeconds in a ReplicaSet's
+// template), and the Deployment would make its pods again. They carry an expiry annotation instead, and
+// the same rules as pods hold: only this owner's, judged by the run's record or, without one, by that
+// expiry alone.
 import {
   apiErrorText,
   classify,
   COLLECTIONS,
   type Cluster,
   deleteDeployment,
+  deleteRoute,
   deleteService,
   listObjects,
   SERVICES,
@@ -19,9 +21,15 @@ import { liveness, readRun } from './runs.ts';
 /** When a rollout's objects may be taken without a record of their run (RFC 3339). */
 export const EXPIRES_ANNOTATION = 'termlab.io/expires-at';
 
-type Kind = 'deployment' | 'service';
+type Kind = 'deployment' | 'service' | 'httproute' | 'ingress';
 
-/** A role without the rollout lab's rights (or an API without apps/v1) has none of its objects to reap. */
+/** Where an edge scenario's routes are listed (harness/kube/edge-routes.ts creates them). */
+const ROUTES = {
+  httproute: (ns: string) => `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`,
+  ingress: (ns: string) => `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`,
+} as const;
+
+/** A role without the rollout or edge lab's rights (or an API without the kind: no Gateway API) has none to reap. */
 async function listOrNone(cluster: Cluster, path: string, selector: string) {
   try {
     return await listObjects(cluster, path, selector);
@@ -33,13 +41,17 @@ async function listOrNone(cluster: Cluster, path: string, selector: string) {
 }
 
 async function listOwned(cluster: Cluster, namespace: string, selector: string) {
-  const [deployments, services] = await Promise.all([
+  const [deployments, services, httproutes, ingresses] = await Promise.all([
     listOrNone(cluster, COLLECTIONS.deployments(namespace), selector),
     listOrNone(cluster, SERVICES(namespace), selector),
+    listOrNone(cluster, ROUTES.httproute(namespace), selector),
+    listOrNone(cluster, ROUTES.ingress(namespace), selector),
   ]);
   return [
     ...deployments.map((o) => ({ ...o, kind: 'deployment' as Kind })),
     ...services.map((o) => ({ ...o, kind: 'service' as Kind })),
+    ...httproutes.map((o) => ({ ...o, kind: 'httproute' as Kind })),
+    ...ingresses.map((o) => ({ ...o, kind: 'ingress' as Kind })),
   ];
 }
 
@@ -48,9 +60,14 @@ async function remove(
   namespace: string,
   o: { kind: Kind; name: string; uid: string },
 ): Promise<'deleted' | 'gone'> {
-  return o.kind === 'deployment'
-    ? deleteDeployment(cluster, namespace, o.name, o.uid)
-    : deleteService(cluster, namespace, o.name, o.uid);
+  switch (o.kind) {
+    case 'deployment':
+      return deleteDeployment(cluster, namespace, o.name, o.uid);
+    case 'service':
+      return deleteService(cluster, namespace, o.name, o.uid);
+    default:
+      return deleteRoute(cluster, namespace, o.kind, o.name, o.uid);
+  }
 }
 
 export async function reapWorkloads(
@@ -105,14 +122,14 @@ export async function reapWorkloads(
   return entries;
 }
 
-/** The end of a run: its own Deployments and Services that cleanup could not remove, deleted now. */
+/** The end of a run: its own Deployments, Services and routes that cleanup could not remove, deleted now. */
 export async function sweepRunWorkloads(cluster: Cluster, namespace: string, runId: string): Promise<void> {
   for (const o of await listOwned(cluster, namespace, `${RUN_LABEL}=${runId}`))
     if (!o.deleting) await remove(cluster, namespace, o);
 }
 
 /**
- * The class-wide reaper's part (`reap --all-owners`): every owner's Deployments and Services of this
+ * The class-wide reaper's part (`reap --all-owners`): every owner's Deployments, Services and routes of this
  * environment whose expiry has passed. Without an expiry nothing is guessed; the delete carries the
  * listed UID, so an object replaced since the list is left alone.
  */

@@ -3,7 +3,8 @@
 // of class traefik) under a hostname of its own, the app's keep-alive variant (contract C3), and the
 // load's keep-alive, method and Host header (contract C4).
 import { LAB_KEEPALIVE_ENV, LAB_KEEPALIVE_TIMEOUT_ENV } from '../../server/contract.ts';
-import { ownershipLabels } from '../safety/labels.ts';
+import { ENV_LABEL, ownershipLabels } from '../safety/labels.ts';
+import { EXPIRES_ANNOTATION } from '../safety/reap-workloads.ts';
 import type { EdgeScenario } from './edge.ts';
 import { SERVICE_PORT } from './render-rollout.ts';
 
@@ -18,11 +19,16 @@ export const INGRESS_CLASS = 'traefik';
 /** A hostname no other run's route shares, so routes of parallel runs never collide. */
 export const routeHost = (name: string) => `${name}.edge.termlab.test`;
 
+/** Labelled and stamped as the rollout's own objects, so `termlab reap` takes a route a killed run left. */
 export function renderRoute(
   scenario: EdgeScenario,
-  o: { name: string; owner: string; runId: string },
+  o: { name: string; owner: string; runId: string; env?: string; expiresAt?: number },
 ): Record<string, any> {
-  const metadata = { name: o.name, labels: ownershipLabels(o.owner, o.runId, scenario.name) };
+  const metadata = {
+    name: o.name,
+    labels: { ...ownershipLabels(o.owner, o.runId, scenario.name), ...(o.env ? { [ENV_LABEL]: o.env } : {}) },
+    ...(o.expiresAt ? { annotations: { [EXPIRES_ANNOTATION]: new Date(o.expiresAt).toISOString() } } : {}),
+  };
   const host = routeHost(o.name);
   if (scenario.via === 'ingress')
     return {

@@ -27,8 +27,11 @@ const allowed = (namespace: string, group: string, resource: string, verb: strin
 const EDGE_CALLS: [string, string, string, string][] = [
   ['termlab', 'gateway.networking.k8s.io', 'httproutes', 'create'],
   ['termlab', 'gateway.networking.k8s.io', 'httproutes', 'delete'],
+  // termlab reap: a killed run's routes (harness/safety/reap-workloads.ts).
+  ['termlab', 'gateway.networking.k8s.io', 'httproutes', 'list'],
   ['termlab', 'networking.k8s.io', 'ingresses', 'create'],
   ['termlab', 'networking.k8s.io', 'ingresses', 'delete'],
+  ['termlab', 'networking.k8s.io', 'ingresses', 'list'],
   ['termlab-edge', 'gateway.networking.k8s.io', 'gateways', 'get'],
   ['termlab-edge', '', 'services', 'get'],
   ['termlab-edge', '', 'pods', 'list'],

@@ -1,5 +1,6 @@
-// A killed rollout leaves a Deployment and a Service: the reaper takes this owner's ones of dead or
-// expired runs, never another owner's or a live run's, and the Deployment's pods go with it.
+// A killed rollout leaves a Deployment and a Service (an edge scenario an HTTPRoute or an Ingress too): the
+// reaper takes this owner's ones of dead or expired runs, never another owner's or a live run's, and the
+// Deployment's pods go with it.
 import type * as k8s from '@kubernetes/client-node';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -11,6 +12,7 @@ import {
   COLLECTIONS,
   connect,
   createDeployment,
+  createRoute,
   createService,
   listObjects,
   SERVICES,
@@ -18,6 +20,8 @@ import {
 } from '../../harness/kube/index.ts';
 import { reap } from '../../harness/safety/reap.ts';
 import { newRunRecord, saveRun } from '../../harness/safety/runs.ts';
+import type { EdgeScenario } from '../../harness/scenario/edge.ts';
+import { renderRoute } from '../../harness/scenario/render-edge.ts';
 import { renderDeployment, renderService } from '../../harness/scenario/render-rollout.ts';
 import { loadScenarioSet, loadTemplate } from '../../harness/scenario/load.ts';
 import type { RolloutScenario } from '../../harness/scenario/rollout.ts';
@@ -25,6 +29,7 @@ import type { RolloutScenario } from '../../harness/scenario/rollout.ts';
 let sim: SimCluster;
 let cluster: Cluster;
 let scenario: RolloutScenario;
+let edgeScenario: EdgeScenario;
 const deadPid = spawnSync('true').pid!;
 
 beforeAll(async () => {
@@ -34,6 +39,9 @@ beforeAll(async () => {
   const set = await loadScenarioSet('manifests/rollout.yaml', ['rollout-adds-prestop']);
   if (set.kind !== 'rollout') throw new Error('not a rollout file');
   scenario = { ...set.scenarios[0]!, replicas: 1 };
+  const edge = await loadScenarioSet('manifests/edge.yaml', ['edge-no-prestop']);
+  if (edge.kind !== 'edge') throw new Error('not an edge file');
+  edgeScenario = edge.scenarios[0]!;
 });
 afterAll(async () => {
   await sim?.stop();
@@ -44,16 +52,28 @@ async function leave(name: string, owner: string, runId: string, expiresAt: numb
   const o = { name, owner, runId, expiresAt };
   await createService(cluster, 'default', renderService(template, scenario, o) as k8s.V1Service);
   await createDeployment(cluster, 'default', renderDeployment(template, scenario, o) as k8s.V1Deployment);
+  for (const via of ['httproute', 'ingress'] as const)
+    await createRoute(cluster, 'default', via, renderRoute({ ...edgeScenario, via }, o));
 }
+/** Each kind a rollout or an edge scenario leaves, and where it is listed. */
+const KINDS: [string, string][] = [
+  ['deployment', COLLECTIONS.deployments('default')],
+  ['service', SERVICES('default')],
+  ['httproute', '/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes'],
+  ['ingress', '/apis/networking.k8s.io/v1/namespaces/default/ingresses'],
+];
 const left = async () =>
-  [
-    ...(await listObjects(cluster, COLLECTIONS.deployments('default'), 'app.kubernetes.io/managed-by=termlab'))
-      .filter((o) => !o.deleting)
-      .map((o) => `deployment/${o.name}`),
-    ...(await listObjects(cluster, SERVICES('default'), 'app.kubernetes.io/managed-by=termlab'))
-      .filter((o) => !o.deleting)
-      .map((o) => `service/${o.name}`),
-  ].sort();
+  (
+    await Promise.all(
+      KINDS.map(async ([kind, path]) =>
+        (await listObjects(cluster, path, 'app.kubernetes.io/managed-by=termlab'))
+          .filter((o) => !o.deleting)
+          .map((o) => `${kind}/${o.name}`),
+      ),
+    )
+  )
+    .flat()
+    .sort();
 
 describe("reaping a rollout's objects", () => {
   it("takes a dead run's and an expired unknown run's; leaves a live-looking one, an unexpired unknown one and another owner's", async () => {
@@ -87,31 +107,28 @@ describe("reaping a rollout's objects", () => {
     const dry = await reap(cluster, 'default', 'me', { dryRun: true });
     const objects = (entries: { pod: string; result: string }[], result: string) =>
       entries
-        .filter((e) => e.result === result && /^(deployment|service)\//.test(e.pod))
+        .filter((e) => e.result === result && /^(deployment|service|httproute|ingress)\//.test(e.pod))
         .map((e) => e.pod)
         .sort();
-    expect(objects(dry.entries, 'would delete')).toEqual([
+    const taken = [
       'deployment/tl-dead',
       'deployment/tl-expired',
+      'httproute/tl-dead',
+      'httproute/tl-expired',
+      'ingress/tl-dead',
+      'ingress/tl-expired',
       'service/tl-dead',
       'service/tl-expired',
-    ]);
-    expect(await left()).toHaveLength(10);
+    ];
+    expect(objects(dry.entries, 'would delete')).toEqual(taken);
+    expect(await left()).toHaveLength(20);
 
     const report = await reap(cluster, 'default', 'me');
-    expect(objects(report.entries, 'deleted')).toEqual([
-      'deployment/tl-dead',
-      'deployment/tl-expired',
-      'service/tl-dead',
-      'service/tl-expired',
-    ]);
-    expect(await left()).toEqual([
-      'deployment/tl-fresh',
-      'deployment/tl-live',
-      'deployment/tl-theirs',
-      'service/tl-fresh',
-      'service/tl-live',
-      'service/tl-theirs',
-    ]);
+    expect(objects(report.entries, 'deleted')).toEqual(taken);
+    expect(await left()).toEqual(
+      ['deployment', 'httproute', 'ingress', 'service'].flatMap((kind) =>
+        ['tl-fresh', 'tl-live', 'tl-theirs'].map((name) => `${kind}/${name}`),
+      ),
+    );
   });
 });
