@@ -66,7 +66,9 @@ const left = async () =>
   (
     await Promise.all(
       KINDS.map(async ([kind, path]) =>
-        (await listObjects(cluster, path, 'app.kubernetes.io/managed-by=termlab'))
+        (
+          await listObjects(cluster, path, 'app.kubernetes.io/managed-by=termlab')
+        )
           .filter((o) => !o.deleting)
           .map((o) => `${kind}/${o.name}`),
       ),
