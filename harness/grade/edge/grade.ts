@@ -25,7 +25,7 @@ import {
   verdictOf,
 } from '../types.ts';
 import { type PodFacts, originOf, podFacts } from '../rollout/facts.ts';
-import { attribute, gradeRollout } from '../rollout/grade.ts';
+import { attribute, gradeRollout, unclaimedIfStopped } from '../rollout/grade.ts';
 import { isFailure, type LoadRecord, parseLoadLog } from '../rollout/records.ts';
 import { edgePicture } from './picture.ts';
 import { EDGE_IDLE_TIMEOUT_SECONDS, edgeModelInput, type EdgeExpectation, predictEdge } from './theory.ts';
@@ -231,13 +231,16 @@ export function gradeEdge(
   const { failures, log, records, evidence: sources, wall0 } = edgeFailures(o);
   const { rules, minor, note } = rulesFor(o.run.cluster.serverVersion);
   const prediction = predictEdge(edgeModelInput(o.scenario, rules));
-  const evidence = [...rollout.checks.filter((c) => KEPT_ROLLOUT_CHECKS.has(c.id)), accessLogCheck(o, log, failures)];
+  const evidence = unclaimedIfStopped(o.run, [
+    ...rollout.checks.filter((c) => KEPT_ROLLOUT_CHECKS.has(c.id)),
+    accessLogCheck(o, log, failures),
+  ]);
   const seen = prediction.expectations.map((e) => failures.filter((f) => countsFor(e, f)).length);
-  const outcome = [
+  const outcome = unclaimedIfStopped(o.run, [
     rollout.checks.find((c) => c.id === 'outcome.run-complete')!,
     attributedCheck(failures),
     ...prediction.expectations.map((e, i) => causeCheck(e, seen[i]!)),
-  ];
+  ]);
   const checks = [...evidence, ...outcome];
   const verdict = verdictOf(evidence, outcome);
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');

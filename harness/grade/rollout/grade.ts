@@ -351,6 +351,19 @@ function modelCheck(exposure: Exposure, failed: number, oldFailed: number): Chec
       );
 }
 
+/**
+ * A rollout the harness stopped (Ctrl-C, a harness failure) holds no claim either way: what it did not see may
+ * have come later, and what failed may be its own cleanup's doing (it deletes the Deployment under the load).
+ * So its fails are inconclusive, as an interrupted verify is never a pass or a fail.
+ */
+export function unclaimedIfStopped(run: RolloutObservation['run'], checks: Check[]): Check[] {
+  if (run.complete) return checks;
+  const why = incompleteReasonOf(run);
+  return checks.map((c) =>
+    c.status === 'fail' ? inconclusive(c.id, `${c.reason} (but ${why}: the rest of the rollout was not observed)`) : c,
+  );
+}
+
 export function gradeRollout(o: RolloutObservation, options: { source?: string } = {}): GradeResult {
   const pods = podFacts(o);
   const origin = originOf(o);
@@ -362,21 +375,21 @@ export function gradeRollout(o: RolloutObservation, options: { source?: string }
   ).length;
   const duringRollout = attributions.filter((a) => a.cause !== 'before the change').length;
   const model = predictRollout(o, pods);
-  const evidence = [
+  const evidence = unclaimedIfStopped(o.run, [
     loadLogCheck(o, load),
     requestsVsLabLogs(load, pods),
     lifecycleCaptured(o, pods),
     lifecycleConsistent(pods),
-  ];
+  ]);
   const complete = o.run.complete
     ? pass('outcome.run-complete', 'the rollout completed, the load ran to its end and everything was cleaned up')
     : inconclusive('outcome.run-complete', `the run is incomplete: ${incompleteReasonOf(o.run)}`);
-  const outcome = [
+  const outcome = unclaimedIfStopped(o.run, [
     complete,
     templateVsLive(o, pods),
     failuresAttributed(attributions),
     modelCheck(model.exposure, duringRollout, oldFailed),
-  ];
+  ]);
   const checks = [...evidence, ...outcome];
   const verdict = verdictOf(evidence, outcome);
   const firstBad = checks.find((c) => c.status === 'fail') ?? checks.find((c) => c.status === 'inconclusive');
