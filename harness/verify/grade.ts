@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { EXIT } from '../../lib/errors.ts';
 import { PROXY_PROPAGATION_SECONDS } from '../grade/rollout/theory.ts';
-import { isFailure, parseLoadLog } from '../grade/rollout/records.ts';
+import { isFailure, type LoadLog, parseLoadLog } from '../grade/rollout/records.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
 import { type PodTimes, podTimes, timeOriginOf } from './facts.ts';
@@ -65,13 +65,27 @@ export interface VerifyGrade {
   problems: string[];
 }
 
-/** The request ids each pod's own log says it accepted (the lab image writes them; most apps do not). */
-function acceptedIds(o: VerificationObservation): { ids: Map<string, string>; logging: Set<string> } {
+/**
+ * A second's slack for the app's clock against the load pod's: an earlier run's last request was accepted well
+ * before this run's load pod was even made.
+ */
+const EARLIER_RUN_SLACK_MS = 1000;
+
+/**
+ * The request ids each pod's own log says it accepted (the lab image writes them; most apps do not). Only from
+ * this run's load on: a pod an earlier verify made served that run's requests, whose ids (L1, L2, …) repeat.
+ */
+function acceptedIds(
+  o: VerificationObservation,
+  load: LoadLog,
+): { ids: Map<string, string>; logging: Set<string> } {
   const ids = new Map<string, string>();
   const logging = new Set<string>();
+  const loadStart = Date.parse(load.start?.time ?? '');
+  const thisRun = (time: string) => !Number.isFinite(loadStart) || Date.parse(time) >= loadStart - EARLIER_RUN_SLACK_MS;
   for (const log of o.evidence.podLogs) {
     for (const l of parseLabLogLines(log.lines).lines)
-      if (l.event === 'accepted' && typeof l.fields.id === 'string') {
+      if (l.event === 'accepted' && typeof l.fields.id === 'string' && thisRun(l.time)) {
         ids.set(l.fields.id, log.uid);
         logging.add(log.uid);
       }
@@ -244,7 +258,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   const origin = timeOriginOf(o);
   const at = (wall: string) => (Date.parse(wall) - origin) / 1000;
   const pods = podTimes(o);
-  const accepted = acceptedIds(o);
+  const accepted = acceptedIds(o, load);
   const failures: FailedRequest[] = load.records.filter(isFailure).map((r) => {
     const sent = at(r.sent.time),
       ended = at(r.ended.time);

@@ -68,6 +68,28 @@ describe("verify's causes follow from the times beside them", () => {
     expect(f.why).toMatch(/^reached a pod 0\.5s after web-74f8f8bbbc-hqjsz began terminating/);
   });
 
+  it("an earlier run's request of the same id, in a pod's log before this run's load began, does not say where this one went", () => {
+    // A pod an earlier verify made served that run's requests, L1, L2, … as this run's are: seen on the sim,
+    // "answered by" the pod that took the earlier L202, while the edge and the answer's header named another.
+    const o = recorded();
+    const hqjsz = o.evidence.podLogs.find((l) => l.pod === 'web-74f8f8bbbc-hqjsz')!;
+    const listening = JSON.parse(hqjsz.lines[0]!.text);
+    const earlier = new Date(Date.parse(listening.time) + 500).toISOString();
+    hqjsz.lines.splice(1, 0, {
+      ...hqjsz.lines[0]!,
+      text: JSON.stringify({
+        event: 'accepted',
+        time: earlier,
+        mono: listening.mono + 500,
+        pid: listening.pid,
+        podUid: listening.podUid,
+        id: 'L232',
+        ms: 200,
+      }),
+    });
+    expect(grade(o).failures.find((x) => x.id === 'L232')).toMatchObject({ cause: 1, pod: 'web-74f8f8bbbc-dhchn' });
+  });
+
   it('derives the preStop sleep from the figure it quotes', () => {
     const g = grade(recorded());
     const advice = g.advice.find((a) => /preStop: sleep` of at least/.test(a))!;
