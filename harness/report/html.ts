@@ -1,6 +1,7 @@
 // One self-contained HTML file: no external assets, an SVG timeline per scenario.
 // Every string from an observation is untrusted and goes through escapeXml.
 import {
+  type EdgePicture,
   type GradeResult,
   objectUidOf,
   type PairResult,
@@ -316,7 +317,11 @@ function svgRows(rows: Row[], axis: { min: number; max: number }, aria: string):
 /** `id`: the figure's anchor, for a link (and docs/img/edge-timeline.png's screenshot) to go straight to it. */
 function edgeFigure(r: GradeResult, id: string): string {
   const p = r.kind === 'rollout' ? r.edge?.picture : null;
-  if (!p) return '';
+  return p ? edgePictureHtml(p, id) : '';
+}
+
+/** The picture of one failed request through the edge and its caption: the lab's report and verify's. */
+export function edgePictureHtml(p: EdgePicture, id: string): string {
   const { rows, axis } = edgePictureRows(p);
   return `<h3 id="${e(id)}">One failed request through the edge</h3>${svgRows(rows, axis, `timeline of request ${p.request.id} through the edge`)}
   <p class="caption">${e(edgePictureCaption(p))}</p>`;

@@ -15,6 +15,9 @@ import {
   removedAt,
   type SliceChange,
 } from '../edge/attribute.ts';
+import { edgePicture } from '../grade/edge/picture.ts';
+import type { LoadRecord } from '../grade/rollout/records.ts';
+import type { EdgePicture } from '../grade/types.ts';
 import type { PodTimes } from './facts.ts';
 import { fmt, p99, round1 } from './figures.ts';
 
@@ -43,6 +46,8 @@ export interface EdgeGrade {
   findings: EdgeFinding[];
   /** Per removed endpoint: how long after the EndpointSlice dropped it the edge still sent it requests. */
   lags: { pod: string; removed: number; lastSent: number; lag: number; deletion: number | null }[];
+  /** One request the edge sent to a dropped endpoint, each moment from its own source (the lab report's picture). */
+  picture: EdgePicture | null;
   advice: string[];
   reasoning: string[];
   problems: string[];
@@ -130,7 +135,7 @@ function accessFinder(log: AccessLog): (id: string, requestId: string | null) =>
 
 export function gradeEdge(
   o: VerificationObservation,
-  failed: { id: string; sent: number; ended: number; due: number | null }[],
+  failed: { id: string; sent: number; ended: number; due: number | null; record: LoadRecord }[],
   pods: PodTimes[],
   origin: number,
 ): EdgeGrade | null {
@@ -161,9 +166,11 @@ export function gradeEdge(
   const extras = loadExtras(o);
   const idsKept = log.entries.some((e) => e.requestId !== null || e.pathId !== null);
   const find = accessFinder(log);
+  const accessOf = new Map<string, EdgeAccess | null>();
   const findings: EdgeFinding[] = failed.map((r) => {
     const x = extras.get(r.id);
     const access = readable ? find(r.id, x?.requestId ?? null) : null;
+    accessOf.set(r.id, access);
     const a = attributeAtEdge(
       {
         id: r.id,
@@ -209,6 +216,19 @@ export function gradeEdge(
       lags.push({ pod: p.name, removed, lastSent, lag: Math.max(0, lastSent - removed), deletion: p.deletion });
     }
   const { advice, reasoning } = edgeAdvice(o, findings, lags, edgePods, pods, readable);
+  const picture = readable
+    ? edgePicture(
+        failed.map((r, i) => ({
+          record: r.record,
+          cause: findings[i]!.cause ?? 'undecided',
+          access: accessOf.get(r.id) ?? null,
+          pod: findings[i]!.pod,
+        })),
+        log,
+        { pods: edgePods, slice },
+        origin,
+      )
+    : null;
   return {
     via: edge.via,
     url: edge.url,
@@ -217,6 +237,7 @@ export function gradeEdge(
     undecided: findings.filter((f) => f.cause === null).length,
     findings,
     lags,
+    picture,
     advice,
     reasoning,
     problems,

@@ -297,6 +297,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
       sent: at(r.sent.time),
       ended: at(r.ended.time),
       due: null,
+      record: r,
     })),
     pods,
     origin,

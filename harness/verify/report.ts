@@ -3,7 +3,8 @@
 // changes on the same axis) and JUnit. Every string from the file is escaped by harness/report's helpers.
 import { parseLoadLog } from '../grade/rollout/records.ts';
 import { escapeXml as x } from '../report/format.ts';
-import { STYLE, tickStep, tiersOf } from '../report/html.ts';
+import { edgePictureHtml, STYLE, tickStep, tiersOf } from '../report/html.ts';
+import { edgePictureCaption } from '../report/edge.ts';
 import { cell } from '../report/markdown.ts';
 import { escapeTerminal as t } from '../../lib/terminal.ts';
 import { type PodTimes, timeOriginOf } from './facts.ts';
@@ -86,7 +87,15 @@ export function renderVerifyMarkdown(g: VerifyGrade): string {
           '',
         ]
       : []),
-    ...(g.edge ? [...edgeSummaryLines(g).map((l) => `- ${cell(l)}`), ''] : []),
+    ...(g.edge
+      ? [
+          ...edgeSummaryLines(g).map((l) => `- ${cell(l)}`),
+          '',
+          ...(g.edge.picture
+            ? [`One failed request through the edge: ${cell(edgePictureCaption(g.edge.picture))}`, '']
+            : []),
+        ]
+      : []),
     ...(g.advice.length
       ? [
           '**Advice**',
@@ -245,7 +254,7 @@ ${
   g.edge
     ? `<h2>The edge</h2><ul>${edgeSummaryLines(g)
         .map((l) => `<li>${x(l)}</li>`)
-        .join('')}</ul>`
+        .join('')}</ul>${g.edge.picture ? edgePictureHtml(g.edge.picture, 'edge-picture') : ''}`
     : ''
 }
 ${g.advice.length ? `<h2>Advice</h2><ul>${g.advice.map((a) => `<li>${x(a)}</li>`).join('')}</ul><p class="muted">${g.reasoning.map((r) => `because ${x(r)}`).join('<br>')}</p>` : ''}

@@ -3,7 +3,7 @@
 // with each route's Host, the edge's access log read from its pod, each saved file graded again offline.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
@@ -154,6 +154,12 @@ describe('termlab verify --via httproute on the simulated cluster', () => {
       const appPods = new Set(o.evidence.podEvents.filter((e) => e.role !== 'load').map((e) => e.uid));
       expect(new Set(o.evidence.podLogs.map((l) => l.uid))).toEqual(appPods);
       expect(appPods.size).toBe(6);
+      // The reports draw one of those failures through the edge, as the lab's report does, with its caption.
+      const html = readFileSync(join(dirname(summary.observation), 'report.html'), 'utf8');
+      const drawn = /aria-label="timeline of request (L\d+) through the edge"/.exec(html)?.[1];
+      expect(drawn, 'the edge picture in report.html').toBeDefined();
+      const md = readFileSync(join(dirname(summary.observation), 'report.md'), 'utf8');
+      expect(md).toContain(`One failed request through the edge: Request ${drawn} (`);
       await expectSameOffline(summary, 1);
     },
     RUN_TIMEOUT,
