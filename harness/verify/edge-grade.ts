@@ -18,7 +18,7 @@ import {
 import { edgePicture } from '../grade/edge/picture.ts';
 import type { LoadRecord } from '../grade/rollout/records.ts';
 import type { EdgePicture } from '../grade/types.ts';
-import type { PodTimes } from './facts.ts';
+import { deletedByTheAct, type PodTimes } from './facts.ts';
 import { fmt, p99, round1 } from './figures.ts';
 
 /** Traefik's servers transport default (forwardingTimeouts.idleConnTimeout), v3.7.13. */
@@ -270,7 +270,7 @@ function edgeAdvice(
   }
   const lagged = findings.filter((f) => f.cause === 'edge-routed-to-removed-endpoint');
   const spansFromDeletion = lags.filter((l) => l.deletion !== null).map((l) => l.lastSent - l.deletion!);
-  const sleeping = Math.min(...pods.filter((p) => p.deletion !== null).map((p) => p.preStopSleepSeconds ?? 0));
+  const sleeping = Math.min(...pods.filter(deletedByTheAct).map((p) => p.preStopSleepSeconds ?? 0));
   if (!findings.length && spansFromDeletion.length && sleeping > 0) {
     const span = Math.max(...spansFromDeletion);
     reasoning.push(
@@ -286,7 +286,7 @@ function edgeAdvice(
     // The sleep runs from the deletion: it must cover the slice's removal and the edge's lag after it.
     const y = round1(Math.max(0, ...spansFromDeletion, ...lagged.map((f) => f.lagSeconds ?? 0)));
     const x = Math.ceil(y + EDGE_SLEEP_MARGIN_SECONDS);
-    const current = Math.max(0, ...pods.filter((p) => p.deletion !== null).map((p) => p.preStopSleepSeconds ?? 0));
+    const current = Math.max(0, ...pods.filter(deletedByTheAct).map((p) => p.preStopSleepSeconds ?? 0));
     const derived = `${fmt(y)} (the edge's last request to a deleted pod, from its deletion) + a ${EDGE_SLEEP_MARGIN_SECONDS}s margin, rounded up, is ${x}s`;
     reasoning.push(
       lagged.length

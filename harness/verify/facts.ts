@@ -37,6 +37,12 @@ export interface PodTimes {
   grace: number | null;
 }
 
+/**
+ * Deleted by this run's act (times are from the act; a tick of slack for separate clocks), not by a rollout still
+ * finishing when verify began: only those say what this Deployment's shutdown does now (their preStop, their count).
+ */
+export const deletedByTheAct = (p: PodTimes): boolean => p.deletion !== null && p.deletion >= -0.05;
+
 export function originOf(o: VerificationObservation): number | null {
   return o.acted ? Date.parse(o.acted.at.wall) : null;
 }

@@ -7,7 +7,7 @@ import { PROXY_PROPAGATION_SECONDS } from '../grade/rollout/theory.ts';
 import { isFailure, type LoadLog, parseLoadLog } from '../grade/rollout/records.ts';
 import { parseLabLogLines } from '../grade/sources.ts';
 import { TOLERANCE_SECONDS } from '../grade/theory.ts';
-import { type PodTimes, podTimes, timeOriginOf } from './facts.ts';
+import { deletedByTheAct, type PodTimes, podTimes, timeOriginOf } from './facts.ts';
 import type { VerificationObservation } from '../observation/verification.ts';
 import { incompleteReasonOf, wasInterrupted } from '../observation/incomplete.ts';
 import { type EdgeGrade, gradeEdge } from './edge-grade.ts';
@@ -75,10 +75,7 @@ const EARLIER_RUN_SLACK_MS = 1000;
  * The request ids each pod's own log says it accepted (the lab image writes them; most apps do not). Only from
  * this run's load on: a pod an earlier verify made served that run's requests, whose ids (L1, L2, …) repeat.
  */
-function acceptedIds(
-  o: VerificationObservation,
-  load: LoadLog,
-): { ids: Map<string, string>; logging: Set<string> } {
+function acceptedIds(o: VerificationObservation, load: LoadLog): { ids: Map<string, string>; logging: Set<string> } {
   const ids = new Map<string, string>();
   const logging = new Set<string>();
   const loadStart = Date.parse(load.start?.time ?? '');
@@ -288,7 +285,7 @@ export function gradeVerification(o: VerificationObservation, options: { source?
   });
   const byCause: Record<CauseNumber, number> = { 1: 0, 2: 0, 3: 0, 4: 0 };
   for (const f of failures) byCause[f.cause]++;
-  const terminations = pods.filter((p) => p.deletion !== null).length;
+  const terminations = pods.filter(deletedByTheAct).length;
   const failedRecords = load.records.filter(isFailure);
   const edge = gradeEdge(
     o,

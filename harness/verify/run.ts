@@ -27,7 +27,7 @@ import {
 } from '../observation/verification.ts';
 import type { ReadTarget } from './target.ts';
 import { VerifyWatches } from './watches.ts';
-import { EdgeLogs } from './edge-logs.ts';
+import { EDGE_DIAL_TIMEOUT_MS, EdgeLogs, type FailedSend } from './edge-logs.ts';
 
 /** After the EndpointSlice lists every replica ready: time for the proxies to route to them all. */
 const SERVICE_SETTLE_MS = 2_000;
@@ -45,7 +45,7 @@ const LOAD_MAX_MS = 30 * 60 * 1000;
 type Raw = Record<string, any>;
 
 /** A verification's phases: a rollout's, with its own watching first and the acting between. */
-export type VerifyPhase = RolloutPhase | 'watching' | 'acting';
+export type VerifyPhase = RolloutPhase | 'watching' | 'acting' | 'edge finishing';
 
 export interface VerifyContext extends ClusterRunContext {
   request: VerifyRequest;
@@ -507,6 +507,26 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyOutcome
       if (!(await watches.waitFor(ended, workMsOf(request.path) + GONE_MARGIN_MS, ctx.signal)))
         throw new Error('the load pod did not finish its load in time');
       timeline.loadEnded = clock.now();
+
+      // The edge logs a request when it ends: one it was still dialling (a deleted pod's address) ends at its dial
+      // timeout, after the load gave up on it. Its line is the evidence of where it went: wait for it.
+      if (ctx.edge?.namespace) {
+        const failed: FailedSend[] = [];
+        for (const l of loadLog()?.lines ?? []) {
+          const r = parseLoadLine(l.text);
+          if (r?.event === 'request' && r.outcome !== 'completed')
+            failed.push({ id: r.id, requestId: r.requestId ?? null, sentMs: Date.parse(r.sent.time) });
+        }
+        const unlogged = edgeLogs.unlogged(failed);
+        if (unlogged.length) {
+          onPhase(
+            'edge finishing',
+            `${unlogged.length} failed request(s) not in the edge's log yet: it logs a request when it ends, one sent to a deleted pod's address at its ${EDGE_DIAL_TIMEOUT_MS / 1000}s dial timeout`,
+          );
+          await edgeLogs.awaitLines(unlogged, ctx.signal);
+          if (ctx.signal.aborted) throw new Error('interrupted');
+        }
+      }
     },
     {
       // The logs stop being followed and looked at before anything is deleted.
