@@ -1,13 +1,13 @@
 // Ctrl-C on a real `termlab run` of an edge scenario while it rolls out under load: it stops cleanly, grades the
 // stopped run inconclusive (never "differs": the rollout it did not see, and its own cleanup under the load), and
 // leaves nothing of its own behind, its route included.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { connect, listObjects, SERVICES, COLLECTIONS, type Cluster } from '../../harness/kube/index.ts';
+import { interruptWhen } from '../support/interrupt.ts';
 import { repoRoot } from '../support/processes.ts';
 
 let sim: SimCluster;
@@ -23,28 +23,6 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-/** Runs the CLI and sends it SIGINT once its output shows `phase`. */
-function interruptAt(args: string[], phase: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'termlab.js'), ...args], {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  let sent = false;
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c;
-  });
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c;
-    if (!sent && stdout.includes(`  ${phase}`)) {
-      sent = true;
-      child.kill('SIGINT');
-    }
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
 const owned = (owner: string) =>
   Promise.all(
     [
@@ -58,8 +36,9 @@ const owned = (owner: string) =>
 describe('Ctrl-C during an edge run', () => {
   it('while rolling out: exit 130, inconclusive with the stop named, nothing of its own left', async () => {
     const owner = 'ctrl-c-edge';
-    const { code, stdout, stderr } = await interruptAt(
+    const { code, stdout, stderr } = await interruptWhen(
       [
+        join(repoRoot, 'bin', 'termlab.js'),
         'run',
         '--verbose', // a line for every phase, which this test waits for
         '--reveal',
@@ -74,7 +53,8 @@ describe('Ctrl-C during an edge run', () => {
         '--output-dir',
         join(dir, 'run'),
       ],
-      'rolling out',
+      dir,
+      (seen) => seen.includes('  rolling out'),
     );
     const shown = `stdout:\n${stdout}\nstderr:\n${stderr}`;
     expect(code, shown).toBe(130);

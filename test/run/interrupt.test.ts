@@ -1,5 +1,4 @@
 // Ctrl-C on a real `termlab run` process: it stops cleanly and leaves no pod behind.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,42 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { connect, type Cluster } from '../../harness/kube/index.ts';
 import { runCli } from '../support/cli.ts';
+import { interruptWhen } from '../support/interrupt.ts';
 import { repoRoot } from '../support/processes.ts';
-
-/**
- * A real `termlab` process, sent Ctrl-C (SIGINT) once its output shows `ready`. `how`: `once` to the CLI;
- * `relayed` to the CLI, then again once it says it is stopping (as tsx relays a Ctrl-C the CLI already got);
- * `group` to the whole process group, as a terminal sends it, with `command` the launcher (npx tsx …) leading it.
- */
-function interruptWhen(
-  args: string[],
-  cwd: string,
-  ready: (stdout: string) => boolean,
-  how: 'once' | 'relayed' | 'group' = 'once',
-  command = process.execPath,
-  signal: 'SIGINT' | 'SIGTERM' = 'SIGINT',
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: how === 'group' });
-  let stdout = '';
-  let stderr = '';
-  let interrupted = false;
-  let relayed = false;
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c;
-    if (how === 'relayed' && interrupted && !relayed && stderr.includes('stopping cleanly')) {
-      relayed = true;
-      child.kill('SIGINT');
-    }
-  });
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c;
-    if (interrupted || !ready(stdout)) return;
-    interrupted = true;
-    if (how === 'group') process.kill(-child.pid!, signal);
-    else child.kill(signal);
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /** The outcome column of the run's summary table, by scenario (columns are two or more spaces apart). */
 function outcomeColumn(stdout: string, names: string[]): Record<string, string | undefined> {
