@@ -81,7 +81,9 @@ export class EdgeLogs {
   async awaitLines(failed: FailedSend[], signal: AbortSignal, now: () => number = Date.now): Promise<FailedSend[]> {
     let missing = this.unlogged(failed);
     if (!missing.length) return missing;
-    const until = Math.max(...missing.map((f) => f.sentMs)) + EDGE_DIAL_TIMEOUT_MS + LATE_LINE_MARGIN_MS;
+    // The sends are the load pod's clock, the wait this machine's (a laptop's may be off): never past one timeout from now.
+    const longest = EDGE_DIAL_TIMEOUT_MS + LATE_LINE_MARGIN_MS;
+    const until = Math.min(now() + longest, Math.max(...missing.map((f) => f.sentMs)) + longest);
     while (missing.length && now() < until && !signal.aborted) {
       await sleep(Math.min(LOOK_EVERY_MS, until - now()), undefined, { signal }).catch(() => {});
       missing = this.unlogged(missing);
