@@ -1,6 +1,7 @@
 // The load pod of a verification: the lab image's load mode (server/load.ts), labelled with the
 // run's ownership labels, bounded by activeDeadlineSeconds, so `termlab reap` and the kubelet
 // remove it even when termlab is killed outright.
+import { defaultLoadConnections } from '../../server/load.ts';
 import { IDENTITY_ANNOTATION } from '../safety/identity.ts';
 import { ownershipLabels } from '../safety/labels.ts';
 import { ROLE_LABEL } from '../scenario/render-rollout.ts';
@@ -18,10 +19,8 @@ export function workMsOf(path: string): number {
   return ms && /^\d+$/.test(ms) ? Math.min(WORK_MS_MAX, Math.max(1, Number(ms))) : DEFAULT_WORK_MS;
 }
 
-/** --connections by default: enough for --rate requests of the path's work plus a second of the path's own each (at least 32). */
-export function defaultConnections(rate: number, path: string): number {
-  return Math.min(1024, Math.max(32, Math.ceil((rate * (workMsOf(path) + 1000)) / 1000)));
-}
+/** --connections by default: the load's own default for the rate and the path's work (server/load.ts). */
+export const defaultConnections = (rate: number, path: string): number => defaultLoadConnections(rate, workMsOf(path));
 
 export interface LoadPodOptions {
   name: string;
