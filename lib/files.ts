@@ -7,25 +7,43 @@ import type { z } from 'zod';
 import { issueText } from './issues.ts';
 import { oneLine } from './terminal.ts';
 
+/** Pieces are joined into writes of about this much: a file of hundreds of MiB never becomes one string. */
+const WRITE_CHUNK_CHARS = 1 << 22;
+
 /**
- * Writes a file whole or not at all: a temporary file beside it, then a rename. `mode` is the
- * file's mode from its creation on (a private file is never wider, not even for a moment).
+ * Writes a file whole or not at all: a temporary file beside it, then a rename; a failed write leaves
+ * neither. `text` may come in pieces (a large file, written in chunks). `mode` is the file's mode from
+ * its creation on (a private file is never wider, not even for a moment). Returns the bytes written.
  */
-export async function writeFileAtomic(path: string, text: string, mode?: number): Promise<void> {
+export async function writeFileAtomic(path: string, text: string | readonly string[], mode?: number): Promise<number> {
+  const pieces = typeof text === 'string' ? [text] : text;
   const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(temporary, 'wx', mode);
+  let bytes = 0;
   try {
-    await handle.writeFile(text);
+    for (let at = 0; at < pieces.length; ) {
+      let chunk = '';
+      while (at < pieces.length && chunk.length < WRITE_CHUNK_CHARS) chunk += pieces[at++];
+      const buffer = Buffer.from(chunk);
+      // A write may take only part of a buffer: the rest is written after it.
+      for (let done = 0; done < buffer.length; )
+        done += (await handle.write(buffer, done, buffer.length - done)).bytesWritten;
+      bytes += buffer.length;
+    }
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await unlink(temporary).catch(() => {});
+    throw error;
   }
+  await handle.close();
   try {
     await rename(temporary, path);
   } catch (error) {
     await unlink(temporary).catch(() => {});
     throw error;
   }
+  return bytes;
 }
 
 const errno = (code: string, syscall: string, path: string): NodeJS.ErrnoException =>

@@ -1,12 +1,11 @@
 // A verification file read back through its schema and graded: the one path `termlab verify` and
 // `termlab grade` both take, so the verdict offline is the verdict the run printed.
-import { open, rename, stat, unlink } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { TermlabError } from '../../lib/errors.ts';
 import { isObservationName } from '../grade/files.ts';
 import { walkPaths } from '../grade/walk.ts';
 import { isArchivePath } from '../pack/unpack.ts';
-import { formatIssue } from '../../lib/files.ts';
+import { formatIssue, writeFileAtomic } from '../../lib/files.ts';
 import { parseJsonText, readRegularTextFile } from '../observation/read.ts';
 import { writeReport } from '../report/write.ts';
 import { gradeVerification, type VerifyGrade } from './grade.ts';
@@ -82,35 +81,8 @@ export function verificationPieces(o: VerificationObservation): string[] {
  * Writes the file atomically (a temporary file, then rename) in chunks: past MAX_VERIFICATION_BYTES it is
  * still written, as evidence kept, and may be longer than one string can be. Returns its size in bytes.
  */
-export async function writeVerification(path: string, o: VerificationObservation): Promise<number> {
-  const pieces = verificationPieces(o);
-  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx');
-  let bytes = 0;
-  try {
-    for (let at = 0; at < pieces.length; ) {
-      let chunk = '';
-      while (at < pieces.length && chunk.length < 1 << 22) chunk += pieces[at++];
-      const buffer = Buffer.from(chunk);
-      // A write may take only part of a buffer: the rest is written after it.
-      for (let done = 0; done < buffer.length; )
-        done += (await handle.write(buffer, done, buffer.length - done)).bytesWritten;
-      bytes += buffer.length;
-    }
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
-  await handle.close();
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
-  return bytes;
+export function writeVerification(path: string, o: VerificationObservation): Promise<number> {
+  return writeFileAtomic(path, verificationPieces(o));
 }
 
 export const isVerificationPath = (path: string) => path.endsWith(VERIFICATION_SUFFIX);
