@@ -318,32 +318,40 @@ export type AnyParsedObservation =
   | { kind: 'rollout'; observation: RolloutObservation; fileVersion: number }
   | { kind: 'edge'; observation: EdgeObservation; fileVersion: number };
 
-function parseEdgeObservationFile(data: unknown, source: string): AnyParsedObservation {
-  const version = (data as { schemaVersion?: unknown }).schemaVersion;
-  if (version !== EDGE_SCHEMA_VERSION)
+/** A rollout's or an edge's file: this termlab reads one version of each, then its schema. */
+function parseVersioned<S extends z.ZodType>(
+  data: unknown,
+  source: string,
+  what: 'rollout' | 'edge',
+  version: number,
+  schema: S,
+): z.infer<S> {
+  const found = (data as { schemaVersion?: unknown }).schemaVersion;
+  if (found !== version)
     throw invalid(
       source,
       'schemaVersion',
-      `this termlab reads edge observations of version ${EDGE_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`,
+      `this termlab reads ${what} observations of version ${version}, the file says ${JSON.stringify(found)}`,
     );
-  const result = EdgeObservationSchema.safeParse(data);
+  const result = schema.safeParse(data);
   if (!result.success) throw schemaProblem(result.error, source);
-  return { kind: 'edge', observation: result.data, fileVersion: EDGE_SCHEMA_VERSION };
+  return result.data;
 }
 
 function parseAnyObservationFile(data: unknown, source: string): AnyParsedObservation {
-  if (isEdgeObservation(data)) return parseEdgeObservationFile(data, source);
-  if (!isRolloutObservation(data)) return { kind: 'pod', ...parseObservationFile(data, source) };
-  const version = (data as { schemaVersion?: unknown }).schemaVersion;
-  if (version !== ROLLOUT_SCHEMA_VERSION)
-    throw invalid(
-      source,
-      'schemaVersion',
-      `this termlab reads rollout observations of version ${ROLLOUT_SCHEMA_VERSION}, the file says ${JSON.stringify(version)}`,
-    );
-  const result = RolloutObservationSchema.safeParse(data);
-  if (!result.success) throw schemaProblem(result.error, source);
-  return { kind: 'rollout', observation: result.data, fileVersion: ROLLOUT_SCHEMA_VERSION };
+  if (isEdgeObservation(data))
+    return {
+      kind: 'edge',
+      observation: parseVersioned(data, source, 'edge', EDGE_SCHEMA_VERSION, EdgeObservationSchema),
+      fileVersion: EDGE_SCHEMA_VERSION,
+    };
+  if (isRolloutObservation(data))
+    return {
+      kind: 'rollout',
+      observation: parseVersioned(data, source, 'rollout', ROLLOUT_SCHEMA_VERSION, RolloutObservationSchema),
+      fileVersion: ROLLOUT_SCHEMA_VERSION,
+    };
+  return { kind: 'pod', ...parseObservationFile(data, source) };
 }
 
 export async function readAnyObservationFile(path: string, signal?: AbortSignal): Promise<AnyParsedObservation> {
