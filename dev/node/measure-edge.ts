@@ -16,12 +16,12 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import { percentile } from '../../bench/stats.ts';
 import { TermlabError } from '../../lib/errors.ts';
 import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
 import { applyObjects, EDGE_NAMESPACE, EDGE_NODE_PORT, EDGE_SELECTOR } from './edge.ts';
-import { CONTEXT, MODULE_DIR, NODE_IP, REPO, paths } from './layout.ts';
+import { labTemplate } from './lab-template.ts';
+import { CONTEXT, MODULE_DIR, NODE_IP, paths } from './layout.ts';
 
 const NS = 'termlab-measure-edge';
 const DOMAIN = 'measure-edge.test';
@@ -107,20 +107,8 @@ function send(
 
 // ---- objects ----
 
-function labTemplate(labels: Record<string, string>): k8s.V1PodTemplateSpec {
-  const pod = parseYaml(readFileSync(join(REPO, 'manifests', 'lab-pod.yaml'), 'utf8')) as k8s.V1Pod;
-  const spec = pod.spec as k8s.V1PodSpec;
-  spec.restartPolicy = 'Always';
-  spec.terminationGracePeriodSeconds = 30;
-  const [lab] = spec.containers;
-  if (!lab) throw new TermlabError('LAB_INVALID', 'manifests/lab-pod.yaml: spec.containers is empty');
-  lab.image = 'docker.io/termlab/lab-server:0.1.0';
-  lab.lifecycle = { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', String(PRESTOP_MS)] } } };
-  return { metadata: { labels }, spec };
-}
-
 function upstreamTemplate(labels: Record<string, string>): k8s.V1PodTemplateSpec {
-  const template = labTemplate(labels);
+  const template = labTemplate(labels, PRESTOP_MS);
   const [lab] = template.spec?.containers ?? [];
   if (!lab) throw new TermlabError('LAB_INVALID', 'manifests/lab-pod.yaml: spec.containers is empty');
   lab.command = ['/usr/local/bin/node', '-e', readFileSync(join(MODULE_DIR, 'measure-edge-upstream.cjs'), 'utf8')];
@@ -177,7 +165,7 @@ const BARE = { app: 'bare' };
 
 /** The lab server with no preStop: TERM at once, it stops listening and leaves when idle. */
 function bareTemplate(): k8s.V1PodTemplateSpec {
-  const template = labTemplate(BARE);
+  const template = labTemplate(BARE, PRESTOP_MS);
   const [lab] = template.spec?.containers ?? [];
   if (lab) lab.lifecycle = undefined;
   return template;
@@ -185,7 +173,7 @@ function bareTemplate(): k8s.V1PodTemplateSpec {
 
 /** A bare pod (no replacement comes) behind its own route and Ingress: the last endpoint terminating. */
 function soloPod(): k8s.KubernetesObject {
-  const template = labTemplate(SOLO);
+  const template = labTemplate(SOLO, PRESTOP_MS);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -197,7 +185,7 @@ function soloPod(): k8s.KubernetesObject {
 function objects(): k8s.KubernetesObject[] {
   return [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
-    deployment('web', REPLICAS, labTemplate(WEB)),
+    deployment('web', REPLICAS, labTemplate(WEB, PRESTOP_MS)),
     service('web', WEB, 'http'),
     httpRoute('web', 'web'),
     ingress('web-ing', 'web'),

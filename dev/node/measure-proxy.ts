@@ -8,15 +8,15 @@
 // that reached the pod − arrival here of the EndpointSlice event that marked it not ready; one clock (this
 // host's). Two situations: a pod deleted after a quiet spell (with keep-alive connections pinned to it, to
 // see whether they follow the rules), and the old pods of a rolling update, whose changes come in a burst.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import { TermlabError } from '../../lib/errors.ts';
 import { devArgs, runDevTool, wholeNumber } from '../entry.ts';
-import { CONTEXT, NODE_IP, REPO, paths } from './layout.ts';
+import { labTemplate } from './lab-template.ts';
+import { CONTEXT, NODE_IP, paths } from './layout.ts';
 import { proxySyncs as syncsIn } from './proxy-log.ts';
 
 const proxySyncs = () => syncsIn(join(paths.logs, 'kube-proxy.log'));
@@ -229,18 +229,6 @@ class SliceWatch {
   }
 }
 
-function podTemplate(): k8s.V1PodTemplateSpec {
-  // The lab pod's shape (manifests/lab-pod.yaml), made restartable for a Deployment, with a preStop sleep.
-  const pod = parseYaml(readFileSync(join(REPO, 'manifests', 'lab-pod.yaml'), 'utf8')) as k8s.V1Pod;
-  const spec = pod.spec as k8s.V1PodSpec;
-  spec.restartPolicy = 'Always';
-  spec.terminationGracePeriodSeconds = 30;
-  const [lab] = spec.containers;
-  if (!lab) throw new TermlabError('LAB_INVALID', 'manifests/lab-pod.yaml: spec.containers is empty');
-  lab.lifecycle = { preStop: { exec: { command: ['/usr/local/bin/lab-hook', 'sleep', String(PRESTOP_MS)] } } };
-  return { metadata: { labels: LABELS }, spec };
-}
-
 async function create(): Promise<number> {
   await apps.createNamespacedDeployment({
     namespace: NAMESPACE,
@@ -249,7 +237,7 @@ async function create(): Promise<number> {
       spec: {
         replicas: REPLICAS,
         selector: { matchLabels: LABELS },
-        template: podTemplate(),
+        template: labTemplate(LABELS, PRESTOP_MS),
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       },
     },
