@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { defaultImages, labServerBundle } from '../../cluster/sim/runtime.ts';
 import { packagePath } from '../../lib/package-root.ts';
-import { watchAll } from '../support/sim-apps.ts';
+import { publishedAtEdge, watchAll } from '../support/sim-apps.ts';
 
 const APP_IMAGE = 'termlab/edge-test-app';
 let sim: SimCluster;
@@ -92,22 +92,7 @@ function app(name: string, replicas: number, env: Record<string, string> = {}) {
         },
       },
     },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: 'default' },
-      spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
-      metadata: { name, namespace: 'default' },
-      spec: {
-        parentRefs: [{ name: 'edge', namespace: 'termlab-edge' }],
-        hostnames: [`${name}.example`],
-        rules: [{ backendRefs: [{ name, port: 80 }] }],
-      },
-    },
+    ...publishedAtEdge(name, labels),
   ];
 }
 

@@ -112,3 +112,25 @@ export async function watchAll<T = any>(kc: k8s.KubeConfig, path: string, query:
 }
 
 export const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
+
+/** A Deployment's Service (port 80 to its `http` port) and an HTTPRoute for it on the edge's Gateway, host NAME.example. */
+export function publishedAtEdge(name: string, labels: Record<string, string>): Record<string, any>[] {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: 'default' },
+      spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        parentRefs: [{ name: 'edge', namespace: 'termlab-edge' }],
+        hostnames: [`${name}.example`],
+        rules: [{ backendRefs: [{ name, port: 80 }] }],
+      },
+    },
+  ];
+}

@@ -8,6 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../cluster/sim/index.ts';
 import { runCli } from '../support/cli.ts';
+import { publishedAtEdge } from '../support/sim-apps.ts';
 import { runVerify } from './support.ts';
 import type { VerificationObservation } from '../../harness/observation/verification.ts';
 
@@ -50,22 +51,7 @@ function app(name: string, preStopSleep: number | null, keepAlive: 'polite' | 'n
         },
       },
     },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: 'default' },
-      spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
-      metadata: { name, namespace: 'default' },
-      spec: {
-        parentRefs: [{ name: 'edge', namespace: 'termlab-edge' }],
-        hostnames: [`${name}.example`],
-        rules: [{ backendRefs: [{ name, port: 80 }] }],
-      },
-    },
+    ...publishedAtEdge(name, labels),
   ];
 }
 
